@@ -1,0 +1,43 @@
+// Stable, human-readable names for mechanism kinds (logs, CLI, results).
+#include "common/frequency_oracle.h"
+#include "common/real_mechanism.h"
+
+namespace ldp {
+
+std::string_view FrequencyOracleKindName(FrequencyOracleKind kind) {
+  switch (kind) {
+    case FrequencyOracleKind::kGeneralizedRandomizedResponse:
+      return "grr";
+    case FrequencyOracleKind::kOptimizedUnaryEncoding:
+      return "oue";
+    case FrequencyOracleKind::kSymmetricUnaryEncoding:
+      return "sue";
+    case FrequencyOracleKind::kOptimizedLocalHashing:
+      return "olh";
+    case FrequencyOracleKind::kSubsetSelection:
+      return "subset_selection";
+    case FrequencyOracleKind::kHadamardResponse:
+      return "hadamard_response";
+    case FrequencyOracleKind::kCountMeanSketch:
+      return "count_mean_sketch";
+    case FrequencyOracleKind::kHadamardCountMeanSketch:
+      return "hadamard_count_mean_sketch";
+  }
+  return "unknown";
+}
+
+std::string_view RealMechanismKindName(RealMechanismKind kind) {
+  switch (kind) {
+    case RealMechanismKind::kDiscreteLaplace:
+      return "discrete_laplace";
+    case RealMechanismKind::kDuchi:
+      return "duchi";
+    case RealMechanismKind::kPiecewise:
+      return "piecewise";
+    case RealMechanismKind::kHybrid:
+      return "hybrid";
+  }
+  return "unknown";
+}
+
+}  // namespace ldp

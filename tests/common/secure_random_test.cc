@@ -1,0 +1,75 @@
+#include "common/secure_random.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bitset>
+#include <cstdint>
+
+#include "absl/random/bit_gen_ref.h"
+#include "common/coin.h"
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+TEST(SecureRandom, TwoInstancesProduceDifferentStreams) {
+  auto a = SecureRandom::Create();
+  auto b = SecureRandom::Create();
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  int equal = 0;
+  for (int i = 0; i < 64; ++i) equal += (**a)() == (**b)();
+  EXPECT_EQ(equal, 0);
+}
+
+TEST(SecureRandom, BitsAreBalanced) {
+  auto random = SecureRandom::Create();
+  ASSERT_OK(random);
+  constexpr int kWords = 100'000;
+  int64_t ones = 0;
+  for (int i = 0; i < kWords; ++i) ones += std::bitset<64>((**random)()).count();
+  // 6.4e6 fair bits: sd = 1265; 6 sd is far beyond any honest deviation.
+  EXPECT_NEAR(static_cast<double>(ones), 3.2e6, 6 * 1265.0);
+}
+
+TEST(SecureRandom, WorksThroughBitGenRef) {
+  auto random = SecureRandom::Create();
+  ASSERT_OK(random);
+  absl::BitGenRef gen(**random);
+  int heads = 0;
+  for (int i = 0; i < 10'000; ++i) heads += FlipCoin(CoinProbability::Half(), gen);
+  EXPECT_NEAR(heads, 5000, 6 * 50);
+}
+
+// A buffered generator copied by fork() would hand parent and child the same
+// coins; the fork handler must rekey the child.
+TEST(SecureRandom, ForkedChildGetsDifferentCoins) {
+  auto random = SecureRandom::Create();
+  ASSERT_OK(random);
+  (**random)();  // fill the buffer before forking
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    uint64_t words[4];
+    for (auto& w : words) w = (**random)();
+    const ssize_t written = write(pipe_fds[1], words, sizeof(words));
+    _exit(written == sizeof(words) ? 0 : 1);
+  }
+  uint64_t parent_words[4];
+  for (auto& w : parent_words) w = (**random)();
+  uint64_t child_words[4];
+  ASSERT_EQ(read(pipe_fds[0], child_words, sizeof(child_words)),
+            static_cast<ssize_t>(sizeof(child_words)));
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  for (int i = 0; i < 4; ++i) EXPECT_NE(parent_words[i], child_words[i]);
+}
+
+}  // namespace
+}  // namespace ldp
