@@ -34,6 +34,7 @@ enum class FrequencyOracleKind {
   kHadamardResponse,               // Acharya–Sun–Zhang
   kCountMeanSketch,                // Apple CMS
   kHadamardCountMeanSketch,        // Apple HCMS
+  kLongitudinalUnaryEncoding,      // memoized permanent + instantaneous layer
 };
 
 std::string_view FrequencyOracleKindName(FrequencyOracleKind kind);

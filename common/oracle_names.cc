@@ -22,6 +22,8 @@ std::string_view FrequencyOracleKindName(FrequencyOracleKind kind) {
       return "count_mean_sketch";
     case FrequencyOracleKind::kHadamardCountMeanSketch:
       return "hadamard_count_mean_sketch";
+    case FrequencyOracleKind::kLongitudinalUnaryEncoding:
+      return "longitudinal_unary_encoding";
   }
   return "unknown";
 }
