@@ -1,0 +1,62 @@
+// Consistency post-processing for histogram estimates.
+//
+// Raw unbiased frequencies can be negative and need not sum to one. These
+// functions return a *new* consistent vector (non-negative, summing to one)
+// and never touch the raw estimate, which stays available for unbiased
+// downstream use (SQ composition, linear algebra). Post-processing cannot
+// weaken privacy. It trades bias for variance: on skewed data it cuts the
+// mean squared error several-fold (pure-LDP measured 8–10× for simplex
+// projection on Zipf data).
+#ifndef LDP_COMMON_CONSISTENCY_H_
+#define LDP_COMMON_CONSISTENCY_H_
+
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "common/pure_protocol.h"
+
+namespace ldp {
+
+enum class ConsistencyMethod {
+  // Euclidean projection onto the probability simplex. Identical to the
+  // "Norm-Sub" of Wang et al. (NDSS 2020): f_v ← max(f_v − δ, 0), δ chosen so
+  // the result sums to one.
+  kSimplexProjection,
+  // Clip negatives to zero, then rescale to sum to one.
+  kClipAndNormalize,
+  // Iterative Bayesian update (Agrawal & Aggarwal 2001): expectation-
+  // maximization of the likelihood of the observed support counts.
+  kIterativeBayesianUpdate,
+};
+
+std::string_view ConsistencyMethodName(ConsistencyMethod method);
+
+// O(N log N) projection (sort and threshold). An empty input gives an empty
+// output; non-finite entries are treated as zero.
+std::vector<double> ProjectOntoSimplex(absl::Span<const double> frequencies);
+
+// If every entry is ≤ 0 the result is uniform.
+std::vector<double> ClipAndNormalize(absl::Span<const double> frequencies);
+
+struct IbuOptions {
+  int max_iterations = 10'000;
+  // Stop once no frequency moves by more than this in one iteration.
+  double tolerance = 1e-10;
+};
+
+// EM over the channel "a report supports v with probability p if the input
+// is v, q otherwise", with the observed share of support C_v / Σ C. For GRR
+// (each report supports exactly one item) this is exactly the maximum-
+// likelihood histogram; for the other pure protocols it is the standard
+// normalized-support IBU of the LDP literature (Arcolezi et al.). The
+// starting point is uniform. InvalidArgument on an empty histogram, on
+// p ≤ q, or on negative counts.
+absl::StatusOr<std::vector<double>> IterativeBayesianUpdate(
+    absl::Span<const int64_t> support_counts, const PureProtocol& channel,
+    const IbuOptions& options = {});
+
+}  // namespace ldp
+
+#endif  // LDP_COMMON_CONSISTENCY_H_

@@ -1,0 +1,101 @@
+#include "common/consistency.h"
+
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "common/coin.h"
+#include "gtest/gtest.h"
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+double Sum(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
+
+TEST(ProjectOntoSimplex, KeepsPointsAlreadyOnTheSimplex) {
+  const std::vector<double> f = {0.2, 0.3, 0.5};
+  const auto p = ProjectOntoSimplex(f);
+  for (size_t i = 0; i < f.size(); ++i) EXPECT_NEAR(p[i], f[i], 1e-15);
+}
+
+TEST(ProjectOntoSimplex, SubtractsACommonShiftAndClips) {
+  const auto p = ProjectOntoSimplex(std::vector<double>{0.9, 0.5, -0.2, 0.1});
+  // δ = 0.2: (0.7, 0.3, 0, 0).
+  EXPECT_NEAR(p[0], 0.7, 1e-12);
+  EXPECT_NEAR(p[1], 0.3, 1e-12);
+  EXPECT_EQ(p[2], 0.0);
+  EXPECT_EQ(p[3], 0.0);
+}
+
+// The projection is the closest point of the simplex: no random simplex
+// point is closer.
+TEST(ProjectOntoSimplex, IsTheNearestSimplexPoint) {
+  testing::SeededGenerator gen(9);
+  std::vector<double> f(8);
+  for (double& x : f) x = (UniformBelow(2001, gen) / 1000.0) - 1.0;
+  const auto p = ProjectOntoSimplex(f);
+  EXPECT_NEAR(Sum(p), 1.0, 1e-12);
+  auto dist = [&](const std::vector<double>& x) {
+    double d = 0;
+    for (size_t i = 0; i < f.size(); ++i) d += (x[i] - f[i]) * (x[i] - f[i]);
+    return d;
+  };
+  for (int t = 0; t < 2000; ++t) {
+    std::vector<double> other(f.size());
+    for (double& x : other) x = static_cast<double>(UniformBelow(1000, gen)) + 1e-9;
+    const double s = Sum(other);
+    for (double& x : other) x /= s;
+    EXPECT_LE(dist(p), dist(other) + 1e-12);
+  }
+}
+
+TEST(ProjectOntoSimplex, HandlesEmptyAndNonFinite) {
+  EXPECT_TRUE(ProjectOntoSimplex({}).empty());
+  const auto p = ProjectOntoSimplex(std::vector<double>{NAN, 0.5, INFINITY});
+  EXPECT_NEAR(Sum(p), 1.0, 1e-12);
+  for (double x : p) EXPECT_GE(x, 0.0);
+}
+
+TEST(ClipAndNormalize, ClipsThenRescales) {
+  const auto p = ClipAndNormalize(std::vector<double>{0.6, -0.1, 0.2});
+  EXPECT_NEAR(p[0], 0.75, 1e-12);
+  EXPECT_EQ(p[1], 0.0);
+  EXPECT_NEAR(p[2], 0.25, 1e-12);
+  const auto uniform = ClipAndNormalize(std::vector<double>{-1, -2});
+  EXPECT_NEAR(uniform[0], 0.5, 1e-12);
+}
+
+// For GRR, IBU is exact EM: with noiseless expected counts it recovers the
+// true histogram.
+TEST(IterativeBayesianUpdate, RecoversTheTruthFromExpectedGrrCounts) {
+  const double e = std::exp(1.0);
+  const int d = 5;
+  const PureProtocol grr{.p = e / (e + d - 1), .q = 1 / (e + d - 1)};
+  const std::vector<double> truth = {0.5, 0.2, 0.15, 0.1, 0.05};
+  std::vector<int64_t> counts(d);
+  for (int v = 0; v < d; ++v) {
+    counts[v] = std::llround(1e9 * (grr.q + (grr.p - grr.q) * truth[v]));
+  }
+  auto f = IterativeBayesianUpdate(counts, grr);
+  ASSERT_OK(f);
+  for (int v = 0; v < d; ++v) EXPECT_NEAR((*f)[v], truth[v], 1e-6);
+  EXPECT_NEAR(Sum(*f), 1.0, 1e-12);
+}
+
+TEST(IterativeBayesianUpdate, RejectsBadInput) {
+  const PureProtocol bad{.p = 0.2, .q = 0.3};
+  EXPECT_THAT(IterativeBayesianUpdate(std::vector<int64_t>{1, 2}, bad),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument));
+  const PureProtocol good{.p = 0.6, .q = 0.2};
+  EXPECT_THAT(IterativeBayesianUpdate(std::vector<int64_t>{}, good),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(IterativeBayesianUpdate(std::vector<int64_t>{-1, 2}, good),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace ldp
