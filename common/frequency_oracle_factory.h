@@ -1,0 +1,62 @@
+// Builds any frequency oracle from one plain spec, and picks the oracle with
+// the lowest variance for (ε, N).
+//
+// The spec is what a task carries (after the service edge has translated the
+// wire message), so agent and server construct the very same oracle.
+#ifndef LDP_COMMON_FREQUENCY_ORACLE_FACTORY_H_
+#define LDP_COMMON_FREQUENCY_ORACLE_FACTORY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/frequency_oracle.h"
+
+namespace ldp {
+
+struct FrequencyOracleSpec {
+  FrequencyOracleKind kind = FrequencyOracleKind::kOptimizedUnaryEncoding;
+  double epsilon = 0;
+  uint32_t domain_size = 0;
+  // Kind-specific parameters; 0 selects the mechanism's own default.
+  uint32_t num_buckets = 0;       // local hashing: g
+  uint32_t subset_size = 0;       // subset selection: k
+  uint32_t num_hashes = 0;        // sketches: rows
+  uint32_t num_columns = 0;       // sketches: columns m
+  uint64_t hash_seed = 0;         // sketches: public hash family
+  double epsilon_permanent = 0;   // longitudinal: ε∞ (> epsilon)
+};
+
+absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(
+    const FrequencyOracleSpec& spec);
+
+struct OracleCandidate {
+  FrequencyOracleSpec spec;
+  double unit_variance = 0;  // n · Var[f̂_v] at f_v = 0
+  int64_t report_bits = 0;   // payload size of one report
+};
+
+struct OracleChoice {
+  OracleCandidate chosen;
+  // Every oracle considered, best first; for logs and "why this one".
+  std::vector<OracleCandidate> candidates;
+  std::string reason;
+};
+
+struct ChooserOptions {
+  // Exclude oracles whose reports exceed this many bits (0: no limit).
+  int64_t max_report_bits = 0;
+};
+
+// Considers GRR, OUE, SUE, OLH, subset selection and Hadamard response
+// (for N ≤ 2^20, where the server can decode every item) or the Hadamard
+// count-mean sketch (larger N), builds each, and keeps the one with the
+// smallest implemented variance.
+absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
+    double epsilon, uint32_t domain_size, const ChooserOptions& options = {});
+
+}  // namespace ldp
+
+#endif  // LDP_COMMON_FREQUENCY_ORACLE_FACTORY_H_

@@ -1,0 +1,166 @@
+// Generalized randomized response; see generalized_randomized_response.h.
+#include "common/generalized_randomized_response.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace ldp {
+namespace {
+
+absl::Status ValidateOptions(
+    const GeneralizedRandomizedResponseOptions& options) {
+  constexpr double kMaxEpsilon = GeneralizedRandomizedResponse::kMaxEpsilon;
+  if (!std::isfinite(options.epsilon) || options.epsilon <= 0 ||
+      options.epsilon > kMaxEpsilon) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GRR: epsilon must be finite and in (0, ", kMaxEpsilon,
+                     "], got ", options.epsilon));
+  }
+  constexpr uint32_t kMaxDomainSize =
+      GeneralizedRandomizedResponse::kMaxDomainSize;
+  if (options.domain_size < 2 || options.domain_size > kMaxDomainSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GRR: domain_size must be in [2, ", kMaxDomainSize,
+                     "], got ", options.domain_size));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateItemReport(const FrequencyReport& report,
+                                uint32_t domain_size) {
+  const auto* item = std::get_if<ItemReport>(&report);
+  if (item == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GRR reports are ItemReport; got report alternative #",
+                     report.index()));
+  }
+  if (item->item >= domain_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GRR report item ", item->item, " is outside [0, ", domain_size, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// One int64 count per item: the support count of GRR is the item count.
+class GrrAccumulator : public FrequencyAccumulator {
+ public:
+  GrrAccumulator(uint32_t domain_size, uint64_t keep_numerator,
+                 PureProtocol protocol, double epsilon)
+      : domain_size_(domain_size),
+        keep_numerator_(keep_numerator),
+        protocol_(protocol),
+        epsilon_(epsilon),
+        counts_(domain_size, 0) {}
+
+  absl::Status Add(const FrequencyReport& report) override {
+    const auto* item = std::get_if<ItemReport>(&report);
+    if (item == nullptr || item->item >= domain_size_) {
+      return ValidateItemReport(report, domain_size_);
+    }
+    ++counts_[item->item];
+    ++num_reports_;
+    return absl::OkStatus();
+  }
+
+  absl::Status Merge(const FrequencyAccumulator& other) override {
+    const auto* grr = dynamic_cast<const GrrAccumulator*>(&other);
+    if (grr == nullptr || grr->domain_size_ != domain_size_ ||
+        grr->keep_numerator_ != keep_numerator_) {
+      return absl::InvalidArgumentError(
+          "GRR: can only merge an accumulator of a GRR oracle with the same "
+          "domain_size and epsilon");
+    }
+    for (uint32_t v = 0; v < domain_size_; ++v) counts_[v] += grr->counts_[v];
+    num_reports_ += grr->num_reports_;
+    return absl::OkStatus();
+  }
+
+  int64_t num_reports() const override { return num_reports_; }
+
+  HistogramEstimate Estimate() const override {
+    return protocol_.Estimate(counts_, num_reports_, epsilon_);
+  }
+
+ private:
+  uint32_t domain_size_;
+  uint64_t keep_numerator_;
+  PureProtocol protocol_;
+  double epsilon_;
+  std::vector<int64_t> counts_;
+  int64_t num_reports_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GeneralizedRandomizedResponse>>
+GeneralizedRandomizedResponse::Create(
+    const GeneralizedRandomizedResponseOptions& options) {
+  if (absl::Status status = ValidateOptions(options); !status.ok()) {
+    return status;
+  }
+  const double e = std::exp(options.epsilon);
+  const double others = options.domain_size - 1.0;
+  const CoinProbability keep = CoinProbability::RoundDown(e / (e + others));
+  const double implemented =
+      std::log(keep.value() * others / (1 - keep.value()));
+  if (!(implemented > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GRR: epsilon ", options.epsilon, " is too small for domain_size ",
+        options.domain_size,
+        ": at 2^-32 coin resolution the report would carry no signal"));
+  }
+  // When p happens to be a multiple of 2^-32 the implemented ε is the
+  // requested one, and only the last ulp of the logarithm could exceed it.
+  return std::unique_ptr<GeneralizedRandomizedResponse>(
+      new GeneralizedRandomizedResponse(options.domain_size, keep,
+                                        std::min(implemented, options.epsilon)));
+}
+
+GeneralizedRandomizedResponse::GeneralizedRandomizedResponse(
+    uint32_t domain_size, CoinProbability keep, double epsilon)
+    : domain_size_(domain_size),
+      keep_(keep),
+      protocol_{.p = keep.value(),
+                .q = keep.Complement().value() / (domain_size - 1.0)},
+      epsilon_(epsilon) {}
+
+FrequencyReport GeneralizedRandomizedResponse::Randomize(
+    uint32_t item, absl::BitGenRef gen) const {
+  const uint32_t v = std::min(item, domain_size_ - 1);
+  // Both draws happen every time, so timing cannot reveal whether the
+  // report is the true item.
+  const bool keep = FlipCoin(keep_, gen);
+  uint32_t other = static_cast<uint32_t>(UniformBelow(domain_size_ - 1, gen));
+  other += other >= v ? 1 : 0;  // skip the true item
+  return ItemReport{.item = keep ? v : other};
+}
+
+double GeneralizedRandomizedResponse::Probability(
+    uint32_t item, const FrequencyReport& report) const {
+  if (!Validate(report).ok()) return 0;
+  const uint32_t v = std::min(item, domain_size_ - 1);
+  return std::get<ItemReport>(report).item == v ? protocol_.p : protocol_.q;
+}
+
+absl::Status GeneralizedRandomizedResponse::Validate(
+    const FrequencyReport& report) const {
+  return ValidateItemReport(report, domain_size_);
+}
+
+std::unique_ptr<FrequencyAccumulator>
+GeneralizedRandomizedResponse::NewAccumulator() const {
+  return std::make_unique<GrrAccumulator>(domain_size_, keep_.numerator(),
+                                          protocol_, epsilon_);
+}
+
+double GeneralizedRandomizedResponse::Variance(double frequency,
+                                               int64_t num_reports) const {
+  return protocol_.Variance(frequency, num_reports);
+}
+
+}  // namespace ldp

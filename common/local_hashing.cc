@@ -1,0 +1,239 @@
+// Optimized local hashing client, exact likelihoods and vectorized decoder;
+// see local_hashing.h.
+#include "common/local_hashing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/pairwise_hash.h"
+
+namespace ldp {
+namespace {
+
+using Params = OptimizedLocalHashing::Params;
+
+// ln(p (g − 1) / (1 − p)) for p = k / 2^32: the privacy loss of GRR on [g].
+double GrrLogRatio(uint64_t k, uint32_t num_buckets) {
+  return std::log(static_cast<double>(k)) +
+         std::log(static_cast<double>(num_buckets - 1)) -
+         std::log(static_cast<double>(CoinProbability::kDenominator - k));
+}
+
+absl::StatusOr<uint32_t> ChooseNumBuckets(
+    const OptimizedLocalHashingOptions& options) {
+  if (options.num_buckets != 0) {
+    if (options.num_buckets < 2 ||
+        options.num_buckets > OptimizedLocalHashing::kMaxBuckets) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "local hashing: num_buckets must be 0 (default round(e^epsilon)+1) "
+          "or in [2, ",
+          OptimizedLocalHashing::kMaxBuckets, "], got ", options.num_buckets));
+    }
+    return options.num_buckets;
+  }
+  const double g = std::round(std::exp(options.epsilon)) + 1;
+  if (g > OptimizedLocalHashing::kMaxBuckets) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "local hashing: the default num_buckets round(e^epsilon)+1 exceeds ",
+        OptimizedLocalHashing::kMaxBuckets, " at epsilon ", options.epsilon,
+        "; pass num_buckets explicitly"));
+  }
+  return static_cast<uint32_t>(g);
+}
+
+absl::StatusOr<Params> MakeParams(const OptimizedLocalHashingOptions& options) {
+  if (!std::isfinite(options.epsilon) || options.epsilon <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "local hashing: epsilon must be finite and > 0, got ",
+        options.epsilon));
+  }
+  if (options.domain_size < 2 ||
+      options.domain_size > OptimizedLocalHashing::kMaxDomainSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "local hashing: domain_size must be in [2, ",
+        OptimizedLocalHashing::kMaxDomainSize, "], got ", options.domain_size,
+        " (use a count-mean sketch for larger domains)"));
+  }
+  absl::StatusOr<uint32_t> g = ChooseNumBuckets(options);
+  if (!g.ok()) return g.status();
+  // Round p down (then step past any floating-point doubt) so that
+  // p (g − 1) / (1 − p) ≤ e^ε.
+  const double e = std::exp(options.epsilon);
+  uint64_t k = CoinProbability::RoundDown(e / (e + *g - 1)).numerator();
+  while (k > 0 && GrrLogRatio(k, *g) > options.epsilon) --k;
+  // The estimator needs p > q = 1/g.
+  if (k * *g <= CoinProbability::kDenominator) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "local hashing: epsilon ", options.epsilon,
+        " is below the resolution of 32-bit coins; use epsilon >= 1e-6"));
+  }
+  return Params{.domain_size = options.domain_size,
+                .num_buckets = *g,
+                .keep = CoinProbability::FromNumerator(k),
+                .epsilon = GrrLogRatio(k, *g)};
+}
+
+// support[v] += (H(v) == bucket) for v in [0, n), where H(v) lies in the
+// bucket iff its 32-bit hash lies in [lo, lo + width). Everything is 32-bit
+// except the multiply-shift step a·v + b, which is carried incrementally, so
+// the loop vectorizes; target_clones adds an AVX2 build picked at load time.
+__attribute__((target_clones("avx2", "default"))) void CountSupport(
+    uint64_t multiplier, uint64_t offset, uint32_t lo, uint32_t width,
+    uint32_t* __restrict support, uint32_t n) {
+  uint64_t step = offset;
+  for (uint32_t v = 0; v < n; ++v) {
+    const uint32_t h = PairwiseHash::Finalize(static_cast<uint32_t>(step >> 32));
+    step += multiplier;
+    support[v] += (h - lo) < width;
+  }
+}
+
+// Server side. Support counts accumulate in uint32 lanes (which vectorize
+// twice as wide as int64) and are widened before any lane could overflow.
+class LocalHashingAccumulator final : public FrequencyAccumulator {
+ public:
+  explicit LocalHashingAccumulator(const Params& params)
+      : params_(params),
+        pending_(params.domain_size, 0),
+        flushed_(params.domain_size, 0) {}
+
+  absl::Status Add(const FrequencyReport& report) override {
+    const auto* r = std::get_if<HashedReport>(&report);
+    if (r == nullptr || r->bucket >= params_.num_buckets) {
+      return absl::InvalidArgumentError(
+          "local hashing accumulator: report is not a HashedReport with "
+          "bucket below num_buckets");
+    }
+    if (num_pending_ == kMaxPending) Flush();
+    // h lands in bucket y iff ⌈y·2^32/g⌉ ≤ h < ⌈(y+1)·2^32/g⌉.
+    const uint64_t g = params_.num_buckets;
+    const uint64_t lo = ((uint64_t{r->bucket} << 32) + g - 1) / g;
+    const uint64_t hi = ((uint64_t{r->bucket + 1} << 32) + g - 1) / g;
+    const PairwiseHash hash = PairwiseHash::FromSeed(r->seed);
+    CountSupport(hash.multiplier(), hash.offset(), static_cast<uint32_t>(lo),
+                 static_cast<uint32_t>(hi - lo), pending_.data(),
+                 params_.domain_size);
+    ++num_pending_;
+    ++num_reports_;
+    return absl::OkStatus();
+  }
+
+  absl::Status Merge(const FrequencyAccumulator& other) override {
+    const auto* o = dynamic_cast<const LocalHashingAccumulator*>(&other);
+    if (o == nullptr || !(o->params_ == params_)) {
+      return absl::InvalidArgumentError(
+          "local hashing accumulator: can only merge an accumulator of the "
+          "same oracle (same epsilon, domain_size and num_buckets)");
+    }
+    for (size_t v = 0; v < flushed_.size(); ++v) {
+      flushed_[v] += o->flushed_[v] + o->pending_[v];
+    }
+    num_reports_ += o->num_reports_;
+    return absl::OkStatus();
+  }
+
+  int64_t num_reports() const override { return num_reports_; }
+
+  HistogramEstimate Estimate() const override {
+    std::vector<int64_t> support(flushed_);
+    for (size_t v = 0; v < support.size(); ++v) support[v] += pending_[v];
+    const PureProtocol protocol{.p = params_.keep.value(),
+                                .q = 1.0 / params_.num_buckets};
+    return protocol.Estimate(support, num_reports_, params_.epsilon);
+  }
+
+ private:
+  static constexpr uint32_t kMaxPending =
+      std::numeric_limits<uint32_t>::max();
+
+  void Flush() {
+    for (size_t v = 0; v < flushed_.size(); ++v) {
+      flushed_[v] += pending_[v];
+      pending_[v] = 0;
+    }
+    num_pending_ = 0;
+  }
+
+  Params params_;
+  std::vector<uint32_t> pending_;
+  std::vector<int64_t> flushed_;
+  uint32_t num_pending_ = 0;
+  int64_t num_reports_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OptimizedLocalHashing>>
+OptimizedLocalHashing::Create(const OptimizedLocalHashingOptions& options) {
+  absl::StatusOr<Params> params = MakeParams(options);
+  if (!params.ok()) return params.status();
+  return std::unique_ptr<OptimizedLocalHashing>(
+      new OptimizedLocalHashing(*params));
+}
+
+uint32_t OptimizedLocalHashing::HashBucket(uint64_t seed, uint32_t item,
+                                           uint32_t num_buckets) {
+  return PairwiseHash::FromSeed(seed).Bucket(item, num_buckets);
+}
+
+PureProtocol OptimizedLocalHashing::protocol() const {
+  return PureProtocol{.p = params_.keep.value(),
+                      .q = 1.0 / params_.num_buckets};
+}
+
+FrequencyReport OptimizedLocalHashing::Randomize(uint32_t item,
+                                                 absl::BitGenRef gen) const {
+  item = std::min(item, params_.domain_size - 1);
+  HashedReport report{.seed = static_cast<uint64_t>(gen())};
+  const uint32_t y = HashBucket(report.seed, item, params_.num_buckets);
+  report.bucket = y;
+  if (!FlipCoin(params_.keep, gen)) {
+    // A uniform bucket other than y.
+    const auto other =
+        static_cast<uint32_t>(UniformBelow(params_.num_buckets - 1, gen));
+    report.bucket = other < y ? other : other + 1;
+  }
+  return report;
+}
+
+double OptimizedLocalHashing::Probability(uint32_t item,
+                                          const FrequencyReport& report) const {
+  const auto* r = std::get_if<HashedReport>(&report);
+  if (r == nullptr || r->bucket >= params_.num_buckets) return 0.0;
+  item = std::min(item, params_.domain_size - 1);
+  if (HashBucket(r->seed, item, params_.num_buckets) == r->bucket) {
+    return params_.keep.value();
+  }
+  return params_.keep.Complement().value() / (params_.num_buckets - 1);
+}
+
+absl::Status OptimizedLocalHashing::Validate(
+    const FrequencyReport& report) const {
+  const auto* r = std::get_if<HashedReport>(&report);
+  if (r == nullptr) {
+    return absl::InvalidArgumentError("local hashing: expected a HashedReport");
+  }
+  if (r->bucket >= params_.num_buckets) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("local hashing: bucket ", r->bucket,
+                     " is not below num_buckets ", params_.num_buckets));
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<FrequencyAccumulator> OptimizedLocalHashing::NewAccumulator()
+    const {
+  return std::make_unique<LocalHashingAccumulator>(params_);
+}
+
+double OptimizedLocalHashing::Variance(double frequency,
+                                       int64_t num_reports) const {
+  return protocol().Variance(frequency, num_reports);
+}
+
+}  // namespace ldp

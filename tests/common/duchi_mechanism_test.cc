@@ -1,0 +1,174 @@
+#include "common/duchi_mechanism.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+using testing::ChiSquare;
+using testing::MaxProbabilityRatio;
+using testing::RunningMoments;
+using testing::SeededGenerator;
+using testing::StatusIs;
+
+constexpr ScalarReport kMinus{.level = DuchiMechanism::kMinus};
+constexpr ScalarReport kPlus{.level = DuchiMechanism::kPlus};
+
+std::unique_ptr<DuchiMechanism> Make(const DuchiOptions& options) {
+  auto mechanism = DuchiMechanism::Create(options);
+  EXPECT_OK(mechanism);
+  return std::move(mechanism).value();
+}
+
+// 1001 evenly spaced inputs over [−b, b], plus odd ones.
+std::vector<double> Inputs(double bound) {
+  std::vector<double> inputs;
+  for (int i = 0; i <= 1000; ++i) inputs.push_back(bound * (i / 500.0 - 1));
+  for (double odd : {std::nan(""), kInf, -1e300}) inputs.push_back(odd);
+  return inputs;
+}
+
+TEST(DuchiMechanism, CreateRejectsBadOptions) {
+  for (double epsilon : {0.0, -1.0, std::nan(""), kInf, 51.0}) {
+    EXPECT_THAT(DuchiMechanism::Create({.epsilon = epsilon}),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << epsilon;
+  }
+  for (double bound : {0.0, -2.0, std::nan(""), kInf}) {
+    EXPECT_THAT(DuchiMechanism::Create({.bound = bound}),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << bound;
+  }
+  // Even at the largest ε the coin keeps A ≥ 1, so ε stays finite.
+  auto extreme = Make({.epsilon = 50});
+  EXPECT_GE(extreme->plus_at_lower_bound().numerator(), 1u);
+  EXPECT_LE(extreme->epsilon(), 50);
+}
+
+TEST(DuchiMechanism, ImplementedEpsilonIsJustBelowTheRequestedOne) {
+  for (double epsilon : {0.01, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0}) {
+    auto m = Make({.epsilon = epsilon});
+    EXPECT_LE(m->epsilon(), epsilon);
+    EXPECT_LE(epsilon - m->epsilon(), 1e-6) << epsilon;
+    // C' is the paper's (e^ε + 1)/(e^ε − 1) at the implemented ε.
+    const double e = std::exp(m->epsilon());
+    EXPECT_NEAR(m->output_magnitude(), (e + 1) / (e - 1), 1e-9 * (e + 1) / (e - 1));
+  }
+}
+
+// Acceptance (1): exact pmf over all inputs and both outputs.
+TEST(DuchiMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
+  for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
+    auto m = Make({.epsilon = epsilon, .bound = 2.0});
+    const std::vector<double> inputs = Inputs(2.0);
+    const double ratio = MaxProbabilityRatio<double, ScalarReport>(
+        inputs, {kMinus, kPlus}, [&](const double& x, const ScalarReport& w) {
+          return m->Probability(x, w);
+        });
+    EXPECT_LE(ratio, std::exp(m->epsilon()) * (1 + 1e-9)) << epsilon;
+    EXPECT_GE(ratio, std::exp(m->epsilon()) * (1 - 1e-9)) << epsilon;
+    for (double x : inputs) {
+      EXPECT_NEAR(m->Probability(x, kMinus) + m->Probability(x, kPlus), 1.0,
+                  1e-15)
+          << x;
+      EXPECT_EQ(m->Probability(x, {.level = 0}), 0);
+    }
+  }
+}
+
+// Acceptance (2): samples follow Probability().
+TEST(DuchiMechanism, SamplesFollowTheExactDistribution) {
+  constexpr int kDraws = 200'000;
+  auto m = Make({.epsilon = 1.0, .bound = 1.0});
+  SeededGenerator gen(13);
+  for (double x : {0.3, -1.0, 0.999}) {
+    double plus = 0;
+    for (int i = 0; i < kDraws; ++i) plus += m->Randomize(x, gen) == kPlus;
+    const double p = m->Probability(x, kPlus);
+    const auto result =
+        ChiSquare({plus, kDraws - plus}, {kDraws * p, kDraws * (1 - p)});
+    EXPECT_TRUE(result.Passes()) << x << ": chi2 " << result.statistic;
+  }
+}
+
+// Decode is unbiased and Variance() is its variance, exactly.
+TEST(DuchiMechanism, ExactMomentsMatchDecodeAndVariance) {
+  for (double epsilon : {0.5, 1.0, 4.0}) {
+    auto m = Make({.epsilon = epsilon, .bound = 3.0});
+    for (int i = 0; i <= 1000; ++i) {
+      const double x = 3.0 * (i / 500.0 - 1);
+      double mean = 0, second = 0;
+      for (const ScalarReport& w : {kMinus, kPlus}) {
+        mean += m->Probability(x, w) * m->Decode(w);
+        second += m->Probability(x, w) * m->Decode(w) * m->Decode(w);
+      }
+      // Unbiased up to the rounding coin's 2^-32 resolution.
+      EXPECT_NEAR(mean, x, 1e-9) << epsilon << " " << x;
+      EXPECT_NEAR(second - mean * mean, m->Variance(x), 1e-9 * second);
+      EXPECT_LE(m->Variance(x), m->WorstCaseVariance());
+    }
+    EXPECT_EQ(m->Variance(0), m->WorstCaseVariance());
+  }
+}
+
+// Acceptance (3). A two-point output has excess kurtosis up to ~10 at
+// these inputs, so the sample variance's relative SD is at most
+// √(12/R) ≈ 0.8% at R = 200,000, and 10% is > 12 SD.
+TEST(DuchiMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
+  constexpr int kDraws = 200'000;
+  SeededGenerator gen(31);
+  for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
+    auto m = Make({.epsilon = epsilon, .bound = 2.0});
+    for (double x : {-1.0, 0.2468, 1.8}) {
+      RunningMoments moments;
+      for (int i = 0; i < kDraws; ++i) {
+        moments.Add(m->Decode(m->Randomize(x, gen)));
+      }
+      const double variance = m->Variance(x);
+      EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
+          << epsilon << " " << x;
+      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1) << epsilon << " " << x;
+    }
+  }
+}
+
+TEST(DuchiMechanism, ValidateAcceptsOnlyTheTwoSigns) {
+  auto m = Make({});
+  EXPECT_OK(m->Validate(kMinus));
+  EXPECT_OK(m->Validate(kPlus));
+  for (int64_t level : {int64_t{0}, int64_t{2}, int64_t{-2},
+                        std::numeric_limits<int64_t>::max(),
+                        std::numeric_limits<int64_t>::min()}) {
+    EXPECT_THAT(m->Validate({.level = level}),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << level;
+  }
+}
+
+// Invariant 8: odd inputs take the same code path as their clamped value.
+TEST(DuchiMechanism, OddInputsAreClampedNotRejected) {
+  auto m = Make({.epsilon = 1.0, .bound = 2.0});
+  const std::vector<std::pair<double, double>> cases = {
+      {std::nan(""), 0.0}, {kInf, 2.0}, {-1e300, -2.0}, {7.0, 2.0}};
+  for (const auto& [odd, clamped] : cases) {
+    EXPECT_EQ(m->Probability(odd, kPlus), m->Probability(clamped, kPlus));
+    SeededGenerator a(9), b(9);
+    for (int i = 0; i < 1000; ++i) {
+      ASSERT_EQ(m->Randomize(odd, a), m->Randomize(clamped, b)) << odd;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ldp

@@ -1,0 +1,208 @@
+#include "common/hadamard_response.h"
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using testing::ChiSquare;
+using testing::MaxProbabilityRatio;
+using testing::RunningMoments;
+using testing::SeededGenerator;
+using testing::StatusIs;
+
+std::unique_ptr<HadamardResponse> Make(double epsilon, uint32_t domain_size) {
+  auto oracle = HadamardResponse::Create(
+      {.epsilon = epsilon, .domain_size = domain_size});
+  EXPECT_OK(oracle);
+  return *std::move(oracle);
+}
+
+TEST(HadamardResponse, RejectsBadOptions) {
+  for (double epsilon : {0.0, -1.0, double{NAN}, double{INFINITY}, 1e-12}) {
+    EXPECT_THAT(HadamardResponse::Create({.epsilon = epsilon,
+                                          .domain_size = 8}),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << epsilon;
+  }
+  for (uint32_t n : {0u, 1u, HadamardResponse::kMaxDomainSize + 1}) {
+    EXPECT_THAT(HadamardResponse::Create({.epsilon = 1, .domain_size = n}),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << n;
+  }
+}
+
+TEST(HadamardResponse, OutputSizeIsThePowerOfTwoAboveTheDomain) {
+  EXPECT_EQ(Make(1, 2)->output_size(), 4u);
+  EXPECT_EQ(Make(1, 3)->output_size(), 4u);
+  EXPECT_EQ(Make(1, 4)->output_size(), 8u);
+  EXPECT_EQ(Make(1, 1024)->output_size(), 2048u);
+  EXPECT_EQ(Make(1, 1023)->output_size(), 1024u);
+}
+
+// Every input and output of small domains (plus indices past K, which are
+// never emitted): ratio ≤ e^ε, implemented ε close to requested, and each
+// input's distribution sums to one.
+TEST(HadamardResponse, EnumeratedPrivacyLossIsAtMostEpsilon) {
+  for (double epsilon : {0.05, 0.5, 1.0, 3.0}) {
+    for (uint32_t n : {2u, 5u, 7u, 12u}) {
+      const auto oracle = Make(epsilon, n);
+      EXPECT_LE(oracle->epsilon(), epsilon);
+      EXPECT_LE(epsilon - oracle->epsilon(), 1e-6);
+      std::vector<uint32_t> inputs(n);
+      for (uint32_t v = 0; v < n; ++v) inputs[v] = v;
+      std::vector<FrequencyReport> outputs;
+      for (uint32_t y = 0; y < oracle->output_size() + 3; ++y) {
+        outputs.push_back(ItemReport{.item = y});
+      }
+      const double ratio = MaxProbabilityRatio<uint32_t, FrequencyReport>(
+          inputs, outputs, [&](const uint32_t& v, const FrequencyReport& w) {
+            return oracle->Probability(v, w);
+          });
+      EXPECT_LE(ratio, std::exp(epsilon) * (1 + 1e-9)) << epsilon << " " << n;
+      EXPECT_NEAR(ratio, std::exp(oracle->epsilon()), 1e-9);
+      for (uint32_t v : inputs) {
+        double total = 0;
+        for (const auto& w : outputs) total += oracle->Probability(v, w);
+        EXPECT_NEAR(total, 1.0, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(HadamardResponse, SamplesFollowProbability) {
+  SeededGenerator gen(21);
+  const auto oracle = Make(1.0, 6);  // K = 8
+  constexpr int kDraws = 200'000;
+  for (uint32_t v : {0u, 3u, 5u}) {
+    std::vector<double> observed(oracle->output_size(), 0);
+    std::vector<double> expected(oracle->output_size(), 0);
+    for (int i = 0; i < kDraws; ++i) {
+      const FrequencyReport r = oracle->Randomize(v, gen);
+      ASSERT_OK(oracle->Validate(r));
+      observed[std::get<ItemReport>(r).item] += 1;
+    }
+    for (uint32_t y = 0; y < oracle->output_size(); ++y) {
+      expected[y] = kDraws * oracle->Probability(v, ItemReport{.item = y});
+    }
+    const auto chi = ChiSquare(observed, expected);
+    EXPECT_TRUE(chi.Passes()) << "item " << v << " chi2 " << chi.statistic;
+  }
+}
+
+TEST(HadamardResponse, ItemsPastTheDomainAreClamped) {
+  const auto oracle = Make(1.0, 6);
+  EXPECT_EQ(oracle->Probability(100, ItemReport{.item = 3}),
+            oracle->Probability(5, ItemReport{.item = 3}));
+  SeededGenerator a(4), b(4);
+  EXPECT_EQ(oracle->Randomize(1000, a), oracle->Randomize(5, b));
+}
+
+// 5000 repetitions of n = 1000 reports from a fixed population: per item the
+// mean is within 5 SE of the truth and the sample variance within 10% of the
+// closed form (its relative SD is √(2/4999) = 2%, so 10% is 5 SD).
+TEST(HadamardResponse, EstimatorIsUnbiasedWithTheClosedFormVariance) {
+  SeededGenerator gen(31);
+  const auto oracle = Make(1.0, 6);
+  const std::vector<int> counts = {400, 250, 150, 100, 100, 0};
+  constexpr int kReps = 5000;
+  const int n = 1000;
+  std::vector<RunningMoments> moments(counts.size());
+  for (int rep = 0; rep < kReps; ++rep) {
+    auto acc = oracle->NewAccumulator();
+    for (uint32_t v = 0; v < counts.size(); ++v) {
+      for (int i = 0; i < counts[v]; ++i) {
+        ASSERT_OK(acc->Add(oracle->Randomize(v, gen)));
+      }
+    }
+    const HistogramEstimate est = acc->Estimate();
+    for (size_t v = 0; v < counts.size(); ++v) {
+      moments[v].Add(est.frequencies[v]);
+    }
+  }
+  for (size_t v = 0; v < counts.size(); ++v) {
+    const double f = counts[v] / double(n);
+    const double variance = oracle->Variance(f, n);
+    EXPECT_NEAR(moments[v].mean(), f, 5 * std::sqrt(variance / kReps)) << v;
+    EXPECT_NEAR(moments[v].variance() / variance, 1.0, 0.1) << v;
+  }
+}
+
+TEST(HadamardResponse, VarianceIsThePureProtocolWithHalf) {
+  const auto oracle = Make(1.0, 1024);
+  const double e = std::exp(1.0);
+  // (e^ε + 1)²/(n (e^ε − 1)²) − f/n, up to the 2^-32 coin rounding.
+  EXPECT_NEAR(oracle->Variance(0.0, 1), (e + 1) * (e + 1) / ((e - 1) * (e - 1)),
+              1e-6);
+  EXPECT_NEAR(oracle->Variance(0.2, 100),
+              ((e + 1) * (e + 1) / ((e - 1) * (e - 1)) - 0.2) / 100, 1e-8);
+}
+
+TEST(HadamardResponse, ValidateRejectsMalformedReports) {
+  const auto oracle = Make(1.0, 6);
+  const std::vector<FrequencyReport> bad = {
+      ItemReport{.item = 8},
+      ItemReport{.item = 0xFFFFFFFF},
+      BitVectorReport{.words = {1}},
+      HashedReport{.seed = 1, .bucket = 0},
+      SubsetReport{.items = {1}},
+      SketchReport{.row = 0, .column = 0, .bits = {0}},
+  };
+  SeededGenerator gen(5);
+  auto acc = oracle->NewAccumulator();
+  for (int i = 0; i < 100; ++i) ASSERT_OK(acc->Add(oracle->Randomize(2, gen)));
+  const HistogramEstimate before = acc->Estimate();
+  for (const auto& report : bad) {
+    EXPECT_THAT(oracle->Validate(report),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_THAT(acc->Add(report), StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_EQ(oracle->Probability(0, report), 0.0);
+  }
+  EXPECT_EQ(acc->num_reports(), 100);
+  EXPECT_EQ(acc->Estimate().frequencies, before.frequencies);
+  EXPECT_OK(oracle->Validate(ItemReport{.item = 7}));
+}
+
+TEST(HadamardResponse, MergeEqualsAddingEverythingToOne) {
+  const auto oracle = Make(1.0, 10);
+  SeededGenerator gen(6);
+  auto all = oracle->NewAccumulator();
+  auto left = oracle->NewAccumulator();
+  auto right = oracle->NewAccumulator();
+  for (int i = 0; i < 300; ++i) {
+    const FrequencyReport r = oracle->Randomize(i % 10, gen);
+    ASSERT_OK(all->Add(r));
+    ASSERT_OK((i % 3 == 0 ? left : right)->Add(r));
+  }
+  ASSERT_OK(left->Merge(*right));
+  EXPECT_EQ(left->num_reports(), all->num_reports());
+  EXPECT_EQ(left->Estimate().frequencies, all->Estimate().frequencies);
+  EXPECT_EQ(left->Estimate().variances, all->Estimate().variances);
+}
+
+TEST(HadamardResponse, MergeRejectsADifferentOracle) {
+  const auto oracle = Make(1.0, 10);
+  auto acc = oracle->NewAccumulator();
+  EXPECT_THAT(acc->Merge(*Make(2.0, 10)->NewAccumulator()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(acc->Merge(*Make(1.0, 20)->NewAccumulator()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(acc->num_reports(), 0);
+}
+
+TEST(HadamardResponse, NoReportsGivesZeroEstimatesWithInfiniteVariance) {
+  const HistogramEstimate est = Make(1.0, 4)->NewAccumulator()->Estimate();
+  ASSERT_EQ(est.frequencies.size(), 4u);
+  EXPECT_EQ(est.frequencies[0], 0.0);
+  EXPECT_TRUE(std::isinf(est.variances[0]));
+}
+
+}  // namespace
+}  // namespace ldp
