@@ -49,7 +49,7 @@ int64_t SampleDiscreteLaplace(uint64_t num, uint64_t den, absl::BitGenRef gen) {
     // Beyond 2^62 only with probability exp(−2^12): capped to avoid
     // overflow, never reached in practice.
     const uint64_t y = static_cast<uint64_t>(
-        std::min<unsigned __int128>(x * 51 / (den * 50), uint64_t{1} << 62));
+        std::min<unsigned __int128>(x / den, uint64_t{1} << 62));
     const bool negative = FlipCoin(CoinProbability::Half(), gen);
     if (negative && y == 0) continue;
     return negative ? -static_cast<int64_t>(y) : static_cast<int64_t>(y);

@@ -130,7 +130,7 @@ double PiecewiseMechanism::SecondMoment(int64_t j) const {
 ScalarReport PiecewiseMechanism::Randomize(double x,
                                            absl::BitGenRef gen) const {
   const int64_t j = RoundToPosition(x, bound_, num_positions()).Sample(gen);
-  if (FlipCoin(CoinProbability::FromNumerator(inside_.numerator() + (inside_.numerator() >> 7)), gen)) {
+  if (FlipCoin(inside_, gen)) {
     return {.level = j + static_cast<int64_t>(UniformBelow(band_cells_, gen))};
   }
   const int64_t u = static_cast<int64_t>(UniformBelow(num_positions(), gen));

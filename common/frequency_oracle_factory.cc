@@ -1,0 +1,172 @@
+// Oracle construction from a spec, and the lowest-variance chooser.
+#include "common/frequency_oracle_factory.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/count_mean_sketch.h"
+#include "common/generalized_randomized_response.h"
+#include "common/hadamard_response.h"
+#include "common/local_hashing.h"
+#include "common/longitudinal.h"
+#include "common/status_macros.h"
+#include "common/subset_selection.h"
+#include "common/unary_encoding.h"
+
+namespace ldp {
+namespace {
+
+// Oracles whose decoding enumerates the domain are offered up to this N.
+constexpr uint32_t kMaxEnumeratedDomain = uint32_t{1} << 20;
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<FrequencyOracle>> Upcast(
+    absl::StatusOr<std::unique_ptr<T>> oracle) {
+  if (!oracle.ok()) return oracle.status();
+  return std::unique_ptr<FrequencyOracle>(std::move(*oracle));
+}
+
+int64_t BitsFor(uint64_t values) {  // bits to name one of `values` symbols
+  return values <= 1 ? 0 : std::bit_width(values - 1);
+}
+
+absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateSketch(
+    const FrequencyOracleSpec& spec, SketchVariant variant) {
+  CountMeanSketchOptions options{.epsilon = spec.epsilon,
+                                 .domain_size = spec.domain_size,
+                                 .num_hashes = spec.num_hashes,
+                                 .num_columns = spec.num_columns,
+                                 .variant = variant};
+  if (spec.hash_seed != 0) options.hash_seed = spec.hash_seed;
+  return Upcast(CountMeanSketch::Create(options));
+}
+
+int64_t ReportBits(const FrequencyOracle& oracle) {
+  const uint32_t n = oracle.domain_size();
+  switch (oracle.kind()) {
+    case FrequencyOracleKind::kGeneralizedRandomizedResponse:
+      return BitsFor(n);
+    case FrequencyOracleKind::kOptimizedUnaryEncoding:
+    case FrequencyOracleKind::kSymmetricUnaryEncoding:
+    case FrequencyOracleKind::kLongitudinalUnaryEncoding:
+      return n;
+    case FrequencyOracleKind::kOptimizedLocalHashing:
+      return 64 + BitsFor(static_cast<const OptimizedLocalHashing&>(oracle)
+                              .num_buckets());
+    case FrequencyOracleKind::kSubsetSelection:
+      return int64_t{static_cast<const SubsetSelection&>(oracle).subset_size()} *
+             BitsFor(n);
+    case FrequencyOracleKind::kHadamardResponse:
+      return BitsFor(static_cast<const HadamardResponse&>(oracle).output_size());
+    case FrequencyOracleKind::kCountMeanSketch: {
+      const auto& cms = static_cast<const CountMeanSketch&>(oracle);
+      return BitsFor(cms.num_hashes()) + cms.num_columns();
+    }
+    case FrequencyOracleKind::kHadamardCountMeanSketch: {
+      const auto& cms = static_cast<const CountMeanSketch&>(oracle);
+      return BitsFor(cms.num_hashes()) + BitsFor(cms.num_columns()) + 1;
+    }
+  }
+  return 0;
+}
+
+std::vector<FrequencyOracleKind> CandidateKinds(uint32_t domain_size) {
+  if (domain_size > kMaxEnumeratedDomain) {
+    return {FrequencyOracleKind::kHadamardCountMeanSketch,
+            FrequencyOracleKind::kCountMeanSketch};
+  }
+  return {FrequencyOracleKind::kGeneralizedRandomizedResponse,
+          FrequencyOracleKind::kOptimizedUnaryEncoding,
+          FrequencyOracleKind::kSymmetricUnaryEncoding,
+          FrequencyOracleKind::kOptimizedLocalHashing,
+          FrequencyOracleKind::kSubsetSelection,
+          FrequencyOracleKind::kHadamardResponse};
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(
+    const FrequencyOracleSpec& spec) {
+  switch (spec.kind) {
+    case FrequencyOracleKind::kGeneralizedRandomizedResponse:
+      return Upcast(GeneralizedRandomizedResponse::Create(
+          {.epsilon = spec.epsilon, .domain_size = spec.domain_size}));
+    case FrequencyOracleKind::kOptimizedUnaryEncoding:
+    case FrequencyOracleKind::kSymmetricUnaryEncoding:
+      return Upcast(UnaryEncoding::Create(
+          {.epsilon = spec.epsilon,
+           .domain_size = spec.domain_size,
+           .variant =
+               spec.kind == FrequencyOracleKind::kOptimizedUnaryEncoding
+                   ? UnaryEncodingVariant::kOptimized
+                   : UnaryEncodingVariant::kSymmetric}));
+    case FrequencyOracleKind::kOptimizedLocalHashing:
+      return Upcast(OptimizedLocalHashing::Create(
+          {.epsilon = spec.epsilon,
+           .domain_size = spec.domain_size,
+           .num_buckets = spec.num_buckets}));
+    case FrequencyOracleKind::kSubsetSelection:
+      return Upcast(SubsetSelection::Create({.epsilon = spec.epsilon,
+                                             .domain_size = spec.domain_size,
+                                             .subset_size = spec.subset_size}));
+    case FrequencyOracleKind::kHadamardResponse:
+      return Upcast(HadamardResponse::Create(
+          {.epsilon = spec.epsilon, .domain_size = spec.domain_size}));
+    case FrequencyOracleKind::kCountMeanSketch:
+      return CreateSketch(spec, SketchVariant::kCountMean);
+    case FrequencyOracleKind::kHadamardCountMeanSketch:
+      return CreateSketch(spec, SketchVariant::kHadamard);
+    case FrequencyOracleKind::kLongitudinalUnaryEncoding:
+      return Upcast(LongitudinalUnaryEncoding::Create(
+          {.epsilon_permanent = spec.epsilon_permanent,
+           .epsilon_report = spec.epsilon,
+           .domain_size = spec.domain_size}));
+  }
+  return absl::InvalidArgumentError("unknown frequency oracle kind");
+}
+
+absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
+    double epsilon, uint32_t domain_size, const ChooserOptions& options) {
+  OracleChoice choice;
+  absl::Status last_error = absl::OkStatus();
+  for (FrequencyOracleKind kind : CandidateKinds(domain_size)) {
+    FrequencyOracleSpec spec{
+        .kind = kind, .epsilon = epsilon, .domain_size = domain_size};
+    auto oracle = CreateFrequencyOracle(spec);
+    if (!oracle.ok()) {
+      last_error = oracle.status();
+      continue;
+    }
+    OracleCandidate candidate{.spec = spec,
+                              .unit_variance = (*oracle)->Variance(0.0, 1),
+                              .report_bits = ReportBits(**oracle)};
+    if (options.max_report_bits > 0 &&
+        candidate.report_bits > options.max_report_bits) {
+      continue;
+    }
+    choice.candidates.push_back(candidate);
+  }
+  if (choice.candidates.empty()) {
+    if (!last_error.ok()) return last_error;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no frequency oracle fits reports of at most ", options.max_report_bits,
+        " bits for a domain of ", domain_size, " items"));
+  }
+  std::stable_sort(choice.candidates.begin(), choice.candidates.end(),
+                   [](const OracleCandidate& a, const OracleCandidate& b) {
+                     return a.unit_variance < b.unit_variance;
+                   });
+  choice.chosen = choice.candidates.front();
+  choice.reason = absl::StrFormat(
+      "%s has the smallest variance among %d candidates at epsilon=%g, N=%u: "
+      "n*Var = %.4g, %d-bit reports",
+      FrequencyOracleKindName(choice.chosen.spec.kind),
+      choice.candidates.size(), epsilon, domain_size,
+      choice.chosen.unit_variance, choice.chosen.report_bits);
+  return choice;
+}
+
+}  // namespace ldp

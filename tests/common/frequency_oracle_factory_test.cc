@@ -1,0 +1,97 @@
+#include "common/frequency_oracle_factory.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using testing::StatusIs;
+
+TEST(CreateFrequencyOracle, BuildsEveryKind) {
+  for (FrequencyOracleKind kind :
+       {FrequencyOracleKind::kGeneralizedRandomizedResponse,
+        FrequencyOracleKind::kOptimizedUnaryEncoding,
+        FrequencyOracleKind::kSymmetricUnaryEncoding,
+        FrequencyOracleKind::kOptimizedLocalHashing,
+        FrequencyOracleKind::kSubsetSelection,
+        FrequencyOracleKind::kHadamardResponse,
+        FrequencyOracleKind::kCountMeanSketch,
+        FrequencyOracleKind::kHadamardCountMeanSketch,
+        FrequencyOracleKind::kLongitudinalUnaryEncoding}) {
+    auto oracle = CreateFrequencyOracle({.kind = kind,
+                                         .epsilon = 1.0,
+                                         .domain_size = 64,
+                                         .epsilon_permanent = 2.0});
+    ASSERT_OK(oracle) << FrequencyOracleKindName(kind);
+    EXPECT_EQ((*oracle)->kind(), kind);
+    EXPECT_EQ((*oracle)->domain_size(), 64u);
+    EXPECT_LE((*oracle)->epsilon(), 1.0);
+    EXPECT_GT((*oracle)->epsilon(), 1.0 - 1e-6);
+  }
+}
+
+TEST(CreateFrequencyOracle, PassesOnInvalidSpecsAsInvalidArgument) {
+  EXPECT_THAT(CreateFrequencyOracle({.kind = FrequencyOracleKind::kHadamardResponse,
+                                     .epsilon = -1,
+                                     .domain_size = 64}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      CreateFrequencyOracle({.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
+                             .epsilon = 1,
+                             .domain_size = 0}),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(CreateFrequencyOracle(
+                  {.kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
+                   .epsilon = 2,
+                   .domain_size = 8,
+                   .epsilon_permanent = 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// GRR beats the unary family exactly when N < 3e^ε + 2 (Wang et al. 2017).
+TEST(ChooseFrequencyOracle, PicksGrrForSmallDomains) {
+  auto choice = ChooseFrequencyOracle(4.0, 8);
+  ASSERT_OK(choice);
+  EXPECT_EQ(choice->chosen.spec.kind,
+            FrequencyOracleKind::kGeneralizedRandomizedResponse);
+  EXPECT_FALSE(choice->reason.empty());
+}
+
+TEST(ChooseFrequencyOracle, PicksANearOptimalOracleForLargeDomains) {
+  auto choice = ChooseFrequencyOracle(1.0, 1024);
+  ASSERT_OK(choice);
+  const double e = std::exp(1.0);
+  const double optimum = 4 * e / ((e - 1) * (e - 1));  // 3.6827
+  EXPECT_LE(choice->chosen.unit_variance, optimum * 1.01);
+  EXPECT_NE(choice->chosen.spec.kind,
+            FrequencyOracleKind::kGeneralizedRandomizedResponse);
+  for (size_t i = 1; i < choice->candidates.size(); ++i) {
+    EXPECT_LE(choice->candidates[i - 1].unit_variance,
+              choice->candidates[i].unit_variance);
+  }
+}
+
+TEST(ChooseFrequencyOracle, RespectsTheReportSizeLimit) {
+  auto choice = ChooseFrequencyOracle(1.0, 1024, {.max_report_bits = 100});
+  ASSERT_OK(choice);
+  EXPECT_LE(choice->chosen.report_bits, 100);
+  for (const auto& c : choice->candidates) {
+    EXPECT_NE(c.spec.kind, FrequencyOracleKind::kOptimizedUnaryEncoding);
+  }
+  EXPECT_THAT(ChooseFrequencyOracle(1.0, 1024, {.max_report_bits = 2}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(ChooseFrequencyOracle, UsesSketchesBeyondEnumerableDomains) {
+  auto choice = ChooseFrequencyOracle(2.0, uint32_t{1} << 24);
+  ASSERT_OK(choice);
+  EXPECT_TRUE(choice->chosen.spec.kind ==
+                  FrequencyOracleKind::kHadamardCountMeanSketch ||
+              choice->chosen.spec.kind == FrequencyOracleKind::kCountMeanSketch);
+}
+
+}  // namespace
+}  // namespace ldp
