@@ -29,7 +29,8 @@ std::unique_ptr<FrequencyOracle> Hr(uint32_t n = kDomain) {
   return *HadamardResponse::Create({.epsilon = kEpsilon, .domain_size = n});
 }
 std::unique_ptr<FrequencyOracle> Cms() {
-  return *CountMeanSketch::Create({.epsilon = kEpsilon, .domain_size = kDomain});
+  return *CountMeanSketch::Create(
+      {.epsilon = kEpsilon, .domain_size = kDomain});
 }
 std::unique_ptr<FrequencyOracle> Hcms() {
   return *CountMeanSketch::Create({.epsilon = kEpsilon,

@@ -114,7 +114,7 @@ absl::Status RunMeans(int64_t users, double epsilon, double confidence,
       status.Update(created.status());
     }
   };
-  keep(DiscreteLaplace::Create({.epsilon = epsilon, .bound = 1}));
+  keep(DiscreteLaplaceMechanism::Create({.epsilon = epsilon, .bound = 1}));
   keep(DuchiMechanism::Create({.epsilon = epsilon, .bound = 1}));
   keep(PiecewiseMechanism::Create({.epsilon = epsilon, .bound = 1}));
   keep(HybridMechanism::Create({.epsilon = epsilon, .bound = 1}));

@@ -35,22 +35,22 @@ double FlipLoss(uint64_t k, SketchVariant variant) {
   return variant == SketchVariant::kCountMean ? 2 * one_bit : one_bit;
 }
 
-absl::Status ValidateShape(const CountMeanSketchOptions& options,
-                           uint32_t k, uint32_t m) {
+absl::Status ValidateShape(const CountMeanSketchOptions& options, uint32_t k,
+                           uint32_t m) {
   const bool hadamard = options.variant == SketchVariant::kHadamard;
   if (k < 1 || k > CountMeanSketch::kMaxNumHashes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count-mean sketch: num_hashes must be 0 (default ",
-        CountMeanSketch::kDefaultNumHashes, ") or in [1, ",
-        CountMeanSketch::kMaxNumHashes, "], got ", k));
+    return absl::InvalidArgumentError(
+        absl::StrCat("count-mean sketch: num_hashes must be 0 (default ",
+                     CountMeanSketch::kDefaultNumHashes, ") or in [1, ",
+                     CountMeanSketch::kMaxNumHashes, "], got ", k));
   }
   if (m < 2 || m > CountMeanSketch::kMaxNumColumns ||
       (hadamard && !std::has_single_bit(m))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count-mean sketch: num_columns must be 0 (default ",
-        CountMeanSketch::kDefaultNumColumns, ") or ",
-        hadamard ? "a power of two " : "", "in [2, ",
-        CountMeanSketch::kMaxNumColumns, "], got ", m));
+    return absl::InvalidArgumentError(
+        absl::StrCat("count-mean sketch: num_columns must be 0 (default ",
+                     CountMeanSketch::kDefaultNumColumns, ") or ",
+                     hadamard ? "a power of two " : "", "in [2, ",
+                     CountMeanSketch::kMaxNumColumns, "], got ", m));
   }
   if (uint64_t{k} * m > CountMeanSketch::kMaxSketchCells) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -62,20 +62,20 @@ absl::Status ValidateShape(const CountMeanSketchOptions& options,
 
 absl::Status ValidateOptions(const CountMeanSketchOptions& options) {
   if (!std::isfinite(options.epsilon) || options.epsilon <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count-mean sketch: epsilon must be finite and > 0, got ",
-        options.epsilon));
+    return absl::InvalidArgumentError(
+        absl::StrCat("count-mean sketch: epsilon must be finite and > 0, got ",
+                     options.epsilon));
   }
   if (options.domain_size < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count-mean sketch: domain_size must be at least 2, got ",
-        options.domain_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("count-mean sketch: domain_size must be at least 2, got ",
+                     options.domain_size));
   }
   if (options.variant != SketchVariant::kCountMean &&
       options.variant != SketchVariant::kHadamard) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "count-mean sketch: unknown variant ",
-        static_cast<int>(options.variant)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("count-mean sketch: unknown variant ",
+                     static_cast<int>(options.variant)));
   }
   return absl::OkStatus();
 }
@@ -101,8 +101,8 @@ absl::StatusOr<Params> MakeParams(const CountMeanSketchOptions& options) {
   const double bit_epsilon = params.variant == SketchVariant::kCountMean
                                  ? options.epsilon / 2
                                  : options.epsilon;
-  uint64_t k = CoinProbability::RoundUp(1 / (1 + std::exp(bit_epsilon)))
-                   .numerator();
+  uint64_t k =
+      CoinProbability::RoundUp(1 / (1 + std::exp(bit_epsilon))).numerator();
   k = std::max<uint64_t>(k, 1);
   while (k < CoinProbability::kDenominator / 2 &&
          FlipLoss(k, params.variant) > options.epsilon) {
@@ -261,8 +261,7 @@ double CountMeanSketch::Variance(double frequency, int64_t num_reports) const {
 double CountMeanSketch::PopulationVariance(double frequency,
                                            int64_t num_reports,
                                            double others_sum_of_squares) const {
-  return SketchVariance(params_, frequency, num_reports,
-                        others_sum_of_squares);
+  return SketchVariance(params_, frequency, num_reports, others_sum_of_squares);
 }
 
 CountMeanSketchAccumulator::CountMeanSketchAccumulator(
@@ -271,8 +270,7 @@ CountMeanSketchAccumulator::CountMeanSketchAccumulator(
   if (params_.variant == SketchVariant::kHadamard) {
     sign_sums_.assign(uint64_t{params_.num_hashes} * params_.num_columns, 0);
   } else {
-    bit_sums_.assign(params_.num_hashes,
-                     BitSlicedCounter(params_.num_columns));
+    bit_sums_.assign(params_.num_hashes, BitSlicedCounter(params_.num_columns));
   }
 }
 

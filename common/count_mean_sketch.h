@@ -63,7 +63,8 @@ enum class SketchVariant {
 };
 
 struct CountMeanSketchOptions {
-  static constexpr uint64_t kDefaultHashSeed = 0x6C64702D736B6574;  // "ldp-sket"
+  static constexpr uint64_t kDefaultHashSeed =
+      0x6C64702D736B6574;  // "ldp-sket"
 
   double epsilon = 0;
   // N: items are 0 … N − 1; any N ≥ 2.

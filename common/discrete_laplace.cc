@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "common/coin.h"
@@ -44,8 +43,7 @@ int64_t SampleDiscreteLaplace(uint64_t num, uint64_t den, absl::BitGenRef gen) {
     if (!BernoulliExpMinus(u, num, gen)) continue;
     uint64_t v = 0;
     while (BernoulliExpMinus(1, 1, gen)) ++v;
-    const unsigned __int128 x =
-        static_cast<unsigned __int128>(num) * v + u;
+    const unsigned __int128 x = static_cast<unsigned __int128>(num) * v + u;
     // Beyond 2^62 only with probability exp(−2^12): capped to avoid
     // overflow, never reached in practice.
     const uint64_t y = static_cast<uint64_t>(
@@ -59,10 +57,10 @@ int64_t SampleDiscreteLaplace(uint64_t num, uint64_t den, absl::BitGenRef gen) {
 absl::Status ValidateResolution(int resolution_bits) {
   if (resolution_bits < 0 ||
       resolution_bits > DiscreteLaplaceMechanism::kMaxResolutionBits) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "resolution_bits must be in [0, ",
-        DiscreteLaplaceMechanism::kMaxResolutionBits, "], got ",
-        resolution_bits));
+    return absl::InvalidArgumentError(
+        absl::StrCat("resolution_bits must be in [0, ",
+                     DiscreteLaplaceMechanism::kMaxResolutionBits, "], got ",
+                     resolution_bits));
   }
   return absl::OkStatus();
 }
@@ -121,9 +119,9 @@ ScalarReport DiscreteLaplaceMechanism::Randomize(double x,
   const int64_t lattice_index =
       RoundToLattice(x, bound_, resolution_bits_).Sample(gen) -
       (int64_t{1} << resolution_bits_);
-  return {.level = lattice_index + SampleDiscreteLaplace(scale_numerator_,
-                                                         scale_denominator_,
-                                                         gen)};
+  return {.level =
+              lattice_index +
+              SampleDiscreteLaplace(scale_numerator_, scale_denominator_, gen)};
 }
 
 double DiscreteLaplaceMechanism::NoiseProbability(__int128 z) const {
@@ -174,8 +172,7 @@ double DiscreteLaplaceMechanism::NoiseVariance() const {
 }
 
 double DiscreteLaplaceMechanism::Variance(double x) const {
-  const double up =
-      RoundToLattice(x, bound_, resolution_bits_).up().value();
+  const double up = RoundToLattice(x, bound_, resolution_bits_).up().value();
   return lattice_step_ * lattice_step_ * (up * (1 - up) + NoiseVariance());
 }
 

@@ -76,8 +76,8 @@ class DiscreteLaplaceMechanism final : public RealMechanism {
 
  private:
   DiscreteLaplaceMechanism(const DiscreteLaplaceOptions& options,
-                           uint64_t scale_numerator,
-                           uint64_t scale_denominator, double epsilon);
+                           uint64_t scale_numerator, uint64_t scale_denominator,
+                           double epsilon);
 
   // Pr[Z = z] for the discrete Laplace noise.
   double NoiseProbability(__int128 z) const;

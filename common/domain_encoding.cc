@@ -46,8 +46,8 @@ absl::Status ValidateRealBuckets(const Digit& d) {
   const double magnitude =
       std::max({std::fabs(d.spec.real_lower), std::fabs(d.spec.real_upper),
                 d.spec.real_upper - d.spec.real_lower});
-  if (!(RealWidth(d) > 8 * std::numeric_limits<double>::epsilon() *
-                           magnitude)) {
+  if (!(RealWidth(d) >
+        8 * std::numeric_limits<double>::epsilon() * magnitude)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "real field \"", d.spec.name, "\" is too narrow for ", d.num_buckets,
         " buckets: their edges are not distinct in double precision"));
@@ -67,8 +67,8 @@ absl::StatusOr<uint64_t> IntRadix(const Digit& d) {
 
 absl::StatusOr<uint64_t> RealRadix(const Digit& d) {
   if (d.num_buckets == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "real field \"", d.spec.name, "\" needs num_buckets > 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("real field \"", d.spec.name, "\" needs num_buckets > 0"));
   }
   RETURN_IF_ERROR(ValidateRealBuckets(d));
   return d.num_buckets;
@@ -115,10 +115,10 @@ absl::StatusOr<Digit> MakeDigit(const FieldEncoding& e,
   Digit digit{.spec = *spec, .num_buckets = e.num_buckets};
   ASSIGN_OR_RETURN(const uint64_t radix, Radix(digit));
   if (radix > kMaxDomainSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "field \"", e.field, "\" alone has ", radix,
-        " items, more than the limit of ", kMaxDomainSize,
-        "; bucketize it with num_buckets"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("field \"", e.field, "\" alone has ", radix,
+                     " items, more than the limit of ", kMaxDomainSize,
+                     "; bucketize it with num_buckets"));
   }
   digit.radix = static_cast<uint32_t>(radix);
   return digit;
@@ -192,7 +192,8 @@ std::string DescribeDigit(const Digit& d, uint32_t i) {
     case FieldKind::kCategorical:
       return absl::StrCat(name, "=", d.spec.categories[i]);
     case FieldKind::kInt: {
-      if (d.num_buckets == 0) return absl::StrCat(name, "=", d.spec.int_lower + i);
+      if (d.num_buckets == 0)
+        return absl::StrCat(name, "=", d.spec.int_lower + i);
       const int64_t first = IntBucketStart(d, i);
       const int64_t last = IntBucketStart(d, uint64_t{i} + 1) - 1;
       if (first == last) return absl::StrCat(name, "=", first);
@@ -249,8 +250,8 @@ uint32_t DomainEncoding::Encode(const Record& sanitized) const {
 
 std::string DomainEncoding::Describe(uint32_t index) const {
   if (index >= domain_size_) {
-    return absl::StrCat("invalid index ", index, " (domain size ",
-                        domain_size_, ")");
+    return absl::StrCat("invalid index ", index, " (domain size ", domain_size_,
+                        ")");
   }
   if (query_.has_value()) return absl::StrCat("value=", index);
   std::vector<std::string> parts(digits_.size());

@@ -45,10 +45,9 @@ DuchiMechanism::DuchiMechanism(double bound, CoinProbability plus_at_lower,
     : bound_(bound),
       plus_at_lower_(plus_at_lower),
       epsilon_(epsilon),
-      output_magnitude_(
-          bound * kDenominator /
-          (kDenominator - 2 * static_cast<double>(plus_at_lower.numerator()))) {
-}
+      output_magnitude_(bound * kDenominator /
+                        (kDenominator -
+                         2 * static_cast<double>(plus_at_lower.numerator()))) {}
 
 ScalarReport DuchiMechanism::Randomize(double x, absl::BitGenRef gen) const {
   const bool upper = RoundToEndpoint(x, bound_).Sample(gen) == 1;

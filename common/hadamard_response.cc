@@ -30,9 +30,9 @@ double HalfLogOdds(uint64_t k) {
 absl::StatusOr<HadamardResponse::Params> MakeParams(
     const HadamardResponseOptions& options) {
   if (!std::isfinite(options.epsilon) || options.epsilon <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Hadamard response: epsilon must be finite and > 0, got ",
-        options.epsilon));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Hadamard response: epsilon must be finite and > 0, got ",
+                     options.epsilon));
   }
   if (options.domain_size < 2 ||
       options.domain_size > HadamardResponse::kMaxDomainSize) {
@@ -56,8 +56,8 @@ absl::StatusOr<HadamardResponse::Params> MakeParams(
   }
   HadamardResponse::Params params;
   params.domain_size = options.domain_size;
-  params.output_size = static_cast<uint32_t>(
-      std::bit_ceil(uint64_t{options.domain_size} + 1));
+  params.output_size =
+      static_cast<uint32_t>(std::bit_ceil(uint64_t{options.domain_size} + 1));
   params.in_half = CoinProbability::FromNumerator(k);
   params.epsilon = HalfLogOdds(k);
   return params;
@@ -148,7 +148,7 @@ double HadamardResponse::Probability(uint32_t item,
   if (r == nullptr || r->item >= params_.output_size) return 0.0;
   item = std::min(item, params_.domain_size - 1);
   const double p = InHalf(item, r->item) ? params_.in_half.value()
-                                          : params_.in_half.Complement().value();
+                                         : params_.in_half.Complement().value();
   return p / (params_.output_size / 2);
 }
 
@@ -170,8 +170,7 @@ std::unique_ptr<FrequencyAccumulator> HadamardResponse::NewAccumulator() const {
   return std::make_unique<HadamardResponseAccumulator>(params_);
 }
 
-double HadamardResponse::Variance(double frequency,
-                                  int64_t num_reports) const {
+double HadamardResponse::Variance(double frequency, int64_t num_reports) const {
   return protocol().Variance(frequency, num_reports);
 }
 

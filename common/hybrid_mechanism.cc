@@ -13,13 +13,14 @@ namespace ldp {
 
 absl::StatusOr<std::unique_ptr<HybridMechanism>> HybridMechanism::Create(
     const HybridOptions& options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<PiecewiseMechanism> piecewise,
-                   PiecewiseMechanism::Create({.epsilon = options.epsilon,
-                                               .bound = options.bound,
-                                               .num_cells = options.num_cells}));
   ASSIGN_OR_RETURN(
-      std::unique_ptr<DuchiMechanism> duchi,
-      DuchiMechanism::Create({.epsilon = options.epsilon, .bound = options.bound}));
+      std::unique_ptr<PiecewiseMechanism> piecewise,
+      PiecewiseMechanism::Create({.epsilon = options.epsilon,
+                                  .bound = options.bound,
+                                  .num_cells = options.num_cells}));
+  ASSIGN_OR_RETURN(std::unique_ptr<DuchiMechanism> duchi,
+                   DuchiMechanism::Create(
+                       {.epsilon = options.epsilon, .bound = options.bound}));
   // α need not be exact: any input-independent branch coin keeps ε.
   const CoinProbability alpha =
       options.epsilon > kPiecewiseThreshold
@@ -27,9 +28,9 @@ absl::StatusOr<std::unique_ptr<HybridMechanism>> HybridMechanism::Create(
           : CoinProbability::FromNumerator(0);
   auto mechanism = std::unique_ptr<HybridMechanism>(
       new HybridMechanism(std::move(piecewise), std::move(duchi), alpha));
-  mechanism->worst_case_variance_ = MaxOfPiecewiseQuadratic(
-      [&](double x) { return mechanism->Variance(x); },
-      mechanism->piecewise_->InputGrid());
+  mechanism->worst_case_variance_ =
+      MaxOfPiecewiseQuadratic([&](double x) { return mechanism->Variance(x); },
+                              mechanism->piecewise_->InputGrid());
   return mechanism;
 }
 

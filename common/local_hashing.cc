@@ -48,9 +48,9 @@ absl::StatusOr<uint32_t> ChooseNumBuckets(
 
 absl::StatusOr<Params> MakeParams(const OptimizedLocalHashingOptions& options) {
   if (!std::isfinite(options.epsilon) || options.epsilon <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "local hashing: epsilon must be finite and > 0, got ",
-        options.epsilon));
+    return absl::InvalidArgumentError(
+        absl::StrCat("local hashing: epsilon must be finite and > 0, got ",
+                     options.epsilon));
   }
   if (options.domain_size < 2 ||
       options.domain_size > OptimizedLocalHashing::kMaxDomainSize) {
@@ -87,7 +87,8 @@ __attribute__((target_clones("avx2", "default"))) void CountSupport(
     uint32_t* __restrict support, uint32_t n) {
   uint64_t step = offset;
   for (uint32_t v = 0; v < n; ++v) {
-    const uint32_t h = PairwiseHash::Finalize(static_cast<uint32_t>(step >> 32));
+    const uint32_t h =
+        PairwiseHash::Finalize(static_cast<uint32_t>(step >> 32));
     step += multiplier;
     support[v] += (h - lo) < width;
   }
@@ -148,8 +149,7 @@ class LocalHashingAccumulator final : public FrequencyAccumulator {
   }
 
  private:
-  static constexpr uint32_t kMaxPending =
-      std::numeric_limits<uint32_t>::max();
+  static constexpr uint32_t kMaxPending = std::numeric_limits<uint32_t>::max();
 
   void Flush() {
     for (size_t v = 0; v < flushed_.size(); ++v) {

@@ -12,8 +12,8 @@ namespace ldp {
 void MeanAccumulator::CompensatedSum::Add(double x) {
   const double total = sum + x;
   // Neumaier: recover the low-order bits of whichever operand was smaller.
-  compensation += std::fabs(sum) >= std::fabs(x) ? (sum - total) + x
-                                                 : (x - total) + sum;
+  compensation +=
+      std::fabs(sum) >= std::fabs(x) ? (sum - total) + x : (x - total) + sum;
   sum = total;
 }
 
@@ -34,11 +34,12 @@ absl::Status MeanAccumulator::Merge(const MeanAccumulator& other) {
         "cannot merge mean accumulators of different mechanisms (build every "
         "shard from the same mechanism object)");
   }
-  num_reports_ += other.num_reports_;
-  sum_.Add(other.sum_.sum);
-  sum_.Add(other.sum_.compensation);
-  sum_of_squares_.Add(other.sum_of_squares_.sum);
-  sum_of_squares_.Add(other.sum_of_squares_.compensation);
+  const MeanAccumulator snapshot = other;  // `other` may be *this
+  num_reports_ += snapshot.num_reports_;
+  sum_.Add(snapshot.sum_.sum);
+  sum_.Add(snapshot.sum_.compensation);
+  sum_of_squares_.Add(snapshot.sum_of_squares_.sum);
+  sum_of_squares_.Add(snapshot.sum_of_squares_.compensation);
   return absl::OkStatus();
 }
 

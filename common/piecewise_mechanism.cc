@@ -18,9 +18,9 @@ constexpr double kDenominator =
 
 // ln(q_in / q_out) for inside numerator k, m band cells and j positions.
 double InsideOutsideEpsilon(uint64_t k, int64_t band, int64_t positions) {
-  return std::log(static_cast<double>(k) * static_cast<double>(positions) /
-                  ((kDenominator - static_cast<double>(k)) *
-                   static_cast<double>(band)));
+  return std::log(
+      static_cast<double>(k) * static_cast<double>(positions) /
+      ((kDenominator - static_cast<double>(k)) * static_cast<double>(band)));
 }
 
 // Σ v and Σ v² over the `count` consecutive unit-spaced values starting at
@@ -64,9 +64,9 @@ absl::StatusOr<std::unique_ptr<PiecewiseMechanism>> PiecewiseMechanism::Create(
       options.num_cells - 1);
   const int64_t positions = options.num_cells - band;
   const double weighted_band = std::exp(options.epsilon) * band;
-  uint64_t k = CoinProbability::RoundDown(weighted_band /
-                                          (weighted_band + positions))
-                   .numerator();
+  uint64_t k =
+      CoinProbability::RoundDown(weighted_band / (weighted_band + positions))
+          .numerator();
   // Rounding K down lowers the ratio; the loop absorbs any error in exp().
   while (k > 0 && InsideOutsideEpsilon(k, band, positions) > options.epsilon) {
     --k;
@@ -77,12 +77,11 @@ absl::StatusOr<std::unique_ptr<PiecewiseMechanism>> PiecewiseMechanism::Create(
         "epsilon ", options.epsilon, " is too small for num_cells ",
         options.num_cells, ": the cell probabilities round to equal values"));
   }
-  auto mechanism = std::unique_ptr<PiecewiseMechanism>(new PiecewiseMechanism(
-      options.bound, options.num_cells, band, CoinProbability::FromNumerator(k),
-      implemented));
+  auto mechanism = std::unique_ptr<PiecewiseMechanism>(
+      new PiecewiseMechanism(options.bound, options.num_cells, band,
+                             CoinProbability::FromNumerator(k), implemented));
   mechanism->worst_case_variance_ = MaxOfPiecewiseQuadratic(
-      [&](double x) { return mechanism->Variance(x); },
-      mechanism->InputGrid());
+      [&](double x) { return mechanism->Variance(x); }, mechanism->InputGrid());
   return mechanism;
 }
 
@@ -94,15 +93,15 @@ PiecewiseMechanism::PiecewiseMechanism(double bound, int64_t num_cells,
       band_cells_(band_cells),
       inside_(inside),
       epsilon_(epsilon),
-      inside_cell_probability_(inside.value() / static_cast<double>(band_cells)),
+      inside_cell_probability_(inside.value() /
+                               static_cast<double>(band_cells)),
       outside_cell_probability_(inside.Complement().value() /
                                 static_cast<double>(num_cells - band_cells)) {
   // E[Decode | j] = scale·(FirstMoment(j) − FirstMoment(0)) − b, and
   // FirstMoment(j) − FirstMoment(0) = m(q_in − q_out)·j, so this is b(2j/J −
   // 1): unbiased on the grid, hence (rounding) everywhere.
-  const double slope =
-      static_cast<double>(band_cells) *
-      (inside_cell_probability_ - outside_cell_probability_);
+  const double slope = static_cast<double>(band_cells) *
+                       (inside_cell_probability_ - outside_cell_probability_);
   decode_scale_ = 2 * bound / (slope * static_cast<double>(num_positions()));
   decode_offset_ = -decode_scale_ * FirstMoment(0) - bound;
 }
@@ -111,8 +110,8 @@ PiecewiseMechanism::PiecewiseMechanism(double bound, int64_t num_cells,
 // free of cancellation for large L.
 double PiecewiseMechanism::FirstMoment(int64_t j) const {
   const double shift = 0.5 - static_cast<double>(num_cells_) / 2;
-  const double band = SumOf(static_cast<double>(j) + shift,
-                            static_cast<double>(band_cells_));
+  const double band =
+      SumOf(static_cast<double>(j) + shift, static_cast<double>(band_cells_));
   const double all = SumOf(shift, static_cast<double>(num_cells_));
   return inside_cell_probability_ * band +
          outside_cell_probability_ * (all - band);
@@ -146,8 +145,9 @@ double PiecewiseMechanism::Probability(double x,
   for (int offset = 0; offset <= 1; ++offset) {
     const int64_t j = rounding.lower() + offset;
     const bool inside = report.level >= j && report.level < j + band_cells_;
-    probability += rounding.Weight(offset) * (inside ? inside_cell_probability_
-                                                     : outside_cell_probability_);
+    probability +=
+        rounding.Weight(offset) *
+        (inside ? inside_cell_probability_ : outside_cell_probability_);
   }
   return probability;
 }

@@ -28,8 +28,9 @@ double MaxOfPiecewiseQuadratic(absl::FunctionRef<double(double)> f,
     const double left = knots[i - 1];
     const double right = knots[i];
     const double right_value = f(right);
-    best = std::max(best, MaxOnUnitInterval(left_value, f(left + (right - left) / 2),
-                                            right_value));
+    best = std::max(best,
+                    MaxOnUnitInterval(left_value, f(left + (right - left) / 2),
+                                      right_value));
     left_value = right_value;
   }
   return best;

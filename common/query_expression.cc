@@ -14,10 +14,10 @@ namespace ldp {
 namespace {
 
 constexpr const char* kOpNames[] = {
-    "field", "constant", "category_is", "bit_at", "masked_parity",
-    "==",    "!=",       "<",           "<=",     ">",
-    ">=",    "and",      "or",          "+",      "-",
-    "*",     "/",        "min",         "max",    "not",
+    "field", "constant", "category_is", "bit_at",      "masked_parity",
+    "==",    "!=",       "<",           "<=",          ">",
+    ">=",    "and",      "or",          "+",           "-",
+    "*",     "/",        "min",         "max",         "not",
     "abs",   "negate",   "clamp",       "if_then_else"};
 static_assert(std::size(kOpNames) ==
               static_cast<size_t>(QueryOp::kIfThenElse) + 1);
@@ -73,14 +73,12 @@ TreeSize MeasureTree(const QueryNode& root) {
 absl::Status ValidateSize(const QueryNode& root) {
   const TreeSize size = MeasureTree(root);
   if (size.depth > kMaxQueryDepth) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("query depth ", size.depth, " exceeds the limit of ",
-                     kMaxQueryDepth));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "query depth ", size.depth, " exceeds the limit of ", kMaxQueryDepth));
   }
   if (size.nodes > kMaxQueryNodes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("query has ", size.nodes, " nodes; the limit is ",
-                     kMaxQueryNodes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "query has ", size.nodes, " nodes; the limit is ", kMaxQueryNodes));
   }
   return absl::OkStatus();
 }
@@ -90,10 +88,9 @@ absl::Status ValidateRange(const QueryRange& r, const char* what,
   const bool ordered =
       allow_empty_width ? r.lower <= r.upper : r.lower < r.upper;
   if (!std::isfinite(r.lower) || !std::isfinite(r.upper) || !ordered) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " must be finite with lower ",
-                     allow_empty_width ? "<=" : "<", " upper, got [", r.lower,
-                     ", ", r.upper, "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must be finite with lower ", allow_empty_width ? "<=" : "<",
+        " upper, got [", r.lower, ", ", r.upper, "]"));
   }
   return absl::OkStatus();
 }
@@ -121,9 +118,8 @@ absl::StatusOr<const FieldSpec*> FindField(const QueryNode& node,
                                            FieldKind wanted) {
   const FieldSpec* spec = schema.Find(node.field);
   if (spec == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(OpText(node.op), " refers to unknown field \"",
-                     node.field, "\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        OpText(node.op), " refers to unknown field \"", node.field, "\""));
   }
   if (node.op == QueryOp::kField && spec->kind == FieldKind::kBitVector) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -180,9 +176,9 @@ absl::Status CheckLeaf(const QueryNode& node, const RecordSchema& schema) {
 absl::Status CheckNode(const QueryNode& node, const RecordSchema& schema) {
   const int arity = Arity(node.op);
   if (static_cast<int>(node.children.size()) != arity) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(OpText(node.op), " takes ", arity,
-                     " operand(s), got ", node.children.size()));
+    return absl::InvalidArgumentError(absl::StrCat(OpText(node.op), " takes ",
+                                                   arity, " operand(s), got ",
+                                                   node.children.size()));
   }
   if (arity == 0) return CheckLeaf(node, schema);
   if (node.op == QueryOp::kClamp) {
@@ -292,8 +288,7 @@ QueryNode Clamp(QueryNode a, double lower, double upper) {
   node.range = {.lower = lower, .upper = upper};
   return node;
 }
-QueryNode IfThenElse(QueryNode condition, QueryNode then,
-                     QueryNode otherwise) {
+QueryNode IfThenElse(QueryNode condition, QueryNode then, QueryNode otherwise) {
   QueryNode node{.op = QueryOp::kIfThenElse};
   node.children.push_back(std::move(condition));
   node.children.push_back(std::move(then));

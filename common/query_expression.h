@@ -156,8 +156,7 @@ QueryNode Not(QueryNode a);
 QueryNode Abs(QueryNode a);
 QueryNode Neg(QueryNode a);
 QueryNode Clamp(QueryNode a, double lower, double upper);
-QueryNode IfThenElse(QueryNode condition, QueryNode then,
-                     QueryNode otherwise);
+QueryNode IfThenElse(QueryNode condition, QueryNode then, QueryNode otherwise);
 
 }  // namespace expr
 }  // namespace ldp

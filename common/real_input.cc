@@ -34,9 +34,8 @@ RandomizedRounding RandomizedRounding::Of(double position, int64_t n) {
   int64_t lower = static_cast<int64_t>(std::floor(position));
   // Nearest multiple of 2^-32: the rounding coin only needs to be close to
   // the fraction (pre-processing), and nearest halves the residual bias.
-  uint64_t up = static_cast<uint64_t>(
-      std::llround(std::ldexp(position - static_cast<double>(lower),
-                              CoinProbability::kBits)));
+  uint64_t up = static_cast<uint64_t>(std::llround(std::ldexp(
+      position - static_cast<double>(lower), CoinProbability::kBits)));
   if (up >= CoinProbability::kDenominator) {
     ++lower;
     up = 0;

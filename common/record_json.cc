@@ -91,9 +91,8 @@ const char* Expectation(FieldKind kind) {
 
 // At most 64 characters of `j`, for error messages.
 std::string Excerpt(const Json& j) {
-  std::string text =
-      j.dump(/*indent=*/-1, ' ', /*ensure_ascii=*/false,
-             Json::error_handler_t::replace);
+  std::string text = j.dump(/*indent=*/-1, ' ', /*ensure_ascii=*/false,
+                            Json::error_handler_t::replace);
   if (text.size() > 64) text = text.substr(0, 61) + "...";
   return text;
 }
@@ -126,9 +125,9 @@ absl::StatusOr<Record> ParseRecordJson(std::string_view json,
     if (value.is_null()) continue;  // missing: Sanitize supplies the default
     std::optional<FieldValue> converted = ConvertValue(*spec, value);
     if (!converted.has_value()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "field \"", name, "\" expects ", Expectation(spec->kind), ", got ",
-          Excerpt(value)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("field \"", name, "\" expects ", Expectation(spec->kind),
+                       ", got ", Excerpt(value)));
     }
     record.values[name] = *std::move(converted);
   }

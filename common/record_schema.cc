@@ -16,15 +16,16 @@ namespace ldp {
 namespace {
 
 absl::Status ValidateFieldName(const std::string& name) {
-  const bool valid_chars =
-      !name.empty() && !absl::ascii_isdigit(name[0]) &&
-      std::all_of(name.begin(), name.end(), [](char c) {
-        return absl::ascii_isalnum(c) || c == '_';
-      });
+  const bool valid_chars = !name.empty() && !absl::ascii_isdigit(name[0]) &&
+                           std::all_of(name.begin(), name.end(), [](char c) {
+                             return absl::ascii_isalnum(c) || c == '_';
+                           });
   if (!valid_chars || name.size() > kMaxFieldNameLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "field name \"", name, "\" must match [A-Za-z_][A-Za-z0-9_]* and be at "
-        "most ", kMaxFieldNameLength, " characters"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("field name \"", name,
+                     "\" must match [A-Za-z_][A-Za-z0-9_]* and be at "
+                     "most ",
+                     kMaxFieldNameLength, " characters"));
   }
   return absl::OkStatus();
 }
@@ -43,25 +44,27 @@ absl::Status ValidateRealBounds(const FieldSpec& f) {
   if (!std::isfinite(f.real_lower) || !std::isfinite(f.real_upper) ||
       !(f.real_lower < f.real_upper) ||
       !std::isfinite(f.real_upper - f.real_lower)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "real field \"", f.name, "\" needs finite bounds with lower < upper "
-        "and a finite width, got [", f.real_lower, ", ", f.real_upper, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("real field \"", f.name,
+                     "\" needs finite bounds with lower < upper "
+                     "and a finite width, got [",
+                     f.real_lower, ", ", f.real_upper, "]"));
   }
   return absl::OkStatus();
 }
 
 absl::Status ValidateCategories(const FieldSpec& f) {
   if (f.categories.empty() || f.categories.size() > kMaxCategories) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "categorical field \"", f.name, "\" needs 1 to ", kMaxCategories,
-        " categories, got ", f.categories.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("categorical field \"", f.name, "\" needs 1 to ",
+                     kMaxCategories, " categories, got ", f.categories.size()));
   }
   absl::flat_hash_set<absl::string_view> seen;
   for (const std::string& c : f.categories) {
     if (c.empty() || c.size() > kMaxCategoryLength) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "categories of field \"", f.name, "\" must be 1 to ",
-          kMaxCategoryLength, " bytes long"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("categories of field \"", f.name, "\" must be 1 to ",
+                       kMaxCategoryLength, " bytes long"));
     }
     if (!seen.insert(c).second) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -74,8 +77,10 @@ absl::Status ValidateCategories(const FieldSpec& f) {
 absl::Status ValidateBitLength(const FieldSpec& f) {
   if (f.bit_length < 1 || f.bit_length > kMaxBitLength) {
     return absl::InvalidArgumentError(
-        absl::StrCat("bit-vector field \"", f.name, "\" needs a bit length of "
-                     "1 to ", kMaxBitLength, ", got ", f.bit_length));
+        absl::StrCat("bit-vector field \"", f.name,
+                     "\" needs a bit length of "
+                     "1 to ",
+                     kMaxBitLength, ", got ", f.bit_length));
   }
   return absl::OkStatus();
 }
@@ -228,9 +233,9 @@ FieldValue SanitizeValue(const FieldSpec& spec, const FieldValue* value) {
       return SanitizeNumber(spec, *value);
     case FieldKind::kCategorical: {
       const auto* c = std::get_if<std::string>(value);
-      if (c != nullptr && std::find(spec.categories.begin(),
-                                    spec.categories.end(),
-                                    *c) != spec.categories.end()) {
+      if (c != nullptr &&
+          std::find(spec.categories.begin(), spec.categories.end(), *c) !=
+              spec.categories.end()) {
         return *c;
       }
       return DefaultValue(spec);

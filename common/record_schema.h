@@ -43,7 +43,7 @@ struct FieldSpec {
   double real_lower = 0;  // kReal
   double real_upper = 0;
   std::vector<std::string> categories{};  // kCategorical
-  uint32_t bit_length = 0;              // kBitVector
+  uint32_t bit_length = 0;                // kBitVector
   std::optional<FieldValue> default_value{};
 
   static FieldSpec Bool(std::string name);

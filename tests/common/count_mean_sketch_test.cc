@@ -38,10 +38,11 @@ TEST(CountMeanSketch, RejectsBadOptions) {
       {.epsilon = 1, .domain_size = 10, .num_hashes = 70'000},
       {.epsilon = 1, .domain_size = 10, .num_columns = 1},
       {.epsilon = 1, .domain_size = 10, .num_columns = 70'000},
-      {.epsilon = 1, .domain_size = 10, .num_hashes = 1024,
+      {.epsilon = 1,
+       .domain_size = 10,
+       .num_hashes = 1024,
        .num_columns = 32768},
-      {.epsilon = 1, .domain_size = 10, .num_columns = 100,
-       .variant = kHcms},
+      {.epsilon = 1, .domain_size = 10, .num_columns = 100, .variant = kHcms},
       {.epsilon = 1, .domain_size = 10, .variant = SketchVariant{7}},
   };
   for (const auto& options : bad) {
@@ -70,7 +71,8 @@ std::vector<FrequencyReport> AllOutputs(const CountMeanSketch& oracle) {
   for (uint32_t row = 0; row < oracle.num_hashes(); ++row) {
     if (oracle.variant() == kCms) {
       for (uint64_t bits = 0; bits < (uint64_t{1} << m); ++bits) {
-        outputs.push_back(SketchReport{.row = row, .column = 0, .bits = {bits}});
+        outputs.push_back(
+            SketchReport{.row = row, .column = 0, .bits = {bits}});
       }
     } else {
       for (uint32_t column = 0; column < m; ++column) {
@@ -87,9 +89,11 @@ std::vector<FrequencyReport> AllOutputs(const CountMeanSketch& oracle) {
 TEST(CountMeanSketch, EnumeratedPrivacyLossIsAtMostEpsilon) {
   for (SketchVariant variant : {kCms, kHcms}) {
     for (double epsilon : {0.1, 1.0, 4.0}) {
-      const auto oracle =
-          Make({.epsilon = epsilon, .domain_size = 12, .num_hashes = 3,
-                .num_columns = variant == kCms ? 6u : 8u, .variant = variant});
+      const auto oracle = Make({.epsilon = epsilon,
+                                .domain_size = 12,
+                                .num_hashes = 3,
+                                .num_columns = variant == kCms ? 6u : 8u,
+                                .variant = variant});
       EXPECT_LE(oracle->epsilon(), epsilon);
       EXPECT_LE(epsilon - oracle->epsilon(), 1e-6);
       std::vector<uint32_t> inputs(12);
@@ -119,9 +123,11 @@ TEST(CountMeanSketch, SamplesFollowProbability) {
   SeededGenerator gen(41);
   constexpr int kDraws = 300'000;
   for (SketchVariant variant : {kCms, kHcms}) {
-    const auto oracle =
-        Make({.epsilon = 1.5, .domain_size = 40, .num_hashes = 3,
-              .num_columns = variant == kCms ? 5u : 8u, .variant = variant});
+    const auto oracle = Make({.epsilon = 1.5,
+                              .domain_size = 40,
+                              .num_hashes = 3,
+                              .num_columns = variant == kCms ? 5u : 8u,
+                              .variant = variant});
     const std::vector<FrequencyReport> outputs = AllOutputs(*oracle);
     const double public_choices =
         oracle->num_hashes() * (variant == kCms ? 1 : oracle->num_columns());
@@ -132,9 +138,9 @@ TEST(CountMeanSketch, SamplesFollowProbability) {
         ASSERT_OK(oracle->Validate(r));
         const auto& s = std::get<SketchReport>(r);
         const size_t index =
-            variant == kCms ? s.row * 32 + s.bits[0]
-                            : (s.row * oracle->num_columns() + s.column) * 2 +
-                                  s.bits[0];
+            variant == kCms
+                ? s.row * 32 + s.bits[0]
+                : (s.row * oracle->num_columns() + s.column) * 2 + s.bits[0];
         observed[index] += 1;
       }
       for (const auto& w : outputs) {
@@ -180,8 +186,11 @@ TEST(CountMeanSketch, UnbiasedWithClosedFormVarianceForDistinctOthers) {
   SeededGenerator gen(51);
   for (SketchVariant variant : {kCms, kHcms}) {
     const CountMeanSketchOptions shape = {
-        .epsilon = variant == kCms ? 4.0 : 2.0, .domain_size = 0xFFFFFFFF,
-        .num_hashes = 3, .num_columns = 4, .variant = variant};
+        .epsilon = variant == kCms ? 4.0 : 2.0,
+        .domain_size = 0xFFFFFFFF,
+        .num_hashes = 3,
+        .num_columns = 4,
+        .variant = variant};
     const int n = 200, target = 60;
     std::vector<uint32_t> items = {12345};
     std::vector<int> counts = {target};
@@ -194,8 +203,7 @@ TEST(CountMeanSketch, UnbiasedWithClosedFormVarianceForDistinctOthers) {
     const double f = target / double(n);
     const double variance = Make(shape)->Variance(f, n);
     EXPECT_NEAR(m.mean(), f, 5 * std::sqrt(variance / kVarianceReps));
-    EXPECT_NEAR(m.variance() / variance, 1.0, 0.1)
-        << static_cast<int>(variant);
+    EXPECT_NEAR(m.variance() / variance, 1.0, 0.1) << static_cast<int>(variant);
   }
 }
 
@@ -205,8 +213,11 @@ TEST(CountMeanSketch, UnbiasedWithPopulationVarianceForConcentratedOthers) {
   SeededGenerator gen(52);
   for (SketchVariant variant : {kCms, kHcms}) {
     const CountMeanSketchOptions shape = {
-        .epsilon = variant == kCms ? 4.0 : 2.0, .domain_size = 100,
-        .num_hashes = 3, .num_columns = 4, .variant = variant};
+        .epsilon = variant == kCms ? 4.0 : 2.0,
+        .domain_size = 100,
+        .num_hashes = 3,
+        .num_columns = 4,
+        .variant = variant};
     const int n = 200;
     for (uint32_t target : {0u, 3u}) {
       const std::vector<int> all_counts = {80, 60, 40, 20};
@@ -242,19 +253,19 @@ TEST(CountMeanSketch, VarianceMatchesTheReferenceForms) {
               1e-6);
   const double e = std::exp(1.0);
   const double h = (e + 1) / (e - 1);
-  const auto hcms =
-      Make({.epsilon = 1, .domain_size = 5000, .variant = kHcms});
+  const auto hcms = Make({.epsilon = 1, .domain_size = 5000, .variant = kHcms});
   EXPECT_NEAR(hcms->Variance(f, n) * n,
-              std::pow(m / (m - 1), 2) * (h * h - f - (1 - f) / (m * m)),
-              1e-6);
+              std::pow(m / (m - 1), 2) * (h * h - f - (1 - f) / (m * m)), 1e-6);
 }
 
 TEST(CountMeanSketch, EstimateEnumeratesOnlySmallDomains) {
   SeededGenerator gen(61);
   for (SketchVariant variant : {kCms, kHcms}) {
-    const auto small =
-        Make({.epsilon = 2, .domain_size = 50, .num_hashes = 8,
-              .num_columns = 64, .variant = variant});
+    const auto small = Make({.epsilon = 2,
+                             .domain_size = 50,
+                             .num_hashes = 8,
+                             .num_columns = 64,
+                             .variant = variant});
     auto acc = small->NewSketchAccumulator();
     for (int i = 0; i < 500; ++i) {
       ASSERT_OK(acc->Add(small->Randomize(i % 50, gen)));
@@ -268,9 +279,10 @@ TEST(CountMeanSketch, EstimateEnumeratesOnlySmallDomains) {
     EXPECT_EQ(some.variances[1], all.variances[3]);
     EXPECT_EQ(all.num_reports, 500);
 
-    const auto huge = Make({.epsilon = 2,
-                            .domain_size = CountMeanSketch::kMaxEnumeratedDomain + 1,
-                            .variant = variant});
+    const auto huge =
+        Make({.epsilon = 2,
+              .domain_size = CountMeanSketch::kMaxEnumeratedDomain + 1,
+              .variant = variant});
     auto big = huge->NewSketchAccumulator();
     ASSERT_OK(big->Add(huge->Randomize(123456789, gen)));
     const HistogramEstimate none = big->Estimate();
@@ -282,10 +294,13 @@ TEST(CountMeanSketch, EstimateEnumeratesOnlySmallDomains) {
 }
 
 TEST(CountMeanSketch, ValidateRejectsMalformedReports) {
-  const auto cms = Make({.epsilon = 1, .domain_size = 1000, .num_hashes = 4,
-                         .num_columns = 100});
-  const auto hcms = Make({.epsilon = 1, .domain_size = 1000, .num_hashes = 4,
-                          .num_columns = 128, .variant = kHcms});
+  const auto cms = Make(
+      {.epsilon = 1, .domain_size = 1000, .num_hashes = 4, .num_columns = 100});
+  const auto hcms = Make({.epsilon = 1,
+                          .domain_size = 1000,
+                          .num_hashes = 4,
+                          .num_columns = 128,
+                          .variant = kHcms});
   const std::vector<FrequencyReport> wrong_kind = {
       ItemReport{.item = 1}, BitVectorReport{.words = {1, 0}},
       HashedReport{.seed = 1, .bucket = 0}, SubsetReport{.items = {1}}};
@@ -328,8 +343,10 @@ TEST(CountMeanSketch, ValidateRejectsMalformedReports) {
 TEST(CountMeanSketch, MergeEqualsAddingEverythingToOne) {
   SeededGenerator gen(8);
   for (SketchVariant variant : {kCms, kHcms}) {
-    const auto oracle = Make({.epsilon = 1, .domain_size = 300,
-                              .num_hashes = 5, .num_columns = 128,
+    const auto oracle = Make({.epsilon = 1,
+                              .domain_size = 300,
+                              .num_hashes = 5,
+                              .num_columns = 128,
                               .variant = variant});
     auto all = oracle->NewSketchAccumulator();
     auto left = oracle->NewSketchAccumulator();
@@ -346,8 +363,8 @@ TEST(CountMeanSketch, MergeEqualsAddingEverythingToOne) {
 }
 
 TEST(CountMeanSketch, MergeRejectsADifferentOracle) {
-  const CountMeanSketchOptions base = {.epsilon = 1, .domain_size = 300,
-                                       .num_hashes = 5, .num_columns = 128};
+  const CountMeanSketchOptions base = {
+      .epsilon = 1, .domain_size = 300, .num_hashes = 5, .num_columns = 128};
   auto acc = Make(base)->NewAccumulator();
   std::vector<CountMeanSketchOptions> others(5, base);
   others[0].epsilon = 2;
@@ -363,8 +380,8 @@ TEST(CountMeanSketch, MergeRejectsADifferentOracle) {
 }
 
 TEST(CountMeanSketch, ItemsPastTheDomainAreClamped) {
-  const auto oracle = Make({.epsilon = 1, .domain_size = 6, .num_hashes = 4,
-                            .num_columns = 16});
+  const auto oracle = Make(
+      {.epsilon = 1, .domain_size = 6, .num_hashes = 4, .num_columns = 16});
   SeededGenerator a(4), b(4);
   EXPECT_EQ(oracle->Randomize(1000, a), oracle->Randomize(5, b));
 }

@@ -52,7 +52,8 @@ std::vector<double> Inputs(double bound, int resolution_bits) {
   std::vector<double> inputs;
   const int64_t steps = int64_t{1} << resolution_bits;
   for (int64_t i = -steps; i <= steps; ++i) {
-    inputs.push_back(bound * static_cast<double>(i) / static_cast<double>(steps));
+    inputs.push_back(bound * static_cast<double>(i) /
+                     static_cast<double>(steps));
   }
   for (double f : {-0.93, -0.3, 0.01, 0.55, 0.999}) inputs.push_back(f * bound);
   return inputs;
@@ -75,16 +76,18 @@ TEST(DiscreteLaplaceMechanism, CreateRejectsBadOptions) {
         << bits;
   }
   // 2^31 / 1e-9 lattice steps of noise would overflow the level range.
-  EXPECT_THAT(
-      DiscreteLaplaceMechanism::Create({.epsilon = 1e-9, .resolution_bits = 30}),
-      StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_OK(DiscreteLaplaceMechanism::Create({.epsilon = 50, .resolution_bits = 0}));
+  EXPECT_THAT(DiscreteLaplaceMechanism::Create(
+                  {.epsilon = 1e-9, .resolution_bits = 30}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_OK(
+      DiscreteLaplaceMechanism::Create({.epsilon = 50, .resolution_bits = 0}));
 }
 
 TEST(DiscreteLaplaceMechanism, ImplementedEpsilonIsJustBelowTheRequestedOne) {
   for (int bits : {0, 3, 10, 30}) {
     for (double epsilon : {0.01, 0.5, 1.0, 2.0, 4.0, 8.0, 50.0}) {
-      auto m = Make({.epsilon = epsilon, .bound = 2.5, .resolution_bits = bits});
+      auto m =
+          Make({.epsilon = epsilon, .bound = 2.5, .resolution_bits = bits});
       EXPECT_LE(m->epsilon(), epsilon) << bits << " " << epsilon;
       EXPECT_LE(epsilon - m->epsilon(), 1e-6) << bits << " " << epsilon;
       // ε' = Δ/s' exactly, Δ = 2^(k+1).
@@ -150,7 +153,8 @@ double NaiveLaplace(double x, double scale, SeededGenerator& gen) {
 // multiple of 2^-53. x + noise for x = 1 can never produce one (1 + n is a
 // multiple of 2^-53, and exact when it lands there); x = 0 often does.
 bool PrecisionEvent(double y) {
-  return std::fabs(y) < 0.5 && std::ldexp(y, 53) != std::floor(std::ldexp(y, 53));
+  return std::fabs(y) < 0.5 &&
+         std::ldexp(y, 53) != std::floor(std::ldexp(y, 53));
 }
 
 struct EventCounts {
@@ -171,10 +175,11 @@ EventCounts CountPrecisionEvents(const std::function<double(double)>& release) {
 
 // (c) The check has teeth: it catches the floating-point mechanism and
 // passes ours on the same inputs, scale and event.
-TEST(DiscreteLaplaceMechanism, NaiveFloatingPointLaplaceLeaksButLatticeDoesNot) {
+TEST(DiscreteLaplaceMechanism,
+     NaiveFloatingPointLaplaceLeaksButLatticeDoesNot) {
   SeededGenerator gen(5);
-  const EventCounts naive = CountPrecisionEvents(
-      [&](double x) { return NaiveLaplace(x, 1.0, gen); });
+  const EventCounts naive =
+      CountPrecisionEvents([&](double x) { return NaiveLaplace(x, 1.0, gen); });
   EXPECT_TRUE(naive.Leaks());
   EXPECT_GT(naive.from_zero, 10'000);  // measured: ≈ 27% of draws
   EXPECT_EQ(naive.from_one, 0);
@@ -216,9 +221,8 @@ TEST(DiscreteLaplaceMechanism, SamplesFollowTheExactDistribution) {
       }
     }
     const auto result = ChiSquare(observed, expected);
-    EXPECT_TRUE(result.Passes())
-        << x << ": chi2 " << result.statistic << " df "
-        << result.degrees_of_freedom;
+    EXPECT_TRUE(result.Passes()) << x << ": chi2 " << result.statistic << " df "
+                                 << result.degrees_of_freedom;
   }
 }
 
@@ -262,7 +266,8 @@ TEST(DiscreteLaplaceMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
       const double variance = m->Variance(x);
       EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
           << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1) << epsilon << " " << x;
+      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
+          << epsilon << " " << x;
     }
   }
 }
@@ -283,7 +288,8 @@ TEST(DiscreteLaplaceMechanism, ReportsDecodeToLatticePoints) {
 
 TEST(DiscreteLaplaceMechanism, ValidateAcceptsExactlyTheDocumentedWindow) {
   auto m = Make({.epsilon = 1.0, .bound = 1.0, .resolution_bits = 10});
-  EXPECT_EQ(m->max_level(), 1024 + static_cast<int64_t>(std::ceil(64 * Scale(*m))));
+  EXPECT_EQ(m->max_level(),
+            1024 + static_cast<int64_t>(std::ceil(64 * Scale(*m))));
   EXPECT_OK(m->Validate({.level = 0}));
   EXPECT_OK(m->Validate({.level = m->max_level()}));
   EXPECT_OK(m->Validate({.level = -m->max_level()}));

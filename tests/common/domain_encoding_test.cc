@@ -26,11 +26,11 @@ RecordSchema MakeSchema(std::vector<FieldSpec> fields) {
 }
 
 RecordSchema Schema() {
-  return MakeSchema(
-      {FieldSpec::Bool("smoker"), FieldSpec::Int("age", 18, 25),
-       FieldSpec::Categorical("country", {"fr", "de", "it"}),
-       FieldSpec::Real("income", 0, 100), FieldSpec::BitVector("bits", 3),
-       FieldSpec::Int("years", 0, 120)});
+  return MakeSchema({FieldSpec::Bool("smoker"), FieldSpec::Int("age", 18, 25),
+                     FieldSpec::Categorical("country", {"fr", "de", "it"}),
+                     FieldSpec::Real("income", 0, 100),
+                     FieldSpec::BitVector("bits", 3),
+                     FieldSpec::Int("years", 0, 120)});
 }
 
 DomainEncoding MakeEncoding(const DomainEncodingSpec& spec,
@@ -129,8 +129,8 @@ TEST(DomainEncoding, RealEncodingAgreesWithLabelsAtEveryEdge) {
   const struct {
     double lower, upper;
     uint32_t buckets;
-  } kCases[] = {{-0.3, 0.7, 7}, {1e6, 1e6 + 1, 1000}, {0, 1, 3},
-                {-1e-3, 5e-4, 17}};
+  } kCases[] = {
+      {-0.3, 0.7, 7}, {1e6, 1e6 + 1, 1000}, {0, 1, 3}, {-1e-3, 5e-4, 17}};
   for (const auto& c : kCases) {
     const RecordSchema schema =
         MakeSchema({FieldSpec::Real("x", c.lower, c.upper)});
@@ -143,8 +143,7 @@ TEST(DomainEncoding, RealEncodingAgreesWithLabelsAtEveryEdge) {
       const double lo = std::strtod(text, &end);
       const double hi = std::strtod(end + 1, nullptr);
       EXPECT_EQ(e.Encode(With("x", lo)), i) << label;
-      EXPECT_EQ(e.Encode(With("x", std::nextafter(hi, -INFINITY))), i)
-          << label;
+      EXPECT_EQ(e.Encode(With("x", std::nextafter(hi, -INFINITY))), i) << label;
       if (i + 1 < c.buckets) {
         EXPECT_EQ(e.Encode(With("x", hi)), i + 1) << label;
       }
@@ -154,11 +153,11 @@ TEST(DomainEncoding, RealEncodingAgreesWithLabelsAtEveryEdge) {
 }
 
 TEST(DomainEncoding, ProductCoversTheDomainExactlyOnceMostSignificantFirst) {
-  const DomainEncoding e = MakeEncoding(ProductEncoding{
-      .fields = {{.field = "smoker"},
-                 {.field = "country"},
-                 {.field = "age"},
-                 {.field = "income", .num_buckets = 4}}});
+  const DomainEncoding e = MakeEncoding(
+      ProductEncoding{.fields = {{.field = "smoker"},
+                                 {.field = "country"},
+                                 {.field = "age"},
+                                 {.field = "income", .num_buckets = 4}}});
   ASSERT_EQ(e.domain_size(), 2u * 3 * 8 * 4);
   std::vector<int> hits(e.domain_size(), 0);
   const std::vector<std::string> countries = {"fr", "de", "it"};
@@ -190,8 +189,8 @@ TEST(DomainEncoding, QueryValueIsRoundedAndClamped) {
   absl::StatusOr<Query> q = Query::Create(
       expr::Div(expr::Field("years"), expr::Constant(10)), {0, 12}, schema);
   ASSERT_OK(q);
-  const DomainEncoding e = MakeEncoding(
-      QueryValueEncoding{.query = *q, .domain_size = 5}, schema);
+  const DomainEncoding e =
+      MakeEncoding(QueryValueEncoding{.query = *q, .domain_size = 5}, schema);
   EXPECT_EQ(e.domain_size(), 5u);
   EXPECT_EQ(e.Encode(With("years", int64_t{14})), 1u);   // 1.4 → 1
   EXPECT_EQ(e.Encode(With("years", int64_t{37})), 4u);   // 3.7 → 4
@@ -213,8 +212,8 @@ TEST(DomainEncoding, ParityQueryEncodesBitVectors) {
   absl::StatusOr<Query> q = Query::Create(
       expr::MaskedParity("bits", {true, false, true}), {0, 1}, schema);
   ASSERT_OK(q);
-  const DomainEncoding e = MakeEncoding(
-      QueryValueEncoding{.query = *q, .domain_size = 2}, schema);
+  const DomainEncoding e =
+      MakeEncoding(QueryValueEncoding{.query = *q, .domain_size = 2}, schema);
   EXPECT_EQ(e.Encode(With("bits", std::vector<bool>{true, true, false})), 1u);
   EXPECT_EQ(e.Encode(With("bits", std::vector<bool>{true, true, true})), 0u);
 }
@@ -266,10 +265,10 @@ TEST(DomainEncoding, RejectsInvalidSpecs) {
 }
 
 TEST(DomainEncoding, RejectsDomainsBeyondTheLimit) {
-  const RecordSchema schema = MakeSchema(
-      {FieldSpec::Int("a", 0, 65535), FieldSpec::Int("b", 0, 65535),
-       FieldSpec::Int("wide", 0, int64_t{1} << 40),
-       FieldSpec::Real("narrow", 1e6, 1e6 + 1e-6)});
+  const RecordSchema schema =
+      MakeSchema({FieldSpec::Int("a", 0, 65535), FieldSpec::Int("b", 0, 65535),
+                  FieldSpec::Int("wide", 0, int64_t{1} << 40),
+                  FieldSpec::Real("narrow", 1e6, 1e6 + 1e-6)});
   const absl::Status product =
       DomainEncoding::Create(
           ProductEncoding{.fields = {{.field = "a"}, {.field = "b"}}}, schema)
@@ -283,25 +282,24 @@ TEST(DomainEncoding, RejectsDomainsBeyondTheLimit) {
   EXPECT_THAT(wide.message(), HasSubstr("bucketize it"));
   EXPECT_OK(DomainEncoding::Create(
       FieldEncoding{.field = "wide", .num_buckets = 1000}, schema));
-  EXPECT_THAT(DomainEncoding::Create(
-                  FieldEncoding{.field = "narrow", .num_buckets = 1'000'000},
-                  schema),
-              StatusIs(kInvalid));
+  EXPECT_THAT(
+      DomainEncoding::Create(
+          FieldEncoding{.field = "narrow", .num_buckets = 1'000'000}, schema),
+      StatusIs(kInvalid));
 }
 
 TEST(DomainEncoding, RejectsBadQueryValueEncodings) {
   const RecordSchema schema = Schema();
-  absl::StatusOr<Query> q =
-      Query::Create(expr::Field("age"), {18, 25}, schema);
+  absl::StatusOr<Query> q = Query::Create(expr::Field("age"), {18, 25}, schema);
   ASSERT_OK(q);
   EXPECT_THAT(DomainEncoding::Create(
                   QueryValueEncoding{.query = *q, .domain_size = 0}, schema),
               StatusIs(kInvalid));
-  EXPECT_THAT(DomainEncoding::Create(
-                  QueryValueEncoding{.query = *q,
-                                     .domain_size = kMaxDomainSize + 1},
-                  schema),
-              StatusIs(kInvalid));
+  EXPECT_THAT(
+      DomainEncoding::Create(
+          QueryValueEncoding{.query = *q, .domain_size = kMaxDomainSize + 1},
+          schema),
+      StatusIs(kInvalid));
   const RecordSchema other = MakeSchema({FieldSpec::Int("age", 0, 99)});
   EXPECT_THAT(DomainEncoding::Create(
                   QueryValueEncoding{.query = *q, .domain_size = 30}, other),

@@ -63,7 +63,8 @@ TEST(DuchiMechanism, ImplementedEpsilonIsJustBelowTheRequestedOne) {
     EXPECT_LE(epsilon - m->epsilon(), 1e-6) << epsilon;
     // C' is the paper's (e^ε + 1)/(e^ε − 1) at the implemented ε.
     const double e = std::exp(m->epsilon());
-    EXPECT_NEAR(m->output_magnitude(), (e + 1) / (e - 1), 1e-9 * (e + 1) / (e - 1));
+    EXPECT_NEAR(m->output_magnitude(), (e + 1) / (e - 1),
+                1e-9 * (e + 1) / (e - 1));
   }
 }
 
@@ -138,7 +139,8 @@ TEST(DuchiMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
       const double variance = m->Variance(x);
       EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
           << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1) << epsilon << " " << x;
+      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
+          << epsilon << " " << x;
     }
   }
 }

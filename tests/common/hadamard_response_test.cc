@@ -27,9 +27,9 @@ std::unique_ptr<HadamardResponse> Make(double epsilon, uint32_t domain_size) {
 
 TEST(HadamardResponse, RejectsBadOptions) {
   for (double epsilon : {0.0, -1.0, double{NAN}, double{INFINITY}, 1e-12}) {
-    EXPECT_THAT(HadamardResponse::Create({.epsilon = epsilon,
-                                          .domain_size = 8}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
+    EXPECT_THAT(
+        HadamardResponse::Create({.epsilon = epsilon, .domain_size = 8}),
+        StatusIs(absl::StatusCode::kInvalidArgument))
         << epsilon;
   }
   for (uint32_t n : {0u, 1u, HadamardResponse::kMaxDomainSize + 1}) {

@@ -32,7 +32,8 @@ std::unique_ptr<HybridMechanism> Make(const HybridOptions& options) {
 // Every level either branch can emit: cells [0, L), then Duchi's − and +.
 std::vector<ScalarReport> AllLevels(const HybridMechanism& m) {
   std::vector<ScalarReport> levels;
-  for (int64_t l = 0; l <= m.duchi_plus_level(); ++l) levels.push_back({.level = l});
+  for (int64_t l = 0; l <= m.duchi_plus_level(); ++l)
+    levels.push_back({.level = l});
   return levels;
 }
 
@@ -50,7 +51,8 @@ std::vector<double> Inputs(const HybridMechanism& m) {
 // The paper's constant hybrid variance for ε > 0.61 (b = 1).
 double PaperVariance(double epsilon) {
   const double h = std::exp(epsilon / 2), e = std::exp(epsilon);
-  return (h + 3) / (3 * h * (h - 1)) + (e + 1) * (e + 1) / (h * (e - 1) * (e - 1));
+  return (h + 3) / (3 * h * (h - 1)) +
+         (e + 1) * (e + 1) / (h * (e - 1) * (e - 1));
 }
 
 struct Moments {
@@ -98,8 +100,8 @@ TEST(HybridMechanism, UsesThePiecewiseBranchOnlyAboveThePapersThreshold) {
   }
   for (double epsilon : {0.62, 1.0, 2.0, 4.0, 8.0}) {
     auto m = Make({.epsilon = epsilon});
-    EXPECT_NEAR(m->piecewise_probability().value(),
-                1 - std::exp(-epsilon / 2), 1e-9);
+    EXPECT_NEAR(m->piecewise_probability().value(), 1 - std::exp(-epsilon / 2),
+                1e-9);
     EXPECT_LE(m->epsilon(), epsilon);
     EXPECT_LE(epsilon - m->epsilon(), 1e-6) << epsilon;
     EXPECT_EQ(m->epsilon(),
@@ -122,7 +124,8 @@ TEST(HybridMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
       EXPECT_GE(ratio, std::exp(m->epsilon()) * (1 - 1e-9)) << epsilon;
       for (size_t i = 0; i < inputs.size(); i += cells == 16 ? 1 : 97) {
         double total = 0;
-        for (const ScalarReport& w : outputs) total += m->Probability(inputs[i], w);
+        for (const ScalarReport& w : outputs)
+          total += m->Probability(inputs[i], w);
         EXPECT_NEAR(total, 1.0, 1e-12) << inputs[i];
       }
     }
@@ -137,11 +140,13 @@ TEST(HybridMechanism, SamplesFollowTheExactDistribution) {
     auto m = Make({.epsilon = epsilon, .bound = 1.0, .num_cells = 16});
     const std::vector<ScalarReport> levels = AllLevels(*m);
     for (double x : {0.3, -1.0}) {
-      std::vector<double> observed(levels.size(), 0), expected(levels.size(), 0);
+      std::vector<double> observed(levels.size(), 0),
+          expected(levels.size(), 0);
       for (size_t l = 0; l < levels.size(); ++l) {
         expected[l] = kDraws * m->Probability(x, levels[l]);
       }
-      for (int i = 0; i < kDraws; ++i) observed[m->Randomize(x, gen).level] += 1;
+      for (int i = 0; i < kDraws; ++i)
+        observed[m->Randomize(x, gen).level] += 1;
       const auto result = ChiSquare(observed, expected);
       EXPECT_TRUE(result.Passes())
           << epsilon << " " << x << ": chi2 " << result.statistic;
@@ -203,7 +208,8 @@ TEST(HybridMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
       const double variance = m->Variance(x);
       EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
           << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1) << epsilon << " " << x;
+      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
+          << epsilon << " " << x;
     }
   }
 }
@@ -212,10 +218,11 @@ TEST(HybridMechanism, ValidateAcceptsExactlyTheLevelsOfBothBranches) {
   auto m = Make({.epsilon = 2.0, .num_cells = 100});
   EXPECT_EQ(m->duchi_minus_level(), 100);
   EXPECT_EQ(m->duchi_plus_level(), 101);
-  for (int64_t level : {0, 99, 100, 101}) EXPECT_OK(m->Validate({.level = level}));
-  for (int64_t level : {int64_t{-1}, int64_t{102},
-                        std::numeric_limits<int64_t>::max(),
-                        std::numeric_limits<int64_t>::min()}) {
+  for (int64_t level : {0, 99, 100, 101})
+    EXPECT_OK(m->Validate({.level = level}));
+  for (int64_t level :
+       {int64_t{-1}, int64_t{102}, std::numeric_limits<int64_t>::max(),
+        std::numeric_limits<int64_t>::min()}) {
     EXPECT_THAT(m->Validate({.level = level}),
                 StatusIs(absl::StatusCode::kInvalidArgument))
         << level;

@@ -30,9 +30,9 @@ std::unique_ptr<OptimizedLocalHashing> Make(double epsilon,
 
 TEST(OptimizedLocalHashing, RejectsBadOptions) {
   for (double epsilon : {0.0, -1.0, double{NAN}, double{INFINITY}, 1e-12}) {
-    EXPECT_THAT(OptimizedLocalHashing::Create(
-                    {.epsilon = epsilon, .domain_size = 8}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
+    EXPECT_THAT(
+        OptimizedLocalHashing::Create({.epsilon = epsilon, .domain_size = 8}),
+        StatusIs(absl::StatusCode::kInvalidArgument))
         << epsilon;
   }
   for (uint32_t n : {0u, 1u, OptimizedLocalHashing::kMaxDomainSize + 1}) {
@@ -47,9 +47,8 @@ TEST(OptimizedLocalHashing, RejectsBadOptions) {
         << g;
   }
   // The default g = round(e^40) + 1 does not fit.
-  EXPECT_THAT(
-      OptimizedLocalHashing::Create({.epsilon = 40, .domain_size = 8}),
-      StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(OptimizedLocalHashing::Create({.epsilon = 40, .domain_size = 8}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(OptimizedLocalHashing, DefaultBucketsAreRoundedExpEpsilonPlusOne) {
@@ -122,8 +121,13 @@ TEST(OptimizedLocalHashing, HashIsUniformAndPairwiseCollidesAtOneOverG) {
   constexpr int kSeeds = 400'000;
   for (uint32_t g : {2u, 4u, 7u}) {
     const std::vector<std::pair<uint32_t, uint32_t>> pairs = {
-        {0, 1}, {1, 2}, {5, 1000}, {0, 1u << 23}, {3, 3 + (1u << 16)},
-        {100, 228}, {(1u << 24) - 1, 0}};
+        {0, 1},
+        {1, 2},
+        {5, 1000},
+        {0, 1u << 23},
+        {3, 3 + (1u << 16)},
+        {100, 228},
+        {(1u << 24) - 1, 0}};
     for (const auto& [u, v] : pairs) {
       double collisions = 0;
       std::vector<double> buckets(g, 0);
@@ -133,14 +137,15 @@ TEST(OptimizedLocalHashing, HashIsUniformAndPairwiseCollidesAtOneOverG) {
         collisions += hu == OptimizedLocalHashing::HashBucket(seed, v, g);
         buckets[hu] += 1;
       }
-      const auto pair_chi = ChiSquare({collisions, kSeeds - collisions},
-                                      {kSeeds / double(g),
-                                       kSeeds * (g - 1) / double(g)});
+      const auto pair_chi =
+          ChiSquare({collisions, kSeeds - collisions},
+                    {kSeeds / double(g), kSeeds * (g - 1) / double(g)});
       EXPECT_TRUE(pair_chi.Passes())
           << g << ": " << u << "," << v << " chi2 " << pair_chi.statistic;
       const auto uniform =
           ChiSquare(buckets, std::vector<double>(g, kSeeds / double(g)));
-      EXPECT_TRUE(uniform.Passes()) << g << ": " << u << " " << uniform.statistic;
+      EXPECT_TRUE(uniform.Passes())
+          << g << ": " << u << " " << uniform.statistic;
     }
   }
 }

@@ -32,7 +32,8 @@ std::unique_ptr<RealMechanism> Make(RealMechanismKind kind, double epsilon,
   absl::StatusOr<std::unique_ptr<RealMechanism>> m;
   switch (kind) {
     case RealMechanismKind::kDiscreteLaplace:
-      m = DiscreteLaplaceMechanism::Create({.epsilon = epsilon, .bound = bound});
+      m = DiscreteLaplaceMechanism::Create(
+          {.epsilon = epsilon, .bound = bound});
       break;
     case RealMechanismKind::kDuchi:
       m = DuchiMechanism::Create({.epsilon = epsilon, .bound = bound});
@@ -90,7 +91,8 @@ TEST(MeanAccumulator, InvalidConfidenceGivesTheWholeRange) {
   auto m = Make(RealMechanismKind::kPiecewise, 1.0, 1.0);
   MeanAccumulator accumulator(*m);
   SeededGenerator gen(1);
-  for (int i = 0; i < 1000; ++i) ASSERT_OK(accumulator.Add(m->Randomize(0.2, gen)));
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_OK(accumulator.Add(m->Randomize(0.2, gen)));
   for (double confidence : {0.0, 1.0, -3.0, std::nan("")}) {
     const ScalarEstimate e = accumulator.Estimate(confidence);
     EXPECT_EQ(e.interval.lower, -1.0);
@@ -107,7 +109,8 @@ TEST(MeanAccumulator, InvalidReportsAreRejectedAndChangeNothing) {
     auto m = Make(kind, 2.0, 1.0);
     MeanAccumulator accumulator(*m);
     SeededGenerator gen(2);
-    for (int i = 0; i < 100; ++i) ASSERT_OK(accumulator.Add(m->Randomize(0.5, gen)));
+    for (int i = 0; i < 100; ++i)
+      ASSERT_OK(accumulator.Add(m->Randomize(0.5, gen)));
     const ScalarEstimate before = accumulator.Estimate(0.9);
     for (int64_t level :
          {-(int64_t{1} << 62), -(int64_t{1} << 20), int64_t{1} << 40}) {
@@ -132,7 +135,8 @@ TEST(MeanAccumulator, MergeEqualsAddingAllReports) {
       ASSERT_OK((i % 3 == 0 ? left : right).Add(report));
     }
     ASSERT_OK(left.Merge(right));
-    const ScalarEstimate merged = left.Estimate(0.95), single = all.Estimate(0.95);
+    const ScalarEstimate merged = left.Estimate(0.95),
+                         single = all.Estimate(0.95);
     EXPECT_EQ(merged.num_reports, single.num_reports);
     EXPECT_DOUBLE_EQ(merged.value, single.value) << RealMechanismKindName(kind);
     EXPECT_DOUBLE_EQ(merged.standard_error, single.standard_error);
@@ -140,9 +144,28 @@ TEST(MeanAccumulator, MergeEqualsAddingAllReports) {
     auto twin = Make(kind, 1.0, 3.0);  // equal parameters, other object
     MeanAccumulator foreign(*twin);
     ASSERT_OK(foreign.Add(m->Randomize(0.0, gen)));
-    EXPECT_THAT(left.Merge(foreign), StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_THAT(left.Merge(foreign),
+                StatusIs(absl::StatusCode::kInvalidArgument));
     ExpectSameEstimate(left.Estimate(0.95), merged);
   }
+}
+
+TEST(MeanAccumulator, MergingWithItselfDoublesEveryReport) {
+  auto m = Make(RealMechanismKind::kHybrid, 2.0, 1.0);
+  MeanAccumulator accumulator(*m), twice(*m);
+  SeededGenerator gen(6);
+  for (int i = 0; i < 500; ++i) {
+    const ScalarReport report = m->Randomize(0.3, gen);
+    ASSERT_OK(accumulator.Add(report));
+    ASSERT_OK(twice.Add(report));
+    ASSERT_OK(twice.Add(report));
+  }
+  ASSERT_OK(accumulator.Merge(accumulator));
+  EXPECT_EQ(accumulator.num_reports(), 1000);
+  EXPECT_DOUBLE_EQ(accumulator.Estimate(0.95).value,
+                   twice.Estimate(0.95).value);
+  EXPECT_DOUBLE_EQ(accumulator.Estimate(0.95).standard_error,
+                   twice.Estimate(0.95).standard_error);
 }
 
 // Acceptance (3), for every mechanism at ε ∈ {0.5, 1, 2, 4}: over R
@@ -169,7 +192,8 @@ TEST(MeanAccumulator, EstimatesAreUnbiasedWithHonestErrorBars) {
       for (double x : population) noise += m->Variance(x);
       const double n = kPopulation;
       const double variance = noise / (n * n);
-      const double expected_se2 = (spread + (n - 1) / n * noise) / (n * (n - 1));
+      const double expected_se2 =
+          (spread + (n - 1) / n * noise) / (n * (n - 1));
       RunningMoments estimates, se2;
       int covered = 0;
       for (int r = 0; r < kRepetitions; ++r) {
@@ -182,7 +206,8 @@ TEST(MeanAccumulator, EstimatesAreUnbiasedWithHonestErrorBars) {
         se2.Add(e.standard_error * e.standard_error);
         covered += e.interval.Contains(truth);
       }
-      const std::string label = absl::StrCat(std::string(RealMechanismKindName(kind)), " ε=", epsilon);
+      const std::string label = absl::StrCat(
+          std::string(RealMechanismKindName(kind)), " ε=", epsilon);
       EXPECT_LE(std::fabs(estimates.mean() - truth),
                 5 * std::sqrt(variance / kRepetitions))
           << label;

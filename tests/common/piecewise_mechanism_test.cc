@@ -128,7 +128,8 @@ TEST(PiecewiseMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
       EXPECT_GE(ratio, std::exp(m->epsilon()) * (1 - 1e-9)) << epsilon;
       for (size_t i = 0; i < inputs.size(); i += cells == 16 ? 1 : 97) {
         double total = 0;
-        for (const ScalarReport& w : outputs) total += m->Probability(inputs[i], w);
+        for (const ScalarReport& w : outputs)
+          total += m->Probability(inputs[i], w);
         EXPECT_NEAR(total, 1.0, 1e-12) << inputs[i];
       }
     }
@@ -164,7 +165,8 @@ TEST(PiecewiseMechanism, ExactMomentsMatchDecodeAndVariance) {
       auto m = Make({.epsilon = epsilon, .bound = 3.0, .num_cells = cells});
       const std::vector<double> inputs = Inputs(*m);
       for (size_t i = 0; i < inputs.size(); i += cells == 16 ? 1 : 41) {
-        const double x = std::clamp(std::isnan(inputs[i]) ? 0.0 : inputs[i], -3.0, 3.0);
+        const double x =
+            std::clamp(std::isnan(inputs[i]) ? 0.0 : inputs[i], -3.0, 3.0);
         const Moments exact = ExactMoments(*m, inputs[i]);
         EXPECT_NEAR(exact.mean, x, 1e-9) << cells << " " << epsilon << " " << x;
         EXPECT_NEAR(exact.variance, m->Variance(inputs[i]),
@@ -217,7 +219,8 @@ TEST(PiecewiseMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
       const double variance = m->Variance(x);
       EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
           << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1) << epsilon << " " << x;
+      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
+          << epsilon << " " << x;
     }
   }
 }
@@ -226,9 +229,9 @@ TEST(PiecewiseMechanism, ValidateAcceptsExactlyTheCells) {
   auto m = Make({.num_cells = 100});
   EXPECT_OK(m->Validate({.level = 0}));
   EXPECT_OK(m->Validate({.level = 99}));
-  for (int64_t level : {int64_t{-1}, int64_t{100},
-                        std::numeric_limits<int64_t>::max(),
-                        std::numeric_limits<int64_t>::min()}) {
+  for (int64_t level :
+       {int64_t{-1}, int64_t{100}, std::numeric_limits<int64_t>::max(),
+        std::numeric_limits<int64_t>::min()}) {
     EXPECT_THAT(m->Validate({.level = level}),
                 StatusIs(absl::StatusCode::kInvalidArgument))
         << level;

@@ -23,11 +23,11 @@ TEST(MaxOfPiecewiseQuadratic, UsesEndpointsForConvexPieces) {
   const std::vector<double> knots = {-1, 0, 1, 2};
   EXPECT_DOUBLE_EQ(
       MaxOfPiecewiseQuadratic([](double x) { return x * x; }, knots), 4.0);
-  EXPECT_DOUBLE_EQ(
-      MaxOfPiecewiseQuadratic([](double x) { return -x; }, knots), 1.0);
-  EXPECT_DOUBLE_EQ(
-      MaxOfPiecewiseQuadratic([](double x) { return x; }, std::vector<double>{0.5}),
-      0.5);
+  EXPECT_DOUBLE_EQ(MaxOfPiecewiseQuadratic([](double x) { return -x; }, knots),
+                   1.0);
+  EXPECT_DOUBLE_EQ(MaxOfPiecewiseQuadratic([](double x) { return x; },
+                                           std::vector<double>{0.5}),
+                   0.5);
 }
 
 // The shape it exists for: a chord-interpolated convex function minus a
@@ -42,7 +42,8 @@ TEST(MaxOfPiecewiseQuadratic, MatchesADenseSweepOfAnInterpolatedVariance) {
     return (1 - f) * second(j) + f * second(j + 1) - 1.4 * x * x + x;
   };
   double sweep = -kInf;
-  for (int i = 0; i <= 1'000'000; ++i) sweep = std::max(sweep, variance(i / 1e6));
+  for (int i = 0; i <= 1'000'000; ++i)
+    sweep = std::max(sweep, variance(i / 1e6));
   const double exact = MaxOfPiecewiseQuadratic(variance, knots);
   EXPECT_GE(exact, sweep - 1e-12);
   EXPECT_LE(exact, sweep + 1e-9);

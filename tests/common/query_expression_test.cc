@@ -165,7 +165,7 @@ TEST(Query, ResultIsClampedIntoTheOutputRangeAndNaNBecomesTheMidpoint) {
   };
   EXPECT_EQ(eval(Field("age")), 6);
   EXPECT_EQ(eval(Neg(Field("age"))), -2);
-  EXPECT_EQ(eval(Mul(Constant(1e300), Constant(1e300))), 6);   // +inf
+  EXPECT_EQ(eval(Mul(Constant(1e300), Constant(1e300))), 6);    // +inf
   EXPECT_EQ(eval(Mul(Constant(-1e300), Constant(1e300))), -2);  // -inf
   EXPECT_EQ(eval(NaNNode()), 2);
   EXPECT_EQ(eval(Constant(3.5)), 3.5);

@@ -70,10 +70,12 @@ TEST(RandomizedRounding, ClampsOutOfRangePositions) {
 // A fraction within 2^-33 of 1 rounds to the next point outright, so the
 // result never exceeds n even just below it.
 TEST(RandomizedRounding, FractionsNearOneMoveToTheNextPoint) {
-  const RandomizedRounding r = RandomizedRounding::Of(std::nextafter(4.0, 0.0), 4);
+  const RandomizedRounding r =
+      RandomizedRounding::Of(std::nextafter(4.0, 0.0), 4);
   EXPECT_EQ(r.lower(), 4);
   EXPECT_EQ(r.up().numerator(), 0u);
-  const RandomizedRounding mid = RandomizedRounding::Of(std::nextafter(2.0, 0.0), 4);
+  const RandomizedRounding mid =
+      RandomizedRounding::Of(std::nextafter(2.0, 0.0), 4);
   EXPECT_EQ(mid.lower(), 2);
   EXPECT_EQ(mid.up().numerator(), 0u);
 }

@@ -83,8 +83,8 @@ TEST(ParseRecordJson, KeepsLargeIntegersExactOrAsDoubles) {
 }
 
 TEST(ParseRecordJson, RejectsMalformedJson) {
-  for (const char* text : {"", "{", "[1, 2]", "42", "{\"age\": }",
-                           "{'age': 3}"}) {
+  for (const char* text :
+       {"", "{", "[1, 2]", "42", "{\"age\": }", "{'age': 3}"}) {
     EXPECT_THAT(ParseRecordJson(text, Schema()), StatusIs(kInvalid)) << text;
   }
 }

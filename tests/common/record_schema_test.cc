@@ -57,14 +57,15 @@ TEST(RecordSchema, RejectsEmptyAndOversizedSchemas) {
 }
 
 TEST(RecordSchema, RejectsBadAndDuplicateNames) {
-  for (const std::string& name : std::vector<std::string>{
-           "", "1abc", "a-b", "a b", "\xc3\xa9",
-           std::string(kMaxFieldNameLength + 1, 'x')}) {
+  for (const std::string& name :
+       std::vector<std::string>{"", "1abc", "a-b", "a b", "\xc3\xa9",
+                                std::string(kMaxFieldNameLength + 1, 'x')}) {
     EXPECT_THAT(CreateOne(FieldSpec::Bool(name)), StatusIs(kInvalid)) << name;
   }
   EXPECT_OK(CreateOne(FieldSpec::Bool("_ok_Name9")));
-  const absl::Status dup = RecordSchema::Create(
-      {FieldSpec::Bool("x"), FieldSpec::Int("x", 0, 1)}).status();
+  const absl::Status dup =
+      RecordSchema::Create({FieldSpec::Bool("x"), FieldSpec::Int("x", 0, 1)})
+          .status();
   EXPECT_THAT(dup, StatusIs(kInvalid));
   EXPECT_THAT(dup.message(), HasSubstr("used twice"));
 }
@@ -76,15 +77,20 @@ TEST(RecordSchema, RejectsBadIntBounds) {
               StatusIs(kInvalid));
   EXPECT_THAT(CreateOne(FieldSpec::Int("a", -kMaxIntMagnitude - 1, 0)),
               StatusIs(kInvalid));
-  EXPECT_OK(CreateOne(FieldSpec::Int("a", -kMaxIntMagnitude,
-                                     kMaxIntMagnitude)));
+  EXPECT_OK(
+      CreateOne(FieldSpec::Int("a", -kMaxIntMagnitude, kMaxIntMagnitude)));
 }
 
 TEST(RecordSchema, RejectsBadRealBounds) {
   const double nan = std::nan("");
-  for (const auto& [lo, hi] : std::vector<std::pair<double, double>>{
-           {nan, 1}, {0, nan}, {-kInf, 0}, {0, kInf}, {1, 1}, {2, 1},
-           {-1e308, 1e308}}) {
+  for (const auto& [lo, hi] :
+       std::vector<std::pair<double, double>>{{nan, 1},
+                                              {0, nan},
+                                              {-kInf, 0},
+                                              {0, kInf},
+                                              {1, 1},
+                                              {2, 1},
+                                              {-1e308, 1e308}}) {
     const absl::Status status = CreateOne(FieldSpec::Real("r", lo, hi));
     EXPECT_THAT(status, StatusIs(kInvalid)) << lo << " " << hi;
     EXPECT_THAT(status.message(), HasSubstr("\"r\""));
@@ -120,26 +126,25 @@ TEST(RecordSchema, ValidatesDeclaredDefaults) {
   };
   EXPECT_OK(with_default(FieldSpec::Int("a", 0, 9), int64_t{4}));
   EXPECT_OK(with_default(FieldSpec::Real("r", 0, 1), 0.5));
-  EXPECT_OK(with_default(FieldSpec::Categorical("c", {"x", "y"}),
-                         std::string("y")));
+  EXPECT_OK(
+      with_default(FieldSpec::Categorical("c", {"x", "y"}), std::string("y")));
   EXPECT_OK(with_default(FieldSpec::BitVector("b", 2),
                          std::vector<bool>{true, false}));
   EXPECT_OK(with_default(FieldSpec::Bool("t"), true));
 
   EXPECT_THAT(with_default(FieldSpec::Int("a", 0, 9), int64_t{10}),
               StatusIs(kInvalid));
-  EXPECT_THAT(with_default(FieldSpec::Int("a", 0, 9), 4.0),
-              StatusIs(kInvalid));
+  EXPECT_THAT(with_default(FieldSpec::Int("a", 0, 9), 4.0), StatusIs(kInvalid));
   EXPECT_THAT(with_default(FieldSpec::Real("r", 0, 1), std::nan("")),
               StatusIs(kInvalid));
   EXPECT_THAT(with_default(FieldSpec::Real("r", 0, 1), 2.0),
               StatusIs(kInvalid));
-  EXPECT_THAT(with_default(FieldSpec::Categorical("c", {"x"}),
-                           std::string("z")),
-              StatusIs(kInvalid));
-  EXPECT_THAT(with_default(FieldSpec::BitVector("b", 2),
-                           std::vector<bool>{true}),
-              StatusIs(kInvalid));
+  EXPECT_THAT(
+      with_default(FieldSpec::Categorical("c", {"x"}), std::string("z")),
+      StatusIs(kInvalid));
+  EXPECT_THAT(
+      with_default(FieldSpec::BitVector("b", 2), std::vector<bool>{true}),
+      StatusIs(kInvalid));
   EXPECT_THAT(with_default(FieldSpec::Bool("t"), int64_t{1}),
               StatusIs(kInvalid));
 }

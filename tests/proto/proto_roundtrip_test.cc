@@ -25,7 +25,8 @@ void ExpectRoundTrip(const T& message) {
   T parsed;
   ASSERT_TRUE(parsed.ParseFromString(bytes));
   EXPECT_TRUE(MessageDifferencer::Equals(message, parsed))
-      << message.DebugString() << "\nvs\n" << parsed.DebugString();
+      << message.DebugString() << "\nvs\n"
+      << parsed.DebugString();
 }
 
 v1::RecordSchema AllKindsSchema() {
@@ -97,8 +98,8 @@ v1::StudySpec SampleStudy() {
 
   v1::Question* hist = spec.add_questions();
   hist->set_question_id("age_by_smoker");
-  auto* product = hist->mutable_histogram()->mutable_encoding()
-                      ->mutable_product();
+  auto* product =
+      hist->mutable_histogram()->mutable_encoding()->mutable_product();
   auto* age = product->add_fields();
   age->set_field("age");
   age->set_num_buckets(12);
