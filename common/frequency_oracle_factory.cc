@@ -159,13 +159,24 @@ absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
                    [](const OracleCandidate& a, const OracleCandidate& b) {
                      return a.unit_variance < b.unit_variance;
                    });
+  const double acceptable =
+      choice.candidates.front().unit_variance * (1 + options.variance_slack);
   choice.chosen = choice.candidates.front();
+  for (const OracleCandidate& candidate : choice.candidates) {
+    if (candidate.unit_variance <= acceptable &&
+        candidate.report_bits < choice.chosen.report_bits) {
+      choice.chosen = candidate;
+    }
+  }
   choice.reason = absl::StrFormat(
-      "%s has the smallest variance among %d candidates at epsilon=%g, N=%u: "
-      "n*Var = %.4g, %d-bit reports",
+      "%s: n*Var = %.4g with %d-bit reports at epsilon=%g, N=%u (best of %d "
+      "candidates: %s, n*Var = %.4g; reports within %g%% of the best variance "
+      "are chosen by size)",
       FrequencyOracleKindName(choice.chosen.spec.kind),
-      choice.candidates.size(), epsilon, domain_size,
-      choice.chosen.unit_variance, choice.chosen.report_bits);
+      choice.chosen.unit_variance, choice.chosen.report_bits, epsilon,
+      domain_size, choice.candidates.size(),
+      FrequencyOracleKindName(choice.candidates.front().spec.kind),
+      choice.candidates.front().unit_variance, options.variance_slack * 100);
   return choice;
 }
 

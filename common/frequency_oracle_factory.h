@@ -48,12 +48,17 @@ struct OracleChoice {
 struct ChooserOptions {
   // Exclude oracles whose reports exceed this many bits (0: no limit).
   int64_t max_report_bits = 0;
+  // Among oracles within this relative variance of the best, take the one
+  // with the smallest reports: at ε = 1, N = 1024 subset selection beats
+  // local hashing by 0.3% but sends 2750 bits instead of 66.
+  double variance_slack = 0.01;
 };
 
 // Considers GRR, OUE, SUE, OLH, subset selection and Hadamard response
 // (for N ≤ 2^20, where the server can decode every item) or the Hadamard
 // count-mean sketch (larger N), builds each, and keeps the one with the
-// smallest implemented variance.
+// smallest implemented variance (up to `variance_slack`, then the smallest
+// reports).
 absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
     double epsilon, uint32_t domain_size, const ChooserOptions& options = {});
 

@@ -40,15 +40,15 @@ TEST(BitSlicedCounter, StartsAtZero) {
   EXPECT_EQ(counter.Counts(), std::vector<int64_t>(100, 0));
 }
 
-// Checks after every add, through several flushes, at densities from dense
-// (all ones: every lane carries through every plane) to sparse.
+// Checks after every add (so partial batches too), through two flushes of
+// the high planes, at densities from all ones to sparse.
 TEST(BitSlicedCounter, MatchesNaiveCountingAcrossFlushBoundaries) {
   for (size_t num_bits : {1u, 63u, 64u, 65u, 200u}) {
     for (int and_count : {0, 1, 2, 4}) {
       SeededGenerator gen(num_bits * 10 + and_count);
       BitSlicedCounter counter(num_bits);
       std::vector<int64_t> naive(num_bits, 0);
-      for (int i = 0; i < 3 * BitSlicedCounter::kMaxPending + 7; ++i) {
+      for (int i = 0; i < 2 * BitSlicedCounter::kReportsPerFlush + 37; ++i) {
         const std::vector<uint64_t> words =
             RandomWords(num_bits, and_count, gen);
         counter.Add(words);

@@ -74,6 +74,21 @@ TEST(ChooseFrequencyOracle, PicksANearOptimalOracleForLargeDomains) {
   }
 }
 
+TEST(ChooseFrequencyOracle, PrefersSmallReportsAmongNearTies) {
+  auto choice = ChooseFrequencyOracle(1.0, 1024);
+  ASSERT_OK(choice);
+  EXPECT_LE(choice->chosen.unit_variance,
+            choice->candidates.front().unit_variance * 1.01);
+  for (const auto& c : choice->candidates) {
+    if (c.unit_variance <= choice->candidates.front().unit_variance * 1.01) {
+      EXPECT_LE(choice->chosen.report_bits, c.report_bits);
+    }
+  }
+  auto strict = ChooseFrequencyOracle(1.0, 1024, {.variance_slack = 0});
+  ASSERT_OK(strict);
+  EXPECT_EQ(strict->chosen.unit_variance, strict->candidates.front().unit_variance);
+}
+
 TEST(ChooseFrequencyOracle, RespectsTheReportSizeLimit) {
   auto choice = ChooseFrequencyOracle(1.0, 1024, {.max_report_bits = 100});
   ASSERT_OK(choice);
