@@ -348,6 +348,7 @@ HistogramEstimate CountMeanSketchAccumulator::EstimateItems(
                             std::numeric_limits<double>::infinity());
   if (num_reports_ == 0) return estimate;
   const std::vector<double> sketch = DebiasedSketch();
+  const double second_moment = EstimateSecondMoment(sketch);
   std::vector<PairwiseHash> hashes;
   for (uint32_t j = 0; j < params_.num_hashes; ++j) {
     hashes.push_back(PairwiseHash::FromSeed(params_.hash_seed, j));
@@ -362,10 +363,43 @@ HistogramEstimate CountMeanSketchAccumulator::EstimateItems(
     const double f = (m / (m - 1.0)) * (total / n - 1.0 / m);
     estimate.frequencies[i] = f;
     const double clamped = std::clamp(f, 0.0, 1.0);
+    const double others = std::max(second_moment - clamped * clamped,
+                                   (1 - clamped) / n);
     estimate.variances[i] =
-        SketchVariance(params_, clamped, num_reports_, (1 - clamped) / n);
+        SketchVariance(params_, clamped, num_reports_, others);
   }
   return estimate;
+}
+
+double CountMeanSketchAccumulator::EstimateSecondMoment(
+    const std::vector<double>& sketch) const {
+  const double m = params_.num_columns;
+  const double phi = params_.flip.value();
+  const double gap = 1 - 2 * phi;
+  // Σ_c Var[M̃[j][c]] contributed by one report: every CMS bit has variance
+  // φ(1−φ); an HCMS report adds H[c][l]·y/(1−2φ) to every column c.
+  const double noise_per_report =
+      params_.variant == SketchVariant::kCountMean
+          ? m * phi * (1 - phi) / (gap * gap)
+          : m / (gap * gap) - 1;
+  double total = 0;
+  int rows = 0;
+  for (uint32_t j = 0; j < params_.num_hashes; ++j) {
+    const double nj = static_cast<double>(row_reports_[j]);
+    if (nj < 2) continue;
+    double squares = 0;
+    for (uint32_t c = 0; c < params_.num_columns; ++c) {
+      const double share = sketch[uint64_t{j} * params_.num_columns + c] / nj;
+      squares += share * share;
+    }
+    // E[Σ_c ĝ_c²] = Σ_c g_c²(1 − 1/n_j) + 1/n_j + noise/n_j, where g_c is the
+    // population share hashing to c; over hashes E[Σ_c g_c²] = F2 + (1−F2)/m.
+    const double column_moment =
+        (squares - noise_per_report / nj - 1 / nj) / (1 - 1 / nj);
+    total += (column_moment - 1 / m) / (1 - 1 / m);
+    ++rows;
+  }
+  return rows == 0 ? 0.0 : std::clamp(total / rows, 0.0, 1.0);
 }
 
 HistogramEstimate CountMeanSketchAccumulator::Estimate() const {

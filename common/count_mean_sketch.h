@@ -34,7 +34,8 @@
 //   CMS:  (m/(m−1))² · ([A + (1−f)(m−1)(1 − 1/k)/m²]/n + (m−1)S/(k m²))
 //   HCMS: (m/(m−1))² · ([c² − f − (1−f)(k+m−1)/(k m²)]/n + (m−1)S/(k m²))
 // S ≥ (1 − f)/n, with equality when every other report has a distinct item;
-// `Variance` uses that value, which gives (m/(m−1))²[A + (1−f)(m−1)/m²]/n
+// the accumulator plugs in S = max(F̂2 − f̂², (1 − f̂)/n) with F̂2 estimated
+// from the sketch itself. `Variance` uses the distinct-items value, which gives (m/(m−1))²[A + (1−f)(m−1)/m²]/n
 // (CMS; the reference's SUE-plus-collision form) and (m/(m−1))²[c² − f −
 // (1−f)/m²]/n (HCMS). Concentrated populations add the S term, which does not
 // shrink with n: that is why k defaults to 64 (it divides the collision
@@ -168,6 +169,11 @@ class CountMeanSketchAccumulator final : public FrequencyAccumulator {
 
   // M̃[j·m + c] (see the file comment).
   std::vector<double> DebiasedSketch() const;
+  // F2 = Σ_d f_d², estimated from the sketch rows with the coin noise and the
+  // row sampling removed, so the reported variances include the collision
+  // term of concentrated populations instead of assuming every other report
+  // has a distinct item (which understates the error on skewed data).
+  double EstimateSecondMoment(const std::vector<double>& sketch) const;
 
   CountMeanSketch::Params params_;
   std::vector<BitSlicedCounter> bit_sums_;  // CMS: one per row

@@ -67,24 +67,28 @@ uint32_t SkipItem(uint32_t i, uint32_t v) { return i + (i >= v ? 1 : 0); }
 
 // Floyd's algorithm: `count` distinct items of [N] \ {v}, uniformly, set in
 // `chosen` (N bits, initially zero). Step j needs t uniform in [0, j + 1).
-// One UniformBelow(r_1 ⋯ r_m) is uniform over the product of the ranges, so
-// its mixed-radix digits are m independent uniform steps: packing steps
-// while the product stays below 2^32 (cheap 32-bit division) cuts the draws
-// about threefold at N = 1024. The draws depend only on N and count.
+// One x = UniformBelow(r_1 ⋯ r_m) is uniform over the product of the ranges,
+// so its mixed-radix digits are m independent uniform steps. Packing
+// kStepsPerDraw steps (while the product fits 32 bits) cuts the draws, at
+// the price of divisions. The draws depend only on N and count.
+#ifndef FREQ1_STEPS
+#define FREQ1_STEPS 3
+#endif
 void SampleOthers(uint32_t v, uint32_t domain_size, uint32_t count,
                   std::vector<uint64_t>& chosen, absl::BitGenRef gen) {
+  constexpr int kStepsPerDraw = FREQ1_STEPS;
   const uint32_t others = domain_size - 1;
   for (uint32_t j = others - count; j < others;) {
     uint64_t product = j + 1;
-    uint32_t steps = 1;
-    while (j + steps < others &&
+    int steps = 1;
+    while (steps < kStepsPerDraw && j + steps < others &&
            product * (j + steps + 1) <= uint64_t{UINT32_MAX}) {
       product *= j + steps + 1;
       ++steps;
     }
     uint32_t digits = static_cast<uint32_t>(UniformBelow(product, gen));
-    for (uint32_t end = j + steps; j < end; ++j) {
-      const uint32_t t = digits % (j + 1);
+    for (int i = 0; i < steps; ++i, ++j) {
+      const uint32_t t = i + 1 == steps ? digits : digits % (j + 1);
       digits /= j + 1;
       SetBit(chosen, SkipItem(TestBit(chosen, SkipItem(t, v)) ? j : t, v));
     }
