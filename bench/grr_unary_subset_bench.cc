@@ -40,7 +40,8 @@ std::unique_ptr<FrequencyOracle> Sue() {
                                  .variant = UnaryEncodingVariant::kSymmetric});
 }
 std::unique_ptr<FrequencyOracle> Ss() {
-  return *SubsetSelection::Create({.epsilon = kEpsilon, .domain_size = kDomain});
+  return *SubsetSelection::Create(
+      {.epsilon = kEpsilon, .domain_size = kDomain});
 }
 std::unique_ptr<LongitudinalUnaryEncoding> Longitudinal() {
   return *LongitudinalUnaryEncoding::Create({.epsilon_permanent = 2 * kEpsilon,

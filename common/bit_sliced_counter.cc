@@ -83,8 +83,7 @@ BitSlicedCounter::BitSlicedCounter(size_t num_bits)
 
 void BitSlicedCounter::Add(absl::Span<const uint64_t> words) {
   assert(words.size() == num_words_);
-  std::copy(words.begin(), words.end(),
-            batch_.begin() + batched_ * num_words_);
+  std::copy(words.begin(), words.end(), batch_.begin() + batched_ * num_words_);
   if (++batched_ == kBatch) AddBatch();
 }
 

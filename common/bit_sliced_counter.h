@@ -34,7 +34,7 @@ namespace ldp {
 
 class BitSlicedCounter {
  public:
-  static constexpr int kBatch = 16;    // reports per adder tree
+  static constexpr int kBatch = 16;     // reports per adder tree
   static constexpr int kLowPlanes = 4;  // ones, twos, fours, eights
   static constexpr int kPlanes = 8;     // high planes, weight 16 · 2^j
   // The high planes are flushed after this many reports.

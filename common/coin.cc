@@ -32,7 +32,8 @@ uint64_t FlipCoins64(CoinProbability p, absl::BitGenRef gen) {
   // U_i < k is decided at the first bit where U_i and k differ.
   uint64_t result = 0;
   uint64_t undecided = ~uint64_t{0};
-  for (int bit = CoinProbability::kBits - 1; bit >= 0 && undecided != 0;
+  for (int bit = CoinProbability::kBits - 1;
+       bit >= 0 && undecided != 0 && (k & ((uint64_t{2} << bit) - 1)) != 0;
        --bit) {
     const uint64_t r = gen();
     if ((k >> bit) & 1) {
@@ -42,7 +43,7 @@ uint64_t FlipCoins64(CoinProbability p, absl::BitGenRef gen) {
       undecided &= ~r;  // U bit 1 > k bit 0: U > k
     }
   }
-  return result;  // lanes still undecided have U == k, so U < k is false
+  return result;  // undecided lanes match k's prefix and k's rest is 0: U ≥ k
 }
 
 uint64_t UniformBelow(uint64_t n, absl::BitGenRef gen) {

@@ -117,8 +117,8 @@ GeneralizedRandomizedResponse::Create(
   // When p happens to be a multiple of 2^-32 the implemented ε is the
   // requested one, and only the last ulp of the logarithm could exceed it.
   return std::unique_ptr<GeneralizedRandomizedResponse>(
-      new GeneralizedRandomizedResponse(options.domain_size, keep,
-                                        std::min(implemented, options.epsilon)));
+      new GeneralizedRandomizedResponse(
+          options.domain_size, keep, std::min(implemented, options.epsilon)));
 }
 
 GeneralizedRandomizedResponse::GeneralizedRandomizedResponse(

@@ -33,10 +33,10 @@
 // the IRR coin that gets closest to e^{ε1} from below, which is the same
 // root rounded in the direction that never increases the privacy loss.
 //
-// Which layers: the default (symmetric PRR as in RAPPOR, optimized IRR;
-// "L-SOUE" in Arcolezi et al.) is what this project specified. The optimized
-// PRR with symmetric IRR ("L-OSUE") has the lowest variance of the four
-// combinations for every (ε∞, ε1) and accepts any ε1 < ε∞.
+// Which layers: the default is the optimized PRR with symmetric IRR
+// ("L-OSUE" in Arcolezi et al.), which has the lowest variance of the four
+// combinations for every (ε∞, ε1) and accepts any ε1 < ε∞. RAPPOR's
+// symmetric PRR is available through the options.
 //
 // Variance (fixed population): Var[f̂] = [f P(1−P) + (1−f) Q(1−Q)] /
 // (n (P − Q)²), the pure-protocol formula. Arcolezi et al.'s
@@ -63,8 +63,8 @@ struct LongitudinalUnaryEncodingOptions {
   double epsilon_permanent = 0;  // ε∞ in (0, kMaxEpsilon]
   double epsilon_report = 0;     // ε1 in (0, ε∞)
   uint32_t domain_size = 0;      // N in [2, kMaxDomainSize]
-  UnaryEncodingVariant permanent = UnaryEncodingVariant::kSymmetric;
-  UnaryEncodingVariant instantaneous = UnaryEncodingVariant::kOptimized;
+  UnaryEncodingVariant permanent = UnaryEncodingVariant::kOptimized;
+  UnaryEncodingVariant instantaneous = UnaryEncodingVariant::kSymmetric;
 };
 
 class LongitudinalUnaryEncoding : public FrequencyOracle {

@@ -28,9 +28,8 @@ absl::Status ValidateOptions(const UnaryEncodingOptions& options) {
   }
   if (options.variant != UnaryEncodingVariant::kOptimized &&
       options.variant != UnaryEncodingVariant::kSymmetric) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unary encoding: unknown variant ",
-                     static_cast<int>(options.variant)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unary encoding: unknown variant ", static_cast<int>(options.variant)));
   }
   return absl::OkStatus();
 }
@@ -56,9 +55,8 @@ absl::StatusOr<std::unique_ptr<UnaryEncoding>> UnaryEncoding::Create(
     p = CoinProbability::RoundDown(half / (half + 1));
     q = p.Complement();
   }
-  const double implemented =
-      std::log(p.value() / p.Complement().value()) +
-      std::log(q.Complement().value() / q.value());
+  const double implemented = std::log(p.value() / p.Complement().value()) +
+                             std::log(q.Complement().value() / q.value());
   if (!(implemented > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unary encoding: epsilon ", options.epsilon,
@@ -72,9 +70,9 @@ absl::StatusOr<std::unique_ptr<UnaryEncoding>> UnaryEncoding::Create(
                         std::min(implemented, options.epsilon)));
 }
 
-UnaryEncoding::UnaryEncoding(uint32_t domain_size,
-                             UnaryEncodingVariant variant, CoinProbability p,
-                             CoinProbability q, double epsilon)
+UnaryEncoding::UnaryEncoding(uint32_t domain_size, UnaryEncodingVariant variant,
+                             CoinProbability p, CoinProbability q,
+                             double epsilon)
     : domain_size_(domain_size),
       variant_(variant),
       p_(p),
@@ -147,14 +145,12 @@ absl::Status ValidateUnaryReport(const BitVectorReport& report,
                                  uint32_t num_bits, FrequencyOracleKind kind) {
   if (report.words.size() != UnaryReportWords(num_bits)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        KindName(kind), " report has ", report.words.size(),
-        " words; a ", num_bits, "-bit report has ",
-        UnaryReportWords(num_bits)));
+        KindName(kind), " report has ", report.words.size(), " words; a ",
+        num_bits, "-bit report has ", UnaryReportWords(num_bits)));
   }
   if ((report.words.back() & ~UnaryReportLastWordMask(num_bits)) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(KindName(kind),
-                     " report sets padding bits at or past bit ", num_bits));
+    return absl::InvalidArgumentError(absl::StrCat(
+        KindName(kind), " report sets padding bits at or past bit ", num_bits));
   }
   return absl::OkStatus();
 }
@@ -195,12 +191,12 @@ absl::Status UnaryEncodingAccumulator::Merge(
     const FrequencyAccumulator& other) {
   const auto* unary = dynamic_cast<const UnaryEncodingAccumulator*>(&other);
   if (unary == nullptr || unary->kind_ != kind_ ||
-      unary->domain_size_ != domain_size_ || unary->protocol_.p != protocol_.p ||
-      unary->protocol_.q != protocol_.q) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        KindName(kind_),
-        ": can only merge an accumulator of the same oracle kind, "
-        "domain_size and epsilon"));
+      unary->domain_size_ != domain_size_ ||
+      unary->protocol_.p != protocol_.p || unary->protocol_.q != protocol_.q) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(KindName(kind_),
+                     ": can only merge an accumulator of the same oracle kind, "
+                     "domain_size and epsilon"));
   }
   if (absl::Status status = counter_.Merge(unary->counter_); !status.ok()) {
     return status;

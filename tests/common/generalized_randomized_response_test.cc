@@ -45,8 +45,8 @@ TEST(GeneralizedRandomizedResponse, RejectsInvalidOptions) {
                 StatusIs(absl::StatusCode::kInvalidArgument))
         << epsilon;
   }
-  auto negative = GeneralizedRandomizedResponse::Create(
-      {.epsilon = -1, .domain_size = 4});
+  auto negative =
+      GeneralizedRandomizedResponse::Create({.epsilon = -1, .domain_size = 4});
   EXPECT_THAT(std::string(negative.status().message()),
               HasSubstr("epsilon must be finite and in (0, 20], got -1"));
   for (uint32_t n : {0u, 1u, (1u << 24) + 1}) {
@@ -68,8 +68,7 @@ TEST(GeneralizedRandomizedResponse, RoundsTheKeepProbabilityDown) {
   EXPECT_EQ(grr->domain_size(), 10u);
   EXPECT_LE(grr->keep_probability(), e / (e + 9));
   EXPECT_GT(grr->keep_probability(), e / (e + 9) - std::ldexp(1.0, -32));
-  EXPECT_DOUBLE_EQ(grr->other_probability(),
-                   (1 - grr->keep_probability()) / 9);
+  EXPECT_DOUBLE_EQ(grr->other_probability(), (1 - grr->keep_probability()) / 9);
 }
 
 TEST(GeneralizedRandomizedResponse, EpsilonIsExactByEnumeration) {
@@ -88,9 +87,9 @@ TEST(GeneralizedRandomizedResponse, LargeEpsilonStaysBelowTheRequest) {
     const double epsilon = 19.5;
     const auto grr = MakeGrr(epsilon, n);
     const double p = grr->keep_probability();
-    testing::ExpectExactPrivacy(*grr, AllItems(n), epsilon,
-                                /*max_rounding_loss=*/std::ldexp(1.0, -32) /
-                                    (p * (1 - p)));
+    testing::ExpectExactPrivacy(
+        *grr, AllItems(n), epsilon,
+        /*max_rounding_loss=*/std::ldexp(1.0, -32) / (p * (1 - p)));
   }
 }
 
@@ -105,8 +104,8 @@ TEST(GeneralizedRandomizedResponse, TwoItemsIsWarnerRandomizedResponse) {
   EXPECT_EQ(warner->Probability(1, ItemReport{0}), 0.25);
   EXPECT_NEAR(warner->epsilon(), epsilon, 1e-15);
   testing::ExpectExactPrivacy(*warner, AllItems(2), epsilon);
-  testing::ExpectSamplesFollowProbability(*warner, AllItems(2), {0, 1},
-                                          500'000, ItemIndex, /*seed=*/2);
+  testing::ExpectSamplesFollowProbability(*warner, AllItems(2), {0, 1}, 500'000,
+                                          ItemIndex, /*seed=*/2);
   testing::ExpectUnbiasedWithClosedFormVariance(
       *warner, {300, 700}, /*repetitions=*/5000, /*seed=*/3,
       [&](double f, int64_t n) { return warner->Variance(f, n); });
@@ -114,8 +113,8 @@ TEST(GeneralizedRandomizedResponse, TwoItemsIsWarnerRandomizedResponse) {
 
 TEST(GeneralizedRandomizedResponse, SamplesFollowProbability) {
   const auto grr = MakeGrr(1.0, 7);
-  testing::ExpectSamplesFollowProbability(*grr, AllItems(7), {0, 3, 6},
-                                          300'000, ItemIndex, /*seed=*/4);
+  testing::ExpectSamplesFollowProbability(*grr, AllItems(7), {0, 3, 6}, 300'000,
+                                          ItemIndex, /*seed=*/4);
 }
 
 TEST(GeneralizedRandomizedResponse, DrawsAndClampingDoNotDependOnTheInput) {
@@ -139,9 +138,9 @@ TEST(GeneralizedRandomizedResponse, EstimatorIsUnbiasedWithClosedFormVariance) {
 TEST(GeneralizedRandomizedResponse, RejectsMalformedReports) {
   const auto grr = MakeGrr(1.0, 5);
   testing::ExpectMalformedReportsRejected(
-      *grr, {ItemReport{5}, ItemReport{~uint32_t{0}},
-             BitVectorReport{.words = {1}}, HashedReport{}, SubsetReport{},
-             SketchReport{}});
+      *grr,
+      {ItemReport{5}, ItemReport{~uint32_t{0}}, BitVectorReport{.words = {1}},
+       HashedReport{}, SubsetReport{}, SketchReport{}});
 }
 
 TEST(GeneralizedRandomizedResponse, MergeEqualsOneAccumulator) {

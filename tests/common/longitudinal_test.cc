@@ -29,13 +29,15 @@ struct Layers {
   UnaryEncodingVariant permanent;
   UnaryEncodingVariant instantaneous;
 };
-constexpr Layers kAllLayers[] = {{kSymmetric, kOptimized},  // default, L-SOUE
-                                 {kOptimized, kSymmetric},  // L-OSUE
-                                 {kSymmetric, kSymmetric},  // L-SUE (RAPPOR)
+constexpr Layers kAllLayers[] = {{kSymmetric, kOptimized},   // default, L-SOUE
+                                 {kOptimized, kSymmetric},   // L-OSUE
+                                 {kSymmetric, kSymmetric},   // L-SUE (RAPPOR)
                                  {kOptimized, kOptimized}};  // L-OUE
 
 std::string Name(Layers layers) {
-  auto letter = [](UnaryEncodingVariant v) { return v == kOptimized ? "O" : "S"; };
+  auto letter = [](UnaryEncodingVariant v) {
+    return v == kOptimized ? "O" : "S";
+  };
   return std::string("L-") + letter(layers.permanent) +
          letter(layers.instantaneous) + "UE";
 }
@@ -74,9 +76,10 @@ int64_t WordIndex(const FrequencyReport& report) {
 TEST(LongitudinalUnaryEncoding, RejectsInvalidOptions) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (double permanent : {0.0, -1.0, nan, 21.0}) {
-    auto oracle = LongitudinalUnaryEncoding::Create(
-        {.epsilon_permanent = permanent, .epsilon_report = 0.5,
-         .domain_size = 8});
+    auto oracle =
+        LongitudinalUnaryEncoding::Create({.epsilon_permanent = permanent,
+                                           .epsilon_report = 0.5,
+                                           .domain_size = 8});
     EXPECT_THAT(oracle, StatusIs(absl::StatusCode::kInvalidArgument));
     EXPECT_THAT(std::string(oracle.status().message()),
                 HasSubstr("epsilon_permanent"));
@@ -89,10 +92,10 @@ TEST(LongitudinalUnaryEncoding, RejectsInvalidOptions) {
                 HasSubstr("epsilon_report"));
   }
   for (uint32_t n : {0u, 1u, (1u << 20) + 1}) {
-    EXPECT_THAT(LongitudinalUnaryEncoding::Create(
-                    {.epsilon_permanent = 2, .epsilon_report = 1,
-                     .domain_size = n}),
-                StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_THAT(
+        LongitudinalUnaryEncoding::Create(
+            {.epsilon_permanent = 2, .epsilon_report = 1, .domain_size = n}),
+        StatusIs(absl::StatusCode::kInvalidArgument));
   }
   EXPECT_THAT(LongitudinalUnaryEncoding::Create(
                   {.epsilon_permanent = 2,
@@ -103,7 +106,11 @@ TEST(LongitudinalUnaryEncoding, RejectsInvalidOptions) {
   // A symmetric PRR at ε∞ = 1 followed by an IRR that keeps 1-bits w.p. 1/2
   // leaks at most ln[a(1+a)/((1−a)(2−a))] ≈ 0.664 per report.
   auto unreachable = LongitudinalUnaryEncoding::Create(
-      {.epsilon_permanent = 1, .epsilon_report = 0.9, .domain_size = 8});
+      {.epsilon_permanent = 1,
+       .epsilon_report = 0.9,
+       .domain_size = 8,
+       .permanent = UnaryEncodingVariant::kSymmetric,
+       .instantaneous = UnaryEncodingVariant::kOptimized});
   EXPECT_THAT(unreachable, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(std::string(unreachable.status().message()),
               HasSubstr("unreachable"));
@@ -157,8 +164,9 @@ TEST(LongitudinalUnaryEncoding, SingleReportEpsilonIsExactByEnumeration) {
     for (uint32_t n : {2u, 3u, 5u}) {
       for (const auto& [eps_inf, eps_1] :
            {std::pair{1.0, 0.5}, {2.0, 1.0}, {4.0, 1.0}, {6.0, 0.1}}) {
-        SCOPED_TRACE(::testing::Message() << Name(layers) << " N " << n
-                                          << " eps " << eps_inf << "/" << eps_1);
+        SCOPED_TRACE(::testing::Message()
+                     << Name(layers) << " N " << n << " eps " << eps_inf << "/"
+                     << eps_1);
         const auto oracle = MakeLongitudinal(eps_inf, eps_1, n, layers);
         testing::ExpectExactPrivacy(*oracle, AllReports(n), eps_1);
       }
@@ -196,11 +204,11 @@ TEST(LongitudinalUnaryEncoding, MemoIsEpsilonInfinityPrivate) {
 
 // T reports from one memo: Pr[r_1..r_T | v] = Σ_B Pr[B | v] Π_t Pr[r_t | B].
 // The joint ratio grows with T past e^{ε1} but never past e^{ε∞}.
-TEST(LongitudinalUnaryEncoding, ManyReportsFromOneMemoStayWithinEpsilonInfinity) {
+TEST(LongitudinalUnaryEncoding,
+     ManyReportsFromOneMemoStayWithinEpsilonInfinity) {
   const double eps_inf = 2, eps_1 = 1;
   for (Layers layers : kAllLayers) {
-    for (const auto& [n, max_reports] :
-         {std::pair{2u, 4}, {3u, 2}, {4u, 2}}) {
+    for (const auto& [n, max_reports] : {std::pair{2u, 4}, {3u, 2}, {4u, 2}}) {
       const auto oracle = MakeLongitudinal(eps_inf, eps_1, n, layers);
       const std::vector<BitVectorReport> memos = AllMemos(n);
       const std::vector<FrequencyReport> single = AllReports(n);
@@ -311,7 +319,7 @@ TEST(LongitudinalUnaryEncoding, EstimatorIsUnbiasedWithClosedFormVariance) {
 // f(2p1p2 − 2p1q2 + 2q2 − 1) + p2 q1 + q2(1 − q1) is the same only when both
 // layers are symmetric.
 double ArcoleziVariance(const LongitudinalUnaryEncoding& o, double f,
-                       int64_t n) {
+                        int64_t n) {
   const double big_p = o.protocol().p, big_q = o.protocol().q;
   const double sigma = big_q + f * (big_p - big_q);
   const double g1 = o.p1() - o.q1(), g2 = o.p2() - o.q2();
@@ -346,8 +354,7 @@ TEST(LongitudinalUnaryEncoding, SampledPopulationMatchesArcoleziVariance) {
   const std::vector<double> f = {0.5, 0.3, 0.2, 0.0};  // tenths
   constexpr int64_t kAgents = 400;
   constexpr int kRepetitions = 5000;
-  const auto oracle =
-      MakeLongitudinal(2, 1, 4, {kOptimized, kSymmetric});
+  const auto oracle = MakeLongitudinal(2, 1, 4, {kOptimized, kSymmetric});
   SeededGenerator gen(19);
   std::vector<testing::RunningMoments> moments(4);
   for (int r = 0; r < kRepetitions; ++r) {

@@ -96,7 +96,8 @@ TEST(SubsetSelection, ProtocolMatchesThePublishedFormulas) {
   const auto ss = MakeSs(1.0, 1024);
   const double p = k * e / (k * e + d - k);
   EXPECT_NEAR(ss->inclusion_probability(), p, std::ldexp(1.0, -32));
-  const double q = (k * (k - 1) * e + k * (d - k)) / ((d - 1) * (k * e + d - k));
+  const double q =
+      (k * (k - 1) * e + k * (d - k)) / ((d - 1) * (k * e + d - k));
   EXPECT_NEAR(ss->Variance(0, 1), q * (1 - q) / ((p - q) * (p - q)), 1e-6);
   EXPECT_NEAR(ss->Variance(0, 1), 3.6736, 1e-4);
 }
@@ -144,11 +145,25 @@ TEST(SubsetSelection, MultiWordDomainsHaveTheRightMarginals) {
     const double q = (k - p) / 129;
     for (uint32_t item : {0u, 63u, 64u, 65u, 129u}) {
       const double expected = item == 64 ? p : q;
-      const auto result = testing::ChiSquare(
-          {hits[item], kDraws - hits[item]},
-          {kDraws * expected, kDraws * (1 - expected)});
+      const auto result =
+          testing::ChiSquare({hits[item], kDraws - hits[item]},
+                             {kDraws * expected, kDraws * (1 - expected)});
       EXPECT_TRUE(result.Passes())
           << "k " << k << " item " << item << " chi2 " << result.statistic;
+    }
+  }
+}
+
+// N − 1 a multiple of 64: the others fill whole words and the bitset has a
+// spare word that must stay empty.
+TEST(SubsetSelection, OthersFillingWholeWordsGiveValidReports) {
+  for (uint32_t n : {65u, 129u}) {
+    const auto ss = MakeSs(1.0, n, 0);
+    testing::SeededGenerator gen(n);
+    for (uint32_t item : {0u, 63u, 64u, n - 1}) {
+      for (int i = 0; i < 5'000; ++i) {
+        ASSERT_OK(ss->Validate(ss->Randomize(item, gen))) << n << " " << item;
+      }
     }
   }
 }
@@ -192,8 +207,7 @@ TEST(SubsetSelection, MergeEqualsOneAccumulator) {
   const auto grr =
       *GeneralizedRandomizedResponse::Create({.epsilon = 1, .domain_size = 10});
   testing::ExpectMergeEqualsSingleAccumulator(
-      *ss,
-      {other_k.get(), other_epsilon.get(), other_domain.get(), grr.get()},
+      *ss, {other_k.get(), other_epsilon.get(), other_domain.get(), grr.get()},
       1000);
 }
 

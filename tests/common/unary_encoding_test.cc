@@ -59,11 +59,11 @@ TEST(UnaryEncoding, RejectsInvalidOptions) {
     EXPECT_THAT(ue, StatusIs(absl::StatusCode::kInvalidArgument)) << n;
     EXPECT_THAT(std::string(ue.status().message()), HasSubstr("domain_size"));
   }
-  EXPECT_THAT(UnaryEncoding::Create(
-                  {.epsilon = 1,
-                   .domain_size = 8,
-                   .variant = static_cast<UnaryEncodingVariant>(7)}),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      UnaryEncoding::Create({.epsilon = 1,
+                             .domain_size = 8,
+                             .variant = static_cast<UnaryEncodingVariant>(7)}),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(UnaryEncoding::Create({.epsilon = 1e-12, .domain_size = 8}),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
@@ -87,8 +87,8 @@ TEST(UnaryEncoding, EpsilonIsExactByEnumeration) {
   for (UnaryEncodingVariant variant : kVariants) {
     for (uint32_t n : {2u, 3u, 6u, 10u}) {
       for (double epsilon : {0.05, 0.5, 1.0, 3.0, 7.0}) {
-        SCOPED_TRACE(::testing::Message() << Name(variant) << " N " << n
-                                          << " eps " << epsilon);
+        SCOPED_TRACE(::testing::Message()
+                     << Name(variant) << " N " << n << " eps " << epsilon);
         testing::ExpectExactPrivacy(*MakeUe(epsilon, n, variant),
                                     AllBitVectors(n), epsilon);
       }
@@ -123,9 +123,8 @@ TEST(UnaryEncoding, MultiWordReportsHaveTheRightMarginals) {
   }
   for (uint32_t b : {0u, 63u, 64u, 127u, 128u, 129u}) {
     const double p = b == 129 ? oue->p() : oue->q();
-    const auto result =
-        testing::ChiSquare({ones[b], kDraws - ones[b]},
-                           {kDraws * p, kDraws * (1 - p)});
+    const auto result = testing::ChiSquare({ones[b], kDraws - ones[b]},
+                                           {kDraws * p, kDraws * (1 - p)});
     EXPECT_TRUE(result.Passes()) << "bit " << b << " chi2 " << result.statistic;
   }
 }

@@ -130,8 +130,7 @@ inline void ExpectSamplesFollowProbability(
   SeededGenerator gen(seed);
   for (uint32_t item : items) {
     const ChiSquareResult result = ChiSquareOfSamples<FrequencyReport>(
-        outputs, draws_per_item,
-        [&] { return oracle.Randomize(item, gen); },
+        outputs, draws_per_item, [&] { return oracle.Randomize(item, gen); },
         [&](const FrequencyReport& w) { return oracle.Probability(item, w); },
         index_of);
     EXPECT_TRUE(result.Passes())
