@@ -208,9 +208,14 @@ FrequencyReport LongitudinalUnaryEncoding::RandomizeFromMemo(
   report.words.resize(words);
   for (size_t w = 0; w < words; ++w) {
     const uint64_t memo = MemoWord(permanent, w, words, last_mask);
-    const uint64_t keep = FlipCoins64(p2_, gen);  // for the 1-bits
-    const uint64_t set = FlipCoins64(q2_, gen);  // for its 0-bits
-    report.words[w] = (memo & keep) | (~memo & set);
+    if (p2_ == q2_.Complement()) {
+      // Symmetric IRR: every bit flips with probability q2, one coin set.
+      report.words[w] = memo ^ FlipCoins64(q2_, gen);
+    } else {
+      const uint64_t keep = FlipCoins64(p2_, gen);  // for the 1-bits
+      const uint64_t set = FlipCoins64(q2_, gen);   // for its 0-bits
+      report.words[w] = (memo & keep) | (~memo & set);
+    }
   }
   report.words.back() &= last_mask;
   return report;
