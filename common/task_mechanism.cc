@@ -1,0 +1,125 @@
+// Task → randomizer and accumulator; see the header.
+#include "common/task_mechanism.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace ldp {
+namespace {
+
+absl::Status CheckCharge(double implemented, int64_t epsilon_nanos) {
+  if (epsilon_nanos <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "task epsilon must be > 0 nano-epsilon, got ", epsilon_nanos));
+  }
+  const double charged = static_cast<double>(epsilon_nanos) / kNanosPerEpsilon;
+  // The implemented ε may sit a hair under the requested one; it may never
+  // sit above what the agent is charged.
+  if (!(implemented <= charged)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "randomizer implements epsilon ", implemented,
+        " but the task charges only ", charged,
+        "; the randomizer parameters do not match the stated epsilon"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const TaskMechanism>> TaskMechanism::Create(
+    const Task& task) {
+  std::shared_ptr<TaskMechanism> result(new TaskMechanism(task));
+  if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
+    const QueryRange range = sq->query.output_range();
+    RealMechanismSpec spec = sq->mechanism;
+    spec.bound = (range.upper - range.lower) / 2;
+    result->center_ = (range.upper + range.lower) / 2;
+    ASSIGN_OR_RETURN(result->mechanism_, CreateRealMechanism(spec));
+  } else {
+    const auto& histogram = std::get<HistogramTask>(task.question);
+    FrequencyOracleSpec spec = histogram.oracle;
+    spec.domain_size = histogram.encoding.domain_size();
+    ASSIGN_OR_RETURN(result->oracle_, CreateFrequencyOracle(spec));
+  }
+  RETURN_IF_ERROR(CheckCharge(result->implemented_epsilon(), task.epsilon_nanos));
+  return std::shared_ptr<const TaskMechanism>(std::move(result));
+}
+
+double TaskMechanism::implemented_epsilon() const {
+  return oracle_ != nullptr ? oracle_->epsilon() : mechanism_->epsilon();
+}
+
+ReportPayload TaskMechanism::Randomize(const Record& record,
+                                       absl::BitGenRef gen) const {
+  if (mechanism_ != nullptr) {
+    const auto& sq = std::get<StatisticalQueryTask>(task_.question);
+    const double value = sq.query.Evaluate(record) - center_;
+    return mechanism_->Randomize(value, gen);
+  }
+  // Query::Evaluate and DomainEncoding::Encode read every field through
+  // SanitizeValue, so a raw record behaves exactly as its sanitized form.
+  const auto& histogram = std::get<HistogramTask>(task_.question);
+  return oracle_->Randomize(histogram.encoding.Encode(record), gen);
+}
+
+absl::Status TaskMechanism::Validate(const ReportPayload& payload) const {
+  if (mechanism_ != nullptr) {
+    const auto* scalar = std::get_if<ScalarReport>(&payload);
+    if (scalar == nullptr) {
+      return absl::InvalidArgumentError(
+          "this task expects a scalar report (a statistical query)");
+    }
+    return mechanism_->Validate(*scalar);
+  }
+  const auto* frequency = std::get_if<FrequencyReport>(&payload);
+  if (frequency == nullptr) {
+    return absl::InvalidArgumentError(
+        "this task expects a frequency report (a histogram question)");
+  }
+  return oracle_->Validate(*frequency);
+}
+
+TaskAccumulator::TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism)
+    : mechanism_(std::move(mechanism)) {
+  if (mechanism_->oracle_ != nullptr) {
+    histogram_ = mechanism_->oracle_->NewAccumulator();
+  } else {
+    mean_ = std::make_unique<MeanAccumulator>(*mechanism_->mechanism_);
+  }
+}
+
+absl::Status TaskAccumulator::Add(const ReportPayload& payload) {
+  if (histogram_ != nullptr) {
+    const auto* report = std::get_if<FrequencyReport>(&payload);
+    if (report == nullptr) {
+      return absl::InvalidArgumentError(
+          "this task expects a frequency report (a histogram question)");
+    }
+    return histogram_->Add(*report);
+  }
+  const auto* report = std::get_if<ScalarReport>(&payload);
+  if (report == nullptr) {
+    return absl::InvalidArgumentError(
+        "this task expects a scalar report (a statistical query)");
+  }
+  return mean_->Add(*report);
+}
+
+int64_t TaskAccumulator::num_reports() const {
+  return histogram_ != nullptr ? histogram_->num_reports()
+                               : mean_->num_reports();
+}
+
+TaskEstimate TaskAccumulator::Estimate(double confidence) const {
+  if (histogram_ != nullptr) return histogram_->Estimate();
+  ScalarEstimate estimate = mean_->Estimate(confidence);
+  const double center = mechanism_->center_;
+  estimate.value += center;
+  estimate.interval.lower += center;
+  estimate.interval.upper += center;
+  return estimate;
+}
+
+}  // namespace ldp

@@ -1,0 +1,82 @@
+// The randomizer and estimator one task names, built once per task and
+// shared by the agent (Randomize) and the server (Validate, accumulate).
+//
+// Create() enforces the rule both sides rely on: the mechanism's implemented
+// ε never exceeds the εₜ the task charges. Randomize() never fails and does
+// not branch on the record beyond evaluating it: a missing or odd value is
+// sanitized to a default first, so every record yields exactly one
+// well-formed report (DESIGN invariant 8).
+#ifndef LDP_COMMON_TASK_MECHANISM_H_
+#define LDP_COMMON_TASK_MECHANISM_H_
+
+#include <memory>
+#include <variant>
+
+#include "absl/random/bit_gen_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/estimate.h"
+#include "common/frequency_oracle.h"
+#include "common/histogram_estimate.h"
+#include "common/mean_accumulator.h"
+#include "common/real_mechanism.h"
+#include "common/record_schema.h"
+#include "common/task.h"
+
+namespace ldp {
+
+using TaskEstimate = std::variant<ScalarEstimate, HistogramEstimate>;
+
+class TaskAccumulator;
+
+class TaskMechanism {
+ public:
+  // InvalidArgument if the randomizer cannot be built, or if its implemented
+  // ε exceeds task.epsilon_nanos (rounded up to whole nano-ε), or εₜ ≤ 0.
+  static absl::StatusOr<std::shared_ptr<const TaskMechanism>> Create(
+      const Task& task);
+
+  const Task& task() const { return task_; }
+  double implemented_epsilon() const;
+
+  // Sanitizes, evaluates and randomizes; the only thing that leaves an agent.
+  ReportPayload Randomize(const Record& record, absl::BitGenRef gen) const;
+
+  // InvalidArgument unless `payload` is a report this task's randomizer can
+  // output.
+  absl::Status Validate(const ReportPayload& payload) const;
+
+ private:
+  friend class TaskAccumulator;
+  explicit TaskMechanism(Task task) : task_(std::move(task)) {}
+
+  Task task_;
+  // Exactly one is set, matching task_.question.
+  std::unique_ptr<FrequencyOracle> oracle_;
+  std::unique_ptr<RealMechanism> mechanism_;
+  double center_ = 0;  // (lo + hi)/2 of a statistical query
+};
+
+// Server-side sufficient statistics of one task's reports (several tasks
+// asking the same question may share one). Keeps its mechanism alive.
+// Thread-compatible.
+class TaskAccumulator {
+ public:
+  explicit TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism);
+
+  // Validates and counts; an invalid payload changes nothing.
+  absl::Status Add(const ReportPayload& payload);
+  int64_t num_reports() const;
+  // A histogram (unbiased, with variances) or a scalar with its interval at
+  // `confidence`, shifted back to the query's own range.
+  TaskEstimate Estimate(double confidence) const;
+
+ private:
+  std::shared_ptr<const TaskMechanism> mechanism_;
+  std::unique_ptr<FrequencyAccumulator> histogram_;
+  std::unique_ptr<MeanAccumulator> mean_;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_COMMON_TASK_MECHANISM_H_
