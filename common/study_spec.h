@@ -1,0 +1,63 @@
+// A study as the analyst fixes it, in plain types (the service edge
+// translates `ldp.v1.StudySpec`).
+#ifndef LDP_COMMON_STUDY_SPEC_H_
+#define LDP_COMMON_STUDY_SPEC_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "common/consistency.h"
+#include "common/domain_encoding.h"
+#include "common/frequency_oracle_factory.h"
+#include "common/query_expression.h"
+#include "common/real_mechanism_factory.h"
+#include "common/record_schema.h"
+
+namespace ldp {
+
+enum class StudyMode { kNoninteractive, kInteractive };
+
+// E[φ(x)] for a statistical query φ.
+struct StatisticalQueryQuestion {
+  Query query;
+  // The mechanism; its `epsilon` and `bound` are filled in by the planner.
+  RealMechanismKind mechanism = RealMechanismKind::kHybrid;
+};
+
+// The histogram of an encoded domain.
+struct HistogramQuestion {
+  DomainEncoding encoding;
+  // The oracle; unset = the lowest-variance oracle for (ε, N), chosen by the
+  // planner. Its `epsilon` and `domain_size` are filled in by the planner.
+  std::optional<FrequencyOracleSpec> oracle;
+  // Consistency post-processing applied to a copy of the raw estimate.
+  std::optional<ConsistencyMethod> post_processing;
+};
+
+struct Question {
+  std::string id;  // unique within the study
+  std::variant<StatisticalQueryQuestion, HistogramQuestion> kind;
+  // εₜ for this question in nano-ε; 0 = the planner decides.
+  int64_t epsilon_nanos = 0;
+  // Reports wanted; 0 = an equal share of the population.
+  int64_t target_reports = 0;
+};
+
+struct StudySpec {
+  std::string display_name;
+  RecordSchema schema;
+  int64_t epsilon_cap_nanos = 0;  // per agent, for the whole study
+  StudyMode mode = StudyMode::kNoninteractive;
+  std::vector<Question> questions;  // the first round's
+  double confidence = 0.95;         // 1 − β of every interval
+  int64_t quorum = 0;               // close early at this many reports per question
+  absl::Duration round_duration = absl::Hours(1);
+};
+
+}  // namespace ldp
+
+#endif  // LDP_COMMON_STUDY_SPEC_H_
