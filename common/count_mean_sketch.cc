@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/pairwise_hash.h"
+#include "common/status_macros.h"
+#include "common/validation.h"
 #include "common/walsh_hadamard.h"
 
 namespace ldp {
@@ -61,16 +63,9 @@ absl::Status ValidateShape(const CountMeanSketchOptions& options, uint32_t k,
 }
 
 absl::Status ValidateOptions(const CountMeanSketchOptions& options) {
-  if (!std::isfinite(options.epsilon) || options.epsilon <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("count-mean sketch: epsilon must be finite and > 0, got ",
-                     options.epsilon));
-  }
-  if (options.domain_size < 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("count-mean sketch: domain_size must be at least 2, got ",
-                     options.domain_size));
-  }
+  RETURN_IF_ERROR(ValidateEpsilon("count-mean sketch", options.epsilon));
+  RETURN_IF_ERROR(ValidateDomainSize("count-mean sketch", options.domain_size,
+                                     2, kUnboundedDomainSize));
   if (options.variant != SketchVariant::kCountMean &&
       options.variant != SketchVariant::kHadamard) {
     return absl::InvalidArgumentError(

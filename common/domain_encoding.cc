@@ -219,7 +219,7 @@ absl::StatusOr<DomainEncoding> DomainEncoding::Create(
           "the encoding's query was checked against a different schema");
     }
     RETURN_IF_ERROR(ValidateDomainSize(q->domain_size));
-    return DomainEncoding({}, q->query, q->domain_size);
+    return DomainEncoding(spec, {}, q->query, q->domain_size);
   }
   const std::vector<FieldEncoding> fields =
       std::holds_alternative<FieldEncoding>(spec)
@@ -228,7 +228,7 @@ absl::StatusOr<DomainEncoding> DomainEncoding::Create(
   ASSIGN_OR_RETURN(std::vector<Digit> digits, MakeDigits(fields, schema));
   uint64_t size = 1;
   for (const Digit& d : digits) size *= d.radix;
-  return DomainEncoding(std::move(digits), std::nullopt,
+  return DomainEncoding(spec, std::move(digits), std::nullopt,
                         static_cast<uint32_t>(size));
 }
 

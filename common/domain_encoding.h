@@ -67,6 +67,9 @@ class DomainEncoding {
   // N.
   uint32_t domain_size() const { return domain_size_; }
 
+  // The spec this encoding was built from (to serialize it back).
+  const DomainEncodingSpec& spec() const { return spec_; }
+
   // The record's item, in [0, domain_size()). Never fails.
   uint32_t Encode(const Record& sanitized) const;
 
@@ -83,12 +86,14 @@ class DomainEncoding {
   };
 
  private:
-  DomainEncoding(std::vector<Digit> digits, std::optional<Query> query,
-                 uint32_t domain_size)
-      : digits_(std::move(digits)),
+  DomainEncoding(DomainEncodingSpec spec, std::vector<Digit> digits,
+                 std::optional<Query> query, uint32_t domain_size)
+      : spec_(std::move(spec)),
+        digits_(std::move(digits)),
         query_(std::move(query)),
         domain_size_(domain_size) {}
 
+  DomainEncodingSpec spec_;
   std::vector<Digit> digits_;  // empty for a query-value encoding
   std::optional<Query> query_;
   uint32_t domain_size_ = 0;

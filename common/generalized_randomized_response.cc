@@ -5,30 +5,21 @@
 #include <cmath>
 #include <utility>
 #include <variant>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/support_counts.h"
+#include "common/validation.h"
 
 namespace ldp {
 namespace {
 
 absl::Status ValidateOptions(
     const GeneralizedRandomizedResponseOptions& options) {
-  constexpr double kMaxEpsilon = GeneralizedRandomizedResponse::kMaxEpsilon;
-  if (!std::isfinite(options.epsilon) || options.epsilon <= 0 ||
-      options.epsilon > kMaxEpsilon) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("GRR: epsilon must be finite and in (0, ", kMaxEpsilon,
-                     "], got ", options.epsilon));
-  }
-  constexpr uint32_t kMaxDomainSize =
-      GeneralizedRandomizedResponse::kMaxDomainSize;
-  if (options.domain_size < 2 || options.domain_size > kMaxDomainSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("GRR: domain_size must be in [2, ", kMaxDomainSize,
-                     "], got ", options.domain_size));
-  }
-  return absl::OkStatus();
+  RETURN_IF_ERROR(ValidateEpsilon(
+      "GRR", options.epsilon, GeneralizedRandomizedResponse::kMaxEpsilon));
+  return ValidateDomainSize("GRR", options.domain_size, 2,
+                            GeneralizedRandomizedResponse::kMaxDomainSize);
 }
 
 absl::Status ValidateItemReport(const FrequencyReport& report,
@@ -46,24 +37,21 @@ absl::Status ValidateItemReport(const FrequencyReport& report,
   return absl::OkStatus();
 }
 
-// One int64 count per item: the support count of GRR is the item count.
+// The support count of GRR is the item count.
 class GrrAccumulator : public FrequencyAccumulator {
  public:
   GrrAccumulator(uint32_t domain_size, uint64_t keep_numerator,
                  PureProtocol protocol, double epsilon)
       : domain_size_(domain_size),
         keep_numerator_(keep_numerator),
-        protocol_(protocol),
-        epsilon_(epsilon),
-        counts_(domain_size, 0) {}
+        support_(domain_size, protocol, epsilon) {}
 
   absl::Status Add(const FrequencyReport& report) override {
     const auto* item = std::get_if<ItemReport>(&report);
     if (item == nullptr || item->item >= domain_size_) {
       return ValidateItemReport(report, domain_size_);
     }
-    ++counts_[item->item];
-    ++num_reports_;
+    support_.AddReport(item->item);
     return absl::OkStatus();
   }
 
@@ -75,24 +63,17 @@ class GrrAccumulator : public FrequencyAccumulator {
           "GRR: can only merge an accumulator of a GRR oracle with the same "
           "domain_size and epsilon");
     }
-    for (uint32_t v = 0; v < domain_size_; ++v) counts_[v] += grr->counts_[v];
-    num_reports_ += grr->num_reports_;
+    support_.Merge(grr->support_);
     return absl::OkStatus();
   }
 
-  int64_t num_reports() const override { return num_reports_; }
-
-  HistogramEstimate Estimate() const override {
-    return protocol_.Estimate(counts_, num_reports_, epsilon_);
-  }
+  int64_t num_reports() const override { return support_.num_reports(); }
+  HistogramEstimate Estimate() const override { return support_.Estimate(); }
 
  private:
   uint32_t domain_size_;
-  uint64_t keep_numerator_;
-  PureProtocol protocol_;
-  double epsilon_;
-  std::vector<int64_t> counts_;
-  int64_t num_reports_ = 0;
+  uint64_t keep_numerator_;  // with domain_size_, the merge key
+  SupportCounts support_;
 };
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/validation.h"
 #include "common/walsh_hadamard.h"
 
 namespace ldp {
@@ -29,18 +31,11 @@ double HalfLogOdds(uint64_t k) {
 
 absl::StatusOr<HadamardResponse::Params> MakeParams(
     const HadamardResponseOptions& options) {
-  if (!std::isfinite(options.epsilon) || options.epsilon <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Hadamard response: epsilon must be finite and > 0, got ",
-                     options.epsilon));
-  }
-  if (options.domain_size < 2 ||
-      options.domain_size > HadamardResponse::kMaxDomainSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Hadamard response: domain_size must be in [2, ",
-        HadamardResponse::kMaxDomainSize, "], got ", options.domain_size,
-        " (use a count-mean sketch for larger domains)"));
-  }
+  RETURN_IF_ERROR(ValidateEpsilon("Hadamard response", options.epsilon));
+  RETURN_IF_ERROR(ValidateDomainSize(
+      "Hadamard response", options.domain_size, 2,
+      HadamardResponse::kMaxDomainSize,
+      /*hint=*/"use a count-mean sketch for larger domains"));
   // Round p down (then step down past any floating-point doubt) so that
   // p / (1 − p) ≤ e^ε: ε is never exceeded.
   const double e = std::exp(options.epsilon);

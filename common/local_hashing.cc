@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/pairwise_hash.h"
+#include "common/status_macros.h"
+#include "common/validation.h"
 
 namespace ldp {
 namespace {
@@ -47,18 +49,11 @@ absl::StatusOr<uint32_t> ChooseNumBuckets(
 }
 
 absl::StatusOr<Params> MakeParams(const OptimizedLocalHashingOptions& options) {
-  if (!std::isfinite(options.epsilon) || options.epsilon <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("local hashing: epsilon must be finite and > 0, got ",
-                     options.epsilon));
-  }
-  if (options.domain_size < 2 ||
-      options.domain_size > OptimizedLocalHashing::kMaxDomainSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "local hashing: domain_size must be in [2, ",
-        OptimizedLocalHashing::kMaxDomainSize, "], got ", options.domain_size,
-        " (use a count-mean sketch for larger domains)"));
-  }
+  RETURN_IF_ERROR(ValidateEpsilon("local hashing", options.epsilon));
+  RETURN_IF_ERROR(ValidateDomainSize(
+      "local hashing", options.domain_size, 2,
+      OptimizedLocalHashing::kMaxDomainSize,
+      /*hint=*/"use a count-mean sketch for larger domains"));
   absl::StatusOr<uint32_t> g = ChooseNumBuckets(options);
   if (!g.ok()) return g.status();
   // Round p down (then step past any floating-point doubt) so that

@@ -7,6 +7,8 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/validation.h"
 
 namespace ldp {
 namespace {
@@ -19,14 +21,9 @@ bool IsKnownVariant(UnaryEncodingVariant variant) {
 }
 
 absl::Status ValidateOptions(const LongitudinalUnaryEncodingOptions& options) {
-  constexpr double kMaxEpsilon = LongitudinalUnaryEncoding::kMaxEpsilon;
-  if (!std::isfinite(options.epsilon_permanent) ||
-      options.epsilon_permanent <= 0 ||
-      options.epsilon_permanent > kMaxEpsilon) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "longitudinal: epsilon_permanent must be finite and in (0, ",
-        kMaxEpsilon, "], got ", options.epsilon_permanent));
-  }
+  RETURN_IF_ERROR(ValidateEpsilonField(
+      "longitudinal", "epsilon_permanent", options.epsilon_permanent,
+      LongitudinalUnaryEncoding::kMaxEpsilon));
   if (!std::isfinite(options.epsilon_report) || options.epsilon_report <= 0 ||
       options.epsilon_report >= options.epsilon_permanent) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -34,12 +31,8 @@ absl::Status ValidateOptions(const LongitudinalUnaryEncodingOptions& options) {
         "epsilon_permanent) = (0, ",
         options.epsilon_permanent, "), got ", options.epsilon_report));
   }
-  constexpr uint32_t kMaxDomainSize = LongitudinalUnaryEncoding::kMaxDomainSize;
-  if (options.domain_size < 2 || options.domain_size > kMaxDomainSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("longitudinal: domain_size must be in [2, ",
-                     kMaxDomainSize, "], got ", options.domain_size));
-  }
+  RETURN_IF_ERROR(ValidateDomainSize("longitudinal", options.domain_size, 2,
+                                     LongitudinalUnaryEncoding::kMaxDomainSize));
   if (!IsKnownVariant(options.permanent) ||
       !IsKnownVariant(options.instantaneous)) {
     return absl::InvalidArgumentError(

@@ -5,15 +5,14 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/validation.h"
 
 namespace ldp {
 
 absl::Status ValidateEpsilonAndBound(double epsilon, double bound) {
-  if (!(epsilon > 0 && epsilon <= kMaxRealMechanismEpsilon)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("epsilon must be finite and in (0, ",
-                     kMaxRealMechanismEpsilon, "], got ", epsilon));
-  }
+  // Unnamed: the calling mechanism adds no prefix to this message.
+  RETURN_IF_ERROR(ValidateEpsilon("", epsilon, kMaxRealMechanismEpsilon));
   if (!(bound > 0 && std::isfinite(bound))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "bound must be finite and > 0 (inputs live in [-bound, bound]), got ",

@@ -9,24 +9,18 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/support_counts.h"
+#include "common/validation.h"
 
 namespace ldp {
 namespace {
 
 absl::Status ValidateOptions(const SubsetSelectionOptions& options) {
-  constexpr double kMaxEpsilon = SubsetSelection::kMaxEpsilon;
-  if (!std::isfinite(options.epsilon) || options.epsilon <= 0 ||
-      options.epsilon > kMaxEpsilon) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("subset selection: epsilon must be finite and in (0, ",
-                     kMaxEpsilon, "], got ", options.epsilon));
-  }
-  constexpr uint32_t kMaxDomainSize = SubsetSelection::kMaxDomainSize;
-  if (options.domain_size < 2 || options.domain_size > kMaxDomainSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("subset selection: domain_size must be in [2, ",
-                     kMaxDomainSize, "], got ", options.domain_size));
-  }
+  RETURN_IF_ERROR(ValidateEpsilon("subset selection", options.epsilon,
+                                  SubsetSelection::kMaxEpsilon));
+  RETURN_IF_ERROR(ValidateDomainSize("subset selection", options.domain_size,
+                                     2, SubsetSelection::kMaxDomainSize));
   if (options.subset_size >= options.domain_size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "subset selection: subset_size must be in [1, domain_size - 1] = [1, ",
@@ -154,7 +148,7 @@ absl::Status ValidateSubsetReport(const FrequencyReport& report,
   return absl::OkStatus();
 }
 
-// One int64 count per item; each report supports its k items.
+// Each report supports its k items.
 class SubsetAccumulator : public FrequencyAccumulator {
  public:
   SubsetAccumulator(uint32_t domain_size, uint32_t subset_size,
@@ -163,9 +157,7 @@ class SubsetAccumulator : public FrequencyAccumulator {
       : domain_size_(domain_size),
         subset_size_(subset_size),
         include_numerator_(include_numerator),
-        protocol_(protocol),
-        epsilon_(epsilon),
-        counts_(domain_size, 0) {}
+        support_(domain_size, protocol, epsilon) {}
 
   absl::Status Add(const FrequencyReport& report) override {
     if (absl::Status status =
@@ -173,8 +165,7 @@ class SubsetAccumulator : public FrequencyAccumulator {
         !status.ok()) {
       return status;
     }
-    for (uint32_t item : std::get<SubsetReport>(report).items) ++counts_[item];
-    ++num_reports_;
+    support_.AddReport(std::get<SubsetReport>(report).items);
     return absl::OkStatus();
   }
 
@@ -188,27 +179,19 @@ class SubsetAccumulator : public FrequencyAccumulator {
           "selection oracle with the same domain_size, subset_size and "
           "epsilon");
     }
-    for (uint32_t v = 0; v < domain_size_; ++v) {
-      counts_[v] += subset->counts_[v];
-    }
-    num_reports_ += subset->num_reports_;
+    support_.Merge(subset->support_);
     return absl::OkStatus();
   }
 
-  int64_t num_reports() const override { return num_reports_; }
-
-  HistogramEstimate Estimate() const override {
-    return protocol_.Estimate(counts_, num_reports_, epsilon_);
-  }
+  int64_t num_reports() const override { return support_.num_reports(); }
+  HistogramEstimate Estimate() const override { return support_.Estimate(); }
 
  private:
+  // The merge key.
   uint32_t domain_size_;
   uint32_t subset_size_;
   uint64_t include_numerator_;
-  PureProtocol protocol_;
-  double epsilon_;
-  std::vector<int64_t> counts_;
-  int64_t num_reports_ = 0;
+  SupportCounts support_;
 };
 
 }  // namespace

@@ -8,24 +8,17 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/validation.h"
 
 namespace ldp {
 namespace {
 
 absl::Status ValidateOptions(const UnaryEncodingOptions& options) {
-  constexpr double kMaxEpsilon = UnaryEncoding::kMaxEpsilon;
-  if (!std::isfinite(options.epsilon) || options.epsilon <= 0 ||
-      options.epsilon > kMaxEpsilon) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unary encoding: epsilon must be finite and in (0, ",
-                     kMaxEpsilon, "], got ", options.epsilon));
-  }
-  constexpr uint32_t kMaxDomainSize = UnaryEncoding::kMaxDomainSize;
-  if (options.domain_size < 2 || options.domain_size > kMaxDomainSize) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unary encoding: domain_size must be in [2, ",
-                     kMaxDomainSize, "], got ", options.domain_size));
-  }
+  RETURN_IF_ERROR(ValidateEpsilon("unary encoding", options.epsilon,
+                                  UnaryEncoding::kMaxEpsilon));
+  RETURN_IF_ERROR(ValidateDomainSize("unary encoding", options.domain_size, 2,
+                                     UnaryEncoding::kMaxDomainSize));
   if (options.variant != UnaryEncodingVariant::kOptimized &&
       options.variant != UnaryEncodingVariant::kSymmetric) {
     return absl::InvalidArgumentError(absl::StrCat(

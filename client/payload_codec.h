@@ -1,0 +1,30 @@
+// A compact, exact text form of a report payload, for the agent's state file.
+//
+// The agent stores every report it has created (to resend identical bytes
+// on retry, even after a restart) and every memoized answer (to repeat it
+// at no budget cost). Those must survive byte for byte, so the payload is
+// written as integers only — payloads never contain floating point — in a
+// single whitespace-free token:
+//   item:5   bits:00000000000000a1.0000000000000003   hashed:<seed>:<bucket>
+//   subset:1.4.9   sketch:<row>:<column>:<hex words>   scalar:-17
+// Bit-vector words are 16 lowercase hex digits each, separated by '.'.
+// This is a storage format, not a wire format (the wire is protobuf).
+#ifndef LDP_CLIENT_PAYLOAD_CODEC_H_
+#define LDP_CLIENT_PAYLOAD_CODEC_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/task.h"
+
+namespace ldp {
+
+std::string EncodePayload(const ReportPayload& payload);
+
+// Exact inverse of EncodePayload; DataLoss for anything it cannot parse.
+absl::StatusOr<ReportPayload> DecodePayload(absl::string_view text);
+
+}  // namespace ldp
+
+#endif  // LDP_CLIENT_PAYLOAD_CODEC_H_

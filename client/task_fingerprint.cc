@@ -1,0 +1,158 @@
+// Canonical encoding + SHA-256 of a task's question; see the header.
+#include "client/task_fingerprint.h"
+
+#include <openssl/evp.h>
+
+#include <bit>
+#include <cstdint>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/string_view.h"
+
+namespace ldp {
+namespace {
+
+// Appends self-delimiting values: each has a one-byte type tag, integers
+// are 8 bytes little-endian, strings carry their length.
+class CanonicalWriter {
+ public:
+  void Int(uint64_t value) {
+    out_.push_back('i');
+    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(value >> (8 * i)));
+  }
+  void Real(double value) {
+    out_.push_back('d');
+    Int(std::bit_cast<uint64_t>(value));
+  }
+  void String(absl::string_view value) {
+    out_.push_back('s');
+    Int(value.size());
+    out_.append(value.data(), value.size());
+  }
+  void Bits(const std::vector<bool>& bits) {
+    out_.push_back('b');
+    Int(bits.size());
+    for (bool bit : bits) out_.push_back(bit ? '1' : '0');
+  }
+  const std::string& bytes() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
+void WriteValue(const FieldValue& value, CanonicalWriter& w) {
+  w.Int(value.index());
+  std::visit(
+      [&w](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, bool>) w.Int(v);
+        if constexpr (std::is_same_v<T, int64_t>) w.Int(static_cast<uint64_t>(v));
+        if constexpr (std::is_same_v<T, std::string>) w.String(v);
+        if constexpr (std::is_same_v<T, double>) w.Real(v);
+        if constexpr (std::is_same_v<T, std::vector<bool>>) w.Bits(v);
+      },
+      value);
+}
+
+void WriteSchema(const RecordSchema& schema, CanonicalWriter& w) {
+  w.Int(schema.fields().size());
+  for (const FieldSpec& field : schema.fields()) {
+    w.String(field.name);
+    w.Int(static_cast<uint64_t>(field.kind));
+    w.Int(static_cast<uint64_t>(field.int_lower));
+    w.Int(static_cast<uint64_t>(field.int_upper));
+    w.Real(field.real_lower);
+    w.Real(field.real_upper);
+    w.Int(field.categories.size());
+    for (const std::string& category : field.categories) w.String(category);
+    w.Int(field.bit_length);
+    w.Int(field.default_value.has_value());
+    if (field.default_value.has_value()) WriteValue(*field.default_value, w);
+  }
+}
+
+void WriteNode(const QueryNode& node, CanonicalWriter& w) {
+  w.Int(static_cast<uint64_t>(node.op));
+  w.String(node.field);
+  w.Real(node.constant);
+  w.String(node.category);
+  w.Int(node.bit_index);
+  w.Bits(node.mask);
+  w.Real(node.range.lower);
+  w.Real(node.range.upper);
+  w.Int(node.children.size());
+  for (const QueryNode& child : node.children) WriteNode(child, w);
+}
+
+// The query's own schema too: it reads (and clamps) fields through it.
+void WriteQuery(const Query& query, CanonicalWriter& w) {
+  WriteSchema(query.schema(), w);
+  WriteNode(query.root(), w);
+  w.Real(query.output_range().lower);
+  w.Real(query.output_range().upper);
+}
+
+void WriteFieldEncoding(const FieldEncoding& field, CanonicalWriter& w) {
+  w.String(field.field);
+  w.Int(field.num_buckets);
+}
+
+void WriteEncoding(const DomainEncodingSpec& spec, CanonicalWriter& w) {
+  w.Int(spec.index());
+  if (const auto* field = std::get_if<FieldEncoding>(&spec)) {
+    WriteFieldEncoding(*field, w);
+  } else if (const auto* product = std::get_if<ProductEncoding>(&spec)) {
+    w.Int(product->fields.size());
+    for (const FieldEncoding& f : product->fields) WriteFieldEncoding(f, w);
+  } else {
+    const auto& value = std::get<QueryValueEncoding>(spec);
+    WriteQuery(value.query, w);
+    w.Int(value.domain_size);
+  }
+}
+
+void WriteQuestion(const Task& task, CanonicalWriter& w) {
+  w.Int(task.question.index());
+  if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
+    WriteQuery(sq->query, w);
+    w.Int(static_cast<uint64_t>(sq->mechanism.kind));
+    w.Real(sq->mechanism.epsilon);
+    w.Int(static_cast<uint64_t>(sq->mechanism.resolution_bits));
+    w.Int(static_cast<uint64_t>(sq->mechanism.num_cells));
+    return;
+  }
+  const auto& histogram = std::get<HistogramTask>(task.question);
+  WriteEncoding(histogram.encoding.spec(), w);
+  const FrequencyOracleSpec& o = histogram.oracle;
+  w.Int(static_cast<uint64_t>(o.kind));
+  w.Real(o.epsilon);
+  w.Int(o.num_buckets);
+  w.Int(o.subset_size);
+  w.Int(o.num_hashes);
+  w.Int(o.num_columns);
+  w.Int(o.hash_seed);
+  w.Real(o.epsilon_permanent);
+}
+
+}  // namespace
+
+std::string TaskFingerprint(const Task& task, const RecordSchema& schema) {
+  CanonicalWriter w;
+  w.String("ldp-task-fingerprint-v1");
+  w.Int(task.study_id);
+  w.Int(static_cast<uint64_t>(task.epsilon_nanos));
+  WriteSchema(schema, w);
+  WriteQuestion(task, w);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  // SHA-256 of an in-memory buffer cannot fail short of memory exhaustion;
+  // an empty fingerprint would merely disable the memo (never reuse).
+  if (EVP_Digest(w.bytes().data(), w.bytes().size(), digest, &length,
+                 EVP_sha256(), nullptr) != 1) {
+    return "";
+  }
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(digest), length));
+}
+
+}  // namespace ldp

@@ -1,0 +1,228 @@
+// Released estimates between ldp.v1 and the common/ estimate types; see the
+// header.
+#include "proto/convert/estimate_convert.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/confidence_interval.h"
+#include "common/status_macros.h"
+
+namespace ldp {
+namespace {
+
+constexpr ConsistencyMethod kConsistencyMethods[] = {
+    ConsistencyMethod::kSimplexProjection,
+    ConsistencyMethod::kClipAndNormalize,
+    ConsistencyMethod::kIterativeBayesianUpdate,
+};
+
+absl::Status Invalid(std::string_view what, std::string_view problem) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(std::string(what), " ", std::string(problem)));
+}
+
+absl::Status CheckFinite(double x, std::string_view what) {
+  if (std::isfinite(x)) return absl::OkStatus();
+  return Invalid(what, absl::StrCat("must be finite, got ", x));
+}
+
+// A standard error: ≥ 0, +∞ allowed (no reports yet).
+absl::Status CheckStandardError(double se, std::string_view what) {
+  if (se >= 0) return absl::OkStatus();
+  return Invalid(what, absl::StrCat("must be >= 0 (or +inf), got ", se));
+}
+
+absl::Status CheckCommon(int64_t num_reports, uint64_t epsilon_nanos,
+                         double implemented_epsilon, double confidence) {
+  if (num_reports < 0) {
+    return Invalid("num_reports", absl::StrCat("must be >= 0, got ", num_reports));
+  }
+  if (epsilon_nanos >
+      static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Invalid("epsilon_nanos",
+                   absl::StrCat("must be at most 2^63 - 1, got ", epsilon_nanos));
+  }
+  if (!(implemented_epsilon >= 0) || !std::isfinite(implemented_epsilon)) {
+    return Invalid("implemented_epsilon",
+                   absl::StrCat("must be finite and >= 0, got ",
+                                implemented_epsilon));
+  }
+  return ValidateConfidence(confidence);
+}
+
+absl::StatusOr<ConsistencyMethod> MethodFromName(const std::string& name) {
+  for (ConsistencyMethod m : kConsistencyMethods) {
+    if (std::string(ConsistencyMethodName(m)) == name) return m;
+  }
+  return Invalid("post_processed.method",
+                 absl::StrCat("\"", name, "\" is not a known method"));
+}
+
+absl::StatusOr<PostProcessedFrequencies> PostProcessedFromProto(
+    const v1::PostProcessedHistogram& proto, int num_items) {
+  ASSIGN_OR_RETURN(ConsistencyMethod method, MethodFromName(proto.method()));
+  if (proto.frequencies_size() != num_items) {
+    return Invalid("post_processed.frequencies",
+                   absl::StrCat("has ", proto.frequencies_size(),
+                                " entries; expected ", num_items));
+  }
+  for (double f : proto.frequencies()) {
+    RETURN_IF_ERROR(CheckFinite(f, "post_processed.frequencies"));
+  }
+  return PostProcessedFrequencies{
+      .method = method,
+      .frequencies = {proto.frequencies().begin(), proto.frequencies().end()}};
+}
+
+absl::Status CheckHistogramArrays(const v1::HistogramEstimate& proto) {
+  const int n = proto.frequencies_size();
+  const std::pair<int, const char*> sizes[] = {
+      {proto.standard_errors_size(), "standard_errors"},
+      {proto.interval_lower_size(), "interval_lower"},
+      {proto.interval_upper_size(), "interval_upper"},
+  };
+  for (const auto& [size, name] : sizes) {
+    if (size != n) {
+      return Invalid(name, absl::StrCat("has ", size, " entries but there are ",
+                                        n, " frequencies"));
+    }
+  }
+  if (proto.labels_size() != 0 && proto.labels_size() != n) {
+    return Invalid("labels", absl::StrCat("has ", proto.labels_size(),
+                                          " entries; expected 0 or ", n));
+  }
+  for (int i = 0; i < n; ++i) {
+    RETURN_IF_ERROR(CheckFinite(proto.frequencies(i), "frequencies"));
+    RETURN_IF_ERROR(CheckStandardError(proto.standard_errors(i),
+                                       "standard_errors"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void ToProto(const ScalarRelease& release, v1::ScalarEstimate* proto) {
+  proto->Clear();
+  const ScalarEstimate& e = release.estimate;
+  proto->set_value(e.value);
+  proto->set_standard_error(e.standard_error);
+  proto->mutable_interval()->set_lower(e.interval.lower);
+  proto->mutable_interval()->set_upper(e.interval.upper);
+  proto->mutable_interval()->set_confidence(e.confidence);
+  proto->set_num_reports(e.num_reports);
+  proto->set_epsilon_nanos(static_cast<uint64_t>(release.epsilon_nanos));
+  proto->set_implemented_epsilon(e.epsilon);
+  proto->set_mechanism(release.mechanism);
+}
+
+void ToProto(const HistogramRelease& release, v1::HistogramEstimate* proto) {
+  proto->Clear();
+  const HistogramEstimate& e = release.estimate;
+  for (size_t i = 0; i < e.frequencies.size(); ++i) {
+    const double se =
+        i < e.variances.size() ? std::sqrt(e.variances[i]) : std::numeric_limits<double>::infinity();
+    const Interval interval =
+        NormalInterval(e.frequencies[i], se, release.confidence);
+    proto->add_frequencies(e.frequencies[i]);
+    proto->add_standard_errors(se);
+    proto->add_interval_lower(interval.lower);
+    proto->add_interval_upper(interval.upper);
+  }
+  proto->set_confidence(release.confidence);
+  for (const std::string& label : release.labels) proto->add_labels(label);
+  proto->set_num_reports(e.num_reports);
+  proto->set_epsilon_nanos(static_cast<uint64_t>(release.epsilon_nanos));
+  proto->set_implemented_epsilon(e.epsilon);
+  proto->set_mechanism(release.mechanism);
+  if (release.post_processed.has_value()) {
+    v1::PostProcessedHistogram* p = proto->mutable_post_processed();
+    p->set_method(std::string(ConsistencyMethodName(release.post_processed->method)));
+    p->mutable_frequencies()->Add(release.post_processed->frequencies.begin(),
+                                  release.post_processed->frequencies.end());
+  }
+}
+
+void ToProto(std::string_view question_id, const EstimateRelease& release,
+             v1::QuestionEstimate* proto) {
+  proto->Clear();
+  proto->set_question_id(std::string(question_id));
+  if (const auto* scalar = std::get_if<ScalarRelease>(&release)) {
+    ToProto(*scalar, proto->mutable_scalar());
+  } else {
+    ToProto(std::get<HistogramRelease>(release), proto->mutable_histogram());
+  }
+}
+
+absl::StatusOr<ScalarRelease> ScalarEstimateFromProto(
+    const v1::ScalarEstimate& proto) {
+  RETURN_IF_ERROR(CheckFinite(proto.value(), "value"));
+  RETURN_IF_ERROR(CheckStandardError(proto.standard_error(), "standard_error"));
+  const v1::ConfidenceInterval& ci = proto.interval();
+  if (!(ci.lower() <= ci.upper())) {
+    return Invalid("interval", absl::StrCat("must have lower <= upper, got [",
+                                            ci.lower(), ", ", ci.upper(), "]"));
+  }
+  RETURN_IF_ERROR(CheckCommon(proto.num_reports(), proto.epsilon_nanos(),
+                              proto.implemented_epsilon(), ci.confidence()));
+  return ScalarRelease{
+      .estimate = {.value = proto.value(),
+                   .standard_error = proto.standard_error(),
+                   .interval = {.lower = ci.lower(), .upper = ci.upper()},
+                   .confidence = ci.confidence(),
+                   .num_reports = proto.num_reports(),
+                   .epsilon = proto.implemented_epsilon()},
+      .epsilon_nanos = static_cast<int64_t>(proto.epsilon_nanos()),
+      .mechanism = proto.mechanism()};
+}
+
+absl::StatusOr<HistogramRelease> HistogramEstimateFromProto(
+    const v1::HistogramEstimate& proto) {
+  RETURN_IF_ERROR(CheckHistogramArrays(proto));
+  RETURN_IF_ERROR(CheckCommon(proto.num_reports(), proto.epsilon_nanos(),
+                              proto.implemented_epsilon(), proto.confidence()));
+  HistogramRelease release{
+      .estimate = {.num_reports = proto.num_reports(),
+                   .epsilon = proto.implemented_epsilon(),
+                   .frequencies = {proto.frequencies().begin(),
+                                   proto.frequencies().end()}},
+      .confidence = proto.confidence(),
+      .labels = {proto.labels().begin(), proto.labels().end()},
+      .epsilon_nanos = static_cast<int64_t>(proto.epsilon_nanos()),
+      .mechanism = proto.mechanism()};
+  release.estimate.variances.reserve(proto.standard_errors_size());
+  for (double se : proto.standard_errors()) {
+    release.estimate.variances.push_back(se * se);
+  }
+  if (proto.has_post_processed()) {
+    ASSIGN_OR_RETURN(release.post_processed,
+                     PostProcessedFromProto(proto.post_processed(),
+                                            proto.frequencies_size()));
+  }
+  return release;
+}
+
+absl::StatusOr<NamedEstimate> QuestionEstimateFromProto(
+    const v1::QuestionEstimate& proto) {
+  switch (proto.estimate_case()) {
+    case v1::QuestionEstimate::kScalar: {
+      ASSIGN_OR_RETURN(ScalarRelease scalar,
+                       ScalarEstimateFromProto(proto.scalar()));
+      return NamedEstimate{proto.question_id(), std::move(scalar)};
+    }
+    case v1::QuestionEstimate::kHistogram: {
+      ASSIGN_OR_RETURN(HistogramRelease histogram,
+                       HistogramEstimateFromProto(proto.histogram()));
+      return NamedEstimate{proto.question_id(), std::move(histogram)};
+    }
+    case v1::QuestionEstimate::ESTIMATE_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "estimate of question \"", proto.question_id(), "\" is not set"));
+}
+
+}  // namespace ldp

@@ -1,0 +1,83 @@
+// Released estimates <-> ldp.v1.ScalarEstimate / HistogramEstimate /
+// QuestionEstimate.
+//
+// The common/ estimate types carry what the accumulators compute; a released
+// answer also names the ε charged, the mechanism, item labels and an
+// optional consistent (post-processed) copy, so these Release structs bundle
+// them. Every released number keeps its uncertainty (DESIGN invariant 6):
+// histogram standard errors and per-item normal intervals are derived from
+// the variances when written.
+#ifndef LDP_PROTO_CONVERT_ESTIMATE_CONVERT_H_
+#define LDP_PROTO_CONVERT_ESTIMATE_CONVERT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/consistency.h"
+#include "common/estimate.h"
+#include "common/histogram_estimate.h"
+#include "proto/ldp/v1/analyst_service.pb.h"
+#include "proto/ldp/v1/types.pb.h"
+
+namespace ldp {
+
+struct ScalarRelease {
+  // value, standard error, interval, confidence, n, implemented ε.
+  ScalarEstimate estimate;
+  int64_t epsilon_nanos = 0;  // ε charged to each reporting agent
+  std::string mechanism;      // e.g. "hybrid" (RealMechanismKindName)
+};
+
+struct PostProcessedFrequencies {
+  ConsistencyMethod method = ConsistencyMethod::kSimplexProjection;
+  std::vector<double> frequencies;
+};
+
+struct HistogramRelease {
+  // n, implemented ε, unbiased frequencies and their variances.
+  HistogramEstimate estimate;
+  // Coverage of the per-item normal intervals, in (0, 1).
+  double confidence = 0.95;
+  // One label per item (DomainEncoding::Describe), or empty.
+  std::vector<std::string> labels;
+  int64_t epsilon_nanos = 0;  // ε charged to each reporting agent
+  std::string mechanism;      // e.g. "oue" (FrequencyOracleKindName)
+  std::optional<PostProcessedFrequencies> post_processed;
+};
+
+using EstimateRelease = std::variant<ScalarRelease, HistogramRelease>;
+
+struct NamedEstimate {
+  std::string question_id;
+  EstimateRelease estimate;
+};
+
+// Overwrite `proto`. Histograms: standard_errors = √variances, intervals =
+// NormalInterval(f, se, confidence).
+void ToProto(const ScalarRelease& release, v1::ScalarEstimate* proto);
+void ToProto(const HistogramRelease& release, v1::HistogramEstimate* proto);
+void ToProto(std::string_view question_id, const EstimateRelease& release,
+             v1::QuestionEstimate* proto);
+
+// InvalidArgument for NaN anywhere, an infinite value or frequency, a
+// negative standard error (+∞ is allowed: no reports yet), an interval with
+// lower > upper, confidence outside (0, 1), num_reports < 0, epsilon_nanos
+// beyond int64, histogram arrays of unequal lengths (labels may be empty),
+// or an unknown post-processing method or wrong-length post-processed
+// vector. Histogram intervals are not read back (they are derived).
+absl::StatusOr<ScalarRelease> ScalarEstimateFromProto(
+    const v1::ScalarEstimate& proto);
+absl::StatusOr<HistogramRelease> HistogramEstimateFromProto(
+    const v1::HistogramEstimate& proto);
+// Also InvalidArgument when no estimate is set.
+absl::StatusOr<NamedEstimate> QuestionEstimateFromProto(
+    const v1::QuestionEstimate& proto);
+
+}  // namespace ldp
+
+#endif  // LDP_PROTO_CONVERT_ESTIMATE_CONVERT_H_

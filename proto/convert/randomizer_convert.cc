@@ -1,0 +1,220 @@
+// Randomizer specs between ldp.v1 and the common/ factories; see the header.
+#include "proto/convert/randomizer_convert.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/task.h"
+
+namespace ldp {
+namespace {
+
+constexpr uint64_t kMaxNanos = std::numeric_limits<int64_t>::max();
+constexpr uint32_t kMaxResolutionBits = 30;
+
+using Wire = v1::RandomizerSpec;
+
+absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
+  FrequencyOracleSpec spec{.domain_size = proto.domain_size()};
+  using K = FrequencyOracleKind;
+  switch (proto.mechanism_case()) {
+    case Wire::kGrr: spec.kind = K::kGeneralizedRandomizedResponse; break;
+    case Wire::kOue: spec.kind = K::kOptimizedUnaryEncoding; break;
+    case Wire::kSue: spec.kind = K::kSymmetricUnaryEncoding; break;
+    case Wire::kOlh:
+      spec.kind = K::kOptimizedLocalHashing;
+      spec.num_buckets = proto.olh().num_buckets();
+      if (spec.num_buckets == 1) {
+        return absl::InvalidArgumentError(
+            "olh.num_buckets must be 0 (optimal) or >= 2, got 1");
+      }
+      break;
+    case Wire::kSubsetSelection:
+      spec.kind = K::kSubsetSelection;
+      spec.subset_size = proto.subset_selection().subset_size();
+      break;
+    case Wire::kHadamardResponse: spec.kind = K::kHadamardResponse; break;
+    case Wire::kCountMeanSketch:
+      spec.kind = K::kCountMeanSketch;
+      spec.num_hashes = proto.count_mean_sketch().num_hashes();
+      spec.num_columns = proto.count_mean_sketch().num_columns();
+      spec.hash_seed = proto.count_mean_sketch().hash_seed();
+      break;
+    case Wire::kHadamardCountMeanSketch:
+      spec.kind = K::kHadamardCountMeanSketch;
+      spec.num_hashes = proto.hadamard_count_mean_sketch().num_hashes();
+      spec.num_columns = proto.hadamard_count_mean_sketch().num_columns();
+      spec.hash_seed = proto.hadamard_count_mean_sketch().hash_seed();
+      break;
+    case Wire::kLongitudinalUnaryEncoding: {
+      spec.kind = K::kLongitudinalUnaryEncoding;
+      const uint64_t nanos =
+          proto.longitudinal_unary_encoding().epsilon_permanent_nanos();
+      if (nanos == 0 || nanos > kMaxNanos) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "longitudinal_unary_encoding.epsilon_permanent_nanos must be in "
+            "[1, 2^63 - 1], got ", nanos));
+      }
+      spec.epsilon_permanent = NanosToEpsilon(static_cast<int64_t>(nanos));
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError("not a frequency oracle");
+  }
+  return spec;
+}
+
+absl::StatusOr<RealMechanismSpec> RealFromProto(const Wire& proto) {
+  if (proto.domain_size() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "domain_size must be 0 for a real-valued mechanism (its input range "
+        "is the query's output range), got ", proto.domain_size()));
+  }
+  RealMechanismSpec spec{.bound = 1};
+  switch (proto.mechanism_case()) {
+    case Wire::kDiscreteLaplace: {
+      spec.kind = RealMechanismKind::kDiscreteLaplace;
+      const uint32_t bits = proto.discrete_laplace().resolution_bits();
+      if (bits > kMaxResolutionBits) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "discrete_laplace.resolution_bits must be 0 to ",
+            kMaxResolutionBits, ", got ", bits));
+      }
+      spec.resolution_bits = static_cast<int>(bits);
+      break;
+    }
+    case Wire::kDuchi: spec.kind = RealMechanismKind::kDuchi; break;
+    case Wire::kPiecewise:
+      spec.kind = RealMechanismKind::kPiecewise;
+      spec.num_cells = proto.piecewise().num_cells();
+      break;
+    case Wire::kHybrid:
+      spec.kind = RealMechanismKind::kHybrid;
+      spec.num_cells = proto.hybrid().num_cells();
+      break;
+    default:
+      return absl::InvalidArgumentError("not a real-valued mechanism");
+  }
+  return spec;
+}
+
+absl::Status Invalid(const absl::Status& status) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("invalid randomizer: ", status.message()));
+}
+
+bool IsRealMechanism(Wire::MechanismCase c) {
+  return c == Wire::kDiscreteLaplace || c == Wire::kDuchi ||
+         c == Wire::kPiecewise || c == Wire::kHybrid;
+}
+
+}  // namespace
+
+double NanosToEpsilon(int64_t nanos) {
+  return static_cast<double>(nanos) / static_cast<double>(kNanosPerEpsilon);
+}
+
+int64_t EpsilonToNanos(double epsilon) {
+  if (!(epsilon >= 0) || !std::isfinite(epsilon)) return 0;
+  const double nanos = epsilon * static_cast<double>(kNanosPerEpsilon);
+  // 2^63 is exactly representable; anything at or above it saturates.
+  if (nanos >= 9223372036854775808.0) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return std::llround(nanos);
+}
+
+absl::StatusOr<RandomizerConfig> RandomizerFromProto(const Wire& proto) {
+  if (proto.epsilon_nanos() == 0 || proto.epsilon_nanos() > kMaxNanos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "randomizer.epsilon_nanos must be in [1, 2^63 - 1] (1 epsilon = 1e9 "
+        "nano-epsilon), got ", proto.epsilon_nanos()));
+  }
+  if (proto.mechanism_case() == Wire::MECHANISM_NOT_SET) {
+    return absl::InvalidArgumentError(
+        "randomizer has no mechanism set (e.g. oue, olh, grr, hybrid)");
+  }
+  RandomizerConfig config{.epsilon_nanos =
+                              static_cast<int64_t>(proto.epsilon_nanos())};
+  const double epsilon = NanosToEpsilon(config.epsilon_nanos);
+  if (IsRealMechanism(proto.mechanism_case())) {
+    absl::StatusOr<RealMechanismSpec> spec = RealFromProto(proto);
+    if (!spec.ok()) return Invalid(spec.status());
+    spec->epsilon = epsilon;
+    config.mechanism = *spec;
+  } else {
+    absl::StatusOr<FrequencyOracleSpec> spec = OracleFromProto(proto);
+    if (!spec.ok()) return Invalid(spec.status());
+    spec->epsilon = epsilon;
+    config.mechanism = *spec;
+  }
+  return config;
+}
+
+void MechanismToProto(const FrequencyOracleSpec& spec, Wire* proto) {
+  using K = FrequencyOracleKind;
+  switch (spec.kind) {
+    case K::kGeneralizedRandomizedResponse: proto->mutable_grr(); return;
+    case K::kOptimizedUnaryEncoding: proto->mutable_oue(); return;
+    case K::kSymmetricUnaryEncoding: proto->mutable_sue(); return;
+    case K::kOptimizedLocalHashing:
+      proto->mutable_olh()->set_num_buckets(spec.num_buckets);
+      return;
+    case K::kSubsetSelection:
+      proto->mutable_subset_selection()->set_subset_size(spec.subset_size);
+      return;
+    case K::kHadamardResponse: proto->mutable_hadamard_response(); return;
+    case K::kCountMeanSketch: {
+      v1::CountMeanSketchSpec* s = proto->mutable_count_mean_sketch();
+      s->set_num_hashes(spec.num_hashes);
+      s->set_num_columns(spec.num_columns);
+      s->set_hash_seed(spec.hash_seed);
+      return;
+    }
+    case K::kHadamardCountMeanSketch: {
+      v1::HadamardCountMeanSketchSpec* s =
+          proto->mutable_hadamard_count_mean_sketch();
+      s->set_num_hashes(spec.num_hashes);
+      s->set_num_columns(spec.num_columns);
+      s->set_hash_seed(spec.hash_seed);
+      return;
+    }
+    case K::kLongitudinalUnaryEncoding:
+      proto->mutable_longitudinal_unary_encoding()
+          ->set_epsilon_permanent_nanos(EpsilonToNanos(spec.epsilon_permanent));
+      return;
+  }
+}
+
+void MechanismToProto(const RealMechanismSpec& spec, Wire* proto) {
+  switch (spec.kind) {
+    case RealMechanismKind::kDiscreteLaplace:
+      proto->mutable_discrete_laplace()->set_resolution_bits(
+          static_cast<uint32_t>(spec.resolution_bits));
+      return;
+    case RealMechanismKind::kDuchi: proto->mutable_duchi(); return;
+    case RealMechanismKind::kPiecewise:
+      proto->mutable_piecewise()->set_num_cells(
+          static_cast<uint32_t>(spec.num_cells));
+      return;
+    case RealMechanismKind::kHybrid:
+      proto->mutable_hybrid()->set_num_cells(
+          static_cast<uint32_t>(spec.num_cells));
+      return;
+  }
+}
+
+void ToProto(const RandomizerConfig& config, Wire* proto) {
+  proto->Clear();
+  proto->set_epsilon_nanos(static_cast<uint64_t>(config.epsilon_nanos));
+  if (const auto* oracle = std::get_if<FrequencyOracleSpec>(&config.mechanism)) {
+    proto->set_domain_size(oracle->domain_size);
+    MechanismToProto(*oracle, proto);
+  } else {
+    MechanismToProto(std::get<RealMechanismSpec>(config.mechanism), proto);
+  }
+}
+
+}  // namespace ldp

@@ -1,0 +1,64 @@
+// ldp.v1.StudySpec / Question <-> StudySpec / Question (study_spec.h).
+//
+// A study fixes everything privacy-relevant before any report arrives; the
+// server plans from the converted spec, so every shape error must surface
+// here, at CreateStudy, with a message the analyst can act on.
+//
+// Mapping of the wire's defaults (proto3 cannot tell "unset" from 0):
+//   confidence 0 → 0.95; round_duration_seconds 0 → 1 hour;
+//   Question.randomizer.epsilon_nanos 0 → the planner decides;
+//   a statistical query without a mechanism → hybrid; a histogram question
+//   without a mechanism → the planner chooses the oracle.
+// StudySpec.deadline is validated but not represented in ldp::StudySpec
+// (the server keeps the analyst's original bytes).
+#ifndef LDP_PROTO_CONVERT_STUDY_CONVERT_H_
+#define LDP_PROTO_CONVERT_STUDY_CONVERT_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/record_schema.h"
+#include "common/study_spec.h"
+#include "google/protobuf/repeated_field.h"
+#include "proto/ldp/v1/analyst_service.pb.h"
+
+namespace ldp {
+
+inline constexpr int kMaxQuestionsPerRound = 1024;
+inline constexpr int kMaxQuestionIdLength = 128;
+inline constexpr int kMaxDisplayNameLength = 1024;
+
+// InvalidArgument unless: a non-empty question_id of ≤ kMaxQuestionIdLength
+// characters; exactly one kind; a statistical query with a real-valued
+// mechanism (default parameters only: study_spec.h keeps just the kind) or
+// none; a histogram with a frequency oracle or none, whose domain_size is 0
+// or the encoding's N; a known post_processing name ("" = none);
+// epsilon_nanos and target_reports fit int64.
+absl::StatusOr<Question> QuestionFromProto(const v1::Question& proto,
+                                           const RecordSchema& schema);
+// Overwrites `proto`. The randomizer is always written (epsilon_nanos, and
+// for a histogram with a chosen oracle its parameters and domain_size = N).
+void ToProto(const Question& question, v1::Question* proto);
+
+// 1 to kMaxQuestionsPerRound questions with distinct ids (StartRound).
+absl::StatusOr<std::vector<Question>> QuestionsFromProto(
+    const google::protobuf::RepeatedPtrField<v1::Question>& proto,
+    const RecordSchema& schema);
+
+// InvalidArgument unless: a valid schema; 0 < epsilon_cap_nanos ≤ 2^63 − 1;
+// mode NONINTERACTIVE or INTERACTIVE; valid questions (above); confidence 0
+// or in (0, 1); quorum fits int64; display_name ≤ kMaxDisplayNameLength
+// bytes; deadline (if set) a valid Timestamp.
+absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto);
+// Overwrites `proto` (no deadline: see above).
+void ToProto(const StudySpec& spec, v1::StudySpec* proto);
+
+// Deterministic bytes of ToProto, and StudySpecFromProto of parsed bytes.
+std::string StudySpecToBytes(const StudySpec& spec);
+absl::StatusOr<StudySpec> StudySpecFromBytes(std::string_view bytes);
+
+}  // namespace ldp
+
+#endif  // LDP_PROTO_CONVERT_STUDY_CONVERT_H_

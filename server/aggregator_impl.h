@@ -1,0 +1,134 @@
+// Internal: the aggregator's state and operations behind aggregator.h,
+// shared by aggregator.cc (studies, estimates), aggregator_ingest.cc
+// (enrollment, tasks, reports) and aggregator_load.cc (restart).
+#ifndef LDP_SERVER_AGGREGATOR_IMPL_H_
+#define LDP_SERVER_AGGREGATOR_IMPL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "common/secure_random.h"
+#include "server/agent_directory.h"
+#include "server/aggregator.h"
+#include "server/commit_queue.h"
+#include "server/round_runtime.h"
+
+namespace ldp {
+
+struct StudyRuntime {
+  uint64_t study_id = 0;
+  std::shared_ptr<const StudySpec> spec;
+  std::shared_ptr<const std::string> spec_bytes;
+  std::string request_id;
+  absl::Time created_at;
+  std::atomic<StudyState> state{StudyState::kActive};
+  // Fixed once the study is registered.
+  std::vector<std::shared_ptr<RoundRuntime>> rounds;
+  // Written by the writer thread only.
+  std::atomic<int64_t> num_agents{0};
+  std::atomic<int64_t> num_reports{0};
+  std::atomic<int64_t> max_spent_nanos{0};
+};
+
+// A round with its study, as ingestion needs both.
+struct RoundEntry {
+  std::shared_ptr<RoundRuntime> round;
+  std::shared_ptr<StudyRuntime> study;
+};
+
+class Aggregator::Impl {
+ public:
+  Impl(const AggregatorOptions& options, std::unique_ptr<Store> store,
+       std::unique_ptr<SecureRandom> random);
+  ~Impl();
+
+  // aggregator_load.cc
+  absl::Status Load();
+
+  // aggregator_ingest.cc
+  void EnrollAsync(std::string_view enrollment_token,
+                   absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
+  absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view token) const;
+  absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
+                                                       int max_tasks);
+  void UploadReportsAsync(
+      uint64_t agent_id, std::vector<TaskReport> reports,
+      absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
+  absl::StatusOr<std::vector<LedgerEntry>> GetBudget(uint64_t agent_id,
+                                                     uint64_t study_id);
+
+  // aggregator.cc
+  absl::Status AuthenticateAnalyst(std::string_view token) const;
+  absl::StatusOr<StudyInfo> CreateStudy(std::string spec_bytes,
+                                        std::string request_id);
+  absl::StatusOr<StudyInfo> GetStudy(uint64_t study_id);
+  StudyPage ListStudies(int page_size, uint64_t page_start);
+  absl::StatusOr<RoundEstimates> GetEstimates(uint64_t study_id,
+                                              uint64_t round_id);
+  void CloseExpiredRounds();
+
+  // Shared by the jobs (writer thread).
+  const Clock& clock() const { return *options_.clock; }
+  CommitQueue& queue() { return *queue_; }
+  AgentDirectory& agents() { return agents_; }
+  // Queues the durable close of a round whose state the caller decided
+  // (state already set for quorum; set by the job for deadlines).
+  void QueueClose(const RoundEntry& entry, RoundState state);
+  // After stored reports: close the round if every question has quorum.
+  void CheckQuorum(const RoundEntry& entry);
+  void Register(std::shared_ptr<StudyRuntime> study);
+
+ private:
+  RoundEntry FindRound(uint64_t round_id) const;
+  std::shared_ptr<StudyRuntime> FindStudy(uint64_t study_id) const;
+  std::vector<std::shared_ptr<StudyRuntime>> AllStudies() const;
+  StudyInfo Info(const StudyRuntime& study) const;
+  absl::StatusOr<std::shared_ptr<StudyRuntime>> NewStudy(
+      std::string spec_bytes, std::string request_id);
+  // Waits until every job submitted before it has finished.
+  void Barrier();
+  // Admission checks of one report on the request thread; OK means it was
+  // added to `pending` (aggregator_ingest.cc).
+  absl::StatusOr<RoundEntry> AdmitTask(uint64_t agent_id, uint64_t task_id,
+                                       RoundEntry& cache) const;
+  absl::Status LoadReports();
+  absl::Status LoadRounds(
+      const absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>&
+          studies);
+
+  const AggregatorOptions options_;
+  CredentialHash analyst_hash_;
+  CredentialHash enrollment_hash_;
+  std::unique_ptr<Store> store_;
+  AgentDirectory agents_;
+
+  absl::Mutex random_mutex_;
+  std::unique_ptr<SecureRandom> random_ ABSL_GUARDED_BY(random_mutex_);
+
+  std::atomic<uint64_t> next_agent_id_{1};
+  std::atomic<uint64_t> next_study_id_{1};
+  std::atomic<uint64_t> next_round_id_{1};
+
+  mutable absl::Mutex registry_mutex_;
+  std::map<uint64_t, std::shared_ptr<StudyRuntime>> studies_
+      ABSL_GUARDED_BY(registry_mutex_);
+  absl::flat_hash_map<uint64_t, RoundEntry> rounds_
+      ABSL_GUARDED_BY(registry_mutex_);
+  absl::flat_hash_map<std::string, uint64_t> request_ids_
+      ABSL_GUARDED_BY(registry_mutex_);
+
+  // Last: destroyed first, so jobs still queued finish while everything
+  // they touch is alive.
+  std::unique_ptr<CommitQueue> queue_;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_AGGREGATOR_IMPL_H_

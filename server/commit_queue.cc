@@ -1,0 +1,79 @@
+// The group-commit writer thread; see the header.
+#include "server/commit_queue.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ldp {
+
+CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit)
+    : store_(store),
+      max_writes_per_commit_(std::max<int64_t>(1, max_writes_per_commit)),
+      writer_([this] { Run(); }) {}
+
+CommitQueue::~CommitQueue() {
+  {
+    absl::MutexLock lock(&mutex_);
+    stopping_ = true;
+  }
+  writer_.join();
+}
+
+void CommitQueue::Submit(std::unique_ptr<CommitJob> job) {
+  absl::MutexLock lock(&mutex_);
+  queue_.push_back(std::move(job));
+}
+
+CommitQueueStats CommitQueue::stats() const {
+  absl::MutexLock lock(&mutex_);
+  return stats_;
+}
+
+void CommitQueue::Run() {
+  std::deque<std::unique_ptr<CommitJob>> group;
+  for (;;) {
+    {
+      absl::MutexLock lock(&mutex_);
+      mutex_.Await(absl::Condition(
+          +[](CommitQueue* q) ABSL_EXCLUSIVE_LOCKS_REQUIRED(q->mutex_) {
+            return !q->queue_.empty() || q->stopping_;
+          },
+          this));
+      // Drain before stopping: every submitted job gets its Finish.
+      if (queue_.empty()) return;
+      int64_t writes = 0;
+      while (!queue_.empty() && (group.empty() || writes < max_writes_per_commit_)) {
+        writes += queue_.front()->NumWrites();
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    CommitGroup(group);
+    group.clear();
+  }
+}
+
+void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
+  absl::Status status = store_->Transact([&](StoreTransaction& transaction) {
+    for (auto& job : group) {
+      absl::Status applied = job->Apply(transaction);
+      if (!applied.ok()) return applied;
+    }
+    return absl::OkStatus();
+  });
+  int64_t transactions = 1;
+  if (!status.ok() && group.size() > 1) {
+    for (auto& job : group) {
+      job->Finish(store_->Transact(
+          [&](StoreTransaction& transaction) { return job->Apply(transaction); }));
+    }
+    transactions += static_cast<int64_t>(group.size());
+  } else {
+    for (auto& job : group) job->Finish(status);
+  }
+  absl::MutexLock lock(&mutex_);
+  stats_.transactions += transactions;
+  stats_.jobs += static_cast<int64_t>(group.size());
+}
+
+}  // namespace ldp

@@ -1,0 +1,81 @@
+// Bearer credentials; see the header.
+#include "server/credential.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "absl/random/distributions.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace ldp {
+namespace {
+
+constexpr int kSecretBytes = 32;
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+absl::Status Malformed() {
+  return absl::UnauthenticatedError("malformed bearer token");
+}
+
+}  // namespace
+
+CredentialHash Sha256(std::string_view data) {
+  CredentialHash hash{};
+  unsigned int length = 0;
+  // EVP_Digest only fails on allocation failure; a zero hash then matches
+  // no issued credential, since a real secret's hash is never all zeros.
+  if (EVP_Digest(data.data(), data.size(), hash.data(), &length, EVP_sha256(),
+                 nullptr) != 1) {
+    hash.fill(0);
+  }
+  return hash;
+}
+
+bool SameCredentialHash(const CredentialHash& a, const CredentialHash& b) {
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {
+  std::string secret;
+  for (int i = 0; i < kSecretBytes / 8; ++i) {
+    const uint64_t word = absl::Uniform<uint64_t>(gen);
+    for (int b = 0; b < 8; ++b) secret.push_back(static_cast<char>(word >> (8 * b)));
+  }
+  std::string token = absl::StrCat(agent_id, ".");
+  for (char c : secret) {
+    const auto byte = static_cast<uint8_t>(c);
+    token.push_back(kHexDigits[byte >> 4]);
+    token.push_back(kHexDigits[byte & 15]);
+  }
+  return {.bearer_token = std::move(token), .hash = Sha256(secret)};
+}
+
+absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {
+  const size_t dot = token.find('.');
+  if (dot == std::string_view::npos || token.size() - dot - 1 != 2 * kSecretBytes) {
+    return Malformed();
+  }
+  ParsedToken parsed;
+  if (!absl::SimpleAtoi(token.substr(0, dot), &parsed.agent_id) ||
+      parsed.agent_id == 0) {
+    return Malformed();
+  }
+  std::string secret;
+  for (size_t i = dot + 1; i < token.size(); i += 2) {
+    const int high = HexValue(token[i]);
+    const int low = HexValue(token[i + 1]);
+    if (high < 0 || low < 0) return Malformed();
+    secret.push_back(static_cast<char>(high * 16 + low));
+  }
+  parsed.hash = Sha256(secret);
+  return parsed;
+}
+
+}  // namespace ldp

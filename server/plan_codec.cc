@@ -1,0 +1,132 @@
+// Plan encoding: a version byte, the strategy, the explanation, then per
+// question εₜ, weight and every field of its randomizer spec.
+#include "server/plan_codec.h"
+
+#include "server/byte_io.h"
+
+namespace ldp {
+namespace {
+
+constexpr char kVersion = 1;
+constexpr size_t kMaxExplanation = 1 << 16;
+constexpr uint64_t kLastRealKind =
+    static_cast<uint64_t>(RealMechanismKind::kHybrid);
+constexpr uint64_t kLastOracleKind =
+    static_cast<uint64_t>(FrequencyOracleKind::kLongitudinalUnaryEncoding);
+
+void WriteRandomizer(const QuestionDecision& q, ByteWriter& out) {
+  if (const auto* real = std::get_if<RealMechanismSpec>(&q.randomizer)) {
+    out.Varint(0);
+    out.Varint(static_cast<uint64_t>(real->kind));
+    out.Double(real->epsilon);
+    out.Double(real->bound);
+    out.SignedVarint(real->resolution_bits);
+    out.SignedVarint(real->num_cells);
+    return;
+  }
+  const auto& oracle = std::get<FrequencyOracleSpec>(q.randomizer);
+  out.Varint(1);
+  out.Varint(static_cast<uint64_t>(oracle.kind));
+  out.Double(oracle.epsilon);
+  for (uint32_t v : {oracle.domain_size, oracle.num_buckets, oracle.subset_size,
+                     oracle.num_hashes, oracle.num_columns}) {
+    out.Varint(v);
+  }
+  out.Fixed64(oracle.hash_seed);
+  out.Double(oracle.epsilon_permanent);
+}
+
+bool ReadUint32(ByteReader& in, uint32_t* value) {
+  uint64_t wide = 0;
+  if (!in.Varint(&wide) || wide > UINT32_MAX) return false;
+  *value = static_cast<uint32_t>(wide);
+  return true;
+}
+
+bool ReadReal(ByteReader& in, QuestionDecision* q) {
+  RealMechanismSpec spec;
+  uint64_t kind = 0;
+  int64_t resolution_bits = 0;
+  if (!in.Varint(&kind) || kind > kLastRealKind || !in.Double(&spec.epsilon) ||
+      !in.Double(&spec.bound) || !in.SignedVarint(&resolution_bits) ||
+      !in.SignedVarint(&spec.num_cells) || resolution_bits < INT32_MIN ||
+      resolution_bits > INT32_MAX) {
+    return false;
+  }
+  spec.kind = static_cast<RealMechanismKind>(kind);
+  spec.resolution_bits = static_cast<int>(resolution_bits);
+  q->randomizer = spec;
+  return true;
+}
+
+bool ReadOracle(ByteReader& in, QuestionDecision* q) {
+  FrequencyOracleSpec spec;
+  uint64_t kind = 0;
+  if (!in.Varint(&kind) || kind > kLastOracleKind || !in.Double(&spec.epsilon) ||
+      !ReadUint32(in, &spec.domain_size) || !ReadUint32(in, &spec.num_buckets) ||
+      !ReadUint32(in, &spec.subset_size) || !ReadUint32(in, &spec.num_hashes) ||
+      !ReadUint32(in, &spec.num_columns) || !in.Fixed64(&spec.hash_seed) ||
+      !in.Double(&spec.epsilon_permanent)) {
+    return false;
+  }
+  spec.kind = static_cast<FrequencyOracleKind>(kind);
+  q->randomizer = spec;
+  return true;
+}
+
+bool ReadQuestion(ByteReader& in, QuestionDecision* q) {
+  uint64_t tag = 0;
+  if (!in.SignedVarint(&q->epsilon_nanos) || !in.Varint(&q->weight) ||
+      !in.Varint(&tag)) {
+    return false;
+  }
+  if (tag == 0) return ReadReal(in, q);
+  if (tag == 1) return ReadOracle(in, q);
+  return false;
+}
+
+}  // namespace
+
+std::string EncodePlan(const PlanDecisions& plan) {
+  std::string bytes;
+  bytes.push_back(kVersion);
+  ByteWriter out(&bytes);
+  out.Varint(static_cast<uint64_t>(plan.strategy));
+  out.Bytes(plan.explanation);
+  out.Varint(plan.questions.size());
+  for (const QuestionDecision& q : plan.questions) {
+    out.SignedVarint(q.epsilon_nanos);
+    out.Varint(q.weight);
+    WriteRandomizer(q, out);
+  }
+  return bytes;
+}
+
+absl::StatusOr<PlanDecisions> DecodePlan(std::string_view bytes) {
+  const auto malformed = [] {
+    return absl::InvalidArgumentError("stored round plan is malformed");
+  };
+  if (bytes.empty() || bytes.front() != kVersion) {
+    return absl::InvalidArgumentError("stored round plan has an unknown version");
+  }
+  ByteReader in(bytes.substr(1));
+  PlanDecisions plan;
+  uint64_t strategy = 0;
+  std::string_view explanation;
+  uint64_t count = 0;
+  if (!in.Varint(&strategy) || strategy > 1 ||
+      !in.Bytes(&explanation, kMaxExplanation) || !in.Count(&count, 4) ||
+      count > static_cast<uint64_t>(kMaxQuestionsPerRound)) {
+    return malformed();
+  }
+  plan.strategy = static_cast<SplitStrategy>(strategy);
+  plan.explanation = std::string(explanation);
+  plan.questions.resize(count);
+  for (QuestionDecision& q : plan.questions) {
+    if (!ReadQuestion(in, &q)) return malformed();
+  }
+  if (!in.AtEnd()) return malformed();
+  return plan;
+}
+
+}  // namespace ldp

@@ -1,0 +1,357 @@
+// The noninteractive planner; see the header for the choice it makes.
+#include "server/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/confidence_interval.h"
+#include "common/status_macros.h"
+
+namespace ldp {
+namespace {
+
+// 2^64 / φ: frac(a·φ) in 64-bit fixed point is a·kGoldenRatio64 mod 2^64.
+constexpr uint64_t kGoldenRatio64 = 0x9E3779B97F4A7C15;
+
+using Randomizer = std::variant<RealMechanismSpec, FrequencyOracleSpec>;
+
+absl::Status ValidateRoundLimits(const StudySpec& spec) {
+  if (spec.epsilon_cap_nanos <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "epsilon_cap_nanos must be > 0, got ", spec.epsilon_cap_nanos));
+  }
+  const int m = static_cast<int>(spec.questions.size());
+  if (m < 1 || m > kMaxQuestionsPerRound) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a study needs 1 to ", kMaxQuestionsPerRound,
+                     " questions, got ", m));
+  }
+  RETURN_IF_ERROR(ValidateConfidence(spec.confidence));
+  if (spec.quorum < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("quorum must be >= 0, got ", spec.quorum));
+  }
+  if (spec.round_duration <= absl::ZeroDuration() ||
+      spec.round_duration == absl::InfiniteDuration()) {
+    return absl::InvalidArgumentError(
+        "round_duration must be positive and finite");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateQuestion(const StudySpec& spec, const Question& q) {
+  if (q.id.empty() || q.id.size() > kMaxQuestionIdLength) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "question ids must have 1 to ", kMaxQuestionIdLength,
+        " characters, got \"", q.id, "\""));
+  }
+  if (q.epsilon_nanos < 0 || q.epsilon_nanos > spec.epsilon_cap_nanos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "question ", q.id, ": epsilon_nanos must be in [0, the cap ",
+        spec.epsilon_cap_nanos, "], got ", q.epsilon_nanos));
+  }
+  if (q.target_reports < 0 || q.target_reports > kMaxTargetReports) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "question ", q.id, ": target_reports must be in [0, 2^40], got ",
+        q.target_reports));
+  }
+  if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&q.kind)) {
+    if (!(sq->query.schema() == spec.schema)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id, ": its query was built for another schema"));
+    }
+  } else {
+    const auto& histogram = std::get<HistogramQuestion>(q.kind);
+    if (histogram.post_processing ==
+        ConsistencyMethod::kIterativeBayesianUpdate) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id,
+          ": the server supports simplex_projection and clip_and_normalize "
+          "post-processing, not iterative_bayesian_update"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateStudy(const StudySpec& spec) {
+  RETURN_IF_ERROR(ValidateRoundLimits(spec));
+  absl::flat_hash_set<std::string> ids;
+  int64_t explicit_sum = 0;  // each term ≤ cap, so stop once past it
+  for (const Question& q : spec.questions) {
+    RETURN_IF_ERROR(ValidateQuestion(spec, q));
+    if (!ids.insert(q.id).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("question id \"", q.id, "\" appears twice"));
+    }
+    explicit_sum += q.epsilon_nanos;
+    if (explicit_sum > spec.epsilon_cap_nanos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the questions' explicit epsilon_nanos add up to more than the "
+          "study's cap of ",
+          spec.epsilon_cap_nanos, " nano-epsilon; lower them or the cap"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Randomizer> ChooseRandomizer(const Question& q,
+                                            int64_t epsilon_nanos) {
+  const double epsilon =
+      static_cast<double>(epsilon_nanos) / kNanosPerEpsilon;
+  if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&q.kind)) {
+    const QueryRange range = sq->query.output_range();
+    return RealMechanismSpec{.kind = sq->mechanism,
+                             .epsilon = epsilon,
+                             .bound = (range.upper - range.lower) / 2};
+  }
+  const auto& histogram = std::get<HistogramQuestion>(q.kind);
+  const uint32_t n = histogram.encoding.domain_size();
+  if (histogram.oracle.has_value()) {
+    FrequencyOracleSpec spec = *histogram.oracle;
+    spec.epsilon = epsilon;
+    spec.domain_size = n;
+    return spec;
+  }
+  ASSIGN_OR_RETURN(const OracleChoice choice,
+                   ChooseFrequencyOracle(epsilon, n));
+  return choice.chosen.spec;
+}
+
+absl::StatusOr<double> UnitVariance(const Randomizer& randomizer) {
+  if (const auto* real = std::get_if<RealMechanismSpec>(&randomizer)) {
+    ASSIGN_OR_RETURN(auto mechanism, CreateRealMechanism(*real));
+    return mechanism->WorstCaseVariance() / (real->bound * real->bound);
+  }
+  ASSIGN_OR_RETURN(auto oracle, CreateFrequencyOracle(
+                                    std::get<FrequencyOracleSpec>(randomizer)));
+  return oracle->Variance(0.0, 1);
+}
+
+// Per-question εₜ under `strategy`, or nothing if the strategy cannot give
+// every question at least one nano-ε.
+std::optional<std::vector<int64_t>> Epsilons(const StudySpec& spec,
+                                             SplitStrategy strategy) {
+  std::vector<int64_t> result;
+  int64_t explicit_sum = 0;
+  int64_t num_free = 0;
+  for (const Question& q : spec.questions) {
+    explicit_sum += q.epsilon_nanos;
+    num_free += q.epsilon_nanos == 0;
+  }
+  const int64_t free_share =
+      strategy == SplitStrategy::kSampleSplitting
+          ? spec.epsilon_cap_nanos
+          : (num_free == 0 ? 0
+                           : (spec.epsilon_cap_nanos - explicit_sum) / num_free);
+  if (num_free > 0 && free_share < 1) return std::nullopt;
+  for (const Question& q : spec.questions) {
+    result.push_back(q.epsilon_nanos > 0 ? q.epsilon_nanos : free_share);
+  }
+  return result;
+}
+
+// Shares follow target_reports; a question without one counts as the mean
+// target of the others (all equal when none has a target).
+std::vector<uint64_t> SampleWeights(const StudySpec& spec) {
+  int64_t sum = 0;
+  int64_t count = 0;
+  for (const Question& q : spec.questions) {
+    sum += q.target_reports;
+    count += q.target_reports > 0;
+  }
+  const uint64_t fallback = count == 0 ? 1 : std::max<int64_t>(1, sum / count);
+  std::vector<uint64_t> weights;
+  for (const Question& q : spec.questions) {
+    weights.push_back(q.target_reports > 0 ? q.target_reports : fallback);
+  }
+  return weights;
+}
+
+struct Candidate {
+  PlanDecisions decisions;
+  // Σ over questions of the estimate's variance times n (relative units).
+  double total_variance = 0;
+};
+
+absl::StatusOr<std::optional<Candidate>> Evaluate(const StudySpec& spec,
+                                                  SplitStrategy strategy) {
+  const std::optional<std::vector<int64_t>> epsilons = Epsilons(spec, strategy);
+  if (!epsilons.has_value()) return std::nullopt;
+  const std::vector<uint64_t> weights =
+      strategy == SplitStrategy::kSampleSplitting
+          ? SampleWeights(spec)
+          : std::vector<uint64_t>(spec.questions.size(), 1);
+  const double total_weight =
+      std::accumulate(weights.begin(), weights.end(), 0.0);
+  Candidate candidate{.decisions = {.strategy = strategy}};
+  for (size_t i = 0; i < spec.questions.size(); ++i) {
+    ASSIGN_OR_RETURN(Randomizer randomizer,
+                     ChooseRandomizer(spec.questions[i], (*epsilons)[i]));
+    ASSIGN_OR_RETURN(const double unit, UnitVariance(randomizer));
+    const double share = strategy == SplitStrategy::kSampleSplitting
+                             ? weights[i] / total_weight
+                             : 1.0;
+    candidate.total_variance += unit / share;
+    candidate.decisions.questions.push_back(
+        {.epsilon_nanos = (*epsilons)[i],
+         .weight = weights[i],
+         .randomizer = std::move(randomizer)});
+  }
+  return candidate;
+}
+
+std::string Explain(const Candidate& chosen, const std::optional<Candidate>& other,
+                    size_t m) {
+  const double cap_share = 1.0 / static_cast<double>(m);
+  if (m == 1) {
+    return absl::StrFormat(
+        "one question: every agent answers it (variance %.4g/n)",
+        chosen.total_variance);
+  }
+  const bool sample =
+      chosen.decisions.strategy == SplitStrategy::kSampleSplitting;
+  std::string result =
+      sample ? absl::StrFormat(
+                   "sample splitting: each agent answers one of the %d "
+                   "questions with its whole budget, agents split by "
+                   "target_reports; total variance %.4g/n",
+                   m, chosen.total_variance)
+             : absl::StrFormat(
+                   "epsilon splitting: every agent answers all %d questions "
+                   "with about %.3g of its budget each; total variance %.4g/n",
+                   m, cap_share, chosen.total_variance);
+  if (!other.has_value()) {
+    absl::StrAppend(&result, " (epsilon splitting is impossible: explicit "
+                             "question epsilons use the whole cap)");
+  } else {
+    absl::StrAppendFormat(&result, " against %.4g/n for %s", other->total_variance,
+                          sample ? "epsilon splitting" : "sample splitting");
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string_view SplitStrategyName(SplitStrategy strategy) {
+  return strategy == SplitStrategy::kSampleSplitting ? "sample_splitting"
+                                                     : "epsilon_splitting";
+}
+
+absl::StatusOr<RoundPlan> RoundPlan::Create(const StudySpec& spec) {
+  RETURN_IF_ERROR(ValidateStudy(spec));
+  ASSIGN_OR_RETURN(std::optional<Candidate> sample,
+                   Evaluate(spec, SplitStrategy::kSampleSplitting));
+  ASSIGN_OR_RETURN(std::optional<Candidate> split,
+                   Evaluate(spec, SplitStrategy::kEpsilonSplitting));
+  // Sample splitting always exists (every εₜ ≤ cap). Ties go to it: fewer
+  // tasks per agent.
+  const bool take_split = spec.questions.size() > 1 && split.has_value() &&
+                          split->total_variance < sample->total_variance;
+  Candidate& chosen = take_split ? *split : *sample;
+  const std::optional<Candidate>& other = take_split ? sample : split;
+  chosen.decisions.explanation =
+      Explain(chosen, other, spec.questions.size());
+  return Build(spec, std::move(chosen.decisions));
+}
+
+absl::StatusOr<RoundPlan> RoundPlan::Restore(const StudySpec& spec,
+                                             PlanDecisions decisions) {
+  RETURN_IF_ERROR(ValidateStudy(spec));
+  return Build(spec, std::move(decisions));
+}
+
+namespace {
+
+absl::StatusOr<Task> MakeQuestionTask(const Question& q,
+                                      const QuestionDecision& decision) {
+  Task task{.epsilon_nanos = decision.epsilon_nanos};
+  const auto* real = std::get_if<RealMechanismSpec>(&decision.randomizer);
+  const auto* oracle = std::get_if<FrequencyOracleSpec>(&decision.randomizer);
+  if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&q.kind)) {
+    if (real == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plan for question ", q.id, " names a frequency oracle for a query"));
+    }
+    task.question = StatisticalQueryTask{.query = sq->query, .mechanism = *real};
+  } else {
+    if (oracle == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plan for question ", q.id, " names a real mechanism for a histogram"));
+    }
+    task.question = HistogramTask{
+        .encoding = std::get<HistogramQuestion>(q.kind).encoding,
+        .oracle = *oracle};
+  }
+  return task;
+}
+
+std::optional<ConsistencyMethod> PostProcessing(const Question& q) {
+  const auto* histogram = std::get_if<HistogramQuestion>(&q.kind);
+  return histogram == nullptr ? std::nullopt : histogram->post_processing;
+}
+
+}  // namespace
+
+absl::StatusOr<RoundPlan> RoundPlan::Build(const StudySpec& spec,
+                                           PlanDecisions decisions) {
+  if (decisions.questions.size() != spec.questions.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plan has ", decisions.questions.size(), " questions, the study ",
+        spec.questions.size()));
+  }
+  RoundPlan plan;
+  unsigned __int128 total_weight = 0;
+  for (size_t i = 0; i < spec.questions.size(); ++i) {
+    const Question& q = spec.questions[i];
+    const QuestionDecision& decision = decisions.questions[i];
+    if (decision.weight == 0 || decision.weight > uint64_t{kMaxTargetReports}) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("plan for question ", q.id, " has weight ",
+                       decision.weight, ", outside [1, 2^40]"));
+    }
+    total_weight += decision.weight;
+    ASSIGN_OR_RETURN(Task task, MakeQuestionTask(q, decision));
+    ASSIGN_OR_RETURN(auto mechanism, TaskMechanism::Create(task));
+    ASSIGN_OR_RETURN(const double unit, UnitVariance(decision.randomizer));
+    plan.questions_.push_back(
+        {.question_id = q.id,
+         .task = std::make_shared<const Task>(std::move(task)),
+         .mechanism = std::move(mechanism),
+         .unit_variance = unit,
+         .post_processing = PostProcessing(q)});
+  }
+  unsigned __int128 cumulative = 0;
+  for (size_t i = 0; i + 1 < decisions.questions.size(); ++i) {
+    cumulative += decisions.questions[i].weight;
+    plan.share_upper_.push_back(
+        static_cast<uint64_t>((cumulative << 64) / total_weight));
+  }
+  plan.decisions_ = std::move(decisions);
+  return plan;
+}
+
+double RoundPlan::Share(int q) const {
+  if (strategy() == SplitStrategy::kEpsilonSplitting) return 1.0;
+  double total = 0;
+  for (const QuestionDecision& d : decisions_.questions) total += d.weight;
+  return decisions_.questions[q].weight / total;
+}
+
+int RoundPlan::SampleQuestion(uint64_t agent_id) const {
+  const uint64_t position = agent_id * kGoldenRatio64;
+  return static_cast<int>(
+      std::upper_bound(share_upper_.begin(), share_upper_.end(), position) -
+      share_upper_.begin());
+}
+
+bool RoundPlan::Assigns(uint64_t agent_id, int q) const {
+  if (q < 0 || q >= static_cast<int>(questions_.size())) return false;
+  if (strategy() == SplitStrategy::kEpsilonSplitting) return true;
+  return SampleQuestion(agent_id) == q;
+}
+
+}  // namespace ldp

@@ -1,0 +1,111 @@
+// The noninteractive planner: which question each agent answers, at which
+// εₜ, fixed before any report arrives.
+//
+// With m questions and a per-agent cap ε, there are two natural plans
+// (Kasiviswanathan, Lee, Nissim, Raskhodnikova & Smith, "What Can We Learn
+// Privately?", §5.1.1 uses the first):
+// - sample splitting: each agent answers ONE question at the full ε, the
+//   population split between questions in proportion to target_reports;
+// - ε splitting: every agent answers EVERY question at ε/m (composition).
+// Which is better depends on how fast the mechanisms' variance falls with ε:
+// at small ε variance grows like 1/ε², so splitting ε costs m² while
+// splitting agents costs m; at large ε the variance flattens and splitting ε
+// wins. The planner evaluates each question's closed-form variance under
+// both plans (FrequencyOracle::Variance at f = 0, or
+// RealMechanism::WorstCaseVariance scaled to [-1, 1]), keeps the plan with
+// the smaller total, and says why in `explanation`.
+//
+// Assignment reads only the agent id, never data (DESIGN invariant 8): agent
+// a answers the question whose share of [0, 1) holds frac(a·φ), φ the golden
+// ratio — a low-discrepancy sequence, so any run of consecutive ids splits in
+// the planned proportions.
+#ifndef LDP_SERVER_PLANNER_H_
+#define LDP_SERVER_PLANNER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/consistency.h"
+#include "common/frequency_oracle_factory.h"
+#include "common/real_mechanism_factory.h"
+#include "common/study_spec.h"
+#include "common/task.h"
+#include "common/task_mechanism.h"
+
+namespace ldp {
+
+inline constexpr int kMaxQuestionsPerRound = 1024;
+inline constexpr int kMaxQuestionIdLength = 128;
+inline constexpr int64_t kMaxTargetReports = int64_t{1} << 40;
+
+enum class SplitStrategy { kSampleSplitting, kEpsilonSplitting };
+
+std::string_view SplitStrategyName(SplitStrategy strategy);
+
+// What the planner decided for one question; with the study spec this is
+// all a plan needs to be rebuilt (plan_codec.h stores it).
+struct QuestionDecision {
+  int64_t epsilon_nanos = 0;
+  // Relative share of the agents under sample splitting; 1 otherwise.
+  uint64_t weight = 1;
+  // The randomizer, fully specified (ε, N or bound filled in).
+  std::variant<RealMechanismSpec, FrequencyOracleSpec> randomizer;
+};
+
+struct PlanDecisions {
+  SplitStrategy strategy = SplitStrategy::kSampleSplitting;
+  std::vector<QuestionDecision> questions;  // in the spec's order
+  std::string explanation;
+};
+
+struct PlannedQuestion {
+  std::string question_id;
+  // The question with its randomizer: epsilon_nanos set, ids 0.
+  std::shared_ptr<const Task> task;
+  std::shared_ptr<const TaskMechanism> mechanism;
+  // Variance of the estimate from one report (per item at frequency 0, or
+  // worst case for a query scaled to [-1, 1]).
+  double unit_variance = 0;
+  std::optional<ConsistencyMethod> post_processing;
+};
+
+class RoundPlan {
+ public:
+  // Validates the spec's first-round questions (InvalidArgument naming the
+  // problem) and chooses the plan.
+  static absl::StatusOr<RoundPlan> Create(const StudySpec& spec);
+  // Rebuilds a plan from stored decisions (after a restart).
+  static absl::StatusOr<RoundPlan> Restore(const StudySpec& spec,
+                                           PlanDecisions decisions);
+
+  const PlanDecisions& decisions() const { return decisions_; }
+  SplitStrategy strategy() const { return decisions_.strategy; }
+  const std::vector<PlannedQuestion>& questions() const { return questions_; }
+  // Fraction of agents that answer question q.
+  double Share(int q) const;
+
+  // Whether agent `agent_id` answers question q. Pure function of the id.
+  bool Assigns(uint64_t agent_id, int q) const;
+  // The question an agent answers under sample splitting.
+  int SampleQuestion(uint64_t agent_id) const;
+
+ private:
+  RoundPlan() = default;
+  static absl::StatusOr<RoundPlan> Build(const StudySpec& spec,
+                                         PlanDecisions decisions);
+
+  PlanDecisions decisions_;
+  std::vector<PlannedQuestion> questions_;
+  // Upper ends of each question's share of [0, 2^64), cumulative.
+  std::vector<uint64_t> share_upper_;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_PLANNER_H_

@@ -1,0 +1,66 @@
+// One round's in-memory state; see the header.
+#include "server/round_runtime.h"
+
+namespace ldp {
+
+bool TaskIdSet::Insert(uint64_t task_id) {
+  Shard& shard = ShardOf(task_id);
+  absl::MutexLock lock(&shard.mutex);
+  return shard.ids.insert(task_id).second;
+}
+
+bool TaskIdSet::Contains(uint64_t task_id) const {
+  Shard& shard = ShardOf(task_id);
+  absl::MutexLock lock(&shard.mutex);
+  return shard.ids.contains(task_id);
+}
+
+RoundRuntime::RoundRuntime(const RoundRow& row,
+                           std::shared_ptr<const StudySpec> study,
+                           RoundPlan plan)
+    : round_id_(row.round_id),
+      study_id_(row.study_id),
+      study_(std::move(study)),
+      plan_(std::move(plan)),
+      start_time_(row.start_time),
+      deadline_(row.deadline),
+      state_(row.state) {
+  for (const PlannedQuestion& planned : plan_.questions()) {
+    auto task = std::make_shared<Task>(*planned.task);
+    task->study_id = study_id_;
+    task->round_id = round_id_;
+    questions_.push_back(
+        std::make_unique<Question>(std::move(task), planned.mechanism));
+  }
+  if (row.state != RoundState::kOpen) close_claimed_ = true;
+}
+
+absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,
+                                      const ReportPayload& payload) {
+  Question& question = *questions_[q];
+  {
+    absl::MutexLock lock(&question.mutex);
+    absl::Status status = question.accumulator.Add(payload);
+    if (!status.ok()) return status;
+  }
+  question.num_reports.fetch_add(1, std::memory_order_relaxed);
+  reported_.Insert(task_id);
+  return absl::OkStatus();
+}
+
+bool RoundRuntime::QuorumReached(int64_t quorum) const {
+  for (const auto& question : questions_) {
+    if (question->num_reports.load(std::memory_order_relaxed) < quorum) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TaskEstimate RoundRuntime::Estimate(int q, double confidence) const {
+  const Question& question = *questions_[q];
+  absl::MutexLock lock(&question.mutex);
+  return question.accumulator.Estimate(confidence);
+}
+
+}  // namespace ldp

@@ -1,0 +1,118 @@
+// The aggregator's in-memory state of one round: its plan, one accumulator
+// per question, which tasks already have a stored report, and whether it
+// still accepts reports.
+//
+// Threading: the aggregator's writer thread is the only one that adds
+// reports and changes the state; request threads read concurrently. Each
+// question's accumulator has its own lock, taken once per stored report by
+// the writer and briefly by estimate readers, so ingestion never contends
+// on it; the set of reported tasks is sharded for the same reason.
+#ifndef LDP_SERVER_ROUND_RUNTIME_H_
+#define LDP_SERVER_ROUND_RUNTIME_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/study_spec.h"
+#include "common/task_mechanism.h"
+#include "server/planner.h"
+#include "server/store.h"
+
+namespace ldp {
+
+// A thread-safe set of task ids, sharded by agent.
+class TaskIdSet {
+ public:
+  bool Insert(uint64_t task_id);  // false if already present
+  bool Contains(uint64_t task_id) const;
+
+ private:
+  static constexpr int kShards = 16;
+  struct Shard {
+    mutable absl::Mutex mutex;
+    absl::flat_hash_set<uint64_t> ids ABSL_GUARDED_BY(mutex);
+  };
+  Shard& ShardOf(uint64_t task_id) const {
+    return shards_[(task_id >> 12) % kShards];  // agent bits (task_id.h)
+  }
+  mutable std::array<Shard, kShards> shards_;
+};
+
+class RoundRuntime {
+ public:
+  RoundRuntime(const RoundRow& row, std::shared_ptr<const StudySpec> study,
+               RoundPlan plan);
+  RoundRuntime(const RoundRuntime&) = delete;
+  RoundRuntime& operator=(const RoundRuntime&) = delete;
+
+  uint64_t round_id() const { return round_id_; }
+  uint64_t study_id() const { return study_id_; }
+  const std::shared_ptr<const StudySpec>& study() const { return study_; }
+  const RoundPlan& plan() const { return plan_; }
+  absl::Time start_time() const { return start_time_; }
+  absl::Time deadline() const { return deadline_; }
+  int num_questions() const { return static_cast<int>(questions_.size()); }
+
+  // The question's task with study and round ids set (task_id 0).
+  const std::shared_ptr<const Task>& task(int q) const {
+    return questions_[q]->task;
+  }
+  const TaskMechanism& mechanism(int q) const {
+    return *plan_.questions()[q].mechanism;
+  }
+
+  RoundState state() const { return state_.load(std::memory_order_acquire); }
+  // Writer thread only.
+  void set_state(RoundState state) {
+    state_.store(state, std::memory_order_release);
+  }
+  bool AcceptsReportsAt(absl::Time now) const {
+    return state() == RoundState::kOpen && now < deadline_;
+  }
+  // True for the first caller only: that caller queues the close.
+  bool ClaimClose() { return !close_claimed_.exchange(true); }
+
+  // Writer thread (or reload): counts a stored report for question q.
+  absl::Status Accumulate(uint64_t task_id, int q, const ReportPayload& payload);
+  bool HasReport(uint64_t task_id) const { return reported_.Contains(task_id); }
+  int64_t num_reports(int q) const {
+    return questions_[q]->num_reports.load(std::memory_order_relaxed);
+  }
+  // Every question has at least `quorum` (> 0) reports.
+  bool QuorumReached(int64_t quorum) const;
+
+  TaskEstimate Estimate(int q, double confidence) const;
+
+ private:
+  struct Question {
+    explicit Question(std::shared_ptr<const Task> t,
+                      std::shared_ptr<const TaskMechanism> mechanism)
+        : task(std::move(t)), accumulator(std::move(mechanism)) {}
+    std::shared_ptr<const Task> task;
+    mutable absl::Mutex mutex;
+    TaskAccumulator accumulator ABSL_GUARDED_BY(mutex);
+    std::atomic<int64_t> num_reports{0};
+  };
+
+  const uint64_t round_id_;
+  const uint64_t study_id_;
+  const std::shared_ptr<const StudySpec> study_;
+  const RoundPlan plan_;
+  const absl::Time start_time_;
+  const absl::Time deadline_;
+  std::vector<std::unique_ptr<Question>> questions_;
+  std::atomic<RoundState> state_;
+  std::atomic<bool> close_claimed_{false};
+  TaskIdSet reported_;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_ROUND_RUNTIME_H_

@@ -1,0 +1,584 @@
+// SQLite store; see the header.
+#include "server/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace ldp {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE agents(
+  agent_id INTEGER PRIMARY KEY,
+  credential_hash BLOB NOT NULL,
+  enrolled_at INTEGER NOT NULL);
+CREATE TABLE studies(
+  study_id INTEGER PRIMARY KEY,
+  spec BLOB NOT NULL,
+  request_id TEXT UNIQUE,
+  state INTEGER NOT NULL,
+  created_at INTEGER NOT NULL);
+CREATE TABLE rounds(
+  round_id INTEGER PRIMARY KEY,
+  study_id INTEGER NOT NULL,
+  state INTEGER NOT NULL,
+  start_time INTEGER NOT NULL,
+  deadline INTEGER NOT NULL,
+  plan BLOB NOT NULL);
+CREATE TABLE reports(
+  task_id INTEGER PRIMARY KEY,
+  round_id INTEGER NOT NULL,
+  agent_id INTEGER NOT NULL,
+  report_id BLOB NOT NULL,
+  payload BLOB NOT NULL,
+  received_at INTEGER NOT NULL);
+CREATE TABLE ledger(
+  agent_id INTEGER NOT NULL,
+  study_id INTEGER NOT NULL,
+  spent_nanos INTEGER NOT NULL,
+  cap_nanos INTEGER NOT NULL,
+  PRIMARY KEY(agent_id, study_id)) WITHOUT ROWID;
+)sql";
+
+absl::Status SqliteError(sqlite3* db, std::string_view what, int code) {
+  std::string message = absl::StrCat("sqlite ", what, ": ", sqlite3_errstr(code));
+  if (db != nullptr) absl::StrAppend(&message, " (", sqlite3_errmsg(db), ")");
+  switch (code & 0xff) {
+    case SQLITE_FULL:
+      return absl::ResourceExhaustedError(message);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return absl::UnavailableError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+absl::Status Exec(sqlite3* db, const char* sql) {
+  const int code = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+  if (code != SQLITE_OK) return SqliteError(db, sql, code);
+  return absl::OkStatus();
+}
+
+int64_t Nanos(absl::Time t) { return absl::ToUnixNanos(t); }
+absl::Time FromNanos(int64_t n) { return absl::FromUnixNanos(n); }
+int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
+
+// One prepared statement, reset (and its read snapshot released) by Use's
+// guard after every use.
+class Statement {
+ public:
+  static absl::StatusOr<std::unique_ptr<Statement>> Prepare(sqlite3* db,
+                                                            const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    const int code = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+                                        &stmt, nullptr);
+    if (code != SQLITE_OK) return SqliteError(db, sql, code);
+    return std::unique_ptr<Statement>(new Statement(db, stmt));
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+
+  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  void BindBlob(int i, std::string_view v) {
+    sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
+                      SQLITE_STATIC);
+  }
+  void BindTextOrNull(int i, std::string_view v) {
+    if (v.empty()) {
+      sqlite3_bind_null(stmt_, i);
+    } else {
+      sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
+                        SQLITE_STATIC);
+    }
+  }
+  // true: a row is available; false: done.
+  absl::StatusOr<bool> Step() {
+    const int code = sqlite3_step(stmt_);
+    if (code == SQLITE_ROW) return true;
+    if (code == SQLITE_DONE) return false;
+    return SqliteError(db_, sqlite3_sql(stmt_), code);
+  }
+  absl::Status Run() {  // steps to completion, ignoring rows
+    for (;;) {
+      ASSIGN_OR_RETURN(const bool row, Step());
+      if (!row) return absl::OkStatus();
+    }
+  }
+  int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
+  std::string_view Blob(int col) {
+    const void* data = sqlite3_column_blob(stmt_, col);
+    return {static_cast<const char*>(data),
+            static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
+  }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+ private:
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+};
+
+// Resets a statement when the use ends, whatever the outcome.
+class Use {
+ public:
+  explicit Use(Statement& s) : s_(s) {}
+  ~Use() { s_.Reset(); }
+  Statement* operator->() { return &s_; }
+
+ private:
+  Statement& s_;
+};
+
+}  // namespace
+
+namespace sqlite_internal {
+
+struct Connection {
+  sqlite3* db = nullptr;
+  struct Statements {
+    std::unique_ptr<Statement> insert_agent, insert_study, find_study,
+        set_study_state, insert_round, set_round_state, insert_report,
+        select_report, delete_report, charge, spent, ledger_all, ledger_one;
+  } s;
+  ~Connection() {
+    s = Statements();
+    sqlite3_close_v2(db);
+  }
+};
+
+}  // namespace sqlite_internal
+
+using sqlite_internal::Connection;
+
+namespace {
+
+absl::Status Configure(sqlite3* db, int cache_kib) {
+  RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL"));
+  sqlite3_busy_timeout(db, 10'000);
+  RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
+  RETURN_IF_ERROR(Exec(db, "PRAGMA temp_store=MEMORY"));
+  // Fewer, larger checkpoints: the writer pays for them inside commits.
+  RETURN_IF_ERROR(Exec(db, "PRAGMA wal_autocheckpoint=10000"));
+  return Exec(db, absl::StrCat("PRAGMA cache_size=-", cache_kib).c_str());
+}
+
+absl::StatusOr<int64_t> QueryInt(sqlite3* db, const char* sql) {
+  ASSIGN_OR_RETURN(auto statement, Statement::Prepare(db, sql));
+  Use s(*statement);
+  ASSIGN_OR_RETURN(const bool row, s->Step());
+  return row ? s->Int(0) : 0;
+}
+
+absl::Status EnsureSchema(sqlite3* db) {
+  ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
+  if (version == kSchemaVersion) return absl::OkStatus();
+  if (version != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "database schema version ", version, " is not supported (expected ",
+        kSchemaVersion, ")"));
+  }
+  ASSIGN_OR_RETURN(const int64_t tables,
+                   QueryInt(db, "SELECT count(*) FROM sqlite_master"));
+  if (tables != 0) {
+    return absl::FailedPreconditionError(
+        "the database file holds tables but is not an LDP aggregator store");
+  }
+  RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
+  absl::Status status = Exec(db, kSchema);
+  if (status.ok()) {
+    status = Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str());
+  }
+  if (status.ok()) return Exec(db, "COMMIT");
+  (void)Exec(db, "ROLLBACK");
+  return status;
+}
+
+}  // namespace
+
+namespace {
+
+absl::Status PrepareWriterStatements(sqlite3* db,
+                                     Connection::Statements& s);
+
+}  // namespace
+
+class SqliteStore::Transaction final : public StoreTransaction {
+ public:
+  explicit Transaction(Connection::Statements& s) : s_(s) {}
+
+  absl::Status InsertAgent(const AgentRow& row) override {
+    Use s(*s_.insert_agent);
+    s->Bind(1, Signed(row.agent_id));
+    s->BindBlob(2, std::string_view(
+                       reinterpret_cast<const char*>(row.credential_hash.data()),
+                       row.credential_hash.size()));
+    s->Bind(3, Nanos(row.enrolled_at));
+    return s->Run();
+  }
+
+  absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) override {
+    if (!row.request_id.empty()) {
+      Use find(*s_.find_study);
+      find->BindTextOrNull(1, row.request_id);
+      ASSIGN_OR_RETURN(const bool found, find->Step());
+      if (found) return static_cast<uint64_t>(find->Int(0));
+    }
+    Use s(*s_.insert_study);
+    s->Bind(1, Signed(row.study_id));
+    s->BindBlob(2, row.spec);
+    s->BindTextOrNull(3, row.request_id);
+    s->Bind(4, static_cast<int64_t>(row.state));
+    s->Bind(5, Nanos(row.created_at));
+    RETURN_IF_ERROR(s->Run());
+    return row.study_id;
+  }
+
+  absl::Status SetStudyState(uint64_t study_id, StudyState state) override {
+    Use s(*s_.set_study_state);
+    s->Bind(1, static_cast<int64_t>(state));
+    s->Bind(2, Signed(study_id));
+    return s->Run();
+  }
+
+  absl::Status InsertRound(const RoundRow& row) override {
+    Use s(*s_.insert_round);
+    s->Bind(1, Signed(row.round_id));
+    s->Bind(2, Signed(row.study_id));
+    s->Bind(3, static_cast<int64_t>(row.state));
+    s->Bind(4, Nanos(row.start_time));
+    s->Bind(5, Nanos(row.deadline));
+    s->BindBlob(6, row.plan);
+    return s->Run();
+  }
+
+  absl::Status SetRoundState(uint64_t round_id, RoundState state) override {
+    Use s(*s_.set_round_state);
+    s->Bind(1, static_cast<int64_t>(state));
+    s->Bind(2, Signed(round_id));
+    return s->Run();
+  }
+
+  absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
+    if (row.epsilon_nanos <= 0 || row.epsilon_nanos > row.cap_nanos) {
+      ASSIGN_OR_RETURN(const int64_t spent, Spent(row));
+      return AppendResult{.outcome = AppendOutcome::kOverCap,
+                          .spent_nanos = spent};
+    }
+    ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
+    if (!inserted) return CompareWithStored(row);
+    std::optional<int64_t> spent;
+    {
+      Use charge(*s_.charge);
+      charge->Bind(1, Signed(row.agent_id));
+      charge->Bind(2, Signed(row.study_id));
+      charge->Bind(3, row.epsilon_nanos);
+      charge->Bind(4, row.cap_nanos);
+      ASSIGN_OR_RETURN(const bool returned, charge->Step());
+      if (returned) {
+        spent = charge->Int(0);
+        RETURN_IF_ERROR(charge->Run());
+      }
+    }
+    if (spent.has_value()) {
+      return AppendResult{.outcome = AppendOutcome::kStored,
+                          .spent_nanos = *spent,
+                          .first_charge = *spent == row.epsilon_nanos};
+    }
+    // Over the cap: take the report back out; the transaction stays valid.
+    Use remove(*s_.delete_report);
+    remove->Bind(1, Signed(row.task_id));
+    RETURN_IF_ERROR(remove->Run());
+    ASSIGN_OR_RETURN(const int64_t current, Spent(row));
+    return AppendResult{.outcome = AppendOutcome::kOverCap,
+                        .spent_nanos = current};
+  }
+
+ private:
+  absl::StatusOr<bool> InsertReport(const ReportRow& row) {
+    Use s(*s_.insert_report);
+    s->Bind(1, Signed(row.task_id));
+    s->Bind(2, Signed(row.round_id));
+    s->Bind(3, Signed(row.agent_id));
+    s->BindBlob(4, std::string_view(
+                       reinterpret_cast<const char*>(row.report_id.data()),
+                       row.report_id.size()));
+    s->BindBlob(5, row.payload);
+    s->Bind(6, Nanos(row.received_at));
+    // RETURNING yields a row only for a new report. Never step a statement
+    // again after it is done: SQLite would re-run it.
+    ASSIGN_OR_RETURN(const bool returned, s->Step());
+    if (returned) RETURN_IF_ERROR(s->Run());
+    return returned;
+  }
+
+  absl::StatusOr<AppendResult> CompareWithStored(const ReportRow& row) {
+    bool identical = false;
+    {
+      Use s(*s_.select_report);
+      s->Bind(1, Signed(row.task_id));
+      ASSIGN_OR_RETURN(const bool found, s->Step());
+      const std::string_view id(
+          reinterpret_cast<const char*>(row.report_id.data()),
+          row.report_id.size());
+      identical = found && s->Blob(0) == id && s->Blob(1) == row.payload &&
+                  static_cast<uint64_t>(s->Int(2)) == row.agent_id;
+    }
+    ASSIGN_OR_RETURN(const int64_t spent, Spent(row));
+    return AppendResult{.outcome = identical ? AppendOutcome::kIdenticalRetry
+                                             : AppendOutcome::kConflict,
+                        .spent_nanos = spent};
+  }
+
+  absl::StatusOr<int64_t> Spent(const ReportRow& row) {
+    Use s(*s_.spent);
+    s->Bind(1, Signed(row.agent_id));
+    s->Bind(2, Signed(row.study_id));
+    ASSIGN_OR_RETURN(const bool found, s->Step());
+    return found ? s->Int(0) : 0;
+  }
+
+  Connection::Statements& s_;
+};
+
+namespace {
+
+absl::Status PrepareWriterStatements(sqlite3* db,
+                                     Connection::Statements& s) {
+  const std::pair<std::unique_ptr<Statement>*, const char*> all[] = {
+      {&s.insert_agent,
+       "INSERT INTO agents(agent_id, credential_hash, enrolled_at) "
+       "VALUES(?1, ?2, ?3)"},
+      {&s.insert_study,
+       "INSERT INTO studies(study_id, spec, request_id, state, created_at) "
+       "VALUES(?1, ?2, ?3, ?4, ?5)"},
+      {&s.find_study, "SELECT study_id FROM studies WHERE request_id = ?1"},
+      {&s.set_study_state, "UPDATE studies SET state = ?1 WHERE study_id = ?2"},
+      {&s.insert_round,
+       "INSERT INTO rounds(round_id, study_id, state, start_time, deadline, "
+       "plan) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"},
+      {&s.set_round_state, "UPDATE rounds SET state = ?1 WHERE round_id = ?2"},
+      {&s.insert_report,
+       "INSERT INTO reports(task_id, round_id, agent_id, report_id, payload, "
+       "received_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
+       "ON CONFLICT(task_id) DO NOTHING RETURNING 1"},
+      {&s.select_report,
+       "SELECT report_id, payload, agent_id FROM reports WHERE task_id = ?1"},
+      {&s.delete_report, "DELETE FROM reports WHERE task_id = ?1"},
+      // The charge happens only if it stays within the cap; RETURNING
+      // yields no row when it does not.
+      {&s.charge,
+       "INSERT INTO ledger(agent_id, study_id, spent_nanos, cap_nanos) "
+       "VALUES(?1, ?2, ?3, ?4) ON CONFLICT(agent_id, study_id) DO UPDATE SET "
+       "spent_nanos = spent_nanos + excluded.spent_nanos "
+       "WHERE spent_nanos + excluded.spent_nanos <= cap_nanos "
+       "RETURNING spent_nanos"},
+      {&s.spent,
+       "SELECT spent_nanos FROM ledger WHERE agent_id = ?1 AND study_id = ?2"},
+  };
+  for (const auto& [slot, sql] : all) {
+    ASSIGN_OR_RETURN(*slot, Statement::Prepare(db, sql));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PrepareReaderStatements(sqlite3* db,
+                                     Connection::Statements& s) {
+  ASSIGN_OR_RETURN(s.ledger_all,
+                   Statement::Prepare(
+                       db,
+                       "SELECT study_id, cap_nanos, spent_nanos FROM ledger "
+                       "WHERE agent_id = ?1 ORDER BY study_id"));
+  ASSIGN_OR_RETURN(s.ledger_one,
+                   Statement::Prepare(
+                       db,
+                       "SELECT study_id, cap_nanos, spent_nanos FROM ledger "
+                       "WHERE agent_id = ?1 AND study_id = ?2"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Connection>> OpenConnection(
+    const SqliteStoreOptions& options, bool writer) {
+  auto connection = std::make_unique<Connection>();
+  const int code = sqlite3_open_v2(
+      options.path.c_str(), &connection->db,
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      nullptr);
+  if (code != SQLITE_OK) {
+    return SqliteError(connection->db, absl::StrCat("open ", options.path), code);
+  }
+  RETURN_IF_ERROR(
+      Configure(connection->db, writer ? options.cache_kib : 2048));
+  if (writer) {
+    RETURN_IF_ERROR(EnsureSchema(connection->db));
+    RETURN_IF_ERROR(PrepareWriterStatements(connection->db, connection->s));
+  } else {
+    RETURN_IF_ERROR(PrepareReaderStatements(connection->db, connection->s));
+  }
+  return connection;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
+    const SqliteStoreOptions& options) {
+  if (options.path.empty()) {
+    return absl::InvalidArgumentError("the database path must not be empty");
+  }
+  if (options.cache_kib < 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cache_kib must be >= 64, got ", options.cache_kib));
+  }
+  std::unique_ptr<SqliteStore> store(new SqliteStore());
+  ASSIGN_OR_RETURN(store->writer_, OpenConnection(options, /*writer=*/true));
+  absl::MutexLock lock(&store->reader_mutex_);
+  ASSIGN_OR_RETURN(store->reader_, OpenConnection(options, /*writer=*/false));
+  return store;
+}
+
+SqliteStore::~SqliteStore() = default;
+
+absl::Status SqliteStore::Transact(
+    absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
+  sqlite3* db = writer_->db;
+  RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
+  Transaction transaction(writer_->s);
+  absl::Status status = body(transaction);
+  if (status.ok()) status = Exec(db, "COMMIT");
+  if (!status.ok() && sqlite3_get_autocommit(db) == 0) {
+    (void)Exec(db, "ROLLBACK");
+  }
+  return status;
+}
+
+absl::Status SqliteStore::ForEachAgent(
+    absl::FunctionRef<absl::Status(const AgentRow&)> visit) {
+  ASSIGN_OR_RETURN(auto statement,
+                   Statement::Prepare(writer_->db,
+                                      "SELECT agent_id, credential_hash, "
+                                      "enrolled_at FROM agents ORDER BY agent_id"));
+  Use s(*statement);
+  for (;;) {
+    ASSIGN_OR_RETURN(const bool row, s->Step());
+    if (!row) return absl::OkStatus();
+    AgentRow agent{.agent_id = static_cast<uint64_t>(s->Int(0)),
+                   .enrolled_at = FromNanos(s->Int(2))};
+    const std::string_view hash = s->Blob(1);
+    if (hash.size() != agent.credential_hash.size()) {
+      return absl::DataLossError(absl::StrCat(
+          "agent ", agent.agent_id, " has a malformed credential hash"));
+    }
+    std::memcpy(agent.credential_hash.data(), hash.data(), hash.size());
+    RETURN_IF_ERROR(visit(agent));
+  }
+}
+
+absl::StatusOr<std::vector<StudyRow>> SqliteStore::LoadStudies() {
+  ASSIGN_OR_RETURN(auto statement,
+                   Statement::Prepare(writer_->db,
+                                      "SELECT study_id, spec, request_id, "
+                                      "state, created_at FROM studies "
+                                      "ORDER BY study_id"));
+  Use s(*statement);
+  std::vector<StudyRow> studies;
+  for (;;) {
+    ASSIGN_OR_RETURN(const bool row, s->Step());
+    if (!row) return studies;
+    studies.push_back({.study_id = static_cast<uint64_t>(s->Int(0)),
+                       .spec = std::string(s->Blob(1)),
+                       .request_id = std::string(s->Blob(2)),
+                       .state = static_cast<StudyState>(s->Int(3)),
+                       .created_at = FromNanos(s->Int(4))});
+  }
+}
+
+absl::StatusOr<std::vector<RoundRow>> SqliteStore::LoadRounds() {
+  ASSIGN_OR_RETURN(auto statement,
+                   Statement::Prepare(writer_->db,
+                                      "SELECT round_id, study_id, state, "
+                                      "start_time, deadline, plan FROM rounds "
+                                      "ORDER BY round_id"));
+  Use s(*statement);
+  std::vector<RoundRow> rounds;
+  for (;;) {
+    ASSIGN_OR_RETURN(const bool row, s->Step());
+    if (!row) return rounds;
+    rounds.push_back({.round_id = static_cast<uint64_t>(s->Int(0)),
+                      .study_id = static_cast<uint64_t>(s->Int(1)),
+                      .state = static_cast<RoundState>(s->Int(2)),
+                      .start_time = FromNanos(s->Int(3)),
+                      .deadline = FromNanos(s->Int(4)),
+                      .plan = std::string(s->Blob(5))});
+  }
+}
+
+absl::Status SqliteStore::ForEachReport(
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+  ASSIGN_OR_RETURN(auto statement,
+                   Statement::Prepare(writer_->db,
+                                      "SELECT task_id, round_id, agent_id, "
+                                      "report_id, payload, received_at "
+                                      "FROM reports ORDER BY task_id"));
+  Use s(*statement);
+  ReportRow report;
+  for (;;) {
+    ASSIGN_OR_RETURN(const bool row, s->Step());
+    if (!row) return absl::OkStatus();
+    report.task_id = static_cast<uint64_t>(s->Int(0));
+    report.round_id = static_cast<uint64_t>(s->Int(1));
+    report.agent_id = static_cast<uint64_t>(s->Int(2));
+    const std::string_view id = s->Blob(3);
+    if (id.size() != report.report_id.size()) {
+      return absl::DataLossError(absl::StrCat(
+          "report for task ", report.task_id, " has a malformed report id"));
+    }
+    std::memcpy(report.report_id.data(), id.data(), id.size());
+    report.payload.assign(s->Blob(4));
+    report.received_at = FromNanos(s->Int(5));
+    RETURN_IF_ERROR(visit(report));
+  }
+}
+
+absl::StatusOr<std::vector<LedgerSummary>> SqliteStore::SummarizeLedger() {
+  ASSIGN_OR_RETURN(auto statement,
+                   Statement::Prepare(writer_->db,
+                                      "SELECT study_id, count(*), "
+                                      "max(spent_nanos) FROM ledger "
+                                      "GROUP BY study_id ORDER BY study_id"));
+  Use s(*statement);
+  std::vector<LedgerSummary> summaries;
+  for (;;) {
+    ASSIGN_OR_RETURN(const bool row, s->Step());
+    if (!row) return summaries;
+    summaries.push_back({.study_id = static_cast<uint64_t>(s->Int(0)),
+                         .num_agents = s->Int(1),
+                         .max_spent_nanos = s->Int(2)});
+  }
+}
+
+absl::StatusOr<std::vector<LedgerEntry>> SqliteStore::GetLedger(
+    uint64_t agent_id, uint64_t study_id) {
+  absl::MutexLock lock(&reader_mutex_);
+  Use s(study_id == 0 ? *reader_->s.ledger_all : *reader_->s.ledger_one);
+  s->Bind(1, Signed(agent_id));
+  if (study_id != 0) s->Bind(2, Signed(study_id));
+  std::vector<LedgerEntry> entries;
+  for (;;) {
+    ASSIGN_OR_RETURN(const bool row, s->Step());
+    if (!row) return entries;
+    entries.push_back({.study_id = static_cast<uint64_t>(s->Int(0)),
+                       .cap_nanos = s->Int(1),
+                       .spent_nanos = s->Int(2)});
+  }
+}
+
+}  // namespace ldp

@@ -1,0 +1,161 @@
+// The aggregator's durable state, as rows behind an interface.
+//
+// Why an interface: the embedded default is SQLite (sqlite_store.h); a
+// replicated deployment can put the same rows in PostgreSQL (DESIGN,
+// "Storage and scale") without touching the protocol logic.
+//
+// The store treats study specs, round plans and report payloads as opaque
+// bytes that the aggregator's codecs produce. It owns one piece of protocol
+// logic because it must be atomic with the write: `AppendReport` stores a
+// report and charges the agent's ledger in the same transaction, exactly
+// once (DESIGN invariant 5). Every write happens inside `Transact`, which
+// commits durably before it returns OK, so a caller acknowledges only what
+// a crash cannot lose.
+//
+// Tasks have no rows: a task id names its round, agent and question
+// (task_id.h), and which agents answer which question is a pure function of
+// the stored round plan (planner.h). A task's participation record is its
+// report row.
+#ifndef LDP_SERVER_STORE_H_
+#define LDP_SERVER_STORE_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "common/task.h"
+
+namespace ldp {
+
+enum class StudyState { kActive = 1, kClosed = 2 };
+
+enum class RoundState {
+  kOpen = 1,
+  kClosedQuorum = 2,    // every question reached the study's quorum
+  kClosedDeadline = 3,  // the round's deadline passed
+};
+
+// SHA-256 of an agent's bearer secret; the secret itself is never stored.
+using CredentialHash = std::array<uint8_t, 32>;
+
+struct AgentRow {
+  uint64_t agent_id = 0;
+  CredentialHash credential_hash{};
+  absl::Time enrolled_at = absl::UnixEpoch();
+};
+
+struct StudyRow {
+  uint64_t study_id = 0;
+  std::string spec;        // opaque; see StudySpecCodec in aggregator.h
+  std::string request_id;  // client idempotency key; "" = none
+  StudyState state = StudyState::kActive;
+  absl::Time created_at = absl::UnixEpoch();
+};
+
+struct RoundRow {
+  uint64_t round_id = 0;
+  uint64_t study_id = 0;
+  RoundState state = RoundState::kOpen;
+  absl::Time start_time = absl::UnixEpoch();
+  absl::Time deadline = absl::UnixEpoch();
+  std::string plan;  // opaque; see plan_codec.h
+};
+
+// One report, with what the ledger charge needs.
+struct ReportRow {
+  uint64_t task_id = 0;
+  uint64_t round_id = 0;
+  uint64_t study_id = 0;
+  uint64_t agent_id = 0;
+  ReportId report_id{};
+  std::string payload;  // opaque; see payload_codec.h
+  int64_t epsilon_nanos = 0;  // εₜ charged for this task
+  int64_t cap_nanos = 0;      // the study's per-agent cap
+  absl::Time received_at = absl::UnixEpoch();
+};
+
+enum class AppendOutcome {
+  kStored,          // new report; the ledger was charged
+  kIdenticalRetry,  // same task, report id and payload already stored: no charge
+  kConflict,        // the task already has a different report: ALREADY_EXISTS
+  kOverCap,         // the charge would exceed the cap: nothing stored
+};
+
+struct AppendResult {
+  AppendOutcome outcome = AppendOutcome::kStored;
+  // The agent's spend in the study after this call.
+  int64_t spent_nanos = 0;
+  // kStored and this was the agent's first charge in the study.
+  bool first_charge = false;
+};
+
+struct LedgerSummary {
+  uint64_t study_id = 0;
+  int64_t num_agents = 0;  // agents charged at least once
+  int64_t max_spent_nanos = 0;
+};
+
+struct LedgerEntry {
+  uint64_t study_id = 0;
+  int64_t cap_nanos = 0;
+  int64_t spent_nanos = 0;
+};
+
+// The writes of one transaction. Expected outcomes (a duplicate, a charge
+// over the cap, a repeated request id) are results, not errors: an error
+// means the storage failed and the whole transaction rolls back.
+class StoreTransaction {
+ public:
+  virtual ~StoreTransaction() = default;
+
+  virtual absl::Status InsertAgent(const AgentRow& row) = 0;
+  // Returns the id of the study that holds `row.request_id`: `row.study_id`
+  // if inserted, or the earlier study's id (and nothing is written) when a
+  // study with the same non-empty request id exists.
+  virtual absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) = 0;
+  virtual absl::Status SetStudyState(uint64_t study_id, StudyState state) = 0;
+  virtual absl::Status InsertRound(const RoundRow& row) = 0;
+  virtual absl::Status SetRoundState(uint64_t round_id, RoundState state) = 0;
+  // Stores the report and charges ledger(agent, study) by epsilon_nanos
+  // atomically: at most one report per task, at most `cap_nanos` spent.
+  virtual absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) = 0;
+};
+
+// Writes (`Transact`) and loads come from one thread at a time; `GetLedger`
+// may be called from any thread concurrently with them.
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Runs `body` in one transaction and commits it durably if `body` returns
+  // OK; otherwise, or if the commit fails, rolls everything back and
+  // returns the error.
+  virtual absl::Status Transact(
+      absl::FunctionRef<absl::Status(StoreTransaction&)> body) = 0;
+
+  // Reload after a restart. Rows come in id order.
+  virtual absl::Status ForEachAgent(
+      absl::FunctionRef<absl::Status(const AgentRow&)> visit) = 0;
+  virtual absl::StatusOr<std::vector<StudyRow>> LoadStudies() = 0;
+  virtual absl::StatusOr<std::vector<RoundRow>> LoadRounds() = 0;
+  // Visits every report; epsilon_nanos, cap_nanos and study_id are 0.
+  virtual absl::Status ForEachReport(
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) = 0;
+
+  // Per study with any charge: how many agents, and the largest spend.
+  virtual absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() = 0;
+
+  // The agent's ledger, one entry per study it was charged in; one study's
+  // if study_id ≠ 0. Reads the last committed state.
+  virtual absl::StatusOr<std::vector<LedgerEntry>> GetLedger(
+      uint64_t agent_id, uint64_t study_id) = 0;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_STORE_H_

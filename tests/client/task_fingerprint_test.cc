@@ -1,0 +1,111 @@
+#include "client/task_fingerprint.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+RecordSchema Schema(int64_t age_upper = 99) {
+  auto schema = RecordSchema::Create(
+      {FieldSpec::Int("age", 0, age_upper),
+       FieldSpec::Categorical("color", {"red", "green", "blue"})});
+  EXPECT_OK(schema);
+  return *schema;
+}
+
+Task MeanAgeTask(const RecordSchema& schema, double upper = 99) {
+  auto query = Query::Create(expr::Field("age"), {0, upper}, schema);
+  EXPECT_OK(query);
+  return Task{.study_id = 1,
+              .round_id = 1,
+              .task_id = 10,
+              .epsilon_nanos = kNanosPerEpsilon,
+              .question = StatisticalQueryTask{
+                  .query = *query,
+                  .mechanism = {.kind = RealMechanismKind::kDuchi,
+                                .epsilon = 1}}};
+}
+
+Task ColorTask(const RecordSchema& schema) {
+  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
+  EXPECT_OK(encoding);
+  return Task{.study_id = 1,
+              .round_id = 1,
+              .task_id = 11,
+              .epsilon_nanos = kNanosPerEpsilon,
+              .question = HistogramTask{
+                  .encoding = *encoding,
+                  .oracle = {.kind = FrequencyOracleKind::kGeneralizedRandomizedResponse,
+                             .epsilon = 1}}};
+}
+
+TEST(TaskFingerprint, IsAHexSha256) {
+  const std::string fingerprint = TaskFingerprint(MeanAgeTask(Schema()), Schema());
+  EXPECT_EQ(fingerprint.size(), 64u);
+  EXPECT_EQ(fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(TaskFingerprint, IgnoresIdsAndDerivedFields) {
+  const RecordSchema schema = Schema();
+  for (const Task& base : {MeanAgeTask(schema), ColorTask(schema)}) {
+    Task other = base;
+    other.task_id += 100;
+    other.round_id += 5;
+    if (auto* sq = std::get_if<StatisticalQueryTask>(&other.question)) {
+      sq->mechanism.bound = 12345;  // TaskMechanism derives it from the range
+    } else {
+      std::get<HistogramTask>(other.question).oracle.domain_size = 77;
+    }
+    EXPECT_EQ(TaskFingerprint(base, schema), TaskFingerprint(other, schema));
+  }
+}
+
+TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
+  const RecordSchema schema = Schema();
+  const Task sq = MeanAgeTask(schema);
+  const Task histogram = ColorTask(schema);
+  std::vector<std::pair<std::string, std::string>> variants;
+  auto add = [&](const char* name, const Task& task, const RecordSchema& s) {
+    variants.emplace_back(name, TaskFingerprint(task, s));
+  };
+  add("base sq", sq, schema);
+  add("base histogram", histogram, schema);
+  Task t = sq;
+  t.study_id = 2;
+  add("study", t, schema);
+  t = sq;
+  t.epsilon_nanos += 1;
+  add("charge", t, schema);
+  t = sq;
+  std::get<StatisticalQueryTask>(t.question).mechanism.epsilon = 0.5;
+  add("mechanism epsilon", t, schema);
+  t = sq;
+  std::get<StatisticalQueryTask>(t.question).mechanism.kind = RealMechanismKind::kHybrid;
+  add("mechanism kind", t, schema);
+  add("output range", MeanAgeTask(schema, 50), schema);
+  add("schema bounds", MeanAgeTask(Schema(120)), Schema(120));
+  add("same task, other schema", sq, Schema(120));
+  t = histogram;
+  std::get<HistogramTask>(t.question).oracle.kind =
+      FrequencyOracleKind::kOptimizedUnaryEncoding;
+  add("oracle kind", t, schema);
+  t = histogram;
+  auto age = DomainEncoding::Create(FieldEncoding{.field = "age", .num_buckets = 10}, schema);
+  ASSERT_OK(age);
+  std::get<HistogramTask>(t.question).encoding = *age;
+  add("encoding", t, schema);
+  for (size_t i = 0; i < variants.size(); ++i) {
+    for (size_t j = i + 1; j < variants.size(); ++j) {
+      EXPECT_NE(variants[i].second, variants[j].second)
+          << variants[i].first << " vs " << variants[j].first;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ldp
