@@ -65,6 +65,8 @@ struct TaskBatch {
 
 // What one RunOnce did.
 struct CycleResult {
+  // Whether polling for tasks worked (pending reports are uploaded anyway).
+  absl::Status poll_status;
   int tasks_received = 0;
   int answered_fresh = 0;
   int answered_from_memo = 0;

@@ -16,8 +16,8 @@ namespace {
 
 absl::Status ValidateOptions(
     const GeneralizedRandomizedResponseOptions& options) {
-  RETURN_IF_ERROR(ValidateEpsilon(
-      "GRR", options.epsilon, GeneralizedRandomizedResponse::kMaxEpsilon));
+  RETURN_IF_ERROR(ValidateEpsilon("GRR", options.epsilon,
+                                  GeneralizedRandomizedResponse::kMaxEpsilon));
   return ValidateDomainSize("GRR", options.domain_size, 2,
                             GeneralizedRandomizedResponse::kMaxDomainSize);
 }

@@ -21,9 +21,9 @@ bool IsKnownVariant(UnaryEncodingVariant variant) {
 }
 
 absl::Status ValidateOptions(const LongitudinalUnaryEncodingOptions& options) {
-  RETURN_IF_ERROR(ValidateEpsilonField(
-      "longitudinal", "epsilon_permanent", options.epsilon_permanent,
-      LongitudinalUnaryEncoding::kMaxEpsilon));
+  RETURN_IF_ERROR(ValidateEpsilonField("longitudinal", "epsilon_permanent",
+                                       options.epsilon_permanent,
+                                       LongitudinalUnaryEncoding::kMaxEpsilon));
   if (!std::isfinite(options.epsilon_report) || options.epsilon_report <= 0 ||
       options.epsilon_report >= options.epsilon_permanent) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -31,8 +31,9 @@ absl::Status ValidateOptions(const LongitudinalUnaryEncodingOptions& options) {
         "epsilon_permanent) = (0, ",
         options.epsilon_permanent, "), got ", options.epsilon_report));
   }
-  RETURN_IF_ERROR(ValidateDomainSize("longitudinal", options.domain_size, 2,
-                                     LongitudinalUnaryEncoding::kMaxDomainSize));
+  RETURN_IF_ERROR(
+      ValidateDomainSize("longitudinal", options.domain_size, 2,
+                         LongitudinalUnaryEncoding::kMaxDomainSize));
   if (!IsKnownVariant(options.permanent) ||
       !IsKnownVariant(options.instantaneous)) {
     return absl::InvalidArgumentError(

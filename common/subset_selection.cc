@@ -19,8 +19,8 @@ namespace {
 absl::Status ValidateOptions(const SubsetSelectionOptions& options) {
   RETURN_IF_ERROR(ValidateEpsilon("subset selection", options.epsilon,
                                   SubsetSelection::kMaxEpsilon));
-  RETURN_IF_ERROR(ValidateDomainSize("subset selection", options.domain_size,
-                                     2, SubsetSelection::kMaxDomainSize));
+  RETURN_IF_ERROR(ValidateDomainSize("subset selection", options.domain_size, 2,
+                                     SubsetSelection::kMaxDomainSize));
   if (options.subset_size >= options.domain_size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "subset selection: subset_size must be in [1, domain_size - 1] = [1, ",

@@ -30,9 +30,9 @@ absl::Status ValidateEpsilonField(std::string_view mechanism,
   if (std::isfinite(value) && value > 0 && value <= max_value) {
     return absl::OkStatus();
   }
-  const std::string range =
-      max_value == kUnboundedEpsilon ? std::string("> 0")
-                                     : absl::StrCat("in (0, ", max_value, "]");
+  const std::string range = max_value == kUnboundedEpsilon
+                                ? std::string("> 0")
+                                : absl::StrCat("in (0, ", max_value, "]");
   return absl::InvalidArgumentError(
       absl::StrCat(Prefix(mechanism), std::string(field),
                    " must be finite and ", range, ", got ", value));
@@ -47,10 +47,9 @@ absl::Status ValidateDomainSize(std::string_view mechanism,
                                 uint32_t domain_size, uint32_t min,
                                 uint32_t max, std::string_view hint) {
   if (domain_size >= min && domain_size <= max) return absl::OkStatus();
-  const std::string range =
-      max == kUnboundedDomainSize
-          ? absl::StrCat("at least ", min)
-          : absl::StrCat("in [", min, ", ", max, "]");
+  const std::string range = max == kUnboundedDomainSize
+                                ? absl::StrCat("at least ", min)
+                                : absl::StrCat("in [", min, ", ", max, "]");
   return absl::InvalidArgumentError(
       absl::StrCat(Prefix(mechanism), "domain_size must be ", range, ", got ",
                    domain_size, Suffix(hint)));

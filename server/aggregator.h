@@ -72,9 +72,9 @@ struct AggregatorOptions {
   const StudySpecCodec* spec_codec = nullptr;
   const Clock* clock = nullptr;
   // Required, ≥ 16 characters: the analyst credential (from server config).
-  std::string analyst_token;
+  std::string analyst_token{};
   // If non-empty, Enroll requires this token; "" = open enrollment.
-  std::string enrollment_token;
+  std::string enrollment_token{};
   // GetTasks returns at most this many tasks when asked for 0.
   int default_max_tasks = 64;
   // UploadReports accepts at most this many reports per call.
@@ -86,7 +86,7 @@ struct AggregatorOptions {
 struct Enrollment {
   uint64_t agent_id = 0;
   // "<agent_id>.<64 hex digits>"; present it to AuthenticateAgent.
-  std::string bearer_token;
+  std::string bearer_token{};
 };
 
 // One task as the agent receives it. The question and randomizer are shared
@@ -96,23 +96,23 @@ struct TaskAssignment {
   uint64_t task_id = 0;
   // study_id, round_id, epsilon_nanos and question are set; task_id is 0 —
   // this assignment's `task_id` is the agent's. MakeTask() combines them.
-  std::shared_ptr<const Task> question;
+  std::shared_ptr<const Task> question{};
   // The study's spec (`study->schema` is the record schema).
-  std::shared_ptr<const StudySpec> study;
+  std::shared_ptr<const StudySpec> study{};
   absl::Time deadline = absl::InfinitePast();
 
   Task MakeTask() const;
 };
 
 struct QuestionInfo {
-  std::string question_id;
+  std::string question_id{};
   int64_t epsilon_nanos = 0;
   double implemented_epsilon = 0;
-  std::string mechanism;  // e.g. "optimized_unary_encoding", "hybrid"
+  std::string mechanism{};  // e.g. "optimized_unary_encoding", "hybrid"
   // Fraction of agents assigned (sample splitting), or 1 (ε splitting).
   double share = 0;
   int64_t num_reports = 0;
-  std::shared_ptr<const Task> question;  // as in TaskAssignment
+  std::shared_ptr<const Task> question{};  // as in TaskAssignment
 };
 
 struct RoundInfo {
@@ -121,43 +121,43 @@ struct RoundInfo {
   absl::Time start_time = absl::InfinitePast();
   absl::Time deadline = absl::InfinitePast();
   SplitStrategy strategy = SplitStrategy::kSampleSplitting;
-  std::string plan_explanation;
-  std::vector<QuestionInfo> questions;  // in the spec's order
+  std::string plan_explanation{};
+  std::vector<QuestionInfo> questions{};  // in the spec's order
 };
 
 struct StudyInfo {
   uint64_t study_id = 0;
-  std::shared_ptr<const StudySpec> spec;
+  std::shared_ptr<const StudySpec> spec{};
   // The bytes the study was created from (StudySpecCodec).
-  std::shared_ptr<const std::string> spec_bytes;
+  std::shared_ptr<const std::string> spec_bytes{};
   StudyState state = StudyState::kActive;
   absl::Time create_time = absl::InfinitePast();
-  std::vector<RoundInfo> rounds;  // oldest first
+  std::vector<RoundInfo> rounds{};  // oldest first
   int64_t num_agents = 0;         // agents charged at least once
   int64_t num_reports = 0;        // over all rounds
   int64_t max_spent_nanos = 0;    // largest spend of any agent (≤ cap)
 };
 
 struct StudyPage {
-  std::vector<StudyInfo> studies;  // newest first
+  std::vector<StudyInfo> studies{};  // newest first
   // Pass as `page_start` for the next page; 0 when there is none.
   uint64_t next_page_start = 0;
 };
 
 struct QuestionEstimate {
-  std::string question_id;
+  std::string question_id{};
   // ScalarEstimate (interval at the study's confidence) or
   // HistogramEstimate (unbiased, with variances).
-  TaskEstimate estimate;
+  TaskEstimate estimate{};
   // Histograms only: per-item normal intervals at the study's confidence.
-  std::vector<Interval> item_intervals;
+  std::vector<Interval> item_intervals{};
   // Histograms with post-processing only: the consistent copy.
-  std::optional<ConsistencyMethod> post_processing;
-  std::vector<double> post_processed;
+  std::optional<ConsistencyMethod> post_processing{};
+  std::vector<double> post_processed{};
   int64_t epsilon_nanos = 0;
   double implemented_epsilon = 0;
-  std::string mechanism;
-  std::shared_ptr<const Task> question;  // labels: encoding.Describe(v)
+  std::string mechanism{};
+  std::shared_ptr<const Task> question{};  // labels: encoding.Describe(v)
 };
 
 struct RoundEstimates {
@@ -166,7 +166,7 @@ struct RoundEstimates {
   // Estimates of an open round are interim: more reports may still come.
   RoundState state = RoundState::kOpen;
   double confidence = 0;
-  std::vector<QuestionEstimate> questions;  // in the spec's order
+  std::vector<QuestionEstimate> questions{};  // in the spec's order
 };
 
 class Aggregator {
@@ -245,8 +245,10 @@ class Aggregator {
   // rounds close without an analyst watching.
   void CloseExpiredRounds();
 
+ public:
+  class Impl;  // internal (aggregator_impl.h)
+
  private:
-  class Impl;
   explicit Aggregator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

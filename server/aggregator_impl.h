@@ -24,13 +24,13 @@ namespace ldp {
 
 struct StudyRuntime {
   uint64_t study_id = 0;
-  std::shared_ptr<const StudySpec> spec;
-  std::shared_ptr<const std::string> spec_bytes;
-  std::string request_id;
+  std::shared_ptr<const StudySpec> spec{};
+  std::shared_ptr<const std::string> spec_bytes{};
+  std::string request_id{};
   absl::Time created_at;
   std::atomic<StudyState> state{StudyState::kActive};
   // Fixed once the study is registered.
-  std::vector<std::shared_ptr<RoundRuntime>> rounds;
+  std::vector<std::shared_ptr<RoundRuntime>> rounds{};
   // Written by the writer thread only.
   std::atomic<int64_t> num_agents{0};
   std::atomic<int64_t> num_reports{0};
@@ -39,8 +39,20 @@ struct StudyRuntime {
 
 // A round with its study, as ingestion needs both.
 struct RoundEntry {
-  std::shared_ptr<RoundRuntime> round;
-  std::shared_ptr<StudyRuntime> study;
+  std::shared_ptr<RoundRuntime> round{};
+  std::shared_ptr<StudyRuntime> study{};
+};
+
+// One admitted report on its way through the writer thread.
+struct PendingReport {
+  int index = 0;  // in the caller's batch
+  RoundEntry entry{};
+  int question = 0;
+  ReportRow row{};
+  ReportPayload payload{};
+  // Set by Apply.
+  bool admitted = false;
+  AppendResult result{};
 };
 
 class Aggregator::Impl {
@@ -98,6 +110,9 @@ class Aggregator::Impl {
   // added to `pending` (aggregator_ingest.cc).
   absl::StatusOr<RoundEntry> AdmitTask(uint64_t agent_id, uint64_t task_id,
                                        RoundEntry& cache) const;
+  absl::Status AdmitReport(uint64_t agent_id, TaskReport report,
+                           absl::Time now, RoundEntry& cache,
+                           std::vector<PendingReport>& pending);
   absl::Status LoadReports();
   absl::Status LoadRounds(
       const absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>&

@@ -51,17 +51,6 @@ class EnrollJob final : public CommitJob {
   absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done_;
 };
 
-struct PendingReport {
-  int index = 0;  // in the caller's batch
-  RoundEntry entry;
-  int question = 0;
-  ReportRow row;
-  ReportPayload payload;
-  // Set by Apply.
-  bool admitted = false;
-  AppendResult result;
-};
-
 class UploadJob final : public CommitJob {
  public:
   UploadJob(Aggregator::Impl* impl, size_t num_reports,
@@ -93,13 +82,14 @@ class UploadJob final : public CommitJob {
   }
 
   void Finish(const absl::Status& commit_status) override {
-    const RoundRuntime* last_round = nullptr;
     for (PendingReport& p : pending_) {
       statuses_[p.index] = Complete(p, commit_status);
-      if (p.entry.round.get() != last_round) {
-        last_round = p.entry.round.get();
-        impl_->CheckQuorum(p.entry);
-      }
+    }
+    const RoundRuntime* last_round = nullptr;
+    for (const PendingReport& p : pending_) {
+      if (p.entry.round.get() == last_round) continue;
+      last_round = p.entry.round.get();
+      impl_->CheckQuorum(p.entry);
     }
     CompleteNow();
   }
@@ -155,3 +145,176 @@ class UploadJob final : public CommitJob {
 };
 
 }  // namespace
+
+void Aggregator::Impl::EnrollAsync(
+    std::string_view enrollment_token,
+    absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
+  if (!options_.enrollment_token.empty() &&
+      !SameCredentialHash(Sha256(enrollment_token), enrollment_hash_)) {
+    std::move(done)(absl::UnauthenticatedError("wrong enrollment token"));
+    return;
+  }
+  const uint64_t agent_id = next_agent_id_.fetch_add(1);
+  if (agent_id > kMaxAgentId) {
+    std::move(done)(absl::ResourceExhaustedError(
+        "the server has enrolled the largest number of agents it supports"));
+    return;
+  }
+  IssuedCredential credential;
+  {
+    absl::MutexLock lock(&random_mutex_);
+    credential = IssueCredential(agent_id, *random_);
+  }
+  queue_->Submit(std::make_unique<EnrollJob>(
+      &agents_,
+      AgentRow{.agent_id = agent_id,
+               .credential_hash = credential.hash,
+               .enrolled_at = clock().Now()},
+      std::move(credential.bearer_token), std::move(done)));
+}
+
+absl::StatusOr<uint64_t> Aggregator::Impl::AuthenticateAgent(
+    std::string_view token) const {
+  ASSIGN_OR_RETURN(const ParsedToken parsed, ParseBearerToken(token));
+  if (!agents_.Verify(parsed.agent_id, parsed.hash)) {
+    return absl::UnauthenticatedError("unknown agent or wrong credential");
+  }
+  return parsed.agent_id;
+}
+
+absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
+    uint64_t agent_id, int max_tasks) {
+  if (!agents_.Contains(agent_id)) {
+    return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
+  }
+  const size_t limit = max_tasks > 0 ? max_tasks : options_.default_max_tasks;
+  const absl::Time now = clock().Now();
+  std::vector<TaskAssignment> tasks;
+  for (const auto& study : AllStudies()) {
+    if (study->state.load() != StudyState::kActive) continue;
+    for (const auto& round : study->rounds) {
+      if (!round->AcceptsReportsAt(now)) continue;
+      const RoundPlan& plan = round->plan();
+      for (int q = 0; q < round->num_questions(); ++q) {
+        if (!plan.Assigns(agent_id, q)) continue;
+        const uint64_t task_id = PackTaskId(
+            {.round_id = round->round_id(), .agent_id = agent_id,
+             .question = static_cast<uint32_t>(q)});
+        if (round->HasReport(task_id)) continue;
+        tasks.push_back({.task_id = task_id,
+                         .question = round->task(q),
+                         .study = study->spec,
+                         .deadline = round->deadline()});
+        if (tasks.size() >= limit) return tasks;
+      }
+    }
+  }
+  return tasks;
+}
+
+absl::StatusOr<RoundEntry> Aggregator::Impl::AdmitTask(
+    uint64_t agent_id, uint64_t task_id, RoundEntry& cache) const {
+  const TaskKey key = UnpackTaskId(task_id);
+  if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
+    cache = FindRound(key.round_id);
+  }
+  const RoundRuntime* round = cache.round.get();
+  const auto not_found = [task_id] {
+    return absl::NotFoundError(absl::StrCat("no task ", task_id));
+  };
+  if (round == nullptr ||
+      !round->plan().Assigns(key.agent_id, static_cast<int>(key.question))) {
+    return not_found();
+  }
+  if (key.agent_id != agent_id) {
+    if (!agents_.Contains(key.agent_id)) return not_found();
+    return absl::PermissionDeniedError(
+        absl::StrCat("task ", task_id, " belongs to another agent"));
+  }
+  if (round->state() != RoundState::kOpen) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("round ", key.round_id, " is closed"));
+  }
+  return cache;
+}
+
+void Aggregator::Impl::UploadReportsAsync(
+    uint64_t agent_id, std::vector<TaskReport> reports,
+    absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
+  auto job = std::make_unique<UploadJob>(this, reports.size(), std::move(done));
+  if (reports.size() > static_cast<size_t>(options_.max_reports_per_call)) {
+    for (absl::Status& status : job->statuses()) {
+      status = absl::InvalidArgumentError(absl::StrCat(
+          "at most ", options_.max_reports_per_call, " reports per call"));
+    }
+    job->CompleteNow();
+    return;
+  }
+  const absl::Time now = clock().Now();
+  RoundEntry cache;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    absl::Status status =
+        AdmitReport(agent_id, std::move(reports[i]), now, cache,
+                    job->pending());
+    if (!status.ok()) {
+      job->statuses()[i] = std::move(status);
+    } else {
+      job->pending().back().index = static_cast<int>(i);
+    }
+  }
+  if (job->pending().empty()) {
+    job->CompleteNow();
+    return;
+  }
+  queue_->Submit(std::move(job));
+}
+
+absl::Status Aggregator::Impl::AdmitReport(uint64_t agent_id,
+                                          TaskReport report, absl::Time now,
+                                          RoundEntry& cache,
+                                          std::vector<PendingReport>& pending) {
+  ASSIGN_OR_RETURN(RoundEntry entry, AdmitTask(agent_id, report.task_id, cache));
+  const int q = static_cast<int>(UnpackTaskId(report.task_id).question);
+  const RoundRuntime& round = *entry.round;
+  if (absl::Status valid = round.mechanism(q).Validate(report.payload);
+      !valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("report for task ", report.task_id, ": ", valid.message()));
+  }
+  PendingReport& p = pending.emplace_back();
+  p.question = q;
+  p.row = {.task_id = report.task_id,
+           .round_id = round.round_id(),
+           .study_id = round.study_id(),
+           .agent_id = agent_id,
+           .report_id = report.report_id,
+           .payload = EncodePayload(report.payload),
+           .epsilon_nanos = round.task(q)->epsilon_nanos,
+           .cap_nanos = entry.study->spec->epsilon_cap_nanos,
+           .received_at = now};
+  p.payload = std::move(report.payload);
+  p.entry = std::move(entry);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<LedgerEntry>> Aggregator::Impl::GetBudget(
+    uint64_t agent_id, uint64_t study_id) {
+  if (!agents_.Contains(agent_id)) {
+    return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
+  }
+  return store_->GetLedger(agent_id, study_id);
+}
+
+void Aggregator::Impl::CheckQuorum(const RoundEntry& entry) {
+  const int64_t quorum = entry.study->spec->quorum;
+  RoundRuntime& round = *entry.round;
+  if (quorum <= 0 || round.state() != RoundState::kOpen ||
+      !round.QuorumReached(quorum)) {
+    return;
+  }
+  // Refuse further reports from now on; the job makes it durable.
+  round.set_state(RoundState::kClosedQuorum);
+  if (round.ClaimClose()) QueueClose(entry, RoundState::kClosedQuorum);
+}
+
+}  // namespace ldp

@@ -5,7 +5,6 @@
 #include <openssl/evp.h>
 
 #include "absl/random/distributions.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace ldp {
@@ -62,11 +61,16 @@ absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {
   if (dot == std::string_view::npos || token.size() - dot - 1 != 2 * kSecretBytes) {
     return Malformed();
   }
+  // Digits only (SimpleAtoi would also take a sign or spaces), at most 19
+  // so the id cannot overflow.
+  const std::string_view digits = token.substr(0, dot);
+  if (digits.empty() || digits.size() > 19) return Malformed();
   ParsedToken parsed;
-  if (!absl::SimpleAtoi(token.substr(0, dot), &parsed.agent_id) ||
-      parsed.agent_id == 0) {
-    return Malformed();
+  for (char c : digits) {
+    if (c < '0' || c > '9') return Malformed();
+    parsed.agent_id = parsed.agent_id * 10 + static_cast<uint64_t>(c - '0');
   }
+  if (parsed.agent_id == 0) return Malformed();
   std::string secret;
   for (size_t i = dot + 1; i < token.size(); i += 2) {
     const int high = HexValue(token[i]);

@@ -268,7 +268,6 @@ namespace {
 
 absl::StatusOr<Task> MakeQuestionTask(const Question& q,
                                       const QuestionDecision& decision) {
-  Task task{.epsilon_nanos = decision.epsilon_nanos};
   const auto* real = std::get_if<RealMechanismSpec>(&decision.randomizer);
   const auto* oracle = std::get_if<FrequencyOracleSpec>(&decision.randomizer);
   if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&q.kind)) {
@@ -276,17 +275,18 @@ absl::StatusOr<Task> MakeQuestionTask(const Question& q,
       return absl::InvalidArgumentError(absl::StrCat(
           "plan for question ", q.id, " names a frequency oracle for a query"));
     }
-    task.question = StatisticalQueryTask{.query = sq->query, .mechanism = *real};
-  } else {
-    if (oracle == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "plan for question ", q.id, " names a real mechanism for a histogram"));
-    }
-    task.question = HistogramTask{
-        .encoding = std::get<HistogramQuestion>(q.kind).encoding,
-        .oracle = *oracle};
+    return Task{.epsilon_nanos = decision.epsilon_nanos,
+                .question = StatisticalQueryTask{.query = sq->query,
+                                                 .mechanism = *real}};
   }
-  return task;
+  if (oracle == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plan for question ", q.id, " names a real mechanism for a histogram"));
+  }
+  return Task{.epsilon_nanos = decision.epsilon_nanos,
+              .question = HistogramTask{
+                  .encoding = std::get<HistogramQuestion>(q.kind).encoding,
+                  .oracle = *oracle}};
 }
 
 std::optional<ConsistencyMethod> PostProcessing(const Question& q) {

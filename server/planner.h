@@ -55,24 +55,24 @@ struct QuestionDecision {
   // Relative share of the agents under sample splitting; 1 otherwise.
   uint64_t weight = 1;
   // The randomizer, fully specified (ε, N or bound filled in).
-  std::variant<RealMechanismSpec, FrequencyOracleSpec> randomizer;
+  std::variant<RealMechanismSpec, FrequencyOracleSpec> randomizer{};
 };
 
 struct PlanDecisions {
   SplitStrategy strategy = SplitStrategy::kSampleSplitting;
-  std::vector<QuestionDecision> questions;  // in the spec's order
-  std::string explanation;
+  std::vector<QuestionDecision> questions{};  // in the spec's order
+  std::string explanation{};
 };
 
 struct PlannedQuestion {
-  std::string question_id;
+  std::string question_id{};
   // The question with its randomizer: epsilon_nanos set, ids 0.
-  std::shared_ptr<const Task> task;
-  std::shared_ptr<const TaskMechanism> mechanism;
+  std::shared_ptr<const Task> task{};
+  std::shared_ptr<const TaskMechanism> mechanism{};
   // Variance of the estimate from one report (per item at frequency 0, or
   // worst case for a query scaled to [-1, 1]).
   double unit_variance = 0;
-  std::optional<ConsistencyMethod> post_processing;
+  std::optional<ConsistencyMethod> post_processing{};
 };
 
 class RoundPlan {

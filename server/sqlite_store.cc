@@ -47,7 +47,7 @@ CREATE TABLE ledger(
   PRIMARY KEY(agent_id, study_id)) WITHOUT ROWID;
 )sql";
 
-absl::Status SqliteError(sqlite3* db, std::string_view what, int code) {
+absl::Status SqliteError(sqlite3* db, const std::string& what, int code) {
   std::string message = absl::StrCat("sqlite ", what, ": ", sqlite3_errstr(code));
   if (db != nullptr) absl::StrAppend(&message, " (", sqlite3_errmsg(db), ")");
   switch (code & 0xff) {

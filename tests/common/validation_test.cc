@@ -11,8 +11,8 @@
 namespace ldp {
 namespace {
 
-using testing::StatusIs;
 using ::testing::HasSubstr;
+using testing::StatusIs;
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -70,10 +70,10 @@ TEST(ValidateDomainSize, MessagesNameTheRangeAndAppendTheHint) {
   EXPECT_EQ(ValidateDomainSize("count-mean sketch", 1, 2, kUnboundedDomainSize)
                 .message(),
             "count-mean sketch: domain_size must be at least 2, got 1");
-  EXPECT_THAT(std::string(ValidateDomainSize("local hashing", 17, 2, 16,
-                                             "use a sketch")
-                              .message()),
-              HasSubstr("must be in [2, 16], got 17 (use a sketch)"));
+  EXPECT_THAT(
+      std::string(ValidateDomainSize("local hashing", 17, 2, 16, "use a sketch")
+                      .message()),
+      HasSubstr("must be in [2, 16], got 17 (use a sketch)"));
 }
 
 }  // namespace

@@ -1,0 +1,291 @@
+// AgentService stub calls, batching and retries; see the header.
+#include "client/agent_client.h"
+
+#include <chrono>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "proto/convert/grpc_status.h"
+#include "proto/convert/report_convert.h"
+#include "proto/convert/task_convert.h"
+
+namespace ldp {
+namespace {
+
+constexpr int kMaxWireReportsPerBatch = 1000;
+// Per-report framing inside an UploadReportsRequest (tag + length varint).
+constexpr int64_t kFramingBytes = 8;
+
+absl::Status ValidateOptions(const AgentClientOptions& options) {
+  if (options.max_reports_per_batch < 1 ||
+      options.max_reports_per_batch > kMaxWireReportsPerBatch) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_reports_per_batch must be in [1, 1000], got ",
+        options.max_reports_per_batch));
+  }
+  if (options.max_batch_bytes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_batch_bytes must be > 0, got ", options.max_batch_bytes));
+  }
+  if (options.max_attempts < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_attempts must be >= 1, got ", options.max_attempts));
+  }
+  if (!(options.rpc_timeout > absl::ZeroDuration())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "rpc_timeout must be > 0, got ",
+        absl::FormatDuration(options.rpc_timeout)));
+  }
+  return Backoff::Create(options.backoff).status();
+}
+
+// Every report serialized once; batches respect both limits (a single
+// report larger than the byte limit travels alone).
+std::vector<v1::UploadReportsRequest> MakeBatches(
+    absl::Span<const TaskReport> reports, uint64_t agent_id,
+    const AgentClientOptions& options) {
+  std::vector<v1::UploadReportsRequest> batches;
+  int64_t batch_bytes = 0;
+  for (const TaskReport& report : reports) {
+    v1::Report proto;
+    ReportToProto(report, agent_id, &proto);
+    const int64_t bytes =
+        static_cast<int64_t>(proto.ByteSizeLong()) + kFramingBytes;
+    if (batches.empty() ||
+        batches.back().reports_size() >= options.max_reports_per_batch ||
+        (batches.back().reports_size() > 0 &&
+         batch_bytes + bytes > options.max_batch_bytes)) {
+      batches.emplace_back();
+      batch_bytes = 0;
+    }
+    *batches.back().add_reports() = std::move(proto);
+    batch_bytes += bytes;
+  }
+  return batches;
+}
+
+absl::Status AckToStatus(const v1::ReportAck& ack) {
+  if (ack.code() == 0) return absl::OkStatus();
+  const bool canonical = ack.code() > 0 && ack.code() <= 16;
+  return absl::Status(canonical ? static_cast<absl::StatusCode>(ack.code())
+                                : absl::StatusCode::kUnknown,
+                      ack.message());
+}
+
+absl::StatusOr<std::vector<absl::Status>> AcksToStatuses(
+    const v1::UploadReportsResponse& response,
+    absl::Span<const TaskReport> reports) {
+  if (response.acks_size() != static_cast<int>(reports.size())) {
+    return absl::InternalError(absl::StrCat(
+        "server acknowledged ", response.acks_size(), " reports of ",
+        reports.size(), " uploaded"));
+  }
+  std::vector<absl::Status> statuses;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& id = reports[i].report_id;
+    const std::string expected(reinterpret_cast<const char*>(id.data()),
+                               id.size());
+    if (response.acks(static_cast<int>(i)).report_id() != expected) {
+      return absl::InternalError(absl::StrCat(
+          "server acknowledged another report at position ", i));
+    }
+    statuses.push_back(AckToStatus(response.acks(static_cast<int>(i))));
+  }
+  return statuses;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::Create(
+    const AgentClientOptions& options,
+    std::shared_ptr<v1::AgentService::StubInterface> stub,
+    absl::BitGenRef gen) {
+  RETURN_IF_ERROR(ValidateOptions(options));
+  if (stub == nullptr) return absl::InvalidArgumentError("stub is null");
+  return std::unique_ptr<AgentClient>(
+      new AgentClient(options, std::move(stub), gen));
+}
+
+absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::CreateForChannel(
+    const AgentClientOptions& options, std::shared_ptr<grpc::Channel> channel,
+    absl::BitGenRef gen) {
+  if (channel == nullptr) return absl::InvalidArgumentError("channel is null");
+  return Create(options, v1::AgentService::NewStub(channel), gen);
+}
+
+std::unique_ptr<grpc::ClientContext> AgentClient::NewContext() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+  if (!credential_.bearer_token.empty()) {
+    context->AddMetadata("authorization",
+                         absl::StrCat("Bearer ", credential_.bearer_token));
+  }
+  return context;
+}
+
+absl::Status AgentClient::WithRetries(
+    const std::function<absl::Status()>& attempt) {
+  Backoff backoff = *Backoff::Create(options_.backoff);  // validated
+  absl::Status status;
+  for (int i = 0; i < options_.max_attempts; ++i) {
+    if (i > 0) {
+      const absl::Duration delay = backoff.NextDelay(gen_);
+      options_.sleep ? options_.sleep(delay) : absl::SleepFor(delay);
+    }
+    status = attempt();
+    if (!IsTransient(status.code())) return status;
+  }
+  return status;
+}
+
+absl::StatusOr<AgentCredential> AgentClient::Enroll(
+    absl::string_view enrollment_token) {
+  v1::EnrollRequest request;
+  request.set_enrollment_token(std::string(enrollment_token));
+  v1::EnrollResponse response;
+  RETURN_IF_ERROR(WithRetries([&] {
+    auto context = NewContext();
+    return FromGrpcStatus(stub_->Enroll(context.get(), request, &response));
+  }));
+  if (!response.credential().has_bearer_token() ||
+      response.credential().bearer_token().empty()) {
+    return absl::UnimplementedError(
+        "the server issued a certificate credential; this client supports "
+        "bearer tokens only");
+  }
+  credential_ = {response.agent_id(), response.credential().bearer_token()};
+  return credential_;
+}
+
+absl::StatusOr<TaskBatch> AgentClient::GetTasks() {
+  v1::GetTasksRequest request;
+  request.set_agent_id(credential_.agent_id);
+  request.set_max_tasks(options_.max_tasks);
+  v1::GetTasksResponse response;
+  RETURN_IF_ERROR(WithRetries([&] {
+    auto context = NewContext();
+    return FromGrpcStatus(stub_->GetTasks(context.get(), request, &response));
+  }));
+  TaskBatch batch;
+  batch.poll_after = absl::Seconds(response.poll_after_seconds());
+  for (const v1::Task& proto : response.tasks()) {
+    auto envelope = TaskFromProto(proto);
+    if (!envelope.ok()) {
+      batch.malformed.push_back(absl::Status(
+          envelope.status().code(),
+          absl::StrCat("refusing task ", proto.task_id(), " of study ",
+                       proto.study_id(), ": ", envelope.status().message())));
+      continue;
+    }
+    batch.tasks.push_back(AgentTask{
+        .task = std::move(envelope->task),
+        .schema = std::move(envelope->schema),
+        .deadline = envelope->deadline.value_or(absl::InfiniteFuture())});
+  }
+  return batch;
+}
+
+absl::StatusOr<std::optional<int64_t>> AgentClient::StudyCap(
+    uint64_t study_id) {
+  v1::GetBudgetRequest request;
+  request.set_agent_id(credential_.agent_id);
+  request.set_study_id(study_id);
+  v1::GetBudgetResponse response;
+  RETURN_IF_ERROR(WithRetries([&] {
+    auto context = NewContext();
+    return FromGrpcStatus(stub_->GetBudget(context.get(), request, &response));
+  }));
+  for (const v1::BudgetEntry& entry : response.entries()) {
+    if (entry.study_id() != study_id) continue;
+    constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
+    return static_cast<int64_t>(std::min(entry.cap_nanos(), kMax));
+  }
+  return std::nullopt;
+}
+
+absl::Status AgentClient::UploadOnce(
+    const std::vector<v1::UploadReportsRequest>& batches,
+    v1::UploadReportsResponse* response) {
+  response->Clear();
+  auto context = NewContext();
+  auto writer = stub_->UploadReports(context.get(), response);
+  for (const v1::UploadReportsRequest& batch : batches) {
+    if (!writer->Write(batch)) break;  // the stream broke; Finish says why
+  }
+  writer->WritesDone();
+  return FromGrpcStatus(writer->Finish());
+}
+
+absl::StatusOr<std::vector<absl::Status>> AgentClient::Upload(
+    absl::Span<const TaskReport> reports) {
+  if (reports.empty()) return std::vector<absl::Status>{};
+  const std::vector<v1::UploadReportsRequest> batches =
+      MakeBatches(reports, credential_.agent_id, options_);
+  v1::UploadReportsResponse response;
+  RETURN_IF_ERROR(WithRetries([&] { return UploadOnce(batches, &response); }));
+  return AcksToStatuses(response, reports);
+}
+
+void AgentClient::AnswerTasks(Agent& agent, const TaskBatch& batch,
+                              CycleResult& result) {
+  std::map<uint64_t, std::optional<int64_t>> caps;  // per study, this cycle
+  for (const AgentTask& received : batch.tasks) {
+    AgentTask task = received;
+    const uint64_t study = task.task.study_id;
+    if (!agent.Budget(study).has_value() && !caps.contains(study)) {
+      auto cap = StudyCap(study);
+      caps[study] = cap.ok() ? *cap : std::nullopt;
+    }
+    if (auto it = caps.find(study); it != caps.end() && it->second) {
+      task.study_cap_nanos = *it->second;
+    }
+    auto answer = agent.Answer(task);
+    if (!answer.ok()) {
+      result.refusals.push_back(answer.status());
+    } else if (answer->source == AnswerSource::kFresh) {
+      ++result.answered_fresh;
+    } else if (answer->source == AnswerSource::kMemo) {
+      ++result.answered_from_memo;
+    } else {
+      ++result.answered_again;
+    }
+  }
+}
+
+CycleResult AgentClient::RunOnce(Agent& agent) {
+  CycleResult result;
+  absl::StatusOr<TaskBatch> batch = GetTasks();
+  if (batch.ok()) {
+    result.tasks_received =
+        static_cast<int>(batch->tasks.size() + batch->malformed.size());
+    result.refusals = batch->malformed;
+    result.poll_after = batch->poll_after;
+    AnswerTasks(agent, *batch, result);
+  } else {
+    result.poll_status = batch.status();
+  }
+  // Everything not yet settled goes out, fresh answers and earlier ones.
+  const std::vector<TaskReport> pending = agent.PendingReports();
+  result.reports_sent = static_cast<int>(pending.size());
+  if (pending.empty()) return result;
+  auto acks = Upload(pending);
+  if (!acks.ok()) {
+    result.upload_status = acks.status();
+    return result;
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const absl::Status& ack = (*acks)[i];
+    if (ack.ok()) {
+      ++result.reports_accepted;
+    } else if (!IsTransient(ack.code())) {
+      result.rejections.push_back(ack);
+    }
+    result.upload_status.Update(agent.RecordAck(pending[i].task_id, ack));
+  }
+  return result;
+}
+
+}  // namespace ldp

@@ -1,0 +1,488 @@
+// The aggregator facade, study lifecycle and estimates; ingestion lives in
+// aggregator_ingest.cc and restart in aggregator_load.cc.
+#include "server/aggregator.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "common/confidence_interval.h"
+#include "common/status_macros.h"
+#include "server/aggregator_impl.h"
+#include "server/credential.h"
+#include "server/plan_codec.h"
+#include "server/task_id.h"
+
+namespace ldp {
+namespace {
+
+constexpr int kDefaultPageSize = 50;
+constexpr int kMaxPageSize = 1000;
+constexpr size_t kMinAnalystTokenLength = 16;
+
+// Persists a round's closing (and a noninteractive study's, with its only
+// round). The in-memory state flips here, on the writer thread, so every
+// later job in the same group already sees the round closed.
+class CloseRoundJob final : public CommitJob {
+ public:
+  CloseRoundJob(RoundEntry entry, RoundState state)
+      : entry_(std::move(entry)), state_(state) {}
+
+  absl::Status Apply(StoreTransaction& transaction) override {
+    RoundRuntime& round = *entry_.round;
+    if (round.state() == RoundState::kOpen) round.set_state(state_);
+    RETURN_IF_ERROR(transaction.SetRoundState(round.round_id(), round.state()));
+    StudyRuntime& study = *entry_.study;
+    if (study.spec->mode == StudyMode::kNoninteractive) {
+      study.state.store(StudyState::kClosed);
+      RETURN_IF_ERROR(
+          transaction.SetStudyState(study.study_id, StudyState::kClosed));
+    }
+    return absl::OkStatus();
+  }
+
+  // A failed close stays closed in memory; after a restart the deadline or
+  // quorum closes the round again.
+  void Finish(const absl::Status&) override {}
+
+ private:
+  RoundEntry entry_;
+  RoundState state_;
+};
+
+class CreateStudyJob final : public CommitJob {
+ public:
+  CreateStudyJob(Aggregator::Impl* impl, std::shared_ptr<StudyRuntime> study,
+                 RoundRow round_row, absl::StatusOr<uint64_t>* result,
+                 absl::Notification* done)
+      : impl_(impl),
+        study_(std::move(study)),
+        round_row_(std::move(round_row)),
+        result_(result),
+        done_(done) {}
+
+  absl::Status Apply(StoreTransaction& transaction) override {
+    ASSIGN_OR_RETURN(holder_, transaction.InsertStudy(
+                                  {.study_id = study_->study_id,
+                                   .spec = *study_->spec_bytes,
+                                   .request_id = study_->request_id,
+                                   .state = StudyState::kActive,
+                                   .created_at = study_->created_at}));
+    if (holder_ != study_->study_id) return absl::OkStatus();  // a retry
+    return transaction.InsertRound(round_row_);
+  }
+
+  void Finish(const absl::Status& commit_status) override {
+    if (!commit_status.ok()) {
+      *result_ = absl::UnavailableError(absl::StrCat(
+          "the study was not stored (", commit_status.message(), "); retry"));
+    } else {
+      if (holder_ == study_->study_id) impl_->Register(study_);
+      *result_ = holder_;
+    }
+    done_->Notify();
+  }
+
+ private:
+  Aggregator::Impl* impl_;
+  std::shared_ptr<StudyRuntime> study_;
+  RoundRow round_row_;
+  uint64_t holder_ = 0;
+  absl::StatusOr<uint64_t>* result_;
+  absl::Notification* done_;
+};
+
+class BarrierJob final : public CommitJob {
+ public:
+  explicit BarrierJob(absl::Notification* done) : done_(done) {}
+  int64_t NumWrites() const override { return 0; }
+  absl::Status Apply(StoreTransaction&) override { return absl::OkStatus(); }
+  void Finish(const absl::Status&) override { done_->Notify(); }
+
+ private:
+  absl::Notification* done_;
+};
+
+std::string MechanismName(const QuestionDecision& decision) {
+  if (const auto* real = std::get_if<RealMechanismSpec>(&decision.randomizer)) {
+    return std::string(RealMechanismKindName(real->kind));
+  }
+  return std::string(FrequencyOracleKindName(
+      std::get<FrequencyOracleSpec>(decision.randomizer).kind));
+}
+
+absl::Status ValidateOptions(const AggregatorOptions& options) {
+  if (options.spec_codec == nullptr || options.clock == nullptr) {
+    return absl::InvalidArgumentError(
+        "AggregatorOptions needs a spec_codec and a clock");
+  }
+  if (options.analyst_token.size() < kMinAnalystTokenLength) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the analyst token must have at least ", kMinAnalystTokenLength,
+        " characters, got ", options.analyst_token.size()));
+  }
+  if (options.default_max_tasks < 1 || options.max_reports_per_call < 1 ||
+      options.max_writes_per_commit < 1) {
+    return absl::InvalidArgumentError(
+        "default_max_tasks, max_reports_per_call and max_writes_per_commit "
+        "must be >= 1");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Task TaskAssignment::MakeTask() const {
+  Task task = *question;
+  task.task_id = task_id;
+  return task;
+}
+
+Aggregator::Impl::Impl(const AggregatorOptions& options,
+                       std::unique_ptr<Store> store,
+                       std::unique_ptr<SecureRandom> random)
+    : options_(options),
+      analyst_hash_(Sha256(options.analyst_token)),
+      enrollment_hash_(Sha256(options.enrollment_token)),
+      store_(std::move(store)),
+      random_(std::move(random)),
+      queue_(std::make_unique<CommitQueue>(store_.get(),
+                                           options.max_writes_per_commit)) {}
+
+Aggregator::Impl::~Impl() { queue_.reset(); }
+
+void Aggregator::Impl::QueueClose(const RoundEntry& entry, RoundState state) {
+  queue_->Submit(std::make_unique<CloseRoundJob>(entry, state));
+}
+
+void Aggregator::Impl::Barrier() {
+  absl::Notification done;
+  queue_->Submit(std::make_unique<BarrierJob>(&done));
+  done.WaitForNotification();
+}
+
+void Aggregator::Impl::CloseExpiredRounds() {
+  const absl::Time now = clock().Now();
+  for (const auto& study : AllStudies()) {
+    for (const auto& round : study->rounds) {
+      if (round->state() == RoundState::kOpen && now >= round->deadline() &&
+          round->ClaimClose()) {
+        QueueClose({.round = round, .study = study},
+                   RoundState::kClosedDeadline);
+      }
+    }
+  }
+  Barrier();
+}
+
+void Aggregator::Impl::Register(std::shared_ptr<StudyRuntime> study) {
+  absl::MutexLock lock(&registry_mutex_);
+  for (const auto& round : study->rounds) {
+    rounds_[round->round_id()] = {.round = round, .study = study};
+  }
+  if (!study->request_id.empty()) {
+    request_ids_[study->request_id] = study->study_id;
+  }
+  studies_[study->study_id] = std::move(study);
+}
+
+RoundEntry Aggregator::Impl::FindRound(uint64_t round_id) const {
+  absl::ReaderMutexLock lock(&registry_mutex_);
+  auto it = rounds_.find(round_id);
+  return it == rounds_.end() ? RoundEntry{} : it->second;
+}
+
+std::shared_ptr<StudyRuntime> Aggregator::Impl::FindStudy(
+    uint64_t study_id) const {
+  absl::ReaderMutexLock lock(&registry_mutex_);
+  auto it = studies_.find(study_id);
+  return it == studies_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<StudyRuntime>> Aggregator::Impl::AllStudies()
+    const {
+  absl::ReaderMutexLock lock(&registry_mutex_);
+  std::vector<std::shared_ptr<StudyRuntime>> studies;
+  studies.reserve(studies_.size());
+  for (const auto& [id, study] : studies_) studies.push_back(study);
+  return studies;
+}
+
+absl::Status Aggregator::Impl::AuthenticateAnalyst(
+    std::string_view token) const {
+  if (!SameCredentialHash(Sha256(token), analyst_hash_)) {
+    return absl::UnauthenticatedError("wrong analyst token");
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+RoundInfo MakeRoundInfo(const RoundRuntime& round) {
+  const RoundPlan& plan = round.plan();
+  RoundInfo info{.round_id = round.round_id(),
+                 .state = round.state(),
+                 .start_time = round.start_time(),
+                 .deadline = round.deadline(),
+                 .strategy = plan.strategy(),
+                 .plan_explanation = plan.decisions().explanation};
+  for (int q = 0; q < round.num_questions(); ++q) {
+    const PlannedQuestion& planned = plan.questions()[q];
+    info.questions.push_back(
+        {.question_id = planned.question_id,
+         .epsilon_nanos = planned.task->epsilon_nanos,
+         .implemented_epsilon = planned.mechanism->implemented_epsilon(),
+         .mechanism = MechanismName(plan.decisions().questions[q]),
+         .share = plan.Share(q),
+         .num_reports = round.num_reports(q),
+         .question = round.task(q)});
+  }
+  return info;
+}
+
+QuestionEstimate EstimateQuestion(const RoundRuntime& round, int q,
+                                  double confidence) {
+  const RoundPlan& plan = round.plan();
+  const PlannedQuestion& planned = plan.questions()[q];
+  QuestionEstimate result{
+      .question_id = planned.question_id,
+      .estimate = round.Estimate(q, confidence),
+      .epsilon_nanos = planned.task->epsilon_nanos,
+      .implemented_epsilon = planned.mechanism->implemented_epsilon(),
+      .mechanism = MechanismName(plan.decisions().questions[q]),
+      .question = round.task(q)};
+  const auto* histogram = std::get_if<HistogramEstimate>(&result.estimate);
+  if (histogram == nullptr) return result;
+  result.item_intervals.reserve(histogram->frequencies.size());
+  for (size_t v = 0; v < histogram->frequencies.size(); ++v) {
+    result.item_intervals.push_back(
+        NormalInterval(histogram->frequencies[v],
+                       std::sqrt(histogram->variances[v]), confidence));
+  }
+  result.post_processing = planned.post_processing;
+  if (planned.post_processing == ConsistencyMethod::kSimplexProjection) {
+    result.post_processed = ProjectOntoSimplex(histogram->frequencies);
+  } else if (planned.post_processing == ConsistencyMethod::kClipAndNormalize) {
+    result.post_processed = ClipAndNormalize(histogram->frequencies);
+  }
+  return result;
+}
+
+}  // namespace
+
+StudyInfo Aggregator::Impl::Info(const StudyRuntime& study) const {
+  StudyInfo info{.study_id = study.study_id,
+                 .spec = study.spec,
+                 .spec_bytes = study.spec_bytes,
+                 .state = study.state.load(),
+                 .create_time = study.created_at,
+                 .num_agents = study.num_agents.load(),
+                 .num_reports = study.num_reports.load(),
+                 .max_spent_nanos = study.max_spent_nanos.load()};
+  for (const auto& round : study.rounds) {
+    info.rounds.push_back(MakeRoundInfo(*round));
+  }
+  return info;
+}
+
+absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
+    std::string spec_bytes, std::string request_id) {
+  ASSIGN_OR_RETURN(StudySpec spec, options_.spec_codec->Decode(spec_bytes));
+  ASSIGN_OR_RETURN(RoundPlan plan, RoundPlan::Create(spec));
+  const uint64_t round_id = next_round_id_.fetch_add(1);
+  if (round_id > kMaxRoundId) {
+    return absl::ResourceExhaustedError(
+        "the server has started the largest number of rounds it supports");
+  }
+  auto study = std::make_shared<StudyRuntime>();
+  study->study_id = next_study_id_.fetch_add(1);
+  study->spec = std::make_shared<const StudySpec>(std::move(spec));
+  study->spec_bytes = std::make_shared<const std::string>(std::move(spec_bytes));
+  study->request_id = std::move(request_id);
+  study->created_at = clock().Now();
+  const RoundRow row{.round_id = round_id,
+                     .study_id = study->study_id,
+                     .state = RoundState::kOpen,
+                     .start_time = study->created_at,
+                     .deadline = study->created_at + study->spec->round_duration};
+  study->rounds.push_back(
+      std::make_shared<RoundRuntime>(row, study->spec, std::move(plan)));
+  return study;
+}
+
+absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(std::string spec_bytes,
+                                                        std::string request_id) {
+  if (!request_id.empty()) {
+    uint64_t existing = 0;
+    {
+      absl::ReaderMutexLock lock(&registry_mutex_);
+      auto it = request_ids_.find(request_id);
+      if (it != request_ids_.end()) existing = it->second;
+    }
+    if (existing != 0) return GetStudy(existing);
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<StudyRuntime> study,
+                   NewStudy(std::move(spec_bytes), std::move(request_id)));
+  const RoundRuntime& round = *study->rounds.front();
+  RoundRow row{.round_id = round.round_id(),
+               .study_id = study->study_id,
+               .state = RoundState::kOpen,
+               .start_time = round.start_time(),
+               .deadline = round.deadline(),
+               .plan = EncodePlan(round.plan().decisions())};
+  absl::StatusOr<uint64_t> result;
+  absl::Notification done;
+  queue_->Submit(std::make_unique<CreateStudyJob>(this, std::move(study),
+                                                  std::move(row), &result, &done));
+  done.WaitForNotification();
+  if (!result.ok()) return result.status();
+  return GetStudy(*result);
+}
+
+absl::StatusOr<StudyInfo> Aggregator::Impl::GetStudy(uint64_t study_id) {
+  CloseExpiredRounds();
+  std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
+  if (study == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no study ", study_id));
+  }
+  return Info(*study);
+}
+
+StudyPage Aggregator::Impl::ListStudies(int page_size, uint64_t page_start) {
+  CloseExpiredRounds();
+  const size_t limit =
+      page_size <= 0 ? kDefaultPageSize : std::min(page_size, kMaxPageSize);
+  StudyPage page;
+  absl::ReaderMutexLock lock(&registry_mutex_);
+  auto it = page_start == 0 ? studies_.end() : studies_.upper_bound(page_start);
+  while (it != studies_.begin()) {
+    --it;
+    if (page.studies.size() == limit) {
+      page.next_page_start = it->first;
+      break;
+    }
+    page.studies.push_back(Info(*it->second));
+  }
+  return page;
+}
+
+absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
+    uint64_t study_id, uint64_t round_id) {
+  CloseExpiredRounds();
+  std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
+  if (study == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no study ", study_id));
+  }
+  std::shared_ptr<RoundRuntime> round;
+  for (const auto& candidate : study->rounds) {
+    if (round_id == 0 || candidate->round_id() == round_id) round = candidate;
+  }
+  if (round == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("study ", study_id, " has no round ", round_id));
+  }
+  const double confidence = study->spec->confidence;
+  RoundEstimates result{.study_id = study_id,
+                        .round_id = round->round_id(),
+                        .state = round->state(),
+                        .confidence = confidence};
+  for (int q = 0; q < round->num_questions(); ++q) {
+    result.questions.push_back(EstimateQuestion(*round, q, confidence));
+  }
+  return result;
+}
+
+// ---- The facade --------------------------------------------------------
+
+absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
+    const AggregatorOptions& options, std::unique_ptr<Store> store) {
+  RETURN_IF_ERROR(ValidateOptions(options));
+  if (store == nullptr) return absl::InvalidArgumentError("store is null");
+  ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random, SecureRandom::Create());
+  auto impl =
+      std::make_unique<Impl>(options, std::move(store), std::move(random));
+  RETURN_IF_ERROR(impl->Load());
+  return std::unique_ptr<Aggregator>(new Aggregator(std::move(impl)));
+}
+
+Aggregator::Aggregator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Aggregator::~Aggregator() = default;
+
+absl::StatusOr<Enrollment> Aggregator::Enroll(std::string_view enrollment_token) {
+  absl::StatusOr<Enrollment> result;
+  absl::Notification done;
+  impl_->EnrollAsync(enrollment_token,
+                     [&](absl::StatusOr<Enrollment> enrollment) {
+                       result = std::move(enrollment);
+                       done.Notify();
+                     });
+  done.WaitForNotification();
+  return result;
+}
+
+void Aggregator::EnrollAsync(
+    std::string_view enrollment_token,
+    absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
+  impl_->EnrollAsync(enrollment_token, std::move(done));
+}
+
+absl::StatusOr<uint64_t> Aggregator::AuthenticateAgent(
+    std::string_view bearer_token) const {
+  return impl_->AuthenticateAgent(bearer_token);
+}
+
+absl::StatusOr<std::vector<TaskAssignment>> Aggregator::GetTasks(
+    uint64_t agent_id, int max_tasks) {
+  return impl_->GetTasks(agent_id, max_tasks);
+}
+
+std::vector<absl::Status> Aggregator::UploadReports(
+    uint64_t agent_id, std::vector<TaskReport> reports) {
+  std::vector<absl::Status> result;
+  absl::Notification done;
+  impl_->UploadReportsAsync(agent_id, std::move(reports),
+                            [&](std::vector<absl::Status> statuses) {
+                              result = std::move(statuses);
+                              done.Notify();
+                            });
+  done.WaitForNotification();
+  return result;
+}
+
+void Aggregator::UploadReportsAsync(
+    uint64_t agent_id, std::vector<TaskReport> reports,
+    absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
+  impl_->UploadReportsAsync(agent_id, std::move(reports), std::move(done));
+}
+
+absl::StatusOr<std::vector<LedgerEntry>> Aggregator::GetBudget(
+    uint64_t agent_id, uint64_t study_id) {
+  return impl_->GetBudget(agent_id, study_id);
+}
+
+absl::Status Aggregator::AuthenticateAnalyst(std::string_view token) const {
+  return impl_->AuthenticateAnalyst(token);
+}
+
+absl::StatusOr<StudyInfo> Aggregator::CreateStudy(std::string spec_bytes,
+                                                  std::string request_id) {
+  return impl_->CreateStudy(std::move(spec_bytes), std::move(request_id));
+}
+
+absl::StatusOr<StudyInfo> Aggregator::GetStudy(uint64_t study_id) {
+  return impl_->GetStudy(study_id);
+}
+
+StudyPage Aggregator::ListStudies(int page_size, uint64_t page_start) {
+  return impl_->ListStudies(page_size, page_start);
+}
+
+absl::StatusOr<RoundEstimates> Aggregator::GetEstimates(uint64_t study_id,
+                                                        uint64_t round_id) {
+  return impl_->GetEstimates(study_id, round_id);
+}
+
+void Aggregator::CloseExpiredRounds() { impl_->CloseExpiredRounds(); }
+
+}  // namespace ldp

@@ -1,0 +1,121 @@
+// Restart: rebuilds the aggregator's memory from the store. Agents,
+// studies and rounds come back as stored; every stored report is decoded
+// and accumulated again, so estimates after a restart are exactly those
+// before it (DESIGN "Storage and scale": stored reports are already
+// privatized, so keeping them is safe).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/aggregator_impl.h"
+#include "server/payload_codec.h"
+#include "server/plan_codec.h"
+#include "server/task_id.h"
+
+namespace ldp {
+namespace {
+
+absl::Status Corrupt(const char* what, uint64_t id,
+                     const absl::Status& cause) {
+  return absl::DataLossError(absl::StrCat("stored ", what, " ", id,
+                                          " cannot be reloaded: ",
+                                          cause.message()));
+}
+
+}  // namespace
+
+absl::Status Aggregator::Impl::Load() {
+  uint64_t max_agent = 0;
+  RETURN_IF_ERROR(store_->ForEachAgent([&](const AgentRow& agent) {
+    agents_.Add(agent.agent_id, agent.credential_hash);
+    max_agent = std::max(max_agent, agent.agent_id);
+    return absl::OkStatus();
+  }));
+  next_agent_id_ = max_agent + 1;
+
+  ASSIGN_OR_RETURN(std::vector<StudyRow> rows, store_->LoadStudies());
+  absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>> studies;
+  uint64_t max_study = 0;
+  for (StudyRow& row : rows) {
+    absl::StatusOr<StudySpec> spec = options_.spec_codec->Decode(row.spec);
+    if (!spec.ok()) return Corrupt("study", row.study_id, spec.status());
+    auto study = std::make_shared<StudyRuntime>();
+    study->study_id = row.study_id;
+    study->spec = std::make_shared<const StudySpec>(*std::move(spec));
+    study->spec_bytes = std::make_shared<const std::string>(std::move(row.spec));
+    study->request_id = std::move(row.request_id);
+    study->created_at = row.created_at;
+    study->state = row.state;
+    studies[row.study_id] = study;
+    max_study = std::max(max_study, row.study_id);
+  }
+  next_study_id_ = max_study + 1;
+  RETURN_IF_ERROR(LoadRounds(studies));
+
+  ASSIGN_OR_RETURN(std::vector<LedgerSummary> summaries,
+                   store_->SummarizeLedger());
+  for (const LedgerSummary& summary : summaries) {
+    auto it = studies.find(summary.study_id);
+    if (it == studies.end()) continue;
+    it->second->num_agents = summary.num_agents;
+    it->second->max_spent_nanos = summary.max_spent_nanos;
+  }
+  for (auto& [id, study] : studies) Register(study);
+  RETURN_IF_ERROR(LoadReports());
+  // A crash may have come between the report that reached quorum and the
+  // round's close; close it now.
+  for (auto& [id, study] : studies) {
+    for (const auto& round : study->rounds) {
+      CheckQuorum({.round = round, .study = study});
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Aggregator::Impl::LoadRounds(
+    const absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>&
+        studies) {
+  ASSIGN_OR_RETURN(std::vector<RoundRow> rows, store_->LoadRounds());
+  uint64_t max_round = 0;
+  for (const RoundRow& row : rows) {
+    auto it = studies.find(row.study_id);
+    if (it == studies.end()) {
+      return Corrupt("round", row.round_id,
+                     absl::NotFoundError("its study is missing"));
+    }
+    StudyRuntime& study = *it->second;
+    absl::StatusOr<PlanDecisions> decisions = DecodePlan(row.plan);
+    if (!decisions.ok()) return Corrupt("round", row.round_id, decisions.status());
+    absl::StatusOr<RoundPlan> plan =
+        RoundPlan::Restore(*study.spec, *std::move(decisions));
+    if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
+    study.rounds.push_back(
+        std::make_shared<RoundRuntime>(row, study.spec, *std::move(plan)));
+    max_round = std::max(max_round, row.round_id);
+  }
+  next_round_id_ = max_round + 1;
+  return absl::OkStatus();
+}
+
+absl::Status Aggregator::Impl::LoadReports() {
+  RoundEntry cache;
+  return store_->ForEachReport([&](const ReportRow& row) -> absl::Status {
+    const TaskKey key = UnpackTaskId(row.task_id);
+    if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
+      cache = FindRound(key.round_id);
+    }
+    const int q = static_cast<int>(key.question);
+    if (cache.round == nullptr || q >= cache.round->num_questions()) {
+      return Corrupt("report for task", row.task_id,
+                     absl::NotFoundError("its round or question is missing"));
+    }
+    absl::StatusOr<ReportPayload> payload = DecodePayload(row.payload);
+    if (!payload.ok()) return Corrupt("report for task", row.task_id, payload.status());
+    absl::Status added = cache.round->Accumulate(row.task_id, q, *payload);
+    if (!added.ok()) return Corrupt("report for task", row.task_id, added);
+    cache.study->num_reports.fetch_add(1, std::memory_order_relaxed);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace ldp

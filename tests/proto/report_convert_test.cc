@@ -1,0 +1,169 @@
+#include "proto/convert/report_convert.h"
+
+#include <string>
+#include <vector>
+
+#include "common/frequency_oracle_factory.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/proto/convert_testing.h"
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using ::ldp::testing::EqualsProto;
+using ::ldp::testing::ParseText;
+using ::ldp::testing::SeededGenerator;
+using ::ldp::testing::StatusIs;
+using ::testing::HasSubstr;
+
+constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+
+ReportId TestId() {
+  ReportId id;
+  for (size_t i = 0; i < id.size(); ++i) id[i] = static_cast<uint8_t>(i * 17);
+  return id;
+}
+
+std::vector<ReportPayload> EveryPayloadKind() {
+  return {
+      FrequencyReport(ItemReport{.item = 4}),
+      FrequencyReport(BitVectorReport{.words = {0x5, 0x8000000000000000u}}),
+      FrequencyReport(HashedReport{.seed = 0xdeadbeefcafef00du, .bucket = 3}),
+      FrequencyReport(SubsetReport{.items = {1, 5, 9}}),
+      FrequencyReport(SketchReport{.row = 2, .column = 0, .bits = {0x3}}),
+      FrequencyReport(SketchReport{.row = 1, .column = 7, .bits = {1}}),
+      ScalarReport{.level = -12345},
+  };
+}
+
+TEST(ReportConvert, EveryPayloadKindRoundTrips) {
+  for (const ReportPayload& payload : EveryPayloadKind()) {
+    const TaskReport report{.task_id = 99, .report_id = TestId(),
+                            .payload = payload};
+    v1::Report proto;
+    ReportToProto(report, 1234, &proto);
+    EXPECT_EQ(proto.protocol_version(), kWireProtocolVersion);
+    EXPECT_EQ(proto.agent_id(), 1234u);
+    EXPECT_EQ(proto.report_id().size(), 16u);
+    absl::StatusOr<TaskReport> back = ReportFromProto(proto);
+    ASSERT_OK(back);
+    EXPECT_EQ(back->task_id, 99u);
+    EXPECT_EQ(back->report_id, report.report_id);
+    EXPECT_EQ(back->payload, payload);
+  }
+}
+
+TEST(ReportConvert, GoldenRoundTrip) {
+  const auto proto = ParseText<v1::Report>(R"pb(
+    protocol_version: 1
+    task_id: 5
+    agent_id: 6
+    report_id: "0123456789abcdef"
+    sketch {
+      row: 3
+      bits { packed: "\x01\x00\x00\x00\x00\x00\x00\x80" bit_length: 64 }
+    }
+  )pb");
+  absl::StatusOr<TaskReport> report = ReportFromProto(proto);
+  ASSERT_OK(report);
+  v1::Report back;
+  ReportToProto(*report, 6, &back);
+  EXPECT_THAT(back, EqualsProto(proto));
+}
+
+// A bit vector shorter than a whole word reads into the same words; the
+// oracle, which knows N, then validates it.
+TEST(ReportConvert, ExactLengthBitVectorsValidateAgainstTheirOracle) {
+  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle =
+      CreateFrequencyOracle({.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
+                             .epsilon = 1,
+                             .domain_size = 10});
+  ASSERT_OK(oracle);
+  SeededGenerator gen(1);
+  for (int i = 0; i < 20; ++i) {
+    const TaskReport report{.report_id = TestId(),
+                            .payload = (*oracle)->Randomize(i % 10, gen)};
+    absl::StatusOr<TaskReport> back =
+        ReportFromBytes(ReportToBytes(report, 1));
+    ASSERT_OK(back);
+    EXPECT_OK((*oracle)->Validate(std::get<FrequencyReport>(back->payload)));
+  }
+  const auto exact = ParseText<v1::Report>(R"pb(
+    protocol_version: 1
+    report_id: "0123456789abcdef"
+    bit_vector { packed: "\x05\x02" bit_length: 10 }
+  )pb");
+  absl::StatusOr<TaskReport> report = ReportFromProto(exact);
+  ASSERT_OK(report);
+  const auto& frequency = std::get<FrequencyReport>(report->payload);
+  EXPECT_EQ(std::get<BitVectorReport>(frequency).words,
+            std::vector<uint64_t>{0x205});
+  EXPECT_OK((*oracle)->Validate(frequency));
+}
+
+TEST(ReportConvert, BytesAreDeterministicAndRoundTrip) {
+  for (const ReportPayload& payload : EveryPayloadKind()) {
+    const TaskReport report{.task_id = 3, .report_id = TestId(),
+                            .payload = payload};
+    const std::string bytes = ReportToBytes(report, 8);
+    EXPECT_EQ(bytes, ReportToBytes(report, 8));
+    absl::StatusOr<TaskReport> back = ReportFromBytes(bytes);
+    ASSERT_OK(back);
+    EXPECT_EQ(ReportToBytes(*back, 8), bytes);
+  }
+  EXPECT_THAT(ReportFromBytes("\x0a\xff"), StatusIs(kInvalid));
+}
+
+TEST(ReportConvert, RejectsMalformedReports) {
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* message;
+  };
+  const std::string header =
+      R"pb(protocol_version: 1 report_id: "0123456789abcdef" )pb";
+  const Case cases[] = {
+      {"version 0", R"pb(report_id: "0123456789abcdef" item {})pb",
+       "protocol_version must be 1, got 0"},
+      {"version 2",
+       R"pb(protocol_version: 2 report_id: "0123456789abcdef" item {})pb",
+       "protocol_version must be 1, got 2"},
+      {"short id", R"pb(protocol_version: 1 report_id: "0123456789abcde" item {})pb",
+       "exactly 16 bytes, got 15"},
+      {"long id",
+       R"pb(protocol_version: 1 report_id: "0123456789abcdef0" item {})pb",
+       "exactly 16 bytes, got 17"},
+      {"no id", R"pb(protocol_version: 1 item {})pb", "got 0"},
+      {"no payload", header, "no payload set"},
+      {"bits short", header + R"pb(bit_vector { packed: "\x01" bit_length: 9 })pb",
+       "bit_vector: bit_length 9 needs exactly 2"},
+      {"bits padding",
+       header + R"pb(bit_vector { packed: "\x01\x02" bit_length: 9 })pb",
+       "must be zero"},
+      {"sketch padding",
+       header + R"pb(sketch { bits { packed: "\x02" bit_length: 1 } })pb",
+       "sketch.bits"},
+      {"subset unsorted", header + "subset { items: 3 items: 1 }",
+       "strictly ascending"},
+      {"subset duplicate", header + "subset { items: 1 items: 1 items: 4 }",
+       "items[0] = 1, items[1] = 1"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<TaskReport> report = ReportFromProto(ParseText<v1::Report>(c.text));
+    EXPECT_THAT(report, StatusIs(kInvalid)) << c.name;
+    EXPECT_THAT(report.status().message(), HasSubstr(c.message)) << c.name;
+  }
+}
+
+TEST(ReportConvert, RejectsOversizedSubsets) {
+  v1::Report proto = ParseText<v1::Report>(
+      R"pb(protocol_version: 1 report_id: "0123456789abcdef")pb");
+  for (int i = 0; i <= kMaxSubsetItems; ++i) proto.mutable_subset()->add_items(i);
+  EXPECT_THAT(ReportFromProto(proto), StatusIs(kInvalid));
+}
+
+}  // namespace
+}  // namespace ldp

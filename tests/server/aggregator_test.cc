@@ -1,0 +1,549 @@
+#include "server/aggregator.h"
+
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "absl/synchronization/blocking_counter.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/sqlite_store.h"
+#include "tests/server/test_studies.h"
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::BucketHistogram;
+using testing::MakeStudy;
+using testing::MapSpecCodec;
+using testing::MeanQuestion;
+using testing::SeededGenerator;
+using testing::StatusIs;
+
+constexpr int64_t kNano = kNanosPerEpsilon;
+constexpr char kAnalystToken[] = "analyst-secret-0123456789";
+
+// A synthetic agent's record: x skewed in [-1, 1], bucket Zipf-like in
+// [0, 63], y uniform in [0, 10].
+Record RecordFor(uint64_t agent_id) {
+  SeededGenerator gen(agent_id * 7919 + 17);
+  std::uniform_real_distribution<double> u(0, 1);  // test-only sampling
+  const double a = u(gen), b = u(gen), c = u(gen);
+  return Record{.values = {{"x", 2 * a * a - 1},
+                           {"bucket", static_cast<int64_t>(64 * b * b * b)},
+                           {"y", 10 * c}}};
+}
+
+class AggregatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "ldp_aggregator_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    Start();
+  }
+  void TearDown() override {
+    aggregator_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Start(std::string enrollment_token = "") {
+    auto store = SqliteStore::Open({.path = dir_ + "/ldp.db"});
+    ASSERT_OK(store);
+    auto aggregator = Aggregator::Create(
+        {.spec_codec = &codec_,
+         .clock = &clock_,
+         .analyst_token = kAnalystToken,
+         .enrollment_token = std::move(enrollment_token)},
+        *std::move(store));
+    ASSERT_OK(aggregator);
+    aggregator_ = *std::move(aggregator);
+  }
+  void Restart() {
+    aggregator_.reset();
+    Start();
+  }
+
+  uint64_t CreateStudy(StudySpec spec, std::string request_id = "") {
+    const std::string bytes =
+        codec_.Add("study" + std::to_string(next_spec_++), std::move(spec));
+    absl::StatusOr<StudyInfo> info =
+        aggregator_->CreateStudy(bytes, std::move(request_id));
+    EXPECT_OK(info);
+    return info.ok() ? info->study_id : 0;
+  }
+
+  std::vector<Enrollment> EnrollMany(int n) {
+    std::vector<Enrollment> enrollments(n);
+    absl::BlockingCounter pending(n);
+    for (int i = 0; i < n; ++i) {
+      aggregator_->EnrollAsync("", [&, i](absl::StatusOr<Enrollment> e) {
+        EXPECT_OK(e);
+        if (e.ok()) enrollments[i] = *std::move(e);
+        pending.DecrementCount();
+      });
+    }
+    pending.Wait();
+    return enrollments;
+  }
+
+  // The agent's side: randomize its record for the task.
+  TaskReport Answer(const TaskAssignment& assignment, const Record& record) {
+    std::shared_ptr<const TaskMechanism>& mechanism =
+        mechanisms_[assignment.question.get()];
+    if (mechanism == nullptr) {
+      mechanism = *TaskMechanism::Create(assignment.MakeTask());
+    }
+    TaskReport report{.task_id = assignment.task_id,
+                      .payload = mechanism->Randomize(record, gen_)};
+    for (uint8_t& byte : report.report_id) byte = static_cast<uint8_t>(gen_());
+    return report;
+  }
+
+  // Fetches and answers every task of the agent, returns the statuses.
+  std::vector<absl::Status> AnswerAll(uint64_t agent_id,
+                                      std::vector<TaskReport>* sent = nullptr) {
+    absl::StatusOr<std::vector<TaskAssignment>> tasks =
+        aggregator_->GetTasks(agent_id);
+    EXPECT_OK(tasks);
+    std::vector<TaskReport> reports;
+    for (const TaskAssignment& task : *tasks) {
+      reports.push_back(Answer(task, RecordFor(agent_id)));
+    }
+    if (sent != nullptr) *sent = reports;
+    return aggregator_->UploadReports(agent_id, std::move(reports));
+  }
+
+  std::string dir_;
+  FakeClock clock_;
+  MapSpecCodec codec_;
+  int next_spec_ = 0;
+  std::unique_ptr<Aggregator> aggregator_;
+  SeededGenerator gen_{2024};
+  std::map<const Task*, std::shared_ptr<const TaskMechanism>> mechanisms_;
+};
+
+TEST_F(AggregatorTest, EnrolledAgentsAuthenticateWithTheirTokenOnly) {
+  absl::StatusOr<Enrollment> a = aggregator_->Enroll("");
+  absl::StatusOr<Enrollment> b = aggregator_->Enroll("");
+  ASSERT_OK(a);
+  ASSERT_OK(b);
+  EXPECT_NE(a->agent_id, b->agent_id);
+  EXPECT_THAT(aggregator_->AuthenticateAgent(a->bearer_token),
+              ::testing::Optional(a->agent_id));
+  // b's secret under a's id, a garbled secret, garbage.
+  const std::string secret_b = b->bearer_token.substr(b->bearer_token.find('.'));
+  EXPECT_THAT(aggregator_->AuthenticateAgent(std::to_string(a->agent_id) + secret_b),
+              StatusIs(absl::StatusCode::kUnauthenticated));
+  EXPECT_THAT(aggregator_->AuthenticateAgent(a->bearer_token + "0"),
+              StatusIs(absl::StatusCode::kUnauthenticated));
+  EXPECT_THAT(aggregator_->AuthenticateAgent("999." + std::string(64, '0')),
+              StatusIs(absl::StatusCode::kUnauthenticated));
+  EXPECT_OK(aggregator_->AuthenticateAnalyst(kAnalystToken));
+  EXPECT_THAT(aggregator_->AuthenticateAnalyst("analyst-secret-012345678"),
+              StatusIs(absl::StatusCode::kUnauthenticated));
+}
+
+TEST_F(AggregatorTest, EnrollmentTokenIsRequiredWhenConfigured) {
+  aggregator_.reset();
+  Start("enroll-me");
+  EXPECT_THAT(aggregator_->Enroll("wrong"),
+              StatusIs(absl::StatusCode::kUnauthenticated));
+  EXPECT_OK(aggregator_->Enroll("enroll-me"));
+}
+
+TEST_F(AggregatorTest, RejectsBadOptions) {
+  auto store = SqliteStore::Open({.path = dir_ + "/other.db"});
+  ASSERT_OK(store);
+  EXPECT_THAT(Aggregator::Create({.spec_codec = &codec_,
+                                  .clock = &clock_,
+                                  .analyst_token = "short"},
+                                 *std::move(store)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Aggregator::Create({.clock = &clock_, .analyst_token = kAnalystToken},
+                                 nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// What a whole population reports, and the truth among the agents who
+// answered each question.
+struct PopulationRun {
+  std::vector<Enrollment> agents;
+  std::map<std::string, std::vector<uint64_t>> answered;  // question → agents
+  int64_t accepted = 0;
+};
+
+class AggregatorPopulationTest : public AggregatorTest {
+ public:
+  // Every agent fetches its tasks and uploads; uploads run concurrently so
+  // they share group commits.
+  PopulationRun Run(int num_agents) {
+    PopulationRun run;
+    std::map<const Task*, std::string> question_ids;
+    for (const StudyInfo& study : aggregator_->ListStudies(0).studies) {
+      for (const QuestionInfo& q : study.rounds.back().questions) {
+        question_ids[q.question.get()] = q.question_id;
+      }
+    }
+    run.agents = EnrollMany(num_agents);
+    absl::BlockingCounter pending(num_agents);
+    std::atomic<int64_t> accepted{0};
+    for (const Enrollment& agent : run.agents) {
+      absl::StatusOr<std::vector<TaskAssignment>> tasks =
+          aggregator_->GetTasks(agent.agent_id);
+      EXPECT_OK(tasks);
+      std::vector<TaskReport> reports;
+      for (const TaskAssignment& task : *tasks) {
+        reports.push_back(Answer(task, RecordFor(agent.agent_id)));
+        run.answered[question_ids[task.question.get()]].push_back(
+            agent.agent_id);
+      }
+      aggregator_->UploadReportsAsync(
+          agent.agent_id, std::move(reports),
+          [&](std::vector<absl::Status> statuses) {
+            for (const absl::Status& s : statuses) accepted += s.ok();
+            pending.DecrementCount();
+          });
+    }
+    pending.Wait();
+    run.accepted = accepted;
+    return run;
+  }
+};
+
+TEST_F(AggregatorPopulationTest, EstimatesAreWithinFiveStandardErrors) {
+  StudySpec spec = MakeStudy(
+      kNano, {MeanQuestion("mean_x", "x", -1, 1, RealMechanismKind::kDuchi),
+              MeanQuestion("mean_y", "y", 0, 10, RealMechanismKind::kHybrid),
+              BucketHistogram("buckets", std::nullopt,
+                              ConsistencyMethod::kSimplexProjection)});
+  const uint64_t study_id = CreateStudy(std::move(spec));
+  constexpr int kAgents = 30'000;
+  const PopulationRun run = Run(kAgents);
+  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  ASSERT_OK(estimates);
+  EXPECT_EQ(estimates->state, RoundState::kOpen);
+  ASSERT_EQ(estimates->questions.size(), 3u);
+  int64_t total = 0;
+  for (const QuestionEstimate& q : estimates->questions) {
+    const std::vector<uint64_t>& agents = run.answered.at(q.question_id);
+    if (const auto* scalar = std::get_if<ScalarEstimate>(&q.estimate)) {
+      const std::string field = q.question_id == "mean_x" ? "x" : "y";
+      double truth = 0;
+      for (uint64_t a : agents) {
+        truth += std::get<double>(RecordFor(a).values.at(field));
+      }
+      truth /= agents.size();
+      EXPECT_EQ(scalar->num_reports, static_cast<int64_t>(agents.size()));
+      EXPECT_LE(std::abs(scalar->value - truth), 5 * scalar->standard_error)
+          << q.question_id << " " << scalar->value << " vs " << truth;
+      EXPECT_TRUE(scalar->interval.Contains(scalar->value));
+      total += scalar->num_reports;
+    } else {
+      const auto& histogram = std::get<HistogramEstimate>(q.estimate);
+      std::vector<double> truth(64);
+      for (uint64_t a : agents) {
+        truth[std::get<int64_t>(RecordFor(a).values.at("bucket"))] +=
+            1.0 / agents.size();
+      }
+      ASSERT_EQ(histogram.frequencies.size(), 64u);
+      ASSERT_EQ(q.item_intervals.size(), 64u);
+      for (int v = 0; v < 64; ++v) {
+        EXPECT_LE(std::abs(histogram.frequencies[v] - truth[v]),
+                  5 * std::sqrt(histogram.variances[v]))
+            << v;
+      }
+      ASSERT_EQ(q.post_processing, ConsistencyMethod::kSimplexProjection);
+      double sum = 0;
+      for (double f : q.post_processed) {
+        EXPECT_GE(f, 0);
+        sum += f;
+      }
+      EXPECT_NEAR(sum, 1, 1e-9);
+      total += histogram.num_reports;
+    }
+    EXPECT_LE(q.implemented_epsilon, double(q.epsilon_nanos) / kNano);
+    EXPECT_FALSE(q.mechanism.empty());
+  }
+  EXPECT_EQ(total, run.accepted);
+  absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(study_id);
+  ASSERT_OK(info);
+  EXPECT_EQ(info->num_reports, run.accepted);
+  EXPECT_EQ(info->num_agents, kAgents);
+  EXPECT_LE(info->max_spent_nanos, kNano);
+  EXPECT_FALSE(info->rounds[0].plan_explanation.empty());
+}
+
+TEST_F(AggregatorPopulationTest, ARestartRecomputesExactlyTheSameEstimates) {
+  const uint64_t study_id = CreateStudy(MakeStudy(
+      kNano, {MeanQuestion("mean_x", "x", -1, 1), BucketHistogram("buckets")}));
+  const PopulationRun run = Run(2'000);
+  absl::StatusOr<RoundEstimates> before = aggregator_->GetEstimates(study_id);
+  ASSERT_OK(before);
+  Restart();
+  absl::StatusOr<RoundEstimates> after = aggregator_->GetEstimates(study_id);
+  ASSERT_OK(after);
+  ASSERT_EQ(after->questions.size(), before->questions.size());
+  for (size_t q = 0; q < before->questions.size(); ++q) {
+    const TaskEstimate& b = before->questions[q].estimate;
+    const TaskEstimate& a = after->questions[q].estimate;
+    if (const auto* scalar = std::get_if<ScalarEstimate>(&b)) {
+      EXPECT_EQ(std::get<ScalarEstimate>(a).value, scalar->value);
+      EXPECT_EQ(std::get<ScalarEstimate>(a).num_reports, scalar->num_reports);
+    } else {
+      EXPECT_EQ(std::get<HistogramEstimate>(a).frequencies,
+                std::get<HistogramEstimate>(b).frequencies);
+    }
+  }
+  // Credentials, the ledger and the study's counters survive too; answered
+  // tasks are not handed out again.
+  const Enrollment& agent = run.agents.front();
+  EXPECT_THAT(aggregator_->AuthenticateAgent(agent.bearer_token),
+              ::testing::Optional(agent.agent_id));
+  absl::StatusOr<std::vector<LedgerEntry>> ledger =
+      aggregator_->GetBudget(agent.agent_id);
+  ASSERT_OK(ledger);
+  ASSERT_EQ(ledger->size(), 1u);
+  EXPECT_EQ((*ledger)[0].spent_nanos, kNano);
+  EXPECT_THAT(*aggregator_->GetTasks(agent.agent_id), IsEmpty());
+  absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(study_id);
+  ASSERT_OK(info);
+  EXPECT_EQ(info->num_reports, run.accepted);
+  EXPECT_EQ(info->num_agents, 2'000);
+  // New ids continue after the old ones.
+  absl::StatusOr<Enrollment> fresh = aggregator_->Enroll("");
+  ASSERT_OK(fresh);
+  EXPECT_GT(fresh->agent_id, run.agents.back().agent_id);
+  EXPECT_GT(CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)})),
+            study_id);
+  // And the round still takes reports.
+  for (const absl::Status& s : AnswerAll(fresh->agent_id)) EXPECT_OK(s);
+}
+
+TEST_F(AggregatorTest, ADuplicateIsRefusedAndAnIdenticalRetryCountsOnce) {
+  const uint64_t study_id =
+      CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  const uint64_t agent = aggregator_->Enroll("")->agent_id;
+  std::vector<TaskReport> sent;
+  EXPECT_THAT(AnswerAll(agent, &sent), ElementsAre(absl::OkStatus()));
+  ASSERT_EQ(sent.size(), 1u);
+  // The same bytes again: OK, not charged again, not counted again.
+  EXPECT_THAT(aggregator_->UploadReports(agent, sent),
+              ElementsAre(absl::OkStatus()));
+  // A different report for the same task.
+  TaskReport other = sent[0];
+  other.report_id[0] ^= 1;
+  EXPECT_THAT(aggregator_->UploadReports(agent, {other}),
+              ElementsAre(StatusIs(absl::StatusCode::kAlreadyExists)));
+  other = sent[0];
+  std::get<ScalarReport>(other.payload).level ^= 1;
+  EXPECT_THAT(aggregator_->UploadReports(agent, {other}),
+              ElementsAre(StatusIs(absl::StatusCode::kAlreadyExists)));
+  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  ASSERT_OK(estimates);
+  EXPECT_EQ(std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
+            1);
+  absl::StatusOr<std::vector<LedgerEntry>> ledger =
+      aggregator_->GetBudget(agent, study_id);
+  ASSERT_OK(ledger);
+  ASSERT_EQ(ledger->size(), 1u);
+  EXPECT_EQ((*ledger)[0].spent_nanos, kNano);
+  EXPECT_EQ((*ledger)[0].cap_nanos, kNano);
+  EXPECT_THAT(*aggregator_->GetTasks(agent), IsEmpty());
+}
+
+TEST_F(AggregatorTest, EachReportGetsItsOwnStatusInOrder) {
+  CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  const uint64_t alice = aggregator_->Enroll("")->agent_id;
+  const uint64_t bob = aggregator_->Enroll("")->agent_id;
+  absl::StatusOr<std::vector<TaskAssignment>> alice_tasks =
+      aggregator_->GetTasks(alice);
+  absl::StatusOr<std::vector<TaskAssignment>> bob_tasks =
+      aggregator_->GetTasks(bob);
+  ASSERT_OK(alice_tasks);
+  ASSERT_OK(bob_tasks);
+  ASSERT_EQ(alice_tasks->size(), 1u);
+  const TaskReport good = Answer((*alice_tasks)[0], RecordFor(alice));
+  const TaskReport bobs = Answer((*bob_tasks)[0], RecordFor(bob));
+  TaskReport unknown = good;
+  unknown.task_id ^= uint64_t{1} << 50;  // another round
+  TaskReport wrong_shape = good;
+  wrong_shape.payload = FrequencyReport(ItemReport{.item = 1});
+  TaskReport out_of_range = good;
+  out_of_range.payload = ScalarReport{.level = 1'000'000};
+  EXPECT_THAT(
+      aggregator_->UploadReports(
+          alice, {wrong_shape, bobs, unknown, out_of_range, good}),
+      ElementsAre(StatusIs(absl::StatusCode::kInvalidArgument),
+                  StatusIs(absl::StatusCode::kPermissionDenied),
+                  StatusIs(absl::StatusCode::kNotFound),
+                  StatusIs(absl::StatusCode::kInvalidArgument),
+                  StatusIs(absl::StatusCode::kOk)));
+  // Bob's task is still his to answer.
+  EXPECT_THAT(aggregator_->UploadReports(bob, {bobs}),
+              ElementsAre(absl::OkStatus()));
+  std::vector<TaskReport> too_many(1001, good);
+  const std::vector<absl::Status> statuses =
+      aggregator_->UploadReports(alice, too_many);
+  ASSERT_EQ(statuses.size(), 1001u);
+  EXPECT_THAT(statuses[1000], StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(aggregator_->GetTasks(999), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(aggregator_->UploadReports(alice, {}), IsEmpty());
+}
+
+TEST_F(AggregatorTest, QuorumClosesTheRoundDurably) {
+  StudySpec spec = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
+  spec.quorum = 3;
+  const uint64_t study_id = CreateStudy(std::move(spec));
+  const std::vector<Enrollment> agents = EnrollMany(4);
+  absl::StatusOr<std::vector<TaskAssignment>> late =
+      aggregator_->GetTasks(agents[3].agent_id);
+  ASSERT_OK(late);
+  ASSERT_EQ(late->size(), 1u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(AnswerAll(agents[i].agent_id), ElementsAre(absl::OkStatus()));
+  }
+  EXPECT_THAT(aggregator_->UploadReports(
+                  agents[3].agent_id,
+                  {Answer((*late)[0], RecordFor(agents[3].agent_id))}),
+              ElementsAre(StatusIs(absl::StatusCode::kFailedPrecondition)));
+  EXPECT_THAT(*aggregator_->GetTasks(agents[3].agent_id), IsEmpty());
+  absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(study_id);
+  ASSERT_OK(info);
+  EXPECT_EQ(info->rounds[0].state, RoundState::kClosedQuorum);
+  EXPECT_EQ(info->state, StudyState::kClosed);
+  Restart();
+  info = aggregator_->GetStudy(study_id);
+  ASSERT_OK(info);
+  EXPECT_EQ(info->rounds[0].state, RoundState::kClosedQuorum);
+  EXPECT_EQ(info->state, StudyState::kClosed);
+  EXPECT_EQ(info->rounds[0].questions[0].num_reports, 3);
+}
+
+TEST_F(AggregatorTest, TheDeadlineClosesTheRound) {
+  StudySpec spec = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
+  spec.round_duration = absl::Minutes(10);
+  const uint64_t study_id = CreateStudy(std::move(spec));
+  const uint64_t agent = aggregator_->Enroll("")->agent_id;
+  absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(agent);
+  ASSERT_OK(tasks);
+  ASSERT_EQ(tasks->size(), 1u);
+  EXPECT_EQ((*tasks)[0].deadline, clock_.Now() + absl::Minutes(10));
+  clock_.Advance(absl::Minutes(10));
+  EXPECT_THAT(*aggregator_->GetTasks(agent), IsEmpty());
+  EXPECT_THAT(aggregator_->UploadReports(agent, {Answer((*tasks)[0], RecordFor(agent))}),
+              ElementsAre(StatusIs(absl::StatusCode::kFailedPrecondition)));
+  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  ASSERT_OK(estimates);
+  EXPECT_EQ(estimates->state, RoundState::kClosedDeadline);
+  EXPECT_EQ(std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
+            0);
+  Restart();
+  EXPECT_EQ(aggregator_->GetStudy(study_id)->rounds[0].state,
+            RoundState::kClosedDeadline);
+}
+
+// Reports racing the quorum: once the round reads closed, its estimate
+// already counts every report that was acknowledged.
+TEST_F(AggregatorTest, AClosedRoundCountsEveryAcknowledgedReport) {
+  StudySpec spec = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
+  spec.quorum = 500;
+  const uint64_t study_id = CreateStudy(std::move(spec));
+  const std::vector<Enrollment> agents = EnrollMany(1'200);
+  std::vector<std::vector<TaskReport>> reports;
+  for (const Enrollment& agent : agents) {
+    reports.push_back({Answer((*aggregator_->GetTasks(agent.agent_id))[0],
+                              RecordFor(agent.agent_id))});
+  }
+  std::atomic<int64_t> acknowledged{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = t; i < agents.size(); i += 4) {
+        for (const absl::Status& s :
+             aggregator_->UploadReports(agents[i].agent_id, reports[i])) {
+          acknowledged += s.ok();
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  ASSERT_OK(estimates);
+  EXPECT_EQ(estimates->state, RoundState::kClosedQuorum);
+  EXPECT_GE(acknowledged.load(), 500);
+  EXPECT_LT(acknowledged.load(), 1'200);
+  EXPECT_EQ(std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
+            acknowledged.load());
+}
+
+TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
+  const std::string bytes =
+      codec_.Add("s", MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  absl::StatusOr<StudyInfo> first = aggregator_->CreateStudy(bytes, "req-1");
+  absl::StatusOr<StudyInfo> again = aggregator_->CreateStudy(bytes, "req-1");
+  ASSERT_OK(first);
+  ASSERT_OK(again);
+  EXPECT_EQ(first->study_id, again->study_id);
+  EXPECT_EQ(*first->spec_bytes, bytes);
+  EXPECT_EQ(first->rounds.size(), 1u);
+  EXPECT_EQ(first->rounds[0].state, RoundState::kOpen);
+  EXPECT_EQ(first->create_time, clock_.Now());
+  Restart();
+  EXPECT_EQ(aggregator_->CreateStudy(bytes, "req-1")->study_id, first->study_id);
+  const uint64_t second = CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  const uint64_t third = CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  StudyPage page = aggregator_->ListStudies(2);
+  ASSERT_EQ(page.studies.size(), 2u);
+  EXPECT_EQ(page.studies[0].study_id, third);
+  EXPECT_EQ(page.studies[1].study_id, second);
+  ASSERT_EQ(page.next_page_start, first->study_id);
+  page = aggregator_->ListStudies(2, page.next_page_start);
+  ASSERT_EQ(page.studies.size(), 1u);
+  EXPECT_EQ(page.studies[0].study_id, first->study_id);
+  EXPECT_EQ(page.next_page_start, 0u);
+}
+
+TEST_F(AggregatorTest, RejectsInvalidStudiesAndUnknownIds) {
+  EXPECT_THAT(aggregator_->CreateStudy("never registered"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(aggregator_->CreateStudy(codec_.Add("bad", MakeStudy(0, {MeanQuestion(
+                                                                "m", "x", -1, 1)}))),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(aggregator_->GetStudy(42), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(aggregator_->GetEstimates(42),
+              StatusIs(absl::StatusCode::kNotFound));
+  const uint64_t study_id =
+      CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  EXPECT_THAT(aggregator_->GetEstimates(study_id, 999),
+              StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(aggregator_->GetBudget(999), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(AggregatorTest, EpsilonSplittingHandsEveryAgentEveryQuestion) {
+  const uint64_t study_id = CreateStudy(MakeStudy(
+      8 * kNano, {MeanQuestion("a", "x", -1, 1), MeanQuestion("b", "x", -1, 1)}));
+  ASSERT_EQ(aggregator_->GetStudy(study_id)->rounds[0].strategy,
+            SplitStrategy::kEpsilonSplitting);
+  const uint64_t agent = aggregator_->Enroll("")->agent_id;
+  absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(agent);
+  ASSERT_OK(tasks);
+  ASSERT_EQ(tasks->size(), 2u);
+  EXPECT_NE((*tasks)[0].task_id, (*tasks)[1].task_id);
+  EXPECT_EQ((*tasks)[0].MakeTask().task_id, (*tasks)[0].task_id);
+  EXPECT_EQ((*tasks)[0].study->schema, testing::TestSchema());
+  EXPECT_EQ(aggregator_->GetTasks(agent, 1)->size(), 1u);
+  EXPECT_THAT(AnswerAll(agent), ElementsAre(absl::OkStatus(), absl::OkStatus()));
+  EXPECT_EQ((*aggregator_->GetBudget(agent))[0].spent_nanos, 8 * kNano);
+}
+
+}  // namespace
+}  // namespace ldp

@@ -1,0 +1,80 @@
+#include "server/plan_codec.h"
+
+#include "gtest/gtest.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using testing::StatusIs;
+
+PlanDecisions Example() {
+  return {.strategy = SplitStrategy::kEpsilonSplitting,
+          .questions =
+              {{.epsilon_nanos = 500'000'000,
+                .weight = 1,
+                .randomizer = RealMechanismSpec{.kind = RealMechanismKind::kDiscreteLaplace,
+                                                .epsilon = 0.5,
+                                                .bound = 2.5,
+                                                .resolution_bits = 7,
+                                                .num_cells = 0}},
+               {.epsilon_nanos = 250'000'000,
+                .weight = 1'000'000,
+                .randomizer = FrequencyOracleSpec{
+                    .kind = FrequencyOracleKind::kHadamardCountMeanSketch,
+                    .epsilon = 0.25,
+                    .domain_size = 1u << 30,
+                    .num_buckets = 1,
+                    .subset_size = 2,
+                    .num_hashes = 16,
+                    .num_columns = 1024,
+                    .hash_seed = 0xfeedfacecafebeef,
+                    .epsilon_permanent = 3.5}}},
+          .explanation = "because"};
+}
+
+TEST(PlanCodec, RoundTripsEveryField) {
+  const PlanDecisions plan = Example();
+  absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
+  ASSERT_OK(decoded);
+  EXPECT_EQ(decoded->strategy, plan.strategy);
+  EXPECT_EQ(decoded->explanation, plan.explanation);
+  ASSERT_EQ(decoded->questions.size(), 2u);
+  const auto& real = std::get<RealMechanismSpec>(decoded->questions[0].randomizer);
+  EXPECT_EQ(real.kind, RealMechanismKind::kDiscreteLaplace);
+  EXPECT_EQ(real.epsilon, 0.5);
+  EXPECT_EQ(real.bound, 2.5);
+  EXPECT_EQ(real.resolution_bits, 7);
+  const auto& oracle =
+      std::get<FrequencyOracleSpec>(decoded->questions[1].randomizer);
+  EXPECT_EQ(decoded->questions[1].epsilon_nanos, 250'000'000);
+  EXPECT_EQ(decoded->questions[1].weight, 1'000'000u);
+  EXPECT_EQ(oracle.kind, FrequencyOracleKind::kHadamardCountMeanSketch);
+  EXPECT_EQ(oracle.domain_size, 1u << 30);
+  EXPECT_EQ(oracle.num_hashes, 16u);
+  EXPECT_EQ(oracle.num_columns, 1024u);
+  EXPECT_EQ(oracle.subset_size, 2u);
+  EXPECT_EQ(oracle.num_buckets, 1u);
+  EXPECT_EQ(oracle.hash_seed, 0xfeedfacecafebeefu);
+  EXPECT_EQ(oracle.epsilon_permanent, 3.5);
+  EXPECT_EQ(EncodePlan(*decoded), EncodePlan(plan));
+}
+
+TEST(PlanCodec, RejectsCorruptPlans) {
+  const std::string good = EncodePlan(Example());
+  EXPECT_THAT(DecodePlan(""), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(DecodePlan(good + "x"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  for (size_t length = 1; length < good.size(); ++length) {
+    EXPECT_THAT(DecodePlan(good.substr(0, length)),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << length;
+  }
+  std::string bad_strategy = good;
+  bad_strategy[1] = 2;
+  EXPECT_THAT(DecodePlan(bad_strategy),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace ldp

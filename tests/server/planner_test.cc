@@ -1,0 +1,252 @@
+#include "server/planner.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/server/test_studies.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::BucketHistogram;
+using testing::MakeStudy;
+using testing::MeanQuestion;
+using testing::StatusIs;
+
+constexpr int64_t kNano = kNanosPerEpsilon;
+
+double DuchiUnitVariance(int64_t epsilon_nanos) {
+  auto mechanism = *CreateRealMechanism({.kind = RealMechanismKind::kDuchi,
+                                         .epsilon = double(epsilon_nanos) / kNano,
+                                         .bound = 1});
+  return mechanism->WorstCaseVariance();
+}
+
+std::vector<Question> DuchiQuestions(int m) {
+  std::vector<Question> questions;
+  for (int i = 0; i < m; ++i) {
+    questions.push_back(MeanQuestion("q" + std::to_string(i), "x", -1, 1));
+  }
+  return questions;
+}
+
+TEST(Planner, OneQuestionGetsTheWholeCap) {
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Create(MakeStudy(kNano, DuchiQuestions(1)));
+  ASSERT_OK(plan);
+  EXPECT_EQ(plan->strategy(), SplitStrategy::kSampleSplitting);
+  EXPECT_EQ(plan->questions()[0].task->epsilon_nanos, kNano);
+  EXPECT_THAT(plan->decisions().explanation, HasSubstr("one question"));
+  EXPECT_TRUE(plan->Assigns(1, 0));
+  EXPECT_EQ(plan->Share(0), 1.0);
+}
+
+// At small ε the variance grows like 1/ε², so splitting ε over m questions
+// costs m² and splitting agents only m.
+TEST(Planner, SmallCapSplitsTheSample) {
+  const int64_t cap = kNano / 2;
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Create(MakeStudy(cap, DuchiQuestions(4)));
+  ASSERT_OK(plan);
+  EXPECT_EQ(plan->strategy(), SplitStrategy::kSampleSplitting);
+  const double sample = 4 * 4 * DuchiUnitVariance(cap);
+  const double split = 4 * DuchiUnitVariance(cap / 4);
+  EXPECT_LT(sample, split);
+  for (const PlannedQuestion& q : plan->questions()) {
+    EXPECT_EQ(q.task->epsilon_nanos, cap);
+    EXPECT_NEAR(q.unit_variance, DuchiUnitVariance(cap), 1e-12);
+  }
+  EXPECT_THAT(plan->decisions().explanation, HasSubstr("sample splitting"));
+  EXPECT_THAT(plan->decisions().explanation, HasSubstr("epsilon splitting"));
+}
+
+// At large ε the variance flattens out, and every agent answering every
+// question at ε/m beats splitting the agents.
+TEST(Planner, LargeCapSplitsEpsilon) {
+  const int64_t cap = 8 * kNano;
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Create(MakeStudy(cap, DuchiQuestions(2)));
+  ASSERT_OK(plan);
+  EXPECT_EQ(plan->strategy(), SplitStrategy::kEpsilonSplitting);
+  EXPECT_LT(2 * DuchiUnitVariance(cap / 2), 2 * 2 * DuchiUnitVariance(cap));
+  int64_t total = 0;
+  for (int q = 0; q < 2; ++q) {
+    EXPECT_EQ(plan->questions()[q].task->epsilon_nanos, cap / 2);
+    total += plan->questions()[q].task->epsilon_nanos;
+    EXPECT_TRUE(plan->Assigns(12345, q));
+    EXPECT_EQ(plan->Share(q), 1.0);
+  }
+  EXPECT_LE(total, cap);
+  EXPECT_THAT(plan->decisions().explanation, HasSubstr("epsilon splitting"));
+}
+
+TEST(Planner, ImplementedEpsilonNeverExceedsTheCharge) {
+  absl::StatusOr<RoundPlan> plan = RoundPlan::Create(MakeStudy(
+      kNano, {MeanQuestion("mean", "x", -1, 1, RealMechanismKind::kHybrid),
+              BucketHistogram("hist"),
+              MeanQuestion("y", "y", 0, 10, RealMechanismKind::kPiecewise)}));
+  ASSERT_OK(plan);
+  for (const PlannedQuestion& q : plan->questions()) {
+    EXPECT_LE(q.mechanism->implemented_epsilon(),
+              double(q.task->epsilon_nanos) / kNano);
+    EXPECT_GT(q.unit_variance, 0);
+  }
+}
+
+TEST(Planner, ExplicitEpsilonsAreHonoured) {
+  std::vector<Question> questions = DuchiQuestions(3);
+  questions[0].epsilon_nanos = kNano / 10;
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Create(MakeStudy(8 * kNano, questions));
+  ASSERT_OK(plan);
+  ASSERT_EQ(plan->strategy(), SplitStrategy::kEpsilonSplitting);
+  EXPECT_EQ(plan->questions()[0].task->epsilon_nanos, kNano / 10);
+  // The others split what is left.
+  EXPECT_EQ(plan->questions()[1].task->epsilon_nanos, (8 * kNano - kNano / 10) / 2);
+
+  // When explicit epsilons use the whole cap, only sample splitting remains.
+  questions[0].epsilon_nanos = kNano;
+  plan = RoundPlan::Create(MakeStudy(kNano, questions));
+  ASSERT_OK(plan);
+  EXPECT_EQ(plan->strategy(), SplitStrategy::kSampleSplitting);
+  EXPECT_EQ(plan->questions()[0].task->epsilon_nanos, kNano);
+  EXPECT_EQ(plan->questions()[1].task->epsilon_nanos, kNano);
+  EXPECT_THAT(plan->decisions().explanation, HasSubstr("impossible"));
+}
+
+TEST(Planner, RejectsExplicitEpsilonsBeyondTheCap) {
+  std::vector<Question> questions = DuchiQuestions(2);
+  questions[0].epsilon_nanos = 600'000'000;
+  questions[1].epsilon_nanos = 600'000'000;
+  EXPECT_THAT(RoundPlan::Create(MakeStudy(kNano, questions)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  questions[1].epsilon_nanos = 400'000'000;
+  EXPECT_OK(RoundPlan::Create(MakeStudy(kNano, questions)));
+}
+
+TEST(Planner, SplitsAgentsByTargetReports) {
+  std::vector<Question> questions = DuchiQuestions(3);
+  questions[0].target_reports = 100;
+  questions[1].target_reports = 300;  // the third counts as the mean, 200
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Create(MakeStudy(kNano / 2, questions));
+  ASSERT_OK(plan);
+  ASSERT_EQ(plan->strategy(), SplitStrategy::kSampleSplitting);
+  const double shares[] = {1.0 / 6, 1.0 / 2, 1.0 / 3};
+  // Any run of consecutive agent ids splits almost exactly (a golden-ratio
+  // sequence has discrepancy O(log n / n)).
+  for (uint64_t first : {uint64_t{1}, uint64_t{1'000'003}}) {
+    constexpr int kAgents = 60'000;
+    std::vector<int> counts(3);
+    for (uint64_t a = first; a < first + kAgents; ++a) {
+      const int q = plan->SampleQuestion(a);
+      ++counts[q];
+      for (int other = 0; other < 3; ++other) {
+        EXPECT_EQ(plan->Assigns(a, other), other == q);
+      }
+    }
+    for (int q = 0; q < 3; ++q) {
+      EXPECT_NEAR(plan->Share(q), shares[q], 1e-12);
+      EXPECT_NEAR(counts[q], kAgents * shares[q], 30) << q;
+    }
+  }
+}
+
+TEST(Planner, ChoosesAnOracleOrKeepsTheAnalysts) {
+  absl::StatusOr<RoundPlan> plan = RoundPlan::Create(MakeStudy(
+      kNano,
+      {BucketHistogram("chosen"),
+       BucketHistogram("given", FrequencyOracleSpec{
+                                    .kind = FrequencyOracleKind::
+                                        kGeneralizedRandomizedResponse})}));
+  ASSERT_OK(plan);
+  const int64_t eps = plan->questions()[0].task->epsilon_nanos;
+  const OracleChoice best =
+      *ChooseFrequencyOracle(double(eps) / kNano, 64);
+  const auto& chosen =
+      std::get<FrequencyOracleSpec>(plan->decisions().questions[0].randomizer);
+  EXPECT_EQ(chosen.kind, best.chosen.spec.kind);
+  EXPECT_EQ(chosen.domain_size, 64u);
+  const auto& given =
+      std::get<FrequencyOracleSpec>(plan->decisions().questions[1].randomizer);
+  EXPECT_EQ(given.kind, FrequencyOracleKind::kGeneralizedRandomizedResponse);
+  EXPECT_EQ(given.domain_size, 64u);
+  EXPECT_EQ(given.epsilon,
+            double(plan->questions()[1].task->epsilon_nanos) / kNano);
+}
+
+TEST(Planner, RestoreRebuildsTheSamePlan) {
+  std::vector<Question> questions = DuchiQuestions(3);
+  questions.push_back(BucketHistogram("hist"));
+  questions[0].target_reports = 7;
+  const StudySpec spec = MakeStudy(kNano, questions);
+  absl::StatusOr<RoundPlan> plan = RoundPlan::Create(spec);
+  ASSERT_OK(plan);
+  absl::StatusOr<RoundPlan> restored =
+      RoundPlan::Restore(spec, plan->decisions());
+  ASSERT_OK(restored);
+  EXPECT_EQ(restored->strategy(), plan->strategy());
+  EXPECT_EQ(restored->decisions().explanation, plan->decisions().explanation);
+  for (int q = 0; q < 4; ++q) {
+    EXPECT_EQ(restored->Share(q), plan->Share(q));
+    EXPECT_EQ(restored->questions()[q].mechanism->implemented_epsilon(),
+              plan->questions()[q].mechanism->implemented_epsilon());
+  }
+  for (uint64_t a = 1; a < 1000; ++a) {
+    EXPECT_EQ(restored->SampleQuestion(a), plan->SampleQuestion(a));
+  }
+  // A plan that does not fit the study is refused.
+  PlanDecisions wrong = plan->decisions();
+  wrong.questions.pop_back();
+  EXPECT_THAT(RoundPlan::Restore(spec, wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  wrong = plan->decisions();
+  std::swap(wrong.questions[0], wrong.questions[3]);
+  EXPECT_THAT(RoundPlan::Restore(spec, wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(Planner, RejectsMalformedStudies) {
+  const auto invalid = [](StudySpec spec) {
+    EXPECT_THAT(RoundPlan::Create(spec),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+  };
+  invalid(MakeStudy(0, DuchiQuestions(1)));
+  invalid(MakeStudy(kNano, {}));
+  invalid(MakeStudy(kNano, DuchiQuestions(kMaxQuestionsPerRound + 1)));
+  std::vector<Question> twice = DuchiQuestions(2);
+  twice[1].id = twice[0].id;
+  invalid(MakeStudy(kNano, twice));
+  std::vector<Question> unnamed = DuchiQuestions(1);
+  unnamed[0].id = "";
+  invalid(MakeStudy(kNano, unnamed));
+  std::vector<Question> negative = DuchiQuestions(1);
+  negative[0].target_reports = -1;
+  invalid(MakeStudy(kNano, negative));
+  negative = DuchiQuestions(1);
+  negative[0].epsilon_nanos = -1;
+  invalid(MakeStudy(kNano, negative));
+  StudySpec spec = MakeStudy(kNano, DuchiQuestions(1));
+  spec.confidence = 1;
+  invalid(spec);
+  spec = MakeStudy(kNano, DuchiQuestions(1));
+  spec.quorum = -1;
+  invalid(spec);
+  spec = MakeStudy(kNano, DuchiQuestions(1));
+  spec.round_duration = absl::ZeroDuration();
+  invalid(spec);
+  invalid(MakeStudy(kNano, {BucketHistogram(
+                               "ibu", std::nullopt,
+                               ConsistencyMethod::kIterativeBayesianUpdate)}));
+  // A query checked against another schema.
+  spec = MakeStudy(kNano, DuchiQuestions(1));
+  spec.schema = *RecordSchema::Create({FieldSpec::Real("x", -1, 1)});
+  invalid(spec);
+}
+
+}  // namespace
+}  // namespace ldp

@@ -1,0 +1,86 @@
+// Study specs and a trivial StudySpecCodec shared by the server tests.
+#ifndef LDP_TESTS_SERVER_TEST_STUDIES_H_
+#define LDP_TESTS_SERVER_TEST_STUDIES_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "common/domain_encoding.h"
+#include "common/query_expression.h"
+#include "common/record_schema.h"
+#include "common/study_spec.h"
+#include "server/aggregator.h"
+
+namespace ldp::testing {
+
+// x: a real in [-1, 1]; bucket: an int in [0, 63] (a 64-item histogram).
+inline RecordSchema TestSchema() {
+  return *RecordSchema::Create(
+      {FieldSpec::Real("x", -1, 1), FieldSpec::Int("bucket", 0, 63),
+       FieldSpec::Real("y", 0, 10)});
+}
+
+inline Question MeanQuestion(std::string id, std::string field, double lower,
+                             double upper,
+                             RealMechanismKind kind = RealMechanismKind::kDuchi,
+                             int64_t epsilon_nanos = 0,
+                             int64_t target_reports = 0) {
+  return Question{
+      .id = std::move(id),
+      .kind = StatisticalQueryQuestion{
+          .query = *Query::Create(expr::Field(std::move(field)),
+                                  {.lower = lower, .upper = upper},
+                                  TestSchema()),
+          .mechanism = kind},
+      .epsilon_nanos = epsilon_nanos,
+      .target_reports = target_reports};
+}
+
+inline Question BucketHistogram(
+    std::string id, std::optional<FrequencyOracleSpec> oracle = std::nullopt,
+    std::optional<ConsistencyMethod> post_processing = std::nullopt) {
+  return Question{
+      .id = std::move(id),
+      .kind = HistogramQuestion{
+          .encoding = *DomainEncoding::Create(FieldEncoding{.field = "bucket"},
+                                              TestSchema()),
+          .oracle = std::move(oracle),
+          .post_processing = post_processing}};
+}
+
+inline StudySpec MakeStudy(int64_t cap_nanos, std::vector<Question> questions) {
+  return StudySpec{.display_name = "test study",
+                   .schema = TestSchema(),
+                   .epsilon_cap_nanos = cap_nanos,
+                   .questions = std::move(questions)};
+}
+
+// "Serializes" a spec by registering it under a name; Decode looks it up.
+class MapSpecCodec final : public StudySpecCodec {
+ public:
+  std::string Add(std::string name, StudySpec spec) {
+    absl::MutexLock lock(&mutex_);
+    specs_.insert_or_assign(name, std::move(spec));
+    return name;
+  }
+  absl::StatusOr<StudySpec> Decode(std::string_view bytes) const override {
+    absl::MutexLock lock(&mutex_);
+    auto it = specs_.find(std::string(bytes));
+    if (it == specs_.end()) {
+      return absl::InvalidArgumentError("unknown test study spec");
+    }
+    return it->second;
+  }
+
+ private:
+  mutable absl::Mutex mutex_;
+  std::map<std::string, StudySpec> specs_;
+};
+
+}  // namespace ldp::testing
+
+#endif  // LDP_TESTS_SERVER_TEST_STUDIES_H_
