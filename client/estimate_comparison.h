@@ -20,11 +20,11 @@
 namespace ldp {
 
 struct ComparedValue {
-  std::string label;
+  std::string label{};
   double truth = 0;
   double estimate = 0;
   double standard_error = 0;
-  Interval interval;
+  Interval interval{};
   // (estimate − truth) / standard_error; 0 if both are equal, ±inf if the
   // standard error is 0 but they differ.
   double z = 0;
@@ -32,7 +32,7 @@ struct ComparedValue {
 };
 
 struct HistogramComparison {
-  std::vector<ComparedValue> items;  // in item order
+  std::vector<ComparedValue> items{};  // in item order
   int num_covered = 0;
   double confidence = 0;
   double max_abs_z = 0;

@@ -21,6 +21,10 @@ namespace ldp {
 
 enum class StudyMode { kNoninteractive, kInteractive };
 
+// Limits every edge enforces on a round's questions.
+inline constexpr int kMaxQuestionsPerRound = 1024;
+inline constexpr int kMaxQuestionIdLength = 128;
+
 // E[φ(x)] for a statistical query φ.
 struct StatisticalQueryQuestion {
   Query query;

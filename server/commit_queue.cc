@@ -61,19 +61,21 @@ void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
     }
     return absl::OkStatus();
   });
-  int64_t transactions = 1;
-  if (!status.ok() && group.size() > 1) {
-    for (auto& job : group) {
-      job->Finish(store_->Transact(
-          [&](StoreTransaction& transaction) { return job->Apply(transaction); }));
-    }
-    transactions += static_cast<int64_t>(group.size());
-  } else {
-    for (auto& job : group) job->Finish(status);
+  const bool isolate = !status.ok() && group.size() > 1;
+  {
+    // Before any Finish, so a completed caller sees its own commit counted.
+    absl::MutexLock lock(&mutex_);
+    stats_.transactions += 1 + (isolate ? static_cast<int64_t>(group.size()) : 0);
+    stats_.jobs += static_cast<int64_t>(group.size());
   }
-  absl::MutexLock lock(&mutex_);
-  stats_.transactions += transactions;
-  stats_.jobs += static_cast<int64_t>(group.size());
+  if (!isolate) {
+    for (auto& job : group) job->Finish(status);
+    return;
+  }
+  for (auto& job : group) {
+    job->Finish(store_->Transact(
+        [&](StoreTransaction& transaction) { return job->Apply(transaction); }));
+  }
 }
 
 }  // namespace ldp

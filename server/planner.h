@@ -40,8 +40,6 @@
 
 namespace ldp {
 
-inline constexpr int kMaxQuestionsPerRound = 1024;
-inline constexpr int kMaxQuestionIdLength = 128;
 inline constexpr int64_t kMaxTargetReports = int64_t{1} << 40;
 
 enum class SplitStrategy { kSampleSplitting, kEpsilonSplitting };

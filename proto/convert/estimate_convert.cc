@@ -184,15 +184,15 @@ absl::StatusOr<HistogramRelease> HistogramEstimateFromProto(
   RETURN_IF_ERROR(CheckHistogramArrays(proto));
   RETURN_IF_ERROR(CheckCommon(proto.num_reports(), proto.epsilon_nanos(),
                               proto.implemented_epsilon(), proto.confidence()));
-  HistogramRelease release{
-      .estimate = {.num_reports = proto.num_reports(),
-                   .epsilon = proto.implemented_epsilon(),
-                   .frequencies = {proto.frequencies().begin(),
-                                   proto.frequencies().end()}},
-      .confidence = proto.confidence(),
-      .labels = {proto.labels().begin(), proto.labels().end()},
-      .epsilon_nanos = static_cast<int64_t>(proto.epsilon_nanos()),
-      .mechanism = proto.mechanism()};
+  HistogramRelease release;
+  release.estimate.num_reports = proto.num_reports();
+  release.estimate.epsilon = proto.implemented_epsilon();
+  release.estimate.frequencies.assign(proto.frequencies().begin(),
+                                      proto.frequencies().end());
+  release.confidence = proto.confidence();
+  release.labels.assign(proto.labels().begin(), proto.labels().end());
+  release.epsilon_nanos = static_cast<int64_t>(proto.epsilon_nanos());
+  release.mechanism = proto.mechanism();
   release.estimate.variances.reserve(proto.standard_errors_size());
   for (double se : proto.standard_errors()) {
     release.estimate.variances.push_back(se * se);

@@ -28,33 +28,33 @@ namespace ldp {
 
 struct ScalarRelease {
   // value, standard error, interval, confidence, n, implemented ε.
-  ScalarEstimate estimate;
+  ScalarEstimate estimate{};
   int64_t epsilon_nanos = 0;  // ε charged to each reporting agent
-  std::string mechanism;      // e.g. "hybrid" (RealMechanismKindName)
+  std::string mechanism{};    // e.g. "hybrid" (RealMechanismKindName)
 };
 
 struct PostProcessedFrequencies {
   ConsistencyMethod method = ConsistencyMethod::kSimplexProjection;
-  std::vector<double> frequencies;
+  std::vector<double> frequencies{};
 };
 
 struct HistogramRelease {
   // n, implemented ε, unbiased frequencies and their variances.
-  HistogramEstimate estimate;
+  HistogramEstimate estimate{};
   // Coverage of the per-item normal intervals, in (0, 1).
   double confidence = 0.95;
   // One label per item (DomainEncoding::Describe), or empty.
-  std::vector<std::string> labels;
+  std::vector<std::string> labels{};
   int64_t epsilon_nanos = 0;  // ε charged to each reporting agent
-  std::string mechanism;      // e.g. "oue" (FrequencyOracleKindName)
-  std::optional<PostProcessedFrequencies> post_processed;
+  std::string mechanism{};    // e.g. "oue" (FrequencyOracleKindName)
+  std::optional<PostProcessedFrequencies> post_processed{};
 };
 
 using EstimateRelease = std::variant<ScalarRelease, HistogramRelease>;
 
 struct NamedEstimate {
-  std::string question_id;
-  EstimateRelease estimate;
+  std::string question_id{};
+  EstimateRelease estimate{};
 };
 
 // Overwrite `proto`. Histograms: standard_errors = √variances, intervals =

@@ -28,6 +28,10 @@ class TreeReader {
                                    const std::string& path, int depth);
   absl::StatusOr<QueryNode> Operand(bool present, const v1::Expression& e,
                                     const std::string& path, int depth);
+  absl::StatusOr<QueryNode> BinaryNode(const v1::Expression& e,
+                                       const std::string& path, int depth);
+  absl::StatusOr<QueryNode> IfThenElseNode(const v1::IfThenElse& c,
+                                           const std::string& p, int depth);
   absl::StatusOr<QueryNode> Interior(const v1::Expression& e,
                                      const std::string& path, int depth);
 
@@ -143,34 +147,56 @@ absl::StatusOr<QueryNode> TreeReader::Read(const v1::Expression& e,
   }
 }
 
+absl::StatusOr<QueryNode> TreeReader::BinaryNode(const v1::Expression& e,
+                                                 const std::string& path,
+                                                 int depth) {
+  if (e.has_comparison()) {
+    const v1::Comparison& c = e.comparison();
+    const std::string p = path + ".comparison";
+    absl::StatusOr<QueryOp> op = ComparisonOp(c.op());
+    if (!op.ok()) return OpError(p, c.op());
+    return Binary(*op, c.has_left(), c.left(), c.has_right(), c.right(), p,
+                  depth);
+  }
+  if (e.has_logical()) {
+    const v1::Logical& c = e.logical();
+    const std::string p = path + ".logical";
+    absl::StatusOr<QueryOp> op = LogicalOp(c.op());
+    if (!op.ok()) return OpError(p, c.op());
+    return Binary(*op, c.has_left(), c.left(), c.has_right(), c.right(), p,
+                  depth);
+  }
+  const v1::Arithmetic& c = e.arithmetic();
+  const std::string p = path + ".arithmetic";
+  absl::StatusOr<QueryOp> op = ArithmeticOp(c.op());
+  if (!op.ok()) return OpError(p, c.op());
+  return Binary(*op, c.has_left(), c.left(), c.has_right(), c.right(), p,
+                depth);
+}
+
+absl::StatusOr<QueryNode> TreeReader::IfThenElseNode(const v1::IfThenElse& c,
+                                                     const std::string& p,
+                                                     int depth) {
+  ASSIGN_OR_RETURN(QueryNode cond, Operand(c.has_condition(), c.condition(),
+                                           p + ".condition", depth + 1));
+  ASSIGN_OR_RETURN(QueryNode then,
+                   Operand(c.has_then(), c.then(), p + ".then", depth + 1));
+  ASSIGN_OR_RETURN(QueryNode otherwise,
+                   Operand(c.has_otherwise(), c.otherwise(), p + ".otherwise",
+                           depth + 1));
+  QueryNode node{.op = QueryOp::kIfThenElse};
+  node.children = {std::move(cond), std::move(then), std::move(otherwise)};
+  return node;
+}
+
 absl::StatusOr<QueryNode> TreeReader::Interior(const v1::Expression& e,
                                                const std::string& path,
                                                int depth) {
   switch (e.node_case()) {
-    case v1::Expression::kComparison: {
-      const v1::Comparison& c = e.comparison();
-      const std::string p = path + ".comparison";
-      absl::StatusOr<QueryOp> op = ComparisonOp(c.op());
-      if (!op.ok()) return OpError(p, c.op());
-      return Binary(*op, c.has_left(), c.left(), c.has_right(), c.right(), p,
-                    depth);
-    }
-    case v1::Expression::kLogical: {
-      const v1::Logical& c = e.logical();
-      const std::string p = path + ".logical";
-      absl::StatusOr<QueryOp> op = LogicalOp(c.op());
-      if (!op.ok()) return OpError(p, c.op());
-      return Binary(*op, c.has_left(), c.left(), c.has_right(), c.right(), p,
-                    depth);
-    }
-    case v1::Expression::kArithmetic: {
-      const v1::Arithmetic& c = e.arithmetic();
-      const std::string p = path + ".arithmetic";
-      absl::StatusOr<QueryOp> op = ArithmeticOp(c.op());
-      if (!op.ok()) return OpError(p, c.op());
-      return Binary(*op, c.has_left(), c.left(), c.has_right(), c.right(), p,
-                    depth);
-    }
+    case v1::Expression::kComparison:
+    case v1::Expression::kLogical:
+    case v1::Expression::kArithmetic:
+      return BinaryNode(e, path, depth);
     case v1::Expression::kUnary: {
       const v1::Unary& u = e.unary();
       const std::string p = path + ".unary";
@@ -196,20 +222,8 @@ absl::StatusOr<QueryNode> TreeReader::Interior(const v1::Expression& e,
       node.children.push_back(std::move(operand));
       return node;
     }
-    case v1::Expression::kIfThenElse: {
-      const v1::IfThenElse& c = e.if_then_else();
-      const std::string p = path + ".if_then_else";
-      QueryNode node{.op = QueryOp::kIfThenElse};
-      ASSIGN_OR_RETURN(QueryNode cond, Operand(c.has_condition(), c.condition(),
-                                               p + ".condition", depth + 1));
-      ASSIGN_OR_RETURN(QueryNode then,
-                       Operand(c.has_then(), c.then(), p + ".then", depth + 1));
-      ASSIGN_OR_RETURN(QueryNode otherwise,
-                       Operand(c.has_otherwise(), c.otherwise(),
-                               p + ".otherwise", depth + 1));
-      node.children = {std::move(cond), std::move(then), std::move(otherwise)};
-      return node;
-    }
+    case v1::Expression::kIfThenElse:
+      return IfThenElseNode(e.if_then_else(), path + ".if_then_else", depth);
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": unknown expression node ", e.node_case()));

@@ -16,6 +16,17 @@ constexpr uint32_t kMaxResolutionBits = 30;
 
 using Wire = v1::RandomizerSpec;
 
+absl::StatusOr<double> PermanentEpsilon(const Wire& proto) {
+  const uint64_t nanos =
+      proto.longitudinal_unary_encoding().epsilon_permanent_nanos();
+  if (nanos == 0 || nanos > kMaxNanos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "longitudinal_unary_encoding.epsilon_permanent_nanos must be in "
+        "[1, 2^63 - 1], got ", nanos));
+  }
+  return NanosToEpsilon(static_cast<int64_t>(nanos));
+}
+
 absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
   FrequencyOracleSpec spec{.domain_size = proto.domain_size()};
   using K = FrequencyOracleKind;
@@ -50,14 +61,9 @@ absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
       break;
     case Wire::kLongitudinalUnaryEncoding: {
       spec.kind = K::kLongitudinalUnaryEncoding;
-      const uint64_t nanos =
-          proto.longitudinal_unary_encoding().epsilon_permanent_nanos();
-      if (nanos == 0 || nanos > kMaxNanos) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "longitudinal_unary_encoding.epsilon_permanent_nanos must be in "
-            "[1, 2^63 - 1], got ", nanos));
-      }
-      spec.epsilon_permanent = NanosToEpsilon(static_cast<int64_t>(nanos));
+      absl::StatusOr<double> permanent = PermanentEpsilon(proto);
+      if (!permanent.ok()) return permanent.status();
+      spec.epsilon_permanent = *permanent;
       break;
     }
     default:
@@ -136,8 +142,8 @@ absl::StatusOr<RandomizerConfig> RandomizerFromProto(const Wire& proto) {
     return absl::InvalidArgumentError(
         "randomizer has no mechanism set (e.g. oue, olh, grr, hybrid)");
   }
-  RandomizerConfig config{.epsilon_nanos =
-                              static_cast<int64_t>(proto.epsilon_nanos())};
+  RandomizerConfig config;
+  config.epsilon_nanos = static_cast<int64_t>(proto.epsilon_nanos());
   const double epsilon = NanosToEpsilon(config.epsilon_nanos);
   if (IsRealMechanism(proto.mechanism_case())) {
     absl::StatusOr<RealMechanismSpec> spec = RealFromProto(proto);

@@ -31,7 +31,7 @@ struct RandomizerConfig {
   // The mechanism; its `epsilon` is epsilon_nanos / 1e9. A frequency
   // oracle's `domain_size` is the wire value (may be 0 = not stated); a real
   // mechanism's `bound` is 1 (the task's query range sets the real bound).
-  std::variant<FrequencyOracleSpec, RealMechanismSpec> mechanism;
+  std::variant<FrequencyOracleSpec, RealMechanismSpec> mechanism{};
 };
 
 // InvalidArgument unless 0 < epsilon_nanos ≤ 2^63 − 1, a mechanism is set,

@@ -105,7 +105,8 @@ absl::StatusOr<TaskReport> ReportFromProto(const v1::Report& proto) {
         "report.protocol_version must be ", kWireProtocolVersion, ", got ",
         proto.protocol_version()));
   }
-  TaskReport report{.task_id = proto.task_id()};
+  TaskReport report;
+  report.task_id = proto.task_id();
   if (proto.report_id().size() != report.report_id.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "report.report_id must have exactly ", report.report_id.size(),

@@ -26,8 +26,6 @@
 
 namespace ldp {
 
-inline constexpr int kMaxQuestionsPerRound = 1024;
-inline constexpr int kMaxQuestionIdLength = 128;
 inline constexpr int kMaxDisplayNameLength = 1024;
 
 // InvalidArgument unless: a non-empty question_id of ≤ kMaxQuestionIdLength

@@ -27,7 +27,7 @@ struct TaskEnvelope {
   Task task;
   RecordSchema schema;
   // The round's deadline; nullopt when the wire leaves it unset.
-  std::optional<absl::Time> deadline;
+  std::optional<absl::Time> deadline{};
 };
 
 // InvalidArgument unless: schema, question and randomizer are set and

@@ -21,8 +21,10 @@ TEST(CompareScalar, MeasuresTheErrorInStandardErrors) {
   EXPECT_NEAR(v.z, 2.0, 1e-9);
   EXPECT_TRUE(v.covered);
   EXPECT_FALSE(CompareScalar(estimate, 0.49, "x").covered);
-  EXPECT_EQ(CompareScalar({.value = 1, .standard_error = 0}, 1, "x").z, 0);
-  EXPECT_TRUE(std::isinf(CompareScalar({.value = 2, .standard_error = 0}, 1, "x").z));
+  ScalarEstimate exact;
+  exact.value = 1;
+  EXPECT_EQ(CompareScalar(exact, 1, "x").z, 0);
+  EXPECT_TRUE(std::isinf(CompareScalar(exact, 0, "x").z));
   const std::string table = FormatScalarComparison(v);
   EXPECT_NE(table.find("mean value"), std::string::npos);
   EXPECT_NE(table.find("+2.00"), std::string::npos);

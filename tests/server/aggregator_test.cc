@@ -137,8 +137,10 @@ TEST_F(AggregatorTest, EnrolledAgentsAuthenticateWithTheirTokenOnly) {
   ASSERT_OK(a);
   ASSERT_OK(b);
   EXPECT_NE(a->agent_id, b->agent_id);
-  EXPECT_THAT(aggregator_->AuthenticateAgent(a->bearer_token),
-              ::testing::Optional(a->agent_id));
+  absl::StatusOr<uint64_t> authenticated =
+      aggregator_->AuthenticateAgent(a->bearer_token);
+  ASSERT_OK(authenticated);
+  EXPECT_EQ(*authenticated, a->agent_id);
   // b's secret under a's id, a garbled secret, garbage.
   const std::string secret_b = b->bearer_token.substr(b->bearer_token.find('.'));
   EXPECT_THAT(aggregator_->AuthenticateAgent(std::to_string(a->agent_id) + secret_b),
@@ -306,8 +308,10 @@ TEST_F(AggregatorPopulationTest, ARestartRecomputesExactlyTheSameEstimates) {
   // Credentials, the ledger and the study's counters survive too; answered
   // tasks are not handed out again.
   const Enrollment& agent = run.agents.front();
-  EXPECT_THAT(aggregator_->AuthenticateAgent(agent.bearer_token),
-              ::testing::Optional(agent.agent_id));
+  absl::StatusOr<uint64_t> authenticated =
+      aggregator_->AuthenticateAgent(agent.bearer_token);
+  ASSERT_OK(authenticated);
+  EXPECT_EQ(*authenticated, agent.agent_id);
   absl::StatusOr<std::vector<LedgerEntry>> ledger =
       aggregator_->GetBudget(agent.agent_id);
   ASSERT_OK(ledger);
@@ -344,7 +348,8 @@ TEST_F(AggregatorTest, ADuplicateIsRefusedAndAnIdenticalRetryCountsOnce) {
   EXPECT_THAT(aggregator_->UploadReports(agent, {other}),
               ElementsAre(StatusIs(absl::StatusCode::kAlreadyExists)));
   other = sent[0];
-  std::get<ScalarReport>(other.payload).level ^= 1;
+  // Duchi levels are ±1: the other valid level.
+  std::get<ScalarReport>(other.payload).level *= -1;
   EXPECT_THAT(aggregator_->UploadReports(agent, {other}),
               ElementsAre(StatusIs(absl::StatusCode::kAlreadyExists)));
   absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);

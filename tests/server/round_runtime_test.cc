@@ -56,7 +56,7 @@ TEST(RoundRuntime, AcceptsReportsOnlyWhileOpenAndBeforeTheDeadline) {
 TEST(RoundRuntime, CountsValidReportsTowardsTheQuorum) {
   auto round = MakeRound();
   const uint64_t t1 = PackTaskId({.round_id = 3, .agent_id = 1, .question = 0});
-  EXPECT_OK(round->Accumulate(t1, 0, ScalarReport{.level = 0}));
+  EXPECT_OK(round->Accumulate(t1, 0, ScalarReport{.level = 1}));  // Duchi: ±1
   EXPECT_TRUE(round->HasReport(t1));
   EXPECT_EQ(round->num_reports(0), 1);
   EXPECT_FALSE(round->QuorumReached(1));  // the histogram has none yet

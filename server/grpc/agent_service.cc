@@ -1,0 +1,174 @@
+// AgentService adapter; see the header.
+#include "server/grpc/agent_service.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "proto/convert/grpc_status.h"
+#include "proto/convert/report_convert.h"
+#include "proto/convert/task_convert.h"
+#include "proto/convert/time_convert.h"
+#include "server/grpc/auth_metadata.h"
+
+namespace ldp {
+namespace {
+
+grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
+                                     const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+void SetAck(const absl::Status& status, v1::ReportAck* ack) {
+  ack->set_code(static_cast<int32_t>(status.code()));
+  ack->set_message(std::string(status.message()));
+}
+
+// Reads batches one at a time; each is committed (group commit across all
+// streams) before the next is read, so acks are final and in order.
+class UploadReactor final
+    : public grpc::ServerReadReactor<v1::UploadReportsRequest> {
+ public:
+  UploadReactor(Aggregator* aggregator, uint64_t agent_id,
+                v1::UploadReportsResponse* response)
+      : aggregator_(aggregator), agent_id_(agent_id), response_(response) {
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    std::vector<TaskReport> reports;
+    std::vector<int> ack_index;  // the ack each valid report fills
+    reports.reserve(request_.reports_size());
+    for (const v1::Report& wire : request_.reports()) {
+      const int index = response_->acks_size();
+      v1::ReportAck* ack = response_->add_acks();
+      ack->set_report_id(wire.report_id());
+      if (wire.agent_id() != agent_id_) {
+        SetAck(absl::PermissionDeniedError(absl::StrCat(
+                   "report names agent ", wire.agent_id(),
+                   " but the caller is agent ", agent_id_)),
+               ack);
+        continue;
+      }
+      absl::StatusOr<TaskReport> report = ReportFromProto(wire);
+      if (!report.ok()) {
+        SetAck(report.status(), ack);
+        continue;
+      }
+      reports.push_back(*std::move(report));
+      ack_index.push_back(index);
+    }
+    aggregator_->UploadReportsAsync(
+        agent_id_, std::move(reports),
+        [this, ack_index = std::move(ack_index)](
+            std::vector<absl::Status> statuses) {
+          for (size_t i = 0; i < statuses.size() && i < ack_index.size(); ++i) {
+            SetAck(statuses[i], response_->mutable_acks(ack_index[i]));
+          }
+          StartRead(&request_);
+        });
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  Aggregator* aggregator_;
+  const uint64_t agent_id_;
+  v1::UploadReportsResponse* response_;
+  v1::UploadReportsRequest request_;
+};
+
+class RejectingUploadReactor final
+    : public grpc::ServerReadReactor<v1::UploadReportsRequest> {
+ public:
+  explicit RejectingUploadReactor(const absl::Status& status) {
+    Finish(ToGrpcStatus(status));
+  }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+absl::StatusOr<uint64_t> AgentServiceImpl::Authenticate(
+    grpc::CallbackServerContext* context, uint64_t claimed_agent_id) const {
+  absl::StatusOr<std::string_view> token = BearerToken(*context);
+  if (!token.ok()) return token.status();
+  absl::StatusOr<uint64_t> agent = aggregator_->AuthenticateAgent(*token);
+  if (!agent.ok()) return agent.status();
+  if (claimed_agent_id != 0 && claimed_agent_id != *agent) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "request names agent ", claimed_agent_id,
+        " but the credential belongs to agent ", *agent));
+  }
+  return *agent;
+}
+
+grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
+    grpc::CallbackServerContext* context, const v1::EnrollRequest* request,
+    v1::EnrollResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  aggregator_->EnrollAsync(
+      request->enrollment_token(),
+      [reactor, response](absl::StatusOr<Enrollment> enrollment) {
+        if (enrollment.ok()) {
+          response->set_agent_id(enrollment->agent_id);
+          response->mutable_credential()->set_bearer_token(
+              enrollment->bearer_token);
+        }
+        reactor->Finish(ToGrpcStatus(enrollment.status()));
+      });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
+    grpc::CallbackServerContext* context, const v1::GetTasksRequest* request,
+    v1::GetTasksResponse* response) {
+  absl::StatusOr<uint64_t> agent = Authenticate(context, request->agent_id());
+  if (!agent.ok()) return FinishWith(context, agent.status());
+  absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(
+      *agent, static_cast<int>(std::min<uint32_t>(request->max_tasks(), 1 << 16)));
+  if (!tasks.ok()) return FinishWith(context, tasks.status());
+  for (const TaskAssignment& assignment : *tasks) {
+    v1::Task* wire = response->add_tasks();
+    TaskToProto(assignment.MakeTask(), assignment.study->schema, wire);
+    if (assignment.deadline != absl::InfiniteFuture()) {
+      TimeToProto(assignment.deadline, wire->mutable_deadline());
+    }
+  }
+  response->set_poll_after_seconds(tasks->empty() ? 10 : 0);
+  return FinishWith(context, absl::OkStatus());
+}
+
+grpc::ServerReadReactor<v1::UploadReportsRequest>*
+AgentServiceImpl::UploadReports(grpc::CallbackServerContext* context,
+                                v1::UploadReportsResponse* response) {
+  absl::StatusOr<uint64_t> agent = Authenticate(context, 0);
+  if (!agent.ok()) return new RejectingUploadReactor(agent.status());
+  return new UploadReactor(aggregator_, *agent, response);
+}
+
+grpc::ServerUnaryReactor* AgentServiceImpl::GetBudget(
+    grpc::CallbackServerContext* context, const v1::GetBudgetRequest* request,
+    v1::GetBudgetResponse* response) {
+  absl::StatusOr<uint64_t> agent = Authenticate(context, request->agent_id());
+  if (!agent.ok()) return FinishWith(context, agent.status());
+  absl::StatusOr<std::vector<LedgerEntry>> ledger =
+      aggregator_->GetBudget(*agent, request->study_id());
+  if (!ledger.ok()) return FinishWith(context, ledger.status());
+  for (const LedgerEntry& entry : *ledger) {
+    v1::BudgetEntry* out = response->add_entries();
+    out->set_study_id(entry.study_id);
+    out->set_cap_nanos(static_cast<uint64_t>(entry.cap_nanos));
+    out->set_spent_nanos(static_cast<uint64_t>(entry.spent_nanos));
+  }
+  return FinishWith(context, absl::OkStatus());
+}
+
+}  // namespace ldp

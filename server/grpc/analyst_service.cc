@@ -1,0 +1,206 @@
+// AnalystService adapter; see the header.
+#include "server/grpc/analyst_service.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "proto/convert/estimate_convert.h"
+#include "proto/convert/grpc_status.h"
+#include "proto/convert/study_convert.h"
+#include "proto/convert/time_convert.h"
+#include "server/grpc/auth_metadata.h"
+
+namespace ldp {
+namespace {
+
+constexpr int kDefaultPageSize = 50;
+constexpr int kMaxPageSize = 1000;
+
+grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
+                                     const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+v1::RoundState RoundStateToProto(RoundState state) {
+  switch (state) {
+    case RoundState::kOpen:
+      return v1::ROUND_OPEN;
+    case RoundState::kClosedQuorum:
+      return v1::ROUND_CLOSED_QUORUM;
+    case RoundState::kClosedDeadline:
+      return v1::ROUND_CLOSED_DEADLINE;
+  }
+  return v1::ROUND_STATE_UNSPECIFIED;
+}
+
+void StudyToProto(const StudyInfo& info, v1::Study* out) {
+  out->set_study_id(info.study_id);
+  if (info.spec_bytes != nullptr) out->mutable_spec()->ParseFromString(*info.spec_bytes);
+  v1::StudyStatus* status = out->mutable_status();
+  status->set_state(info.state == StudyState::kActive ? v1::STUDY_ACTIVE
+                                                      : v1::STUDY_CLOSED);
+  for (const RoundInfo& round : info.rounds) status->add_round_ids(round.round_id);
+  status->set_num_agents(static_cast<uint64_t>(info.num_agents));
+  status->set_num_reports(static_cast<uint64_t>(info.num_reports));
+  status->set_max_spent_nanos(static_cast<uint64_t>(info.max_spent_nanos));
+  TimeToProto(info.create_time, out->mutable_create_time());
+}
+
+void RoundToProto(const StudyInfo& study, const RoundInfo& round,
+                  v1::Round* out) {
+  out->set_study_id(study.study_id);
+  out->set_round_id(round.round_id);
+  out->set_state(RoundStateToProto(round.state));
+  for (const Question& question : study.spec->questions) {
+    ToProto(question, out->add_questions());
+  }
+  for (const QuestionInfo& question : round.questions) {
+    v1::QuestionProgress* progress = out->add_progress();
+    progress->set_question_id(question.question_id);
+    progress->set_num_reports(static_cast<uint64_t>(question.num_reports));
+  }
+  TimeToProto(round.start_time, out->mutable_start_time());
+  if (round.deadline != absl::InfiniteFuture()) {
+    TimeToProto(round.deadline, out->mutable_deadline());
+  }
+  out->set_split_strategy(std::string(SplitStrategyName(round.strategy)));
+  out->set_plan_explanation(round.plan_explanation);
+}
+
+EstimateRelease ToRelease(const QuestionEstimate& q, double confidence) {
+  if (const auto* scalar = std::get_if<ScalarEstimate>(&q.estimate)) {
+    return ScalarRelease{.estimate = *scalar,
+                         .epsilon_nanos = q.epsilon_nanos,
+                         .mechanism = q.mechanism};
+  }
+  HistogramRelease release{.estimate = std::get<HistogramEstimate>(q.estimate),
+                           .confidence = confidence,
+                           .epsilon_nanos = q.epsilon_nanos,
+                           .mechanism = q.mechanism};
+  if (q.question != nullptr) {
+    if (const auto* h = std::get_if<HistogramTask>(&q.question->question)) {
+      const uint32_t n = h->encoding.domain_size();
+      release.labels.reserve(n);
+      for (uint32_t v = 0; v < n; ++v) release.labels.push_back(h->encoding.Describe(v));
+    }
+  }
+  if (q.post_processing.has_value()) {
+    release.post_processed = PostProcessedFrequencies{
+        .method = *q.post_processing, .frequencies = q.post_processed};
+  }
+  return release;
+}
+
+}  // namespace
+
+absl::StatusOr<StudySpec> ProtoStudySpecCodec::Decode(
+    std::string_view bytes) const {
+  v1::StudySpec proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError("study spec bytes are not an ldp.v1.StudySpec");
+  }
+  return StudySpecFromProto(proto);
+}
+
+absl::Status AnalystServiceImpl::Authenticate(
+    grpc::CallbackServerContext* context) const {
+  absl::StatusOr<std::string_view> token = BearerToken(*context);
+  if (!token.ok()) return token.status();
+  return aggregator_->AuthenticateAnalyst(*token);
+}
+
+grpc::ServerUnaryReactor* AnalystServiceImpl::CreateStudy(
+    grpc::CallbackServerContext* context, const v1::CreateStudyRequest* request,
+    v1::Study* response) {
+  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  std::string bytes;
+  if (!request->spec().SerializeToString(&bytes)) {
+    return FinishWith(context, absl::InvalidArgumentError("cannot serialize the study spec"));
+  }
+  absl::StatusOr<StudyInfo> info =
+      aggregator_->CreateStudy(std::move(bytes), request->request_id());
+  if (info.ok()) StudyToProto(*info, response);
+  return FinishWith(context, info.status());
+}
+
+grpc::ServerUnaryReactor* AnalystServiceImpl::GetStudy(
+    grpc::CallbackServerContext* context, const v1::GetStudyRequest* request,
+    v1::Study* response) {
+  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(request->study_id());
+  if (info.ok()) StudyToProto(*info, response);
+  return FinishWith(context, info.status());
+}
+
+grpc::ServerUnaryReactor* AnalystServiceImpl::ListStudies(
+    grpc::CallbackServerContext* context, const v1::ListStudiesRequest* request,
+    v1::ListStudiesResponse* response) {
+  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  uint64_t start = 0;
+  if (!request->page_token().empty() &&
+      !absl::SimpleAtoi(request->page_token(), &start)) {
+    return FinishWith(context, absl::InvalidArgumentError(absl::StrCat(
+                                   "page_token '", request->page_token(),
+                                   "' is not one this server returned")));
+  }
+  const int size = request->page_size() == 0
+                       ? kDefaultPageSize
+                       : static_cast<int>(std::min<uint32_t>(request->page_size(), kMaxPageSize));
+  const StudyPage page = aggregator_->ListStudies(size, start);
+  for (const StudyInfo& info : page.studies) StudyToProto(info, response->add_studies());
+  if (page.next_page_start != 0) {
+    response->set_next_page_token(absl::StrCat(page.next_page_start));
+  }
+  return FinishWith(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* AnalystServiceImpl::StartRound(
+    grpc::CallbackServerContext* context, const v1::StartRoundRequest* request,
+    v1::Round* response) {
+  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  return FinishWith(context,
+                    absl::UnimplementedError(
+                        "interactive rounds are not available yet; create a "
+                        "NONINTERACTIVE study"));
+}
+
+grpc::ServerUnaryReactor* AnalystServiceImpl::GetRound(
+    grpc::CallbackServerContext* context, const v1::GetRoundRequest* request,
+    v1::Round* response) {
+  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(request->study_id());
+  if (!info.ok()) return FinishWith(context, info.status());
+  for (const RoundInfo& round : info->rounds) {
+    if (round.round_id == request->round_id() ||
+        (request->round_id() == 0 && &round == &info->rounds.back())) {
+      RoundToProto(*info, round, response);
+      return FinishWith(context, absl::OkStatus());
+    }
+  }
+  return FinishWith(context, absl::NotFoundError(absl::StrCat(
+                                 "study ", request->study_id(), " has no round ",
+                                 request->round_id())));
+}
+
+grpc::ServerUnaryReactor* AnalystServiceImpl::GetEstimates(
+    grpc::CallbackServerContext* context,
+    const v1::GetEstimatesRequest* request,
+    v1::GetEstimatesResponse* response) {
+  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  absl::StatusOr<RoundEstimates> estimates =
+      aggregator_->GetEstimates(request->study_id(), request->round_id());
+  if (!estimates.ok()) return FinishWith(context, estimates.status());
+  response->set_round_id(estimates->round_id);
+  response->set_round_state(RoundStateToProto(estimates->state));
+  for (const QuestionEstimate& q : estimates->questions) {
+    ToProto(q.question_id, ToRelease(q, estimates->confidence),
+            response->add_estimates());
+  }
+  return FinishWith(context, absl::OkStatus());
+}
+
+}  // namespace ldp

@@ -1,0 +1,53 @@
+// The AnalystService gRPC adapter: checks the analyst credential, turns
+// wire study specs into the bytes the Aggregator keeps, and renders studies,
+// rounds and estimates back to wire messages.
+#ifndef LDP_SERVER_GRPC_ANALYST_SERVICE_H_
+#define LDP_SERVER_GRPC_ANALYST_SERVICE_H_
+
+#include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "server/aggregator.h"
+
+namespace ldp {
+
+// Decodes stored spec bytes (a serialized ldp.v1.StudySpec).
+class ProtoStudySpecCodec final : public StudySpecCodec {
+ public:
+  absl::StatusOr<StudySpec> Decode(std::string_view bytes) const override;
+};
+
+class AnalystServiceImpl final : public v1::AnalystService::CallbackService {
+ public:
+  // `aggregator` is not owned and must outlive the service.
+  explicit AnalystServiceImpl(Aggregator* aggregator)
+      : aggregator_(aggregator) {}
+
+  grpc::ServerUnaryReactor* CreateStudy(grpc::CallbackServerContext* context,
+                                        const v1::CreateStudyRequest* request,
+                                        v1::Study* response) override;
+  grpc::ServerUnaryReactor* GetStudy(grpc::CallbackServerContext* context,
+                                     const v1::GetStudyRequest* request,
+                                     v1::Study* response) override;
+  grpc::ServerUnaryReactor* ListStudies(
+      grpc::CallbackServerContext* context,
+      const v1::ListStudiesRequest* request,
+      v1::ListStudiesResponse* response) override;
+  grpc::ServerUnaryReactor* StartRound(grpc::CallbackServerContext* context,
+                                       const v1::StartRoundRequest* request,
+                                       v1::Round* response) override;
+  grpc::ServerUnaryReactor* GetRound(grpc::CallbackServerContext* context,
+                                     const v1::GetRoundRequest* request,
+                                     v1::Round* response) override;
+  grpc::ServerUnaryReactor* GetEstimates(
+      grpc::CallbackServerContext* context,
+      const v1::GetEstimatesRequest* request,
+      v1::GetEstimatesResponse* response) override;
+
+ private:
+  absl::Status Authenticate(grpc::CallbackServerContext* context) const;
+
+  Aggregator* aggregator_;  // not owned
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_GRPC_ANALYST_SERVICE_H_
