@@ -7,7 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "client/payload_codec.h"
+#include "client/payload_text.h"
 #include "common/status_macros.h"
 
 namespace ldp {
@@ -60,7 +60,7 @@ absl::Status ParseMemo(const std::vector<absl::string_view>& f, int line,
       f[1].find_first_not_of("0123456789abcdef") != f[1].npos) {
     return LineError(line, "memo needs a hex key and a payload");
   }
-  ASSIGN_OR_RETURN(ReportPayload payload, DecodePayload(f[2]));
+  ASSIGN_OR_RETURN(ReportPayload payload, PayloadFromText(f[2]));
   if (!state.memo.emplace(std::string(f[1]), std::move(payload)).second) {
     return LineError(line, "memo key listed twice");
   }
@@ -76,7 +76,7 @@ absl::Status ParseReport(const std::vector<absl::string_view>& f, int line,
   ASSIGN_OR_RETURN(stored.report.task_id, ParseNumber<uint64_t>(f[1], line));
   ASSIGN_OR_RETURN(stored.report.report_id, ParseReportId(f[2], line));
   stored.settled = f[3] == "settled";
-  ASSIGN_OR_RETURN(stored.report.payload, DecodePayload(f[4]));
+  ASSIGN_OR_RETURN(stored.report.payload, PayloadFromText(f[4]));
   const uint64_t task_id = stored.report.task_id;
   if (!state.reports.emplace(task_id, std::move(stored)).second) {
     return LineError(line, "task listed twice");
@@ -117,7 +117,7 @@ std::string SerializeAgentState(const AgentState& state) {
                     budget.spent_nanos, "\n");
   }
   for (const auto& [key, payload] : state.memo) {
-    absl::StrAppend(&out, "memo ", key, " ", EncodePayload(payload), "\n");
+    absl::StrAppend(&out, "memo ", key, " ", PayloadToText(payload), "\n");
   }
   for (const auto& [task_id, stored] : state.reports) {
     const auto& id = stored.report.report_id;
@@ -126,7 +126,7 @@ std::string SerializeAgentState(const AgentState& state) {
         absl::BytesToHexString(absl::string_view(
             reinterpret_cast<const char*>(id.data()), id.size())),
         stored.settled ? " settled " : " pending ",
-        EncodePayload(stored.report.payload), "\n");
+        PayloadToText(stored.report.payload), "\n");
   }
   absl::StrAppend(&out, "end\n");
   return out;

@@ -485,4 +485,8 @@ absl::StatusOr<RoundEstimates> Aggregator::GetEstimates(uint64_t study_id,
 
 void Aggregator::CloseExpiredRounds() { impl_->CloseExpiredRounds(); }
 
+CommitQueueStats Aggregator::commit_stats() const {
+  return impl_->queue().stats();
+}
+
 }  // namespace ldp

@@ -46,6 +46,7 @@
 #include "common/study_spec.h"
 #include "common/task.h"
 #include "common/task_mechanism.h"
+#include "server/commit_queue.h"
 #include "server/planner.h"
 #include "server/store.h"
 
@@ -244,6 +245,9 @@ class Aggregator {
   // calls do this first; a server should also call it periodically so
   // rounds close without an analyst watching.
   void CloseExpiredRounds();
+
+  // Group-commit counters since construction (transactions, jobs).
+  CommitQueueStats commit_stats() const;
 
  public:
   class Impl;  // internal (aggregator_impl.h)

@@ -89,6 +89,7 @@ class Aggregator::Impl {
   // Shared by the jobs (writer thread).
   const Clock& clock() const { return *options_.clock; }
   CommitQueue& queue() { return *queue_; }
+  const CommitQueue& queue() const { return *queue_; }
   AgentDirectory& agents() { return agents_; }
   // Queues the durable close of a round whose state the caller decided
   // (state already set for quorum; set by the job for deadlines).

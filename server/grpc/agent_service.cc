@@ -11,6 +11,7 @@
 #include "proto/convert/task_convert.h"
 #include "proto/convert/time_convert.h"
 #include "server/grpc/auth_metadata.h"
+#include "server/grpc/ledger_proto.h"
 
 namespace ldp {
 namespace {
@@ -162,12 +163,7 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetBudget(
   absl::StatusOr<std::vector<LedgerEntry>> ledger =
       aggregator_->GetBudget(*agent, request->study_id());
   if (!ledger.ok()) return FinishWith(context, ledger.status());
-  for (const LedgerEntry& entry : *ledger) {
-    v1::BudgetEntry* out = response->add_entries();
-    out->set_study_id(entry.study_id);
-    out->set_cap_nanos(static_cast<uint64_t>(entry.cap_nanos));
-    out->set_spent_nanos(static_cast<uint64_t>(entry.spent_nanos));
-  }
+  LedgerToProto(*ledger, response);
   return FinishWith(context, absl::OkStatus());
 }
 

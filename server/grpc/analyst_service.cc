@@ -11,6 +11,7 @@
 #include "proto/convert/study_convert.h"
 #include "proto/convert/time_convert.h"
 #include "server/grpc/auth_metadata.h"
+#include "server/grpc/ledger_proto.h"
 
 namespace ldp {
 namespace {
@@ -200,6 +201,17 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::GetEstimates(
     ToProto(q.question_id, ToRelease(q, estimates->confidence),
             response->add_estimates());
   }
+  return FinishWith(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* AnalystServiceImpl::GetAgentBudget(
+    grpc::CallbackServerContext* context, const v1::GetBudgetRequest* request,
+    v1::GetBudgetResponse* response) {
+  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  absl::StatusOr<std::vector<LedgerEntry>> ledger =
+      aggregator_->GetBudget(request->agent_id(), request->study_id());
+  if (!ledger.ok()) return FinishWith(context, ledger.status());
+  LedgerToProto(*ledger, response);
   return FinishWith(context, absl::OkStatus());
 }
 

@@ -41,6 +41,9 @@ class AnalystServiceImpl final : public v1::AnalystService::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::GetEstimatesRequest* request,
       v1::GetEstimatesResponse* response) override;
+  grpc::ServerUnaryReactor* GetAgentBudget(
+      grpc::CallbackServerContext* context, const v1::GetBudgetRequest* request,
+      v1::GetBudgetResponse* response) override;
 
  private:
   absl::Status Authenticate(grpc::CallbackServerContext* context) const;

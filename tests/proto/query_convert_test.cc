@@ -160,45 +160,45 @@ TEST(QueryConvert, RejectsMalformedTrees) {
     std::string text;
     const char* message;
   };
-  const std::string range = " output_range { lower: 0 upper: 1 }";
+  auto in_range = [](absl::string_view root) {
+    return absl::StrCat(root, " output_range { lower: 0 upper: 1 }");
+  };
   const Case cases[] = {
       {"no root", range, "query.root is missing"},
       {"no range", "root { constant: 1 }", "output_range is missing"},
-      {"empty node", "root {}" + range, "root: expression node has no"},
+      {"empty node", in_range("root {}"), "root: expression node has no"},
       {"unspecified op",
-       "root { comparison { left { constant: 1 } right { constant: 1 } } }" +
-           range,
+       in_range("root { comparison { left { constant: 1 } right { constant: 1 } } }"),
        "root.comparison: operator 0"},
       {"unknown op",
-       "root { arithmetic { op: 99 left { constant: 1 } right { constant: 1 } "
-       "} }" + range,
+       in_range("root { arithmetic { op: 99 left { constant: 1 } right { constant: 1 } "
+       "} }"),
        "operator 99"},
-      {"missing operand", "root { logical { op: OR left { constant: 1 } } }" + range,
+      {"missing operand", in_range("root { logical { op: OR left { constant: 1 } } }"),
        "root.logical.right is missing"},
-      {"missing unary operand", "root { unary { op: NOT } }" + range,
+      {"missing unary operand", in_range("root { unary { op: NOT } }"),
        "root.unary.operand is missing"},
       {"nested empty node",
-       "root { unary { op: ABS operand { unary { op: NOT operand {} } } } }" +
-           range,
+       in_range("root { unary { op: ABS operand { unary { op: NOT operand {} } } } }"),
        "root.unary.operand.unary.operand: expression node"},
-      {"clamp without range", "root { clamp { operand { constant: 1 } } }" + range,
+      {"clamp without range", in_range("root { clamp { operand { constant: 1 } } }"),
        "root.clamp.range is missing"},
       {"if without otherwise",
-       "root { if_then_else { condition { constant: 1 } then { constant: 1 } } "
-       "}" + range,
+       in_range("root { if_then_else { condition { constant: 1 } then { constant: 1 } } "
+       "}"),
        "otherwise is missing"},
       {"bad mask",
        R"pb(root {
               masked_parity {
                 field: "features"
-                mask { packed: "\x13\x00" bit_length: 5 }
+                mask { packed: "\x13\x00in_range(" bit_length: 5 }
               }
-            })pb" + range,
+            })pb"),
        "root.masked_parity.mask"},
-      {"unknown field", "root { field: \"height\" }" + range, "invalid query"},
-      {"wrong field kind", "root { bit_at { field: \"age\" index: 0 } }" + range,
+      {"unknown field", in_range("root { field: \"height\" }"), "invalid query"},
+      {"wrong field kind", in_range("root { bit_at { field: \"age\" index: 0 } }"),
        "invalid query"},
-      {"NaN constant", "root { constant: nan }" + range, "invalid query"},
+      {"NaN constant", in_range("root { constant: nan }"), "invalid query"},
       {"empty range", "root { constant: 1 } output_range { lower: 1 upper: 1 }",
        "invalid query"},
       {"infinite range",

@@ -1,4 +1,4 @@
-#include "client/payload_codec.h"
+#include "client/payload_text.h"
 
 #include <cstdint>
 #include <limits>
@@ -13,7 +13,7 @@ namespace {
 
 using testing::StatusIs;
 
-TEST(PayloadCodec, RoundTripsEveryPayloadKindExactly) {
+TEST(PayloadText, RoundTripsEveryPayloadKindExactly) {
   const std::vector<ReportPayload> payloads = {
       FrequencyReport{ItemReport{0}},
       FrequencyReport{ItemReport{std::numeric_limits<uint32_t>::max()}},
@@ -29,31 +29,31 @@ TEST(PayloadCodec, RoundTripsEveryPayloadKindExactly) {
       ScalarReport{std::numeric_limits<int64_t>::max()},
   };
   for (const ReportPayload& payload : payloads) {
-    const std::string text = EncodePayload(payload);
+    const std::string text = PayloadToText(payload);
     EXPECT_EQ(text.find_first_of(" \n\t"), std::string::npos) << text;
-    auto decoded = DecodePayload(text);
+    auto decoded = PayloadFromText(text);
     ASSERT_OK(decoded) << text;
     EXPECT_EQ(*decoded, payload) << text;
   }
 }
 
-TEST(PayloadCodec, UsesTheDocumentedForm) {
-  EXPECT_EQ(EncodePayload(FrequencyReport{ItemReport{5}}), "item:5");
-  EXPECT_EQ(EncodePayload(FrequencyReport{BitVectorReport{{0xa1, 3}}}),
+TEST(PayloadText, UsesTheDocumentedForm) {
+  EXPECT_EQ(PayloadToText(FrequencyReport{ItemReport{5}}), "item:5");
+  EXPECT_EQ(PayloadToText(FrequencyReport{BitVectorReport{{0xa1, 3}}}),
             "bits:00000000000000a1.0000000000000003");
-  EXPECT_EQ(EncodePayload(FrequencyReport{SubsetReport{{1, 4, 9}}}),
+  EXPECT_EQ(PayloadToText(FrequencyReport{SubsetReport{{1, 4, 9}}}),
             "subset:1.4.9");
-  EXPECT_EQ(EncodePayload(ScalarReport{-17}), "scalar:-17");
+  EXPECT_EQ(PayloadToText(ScalarReport{-17}), "scalar:-17");
 }
 
-TEST(PayloadCodec, RejectsAnythingMalformed) {
+TEST(PayloadText, RejectsAnythingMalformed) {
   for (const char* text :
        {"", "item", "item:", "item:-1", "item:4294967296", "item: 5",
         "item:+5", "item:5:6", "bits:a1", "bits:00000000000000A1",
         "bits:00000000000000a1.", "hashed:1", "hashed:1:2:3", "subset:1..2",
         "sketch:1:2", "scalar:", "scalar:1.5", "scalar:99999999999999999999",
         "scalar:--1", "laplace:1", "scalar:1:2"}) {
-    EXPECT_THAT(DecodePayload(text), StatusIs(absl::StatusCode::kDataLoss))
+    EXPECT_THAT(PayloadFromText(text), StatusIs(absl::StatusCode::kDataLoss))
         << "'" << text << "'";
   }
 }

@@ -1,5 +1,5 @@
 // Report payload ↔ one text token; see the header.
-#include "client/payload_codec.h"
+#include "client/payload_text.h"
 
 #include <cstdint>
 #include <vector>
@@ -112,14 +112,14 @@ absl::StatusOr<ReportPayload> DecodeFrequency(
 
 }  // namespace
 
-std::string EncodePayload(const ReportPayload& payload) {
+std::string PayloadToText(const ReportPayload& payload) {
   if (const auto* scalar = std::get_if<ScalarReport>(&payload)) {
     return absl::StrCat("scalar:", scalar->level);
   }
   return std::visit(Encoder{}, std::get<FrequencyReport>(payload));
 }
 
-absl::StatusOr<ReportPayload> DecodePayload(absl::string_view text) {
+absl::StatusOr<ReportPayload> PayloadFromText(absl::string_view text) {
   std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
   const absl::string_view kind = parts.front();
   parts.erase(parts.begin());

@@ -9,8 +9,8 @@
 //   subset:1.4.9   sketch:<row>:<column>:<hex words>   scalar:-17
 // Bit-vector words are 16 lowercase hex digits each, separated by '.'.
 // This is a storage format, not a wire format (the wire is protobuf).
-#ifndef LDP_CLIENT_PAYLOAD_CODEC_H_
-#define LDP_CLIENT_PAYLOAD_CODEC_H_
+#ifndef LDP_CLIENT_PAYLOAD_TEXT_H_
+#define LDP_CLIENT_PAYLOAD_TEXT_H_
 
 #include <string>
 
@@ -20,11 +20,11 @@
 
 namespace ldp {
 
-std::string EncodePayload(const ReportPayload& payload);
+std::string PayloadToText(const ReportPayload& payload);
 
-// Exact inverse of EncodePayload; DataLoss for anything it cannot parse.
-absl::StatusOr<ReportPayload> DecodePayload(absl::string_view text);
+// Exact inverse of PayloadToText; DataLoss for anything it cannot parse.
+absl::StatusOr<ReportPayload> PayloadFromText(absl::string_view text);
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_PAYLOAD_CODEC_H_
+#endif  // LDP_CLIENT_PAYLOAD_TEXT_H_

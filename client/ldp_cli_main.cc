@@ -1,0 +1,311 @@
+// ldp: the analyst's command line for a running ldp-server.
+//
+//   ldp study create FILE      create a study from a textproto or JSON spec
+//   ldp study status ID        state, plan and progress of a study
+//   ldp study list             studies, newest first
+//   ldp results ID [--json]    estimates with their intervals
+//   ldp budget AGENT           what the server has charged an agent
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/convert/grpc_status.h"
+#include "proto/ldp/v1/analyst_service.grpc.pb.h"
+
+ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ldp-server address.");
+ABSL_FLAG(std::string, token_file, "ldp.db.analyst_token",
+          "File holding the analyst token (ldp-server writes "
+          "<db>.analyst_token).");
+ABSL_FLAG(bool, json, false, "Print results as JSON instead of a table.");
+ABSL_FLAG(uint64_t, round, 0, "Round of `results` (0 = the latest).");
+ABSL_FLAG(int, top, 20, "Histogram rows printed by `results` (largest first; 0 = all).");
+ABSL_FLAG(uint64_t, study, 0, "Restrict `budget` to one study (0 = all).");
+ABSL_FLAG(std::string, request_id, "",
+          "Idempotency key for `study create`: a retry with the same key "
+          "returns the first study instead of creating another.");
+ABSL_FLAG(int, timeout_seconds, 30, "Deadline of each call.");
+
+namespace ldp {
+namespace {
+
+constexpr char kUsage[] =
+    "The analyst's command line for ldp-server.\n"
+    "Usage:\n"
+    "  ldp study create FILE     create a study from an ldp.v1.StudySpec in\n"
+    "                            text format (.textproto/.txtpb/.pbtxt) or JSON\n"
+    "  ldp study status ID       state, plan and progress of a study\n"
+    "  ldp study list            studies, newest first\n"
+    "  ldp results ID [--json] [--round=R] [--top=K]\n"
+    "  ldp budget AGENT [--study=S]\n"
+    "Common flags: --server=HOST:PORT --token_file=PATH";
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "ldp: %s\n", status.ToString().c_str());
+  return status.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Analyst {
+ public:
+  static absl::StatusOr<Analyst> Connect() {
+    absl::StatusOr<std::string> token = ReadFile(absl::GetFlag(FLAGS_token_file));
+    if (!token.ok()) {
+      return absl::NotFoundError(absl::StrCat(
+          token.status().message(),
+          "; pass --token_file (ldp-server writes <db>.analyst_token)"));
+    }
+    auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_server),
+                                       grpc::InsecureChannelCredentials());
+    return Analyst(v1::AnalystService::NewStub(channel),
+                   std::string(absl::StripAsciiWhitespace(*token)));
+  }
+
+  template <typename Request, typename Response, typename Method>
+  absl::StatusOr<Response> Call(Method method, const Request& request) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + token_);
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(absl::GetFlag(FLAGS_timeout_seconds)));
+    Response response;
+    const grpc::Status status = (stub_.get()->*method)(&context, request, &response);
+    if (!status.ok()) return FromGrpcStatus(status);
+    return response;
+  }
+
+  v1::AnalystService::Stub* stub() { return stub_.get(); }
+
+ private:
+  Analyst(std::unique_ptr<v1::AnalystService::Stub> stub, std::string token)
+      : stub_(std::move(stub)), token_(std::move(token)) {}
+  std::unique_ptr<v1::AnalystService::Stub> stub_;
+  std::string token_;
+};
+
+absl::StatusOr<uint64_t> ParseId(const std::vector<char*>& args, size_t i,
+                                 const char* what) {
+  uint64_t id = 0;
+  if (args.size() <= i || !absl::SimpleAtoi(args[i], &id)) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", what, "\n", kUsage));
+  }
+  return id;
+}
+
+absl::StatusOr<v1::StudySpec> ParseSpec(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  v1::StudySpec spec;
+  if (absl::EndsWith(path, ".json")) {
+    auto status = google::protobuf::util::JsonStringToMessage(*text, &spec);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, " is not an ldp.v1.StudySpec in JSON: ", status.ToString()));
+    }
+    return spec;
+  }
+  if (!google::protobuf::TextFormat::ParseFromString(*text, &spec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " is not an ldp.v1.StudySpec in text format (see the parser "
+              "messages above; use a .json name for JSON)"));
+  }
+  return spec;
+}
+
+void PrintRound(const v1::Round& round) {
+  std::printf("round %llu: %s\n", static_cast<unsigned long long>(round.round_id()),
+              v1::RoundState_Name(round.state()).c_str());
+  if (!round.split_strategy().empty()) {
+    std::printf("  plan: %s — %s\n", round.split_strategy().c_str(),
+                round.plan_explanation().c_str());
+  }
+  for (const auto& progress : round.progress()) {
+    std::printf("  %-24s %10llu reports\n", progress.question_id().c_str(),
+                static_cast<unsigned long long>(progress.num_reports()));
+  }
+}
+
+absl::Status StudyStatus(Analyst& analyst, uint64_t id) {
+  v1::GetStudyRequest request;
+  request.set_study_id(id);
+  auto study = analyst.Call<v1::GetStudyRequest, v1::Study>(
+      &v1::AnalystService::Stub::GetStudy, request);
+  if (!study.ok()) return study.status();
+  const auto& status = study->status();
+  std::printf("study %llu \"%s\": %s, %llu agents charged, %llu reports, "
+              "largest spend %.4g of cap %.4g epsilon\n",
+              static_cast<unsigned long long>(study->study_id()),
+              study->spec().display_name().c_str(),
+              v1::StudyState_Name(status.state()).c_str(),
+              static_cast<unsigned long long>(status.num_agents()),
+              static_cast<unsigned long long>(status.num_reports()),
+              status.max_spent_nanos() * 1e-9, study->spec().epsilon_cap_nanos() * 1e-9);
+  for (uint64_t round_id : status.round_ids()) {
+    v1::GetRoundRequest round_request;
+    round_request.set_study_id(id);
+    round_request.set_round_id(round_id);
+    auto round = analyst.Call<v1::GetRoundRequest, v1::Round>(
+        &v1::AnalystService::Stub::GetRound, round_request);
+    if (!round.ok()) return round.status();
+    PrintRound(*round);
+  }
+  return absl::OkStatus();
+}
+
+void PrintScalar(const std::string& id, const v1::ScalarEstimate& e) {
+  std::printf("%-24s %12.6g  se %-10.4g [%.6g, %.6g] at %g%%  n=%lld  eps=%.4g  %s\n",
+              id.c_str(), e.value(), e.standard_error(), e.interval().lower(),
+              e.interval().upper(), e.interval().confidence() * 100,
+              static_cast<long long>(e.num_reports()), e.implemented_epsilon(),
+              e.mechanism().c_str());
+}
+
+void PrintHistogram(const std::string& id, const v1::HistogramEstimate& h, int top) {
+  std::printf("%s: histogram over %d items, n=%lld, eps=%.4g, %s, %g%% intervals%s\n",
+              id.c_str(), h.frequencies_size(), static_cast<long long>(h.num_reports()),
+              h.implemented_epsilon(), h.mechanism().c_str(), h.confidence() * 100,
+              h.has_post_processed() ? absl::StrCat(", post-processed: ",
+                                                    h.post_processed().method()).c_str()
+                                     : "");
+  std::vector<int> order(h.frequencies_size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return h.frequencies(a) > h.frequencies(b);
+  });
+  const int rows = top <= 0 ? h.frequencies_size() : std::min(top, h.frequencies_size());
+  for (int r = 0; r < rows; ++r) {
+    const int v = order[r];
+    std::printf("  %-30s %9.5f  se %-8.4g [%9.5f, %9.5f]", 
+                v < h.labels_size() ? h.labels(v).c_str() : absl::StrCat(v).c_str(),
+                h.frequencies(v), h.standard_errors(v), h.interval_lower(v),
+                h.interval_upper(v));
+    if (h.has_post_processed()) std::printf("  %9.5f", h.post_processed().frequencies(v));
+    std::printf("\n");
+  }
+}
+
+absl::Status Results(Analyst& analyst, uint64_t id) {
+  v1::GetEstimatesRequest request;
+  request.set_study_id(id);
+  request.set_round_id(absl::GetFlag(FLAGS_round));
+  auto estimates = analyst.Call<v1::GetEstimatesRequest, v1::GetEstimatesResponse>(
+      &v1::AnalystService::Stub::GetEstimates, request);
+  if (!estimates.ok()) return estimates.status();
+  if (absl::GetFlag(FLAGS_json)) {
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;
+    (void)google::protobuf::util::MessageToJsonString(*estimates, &json, options);
+    std::printf("%s\n", json.c_str());
+    return absl::OkStatus();
+  }
+  std::printf("study %llu round %llu (%s)\n", static_cast<unsigned long long>(id),
+              static_cast<unsigned long long>(estimates->round_id()),
+              v1::RoundState_Name(estimates->round_state()).c_str());
+  for (const auto& q : estimates->estimates()) {
+    if (q.has_scalar()) PrintScalar(q.question_id(), q.scalar());
+    if (q.has_histogram()) PrintHistogram(q.question_id(), q.histogram(), absl::GetFlag(FLAGS_top));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(const std::vector<char*>& args) {
+  if (args.size() < 2) return absl::InvalidArgumentError(kUsage);
+  const std::string command = args[1];
+  const std::string sub = args.size() > 2 ? args[2] : "";
+  auto analyst = Analyst::Connect();
+  if (!analyst.ok()) return analyst.status();
+  if (command == "study" && sub == "create") {
+    if (args.size() < 4) return absl::InvalidArgumentError(absl::StrCat("expected FILE\n", kUsage));
+    auto spec = ParseSpec(args[3]);
+    if (!spec.ok()) return spec.status();
+    v1::CreateStudyRequest request;
+    *request.mutable_spec() = *spec;
+    request.set_request_id(absl::GetFlag(FLAGS_request_id));
+    auto study = analyst->Call<v1::CreateStudyRequest, v1::Study>(
+        &v1::AnalystService::Stub::CreateStudy, request);
+    if (!study.ok()) return study.status();
+    std::printf("created study %llu\n", static_cast<unsigned long long>(study->study_id()));
+    return StudyStatus(*analyst, study->study_id());
+  }
+  if (command == "study" && sub == "status") {
+    auto id = ParseId(args, 3, "a study ID");
+    if (!id.ok()) return id.status();
+    return StudyStatus(*analyst, *id);
+  }
+  if (command == "study" && sub == "list") {
+    auto list = analyst->Call<v1::ListStudiesRequest, v1::ListStudiesResponse>(
+        &v1::AnalystService::Stub::ListStudies, v1::ListStudiesRequest());
+    if (!list.ok()) return list.status();
+    for (const auto& study : list->studies()) {
+      std::printf("%llu  %-10s %8llu reports  %s\n",
+                  static_cast<unsigned long long>(study.study_id()),
+                  v1::StudyState_Name(study.status().state()).c_str(),
+                  static_cast<unsigned long long>(study.status().num_reports()),
+                  study.spec().display_name().c_str());
+    }
+    return absl::OkStatus();
+  }
+  if (command == "results") {
+    auto id = ParseId(args, 2, "a study ID");
+    if (!id.ok()) return id.status();
+    return Results(*analyst, *id);
+  }
+  if (command == "budget") {
+    auto agent = ParseId(args, 2, "an agent ID");
+    if (!agent.ok()) return agent.status();
+    v1::GetBudgetRequest request;
+    request.set_agent_id(*agent);
+    request.set_study_id(absl::GetFlag(FLAGS_study));
+    auto budget = analyst->Call<v1::GetBudgetRequest, v1::GetBudgetResponse>(
+        &v1::AnalystService::Stub::GetAgentBudget, request);
+    if (!budget.ok()) return budget.status();
+    std::printf("agent %llu\n", static_cast<unsigned long long>(*agent));
+    for (const auto& entry : budget->entries()) {
+      std::printf("  study %llu: spent %.9g of %.9g epsilon\n",
+                  static_cast<unsigned long long>(entry.study_id()),
+                  entry.spent_nanos() * 1e-9, entry.cap_nanos() * 1e-9);
+    }
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown command\n", kUsage));
+}
+
+}  // namespace
+}  // namespace ldp
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(ldp::kUsage);
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view path) {
+    return absl::StrContains(path, "ldp_cli_main");
+  };
+  absl::SetFlagsUsageConfig(usage);
+  const std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  const absl::Status status = ldp::Run(args);
+  return status.ok() ? 0 : ldp::Fail(status);
+}
