@@ -164,39 +164,44 @@ TEST(QueryConvert, RejectsMalformedTrees) {
     return absl::StrCat(root, " output_range { lower: 0 upper: 1 }");
   };
   const Case cases[] = {
-      {"no root", range, "query.root is missing"},
+      {"no root", in_range(""), "query.root is missing"},
       {"no range", "root { constant: 1 }", "output_range is missing"},
       {"empty node", in_range("root {}"), "root: expression node has no"},
       {"unspecified op",
-       in_range("root { comparison { left { constant: 1 } right { constant: 1 } } }"),
+       in_range(
+           "root { comparison { left { constant: 1 } right { constant: 1 } } }"),
        "root.comparison: operator 0"},
       {"unknown op",
-       in_range("root { arithmetic { op: 99 left { constant: 1 } right { constant: 1 } "
-       "} }"),
+       in_range("root { arithmetic { op: 99 left { constant: 1 } "
+                "right { constant: 1 } } }"),
        "operator 99"},
-      {"missing operand", in_range("root { logical { op: OR left { constant: 1 } } }"),
+      {"missing operand",
+       in_range("root { logical { op: OR left { constant: 1 } } }"),
        "root.logical.right is missing"},
       {"missing unary operand", in_range("root { unary { op: NOT } }"),
        "root.unary.operand is missing"},
       {"nested empty node",
-       in_range("root { unary { op: ABS operand { unary { op: NOT operand {} } } } }"),
+       in_range(
+           "root { unary { op: ABS operand { unary { op: NOT operand {} } } } }"),
        "root.unary.operand.unary.operand: expression node"},
-      {"clamp without range", in_range("root { clamp { operand { constant: 1 } } }"),
+      {"clamp without range",
+       in_range("root { clamp { operand { constant: 1 } } }"),
        "root.clamp.range is missing"},
       {"if without otherwise",
-       in_range("root { if_then_else { condition { constant: 1 } then { constant: 1 } } "
-       "}"),
+       in_range("root { if_then_else { condition { constant: 1 } "
+                "then { constant: 1 } } }"),
        "otherwise is missing"},
       {"bad mask",
-       R"pb(root {
-              masked_parity {
-                field: "features"
-                mask { packed: "\x13\x00in_range(" bit_length: 5 }
-              }
-            })pb"),
+       in_range(R"pb(root {
+                       masked_parity {
+                         field: "features"
+                         mask { packed: "\x13\x00" bit_length: 5 }
+                       }
+                     })pb"),
        "root.masked_parity.mask"},
       {"unknown field", in_range("root { field: \"height\" }"), "invalid query"},
-      {"wrong field kind", in_range("root { bit_at { field: \"age\" index: 0 } }"),
+      {"wrong field kind",
+       in_range("root { bit_at { field: \"age\" index: 0 } }"),
        "invalid query"},
       {"NaN constant", in_range("root { constant: nan }"), "invalid query"},
       {"empty range", "root { constant: 1 } output_range { lower: 1 upper: 1 }",

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/frequency_oracle_factory.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -138,17 +139,20 @@ TEST(ReportConvert, RejectsMalformedReports) {
        "exactly 16 bytes, got 17"},
       {"no id", R"pb(protocol_version: 1 item {})pb", "got 0"},
       {"no payload", header, "no payload set"},
-      {"bits short", header + R"pb(bit_vector { packed: "\x01" bit_length: 9 })pb",
+      {"bits short",
+       absl::StrCat(header, R"pb(bit_vector { packed: "\x01" bit_length: 9 })pb"),
        "bit_vector: bit_length 9 needs exactly 2"},
       {"bits padding",
-       header + R"pb(bit_vector { packed: "\x01\x02" bit_length: 9 })pb",
+       absl::StrCat(header,
+                    R"pb(bit_vector { packed: "\x01\x02" bit_length: 9 })pb"),
        "must be zero"},
       {"sketch padding",
-       header + R"pb(sketch { bits { packed: "\x02" bit_length: 1 } })pb",
+       absl::StrCat(header,
+                    R"pb(sketch { bits { packed: "\x02" bit_length: 1 } })pb"),
        "sketch.bits"},
-      {"subset unsorted", header + "subset { items: 3 items: 1 }",
+      {"subset unsorted", absl::StrCat(header, "subset { items: 3 items: 1 }"),
        "strictly ascending"},
-      {"subset duplicate", header + "subset { items: 1 items: 1 items: 4 }",
+      {"subset duplicate", absl::StrCat(header, "subset { items: 1 items: 1 items: 4 }"),
        "items[0] = 1, items[1] = 1"},
   };
   for (const Case& c : cases) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/convert/schema_convert.h"
@@ -27,17 +28,16 @@ RecordSchema Schema() {
   return *schema;
 }
 
-std::string Study(const std::string& questions,
-                  const std::string& extra = "") {
-  return std::string(R"pb(
-           display_name: "smoking survey"
-           epsilon_cap_nanos: 2000000000
-           mode: NONINTERACTIVE
-           confidence: 0.9
-           quorum: 1000
-           round_duration_seconds: 600
-           schema {)pb") +
-         kSchemaText + "} " + questions + " " + extra;
+std::string Study(absl::string_view questions) {
+  return absl::StrCat(R"pb(
+                        display_name: "smoking survey"
+                        epsilon_cap_nanos: 2000000000
+                        mode: NONINTERACTIVE
+                        confidence: 0.9
+                        quorum: 1000
+                        round_duration_seconds: 600
+                        schema {)pb",
+                      kSchemaText, "} ", questions);
 }
 
 // The canonical form ToProto writes: every randomizer present, a chosen
@@ -112,7 +112,7 @@ TEST(StudyConvert, ReadsEveryPart) {
 }
 
 TEST(StudyConvert, UnsetWireFieldsTakeTheDocumentedDefaults) {
-  const auto proto = ParseText<v1::StudySpec>(std::string(R"pb(
+  const auto proto = ParseText<v1::StudySpec>(absl::StrCat(R"pb(
     epsilon_cap_nanos: 1
     mode: INTERACTIVE
     questions {
@@ -122,7 +122,7 @@ TEST(StudyConvert, UnsetWireFieldsTakeTheDocumentedDefaults) {
         output_range { lower: 0 upper: 120 }
       }
     }
-    schema {)pb") + kSchemaText + "}");
+    schema {)pb", kSchemaText, "}"));
   absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto);
   ASSERT_OK(spec);
   EXPECT_EQ(spec->mode, StudyMode::kInteractive);
@@ -217,37 +217,38 @@ TEST(StudyConvert, RejectsMalformedQuestions) {
   const std::string id = "question_id: \"q\" ";
   const Case cases[] = {
       {"empty id", hist, "question_id must not be empty"},
-      {"long id", "question_id: \"" + std::string(129, 'q') + "\" " + hist,
+      {"long id",
+       absl::StrCat("question_id: \"", std::string(129, 'q'), "\" ", hist),
        "at most 128"},
       {"no kind", id, "question has no kind"},
-      {"query with oracle", id + sq + " randomizer { oue {} }",
+      {"query with oracle", absl::StrCat(id, sq, " randomizer { oue {} }"),
        "real-valued randomizer"},
       {"query with parameters",
-       id + sq + " randomizer { piecewise { num_cells: 8 } }",
+       absl::StrCat(id, sq, " randomizer { piecewise { num_cells: 8 } }"),
        "default parameters"},
-      {"query with domain size", id + sq + " randomizer { domain_size: 2 }",
+      {"query with domain size", absl::StrCat(id, sq, " randomizer { domain_size: 2 }"),
        "domain_size must be 0"},
-      {"bad query", id + R"pb(statistical_query { root { field: "age" } })pb",
+      {"bad query", absl::StrCat(id, R"pb(statistical_query { root { field: "age" } })pb"),
        "output_range is missing"},
-      {"histogram with real mechanism", id + hist + " randomizer { duchi {} }",
+      {"histogram with real mechanism", absl::StrCat(id, hist, " randomizer { duchi {} }"),
        "frequency-oracle randomizer"},
       {"histogram domain mismatch",
-       id + hist + " randomizer { domain_size: 3 oue {} }",
+       absl::StrCat(id, hist, " randomizer { domain_size: 3 oue {} }"),
        "domain has 2 items"},
-      {"histogram without encoding", id + "histogram {}",
+      {"histogram without encoding", absl::StrCat(id, "histogram {}"),
        "histogram.encoding is missing"},
-      {"bad encoding", id + R"pb(histogram { encoding { field { field: "x" } } })pb",
+      {"bad encoding", absl::StrCat(id, R"pb(histogram { encoding { field { field: "x" } } })pb"),
        "invalid domain encoding"},
       {"unknown post-processing",
-       id + R"pb(histogram {
+       absl::StrCat(id, R"pb(histogram {
                    encoding { field { field: "smoker" } }
                    post_processing: "magic"
-                 })pb",
+                 })pb"),
        "unknown post_processing \"magic\""},
       {"epsilon beyond int64",
-       id + hist + " randomizer { epsilon_nanos: 9223372036854775808 }",
+       absl::StrCat(id, hist, " randomizer { epsilon_nanos: 9223372036854775808 }"),
        "randomizer.epsilon_nanos must be at most"},
-      {"target beyond int64", id + hist + " target_reports: 9223372036854775808",
+      {"target beyond int64", absl::StrCat(id, hist, " target_reports: 9223372036854775808"),
        "target_reports must be at most"},
   };
   for (const Case& c : cases) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/random/bit_gen_ref.h"
+#include "absl/strings/str_cat.h"
 #include "common/task_mechanism.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -23,8 +24,10 @@ using ::testing::HasSubstr;
 
 constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 
-std::string WithSchema(const std::string& text) {
-  return text + " schema {" + kSchemaText + "}";
+// The parts, followed by the golden schema.
+template <typename... Parts>
+std::string WithSchema(const Parts&... parts) {
+  return absl::StrCat(parts..., " schema {", kSchemaText, "}");
 }
 
 const std::string kHistogramTask = WithSchema(R"pb(
@@ -167,31 +170,31 @@ TEST(TaskConvert, RejectsMalformedTasks) {
               output_range { lower: 0 upper: 120 }
             })pb";
   const Case cases[] = {
-      {"no schema", encoding + olh, "task.schema is missing"},
-      {"no randomizer", WithSchema(encoding + " epsilon_nanos: 1000"),
+      {"no schema", absl::StrCat(encoding, olh), "task.schema is missing"},
+      {"no randomizer", WithSchema(encoding, " epsilon_nanos: 1000"),
        "task.randomizer is missing"},
       {"no question", WithSchema(olh), "task has no question"},
       {"zero charge",
-       WithSchema(encoding + " randomizer { domain_size: 2 olh {} }"),
+       WithSchema(encoding, " randomizer { domain_size: 2 olh {} }"),
        "task.epsilon_nanos must be in"},
       {"charge mismatch",
-       WithSchema(encoding +
+       WithSchema(encoding,
                   " randomizer { epsilon_nanos: 999 domain_size: 2 olh {} }"
                   " epsilon_nanos: 1000"),
        "must be equal"},
-      {"query with oracle", WithSchema(query + olh), "real-valued randomizer"},
+      {"query with oracle", WithSchema(query, olh), "real-valued randomizer"},
       {"encoding with real mechanism",
-       WithSchema(encoding +
+       WithSchema(encoding,
                   " randomizer { epsilon_nanos: 1000 duchi {} }"
                   " epsilon_nanos: 1000"),
        "frequency-oracle randomizer"},
       {"domain size mismatch",
-       WithSchema(encoding +
+       WithSchema(encoding,
                   " randomizer { epsilon_nanos: 1000 domain_size: 3 oue {} }"
                   " epsilon_nanos: 1000"),
        "domain has 2 items"},
       {"domain size unstated",
-       WithSchema(encoding +
+       WithSchema(encoding,
                   " randomizer { epsilon_nanos: 1000 oue {} }"
                   " epsilon_nanos: 1000"),
        "domain has 2 items"},
@@ -203,10 +206,11 @@ TEST(TaskConvert, RejectsMalformedTasks) {
                        randomizer { epsilon_nanos: 1000 duchi {} }
                        epsilon_nanos: 1000)pb"),
        "invalid query"},
-      {"bad deadline", WithSchema(encoding + olh + " deadline { nanos: -1 }"),
+      {"bad deadline", WithSchema(encoding, olh, " deadline { nanos: -1 }"),
        "timestamp nanos"},
       {"bad schema",
-       encoding + olh + R"pb( schema { fields { name: "smoker" } })pb",
+       absl::StrCat(encoding, olh,
+                    R"pb( schema { fields { name: "smoker" } })pb"),
        "no kind set"},
   };
   for (const Case& c : cases) {

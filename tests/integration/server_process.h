@@ -1,0 +1,62 @@
+// Runs the real ldp-server binary on loopback with a private database, for
+// integration tests: start, wait until it listens, SIGKILL, restart on the
+// same database.
+#ifndef LDP_TESTS_INTEGRATION_SERVER_PROCESS_H_
+#define LDP_TESTS_INTEGRATION_SERVER_PROCESS_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/channel.h"
+#include "proto/ldp/v1/analyst_service.grpc.pb.h"
+
+namespace ldp::testing {
+
+class ServerProcess {
+ public:
+  // A fresh directory for the database; the server is not started yet.
+  ServerProcess();
+  ~ServerProcess();  // SIGKILLs a running server and removes the directory
+
+  // Starts ldp-server on a free port and waits (≤ 20 s) until it listens.
+  absl::Status Start();
+  // SIGTERM and wait.
+  void Stop();
+  // SIGKILL and wait: the crash the durability invariant must survive.
+  void Kill();
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::shared_ptr<grpc::Channel> NewChannel() const;
+  std::string analyst_token() const;
+  const std::string& directory() const { return directory_; }
+
+ private:
+  std::string directory_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+// Sends analyst calls with the server's analyst token.
+class AnalystClient {
+ public:
+  explicit AnalystClient(const ServerProcess& server);
+
+  absl::StatusOr<v1::Study> CreateStudy(const v1::StudySpec& spec);
+  absl::StatusOr<v1::GetEstimatesResponse> GetEstimates(uint64_t study_id);
+  absl::StatusOr<v1::Study> GetStudy(uint64_t study_id);
+  absl::StatusOr<v1::GetBudgetResponse> GetAgentBudget(uint64_t agent_id);
+
+ private:
+  template <typename Request, typename Response, typename Method>
+  absl::StatusOr<Response> Call(Method method, const Request& request);
+
+  std::unique_ptr<v1::AnalystService::Stub> stub_;
+  std::string token_;
+};
+
+}  // namespace ldp::testing
+
+#endif  // LDP_TESTS_INTEGRATION_SERVER_PROCESS_H_
