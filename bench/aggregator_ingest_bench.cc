@@ -6,6 +6,7 @@
 //     study of 1000 questions with ε split across them), one commit each.
 //   BM_UploadOneReportPerCall: T concurrent callers, each call one agent's
 //     single report (the load test's shape); group commit batches them.
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -49,8 +50,11 @@ Question Mean(std::string id, int64_t epsilon_nanos) {
 
 Question Histogram() {
   return {.id = "buckets",
-          .kind = HistogramQuestion{.encoding = *DomainEncoding::Create(
-                                        FieldEncoding{.field = "bucket"}, Schema())}};
+          .kind = HistogramQuestion{
+              .encoding = *DomainEncoding::Create(
+                  FieldEncoding{.field = "bucket"}, Schema()),
+              .oracle = std::nullopt,
+              .post_processing = std::nullopt}};
 }
 
 // A fresh aggregator on a temporary database, with `agents` enrolled and
@@ -71,7 +75,11 @@ struct Setup {
          .clock = RealClock::Get(),
          .analyst_token = "bench-analyst-token"},
         *SqliteStore::Open({.path = dir + "/ldp.db"}));
-    (void)*aggregator->CreateStudy("spec");
+    absl::StatusOr<StudyInfo> study = aggregator->CreateStudy("spec");
+    if (!study.ok()) {
+      fprintf(stderr, "CreateStudy: %s\n", study.status().ToString().c_str());
+      abort();
+    }
     Enroll(num_agents);
     Answer();
   }
@@ -98,7 +106,8 @@ struct Setup {
     const Record record{.values = {{"x", 0.25}, {"bucket", int64_t{5}}}};
     for (uint64_t agent : agents) {
       std::vector<TaskReport>& out = reports.emplace_back();
-      for (const TaskAssignment& task : *aggregator->GetTasks(agent, 1000)) {
+      const std::vector<TaskAssignment> tasks = *aggregator->GetTasks(agent, 1000);
+      for (const TaskAssignment& task : tasks) {
         auto& mechanism = mechanisms[task.question.get()];
         if (mechanism == nullptr) mechanism = *TaskMechanism::Create(task.MakeTask());
         TaskReport report{.task_id = task.task_id,

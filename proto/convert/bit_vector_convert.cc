@@ -22,9 +22,9 @@ absl::Status CheckPacking(const v1::BitVector& proto,
   }
   const uint64_t want_bytes = (bit_length + 7) / 8;
   if (proto.packed().size() != want_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": bit_length ", bit_length, " needs exactly ", want_bytes,
-        " packed bytes, got ", proto.packed().size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": bit_length ", bit_length, " needs exactly ",
+                     want_bytes, " packed bytes, got ", proto.packed().size()));
   }
   if (bit_length % 8 != 0) {
     const auto last = static_cast<uint8_t>(proto.packed().back());
@@ -52,14 +52,15 @@ absl::StatusOr<std::vector<bool>> BitsFromProto(const v1::BitVector& proto,
 void BitsToProto(const std::vector<bool>& bits, v1::BitVector* proto) {
   std::string packed((bits.size() + 7) / 8, '\0');
   for (size_t i = 0; i < bits.size(); ++i) {
-    if (bits[i]) packed[i / 8] = static_cast<char>(packed[i / 8] | (1 << (i % 8)));
+    if (bits[i])
+      packed[i / 8] = static_cast<char>(packed[i / 8] | (1 << (i % 8)));
   }
   proto->set_packed(std::move(packed));
   proto->set_bit_length(static_cast<uint32_t>(bits.size()));
 }
 
-absl::StatusOr<std::vector<uint64_t>> WordsFromProto(
-    const v1::BitVector& proto, std::string_view what) {
+absl::StatusOr<std::vector<uint64_t>> WordsFromProto(const v1::BitVector& proto,
+                                                     std::string_view what) {
   if (absl::Status s = CheckPacking(proto, what); !s.ok()) return s;
   std::vector<uint64_t> words((uint64_t{proto.bit_length()} + 63) / 64, 0);
   const std::string& packed = proto.packed();

@@ -30,8 +30,8 @@ void BitsToProto(const std::vector<bool>& bits, v1::BitVector* proto);
 
 // The same checks; the bits packed into ceil(bit_length / 64) words (bit i
 // is bit i % 64 of word i / 64), the layout of BitVectorReport/SketchReport.
-absl::StatusOr<std::vector<uint64_t>> WordsFromProto(
-    const v1::BitVector& proto, std::string_view what);
+absl::StatusOr<std::vector<uint64_t>> WordsFromProto(const v1::BitVector& proto,
+                                                     std::string_view what);
 // Writes all 64 · words.size() bits (a word vector does not know a shorter
 // length; the receiving mechanism checks its own length and padding).
 void WordsToProto(const std::vector<uint64_t>& words, v1::BitVector* proto);

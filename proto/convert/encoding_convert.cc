@@ -64,8 +64,8 @@ absl::StatusOr<DomainEncoding> EncodingFromProto(
   absl::StatusOr<DomainEncoding> encoding =
       DomainEncoding::Create(spec, schema);
   if (!encoding.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid domain encoding: ", encoding.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid domain encoding: ", encoding.status().message()));
   }
   return encoding;
 }

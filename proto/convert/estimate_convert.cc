@@ -39,17 +39,19 @@ absl::Status CheckStandardError(double se, std::string_view what) {
 absl::Status CheckCommon(int64_t num_reports, uint64_t epsilon_nanos,
                          double implemented_epsilon, double confidence) {
   if (num_reports < 0) {
-    return Invalid("num_reports", absl::StrCat("must be >= 0, got ", num_reports));
+    return Invalid("num_reports",
+                   absl::StrCat("must be >= 0, got ", num_reports));
   }
   if (epsilon_nanos >
       static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return Invalid("epsilon_nanos",
-                   absl::StrCat("must be at most 2^63 - 1, got ", epsilon_nanos));
+    return Invalid(
+        "epsilon_nanos",
+        absl::StrCat("must be at most 2^63 - 1, got ", epsilon_nanos));
   }
   if (!(implemented_epsilon >= 0) || !std::isfinite(implemented_epsilon)) {
-    return Invalid("implemented_epsilon",
-                   absl::StrCat("must be finite and >= 0, got ",
-                                implemented_epsilon));
+    return Invalid(
+        "implemented_epsilon",
+        absl::StrCat("must be finite and >= 0, got ", implemented_epsilon));
   }
   return ValidateConfidence(confidence);
 }
@@ -97,8 +99,8 @@ absl::Status CheckHistogramArrays(const v1::HistogramEstimate& proto) {
   }
   for (int i = 0; i < n; ++i) {
     RETURN_IF_ERROR(CheckFinite(proto.frequencies(i), "frequencies"));
-    RETURN_IF_ERROR(CheckStandardError(proto.standard_errors(i),
-                                       "standard_errors"));
+    RETURN_IF_ERROR(
+        CheckStandardError(proto.standard_errors(i), "standard_errors"));
   }
   return absl::OkStatus();
 }
@@ -123,8 +125,9 @@ void ToProto(const HistogramRelease& release, v1::HistogramEstimate* proto) {
   proto->Clear();
   const HistogramEstimate& e = release.estimate;
   for (size_t i = 0; i < e.frequencies.size(); ++i) {
-    const double se =
-        i < e.variances.size() ? std::sqrt(e.variances[i]) : std::numeric_limits<double>::infinity();
+    const double se = i < e.variances.size()
+                          ? std::sqrt(e.variances[i])
+                          : std::numeric_limits<double>::infinity();
     const Interval interval =
         NormalInterval(e.frequencies[i], se, release.confidence);
     proto->add_frequencies(e.frequencies[i]);
@@ -140,7 +143,8 @@ void ToProto(const HistogramRelease& release, v1::HistogramEstimate* proto) {
   proto->set_mechanism(release.mechanism);
   if (release.post_processed.has_value()) {
     v1::PostProcessedHistogram* p = proto->mutable_post_processed();
-    p->set_method(std::string(ConsistencyMethodName(release.post_processed->method)));
+    p->set_method(
+        std::string(ConsistencyMethodName(release.post_processed->method)));
     p->mutable_frequencies()->Add(release.post_processed->frequencies.begin(),
                                   release.post_processed->frequencies.end());
   }

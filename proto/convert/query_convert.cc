@@ -45,42 +45,63 @@ absl::Status OpError(const std::string& path, int op) {
 
 absl::StatusOr<QueryOp> ComparisonOp(v1::Comparison::Op op) {
   switch (op) {
-    case v1::Comparison::EQ: return QueryOp::kEqual;
-    case v1::Comparison::NE: return QueryOp::kNotEqual;
-    case v1::Comparison::LT: return QueryOp::kLess;
-    case v1::Comparison::LE: return QueryOp::kLessEqual;
-    case v1::Comparison::GT: return QueryOp::kGreater;
-    case v1::Comparison::GE: return QueryOp::kGreaterEqual;
-    default: return absl::InvalidArgumentError("");
+    case v1::Comparison::EQ:
+      return QueryOp::kEqual;
+    case v1::Comparison::NE:
+      return QueryOp::kNotEqual;
+    case v1::Comparison::LT:
+      return QueryOp::kLess;
+    case v1::Comparison::LE:
+      return QueryOp::kLessEqual;
+    case v1::Comparison::GT:
+      return QueryOp::kGreater;
+    case v1::Comparison::GE:
+      return QueryOp::kGreaterEqual;
+    default:
+      return absl::InvalidArgumentError("");
   }
 }
 
 absl::StatusOr<QueryOp> LogicalOp(v1::Logical::Op op) {
   switch (op) {
-    case v1::Logical::AND: return QueryOp::kAnd;
-    case v1::Logical::OR: return QueryOp::kOr;
-    default: return absl::InvalidArgumentError("");
+    case v1::Logical::AND:
+      return QueryOp::kAnd;
+    case v1::Logical::OR:
+      return QueryOp::kOr;
+    default:
+      return absl::InvalidArgumentError("");
   }
 }
 
 absl::StatusOr<QueryOp> ArithmeticOp(v1::Arithmetic::Op op) {
   switch (op) {
-    case v1::Arithmetic::ADD: return QueryOp::kAdd;
-    case v1::Arithmetic::SUBTRACT: return QueryOp::kSubtract;
-    case v1::Arithmetic::MULTIPLY: return QueryOp::kMultiply;
-    case v1::Arithmetic::DIVIDE: return QueryOp::kDivide;
-    case v1::Arithmetic::MIN: return QueryOp::kMin;
-    case v1::Arithmetic::MAX: return QueryOp::kMax;
-    default: return absl::InvalidArgumentError("");
+    case v1::Arithmetic::ADD:
+      return QueryOp::kAdd;
+    case v1::Arithmetic::SUBTRACT:
+      return QueryOp::kSubtract;
+    case v1::Arithmetic::MULTIPLY:
+      return QueryOp::kMultiply;
+    case v1::Arithmetic::DIVIDE:
+      return QueryOp::kDivide;
+    case v1::Arithmetic::MIN:
+      return QueryOp::kMin;
+    case v1::Arithmetic::MAX:
+      return QueryOp::kMax;
+    default:
+      return absl::InvalidArgumentError("");
   }
 }
 
 absl::StatusOr<QueryOp> UnaryOp(v1::Unary::Op op) {
   switch (op) {
-    case v1::Unary::NOT: return QueryOp::kNot;
-    case v1::Unary::ABS: return QueryOp::kAbs;
-    case v1::Unary::NEGATE: return QueryOp::kNegate;
-    default: return absl::InvalidArgumentError("");
+    case v1::Unary::NOT:
+      return QueryOp::kNot;
+    case v1::Unary::ABS:
+      return QueryOp::kAbs;
+    case v1::Unary::NEGATE:
+      return QueryOp::kNegate;
+    default:
+      return absl::InvalidArgumentError("");
   }
 }
 
@@ -108,8 +129,7 @@ absl::StatusOr<QueryNode> TreeReader::Binary(
 }
 
 absl::StatusOr<QueryNode> TreeReader::Read(const v1::Expression& e,
-                                           const std::string& path,
-                                           int depth) {
+                                           const std::string& path, int depth) {
   if (depth > kMaxQueryDepth) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": the query is deeper than ", kMaxQueryDepth, " levels"));
@@ -132,9 +152,9 @@ absl::StatusOr<QueryNode> TreeReader::Read(const v1::Expression& e,
                        .field = e.bit_at().field(),
                        .bit_index = e.bit_at().index()};
     case v1::Expression::kMaskedParity: {
-      ASSIGN_OR_RETURN(
-          std::vector<bool> mask,
-          BitsFromProto(e.masked_parity().mask(), path + ".masked_parity.mask"));
+      ASSIGN_OR_RETURN(std::vector<bool> mask,
+                       BitsFromProto(e.masked_parity().mask(),
+                                     path + ".masked_parity.mask"));
       return QueryNode{.op = QueryOp::kMaskedParity,
                        .field = e.masked_parity().field(),
                        .mask = std::move(mask)};
@@ -181,9 +201,9 @@ absl::StatusOr<QueryNode> TreeReader::IfThenElseNode(const v1::IfThenElse& c,
                                            p + ".condition", depth + 1));
   ASSIGN_OR_RETURN(QueryNode then,
                    Operand(c.has_then(), c.then(), p + ".then", depth + 1));
-  ASSIGN_OR_RETURN(QueryNode otherwise,
-                   Operand(c.has_otherwise(), c.otherwise(), p + ".otherwise",
-                           depth + 1));
+  ASSIGN_OR_RETURN(
+      QueryNode otherwise,
+      Operand(c.has_otherwise(), c.otherwise(), p + ".otherwise", depth + 1));
   QueryNode node{.op = QueryOp::kIfThenElse};
   node.children = {std::move(cond), std::move(then), std::move(otherwise)};
   return node;
@@ -216,9 +236,9 @@ absl::StatusOr<QueryNode> TreeReader::Interior(const v1::Expression& e,
       }
       ASSIGN_OR_RETURN(QueryNode operand, Operand(c.has_operand(), c.operand(),
                                                   p + ".operand", depth + 1));
-      QueryNode node{.op = QueryOp::kClamp,
-                     .range = {.lower = c.range().lower(),
-                               .upper = c.range().upper()}};
+      QueryNode node{
+          .op = QueryOp::kClamp,
+          .range = {.lower = c.range().lower(), .upper = c.range().upper()}};
       node.children.push_back(std::move(operand));
       return node;
     }
@@ -255,21 +275,50 @@ bool BinaryToProto(const QueryNode& node, v1::Expression* e) {
     SetOperands(node, e->mutable_logical());
   };
   switch (node.op) {
-    case QueryOp::kEqual: comparison(C::EQ); return true;
-    case QueryOp::kNotEqual: comparison(C::NE); return true;
-    case QueryOp::kLess: comparison(C::LT); return true;
-    case QueryOp::kLessEqual: comparison(C::LE); return true;
-    case QueryOp::kGreater: comparison(C::GT); return true;
-    case QueryOp::kGreaterEqual: comparison(C::GE); return true;
-    case QueryOp::kAnd: logical(v1::Logical::AND); return true;
-    case QueryOp::kOr: logical(v1::Logical::OR); return true;
-    case QueryOp::kAdd: arithmetic(A::ADD); return true;
-    case QueryOp::kSubtract: arithmetic(A::SUBTRACT); return true;
-    case QueryOp::kMultiply: arithmetic(A::MULTIPLY); return true;
-    case QueryOp::kDivide: arithmetic(A::DIVIDE); return true;
-    case QueryOp::kMin: arithmetic(A::MIN); return true;
-    case QueryOp::kMax: arithmetic(A::MAX); return true;
-    default: return false;
+    case QueryOp::kEqual:
+      comparison(C::EQ);
+      return true;
+    case QueryOp::kNotEqual:
+      comparison(C::NE);
+      return true;
+    case QueryOp::kLess:
+      comparison(C::LT);
+      return true;
+    case QueryOp::kLessEqual:
+      comparison(C::LE);
+      return true;
+    case QueryOp::kGreater:
+      comparison(C::GT);
+      return true;
+    case QueryOp::kGreaterEqual:
+      comparison(C::GE);
+      return true;
+    case QueryOp::kAnd:
+      logical(v1::Logical::AND);
+      return true;
+    case QueryOp::kOr:
+      logical(v1::Logical::OR);
+      return true;
+    case QueryOp::kAdd:
+      arithmetic(A::ADD);
+      return true;
+    case QueryOp::kSubtract:
+      arithmetic(A::SUBTRACT);
+      return true;
+    case QueryOp::kMultiply:
+      arithmetic(A::MULTIPLY);
+      return true;
+    case QueryOp::kDivide:
+      arithmetic(A::DIVIDE);
+      return true;
+    case QueryOp::kMin:
+      arithmetic(A::MIN);
+      return true;
+    case QueryOp::kMax:
+      arithmetic(A::MAX);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -281,8 +330,12 @@ void UnaryToProto(const QueryNode& node, v1::Unary::Op op, v1::Expression* e) {
 void NodeToProto(const QueryNode& node, v1::Expression* e) {
   if (BinaryToProto(node, e)) return;
   switch (node.op) {
-    case QueryOp::kField: e->set_field(node.field); return;
-    case QueryOp::kConstant: e->set_constant(node.constant); return;
+    case QueryOp::kField:
+      e->set_field(node.field);
+      return;
+    case QueryOp::kConstant:
+      e->set_constant(node.constant);
+      return;
     case QueryOp::kCategoryIs:
       e->mutable_category_is()->set_field(node.field);
       e->mutable_category_is()->set_category(node.category);
@@ -295,9 +348,15 @@ void NodeToProto(const QueryNode& node, v1::Expression* e) {
       e->mutable_masked_parity()->set_field(node.field);
       BitsToProto(node.mask, e->mutable_masked_parity()->mutable_mask());
       return;
-    case QueryOp::kNot: UnaryToProto(node, v1::Unary::NOT, e); return;
-    case QueryOp::kAbs: UnaryToProto(node, v1::Unary::ABS, e); return;
-    case QueryOp::kNegate: UnaryToProto(node, v1::Unary::NEGATE, e); return;
+    case QueryOp::kNot:
+      UnaryToProto(node, v1::Unary::NOT, e);
+      return;
+    case QueryOp::kAbs:
+      UnaryToProto(node, v1::Unary::ABS, e);
+      return;
+    case QueryOp::kNegate:
+      UnaryToProto(node, v1::Unary::NEGATE, e);
+      return;
     case QueryOp::kClamp: {
       v1::Clamp* c = e->mutable_clamp();
       NodeToProto(node.children.at(0), c->mutable_operand());
@@ -333,8 +392,7 @@ absl::StatusOr<Query> QueryFromProto(const v1::Query& proto,
   ASSIGN_OR_RETURN(QueryNode root, reader.Read(proto.root(), "root", 1));
   const QueryRange range{.lower = proto.output_range().lower(),
                          .upper = proto.output_range().upper()};
-  absl::StatusOr<Query> query =
-      Query::Create(std::move(root), range, schema);
+  absl::StatusOr<Query> query = Query::Create(std::move(root), range, schema);
   if (!query.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid query: ", query.status().message()));

@@ -22,7 +22,8 @@ absl::StatusOr<double> PermanentEpsilon(const Wire& proto) {
   if (nanos == 0 || nanos > kMaxNanos) {
     return absl::InvalidArgumentError(absl::StrCat(
         "longitudinal_unary_encoding.epsilon_permanent_nanos must be in "
-        "[1, 2^63 - 1], got ", nanos));
+        "[1, 2^63 - 1], got ",
+        nanos));
   }
   return NanosToEpsilon(static_cast<int64_t>(nanos));
 }
@@ -31,9 +32,15 @@ absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
   FrequencyOracleSpec spec{.domain_size = proto.domain_size()};
   using K = FrequencyOracleKind;
   switch (proto.mechanism_case()) {
-    case Wire::kGrr: spec.kind = K::kGeneralizedRandomizedResponse; break;
-    case Wire::kOue: spec.kind = K::kOptimizedUnaryEncoding; break;
-    case Wire::kSue: spec.kind = K::kSymmetricUnaryEncoding; break;
+    case Wire::kGrr:
+      spec.kind = K::kGeneralizedRandomizedResponse;
+      break;
+    case Wire::kOue:
+      spec.kind = K::kOptimizedUnaryEncoding;
+      break;
+    case Wire::kSue:
+      spec.kind = K::kSymmetricUnaryEncoding;
+      break;
     case Wire::kOlh:
       spec.kind = K::kOptimizedLocalHashing;
       spec.num_buckets = proto.olh().num_buckets();
@@ -46,7 +53,9 @@ absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
       spec.kind = K::kSubsetSelection;
       spec.subset_size = proto.subset_selection().subset_size();
       break;
-    case Wire::kHadamardResponse: spec.kind = K::kHadamardResponse; break;
+    case Wire::kHadamardResponse:
+      spec.kind = K::kHadamardResponse;
+      break;
     case Wire::kCountMeanSketch:
       spec.kind = K::kCountMeanSketch;
       spec.num_hashes = proto.count_mean_sketch().num_hashes();
@@ -76,7 +85,8 @@ absl::StatusOr<RealMechanismSpec> RealFromProto(const Wire& proto) {
   if (proto.domain_size() != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "domain_size must be 0 for a real-valued mechanism (its input range "
-        "is the query's output range), got ", proto.domain_size()));
+        "is the query's output range), got ",
+        proto.domain_size()));
   }
   RealMechanismSpec spec{.bound = 1};
   switch (proto.mechanism_case()) {
@@ -84,14 +94,16 @@ absl::StatusOr<RealMechanismSpec> RealFromProto(const Wire& proto) {
       spec.kind = RealMechanismKind::kDiscreteLaplace;
       const uint32_t bits = proto.discrete_laplace().resolution_bits();
       if (bits > kMaxResolutionBits) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "discrete_laplace.resolution_bits must be 0 to ",
-            kMaxResolutionBits, ", got ", bits));
+        return absl::InvalidArgumentError(
+            absl::StrCat("discrete_laplace.resolution_bits must be 0 to ",
+                         kMaxResolutionBits, ", got ", bits));
       }
       spec.resolution_bits = static_cast<int>(bits);
       break;
     }
-    case Wire::kDuchi: spec.kind = RealMechanismKind::kDuchi; break;
+    case Wire::kDuchi:
+      spec.kind = RealMechanismKind::kDuchi;
+      break;
     case Wire::kPiecewise:
       spec.kind = RealMechanismKind::kPiecewise;
       spec.num_cells = proto.piecewise().num_cells();
@@ -136,7 +148,8 @@ absl::StatusOr<RandomizerConfig> RandomizerFromProto(const Wire& proto) {
   if (proto.epsilon_nanos() == 0 || proto.epsilon_nanos() > kMaxNanos) {
     return absl::InvalidArgumentError(absl::StrCat(
         "randomizer.epsilon_nanos must be in [1, 2^63 - 1] (1 epsilon = 1e9 "
-        "nano-epsilon), got ", proto.epsilon_nanos()));
+        "nano-epsilon), got ",
+        proto.epsilon_nanos()));
   }
   if (proto.mechanism_case() == Wire::MECHANISM_NOT_SET) {
     return absl::InvalidArgumentError(
@@ -162,16 +175,24 @@ absl::StatusOr<RandomizerConfig> RandomizerFromProto(const Wire& proto) {
 void MechanismToProto(const FrequencyOracleSpec& spec, Wire* proto) {
   using K = FrequencyOracleKind;
   switch (spec.kind) {
-    case K::kGeneralizedRandomizedResponse: proto->mutable_grr(); return;
-    case K::kOptimizedUnaryEncoding: proto->mutable_oue(); return;
-    case K::kSymmetricUnaryEncoding: proto->mutable_sue(); return;
+    case K::kGeneralizedRandomizedResponse:
+      proto->mutable_grr();
+      return;
+    case K::kOptimizedUnaryEncoding:
+      proto->mutable_oue();
+      return;
+    case K::kSymmetricUnaryEncoding:
+      proto->mutable_sue();
+      return;
     case K::kOptimizedLocalHashing:
       proto->mutable_olh()->set_num_buckets(spec.num_buckets);
       return;
     case K::kSubsetSelection:
       proto->mutable_subset_selection()->set_subset_size(spec.subset_size);
       return;
-    case K::kHadamardResponse: proto->mutable_hadamard_response(); return;
+    case K::kHadamardResponse:
+      proto->mutable_hadamard_response();
+      return;
     case K::kCountMeanSketch: {
       v1::CountMeanSketchSpec* s = proto->mutable_count_mean_sketch();
       s->set_num_hashes(spec.num_hashes);
@@ -188,8 +209,8 @@ void MechanismToProto(const FrequencyOracleSpec& spec, Wire* proto) {
       return;
     }
     case K::kLongitudinalUnaryEncoding:
-      proto->mutable_longitudinal_unary_encoding()
-          ->set_epsilon_permanent_nanos(EpsilonToNanos(spec.epsilon_permanent));
+      proto->mutable_longitudinal_unary_encoding()->set_epsilon_permanent_nanos(
+          EpsilonToNanos(spec.epsilon_permanent));
       return;
   }
 }
@@ -200,7 +221,9 @@ void MechanismToProto(const RealMechanismSpec& spec, Wire* proto) {
       proto->mutable_discrete_laplace()->set_resolution_bits(
           static_cast<uint32_t>(spec.resolution_bits));
       return;
-    case RealMechanismKind::kDuchi: proto->mutable_duchi(); return;
+    case RealMechanismKind::kDuchi:
+      proto->mutable_duchi();
+      return;
     case RealMechanismKind::kPiecewise:
       proto->mutable_piecewise()->set_num_cells(
           static_cast<uint32_t>(spec.num_cells));
@@ -215,7 +238,8 @@ void MechanismToProto(const RealMechanismSpec& spec, Wire* proto) {
 void ToProto(const RandomizerConfig& config, Wire* proto) {
   proto->Clear();
   proto->set_epsilon_nanos(static_cast<uint64_t>(config.epsilon_nanos));
-  if (const auto* oracle = std::get_if<FrequencyOracleSpec>(&config.mechanism)) {
+  if (const auto* oracle =
+          std::get_if<FrequencyOracleSpec>(&config.mechanism)) {
     proto->set_domain_size(oracle->domain_size);
     MechanismToProto(*oracle, proto);
   } else {

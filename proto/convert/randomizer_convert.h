@@ -50,8 +50,7 @@ void ToProto(const RandomizerConfig& config, v1::RandomizerSpec* proto);
 // alternative of `proto`, leaving its other fields alone.
 void MechanismToProto(const FrequencyOracleSpec& spec,
                       v1::RandomizerSpec* proto);
-void MechanismToProto(const RealMechanismSpec& spec,
-                      v1::RandomizerSpec* proto);
+void MechanismToProto(const RealMechanismSpec& spec, v1::RandomizerSpec* proto);
 
 }  // namespace ldp
 

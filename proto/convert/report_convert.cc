@@ -23,8 +23,8 @@ absl::StatusOr<SubsetReport> SubsetFromProto(const v1::SubsetPayload& proto) {
   for (int i = 1; i < proto.items_size(); ++i) {
     if (proto.items(i - 1) >= proto.items(i)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "subset items must be strictly ascending; items[", i - 1, "] = ",
-          proto.items(i - 1), ", items[", i, "] = ", proto.items(i)));
+          "subset items must be strictly ascending; items[", i - 1,
+          "] = ", proto.items(i - 1), ", items[", i, "] = ", proto.items(i)));
     }
   }
   return SubsetReport{.items = {proto.items().begin(), proto.items().end()}};
@@ -101,9 +101,9 @@ void PayloadToProto(const ReportPayload& payload, v1::Report* proto) {
 
 absl::StatusOr<TaskReport> ReportFromProto(const v1::Report& proto) {
   if (proto.protocol_version() != kWireProtocolVersion) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "report.protocol_version must be ", kWireProtocolVersion, ", got ",
-        proto.protocol_version()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("report.protocol_version must be ", kWireProtocolVersion,
+                     ", got ", proto.protocol_version()));
   }
   TaskReport report;
   report.task_id = proto.task_id();

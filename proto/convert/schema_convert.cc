@@ -145,8 +145,8 @@ absl::StatusOr<RecordSchema> RecordSchemaFromProto(
   // Checked before converting so an oversized schema costs nothing.
   if (proto.fields_size() > kMaxSchemaFields) {
     return absl::InvalidArgumentError(
-        absl::StrCat("schema has ", proto.fields_size(),
-                     " fields; at most ", kMaxSchemaFields, " are allowed"));
+        absl::StrCat("schema has ", proto.fields_size(), " fields; at most ",
+                     kMaxSchemaFields, " are allowed"));
   }
   std::vector<FieldSpec> fields;
   fields.reserve(proto.fields_size());
@@ -179,8 +179,8 @@ absl::StatusOr<Record> RecordFromProto(const v1::Record& proto) {
   for (const auto& [name, value] : proto.values()) {
     absl::StatusOr<FieldValue> v = ValueFromProto(value);
     if (!v.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "record value \"", name, "\": ", v.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("record value \"", name, "\": ", v.status().message()));
     }
     record.values.emplace(name, *std::move(v));
   }

@@ -35,8 +35,8 @@ constexpr ConsistencyMethod kConsistencyMethods[] = {
 
 absl::Status FitsInt64(uint64_t value, std::string_view what) {
   if (value <= kMaxInt64) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(std::string(what), " must be at most 2^63 - 1, got ", value));
+  return absl::InvalidArgumentError(absl::StrCat(
+      std::string(what), " must be at most 2^63 - 1, got ", value));
 }
 
 absl::StatusOr<std::optional<ConsistencyMethod>> PostProcessingFromProto(
@@ -48,9 +48,9 @@ absl::StatusOr<std::optional<ConsistencyMethod>> PostProcessingFromProto(
     if (method_name == name) return m;
     absl::StrAppend(&known, known.empty() ? "" : ", ", method_name);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown post_processing \"", name, "\"; use \"\" (none) or one of ",
-      known));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown post_processing \"", name,
+                   "\"; use \"\" (none) or one of ", known));
 }
 
 // A question's mechanism kind; study_spec.h keeps no parameters for it.
@@ -79,10 +79,10 @@ absl::StatusOr<RealMechanismKind> QueryMechanismFromProto(
 absl::StatusOr<std::optional<FrequencyOracleSpec>> OracleFromProto(
     const v1::RandomizerSpec& proto, uint32_t domain_size) {
   if (proto.domain_size() != 0 && proto.domain_size() != domain_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "randomizer.domain_size is ", proto.domain_size(),
-        " but the encoding's domain has ", domain_size,
-        " items; leave it 0 or make them equal"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("randomizer.domain_size is ", proto.domain_size(),
+                     " but the encoding's domain has ", domain_size,
+                     " items; leave it 0 or make them equal"));
   }
   if (proto.mechanism_case() == v1::RandomizerSpec::MECHANISM_NOT_SET) {
     return std::nullopt;  // the planner chooses
@@ -128,8 +128,7 @@ absl::StatusOr<StatisticalQueryQuestion> QueryQuestionFromProto(
                    QueryMechanismFromProto(proto.randomizer()));
   ASSIGN_OR_RETURN(Query query,
                    QueryFromProto(proto.statistical_query(), schema));
-  return StatisticalQueryQuestion{.query = std::move(query),
-                                  .mechanism = kind};
+  return StatisticalQueryQuestion{.query = std::move(query), .mechanism = kind};
 }
 
 using QuestionKind = std::variant<StatisticalQueryQuestion, HistogramQuestion>;
@@ -168,8 +167,8 @@ absl::Status CheckQuestionId(const std::string& id) {
 absl::StatusOr<Question> CheckedQuestionFromProto(const v1::Question& proto,
                                                   const RecordSchema& schema) {
   RETURN_IF_ERROR(CheckQuestionId(proto.question_id()));
-  RETURN_IF_ERROR(
-      FitsInt64(proto.randomizer().epsilon_nanos(), "randomizer.epsilon_nanos"));
+  RETURN_IF_ERROR(FitsInt64(proto.randomizer().epsilon_nanos(),
+                            "randomizer.epsilon_nanos"));
   RETURN_IF_ERROR(FitsInt64(proto.target_reports(), "target_reports"));
   ASSIGN_OR_RETURN(QuestionKind kind, KindFromProto(proto, schema));
   return Question{
@@ -181,8 +180,10 @@ absl::StatusOr<Question> CheckedQuestionFromProto(const v1::Question& proto,
 
 absl::StatusOr<StudyMode> ModeFromProto(v1::StudyMode mode) {
   switch (mode) {
-    case v1::NONINTERACTIVE: return StudyMode::kNoninteractive;
-    case v1::INTERACTIVE: return StudyMode::kInteractive;
+    case v1::NONINTERACTIVE:
+      return StudyMode::kNoninteractive;
+    case v1::INTERACTIVE:
+      return StudyMode::kInteractive;
     default:
       return absl::InvalidArgumentError(absl::StrCat(
           "study mode must be NONINTERACTIVE or INTERACTIVE, got ", mode));
@@ -191,14 +192,15 @@ absl::StatusOr<StudyMode> ModeFromProto(v1::StudyMode mode) {
 
 absl::Status CheckStudyScalars(const v1::StudySpec& proto) {
   if (proto.display_name().size() > kMaxDisplayNameLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("display_name has ", proto.display_name().size(),
-                     " bytes; at most ", kMaxDisplayNameLength, " are allowed"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "display_name has ", proto.display_name().size(), " bytes; at most ",
+        kMaxDisplayNameLength, " are allowed"));
   }
   if (proto.epsilon_cap_nanos() == 0 || proto.epsilon_cap_nanos() > kMaxInt64) {
     return absl::InvalidArgumentError(absl::StrCat(
         "epsilon_cap_nanos must be in [1, 2^63 - 1] (1 epsilon = 1e9 "
-        "nano-epsilon), got ", proto.epsilon_cap_nanos()));
+        "nano-epsilon), got ",
+        proto.epsilon_cap_nanos()));
   }
   RETURN_IF_ERROR(FitsInt64(proto.quorum(), "quorum"));
   if (proto.confidence() != 0) {
@@ -302,10 +304,10 @@ void ToProto(const StudySpec& spec, v1::StudySpec* proto) {
   proto->set_confidence(spec.confidence);
   proto->set_quorum(static_cast<uint64_t>(spec.quorum));
   // Whole seconds, rounded up so a short positive duration stays positive.
-  const int64_t seconds = absl::ToInt64Seconds(
-      absl::Ceil(spec.round_duration, absl::Seconds(1)));
-  proto->set_round_duration_seconds(static_cast<uint32_t>(std::clamp<int64_t>(
-      seconds, 0, std::numeric_limits<uint32_t>::max())));
+  const int64_t seconds =
+      absl::ToInt64Seconds(absl::Ceil(spec.round_duration, absl::Seconds(1)));
+  proto->set_round_duration_seconds(static_cast<uint32_t>(
+      std::clamp<int64_t>(seconds, 0, std::numeric_limits<uint32_t>::max())));
 }
 
 std::string StudySpecToBytes(const StudySpec& spec) {

@@ -20,8 +20,7 @@ namespace {
 absl::StatusOr<StatisticalQueryTask> QueryTaskFromProto(
     const v1::Task& proto, const RecordSchema& schema,
     const RandomizerConfig& randomizer) {
-  const auto* mechanism =
-      std::get_if<RealMechanismSpec>(&randomizer.mechanism);
+  const auto* mechanism = std::get_if<RealMechanismSpec>(&randomizer.mechanism);
   if (mechanism == nullptr) {
     return absl::InvalidArgumentError(
         "a task with a query needs a real-valued randomizer (discrete_laplace, "
@@ -45,10 +44,10 @@ absl::StatusOr<HistogramTask> HistogramTaskFromProto(
   ASSIGN_OR_RETURN(DomainEncoding encoding,
                    EncodingFromProto(proto.encoding(), schema));
   if (oracle->domain_size != encoding.domain_size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "randomizer.domain_size is ", oracle->domain_size,
-        " but the encoding's domain has ", encoding.domain_size(),
-        " items; they must be equal"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("randomizer.domain_size is ", oracle->domain_size,
+                     " but the encoding's domain has ", encoding.domain_size(),
+                     " items; they must be equal"));
   }
   return HistogramTask{.encoding = std::move(encoding), .oracle = *oracle};
 }
@@ -72,9 +71,9 @@ absl::Status CheckCharge(const v1::Task& proto) {
   if (proto.epsilon_nanos() == 0 ||
       proto.epsilon_nanos() >
           static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "task.epsilon_nanos must be in [1, 2^63 - 1], got ",
-        proto.epsilon_nanos()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("task.epsilon_nanos must be in [1, 2^63 - 1], got ",
+                     proto.epsilon_nanos()));
   }
   if (proto.epsilon_nanos() != proto.randomizer().epsilon_nanos()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -111,8 +110,7 @@ absl::StatusOr<TaskEnvelope> TaskFromProto(const v1::Task& proto) {
   if (proto.has_deadline()) {
     ASSIGN_OR_RETURN(deadline, TimeFromProto(proto.deadline()));
   }
-  ASSIGN_OR_RETURN(auto question,
-                   QuestionFromProto(proto, schema, randomizer));
+  ASSIGN_OR_RETURN(auto question, QuestionFromProto(proto, schema, randomizer));
   Task task{.study_id = proto.study_id(),
             .round_id = proto.round_id(),
             .task_id = proto.task_id(),
@@ -135,9 +133,10 @@ void TaskToProto(const Task& task, const RecordSchema& schema,
   // (TaskMechanism takes ε from the spec and N from the encoding).
   if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
     ToProto(sq->query, proto->mutable_query());
-    ToProto(RandomizerConfig{.epsilon_nanos = EpsilonToNanos(sq->mechanism.epsilon),
-                             .mechanism = sq->mechanism},
-            proto->mutable_randomizer());
+    ToProto(
+        RandomizerConfig{.epsilon_nanos = EpsilonToNanos(sq->mechanism.epsilon),
+                         .mechanism = sq->mechanism},
+        proto->mutable_randomizer());
     return;
   }
   const auto& histogram = std::get<HistogramTask>(task.question);

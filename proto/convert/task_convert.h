@@ -41,8 +41,7 @@ absl::StatusOr<TaskEnvelope> TaskFromProto(const v1::Task& proto);
 // Overwrites `proto`. The randomizer's epsilon_nanos is written from the
 // spec's own epsilon (EpsilonToNanos), not copied from task.epsilon_nanos,
 // so a server-side mismatch is visible to the agent, which then refuses.
-void TaskToProto(const Task& task, const RecordSchema& schema,
-                 v1::Task* proto);
+void TaskToProto(const Task& task, const RecordSchema& schema, v1::Task* proto);
 // As above, plus the deadline when set.
 void TaskToProto(const TaskEnvelope& envelope, v1::Task* proto);
 

@@ -38,8 +38,8 @@ void TimeToProto(absl::Time time, google::protobuf::Timestamp* proto) {
   if (time > hi) time = hi;
   const int64_t seconds = absl::ToUnixSeconds(time);  // rounds down
   proto->set_seconds(seconds);
-  proto->set_nanos(static_cast<int32_t>(absl::ToInt64Nanoseconds(
-      time - absl::FromUnixSeconds(seconds))));
+  proto->set_nanos(static_cast<int32_t>(
+      absl::ToInt64Nanoseconds(time - absl::FromUnixSeconds(seconds))));
 }
 
 }  // namespace ldp

@@ -10,7 +10,8 @@
 namespace ldp {
 
 // InvalidArgument outside the Timestamp range.
-absl::StatusOr<absl::Time> TimeFromProto(const google::protobuf::Timestamp& proto);
+absl::StatusOr<absl::Time> TimeFromProto(
+    const google::protobuf::Timestamp& proto);
 // Overwrites `proto`; times outside the range (including the infinite
 // past/future) are clamped to its ends.
 void TimeToProto(absl::Time time, google::protobuf::Timestamp* proto);

@@ -64,7 +64,8 @@ TEST(BitVectorConvert, WordsMatchTheBitLayout) {
 }
 
 TEST(BitVectorConvert, WordsRoundTripAsWholeWords) {
-  const std::vector<uint64_t> words = {0x8000000000000001u, 0x0123456789abcdefu};
+  const std::vector<uint64_t> words = {0x8000000000000001u,
+                                       0x0123456789abcdefu};
   v1::BitVector proto;
   WordsToProto(words, &proto);
   EXPECT_EQ(proto.bit_length(), 128u);
@@ -81,8 +82,10 @@ TEST(BitVectorConvert, RejectsInconsistentPacking) {
     const char* message;
   };
   const Case cases[] = {
-      {"too few bytes", Wire(std::string(1, '\0'), 9), "exactly 2 packed bytes"},
-      {"too many bytes", Wire(std::string(3, '\0'), 9), "exactly 2 packed bytes"},
+      {"too few bytes", Wire(std::string(1, '\0'), 9),
+       "exactly 2 packed bytes"},
+      {"too many bytes", Wire(std::string(3, '\0'), 9),
+       "exactly 2 packed bytes"},
       {"bytes without length", Wire(std::string(1, '\0'), 0), "exactly 0"},
       {"padding bit set", Wire(std::string("\xff\x02", 2), 9), "must be zero"},
       {"top padding bit set", Wire(std::string("\x80", 1), 7), "must be zero"},

@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace ldp::testing {
@@ -17,18 +17,25 @@ template <typename Message>
 Message ParseText(const std::string& text) {
   Message message;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &message))
-      << "bad text proto:\n" << text;
+      << "bad text proto:\n"
+      << text;
   return message;
 }
 
-// Field-by-field equality (doubles compared exactly, as a round trip must).
-MATCHER_P(EqualsProto, expected, "equals " + expected.DebugString()) {
+// Field-by-field equality (doubles compared exactly, as a round trip must),
+// with the differences on failure. An assertion rather than a matcher: gtest's
+// protobuf printer trips a GCC 12 -Wrestrict false positive.
+inline ::testing::AssertionResult ProtoEquals(
+    const google::protobuf::Message& actual,
+    const google::protobuf::Message& expected) {
   std::string diff;
   google::protobuf::util::MessageDifferencer differencer;
   differencer.ReportDifferencesToString(&diff);
-  if (differencer.Compare(expected, arg)) return true;
-  *result_listener << "differences:\n" << diff;
-  return false;
+  if (differencer.Compare(expected, actual)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "differences (expected -> actual):\n"
+                                       << diff;
 }
 
 // The schema most goldens use: one field of every kind.

@@ -11,9 +11,9 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::EqualsProto;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
+using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -51,19 +51,21 @@ TEST(EncodingConvert, GoldenRoundTripsWithTheirDomainSizes) {
   };
   for (const Golden& g : goldens) {
     const auto proto = ParseText<v1::DomainEncoding>(g.text);
-    absl::StatusOr<DomainEncoding> encoding = EncodingFromProto(proto, Schema());
+    absl::StatusOr<DomainEncoding> encoding =
+        EncodingFromProto(proto, Schema());
     ASSERT_OK(encoding) << g.text;
     EXPECT_EQ(encoding->domain_size(), g.domain_size) << g.text;
     v1::DomainEncoding back;
     ToProto(*encoding, &back);
-    EXPECT_THAT(back, EqualsProto(proto));
+    EXPECT_TRUE(ProtoEquals(back, proto));
   }
 }
 
 TEST(EncodingConvert, DomainSpecRoundTrip) {
   const DomainEncodingSpec spec = ProductEncoding{
       .fields = {{.field = "income", .num_buckets = 4}, {.field = "smoker"}}};
-  absl::StatusOr<DomainEncoding> encoding = DomainEncoding::Create(spec, Schema());
+  absl::StatusOr<DomainEncoding> encoding =
+      DomainEncoding::Create(spec, Schema());
   ASSERT_OK(encoding);
   v1::DomainEncoding proto;
   ToProto(spec, &proto);
@@ -136,7 +138,8 @@ TEST(EncodingConvert, RejectsOversizedProductsUpFront) {
   for (int i = 0; i <= kMaxSchemaFields; ++i) {
     proto.mutable_product()->add_fields()->set_field("smoker");
   }
-  absl::StatusOr<DomainEncodingSpec> spec = EncodingSpecFromProto(proto, Schema());
+  absl::StatusOr<DomainEncodingSpec> spec =
+      EncodingSpecFromProto(proto, Schema());
   EXPECT_THAT(spec, StatusIs(kInvalid));
   EXPECT_THAT(spec.status().message(), HasSubstr("at most 256"));
 }

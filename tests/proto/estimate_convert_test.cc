@@ -13,7 +13,7 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::EqualsProto;
+using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -64,7 +64,7 @@ TEST(EstimateConvert, ScalarRoundTripsExactly) {
   EXPECT_EQ(back->mechanism, want.mechanism);
   v1::ScalarEstimate again;
   ToProto(*back, &again);
-  EXPECT_THAT(again, EqualsProto(proto));
+  EXPECT_TRUE(ProtoEquals(again, proto));
 }
 
 TEST(EstimateConvert, HistogramDerivesStandardErrorsAndIntervals) {
@@ -104,11 +104,12 @@ TEST(EstimateConvert, HistogramRoundTrips) {
   EXPECT_EQ(back->confidence, want.confidence);
   ASSERT_TRUE(back->post_processed.has_value());
   EXPECT_EQ(back->post_processed->method, want.post_processed->method);
-  EXPECT_EQ(back->post_processed->frequencies, want.post_processed->frequencies);
+  EXPECT_EQ(back->post_processed->frequencies,
+            want.post_processed->frequencies);
   // And the wire form is a fixed point (√(s²) = s exactly).
   v1::HistogramEstimate again;
   ToProto(*back, &again);
-  EXPECT_THAT(again, EqualsProto(proto));
+  EXPECT_TRUE(ProtoEquals(again, proto));
 }
 
 TEST(EstimateConvert, EmptyRoundsCarryInfiniteUncertainty) {
@@ -138,7 +139,7 @@ TEST(EstimateConvert, QuestionEstimatesRoundTrip) {
     EXPECT_EQ(back->estimate.index(), release.index());
     v1::QuestionEstimate again;
     ToProto(back->question_id, back->estimate, &again);
-    EXPECT_THAT(again, EqualsProto(proto));
+    EXPECT_TRUE(ProtoEquals(again, proto));
   }
   v1::QuestionEstimate unset;
   unset.set_question_id("q2");
@@ -191,18 +192,24 @@ TEST(EstimateConvert, RejectsMalformedHistograms) {
     const char* message;
   };
   const Case cases[] = {
-      {"NaN frequency", [](v1::HistogramEstimate* p) { p->set_frequencies(1, NAN); },
+      {"NaN frequency",
+       [](v1::HistogramEstimate* p) { p->set_frequencies(1, NAN); },
        "frequencies must be finite"},
       {"negative error",
        [](v1::HistogramEstimate* p) { p->set_standard_errors(0, -0.1); },
        "standard_errors must be >= 0"},
       {"short errors",
-       [](v1::HistogramEstimate* p) { p->mutable_standard_errors()->RemoveLast(); },
+       [](v1::HistogramEstimate* p) {
+         p->mutable_standard_errors()->RemoveLast();
+       },
        "standard_errors has 2 entries"},
       {"short intervals",
-       [](v1::HistogramEstimate* p) { p->mutable_interval_upper()->RemoveLast(); },
+       [](v1::HistogramEstimate* p) {
+         p->mutable_interval_upper()->RemoveLast();
+       },
        "interval_upper has 2 entries"},
-      {"wrong label count", [](v1::HistogramEstimate* p) { p->add_labels("d"); },
+      {"wrong label count",
+       [](v1::HistogramEstimate* p) { p->add_labels("d"); },
        "labels has 4 entries"},
       {"confidence 1", [](v1::HistogramEstimate* p) { p->set_confidence(1); },
        "confidence"},
@@ -231,7 +238,8 @@ TEST(EstimateConvert, RejectsMalformedHistograms) {
     v1::HistogramEstimate proto;
     ToProto(Histogram(), &proto);
     c.mutate(&proto);
-    absl::StatusOr<HistogramRelease> release = HistogramEstimateFromProto(proto);
+    absl::StatusOr<HistogramRelease> release =
+        HistogramEstimateFromProto(proto);
     EXPECT_THAT(release, StatusIs(kInvalid)) << c.name;
     EXPECT_THAT(release.status().message(), HasSubstr(c.message)) << c.name;
   }

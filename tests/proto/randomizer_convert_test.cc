@@ -12,18 +12,17 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::EqualsProto;
 using ::ldp::testing::ParseText;
+using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
 constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 
 TEST(RandomizerConvert, NanosAndEpsilonAreExactInverses) {
-  for (int64_t nanos :
-       {int64_t{1}, int64_t{7}, int64_t{999'999'999}, int64_t{1'000'000'000},
-        int64_t{1'234'567'891}, int64_t{123'456'789'012'345},
-        (int64_t{1} << 51) - 1}) {
+  for (int64_t nanos : {int64_t{1}, int64_t{7}, int64_t{999'999'999},
+                        int64_t{1'000'000'000}, int64_t{1'234'567'891},
+                        int64_t{123'456'789'012'345}, (int64_t{1} << 51) - 1}) {
     EXPECT_EQ(EpsilonToNanos(NanosToEpsilon(nanos)), nanos);
   }
   // A sweep of small values, where ledgers live.
@@ -92,7 +91,7 @@ TEST(RandomizerConvert, FrequencyOracleGoldens) {
     EXPECT_EQ(spec->epsilon_permanent, want.epsilon_permanent) << g.text;
     v1::RandomizerSpec back;
     ToProto(*config, &back);
-    EXPECT_THAT(back, EqualsProto(proto));
+    EXPECT_TRUE(ProtoEquals(back, proto));
   }
 }
 
@@ -123,7 +122,7 @@ TEST(RandomizerConvert, RealMechanismGoldens) {
     EXPECT_EQ(spec->num_cells, g.spec.num_cells) << g.text;
     v1::RandomizerSpec back;
     ToProto(*config, &back);
-    EXPECT_THAT(back, EqualsProto(proto));
+    EXPECT_TRUE(ProtoEquals(back, proto));
   }
 }
 

@@ -11,9 +11,9 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::EqualsProto;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
+using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -25,7 +25,7 @@ TEST(SchemaConvert, GoldenRoundTrip) {
   ASSERT_OK(schema);
   v1::RecordSchema back;
   ToProto(*schema, &back);
-  EXPECT_THAT(back, EqualsProto(proto));
+  EXPECT_TRUE(ProtoEquals(back, proto));
 }
 
 TEST(SchemaConvert, ReadsEveryKindAndDefault) {
@@ -71,12 +71,25 @@ TEST(SchemaConvert, RejectsMalformedSchemas) {
       {"empty", "", "invalid record schema"},
       {"no kind", R"pb(fields { name: "x" })pb", "no kind set"},
       {"duplicate name",
-       R"pb(fields { name: "x" bool_field {} }
-            fields { name: "x" bool_field {} })pb",
+       R"pb(fields {
+              name: "x"
+              bool_field {}
+            }
+            fields {
+              name: "x"
+              bool_field {}
+            })pb",
        "invalid record schema"},
-      {"bad name", R"pb(fields { name: "1x" bool_field {} })pb", "schema"},
-      {"int bounds reversed",
-       R"pb(fields { name: "x" int_field { lower: 5 upper: 5 } })pb", "schema"},
+      {"bad name", R"pb(fields {
+                          name: "1x"
+                          bool_field {}
+                        })pb",
+       "schema"},
+      {"int bounds reversed", R"pb(fields {
+                                     name: "x"
+                                     int_field { lower: 5 upper: 5 }
+                                   })pb",
+       "schema"},
       {"int default out of range",
        R"pb(fields {
               name: "x"
@@ -89,10 +102,15 @@ TEST(SchemaConvert, RejectsMalformedSchemas) {
               categorical_field { categories: "a" default_category: "b" }
             })pb",
        "schema"},
-      {"no categories", R"pb(fields { name: "x" categorical_field {} })pb",
+      {"no categories", R"pb(fields {
+                               name: "x"
+                               categorical_field {}
+                             })pb",
        "schema"},
-      {"real NaN bound",
-       R"pb(fields { name: "x" real_field { lower: nan upper: 1 } })pb",
+      {"real NaN bound", R"pb(fields {
+                                name: "x"
+                                real_field { lower: nan upper: 1 }
+                              })pb",
        "schema"},
       {"bit default wrong length",
        R"pb(fields {
@@ -112,7 +130,10 @@ TEST(SchemaConvert, RejectsMalformedSchemas) {
               }
             })pb",
        "default_bits"},
-      {"zero bits", R"pb(fields { name: "x" bit_vector_field {} })pb",
+      {"zero bits", R"pb(fields {
+                           name: "x"
+                           bit_vector_field {}
+                         })pb",
        "schema"},
   };
   for (const Case& c : cases) {

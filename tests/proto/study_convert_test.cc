@@ -13,9 +13,9 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::EqualsProto;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
+using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -49,7 +49,10 @@ const std::string kQuestions = R"pb(
       root { field: "income" }
       output_range { lower: -10 upper: 100 }
     }
-    randomizer { epsilon_nanos: 500000000 duchi {} }
+    randomizer {
+      epsilon_nanos: 500000000
+      duchi {}
+    }
     target_reports: 400
   }
   questions {
@@ -58,7 +61,11 @@ const std::string kQuestions = R"pb(
       encoding { field { field: "country" } }
       post_processing: "simplex_projection"
     }
-    randomizer { epsilon_nanos: 1000000000 domain_size: 3 grr {} }
+    randomizer {
+      epsilon_nanos: 1000000000
+      domain_size: 3
+      grr {}
+    }
   }
   questions {
     question_id: "age_buckets"
@@ -73,7 +80,7 @@ TEST(StudyConvert, GoldenRoundTrip) {
   ASSERT_OK(spec);
   v1::StudySpec back;
   ToProto(*spec, &back);
-  EXPECT_THAT(back, EqualsProto(proto));
+  EXPECT_TRUE(ProtoEquals(back, proto));
 }
 
 TEST(StudyConvert, ReadsEveryPart) {
@@ -112,25 +119,28 @@ TEST(StudyConvert, ReadsEveryPart) {
 }
 
 TEST(StudyConvert, UnsetWireFieldsTakeTheDocumentedDefaults) {
-  const auto proto = ParseText<v1::StudySpec>(absl::StrCat(R"pb(
-    epsilon_cap_nanos: 1
-    mode: INTERACTIVE
-    questions {
-      question_id: "q"
-      statistical_query {
-        root { field: "age" }
-        output_range { lower: 0 upper: 120 }
-      }
-    }
-    schema {)pb", kSchemaText, "}"));
+  const auto proto = ParseText<v1::StudySpec>(
+      absl::StrCat(R"pb(
+                     epsilon_cap_nanos: 1
+                     mode: INTERACTIVE
+                     questions {
+                       question_id: "q"
+                       statistical_query {
+                         root { field: "age" }
+                         output_range { lower: 0 upper: 120 }
+                       }
+                     }
+                     schema {)pb",
+                   kSchemaText, "}"));
   absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto);
   ASSERT_OK(spec);
   EXPECT_EQ(spec->mode, StudyMode::kInteractive);
   EXPECT_EQ(spec->confidence, 0.95);
   EXPECT_EQ(spec->round_duration, absl::Hours(1));
   EXPECT_EQ(spec->quorum, 0);
-  EXPECT_EQ(std::get<StatisticalQueryQuestion>(spec->questions[0].kind).mechanism,
-            RealMechanismKind::kHybrid);
+  EXPECT_EQ(
+      std::get<StatisticalQueryQuestion>(spec->questions[0].kind).mechanism,
+      RealMechanismKind::kHybrid);
 }
 
 TEST(StudyConvert, BytesRoundTrip) {
@@ -152,7 +162,7 @@ TEST(StudyConvert, QuestionsOfALaterRoundConvertAlone) {
   EXPECT_EQ(questions->size(), 3u);
   v1::Question back;
   ToProto((*questions)[1], &back);
-  EXPECT_THAT(back, EqualsProto(study.questions(1)));
+  EXPECT_TRUE(ProtoEquals(back, study.questions(1)));
   google::protobuf::RepeatedPtrField<v1::Question> none;
   EXPECT_THAT(QuestionsFromProto(none, Schema()), StatusIs(kInvalid));
 }
@@ -172,9 +182,11 @@ TEST(StudyConvert, RejectsMalformedStudyFields) {
        "schema field 5"},
       {"zero cap", [](P* p) { p->set_epsilon_cap_nanos(0); },
        "epsilon_cap_nanos must be"},
-      {"cap beyond int64", [](P* p) { p->set_epsilon_cap_nanos(uint64_t{1} << 63); },
+      {"cap beyond int64",
+       [](P* p) { p->set_epsilon_cap_nanos(uint64_t{1} << 63); },
        "epsilon_cap_nanos must be"},
-      {"unspecified mode", [](P* p) { p->set_mode(v1::STUDY_MODE_UNSPECIFIED); },
+      {"unspecified mode",
+       [](P* p) { p->set_mode(v1::STUDY_MODE_UNSPECIFIED); },
        "NONINTERACTIVE or INTERACTIVE"},
       {"confidence 1", [](P* p) { p->set_confidence(1); }, "confidence"},
       {"confidence NaN", [](P* p) { p->set_confidence(NAN); }, "confidence"},
@@ -188,8 +200,7 @@ TEST(StudyConvert, RejectsMalformedStudyFields) {
       {"long display name",
        [](P* p) { p->set_display_name(std::string(1025, 'x')); },
        "display_name has 1025 bytes"},
-      {"duplicate ids",
-       [](P* p) { *p->add_questions() = p->questions(0); },
+      {"duplicate ids", [](P* p) { *p->add_questions() = p->questions(0); },
        "\"mean_income\" appears more than once"},
   };
   for (const Case& c : cases) {
@@ -226,29 +237,36 @@ TEST(StudyConvert, RejectsMalformedQuestions) {
       {"query with parameters",
        absl::StrCat(id, sq, " randomizer { piecewise { num_cells: 8 } }"),
        "default parameters"},
-      {"query with domain size", absl::StrCat(id, sq, " randomizer { domain_size: 2 }"),
+      {"query with domain size",
+       absl::StrCat(id, sq, " randomizer { domain_size: 2 }"),
        "domain_size must be 0"},
-      {"bad query", absl::StrCat(id, R"pb(statistical_query { root { field: "age" } })pb"),
+      {"bad query",
+       absl::StrCat(id, R"pb(statistical_query { root { field: "age" } })pb"),
        "output_range is missing"},
-      {"histogram with real mechanism", absl::StrCat(id, hist, " randomizer { duchi {} }"),
+      {"histogram with real mechanism",
+       absl::StrCat(id, hist, " randomizer { duchi {} }"),
        "frequency-oracle randomizer"},
       {"histogram domain mismatch",
        absl::StrCat(id, hist, " randomizer { domain_size: 3 oue {} }"),
        "domain has 2 items"},
       {"histogram without encoding", absl::StrCat(id, "histogram {}"),
        "histogram.encoding is missing"},
-      {"bad encoding", absl::StrCat(id, R"pb(histogram { encoding { field { field: "x" } } })pb"),
+      {"bad encoding", absl::StrCat(id, R"pb(histogram {
+                                               encoding { field { field: "x" } }
+                                             })pb"),
        "invalid domain encoding"},
       {"unknown post-processing",
        absl::StrCat(id, R"pb(histogram {
-                   encoding { field { field: "smoker" } }
-                   post_processing: "magic"
-                 })pb"),
+                               encoding { field { field: "smoker" } }
+                               post_processing: "magic"
+                             })pb"),
        "unknown post_processing \"magic\""},
       {"epsilon beyond int64",
-       absl::StrCat(id, hist, " randomizer { epsilon_nanos: 9223372036854775808 }"),
+       absl::StrCat(id, hist,
+                    " randomizer { epsilon_nanos: 9223372036854775808 }"),
        "randomizer.epsilon_nanos must be at most"},
-      {"target beyond int64", absl::StrCat(id, hist, " target_reports: 9223372036854775808"),
+      {"target beyond int64",
+       absl::StrCat(id, hist, " target_reports: 9223372036854775808"),
        "target_reports must be at most"},
   };
   for (const Case& c : cases) {

@@ -15,9 +15,9 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::EqualsProto;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
+using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::SeededGenerator;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -71,7 +71,7 @@ TEST(TaskConvert, GoldenRoundTrips) {
     ASSERT_OK(envelope) << text;
     v1::Task back;
     TaskToProto(*envelope, &back);
-    EXPECT_THAT(back, EqualsProto(proto));
+    EXPECT_TRUE(ProtoEquals(back, proto));
   }
 }
 
@@ -93,7 +93,8 @@ TEST(TaskConvert, ReadsEveryPart) {
   EXPECT_EQ(h.oracle.epsilon, 1.0);
   EXPECT_EQ(h.oracle.num_buckets, 4u);
 
-  absl::StatusOr<TaskEnvelope> sq = TaskFromProto(ParseText<v1::Task>(kQueryTask));
+  absl::StatusOr<TaskEnvelope> sq =
+      TaskFromProto(ParseText<v1::Task>(kQueryTask));
   ASSERT_OK(sq);
   EXPECT_FALSE(sq->deadline.has_value());
   const auto& q = std::get<StatisticalQueryTask>(sq->task.question);
@@ -107,7 +108,8 @@ TEST(TaskConvert, ReadsEveryPart) {
 // same coins give the same report, and each side accepts the other's.
 TEST(TaskConvert, BothSidesBuildTheSameMechanism) {
   for (const std::string& text : {kHistogramTask, kQueryTask}) {
-    absl::StatusOr<TaskEnvelope> server = TaskFromProto(ParseText<v1::Task>(text));
+    absl::StatusOr<TaskEnvelope> server =
+        TaskFromProto(ParseText<v1::Task>(text));
     ASSERT_OK(server);
     v1::Task wire;
     TaskToProto(server->task, server->schema, &wire);
@@ -163,12 +165,12 @@ TEST(TaskConvert, RejectsMalformedTasks) {
   const std::string olh =
       " randomizer { epsilon_nanos: 1000 domain_size: 2 olh {} }"
       " epsilon_nanos: 1000";
-  const std::string encoding = R"pb( encoding { field { field: "smoker" } })pb";
+  const std::string encoding = R"pb(encoding { field { field: "smoker" } })pb";
   const std::string query =
-      R"pb( query {
-              root { field: "age" }
-              output_range { lower: 0 upper: 120 }
-            })pb";
+      R"pb(query {
+             root { field: "age" }
+             output_range { lower: 0 upper: 120 }
+           })pb";
   const Case cases[] = {
       {"no schema", absl::StrCat(encoding, olh), "task.schema is missing"},
       {"no randomizer", WithSchema(encoding, " epsilon_nanos: 1000"),
@@ -203,18 +205,22 @@ TEST(TaskConvert, RejectsMalformedTasks) {
                          root { field: "height" }
                          output_range { lower: 0 upper: 1 }
                        }
-                       randomizer { epsilon_nanos: 1000 duchi {} }
+                       randomizer {
+                         epsilon_nanos: 1000
+                         duchi {}
+                       }
                        epsilon_nanos: 1000)pb"),
        "invalid query"},
       {"bad deadline", WithSchema(encoding, olh, " deadline { nanos: -1 }"),
        "timestamp nanos"},
       {"bad schema",
        absl::StrCat(encoding, olh,
-                    R"pb( schema { fields { name: "smoker" } })pb"),
+                    R"pb(schema { fields { name: "smoker" } })pb"),
        "no kind set"},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<TaskEnvelope> task = TaskFromProto(ParseText<v1::Task>(c.text));
+    absl::StatusOr<TaskEnvelope> task =
+        TaskFromProto(ParseText<v1::Task>(c.text));
     EXPECT_THAT(task, StatusIs(kInvalid)) << c.name;
     EXPECT_THAT(task.status().message(), HasSubstr(c.message)) << c.name;
   }

@@ -1,0 +1,64 @@
+// Runs many real agent sessions (client library over gRPC) against a
+// ServerProcess, a fixed number at a time, for integration tests.
+#ifndef LDP_TESTS_INTEGRATION_AGENT_RUNNER_H_
+#define LDP_TESTS_INTEGRATION_AGENT_RUNNER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "client/agent.h"
+#include "client/agent_client.h"
+#include "client/agent_state_store.h"
+#include "common/record_schema.h"
+#include "gtest/gtest.h"
+#include "tests/integration/server_process.h"
+
+namespace ldp::testing {
+
+struct AgentOutcome {
+  uint64_t agent_id = 0;
+  int accepted = 0;  // reports the server acknowledged as durable
+  int refused = 0;   // tasks the agent refused
+};
+
+// Enrolls one agent per record and runs one poll-answer-upload cycle each,
+// on `threads` threads. Seeds are per agent, so runs are reproducible.
+inline std::vector<AgentOutcome> RunAgents(
+    const ServerProcess& server, const std::vector<Record>& records,
+    int threads = 4, int64_t agent_cap_nanos = 1'000'000'000'000) {
+  std::vector<AgentOutcome> outcomes(records.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      auto channel = server.NewChannel();
+      for (size_t i = next++; i < records.size(); i = next++) {
+        std::mt19937_64 gen(1000 + i);
+        auto agent = Agent::Create({.record = records[i],
+                                    .max_epsilon_per_study_nanos = agent_cap_nanos},
+                                   std::make_unique<MemoryAgentStateStore>(), gen);
+        auto client = AgentClient::CreateForChannel(
+            {.max_attempts = 3, .sleep = [](absl::Duration) {}}, channel, gen);
+        if (!agent.ok() || !client.ok()) continue;
+        auto credential = (*client)->Enroll("");
+        if (!credential.ok()) continue;
+        const CycleResult result = (*client)->RunOnce(**agent);
+        outcomes[i] = {.agent_id = credential->agent_id,
+                       .accepted = result.reports_accepted,
+                       .refused = static_cast<int>(result.refusals.size())};
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  return outcomes;
+}
+
+}  // namespace ldp::testing
+
+#endif  // LDP_TESTS_INTEGRATION_AGENT_RUNNER_H_

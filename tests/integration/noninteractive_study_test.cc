@@ -1,0 +1,138 @@
+// A real ldp-server process on loopback, real agents through the client
+// library: a noninteractive study with two statistical queries and a
+// 64-cell histogram. Every estimate must land within 5 standard errors of
+// the simulated population's truth.
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "tests/integration/agent_runner.h"
+#include "tests/integration/server_process.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp::testing {
+namespace {
+
+constexpr char kSpec[] = R"pb(
+  display_name: "integration"
+  epsilon_cap_nanos: 2000000000
+  mode: NONINTERACTIVE
+  confidence: 0.95
+  round_duration_seconds: 3600
+  schema {
+    fields { name: "age" int_field { lower: 18 upper: 89 } }
+    fields { name: "smoker" bool_field {} }
+    fields {
+      name: "region"
+      categorical_field { categories: [ "a", "b", "c", "d", "e", "f", "g", "h" ] }
+    }
+    fields { name: "income" real_field { lower: 0 upper: 200 } }
+  }
+  questions {
+    question_id: "mean_income"
+    statistical_query {
+      root { field: "income" }
+      output_range { lower: 0 upper: 200 }
+    }
+    randomizer { hybrid {} }
+  }
+  questions {
+    question_id: "smoker_share"
+    statistical_query {
+      root { field: "smoker" }
+      output_range { lower: 0 upper: 1 }
+    }
+    randomizer { duchi {} }
+  }
+  questions {
+    question_id: "region_by_age"
+    histogram {
+      encoding {
+        product {
+          fields { field: "region" }
+          fields { field: "age" num_buckets: 8 }
+        }
+      }
+    }
+    randomizer { oue {} }
+  }
+)pb";
+
+struct Population {
+  std::vector<Record> records;
+  double mean_income = 0;
+  double smoker_share = 0;
+  std::vector<double> cells = std::vector<double>(64, 0.0);
+};
+
+// A skewed, deterministic population: regions ~ 1/(r+1), age uniform.
+Population MakePopulation(int n) {
+  Population p;
+  std::mt19937_64 gen(77);
+  const char* regions = "abcdefgh";
+  std::discrete_distribution<int> region({8, 4, 2.7, 2, 1.6, 1.3, 1.1, 1});
+  for (int i = 0; i < n; ++i) {
+    Record r;
+    const int reg = region(gen);
+    const int64_t age = 18 + static_cast<int64_t>(gen() % 72);
+    const bool smoker = gen() % 10 < 3;
+    const double income = std::min(200.0, 20.0 + age + static_cast<double>(gen() % 60));
+    r.values["region"] = std::string(1, regions[reg]);
+    r.values["age"] = age;
+    r.values["smoker"] = smoker;
+    r.values["income"] = income;
+    p.records.push_back(r);
+    p.mean_income += income / n;
+    p.smoker_share += (smoker ? 1.0 : 0.0) / n;
+    p.cells[reg * 8 + (age - 18) / 9] += 1.0 / n;  // 72 ages in 8 buckets of 9
+  }
+  return p;
+}
+
+TEST(NoninteractiveStudy, EstimatesLandWithinFiveStandardErrors) {
+  ServerProcess server;
+  ASSERT_OK(server.Start());
+  AnalystClient analyst(server);
+  v1::StudySpec spec;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kSpec, &spec));
+  auto study = analyst.CreateStudy(spec);
+  ASSERT_OK(study);
+
+  constexpr int kAgents = 3000;
+  const Population population = MakePopulation(kAgents);
+  const auto outcomes = RunAgents(server, population.records);
+  int accepted = 0;
+  for (const auto& o : outcomes) accepted += o.accepted;
+  EXPECT_EQ(accepted, kAgents);  // sample splitting: one task per agent
+
+  auto estimates = analyst.GetEstimates(study->study_id());
+  ASSERT_OK(estimates);
+  ASSERT_EQ(estimates->estimates_size(), 3);
+  int64_t reports = 0;
+  for (const auto& q : estimates->estimates()) {
+    SCOPED_TRACE(q.question_id());
+    if (q.question_id() == "mean_income" || q.question_id() == "smoker_share") {
+      ASSERT_TRUE(q.has_scalar());
+      const double truth = q.question_id() == "mean_income" ? population.mean_income
+                                                            : population.smoker_share;
+      EXPECT_NEAR(q.scalar().value(), truth, 5 * q.scalar().standard_error());
+      EXPECT_GT(q.scalar().standard_error(), 0);
+      reports += q.scalar().num_reports();
+    } else {
+      ASSERT_TRUE(q.has_histogram());
+      const auto& h = q.histogram();
+      ASSERT_EQ(h.frequencies_size(), 64);
+      for (int v = 0; v < 64; ++v) {
+        EXPECT_NEAR(h.frequencies(v), population.cells[v], 5 * h.standard_errors(v))
+            << "cell " << v << " (" << h.labels(v) << ")";
+      }
+      reports += h.num_reports();
+    }
+  }
+  EXPECT_EQ(reports, kAgents);
+}
+
+}  // namespace
+}  // namespace ldp::testing
