@@ -49,13 +49,15 @@ absl::Status ServerProcess::Start() {
   std::filesystem::remove(port_file);
   const std::string db = "--db=" + directory_ + "/ldp.db";
   const std::string port_arg = "--port_file=" + port_file;
+  // A restart keeps the port, so agents' channels reconnect to it.
+  const std::string port_flag = "--port=" + std::to_string(port_);
   const std::string log = directory_ + "/server.log";
   pid_ = fork();
   if (pid_ < 0) return absl::InternalError("fork failed");
   if (pid_ == 0) {
     if (FILE* out = freopen(log.c_str(), "a", stdout)) (void)out;
     if (FILE* err = freopen(log.c_str(), "a", stderr)) (void)err;
-    execl(LDP_SERVER_BINARY, LDP_SERVER_BINARY, db.c_str(), "--port=0",
+    execl(LDP_SERVER_BINARY, LDP_SERVER_BINARY, db.c_str(), port_flag.c_str(),
           port_arg.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }

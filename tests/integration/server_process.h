@@ -21,7 +21,8 @@ class ServerProcess {
   ServerProcess();
   ~ServerProcess();  // SIGKILLs a running server and removes the directory
 
-  // Starts ldp-server on a free port and waits (≤ 20 s) until it listens.
+  // Starts ldp-server and waits (≤ 20 s) until it listens: on a free port
+  // the first time, on the same port (and database) after Stop or Kill.
   absl::Status Start();
   // SIGTERM and wait.
   void Stop();

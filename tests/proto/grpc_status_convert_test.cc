@@ -1,5 +1,6 @@
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "proto/convert/grpc_status.h"
 
@@ -8,7 +9,7 @@ namespace {
 
 TEST(GrpcStatusConvert, EveryCanonicalCodeAndMessageSurvivesBothWays) {
   for (int code = 1; code <= 16; ++code) {
-    const std::string message = "detail " + std::to_string(code);
+    const std::string message = absl::StrCat("detail ", code);
     const absl::Status status(static_cast<absl::StatusCode>(code), message);
     const grpc::Status grpc = ToGrpcStatus(status);
     EXPECT_EQ(static_cast<int>(grpc.error_code()), code);

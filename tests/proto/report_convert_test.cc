@@ -124,8 +124,8 @@ TEST(ReportConvert, RejectsMalformedReports) {
     std::string text;
     const char* message;
   };
-  const std::string header = R"pb(protocol_version: 1
-                                  report_id: "0123456789abcdef")pb";
+  const std::string header = absl::StrCat(
+      R"pb(protocol_version: 1 report_id: "0123456789abcdef")pb", " ");
   const Case cases[] = {
       {"version 0", R"pb(report_id: "0123456789abcdef"
                          item {})pb",

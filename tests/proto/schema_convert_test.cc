@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/proto/convert_testing.h"
@@ -148,7 +149,7 @@ TEST(SchemaConvert, RejectsTooManyFieldsBeforeConvertingThem) {
   v1::RecordSchema proto;
   for (int i = 0; i <= kMaxSchemaFields; ++i) {
     auto* f = proto.add_fields();
-    f->set_name("f" + std::to_string(i));
+    f->set_name(absl::StrCat("f", i));
     f->mutable_bool_field();
   }
   absl::StatusOr<RecordSchema> schema = RecordSchemaFromProto(proto);

@@ -214,7 +214,7 @@ TEST(TaskConvert, RejectsMalformedTasks) {
       {"bad deadline", WithSchema(encoding, olh, " deadline { nanos: -1 }"),
        "timestamp nanos"},
       {"bad schema",
-       absl::StrCat(encoding, olh,
+       absl::StrCat(encoding, olh, " ",
                     R"pb(schema { fields { name: "smoker" } })pb"),
        "no kind set"},
   };
