@@ -1,11 +1,40 @@
 #!/usr/bin/env bash
-# The README's run command: install, build, and run the main job.
-#
-# Until the aggregator server lands, the main job is ldp-simulate: a
-# population of 100k simulated agents, each randomizing its own value with a
-# secure generator, aggregated by the same estimators the server will use.
+# The README's run command: install, build, and run the main job — an
+# ldp-server on its embedded SQLite store, an example study, and
+# ldp-loadtest with 100,000 simulated agents (real agent sessions over gRPC
+# on loopback) printing every estimate with its interval beside the truth.
+# Then the server is stopped. Extra arguments go to ldp-loadtest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/install-deps.sh
-bash deploy/build.sh --target ldp-simulate
-exec "${LDP_BUILD_DIR:-build}/client/ldp-simulate" "$@"
+bash deploy/build.sh --target ldp-server ldp-loadtest ldp
+BUILD="${LDP_BUILD_DIR:-build}"
+WORK="$(mktemp -d /tmp/ldp-demo.XXXXXX)"
+SERVER_PID=""
+cleanup() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" && wait "$SERVER_PID" || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+"$BUILD/server/ldp-server" --db="$WORK/ldp.db" --port=0 --port_file="$WORK/port" \
+  > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+if [ ! -s "$WORK/port" ]; then
+  echo "ldp-server did not start:" >&2; cat "$WORK/server.log" >&2; exit 1
+fi
+ADDRESS="127.0.0.1:$(cat "$WORK/port")"
+TOKEN="$WORK/ldp.db.analyst_token"
+echo "== ldp-server on $ADDRESS (database $WORK/ldp.db)"
+
+echo "== An analyst study from a file: ldp study create deploy/examples/demo_study.textproto"
+"$BUILD/client/ldp" --server="$ADDRESS" --token_file="$TOKEN" \
+  study create deploy/examples/demo_study.textproto
+
+echo
+echo "== ldp-loadtest: 100,000 simulated agents"
+"$BUILD/client/ldp-loadtest" --server="$ADDRESS" --analyst_token_file="$TOKEN" \
+  --agents=100000 --threads=32 --channels=4 --domain=64 "$@"

@@ -3,7 +3,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -112,6 +114,8 @@ class Statement {
     }
   }
   int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
+  // Rows the last completed write changed.
+  int Changes() { return sqlite3_changes(db_); }
   std::string_view Blob(int col) {
     const void* data = sqlite3_column_blob(stmt_, col);
     return {static_cast<const char*>(data),
@@ -148,7 +152,8 @@ struct Connection {
   struct Statements {
     std::unique_ptr<Statement> insert_agent, insert_study, find_study,
         set_study_state, insert_round, set_round_state, insert_report,
-        select_report, delete_report, charge, spent, ledger_all, ledger_one;
+        select_report, delete_report, ledger_read, ledger_insert,
+        ledger_update, ledger_all, ledger_one;
   } s;
   ~Connection() {
     s = Statements();
@@ -268,39 +273,33 @@ class SqliteStore::Transaction final : public StoreTransaction {
     return s->Run();
   }
 
+  // The report goes in first (its primary key dedupes); then the ledger is
+  // read and charged, and an over-cap report is taken back out, all inside
+  // the caller's transaction. Plain statements only: RETURNING would cost
+  // an ephemeral table per report.
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
-    if (row.epsilon_nanos <= 0 || row.epsilon_nanos > row.cap_nanos) {
-      ASSIGN_OR_RETURN(const int64_t spent, Spent(row));
+    ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
+    if (!inserted) return CompareWithStored(row);
+    ASSIGN_OR_RETURN(const std::optional<Ledger> ledger, ReadLedger(row));
+    const int64_t spent = ledger.has_value() ? ledger->spent : 0;
+    const int64_t cap =
+        ledger.has_value() ? std::min(ledger->cap, row.cap_nanos) : row.cap_nanos;
+    if (row.epsilon_nanos <= 0 || row.epsilon_nanos > cap - spent) {
+      Use remove(*s_.delete_report);
+      remove->Bind(1, Signed(row.task_id));
+      RETURN_IF_ERROR(remove->Run());
       return AppendResult{.outcome = AppendOutcome::kOverCap,
                           .spent_nanos = spent};
     }
-    ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
-    if (!inserted) return CompareWithStored(row);
-    std::optional<int64_t> spent;
-    {
-      Use charge(*s_.charge);
-      charge->Bind(1, Signed(row.agent_id));
-      charge->Bind(2, Signed(row.study_id));
-      charge->Bind(3, row.epsilon_nanos);
-      charge->Bind(4, row.cap_nanos);
-      ASSIGN_OR_RETURN(const bool returned, charge->Step());
-      if (returned) {
-        spent = charge->Int(0);
-        RETURN_IF_ERROR(charge->Run());
-      }
-    }
-    if (spent.has_value()) {
-      return AppendResult{.outcome = AppendOutcome::kStored,
-                          .spent_nanos = *spent,
-                          .first_charge = *spent == row.epsilon_nanos};
-    }
-    // Over the cap: take the report back out; the transaction stays valid.
-    Use remove(*s_.delete_report);
-    remove->Bind(1, Signed(row.task_id));
-    RETURN_IF_ERROR(remove->Run());
-    ASSIGN_OR_RETURN(const int64_t current, Spent(row));
-    return AppendResult{.outcome = AppendOutcome::kOverCap,
-                        .spent_nanos = current};
+    Use charge(ledger.has_value() ? *s_.ledger_update : *s_.ledger_insert);
+    charge->Bind(1, Signed(row.agent_id));
+    charge->Bind(2, Signed(row.study_id));
+    charge->Bind(3, spent + row.epsilon_nanos);
+    if (!ledger.has_value()) charge->Bind(4, row.cap_nanos);
+    RETURN_IF_ERROR(charge->Run());
+    return AppendResult{.outcome = AppendOutcome::kStored,
+                        .spent_nanos = spent + row.epsilon_nanos,
+                        .first_charge = !ledger.has_value()};
   }
 
  private:
@@ -314,11 +313,21 @@ class SqliteStore::Transaction final : public StoreTransaction {
                        row.report_id.size()));
     s->BindBlob(5, row.payload);
     s->Bind(6, Nanos(row.received_at));
-    // RETURNING yields a row only for a new report. Never step a statement
-    // again after it is done: SQLite would re-run it.
-    ASSIGN_OR_RETURN(const bool returned, s->Step());
-    if (returned) RETURN_IF_ERROR(s->Run());
-    return returned;
+    RETURN_IF_ERROR(s->Run());
+    return s->Changes() == 1;  // 0: the task already has a report
+  }
+
+  struct Ledger {
+    int64_t spent = 0;
+    int64_t cap = 0;
+  };
+  absl::StatusOr<std::optional<Ledger>> ReadLedger(const ReportRow& row) {
+    Use s(*s_.ledger_read);
+    s->Bind(1, Signed(row.agent_id));
+    s->Bind(2, Signed(row.study_id));
+    ASSIGN_OR_RETURN(const bool found, s->Step());
+    if (!found) return std::nullopt;
+    return Ledger{.spent = s->Int(0), .cap = s->Int(1)};
   }
 
   absl::StatusOr<AppendResult> CompareWithStored(const ReportRow& row) {
@@ -333,18 +342,10 @@ class SqliteStore::Transaction final : public StoreTransaction {
       identical = found && s->Blob(0) == id && s->Blob(1) == row.payload &&
                   static_cast<uint64_t>(s->Int(2)) == row.agent_id;
     }
-    ASSIGN_OR_RETURN(const int64_t spent, Spent(row));
+    ASSIGN_OR_RETURN(const std::optional<Ledger> ledger, ReadLedger(row));
     return AppendResult{.outcome = identical ? AppendOutcome::kIdenticalRetry
                                              : AppendOutcome::kConflict,
-                        .spent_nanos = spent};
-  }
-
-  absl::StatusOr<int64_t> Spent(const ReportRow& row) {
-    Use s(*s_.spent);
-    s->Bind(1, Signed(row.agent_id));
-    s->Bind(2, Signed(row.study_id));
-    ASSIGN_OR_RETURN(const bool found, s->Step());
-    return found ? s->Int(0) : 0;
+                        .spent_nanos = ledger.has_value() ? ledger->spent : 0};
   }
 
   Connection::Statements& s_;
@@ -370,20 +371,19 @@ absl::Status PrepareWriterStatements(sqlite3* db,
       {&s.insert_report,
        "INSERT INTO reports(task_id, round_id, agent_id, report_id, payload, "
        "received_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6) "
-       "ON CONFLICT(task_id) DO NOTHING RETURNING 1"},
+       "ON CONFLICT(task_id) DO NOTHING"},
       {&s.select_report,
        "SELECT report_id, payload, agent_id FROM reports WHERE task_id = ?1"},
       {&s.delete_report, "DELETE FROM reports WHERE task_id = ?1"},
-      // The charge happens only if it stays within the cap; RETURNING
-      // yields no row when it does not.
-      {&s.charge,
+      {&s.ledger_read,
+       "SELECT spent_nanos, cap_nanos FROM ledger "
+       "WHERE agent_id = ?1 AND study_id = ?2"},
+      {&s.ledger_insert,
        "INSERT INTO ledger(agent_id, study_id, spent_nanos, cap_nanos) "
-       "VALUES(?1, ?2, ?3, ?4) ON CONFLICT(agent_id, study_id) DO UPDATE SET "
-       "spent_nanos = spent_nanos + excluded.spent_nanos "
-       "WHERE spent_nanos + excluded.spent_nanos <= cap_nanos "
-       "RETURNING spent_nanos"},
-      {&s.spent,
-       "SELECT spent_nanos FROM ledger WHERE agent_id = ?1 AND study_id = ?2"},
+       "VALUES(?1, ?2, ?3, ?4)"},
+      {&s.ledger_update,
+       "UPDATE ledger SET spent_nanos = ?3 "
+       "WHERE agent_id = ?1 AND study_id = ?2"},
   };
   for (const auto& [slot, sql] : all) {
     ASSIGN_OR_RETURN(*slot, Statement::Prepare(db, sql));
