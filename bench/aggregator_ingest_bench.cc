@@ -44,19 +44,20 @@ RecordSchema Schema() {
 
 Question Mean(std::string id, int64_t epsilon_nanos) {
   return {.id = std::move(id),
-          .kind = StatisticalQueryQuestion{
-              .query = *Query::Create(expr::Field("x"), {-1, 1}, Schema()),
-              .mechanism = RealMechanismKind::kHybrid},
+          .kind =
+              StatisticalQueryQuestion{
+                  .query = *Query::Create(expr::Field("x"), {-1, 1}, Schema()),
+                  .mechanism = RealMechanismKind::kHybrid},
           .epsilon_nanos = epsilon_nanos};
 }
 
 Question Histogram() {
-  return {.id = "buckets",
-          .kind = HistogramQuestion{
-              .encoding = *DomainEncoding::Create(
-                  FieldEncoding{.field = "bucket"}, Schema()),
-              .oracle = std::nullopt,
-              .post_processing = std::nullopt}};
+  return {
+      .id = "buckets",
+      .kind = HistogramQuestion{.encoding = *DomainEncoding::Create(
+                                    FieldEncoding{.field = "bucket"}, Schema()),
+                                .oracle = std::nullopt,
+                                .post_processing = std::nullopt}};
 }
 
 // A fresh aggregator on a temporary database, with `agents` enrolled and
@@ -72,11 +73,11 @@ struct Setup {
     std::string pattern = "/tmp/ldp_bench_XXXXXX";
     dir = mkdtemp(pattern.data());
     codec = std::make_unique<OneSpecCodec>(std::move(spec));
-    aggregator = *Aggregator::Create(
-        {.spec_codec = codec.get(),
-         .clock = RealClock::Get(),
-         .analyst_token = "bench-analyst-token"},
-        *SqliteStore::Open({.path = dir + "/ldp.db"}));
+    aggregator =
+        *Aggregator::Create({.spec_codec = codec.get(),
+                             .clock = RealClock::Get(),
+                             .analyst_token = "bench-analyst-token"},
+                            *SqliteStore::Open({.path = dir + "/ldp.db"}));
     absl::StatusOr<StudyInfo> study = aggregator->CreateStudy("spec");
     if (!study.ok()) {
       fprintf(stderr, "CreateStudy: %s\n", study.status().ToString().c_str());
@@ -108,13 +109,16 @@ struct Setup {
     const Record record{.values = {{"x", 0.25}, {"bucket", int64_t{5}}}};
     for (uint64_t agent : agents) {
       std::vector<TaskReport>& out = reports.emplace_back();
-      const std::vector<TaskAssignment> tasks = *aggregator->GetTasks(agent, 1000);
+      const std::vector<TaskAssignment> tasks =
+          *aggregator->GetTasks(agent, 1000);
       for (const TaskAssignment& task : tasks) {
         auto& mechanism = mechanisms[task.question.get()];
-        if (mechanism == nullptr) mechanism = *TaskMechanism::Create(task.MakeTask());
+        if (mechanism == nullptr)
+          mechanism = *TaskMechanism::Create(task.MakeTask());
         TaskReport report{.task_id = task.task_id,
                           .payload = mechanism->Randomize(record, *random)};
-        for (uint8_t& byte : report.report_id) byte = static_cast<uint8_t>((*random)());
+        for (uint8_t& byte : report.report_id)
+          byte = static_cast<uint8_t>((*random)());
         out.push_back(std::move(report));
       }
     }
@@ -148,7 +152,10 @@ void BM_UploadBatchOf1000(benchmark::State& state) {
   state.counters["transactions"] =
       static_cast<double>(setup.aggregator->commit_stats().transactions);
 }
-BENCHMARK(BM_UploadBatchOf1000)->Iterations(200)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_UploadBatchOf1000)
+    ->Iterations(200)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 std::unique_ptr<Setup> shared_setup;
 
@@ -221,7 +228,8 @@ void BM_UploadAsyncInFlight(benchmark::State& state) {
                .questions = {Mean("mean", 0), Histogram()},
                .round_duration = absl::Hours(10)},
               kAgents);
-  const int64_t transactions_before = setup.aggregator->commit_stats().transactions;
+  const int64_t transactions_before =
+      setup.aggregator->commit_stats().transactions;
   std::atomic<int64_t> ok{0};
   for (auto _ : state) {
     Window window(static_cast<int>(state.range(0)));
@@ -242,6 +250,35 @@ void BM_UploadAsyncInFlight(benchmark::State& state) {
   state.counters["transactions"] = static_cast<double>(
       setup.aggregator->commit_stats().transactions - transactions_before);
 }
+// Enrollment through EnrollAsync with 4096 in flight: a fresh secret, its
+// SHA-256 and a durable agent row each.
+void BM_EnrollAsyncInFlight(benchmark::State& state) {
+  constexpr int kAgents = 100'000;
+  Setup setup({.display_name = "bench",
+               .schema = Schema(),
+               .epsilon_cap_nanos = 1'000'000'000,
+               .questions = {Mean("mean", 0)},
+               .round_duration = absl::Hours(10)},
+              0);
+  for (auto _ : state) {
+    Window window(4096);
+    absl::BlockingCounter all(kAgents);
+    for (int i = 0; i < kAgents; ++i) {
+      window.Acquire();
+      setup.aggregator->EnrollAsync("", [&](absl::StatusOr<Enrollment>) {
+        window.Release();
+        all.DecrementCount();
+      });
+    }
+    all.Wait();
+  }
+  state.SetItemsProcessed(kAgents * state.iterations());
+}
+BENCHMARK(BM_EnrollAsyncInFlight)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_UploadAsyncInFlight)
     ->Arg(256)
     ->Arg(4096)

@@ -63,12 +63,12 @@ class CreateStudyJob final : public CommitJob {
         done_(done) {}
 
   absl::Status Apply(StoreTransaction& transaction) override {
-    ASSIGN_OR_RETURN(holder_, transaction.InsertStudy(
-                                  {.study_id = study_->study_id,
-                                   .spec = *study_->spec_bytes,
-                                   .request_id = study_->request_id,
-                                   .state = StudyState::kActive,
-                                   .created_at = study_->created_at}));
+    ASSIGN_OR_RETURN(
+        holder_, transaction.InsertStudy({.study_id = study_->study_id,
+                                          .spec = *study_->spec_bytes,
+                                          .request_id = study_->request_id,
+                                          .state = StudyState::kActive,
+                                          .created_at = study_->created_at}));
     if (holder_ != study_->study_id) return absl::OkStatus();  // a retry
     return transaction.InsertRound(round_row_);
   }
@@ -150,7 +150,8 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
       queue_(std::make_unique<CommitQueue>(store_.get(),
                                            options.max_writes_per_commit)) {}
 
-Aggregator::Impl::~Impl() { queue_.reset(); }
+// Finish every queued write while everything the jobs touch is alive.
+Aggregator::Impl::~Impl() { queue_->Stop(); }
 
 void Aggregator::Impl::QueueClose(const RoundEntry& entry, RoundState state) {
   queue_->Submit(std::make_unique<CloseRoundJob>(entry, state));
@@ -298,21 +299,23 @@ absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
   auto study = std::make_shared<StudyRuntime>();
   study->study_id = next_study_id_.fetch_add(1);
   study->spec = std::make_shared<const StudySpec>(std::move(spec));
-  study->spec_bytes = std::make_shared<const std::string>(std::move(spec_bytes));
+  study->spec_bytes =
+      std::make_shared<const std::string>(std::move(spec_bytes));
   study->request_id = std::move(request_id);
   study->created_at = clock().Now();
-  const RoundRow row{.round_id = round_id,
-                     .study_id = study->study_id,
-                     .state = RoundState::kOpen,
-                     .start_time = study->created_at,
-                     .deadline = study->created_at + study->spec->round_duration};
+  const RoundRow row{
+      .round_id = round_id,
+      .study_id = study->study_id,
+      .state = RoundState::kOpen,
+      .start_time = study->created_at,
+      .deadline = study->created_at + study->spec->round_duration};
   study->rounds.push_back(
       std::make_shared<RoundRuntime>(row, study->spec, std::move(plan)));
   return study;
 }
 
-absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(std::string spec_bytes,
-                                                        std::string request_id) {
+absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
+    std::string spec_bytes, std::string request_id) {
   if (!request_id.empty()) {
     uint64_t existing = 0;
     {
@@ -333,8 +336,8 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(std::string spec_bytes,
                .plan = EncodePlan(round.plan().decisions())};
   absl::StatusOr<uint64_t> result;
   absl::Notification done;
-  queue_->Submit(std::make_unique<CreateStudyJob>(this, std::move(study),
-                                                  std::move(row), &result, &done));
+  queue_->Submit(std::make_unique<CreateStudyJob>(
+      this, std::move(study), std::move(row), &result, &done));
   done.WaitForNotification();
   if (!result.ok()) return result.status();
   return GetStudy(*result);
@@ -399,7 +402,8 @@ absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
     const AggregatorOptions& options, std::unique_ptr<Store> store) {
   RETURN_IF_ERROR(ValidateOptions(options));
   if (store == nullptr) return absl::InvalidArgumentError("store is null");
-  ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random, SecureRandom::Create());
+  ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random,
+                   SecureRandom::Create());
   auto impl =
       std::make_unique<Impl>(options, std::move(store), std::move(random));
   RETURN_IF_ERROR(impl->Load());
@@ -409,7 +413,8 @@ absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
 Aggregator::Aggregator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Aggregator::~Aggregator() = default;
 
-absl::StatusOr<Enrollment> Aggregator::Enroll(std::string_view enrollment_token) {
+absl::StatusOr<Enrollment> Aggregator::Enroll(
+    std::string_view enrollment_token) {
   absl::StatusOr<Enrollment> result;
   absl::Notification done;
   impl_->EnrollAsync(enrollment_token,

@@ -134,9 +134,9 @@ struct StudyInfo {
   StudyState state = StudyState::kActive;
   absl::Time create_time = absl::InfinitePast();
   std::vector<RoundInfo> rounds{};  // oldest first
-  int64_t num_agents = 0;         // agents charged at least once
-  int64_t num_reports = 0;        // over all rounds
-  int64_t max_spent_nanos = 0;    // largest spend of any agent (≤ cap)
+  int64_t num_agents = 0;           // agents charged at least once
+  int64_t num_reports = 0;          // over all rounds
+  int64_t max_spent_nanos = 0;      // largest spend of any agent (≤ cap)
 };
 
 struct StudyPage {
@@ -193,7 +193,8 @@ class Aggregator {
 
   // The agent the token belongs to; UNAUTHENTICATED otherwise. Constant
   // time in the secret.
-  absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view bearer_token) const;
+  absl::StatusOr<uint64_t> AuthenticateAgent(
+      std::string_view bearer_token) const;
 
   // The agent's tasks in open rounds that it has not reported on yet,
   // oldest study first. `agent_id` must be authenticated by the caller;

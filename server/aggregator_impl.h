@@ -65,8 +65,9 @@ class Aggregator::Impl {
   absl::Status Load();
 
   // aggregator_ingest.cc
-  void EnrollAsync(std::string_view enrollment_token,
-                   absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
+  void EnrollAsync(
+      std::string_view enrollment_token,
+      absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
   absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view token) const;
   absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
                                                        int max_tasks);
@@ -111,8 +112,8 @@ class Aggregator::Impl {
   // added to `pending` (aggregator_ingest.cc).
   absl::StatusOr<RoundEntry> AdmitTask(uint64_t agent_id, uint64_t task_id,
                                        RoundEntry& cache) const;
-  absl::Status AdmitReport(uint64_t agent_id, TaskReport report,
-                           absl::Time now, RoundEntry& cache,
+  absl::Status AdmitReport(uint64_t agent_id, TaskReport report, absl::Time now,
+                           RoundEntry& cache,
                            std::vector<PendingReport>& pending);
   absl::Status LoadReports();
   absl::Status LoadRounds(

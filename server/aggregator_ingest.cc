@@ -98,9 +98,9 @@ class UploadJob final : public CommitJob {
   static absl::Status Complete(PendingReport& p,
                                const absl::Status& commit_status) {
     if (!commit_status.ok()) {
-      return absl::UnavailableError(absl::StrCat(
-          "report was not stored (", commit_status.message(),
-          "); retry with the same report"));
+      return absl::UnavailableError(
+          absl::StrCat("report was not stored (", commit_status.message(),
+                       "); retry with the same report"));
     }
     if (!p.admitted) {
       return absl::FailedPreconditionError(
@@ -119,9 +119,9 @@ class UploadJob final : public CommitJob {
         break;
     }
     return absl::FailedPreconditionError(absl::StrCat(
-        "charging ", p.row.epsilon_nanos, " nano-epsilon would exceed the cap of ",
-        p.row.cap_nanos, " in study ", p.row.study_id, " (already spent ",
-        p.result.spent_nanos, ")"));
+        "charging ", p.row.epsilon_nanos,
+        " nano-epsilon would exceed the cap of ", p.row.cap_nanos, " in study ",
+        p.row.study_id, " (already spent ", p.result.spent_nanos, ")"));
   }
 
   // Writer thread only, so plain load-then-store suffices for the counters.
@@ -197,9 +197,10 @@ absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
       const RoundPlan& plan = round->plan();
       for (int q = 0; q < round->num_questions(); ++q) {
         if (!plan.Assigns(agent_id, q)) continue;
-        const uint64_t task_id = PackTaskId(
-            {.round_id = round->round_id(), .agent_id = agent_id,
-             .question = static_cast<uint32_t>(q)});
+        const uint64_t task_id =
+            PackTaskId({.round_id = round->round_id(),
+                        .agent_id = agent_id,
+                        .question = static_cast<uint32_t>(q)});
         if (round->HasReport(task_id)) continue;
         tasks.push_back({.task_id = task_id,
                          .question = round->task(q),
@@ -253,9 +254,8 @@ void Aggregator::Impl::UploadReportsAsync(
   const absl::Time now = clock().Now();
   RoundEntry cache;
   for (size_t i = 0; i < reports.size(); ++i) {
-    absl::Status status =
-        AdmitReport(agent_id, std::move(reports[i]), now, cache,
-                    job->pending());
+    absl::Status status = AdmitReport(agent_id, std::move(reports[i]), now,
+                                      cache, job->pending());
     if (!status.ok()) {
       job->statuses()[i] = std::move(status);
     } else {
@@ -269,17 +269,17 @@ void Aggregator::Impl::UploadReportsAsync(
   queue_->Submit(std::move(job));
 }
 
-absl::Status Aggregator::Impl::AdmitReport(uint64_t agent_id,
-                                          TaskReport report, absl::Time now,
-                                          RoundEntry& cache,
-                                          std::vector<PendingReport>& pending) {
-  ASSIGN_OR_RETURN(RoundEntry entry, AdmitTask(agent_id, report.task_id, cache));
+absl::Status Aggregator::Impl::AdmitReport(
+    uint64_t agent_id, TaskReport report, absl::Time now, RoundEntry& cache,
+    std::vector<PendingReport>& pending) {
+  ASSIGN_OR_RETURN(RoundEntry entry,
+                   AdmitTask(agent_id, report.task_id, cache));
   const int q = static_cast<int>(UnpackTaskId(report.task_id).question);
   const RoundRuntime& round = *entry.round;
   if (absl::Status valid = round.mechanism(q).Validate(report.payload);
       !valid.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("report for task ", report.task_id, ": ", valid.message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "report for task ", report.task_id, ": ", valid.message()));
   }
   PendingReport& p = pending.emplace_back();
   p.question = q;

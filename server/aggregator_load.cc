@@ -15,11 +15,9 @@
 namespace ldp {
 namespace {
 
-absl::Status Corrupt(const char* what, uint64_t id,
-                     const absl::Status& cause) {
-  return absl::DataLossError(absl::StrCat("stored ", what, " ", id,
-                                          " cannot be reloaded: ",
-                                          cause.message()));
+absl::Status Corrupt(const char* what, uint64_t id, const absl::Status& cause) {
+  return absl::DataLossError(absl::StrCat(
+      "stored ", what, " ", id, " cannot be reloaded: ", cause.message()));
 }
 
 }  // namespace
@@ -42,7 +40,8 @@ absl::Status Aggregator::Impl::Load() {
     auto study = std::make_shared<StudyRuntime>();
     study->study_id = row.study_id;
     study->spec = std::make_shared<const StudySpec>(*std::move(spec));
-    study->spec_bytes = std::make_shared<const std::string>(std::move(row.spec));
+    study->spec_bytes =
+        std::make_shared<const std::string>(std::move(row.spec));
     study->request_id = std::move(row.request_id);
     study->created_at = row.created_at;
     study->state = row.state;
@@ -85,7 +84,8 @@ absl::Status Aggregator::Impl::LoadRounds(
     }
     StudyRuntime& study = *it->second;
     absl::StatusOr<PlanDecisions> decisions = DecodePlan(row.plan);
-    if (!decisions.ok()) return Corrupt("round", row.round_id, decisions.status());
+    if (!decisions.ok())
+      return Corrupt("round", row.round_id, decisions.status());
     absl::StatusOr<RoundPlan> plan =
         RoundPlan::Restore(*study.spec, *std::move(decisions));
     if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
@@ -110,7 +110,8 @@ absl::Status Aggregator::Impl::LoadReports() {
                      absl::NotFoundError("its round or question is missing"));
     }
     absl::StatusOr<ReportPayload> payload = DecodePayload(row.payload);
-    if (!payload.ok()) return Corrupt("report for task", row.task_id, payload.status());
+    if (!payload.ok())
+      return Corrupt("report for task", row.task_id, payload.status());
     absl::Status added = cache.round->Accumulate(row.task_id, q, *payload);
     if (!added.ok()) return Corrupt("report for task", row.task_id, added);
     cache.study->num_reports.fetch_add(1, std::memory_order_relaxed);

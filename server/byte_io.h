@@ -21,7 +21,7 @@ class ByteWriter {
   void Varint(uint64_t value);
   void SignedVarint(int64_t value);  // zigzag
   void Fixed64(uint64_t value);
-  void Double(double value);  // its IEEE-754 bits, exactly
+  void Double(double value);           // its IEEE-754 bits, exactly
   void Bytes(std::string_view bytes);  // length-prefixed
 
  private:

@@ -11,17 +11,26 @@ CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit)
       max_writes_per_commit_(std::max<int64_t>(1, max_writes_per_commit)),
       writer_([this] { Run(); }) {}
 
-CommitQueue::~CommitQueue() {
+CommitQueue::~CommitQueue() { Stop(); }
+
+void CommitQueue::Stop() {
   {
     absl::MutexLock lock(&mutex_);
+    if (stopping_) return;
     stopping_ = true;
   }
   writer_.join();
 }
 
 void CommitQueue::Submit(std::unique_ptr<CommitJob> job) {
-  absl::MutexLock lock(&mutex_);
-  queue_.push_back(std::move(job));
+  {
+    absl::MutexLock lock(&mutex_);
+    if (!stopped_) {
+      queue_.push_back(std::move(job));
+      return;
+    }
+  }
+  job->Finish(absl::UnavailableError("the server is shutting down"));
 }
 
 CommitQueueStats CommitQueue::stats() const {
@@ -39,10 +48,15 @@ void CommitQueue::Run() {
             return !q->queue_.empty() || q->stopping_;
           },
           this));
-      // Drain before stopping: every submitted job gets its Finish.
-      if (queue_.empty()) return;
+      // Drain before stopping: every submitted job gets its Finish. Later
+      // submissions are finished by Submit itself.
+      if (queue_.empty()) {
+        stopped_ = true;
+        return;
+      }
       int64_t writes = 0;
-      while (!queue_.empty() && (group.empty() || writes < max_writes_per_commit_)) {
+      while (!queue_.empty() &&
+             (group.empty() || writes < max_writes_per_commit_)) {
         writes += queue_.front()->NumWrites();
         group.push_back(std::move(queue_.front()));
         queue_.pop_front();
@@ -65,7 +79,8 @@ void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
   {
     // Before any Finish, so a completed caller sees its own commit counted.
     absl::MutexLock lock(&mutex_);
-    stats_.transactions += 1 + (isolate ? static_cast<int64_t>(group.size()) : 0);
+    stats_.transactions +=
+        1 + (isolate ? static_cast<int64_t>(group.size()) : 0);
     stats_.jobs += static_cast<int64_t>(group.size());
   }
   if (!isolate) {
@@ -73,8 +88,9 @@ void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
     return;
   }
   for (auto& job : group) {
-    job->Finish(store_->Transact(
-        [&](StoreTransaction& transaction) { return job->Apply(transaction); }));
+    job->Finish(store_->Transact([&](StoreTransaction& transaction) {
+      return job->Apply(transaction);
+    }));
   }
 }
 

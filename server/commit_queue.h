@@ -51,13 +51,18 @@ class CommitQueue {
  public:
   // `store` must outlive the queue. max_writes_per_commit ≥ 1.
   CommitQueue(Store* store, int64_t max_writes_per_commit);
-  // Commits every job already submitted, then joins the writer thread.
+  // Stop()s.
   ~CommitQueue();
   CommitQueue(const CommitQueue&) = delete;
   CommitQueue& operator=(const CommitQueue&) = delete;
 
-  // Thread-safe, including from Finish on the writer thread.
+  // Thread-safe, including from Finish on the writer thread. After Stop()
+  // has returned, the job is finished at once with UNAVAILABLE.
   void Submit(std::unique_ptr<CommitJob> job);
+
+  // Commits every job submitted so far (and any their Finish submits), then
+  // joins the writer thread. Idempotent.
+  void Stop();
 
   CommitQueueStats stats() const;
 
@@ -70,6 +75,7 @@ class CommitQueue {
   mutable absl::Mutex mutex_;
   std::deque<std::unique_ptr<CommitJob>> queue_ ABSL_GUARDED_BY(mutex_);
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
   CommitQueueStats stats_ ABSL_GUARDED_BY(mutex_);
   std::thread writer_;
 };

@@ -45,7 +45,8 @@ IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {
   std::string secret;
   for (int i = 0; i < kSecretBytes / 8; ++i) {
     const uint64_t word = absl::Uniform<uint64_t>(gen);
-    for (int b = 0; b < 8; ++b) secret.push_back(static_cast<char>(word >> (8 * b)));
+    for (int b = 0; b < 8; ++b)
+      secret.push_back(static_cast<char>(word >> (8 * b)));
   }
   std::string token = absl::StrCat(agent_id, ".");
   for (char c : secret) {
@@ -58,7 +59,8 @@ IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {
 
 absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {
   const size_t dot = token.find('.');
-  if (dot == std::string_view::npos || token.size() - dot - 1 != 2 * kSecretBytes) {
+  if (dot == std::string_view::npos ||
+      token.size() - dot - 1 != 2 * kSecretBytes) {
     return Malformed();
   }
   // Digits only (SimpleAtoi would also take a sign or spaces), at most 19

@@ -62,8 +62,9 @@ bool ReadReal(ByteReader& in, QuestionDecision* q) {
 bool ReadOracle(ByteReader& in, QuestionDecision* q) {
   FrequencyOracleSpec spec;
   uint64_t kind = 0;
-  if (!in.Varint(&kind) || kind > kLastOracleKind || !in.Double(&spec.epsilon) ||
-      !ReadUint32(in, &spec.domain_size) || !ReadUint32(in, &spec.num_buckets) ||
+  if (!in.Varint(&kind) || kind > kLastOracleKind ||
+      !in.Double(&spec.epsilon) || !ReadUint32(in, &spec.domain_size) ||
+      !ReadUint32(in, &spec.num_buckets) ||
       !ReadUint32(in, &spec.subset_size) || !ReadUint32(in, &spec.num_hashes) ||
       !ReadUint32(in, &spec.num_columns) || !in.Fixed64(&spec.hash_seed) ||
       !in.Double(&spec.epsilon_permanent)) {
@@ -107,7 +108,8 @@ absl::StatusOr<PlanDecisions> DecodePlan(std::string_view bytes) {
     return absl::InvalidArgumentError("stored round plan is malformed");
   };
   if (bytes.empty() || bytes.front() != kVersion) {
-    return absl::InvalidArgumentError("stored round plan has an unknown version");
+    return absl::InvalidArgumentError(
+        "stored round plan has an unknown version");
   }
   ByteReader in(bytes.substr(1));
   PlanDecisions plan;

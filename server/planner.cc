@@ -26,9 +26,8 @@ absl::Status ValidateRoundLimits(const StudySpec& spec) {
   }
   const int m = static_cast<int>(spec.questions.size());
   if (m < 1 || m > kMaxQuestionsPerRound) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a study needs 1 to ", kMaxQuestionsPerRound,
-                     " questions, got ", m));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a study needs 1 to ", kMaxQuestionsPerRound, " questions, got ", m));
   }
   RETURN_IF_ERROR(ValidateConfidence(spec.confidence));
   if (spec.quorum < 0) {
@@ -45,9 +44,9 @@ absl::Status ValidateRoundLimits(const StudySpec& spec) {
 
 absl::Status ValidateQuestion(const StudySpec& spec, const Question& q) {
   if (q.id.empty() || q.id.size() > kMaxQuestionIdLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "question ids must have 1 to ", kMaxQuestionIdLength,
-        " characters, got \"", q.id, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("question ids must have 1 to ", kMaxQuestionIdLength,
+                     " characters, got \"", q.id, "\""));
   }
   if (q.epsilon_nanos < 0 || q.epsilon_nanos > spec.epsilon_cap_nanos) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -100,8 +99,7 @@ absl::Status ValidateStudy(const StudySpec& spec) {
 
 absl::StatusOr<Randomizer> ChooseRandomizer(const Question& q,
                                             int64_t epsilon_nanos) {
-  const double epsilon =
-      static_cast<double>(epsilon_nanos) / kNanosPerEpsilon;
+  const double epsilon = static_cast<double>(epsilon_nanos) / kNanosPerEpsilon;
   if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&q.kind)) {
     const QueryRange range = sq->query.output_range();
     return RealMechanismSpec{.kind = sq->mechanism,
@@ -145,8 +143,9 @@ std::optional<std::vector<int64_t>> Epsilons(const StudySpec& spec,
   const int64_t free_share =
       strategy == SplitStrategy::kSampleSplitting
           ? spec.epsilon_cap_nanos
-          : (num_free == 0 ? 0
-                           : (spec.epsilon_cap_nanos - explicit_sum) / num_free);
+          : (num_free == 0
+                 ? 0
+                 : (spec.epsilon_cap_nanos - explicit_sum) / num_free);
   if (num_free > 0 && free_share < 1) return std::nullopt;
   for (const Question& q : spec.questions) {
     result.push_back(q.epsilon_nanos > 0 ? q.epsilon_nanos : free_share);
@@ -204,8 +203,8 @@ absl::StatusOr<std::optional<Candidate>> Evaluate(const StudySpec& spec,
   return candidate;
 }
 
-std::string Explain(const Candidate& chosen, const std::optional<Candidate>& other,
-                    size_t m) {
+std::string Explain(const Candidate& chosen,
+                    const std::optional<Candidate>& other, size_t m) {
   const double cap_share = 1.0 / static_cast<double>(m);
   if (m == 1) {
     return absl::StrFormat(
@@ -225,10 +224,12 @@ std::string Explain(const Candidate& chosen, const std::optional<Candidate>& oth
                    "with about %.3g of its budget each; total variance %.4g/n",
                    m, cap_share, chosen.total_variance);
   if (!other.has_value()) {
-    absl::StrAppend(&result, " (epsilon splitting is impossible: explicit "
-                             "question epsilons use the whole cap)");
+    absl::StrAppend(&result,
+                    " (epsilon splitting is impossible: explicit "
+                    "question epsilons use the whole cap)");
   } else {
-    absl::StrAppendFormat(&result, " against %.4g/n for %s", other->total_variance,
+    absl::StrAppendFormat(&result, " against %.4g/n for %s",
+                          other->total_variance,
                           sample ? "epsilon splitting" : "sample splitting");
   }
   return result;
@@ -253,8 +254,7 @@ absl::StatusOr<RoundPlan> RoundPlan::Create(const StudySpec& spec) {
                           split->total_variance < sample->total_variance;
   Candidate& chosen = take_split ? *split : *sample;
   const std::optional<Candidate>& other = take_split ? sample : split;
-  chosen.decisions.explanation =
-      Explain(chosen, other, spec.questions.size());
+  chosen.decisions.explanation = Explain(chosen, other, spec.questions.size());
   return Build(spec, std::move(chosen.decisions));
 }
 
@@ -299,9 +299,9 @@ std::optional<ConsistencyMethod> PostProcessing(const Question& q) {
 absl::StatusOr<RoundPlan> RoundPlan::Build(const StudySpec& spec,
                                            PlanDecisions decisions) {
   if (decisions.questions.size() != spec.questions.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "plan has ", decisions.questions.size(), " questions, the study ",
-        spec.questions.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan has ", decisions.questions.size(),
+                     " questions, the study ", spec.questions.size()));
   }
   RoundPlan plan;
   unsigned __int128 total_weight = 0;

@@ -80,7 +80,8 @@ class RoundRuntime {
   bool ClaimClose() { return !close_claimed_.exchange(true); }
 
   // Writer thread (or reload): counts a stored report for question q.
-  absl::Status Accumulate(uint64_t task_id, int q, const ReportPayload& payload);
+  absl::Status Accumulate(uint64_t task_id, int q,
+                          const ReportPayload& payload);
   bool HasReport(uint64_t task_id) const { return reported_.Contains(task_id); }
   int64_t num_reports(int q) const {
     return questions_[q]->num_reports.load(std::memory_order_relaxed);

@@ -50,7 +50,8 @@ CREATE TABLE ledger(
 )sql";
 
 absl::Status SqliteError(sqlite3* db, const std::string& what, int code) {
-  std::string message = absl::StrCat("sqlite ", what, ": ", sqlite3_errstr(code));
+  std::string message =
+      absl::StrCat("sqlite ", what, ": ", sqlite3_errstr(code));
   if (db != nullptr) absl::StrAppend(&message, " (", sqlite3_errmsg(db), ")");
   switch (code & 0xff) {
     case SQLITE_FULL:
@@ -152,8 +153,8 @@ struct Connection {
   struct Statements {
     std::unique_ptr<Statement> insert_agent, insert_study, find_study,
         set_study_state, insert_round, set_round_state, insert_report,
-        select_report, delete_report, ledger_read, ledger_insert,
-        ledger_update, ledger_all, ledger_one;
+        select_report, delete_report, ledger_read, ledger_insert, ledger_update,
+        ledger_all, ledger_one;
   } s;
   ~Connection() {
     s = Statements();
@@ -167,13 +168,34 @@ using sqlite_internal::Connection;
 
 namespace {
 
+absl::Status EnableWal(sqlite3* db) {
+  // The pragma answers with the mode in force; it does not fail when the
+  // file cannot use WAL, so check the answer.
+  sqlite3_stmt* stmt = nullptr;
+  int code =
+      sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr);
+  if (code != SQLITE_OK) return SqliteError(db, "PRAGMA journal_mode", code);
+  code = sqlite3_step(stmt);
+  const bool wal =
+      code == SQLITE_ROW && std::string_view(reinterpret_cast<const char*>(
+                                sqlite3_column_text(stmt, 0))) == "wal";
+  sqlite3_finalize(stmt);
+  if (!wal) {
+    return absl::FailedPreconditionError(
+        "the database cannot use write-ahead logging (WAL)");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Configure(sqlite3* db, int cache_kib) {
-  RETURN_IF_ERROR(Exec(db, "PRAGMA journal_mode=WAL"));
   sqlite3_busy_timeout(db, 10'000);
+  RETURN_IF_ERROR(EnableWal(db));
   RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
   RETURN_IF_ERROR(Exec(db, "PRAGMA temp_store=MEMORY"));
-  // Fewer, larger checkpoints: the writer pays for them inside commits.
+  // Fewer, larger checkpoints (the writer pays for them inside commits),
+  // and a log truncated back to a bounded size after each.
   RETURN_IF_ERROR(Exec(db, "PRAGMA wal_autocheckpoint=10000"));
+  RETURN_IF_ERROR(Exec(db, "PRAGMA journal_size_limit=67108864"));
   return Exec(db, absl::StrCat("PRAGMA cache_size=-", cache_kib).c_str());
 }
 
@@ -188,9 +210,9 @@ absl::Status EnsureSchema(sqlite3* db) {
   ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
   if (version == kSchemaVersion) return absl::OkStatus();
   if (version != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "database schema version ", version, " is not supported (expected ",
-        kSchemaVersion, ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("database schema version ", version,
+                     " is not supported (expected ", kSchemaVersion, ")"));
   }
   ASSIGN_OR_RETURN(const int64_t tables,
                    QueryInt(db, "SELECT count(*) FROM sqlite_master"));
@@ -201,7 +223,8 @@ absl::Status EnsureSchema(sqlite3* db) {
   RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
   absl::Status status = Exec(db, kSchema);
   if (status.ok()) {
-    status = Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str());
+    status =
+        Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str());
   }
   if (status.ok()) return Exec(db, "COMMIT");
   (void)Exec(db, "ROLLBACK");
@@ -212,8 +235,7 @@ absl::Status EnsureSchema(sqlite3* db) {
 
 namespace {
 
-absl::Status PrepareWriterStatements(sqlite3* db,
-                                     Connection::Statements& s);
+absl::Status PrepareWriterStatements(sqlite3* db, Connection::Statements& s);
 
 }  // namespace
 
@@ -224,9 +246,9 @@ class SqliteStore::Transaction final : public StoreTransaction {
   absl::Status InsertAgent(const AgentRow& row) override {
     Use s(*s_.insert_agent);
     s->Bind(1, Signed(row.agent_id));
-    s->BindBlob(2, std::string_view(
-                       reinterpret_cast<const char*>(row.credential_hash.data()),
-                       row.credential_hash.size()));
+    s->BindBlob(2, std::string_view(reinterpret_cast<const char*>(
+                                        row.credential_hash.data()),
+                                    row.credential_hash.size()));
     s->Bind(3, Nanos(row.enrolled_at));
     return s->Run();
   }
@@ -282,8 +304,9 @@ class SqliteStore::Transaction final : public StoreTransaction {
     if (!inserted) return CompareWithStored(row);
     ASSIGN_OR_RETURN(const std::optional<Ledger> ledger, ReadLedger(row));
     const int64_t spent = ledger.has_value() ? ledger->spent : 0;
-    const int64_t cap =
-        ledger.has_value() ? std::min(ledger->cap, row.cap_nanos) : row.cap_nanos;
+    const int64_t cap = ledger.has_value()
+                            ? std::min(ledger->cap, row.cap_nanos)
+                            : row.cap_nanos;
     if (row.epsilon_nanos <= 0 || row.epsilon_nanos > cap - spent) {
       Use remove(*s_.delete_report);
       remove->Bind(1, Signed(row.task_id));
@@ -308,9 +331,9 @@ class SqliteStore::Transaction final : public StoreTransaction {
     s->Bind(1, Signed(row.task_id));
     s->Bind(2, Signed(row.round_id));
     s->Bind(3, Signed(row.agent_id));
-    s->BindBlob(4, std::string_view(
-                       reinterpret_cast<const char*>(row.report_id.data()),
-                       row.report_id.size()));
+    s->BindBlob(
+        4, std::string_view(reinterpret_cast<const char*>(row.report_id.data()),
+                            row.report_id.size()));
     s->BindBlob(5, row.payload);
     s->Bind(6, Nanos(row.received_at));
     RETURN_IF_ERROR(s->Run());
@@ -353,8 +376,7 @@ class SqliteStore::Transaction final : public StoreTransaction {
 
 namespace {
 
-absl::Status PrepareWriterStatements(sqlite3* db,
-                                     Connection::Statements& s) {
+absl::Status PrepareWriterStatements(sqlite3* db, Connection::Statements& s) {
   const std::pair<std::unique_ptr<Statement>*, const char*> all[] = {
       {&s.insert_agent,
        "INSERT INTO agents(agent_id, credential_hash, enrolled_at) "
@@ -391,18 +413,17 @@ absl::Status PrepareWriterStatements(sqlite3* db,
   return absl::OkStatus();
 }
 
-absl::Status PrepareReaderStatements(sqlite3* db,
-                                     Connection::Statements& s) {
-  ASSIGN_OR_RETURN(s.ledger_all,
-                   Statement::Prepare(
-                       db,
-                       "SELECT study_id, cap_nanos, spent_nanos FROM ledger "
-                       "WHERE agent_id = ?1 ORDER BY study_id"));
-  ASSIGN_OR_RETURN(s.ledger_one,
-                   Statement::Prepare(
-                       db,
-                       "SELECT study_id, cap_nanos, spent_nanos FROM ledger "
-                       "WHERE agent_id = ?1 AND study_id = ?2"));
+absl::Status PrepareReaderStatements(sqlite3* db, Connection::Statements& s) {
+  ASSIGN_OR_RETURN(
+      s.ledger_all,
+      Statement::Prepare(db,
+                         "SELECT study_id, cap_nanos, spent_nanos FROM ledger "
+                         "WHERE agent_id = ?1 ORDER BY study_id"));
+  ASSIGN_OR_RETURN(
+      s.ledger_one,
+      Statement::Prepare(db,
+                         "SELECT study_id, cap_nanos, spent_nanos FROM ledger "
+                         "WHERE agent_id = ?1 AND study_id = ?2"));
   return absl::OkStatus();
 }
 
@@ -414,10 +435,10 @@ absl::StatusOr<std::unique_ptr<Connection>> OpenConnection(
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
       nullptr);
   if (code != SQLITE_OK) {
-    return SqliteError(connection->db, absl::StrCat("open ", options.path), code);
+    return SqliteError(connection->db, absl::StrCat("open ", options.path),
+                       code);
   }
-  RETURN_IF_ERROR(
-      Configure(connection->db, writer ? options.cache_kib : 2048));
+  RETURN_IF_ERROR(Configure(connection->db, writer ? options.cache_kib : 2048));
   if (writer) {
     RETURN_IF_ERROR(EnsureSchema(connection->db));
     RETURN_IF_ERROR(PrepareWriterStatements(connection->db, connection->s));
@@ -435,8 +456,8 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
     return absl::InvalidArgumentError("the database path must not be empty");
   }
   if (options.cache_kib < 64) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cache_kib must be >= 64, got ", options.cache_kib));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cache_kib must be >= 64, got ", options.cache_kib));
   }
   std::unique_ptr<SqliteStore> store(new SqliteStore());
   ASSIGN_OR_RETURN(store->writer_, OpenConnection(options, /*writer=*/true));
@@ -462,10 +483,11 @@ absl::Status SqliteStore::Transact(
 
 absl::Status SqliteStore::ForEachAgent(
     absl::FunctionRef<absl::Status(const AgentRow&)> visit) {
-  ASSIGN_OR_RETURN(auto statement,
-                   Statement::Prepare(writer_->db,
-                                      "SELECT agent_id, credential_hash, "
-                                      "enrolled_at FROM agents ORDER BY agent_id"));
+  ASSIGN_OR_RETURN(
+      auto statement,
+      Statement::Prepare(writer_->db,
+                         "SELECT agent_id, credential_hash, "
+                         "enrolled_at FROM agents ORDER BY agent_id"));
   Use s(*statement);
   for (;;) {
     ASSIGN_OR_RETURN(const bool row, s->Step());

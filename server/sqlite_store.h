@@ -62,7 +62,8 @@ class SqliteStore final : public Store {
 
   std::unique_ptr<sqlite_internal::Connection> writer_;
   absl::Mutex reader_mutex_;
-  std::unique_ptr<sqlite_internal::Connection> reader_ ABSL_GUARDED_BY(reader_mutex_);
+  std::unique_ptr<sqlite_internal::Connection> reader_
+      ABSL_GUARDED_BY(reader_mutex_);
 };
 
 }  // namespace ldp

@@ -73,7 +73,7 @@ struct ReportRow {
   uint64_t study_id = 0;
   uint64_t agent_id = 0;
   ReportId report_id{};
-  std::string payload{};  // opaque; see payload_codec.h
+  std::string payload{};      // opaque; see payload_codec.h
   int64_t epsilon_nanos = 0;  // εₜ charged for this task
   int64_t cap_nanos = 0;      // the study's per-agent cap
   absl::Time received_at = absl::UnixEpoch();
@@ -81,7 +81,8 @@ struct ReportRow {
 
 enum class AppendOutcome {
   kStored,          // new report; the ledger was charged
-  kIdenticalRetry,  // same task, report id and payload already stored: no charge
+  kIdenticalRetry,  // same task, report id and payload already stored: no
+                    // charge
   kConflict,        // the task already has a different report: ALREADY_EXISTS
   kOverCap,         // the charge would exceed the cap: nothing stored
 };

@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "server/credential.h"
+#include "server/task_id.h"
 
 namespace ldp {
 namespace {
@@ -17,6 +18,24 @@ TEST(AgentDirectory, VerifiesOnlyTheStoredHash) {
   EXPECT_TRUE(directory.Verify(5, Sha256("five")));
   EXPECT_FALSE(directory.Verify(5, Sha256("six")));
   EXPECT_FALSE(directory.Verify(6, Sha256("five")));
+}
+
+TEST(AgentDirectory, CoversEveryIdFromOneToTheLargest) {
+  AgentDirectory directory;
+  for (uint64_t id :
+       {uint64_t{1}, uint64_t{65535}, uint64_t{65536}, kMaxAgentId}) {
+    EXPECT_FALSE(directory.Contains(id));
+    directory.Add(id, Sha256(std::to_string(id)));
+    EXPECT_TRUE(directory.Verify(id, Sha256(std::to_string(id)))) << id;
+  }
+  EXPECT_FALSE(directory.Contains(2));
+  EXPECT_FALSE(directory.Contains(65537));
+  // Ids outside the range exist never.
+  directory.Add(0, Sha256("0"));
+  directory.Add(kMaxAgentId + 1, Sha256("x"));
+  EXPECT_FALSE(directory.Contains(0));
+  EXPECT_FALSE(directory.Contains(kMaxAgentId + 1));
+  EXPECT_FALSE(directory.Verify(~uint64_t{0}, Sha256("x")));
 }
 
 TEST(AgentDirectory, ConcurrentAddsAndLookupsSeeEveryAgent) {

@@ -19,9 +19,9 @@
 namespace ldp {
 namespace {
 
+using testing::BucketHistogram;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::BucketHistogram;
 using testing::MakeStudy;
 using testing::MapSpecCodec;
 using testing::MeanQuestion;
@@ -58,12 +58,12 @@ class AggregatorTest : public ::testing::Test {
   void Start(std::string enrollment_token = "") {
     auto store = SqliteStore::Open({.path = dir_ + "/ldp.db"});
     ASSERT_OK(store);
-    auto aggregator = Aggregator::Create(
-        {.spec_codec = &codec_,
-         .clock = &clock_,
-         .analyst_token = kAnalystToken,
-         .enrollment_token = std::move(enrollment_token)},
-        *std::move(store));
+    auto aggregator =
+        Aggregator::Create({.spec_codec = &codec_,
+                            .clock = &clock_,
+                            .analyst_token = kAnalystToken,
+                            .enrollment_token = std::move(enrollment_token)},
+                           *std::move(store));
     ASSERT_OK(aggregator);
     aggregator_ = *std::move(aggregator);
   }
@@ -142,9 +142,11 @@ TEST_F(AggregatorTest, EnrolledAgentsAuthenticateWithTheirTokenOnly) {
   ASSERT_OK(authenticated);
   EXPECT_EQ(*authenticated, a->agent_id);
   // b's secret under a's id, a garbled secret, garbage.
-  const std::string secret_b = b->bearer_token.substr(b->bearer_token.find('.'));
-  EXPECT_THAT(aggregator_->AuthenticateAgent(std::to_string(a->agent_id) + secret_b),
-              StatusIs(absl::StatusCode::kUnauthenticated));
+  const std::string secret_b =
+      b->bearer_token.substr(b->bearer_token.find('.'));
+  EXPECT_THAT(
+      aggregator_->AuthenticateAgent(std::to_string(a->agent_id) + secret_b),
+      StatusIs(absl::StatusCode::kUnauthenticated));
   EXPECT_THAT(aggregator_->AuthenticateAgent(a->bearer_token + "0"),
               StatusIs(absl::StatusCode::kUnauthenticated));
   EXPECT_THAT(aggregator_->AuthenticateAgent("999." + std::string(64, '0')),
@@ -165,13 +167,13 @@ TEST_F(AggregatorTest, EnrollmentTokenIsRequiredWhenConfigured) {
 TEST_F(AggregatorTest, RejectsBadOptions) {
   auto store = SqliteStore::Open({.path = dir_ + "/other.db"});
   ASSERT_OK(store);
-  EXPECT_THAT(Aggregator::Create({.spec_codec = &codec_,
-                                  .clock = &clock_,
-                                  .analyst_token = "short"},
-                                 *std::move(store)),
-              StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(Aggregator::Create({.clock = &clock_, .analyst_token = kAnalystToken},
-                                 nullptr),
+  EXPECT_THAT(
+      Aggregator::Create(
+          {.spec_codec = &codec_, .clock = &clock_, .analyst_token = "short"},
+          *std::move(store)),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Aggregator::Create(
+                  {.clock = &clock_, .analyst_token = kAnalystToken}, nullptr),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
@@ -208,12 +210,12 @@ class AggregatorPopulationTest : public AggregatorTest {
         run.answered[question_ids[task.question.get()]].push_back(
             agent.agent_id);
       }
-      aggregator_->UploadReportsAsync(
-          agent.agent_id, std::move(reports),
-          [&](std::vector<absl::Status> statuses) {
-            for (const absl::Status& s : statuses) accepted += s.ok();
-            pending.DecrementCount();
-          });
+      aggregator_->UploadReportsAsync(agent.agent_id, std::move(reports),
+                                      [&](std::vector<absl::Status> statuses) {
+                                        for (const absl::Status& s : statuses)
+                                          accepted += s.ok();
+                                        pending.DecrementCount();
+                                      });
     }
     pending.Wait();
     run.accepted = accepted;
@@ -230,7 +232,8 @@ TEST_F(AggregatorPopulationTest, EstimatesAreWithinFiveStandardErrors) {
   const uint64_t study_id = CreateStudy(std::move(spec));
   constexpr int kAgents = 30'000;
   const PopulationRun run = Run(kAgents);
-  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  absl::StatusOr<RoundEstimates> estimates =
+      aggregator_->GetEstimates(study_id);
   ASSERT_OK(estimates);
   EXPECT_EQ(estimates->state, RoundState::kOpen);
   ASSERT_EQ(estimates->questions.size(), 3u);
@@ -352,10 +355,12 @@ TEST_F(AggregatorTest, ADuplicateIsRefusedAndAnIdenticalRetryCountsOnce) {
   std::get<ScalarReport>(other.payload).level *= -1;
   EXPECT_THAT(aggregator_->UploadReports(agent, {other}),
               ElementsAre(StatusIs(absl::StatusCode::kAlreadyExists)));
-  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  absl::StatusOr<RoundEstimates> estimates =
+      aggregator_->GetEstimates(study_id);
   ASSERT_OK(estimates);
-  EXPECT_EQ(std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
-            1);
+  EXPECT_EQ(
+      std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
+      1);
   absl::StatusOr<std::vector<LedgerEntry>> ledger =
       aggregator_->GetBudget(agent, study_id);
   ASSERT_OK(ledger);
@@ -384,14 +389,13 @@ TEST_F(AggregatorTest, EachReportGetsItsOwnStatusInOrder) {
   wrong_shape.payload = FrequencyReport(ItemReport{.item = 1});
   TaskReport out_of_range = good;
   out_of_range.payload = ScalarReport{.level = 1'000'000};
-  EXPECT_THAT(
-      aggregator_->UploadReports(
-          alice, {wrong_shape, bobs, unknown, out_of_range, good}),
-      ElementsAre(StatusIs(absl::StatusCode::kInvalidArgument),
-                  StatusIs(absl::StatusCode::kPermissionDenied),
-                  StatusIs(absl::StatusCode::kNotFound),
-                  StatusIs(absl::StatusCode::kInvalidArgument),
-                  StatusIs(absl::StatusCode::kOk)));
+  EXPECT_THAT(aggregator_->UploadReports(
+                  alice, {wrong_shape, bobs, unknown, out_of_range, good}),
+              ElementsAre(StatusIs(absl::StatusCode::kInvalidArgument),
+                          StatusIs(absl::StatusCode::kPermissionDenied),
+                          StatusIs(absl::StatusCode::kNotFound),
+                          StatusIs(absl::StatusCode::kInvalidArgument),
+                          StatusIs(absl::StatusCode::kOk)));
   // Bob's task is still his to answer.
   EXPECT_THAT(aggregator_->UploadReports(bob, {bobs}),
               ElementsAre(absl::OkStatus()));
@@ -400,7 +404,8 @@ TEST_F(AggregatorTest, EachReportGetsItsOwnStatusInOrder) {
       aggregator_->UploadReports(alice, too_many);
   ASSERT_EQ(statuses.size(), 1001u);
   EXPECT_THAT(statuses[1000], StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(aggregator_->GetTasks(999), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(aggregator_->GetTasks(999),
+              StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(aggregator_->UploadReports(alice, {}), IsEmpty());
 }
 
@@ -438,19 +443,23 @@ TEST_F(AggregatorTest, TheDeadlineClosesTheRound) {
   spec.round_duration = absl::Minutes(10);
   const uint64_t study_id = CreateStudy(std::move(spec));
   const uint64_t agent = aggregator_->Enroll("")->agent_id;
-  absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(agent);
+  absl::StatusOr<std::vector<TaskAssignment>> tasks =
+      aggregator_->GetTasks(agent);
   ASSERT_OK(tasks);
   ASSERT_EQ(tasks->size(), 1u);
   EXPECT_EQ((*tasks)[0].deadline, clock_.Now() + absl::Minutes(10));
   clock_.Advance(absl::Minutes(10));
   EXPECT_THAT(*aggregator_->GetTasks(agent), IsEmpty());
-  EXPECT_THAT(aggregator_->UploadReports(agent, {Answer((*tasks)[0], RecordFor(agent))}),
+  EXPECT_THAT(aggregator_->UploadReports(
+                  agent, {Answer((*tasks)[0], RecordFor(agent))}),
               ElementsAre(StatusIs(absl::StatusCode::kFailedPrecondition)));
-  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  absl::StatusOr<RoundEstimates> estimates =
+      aggregator_->GetEstimates(study_id);
   ASSERT_OK(estimates);
   EXPECT_EQ(estimates->state, RoundState::kClosedDeadline);
-  EXPECT_EQ(std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
-            0);
+  EXPECT_EQ(
+      std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
+      0);
   Restart();
   EXPECT_EQ(aggregator_->GetStudy(study_id)->rounds[0].state,
             RoundState::kClosedDeadline);
@@ -481,13 +490,15 @@ TEST_F(AggregatorTest, AClosedRoundCountsEveryAcknowledgedReport) {
     });
   }
   for (auto& thread : threads) thread.join();
-  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  absl::StatusOr<RoundEstimates> estimates =
+      aggregator_->GetEstimates(study_id);
   ASSERT_OK(estimates);
   EXPECT_EQ(estimates->state, RoundState::kClosedQuorum);
   EXPECT_GE(acknowledged.load(), 500);
   EXPECT_LT(acknowledged.load(), 1'200);
-  EXPECT_EQ(std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
-            acknowledged.load());
+  EXPECT_EQ(
+      std::get<ScalarEstimate>(estimates->questions[0].estimate).num_reports,
+      acknowledged.load());
 }
 
 TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
@@ -503,9 +514,12 @@ TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
   EXPECT_EQ(first->rounds[0].state, RoundState::kOpen);
   EXPECT_EQ(first->create_time, clock_.Now());
   Restart();
-  EXPECT_EQ(aggregator_->CreateStudy(bytes, "req-1")->study_id, first->study_id);
-  const uint64_t second = CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
-  const uint64_t third = CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  EXPECT_EQ(aggregator_->CreateStudy(bytes, "req-1")->study_id,
+            first->study_id);
+  const uint64_t second =
+      CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  const uint64_t third =
+      CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
   StudyPage page = aggregator_->ListStudies(2);
   ASSERT_EQ(page.studies.size(), 2u);
   EXPECT_EQ(page.studies[0].study_id, third);
@@ -520,8 +534,8 @@ TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
 TEST_F(AggregatorTest, RejectsInvalidStudiesAndUnknownIds) {
   EXPECT_THAT(aggregator_->CreateStudy("never registered"),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(aggregator_->CreateStudy(codec_.Add("bad", MakeStudy(0, {MeanQuestion(
-                                                                "m", "x", -1, 1)}))),
+  EXPECT_THAT(aggregator_->CreateStudy(codec_.Add(
+                  "bad", MakeStudy(0, {MeanQuestion("m", "x", -1, 1)}))),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(aggregator_->GetStudy(42), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(aggregator_->GetEstimates(42),
@@ -530,23 +544,27 @@ TEST_F(AggregatorTest, RejectsInvalidStudiesAndUnknownIds) {
       CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
   EXPECT_THAT(aggregator_->GetEstimates(study_id, 999),
               StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_THAT(aggregator_->GetBudget(999), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(aggregator_->GetBudget(999),
+              StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(AggregatorTest, EpsilonSplittingHandsEveryAgentEveryQuestion) {
-  const uint64_t study_id = CreateStudy(MakeStudy(
-      8 * kNano, {MeanQuestion("a", "x", -1, 1), MeanQuestion("b", "x", -1, 1)}));
+  const uint64_t study_id =
+      CreateStudy(MakeStudy(8 * kNano, {MeanQuestion("a", "x", -1, 1),
+                                        MeanQuestion("b", "x", -1, 1)}));
   ASSERT_EQ(aggregator_->GetStudy(study_id)->rounds[0].strategy,
             SplitStrategy::kEpsilonSplitting);
   const uint64_t agent = aggregator_->Enroll("")->agent_id;
-  absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(agent);
+  absl::StatusOr<std::vector<TaskAssignment>> tasks =
+      aggregator_->GetTasks(agent);
   ASSERT_OK(tasks);
   ASSERT_EQ(tasks->size(), 2u);
   EXPECT_NE((*tasks)[0].task_id, (*tasks)[1].task_id);
   EXPECT_EQ((*tasks)[0].MakeTask().task_id, (*tasks)[0].task_id);
   EXPECT_EQ((*tasks)[0].study->schema, testing::TestSchema());
   EXPECT_EQ(aggregator_->GetTasks(agent, 1)->size(), 1u);
-  EXPECT_THAT(AnswerAll(agent), ElementsAre(absl::OkStatus(), absl::OkStatus()));
+  EXPECT_THAT(AnswerAll(agent),
+              ElementsAre(absl::OkStatus(), absl::OkStatus()));
   EXPECT_EQ((*aggregator_->GetBudget(agent))[0].spent_nanos, 8 * kNano);
 }
 

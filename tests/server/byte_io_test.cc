@@ -12,9 +12,18 @@ namespace {
 TEST(ByteIo, RoundTripsEveryKind) {
   std::string bytes;
   ByteWriter out(&bytes);
-  const uint64_t varints[] = {0, 1, 127, 128, 300, uint64_t{1} << 63,
+  const uint64_t varints[] = {0,
+                              1,
+                              127,
+                              128,
+                              300,
+                              uint64_t{1} << 63,
                               std::numeric_limits<uint64_t>::max()};
-  const int64_t signed_values[] = {0, -1, 1, -64, 64,
+  const int64_t signed_values[] = {0,
+                                   -1,
+                                   1,
+                                   -64,
+                                   64,
                                    std::numeric_limits<int64_t>::min(),
                                    std::numeric_limits<int64_t>::max()};
   for (uint64_t v : varints) out.Varint(v);
@@ -71,11 +80,23 @@ TEST(ByteIo, RejectsMalformedInput) {
   EXPECT_FALSE(ByteReader("1234567").Fixed64(&v));
   // Length beyond the input or the limit.
   std::string_view text;
-  EXPECT_FALSE(ByteReader(std::string_view("\x05" "abc", 4)).Bytes(&text, 10));
-  EXPECT_FALSE(ByteReader(std::string_view("\x03" "abc", 4)).Bytes(&text, 2));
+  EXPECT_FALSE(ByteReader(std::string_view("\x05"
+                                           "abc",
+                                           4))
+                   .Bytes(&text, 10));
+  EXPECT_FALSE(ByteReader(std::string_view("\x03"
+                                           "abc",
+                                           4))
+                   .Bytes(&text, 2));
   // A count the remaining input cannot hold.
-  EXPECT_FALSE(ByteReader(std::string_view("\x02" "12345678", 9)).Count(&v, 8));
-  EXPECT_TRUE(ByteReader(std::string_view("\x01" "12345678", 9)).Count(&v, 8));
+  EXPECT_FALSE(ByteReader(std::string_view("\x02"
+                                           "12345678",
+                                           9))
+                   .Count(&v, 8));
+  EXPECT_TRUE(ByteReader(std::string_view("\x01"
+                                          "12345678",
+                                          9))
+                  .Count(&v, 8));
 }
 
 TEST(ByteIo, FailureIsSticky) {

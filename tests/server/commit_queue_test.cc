@@ -18,14 +18,18 @@ namespace {
 class FakeStore final : public Store {
  public:
   class NoWrites final : public StoreTransaction {
-    absl::Status InsertAgent(const AgentRow&) override { return absl::OkStatus(); }
+    absl::Status InsertAgent(const AgentRow&) override {
+      return absl::OkStatus();
+    }
     absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) override {
       return row.study_id;
     }
     absl::Status SetStudyState(uint64_t, StudyState) override {
       return absl::OkStatus();
     }
-    absl::Status InsertRound(const RoundRow&) override { return absl::OkStatus(); }
+    absl::Status InsertRound(const RoundRow&) override {
+      return absl::OkStatus();
+    }
     absl::Status SetRoundState(uint64_t, RoundState) override {
       return absl::OkStatus();
     }
@@ -62,7 +66,8 @@ class FakeStore final : public Store {
   absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() override {
     return std::vector<LedgerSummary>{};
   }
-  absl::StatusOr<std::vector<LedgerEntry>> GetLedger(uint64_t, uint64_t) override {
+  absl::StatusOr<std::vector<LedgerEntry>> GetLedger(uint64_t,
+                                                     uint64_t) override {
     return std::vector<LedgerEntry>{};
   }
 
@@ -221,6 +226,19 @@ TEST(CommitQueue, JobsMaySubmitJobsFromFinish) {
     queue.Submit(std::make_unique<Chain>(&queue, &log, 5));
   }
   EXPECT_EQ(log.finished, (std::vector<int>{5, 4, 3, 2, 1, 0}));
+}
+
+TEST(CommitQueue, JobsSubmittedAfterStopAreRefused) {
+  FakeStore store;
+  Log log;
+  CommitQueue queue(&store, 10);
+  queue.Submit(std::make_unique<RecordingJob>(&log, 0));
+  queue.Stop();
+  queue.Stop();  // idempotent
+  queue.Submit(std::make_unique<RecordingJob>(&log, 1));
+  ASSERT_EQ(log.finished, (std::vector<int>{0, 1}));
+  EXPECT_OK(log.statuses[0]);
+  EXPECT_EQ(log.statuses[1].code(), absl::StatusCode::kUnavailable);
 }
 
 }  // namespace

@@ -17,7 +17,8 @@ TEST(Credential, IssuedTokensParseToTheirAgentAndHash) {
   const IssuedCredential credential = IssueCredential(42, gen);
   EXPECT_EQ(credential.bearer_token.size(), 3u + 64u);
   EXPECT_EQ(credential.bearer_token.substr(0, 3), "42.");
-  absl::StatusOr<ParsedToken> parsed = ParseBearerToken(credential.bearer_token);
+  absl::StatusOr<ParsedToken> parsed =
+      ParseBearerToken(credential.bearer_token);
   ASSERT_OK(parsed);
   EXPECT_EQ(parsed->agent_id, 42u);
   EXPECT_TRUE(SameCredentialHash(parsed->hash, credential.hash));

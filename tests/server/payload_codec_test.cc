@@ -28,7 +28,8 @@ std::vector<ReportPayload> Examples() {
 
 TEST(PayloadCodec, RoundTripsEveryAlternative) {
   for (const ReportPayload& payload : Examples()) {
-    absl::StatusOr<ReportPayload> decoded = DecodePayload(EncodePayload(payload));
+    absl::StatusOr<ReportPayload> decoded =
+        DecodePayload(EncodePayload(payload));
     ASSERT_OK(decoded);
     EXPECT_TRUE(*decoded == payload);
   }
@@ -38,26 +39,28 @@ TEST(PayloadCodec, EqualPayloadsHaveEqualBytesAndOnlyThen) {
   const std::vector<ReportPayload> examples = Examples();
   for (size_t i = 0; i < examples.size(); ++i) {
     for (size_t j = 0; j < examples.size(); ++j) {
-      EXPECT_EQ(EncodePayload(examples[i]) == EncodePayload(examples[j]), i == j)
+      EXPECT_EQ(EncodePayload(examples[i]) == EncodePayload(examples[j]),
+                i == j)
           << i << " " << j;
     }
   }
 }
 
 TEST(PayloadCodec, RejectsAnythingItCannotHaveWritten) {
-  const std::string good = EncodePayload(FrequencyReport(ItemReport{.item = 5}));
+  const std::string good =
+      EncodePayload(FrequencyReport(ItemReport{.item = 5}));
   std::string wrong_version = good;
   wrong_version[0] = 2;
   const std::string bad[] = {
       "",
       wrong_version,
-      std::string("\x01\x09\x00", 3),           // unknown tag
-      good + "x",                               // trailing byte
-      std::string("\x01\x00", 2),               // item missing
+      std::string("\x01\x09\x00", 3),                  // unknown tag
+      good + "x",                                      // trailing byte
+      std::string("\x01\x00", 2),                      // item missing
       std::string("\x01\x00\x80\x80\x80\x80\x10", 7),  // item ≥ 2^32
-      std::string("\x01\x01\x05", 3),           // 5 words, no data
-      std::string("\x01\x02\x01\x02", 4),       // seed truncated
-      std::string("\x01\x05", 2),               // level missing
+      std::string("\x01\x01\x05", 3),                  // 5 words, no data
+      std::string("\x01\x02\x01\x02", 4),              // seed truncated
+      std::string("\x01\x05", 2),                      // level missing
   };
   for (const std::string& bytes : bad) {
     EXPECT_THAT(DecodePayload(bytes),

@@ -9,18 +9,21 @@ namespace {
 using testing::StatusIs;
 
 PlanDecisions Example() {
-  return {.strategy = SplitStrategy::kEpsilonSplitting,
-          .questions =
-              {{.epsilon_nanos = 500'000'000,
-                .weight = 1,
-                .randomizer = RealMechanismSpec{.kind = RealMechanismKind::kDiscreteLaplace,
-                                                .epsilon = 0.5,
-                                                .bound = 2.5,
-                                                .resolution_bits = 7,
-                                                .num_cells = 0}},
-               {.epsilon_nanos = 250'000'000,
-                .weight = 1'000'000,
-                .randomizer = FrequencyOracleSpec{
+  return {
+      .strategy = SplitStrategy::kEpsilonSplitting,
+      .questions =
+          {{.epsilon_nanos = 500'000'000,
+            .weight = 1,
+            .randomizer =
+                RealMechanismSpec{.kind = RealMechanismKind::kDiscreteLaplace,
+                                  .epsilon = 0.5,
+                                  .bound = 2.5,
+                                  .resolution_bits = 7,
+                                  .num_cells = 0}},
+           {.epsilon_nanos = 250'000'000,
+            .weight = 1'000'000,
+            .randomizer =
+                FrequencyOracleSpec{
                     .kind = FrequencyOracleKind::kHadamardCountMeanSketch,
                     .epsilon = 0.25,
                     .domain_size = 1u << 30,
@@ -30,7 +33,7 @@ PlanDecisions Example() {
                     .num_columns = 1024,
                     .hash_seed = 0xfeedfacecafebeef,
                     .epsilon_permanent = 3.5}}},
-          .explanation = "because"};
+      .explanation = "because"};
 }
 
 TEST(PlanCodec, RoundTripsEveryField) {
@@ -40,7 +43,8 @@ TEST(PlanCodec, RoundTripsEveryField) {
   EXPECT_EQ(decoded->strategy, plan.strategy);
   EXPECT_EQ(decoded->explanation, plan.explanation);
   ASSERT_EQ(decoded->questions.size(), 2u);
-  const auto& real = std::get<RealMechanismSpec>(decoded->questions[0].randomizer);
+  const auto& real =
+      std::get<RealMechanismSpec>(decoded->questions[0].randomizer);
   EXPECT_EQ(real.kind, RealMechanismKind::kDiscreteLaplace);
   EXPECT_EQ(real.epsilon, 0.5);
   EXPECT_EQ(real.bound, 2.5);

@@ -11,8 +11,8 @@
 namespace ldp {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BucketHistogram;
+using ::testing::HasSubstr;
 using testing::MakeStudy;
 using testing::MeanQuestion;
 using testing::StatusIs;
@@ -20,9 +20,10 @@ using testing::StatusIs;
 constexpr int64_t kNano = kNanosPerEpsilon;
 
 double DuchiUnitVariance(int64_t epsilon_nanos) {
-  auto mechanism = *CreateRealMechanism({.kind = RealMechanismKind::kDuchi,
-                                         .epsilon = double(epsilon_nanos) / kNano,
-                                         .bound = 1});
+  auto mechanism =
+      *CreateRealMechanism({.kind = RealMechanismKind::kDuchi,
+                            .epsilon = double(epsilon_nanos) / kNano,
+                            .bound = 1});
   return mechanism->WorstCaseVariance();
 }
 
@@ -106,7 +107,8 @@ TEST(Planner, ExplicitEpsilonsAreHonoured) {
   ASSERT_EQ(plan->strategy(), SplitStrategy::kEpsilonSplitting);
   EXPECT_EQ(plan->questions()[0].task->epsilon_nanos, kNano / 10);
   // The others split what is left.
-  EXPECT_EQ(plan->questions()[1].task->epsilon_nanos, (8 * kNano - kNano / 10) / 2);
+  EXPECT_EQ(plan->questions()[1].task->epsilon_nanos,
+            (8 * kNano - kNano / 10) / 2);
 
   // When explicit epsilons use the whole cap, only sample splitting remains.
   questions[0].epsilon_nanos = kNano;
@@ -160,13 +162,13 @@ TEST(Planner, ChoosesAnOracleOrKeepsTheAnalysts) {
   absl::StatusOr<RoundPlan> plan = RoundPlan::Create(MakeStudy(
       kNano,
       {BucketHistogram("chosen"),
-       BucketHistogram("given", FrequencyOracleSpec{
-                                    .kind = FrequencyOracleKind::
-                                        kGeneralizedRandomizedResponse})}));
+       BucketHistogram(
+           "given",
+           FrequencyOracleSpec{
+               .kind = FrequencyOracleKind::kGeneralizedRandomizedResponse})}));
   ASSERT_OK(plan);
   const int64_t eps = plan->questions()[0].task->epsilon_nanos;
-  const OracleChoice best =
-      *ChooseFrequencyOracle(double(eps) / kNano, 64);
+  const OracleChoice best = *ChooseFrequencyOracle(double(eps) / kNano, 64);
   const auto& chosen =
       std::get<FrequencyOracleSpec>(plan->decisions().questions[0].randomizer);
   EXPECT_EQ(chosen.kind, best.chosen.spec.kind);
@@ -239,9 +241,9 @@ TEST(Planner, RejectsMalformedStudies) {
   spec = MakeStudy(kNano, DuchiQuestions(1));
   spec.round_duration = absl::ZeroDuration();
   invalid(spec);
-  invalid(MakeStudy(kNano, {BucketHistogram(
-                               "ibu", std::nullopt,
-                               ConsistencyMethod::kIterativeBayesianUpdate)}));
+  invalid(MakeStudy(
+      kNano, {BucketHistogram("ibu", std::nullopt,
+                              ConsistencyMethod::kIterativeBayesianUpdate)}));
   // A query checked against another schema.
   spec = MakeStudy(kNano, DuchiQuestions(1));
   spec.schema = *RecordSchema::Create({FieldSpec::Real("x", -1, 1)});

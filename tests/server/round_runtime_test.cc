@@ -71,7 +71,8 @@ TEST(RoundRuntime, CountsValidReportsTowardsTheQuorum) {
   EXPECT_OK(round->Accumulate(t2, 1, payload));
   EXPECT_TRUE(round->QuorumReached(1));
   EXPECT_FALSE(round->QuorumReached(2));
-  EXPECT_EQ(std::get<HistogramEstimate>(round->Estimate(1, 0.95)).num_reports, 1);
+  EXPECT_EQ(std::get<HistogramEstimate>(round->Estimate(1, 0.95)).num_reports,
+            1);
 }
 
 }  // namespace

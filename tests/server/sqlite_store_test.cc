@@ -271,16 +271,18 @@ TEST_F(SqliteStoreTest, CommittedReportsSurviveSigkill) {
 TEST_F(SqliteStoreTest, RefusesDatabasesThatAreNotItsOwn) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE other(x)", nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "CREATE TABLE other(x)", nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(db);
   EXPECT_THAT(SqliteStore::Open({.path = path_}),
               StatusIs(absl::StatusCode::kFailedPrecondition));
 
   const std::string newer = dir_ + "/newer.db";
   ASSERT_EQ(sqlite3_open(newer.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(db);
   EXPECT_THAT(SqliteStore::Open({.path = newer}),
               StatusIs(absl::StatusCode::kFailedPrecondition));

@@ -8,7 +8,8 @@ namespace {
 TEST(TaskId, PacksAndUnpacksEveryFieldAtItsLimits) {
   const TaskKey keys[] = {
       {.round_id = 1, .agent_id = 1, .question = 0},
-      {.round_id = kMaxRoundId, .agent_id = kMaxAgentId,
+      {.round_id = kMaxRoundId,
+       .agent_id = kMaxAgentId,
        .question = kMaxQuestionIndex},
       {.round_id = 12345, .agent_id = 987654321, .question = 77},
   };
@@ -18,7 +19,8 @@ TEST(TaskId, PacksAndUnpacksEveryFieldAtItsLimits) {
 }
 
 TEST(TaskId, DistinctKeysGiveDistinctIds) {
-  const uint64_t base = PackTaskId({.round_id = 2, .agent_id = 3, .question = 4});
+  const uint64_t base =
+      PackTaskId({.round_id = 2, .agent_id = 3, .question = 4});
   EXPECT_NE(base, PackTaskId({.round_id = 3, .agent_id = 3, .question = 4}));
   EXPECT_NE(base, PackTaskId({.round_id = 2, .agent_id = 4, .question = 4}));
   EXPECT_NE(base, PackTaskId({.round_id = 2, .agent_id = 3, .question = 5}));

@@ -19,9 +19,9 @@ namespace ldp::testing {
 
 // x: a real in [-1, 1]; bucket: an int in [0, 63] (a 64-item histogram).
 inline RecordSchema TestSchema() {
-  return *RecordSchema::Create(
-      {FieldSpec::Real("x", -1, 1), FieldSpec::Int("bucket", 0, 63),
-       FieldSpec::Real("y", 0, 10)});
+  return *RecordSchema::Create({FieldSpec::Real("x", -1, 1),
+                                FieldSpec::Int("bucket", 0, 63),
+                                FieldSpec::Real("y", 0, 10)});
 }
 
 inline Question MeanQuestion(std::string id, std::string field, double lower,
@@ -29,27 +29,26 @@ inline Question MeanQuestion(std::string id, std::string field, double lower,
                              RealMechanismKind kind = RealMechanismKind::kDuchi,
                              int64_t epsilon_nanos = 0,
                              int64_t target_reports = 0) {
-  return Question{
-      .id = std::move(id),
-      .kind = StatisticalQueryQuestion{
-          .query = *Query::Create(expr::Field(std::move(field)),
-                                  {.lower = lower, .upper = upper},
-                                  TestSchema()),
-          .mechanism = kind},
-      .epsilon_nanos = epsilon_nanos,
-      .target_reports = target_reports};
+  return Question{.id = std::move(id),
+                  .kind =
+                      StatisticalQueryQuestion{
+                          .query = *Query::Create(
+                              expr::Field(std::move(field)),
+                              {.lower = lower, .upper = upper}, TestSchema()),
+                          .mechanism = kind},
+                  .epsilon_nanos = epsilon_nanos,
+                  .target_reports = target_reports};
 }
 
 inline Question BucketHistogram(
     std::string id, std::optional<FrequencyOracleSpec> oracle = std::nullopt,
     std::optional<ConsistencyMethod> post_processing = std::nullopt) {
-  return Question{
-      .id = std::move(id),
-      .kind = HistogramQuestion{
-          .encoding = *DomainEncoding::Create(FieldEncoding{.field = "bucket"},
-                                              TestSchema()),
-          .oracle = std::move(oracle),
-          .post_processing = post_processing}};
+  return Question{.id = std::move(id),
+                  .kind = HistogramQuestion{
+                      .encoding = *DomainEncoding::Create(
+                          FieldEncoding{.field = "bucket"}, TestSchema()),
+                      .oracle = std::move(oracle),
+                      .post_processing = post_processing}};
 }
 
 inline StudySpec MakeStudy(int64_t cap_nanos, std::vector<Question> questions) {
