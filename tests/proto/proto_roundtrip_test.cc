@@ -243,7 +243,7 @@ TEST(ProtoServices, AgentServiceHasTheAgreedMethods) {
 TEST(ProtoServices, AnalystServiceHasTheAgreedMethods) {
   ExpectMethods("ldp.v1.AnalystService",
                 {"CreateStudy", "GetStudy", "ListStudies", "StartRound",
-                 "GetRound", "GetEstimates"});
+                 "GetRound", "GetEstimates", "GetAgentBudget"});
   EXPECT_EQ(std::string(v1::AnalystService::service_full_name()),
             "ldp.v1.AnalystService");
 }
