@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's run command: install, build, and run the main job — an
-# ldp-server on its embedded SQLite store, an example study, and
-# ldp-loadtest with 100,000 simulated agents (real agent sessions over gRPC
-# on loopback) printing every estimate with its interval beside the truth.
-# Then the server is stopped. Extra arguments go to ldp-loadtest.
+# ldp-server on its embedded SQLite store; ldp-loadtest creates an example
+# study (a Zipf histogram and a mean) and runs 100,000 simulated agents (real
+# agent sessions over gRPC on loopback), printing every estimate with its
+# interval beside the truth; the ldp CLI then shows the analyst's view. The
+# server is stopped at the end. Extra arguments go to ldp-loadtest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/install-deps.sh
@@ -30,11 +31,11 @@ ADDRESS="127.0.0.1:$(cat "$WORK/port")"
 TOKEN="$WORK/ldp.db.analyst_token"
 echo "== ldp-server on $ADDRESS (database $WORK/ldp.db)"
 
-echo "== An analyst study from a file: ldp study create deploy/examples/demo_study.textproto"
-"$BUILD/client/ldp" --server="$ADDRESS" --token_file="$TOKEN" \
-  study create deploy/examples/demo_study.textproto
-
-echo
-echo "== ldp-loadtest: 100,000 simulated agents"
+echo "== ldp-loadtest: 100,000 simulated agents, each a real agent session"
 "$BUILD/client/ldp-loadtest" --server="$ADDRESS" --analyst_token_file="$TOKEN" \
   --agents=100000 --threads=32 --channels=4 --domain=64 "$@"
+
+echo
+echo "== The analyst's view of the same study: ldp study status 1; ldp results 1"
+"$BUILD/client/ldp" --server="$ADDRESS" --token_file="$TOKEN" study status 1
+"$BUILD/client/ldp" --server="$ADDRESS" --token_file="$TOKEN" results 1 --top=5
