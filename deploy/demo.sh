@@ -31,7 +31,7 @@ ADDRESS="127.0.0.1:$(cat "$WORK/port")"
 TOKEN="$WORK/ldp.db.analyst_token"
 echo "== ldp-server on $ADDRESS (database $WORK/ldp.db)"
 
-echo "== ldp-loadtest: 100,000 simulated agents, each a real agent session"
+echo "== ldp-loadtest: simulated agents (100,000 unless --agents says otherwise), each a real agent session"
 "$BUILD/client/ldp-loadtest" --server="$ADDRESS" --analyst_token_file="$TOKEN" \
   --agents=100000 --threads=32 --channels=4 --domain=64 "$@"
 
