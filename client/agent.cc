@@ -76,6 +76,13 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(
     return absl::InvalidArgumentError(
         "set exactly one of record_json (the record file's text) and record");
   }
+  if (!options.record_json.empty()) {
+    // The one check of the record file, before any task exists.
+    if (absl::Status s = ValidateRecordJsonSyntax(options.record_json); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the record file is unusable: ", s.message()));
+    }
+  }
   if (options.max_epsilon_per_study_nanos <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_epsilon_per_study_nanos must be > 0, got ",
@@ -109,8 +116,7 @@ absl::StatusOr<AgentAnswer> Agent::Answer(const AgentTask& agent_task) {
                              "its round closed at ",
                              absl::FormatTime(agent_task.deadline))));
   }
-  auto record = RecordFor(agent_task);
-  if (!record.ok()) return Refusal(task, record.status());
+  const Record record = RecordFor(agent_task);
   AgentState next = state_;
   const std::string key = TaskFingerprint(task, agent_task.schema);
   if (auto memo = state_.memo.find(key);
@@ -124,22 +130,20 @@ absl::StatusOr<AgentAnswer> Agent::Answer(const AgentTask& agent_task) {
   }
   budget.spent_nanos += task.epsilon_nanos;
   next.studies[task.study_id] = budget;
-  ReportPayload payload = (*mechanism)->Randomize(*record, gen_);
+  ReportPayload payload = (*mechanism)->Randomize(record, gen_);
   if (!key.empty()) next.memo[key] = payload;
   return Commit(std::move(next),
                 {task.task_id, NewReportId(), std::move(payload)},
                 AnswerSource::kFresh);
 }
 
-absl::StatusOr<Record> Agent::RecordFor(const AgentTask& task) const {
+Record Agent::RecordFor(const AgentTask& task) const {
   if (options_.record.has_value()) return *options_.record;
-  auto record = ParseRecordJson(options_.record_json, task.schema);
-  if (!record.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the agent's record does not fit the study's schema: ",
-        record.status().message()));
-  }
-  return record;
+  // Lenient: a field another study uses, or a value of the wrong type, must
+  // not make this task fail (the server would see a record-dependent
+  // refusal); it is defaulted instead. The file's syntax was checked once in
+  // Create.
+  return ParseRecordJsonLenient(options_.record_json, task.schema).record;
 }
 
 absl::Status Agent::CheckBudget(const AgentTask& task,

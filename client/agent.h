@@ -118,7 +118,7 @@ class Agent {
         gen_(gen),
         state_(std::move(state)) {}
 
-  absl::StatusOr<Record> RecordFor(const AgentTask& task) const;
+  Record RecordFor(const AgentTask& task) const;
   absl::Status CheckBudget(const AgentTask& task, StudyBudget& budget) const;
   absl::StatusOr<AgentAnswer> Commit(AgentState next, TaskReport report,
                                      AnswerSource source);

@@ -97,41 +97,78 @@ std::string Excerpt(const Json& j) {
   return text;
 }
 
-}  // namespace
-
-absl::StatusOr<Record> ParseRecordJson(std::string_view json,
-                                       const RecordSchema& schema) {
+absl::StatusOr<Json> ParseObject(std::string_view json) {
   if (json.size() > kMaxRecordJsonBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("record JSON is ", json.size(), " bytes; the limit is ",
                      kMaxRecordJsonBytes));
   }
-  const Json parsed = Json::parse(json, /*cb=*/nullptr,
-                                  /*allow_exceptions=*/false);
+  Json parsed = Json::parse(json, /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
     return absl::InvalidArgumentError("record is not valid JSON");
   }
   if (!parsed.is_object()) {
     return absl::InvalidArgumentError("record JSON must be an object");
   }
+  return parsed;
+}
+
+// Converts every field; a field that does not fit is an error, or (when
+// `dropped` is set) a note and is skipped.
+absl::StatusOr<Record> ConvertFields(const Json& parsed,
+                                     const RecordSchema& schema,
+                                     std::vector<std::string>* dropped) {
   Record record;
   for (const auto& [name, value] : parsed.items()) {
     const FieldSpec* spec = schema.Find(name);
     if (spec == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("record has field \"", name,
-                       "\", which the schema does not declare"));
+      if (dropped == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("record has field \"", name,
+                          "\", which the schema does not declare"));
+      }
+      continue;  // another study's field: not a problem worth noting
     }
     if (value.is_null()) continue;  // missing: Sanitize supplies the default
     std::optional<FieldValue> converted = ConvertValue(*spec, value);
     if (!converted.has_value()) {
-      return absl::InvalidArgumentError(
+      std::string problem =
           absl::StrCat("field \"", name, "\" expects ", Expectation(spec->kind),
-                       ", got ", Excerpt(value)));
+                       ", got ", Excerpt(value));
+      if (dropped == nullptr) return absl::InvalidArgumentError(problem);
+      dropped->push_back(absl::StrCat(problem, "; using the default"));
+      continue;
     }
     record.values[name] = *std::move(converted);
   }
   return record;
+}
+
+}  // namespace
+
+absl::StatusOr<Record> ParseRecordJson(std::string_view json,
+                                       const RecordSchema& schema) {
+  absl::StatusOr<Json> parsed = ParseObject(json);
+  if (!parsed.ok()) return parsed.status();
+  return ConvertFields(*parsed, schema, nullptr);
+}
+
+absl::Status ValidateRecordJsonSyntax(std::string_view json) {
+  return ParseObject(json).status();
+}
+
+LenientRecord ParseRecordJsonLenient(std::string_view json,
+                                     const RecordSchema& schema) {
+  LenientRecord result;
+  absl::StatusOr<Json> parsed = ParseObject(json);
+  if (!parsed.ok()) {
+    result.dropped.push_back(
+        absl::StrCat(parsed.status().message(), "; every field defaulted"));
+    return result;
+  }
+  absl::StatusOr<Record> record = ConvertFields(*parsed, schema, &result.dropped);
+  if (record.ok()) result.record = *std::move(record);
+  return result;
 }
 
 }  // namespace ldp

@@ -307,12 +307,14 @@ TEST(Agent, RefusesTasksWhoseRoundHasClosed) {
   EXPECT_OK(t.agent->Answer(task));
 }
 
-// Invariant 8: a record with missing, out-of-range or unknown values still
-// yields exactly one valid report; a record file that does not fit the
-// schema (a typo) is refused before anything is spent.
-TEST(Agent, AnswersOddRecordsAndRefusesRecordsThatDoNotFitTheSchema) {
-  for (const char* json : {R"({})", R"({"age": null, "color": "purple"})",
-                           R"({"age": 1e9})"}) {
+// Invariant 8: a record with missing, out-of-range, wrongly typed or
+// unknown values still yields exactly one valid report, never a refusal the
+// server could see; only a file that is not a JSON object is rejected, once,
+// when the agent starts.
+TEST(Agent, AnswersOddRecordsAndRejectsOnlyUnreadableFilesAtStart) {
+  for (const char* json :
+       {R"({})", R"({"age": null, "color": "purple"})", R"({"age": 1e9})",
+        R"({"agee": 3, "age": "n/a", "color": 7, "other_study_field": true})"}) {
     SeededGenerator gen(13);
     TestAgent t = MakeAgent(gen, {.record_json = json,
                                   .max_epsilon_per_study_nanos = kOneEpsilon});
@@ -323,12 +325,14 @@ TEST(Agent, AnswersOddRecordsAndRefusesRecordsThatDoNotFitTheSchema) {
       EXPECT_OK((*TaskMechanism::Create(task.task))->Validate(answer->report.payload));
     }
   }
-  SeededGenerator gen(14);
-  TestAgent t = MakeAgent(gen, {.record_json = R"({"agee": 3})",
-                                .max_epsilon_per_study_nanos = kOneEpsilon});
-  EXPECT_THAT(t.agent->Answer(MeanAge(1, kOneEpsilon / 2, 0.5)),
-              StatusIs(absl::StatusCode::kFailedPrecondition));
-  EXPECT_TRUE(t.store->saved.empty());
+  for (const char* broken : {R"({"age": )", R"([1, 2])", "not json"}) {
+    SeededGenerator gen(14);
+    EXPECT_THAT(Agent::Create({.record_json = broken,
+                               .max_epsilon_per_study_nanos = kOneEpsilon},
+                              std::make_unique<MemoryAgentStateStore>(), gen),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << broken;
+  }
 }
 
 TEST(Agent, KeepsItsBudgetMemoAndReportsAcrossARestart) {

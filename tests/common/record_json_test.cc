@@ -111,5 +111,26 @@ TEST(ParseRecordJson, RejectsOversizedInput) {
   EXPECT_THAT(ParseRecordJson(big, Schema()), StatusIs(kInvalid));
 }
 
+// The agent's parser never fails: unknown fields are ignored, wrong types
+// become missing (and are noted locally), and an unreadable file yields an
+// empty record that Sanitize fills with defaults.
+TEST(ParseRecordJsonLenient, DefaultsWhatDoesNotFit) {
+  const LenientRecord parsed = ParseRecordJsonLenient(
+      R"({"smoker": "sometimes", "income": 7, "elsewhere": 1})", Schema());
+  EXPECT_EQ(parsed.record.values.size(), 1u);
+  EXPECT_TRUE(parsed.record.values.contains("income"));
+  ASSERT_EQ(parsed.dropped.size(), 1u);
+  EXPECT_NE(parsed.dropped[0].find("smoker"), std::string::npos);
+  const LenientRecord broken = ParseRecordJsonLenient("{oops", Schema());
+  EXPECT_TRUE(broken.record.values.empty());
+  EXPECT_EQ(broken.dropped.size(), 1u);
+}
+
+TEST(ValidateRecordJsonSyntax, AcceptsObjectsOnly) {
+  EXPECT_OK(ValidateRecordJsonSyntax(R"({"anything": [1, 2]})"));
+  EXPECT_THAT(ValidateRecordJsonSyntax("[1]"), StatusIs(kInvalid));
+  EXPECT_THAT(ValidateRecordJsonSyntax("{"), StatusIs(kInvalid));
+}
+
 }  // namespace
 }  // namespace ldp
