@@ -17,8 +17,6 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "client/agent.h"
@@ -26,6 +24,7 @@
 #include "client/agent_state_store.h"
 #include "client/atomic_file.h"
 #include "client/credential_file.h"
+#include "common/flags_usage.h"
 #include "common/record_json.h"
 #include "common/secure_random.h"
 #include "common/status_macros.h"
@@ -222,13 +221,7 @@ int main(int argc, char** argv) {
       "randomized reports.\nUsage: ldp-agent --server=HOST:PORT "
       "--record=record.json --state_dir=DIR [--enrollment_token=T] "
       "[--max_epsilon_per_study=E] [--once]");
-  // Debian's Abseil lists only flags defined in a file named like the
-  // program under --help; ours live in ldp_agent_main.cc.
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view path) {
-    return absl::StrContains(path, "ldp_agent_main");
-  };
-  absl::SetFlagsUsageConfig(usage);
+  ldp::ShowOnlyFlagsFrom("ldp_agent_main");
   absl::ParseCommandLine(argc, argv);
   std::signal(SIGINT, ldp::RequestStop);
   std::signal(SIGTERM, ldp::RequestStop);

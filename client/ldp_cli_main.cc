@@ -17,7 +17,6 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
@@ -25,6 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/flags_usage.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
@@ -300,11 +300,7 @@ absl::Status Run(const std::vector<char*>& args) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(ldp::kUsage);
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view path) {
-    return absl::StrContains(path, "ldp_cli_main");
-  };
-  absl::SetFlagsUsageConfig(usage);
+  ldp::ShowOnlyFlagsFrom("ldp_cli_main");
   const std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   const absl::Status status = ldp::Run(args);
   return status.ok() ? 0 : ldp::Fail(status);

@@ -22,9 +22,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -35,6 +33,7 @@
 #include "client/latency_stats.h"
 #include "client/population_source.h"
 #include "common/confidence_interval.h"
+#include "common/flags_usage.h"
 #include "common/secure_random.h"
 #include "common/status_macros.h"
 #include "common/study_spec.h"
@@ -396,13 +395,7 @@ int main(int argc, char** argv) {
       "Usage: ldp-loadtest --server=HOST:PORT --analyst_token_file=FILE "
       "[--enrollment_token=T] [--agents=N] [--threads=T] "
       "[--distribution=uniform|zipf|gaussian|csv] [--domain=N] [--epsilon=E]");
-  // Debian's Abseil lists only flags defined in a file named like the
-  // program under --help; ours live in loadtest_main.cc.
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view path) {
-    return absl::StrContains(path, "loadtest_main");
-  };
-  absl::SetFlagsUsageConfig(usage);
+  ldp::ShowOnlyFlagsFrom("loadtest_main");
   absl::ParseCommandLine(argc, argv);
   if (const absl::Status status = ldp::Run(); !status.ok()) {
     std::fprintf(stderr, "ldp-loadtest: %s\n", status.ToString().c_str());

@@ -11,13 +11,12 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "common/confidence_interval.h"
 #include "common/consistency.h"
 #include "common/discrete_laplace.h"
 #include "common/duchi_mechanism.h"
+#include "common/flags_usage.h"
 #include "common/frequency_oracle_factory.h"
 #include "common/hybrid_mechanism.h"
 #include "common/mean_accumulator.h"
@@ -145,13 +144,7 @@ int main(int argc, char** argv) {
       "randomized on 'its device' with a secure generator, and the estimates "
       "are printed beside the truth.\nUsage: ldp-simulate [--users=N] "
       "[--domain=N] [--epsilon=E] [--zipf=S] [--confidence=C] [--top=K]");
-  // Debian's Abseil lists only flags defined in a file named like the
-  // program under --help; ours live in simulate_main.cc.
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view path) {
-    return absl::StrContains(path, "simulate_main");
-  };
-  absl::SetFlagsUsageConfig(usage);
+  ldp::ShowOnlyFlagsFrom("simulate_main");
   absl::ParseCommandLine(argc, argv);
   const int64_t users = absl::GetFlag(FLAGS_users);
   const uint32_t domain = absl::GetFlag(FLAGS_domain);

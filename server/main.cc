@@ -15,13 +15,12 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
+#include "common/flags_usage.h"
 #include "common/secure_random.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
@@ -168,11 +167,7 @@ int main(int argc, char** argv) {
       "estimates with confidence intervals.\n"
       "Usage: ldp-server [--listen=ADDR] [--port=N] [--db=PATH] "
       "[--analyst_token_file=PATH] [--enrollment_token_file=PATH]");
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view path) {
-    return absl::StrContains(path, "server/main");
-  };
-  absl::SetFlagsUsageConfig(usage);
+  ldp::ShowOnlyFlagsFrom("server/main");
   // Block the shutdown signals in every thread; main waits for them.
   sigset_t signals;
   sigemptyset(&signals);

@@ -7,6 +7,7 @@
 
 #include "common/population.h"
 #include "gtest/gtest.h"
+#include "tests/testing/frequency_oracle_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
@@ -325,16 +326,8 @@ TEST(CountMeanSketch, ValidateRejectsMalformedReports) {
        {std::pair{cms.get(), bad_cms}, std::pair{hcms.get(), bad_hcms}}) {
     auto acc = oracle->NewSketchAccumulator();
     for (int i = 0; i < 50; ++i) ASSERT_OK(acc->Add(oracle->Randomize(i, gen)));
-    const HistogramEstimate before = acc->Estimate();
-    for (const auto& report : bad) {
-      EXPECT_THAT(oracle->Validate(report),
-                  StatusIs(absl::StatusCode::kInvalidArgument));
-      EXPECT_THAT(acc->Add(report),
-                  StatusIs(absl::StatusCode::kInvalidArgument));
-      EXPECT_EQ(oracle->Probability(0, report), 0.0);
-    }
+    testing::ExpectMalformedReportsRejectedBy(*oracle, *acc, bad);
     EXPECT_EQ(acc->num_reports(), 50);
-    EXPECT_EQ(acc->Estimate().frequencies, before.frequencies);
   }
   EXPECT_OK(cms->Validate(
       SketchReport{.row = 3, .column = 0, .bits = {~uint64_t{0}, (1u << 30)}}));
@@ -349,17 +342,10 @@ TEST(CountMeanSketch, MergeEqualsAddingEverythingToOne) {
                               .num_hashes = 5,
                               .num_columns = 128,
                               .variant = variant});
-    auto all = oracle->NewSketchAccumulator();
-    auto left = oracle->NewSketchAccumulator();
-    auto right = oracle->NewSketchAccumulator();
-    for (int i = 0; i < 700; ++i) {
-      const FrequencyReport r = oracle->Randomize(i % 13, gen);
-      ASSERT_OK(all->Add(r));
-      ASSERT_OK((i % 3 == 0 ? left : right)->Add(r));
-    }
-    ASSERT_OK(left->Merge(*right));
-    EXPECT_EQ(left->num_reports(), all->num_reports());
-    EXPECT_EQ(left->Estimate().frequencies, all->Estimate().frequencies);
+    testing::ExpectMergedSplitEqualsAll(
+        *oracle, *oracle->NewSketchAccumulator(),
+        *oracle->NewSketchAccumulator(), *oracle->NewSketchAccumulator(),
+        /*num_items=*/13, /*num_reports=*/700, gen);
   }
 }
 

@@ -9,17 +9,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/real_mechanism_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-using testing::ChiSquare;
-using testing::MaxProbabilityRatio;
-using testing::RunningMoments;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
@@ -60,16 +56,7 @@ std::vector<double> Inputs(double bound, int resolution_bits) {
 }
 
 TEST(DiscreteLaplaceMechanism, CreateRejectsBadOptions) {
-  for (double epsilon : {0.0, -1.0, std::nan(""), kInf, 51.0}) {
-    EXPECT_THAT(DiscreteLaplaceMechanism::Create({.epsilon = epsilon}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << epsilon;
-  }
-  for (double bound : {0.0, -2.0, std::nan(""), kInf}) {
-    EXPECT_THAT(DiscreteLaplaceMechanism::Create({.bound = bound}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << bound;
-  }
+  testing::ExpectCreateRejectsBadEpsilonAndBound<DiscreteLaplaceMechanism>();
   for (int bits : {-1, 31}) {
     EXPECT_THAT(DiscreteLaplaceMechanism::Create({.resolution_bits = bits}),
                 StatusIs(absl::StatusCode::kInvalidArgument))
@@ -103,21 +90,10 @@ TEST(DiscreteLaplaceMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
   constexpr int kBits = 3;
   for (double epsilon : {0.5, 1.0, 2.0}) {
     auto m = Make({.epsilon = epsilon, .bound = 1.5, .resolution_bits = kBits});
-    const std::vector<double> inputs = Inputs(1.5, kBits);
-    const std::vector<ScalarReport> outputs = Window(*m, kBits, 40);
-    const double ratio = MaxProbabilityRatio<double, ScalarReport>(
-        inputs, outputs, [&](const double& x, const ScalarReport& w) {
-          return m->Probability(x, w);
-        });
-    EXPECT_LE(ratio, std::exp(m->epsilon()) * (1 + 1e-9)) << epsilon;
     // The bound is attained (between x = ±b far from the centre), so ε is
     // not overstated either.
-    EXPECT_GE(ratio, std::exp(m->epsilon()) * (1 - 1e-9)) << epsilon;
-    for (double x : inputs) {
-      double total = 0;
-      for (const ScalarReport& w : outputs) total += m->Probability(x, w);
-      EXPECT_NEAR(total, 1.0, 1e-9) << epsilon << " " << x;
-    }
+    testing::ExpectExactEpsilonAndNormalized(*m, Inputs(1.5, kBits),
+                                             Window(*m, kBits, 40), 1e-9);
   }
 }
 
@@ -201,28 +177,11 @@ TEST(DiscreteLaplaceMechanism, SamplesFollowTheExactDistribution) {
   constexpr int kDraws = 1'000'000;
   auto m = Make({.epsilon = 1.0, .bound = 1.0, .resolution_bits = kBits});
   const std::vector<ScalarReport> window = Window(*m, kBits, 12);
-  const int64_t lowest = window.front().level;
   SeededGenerator gen(17);
   for (double x : {0.3, -1.0}) {
-    std::vector<double> observed(window.size() + 1, 0);  // last: outside
-    std::vector<double> expected(window.size() + 1, 0);
-    double inside = 0;
-    for (size_t i = 0; i < window.size(); ++i) {
-      expected[i] = kDraws * m->Probability(x, window[i]);
-      inside += expected[i];
-    }
-    expected.back() = kDraws - inside;
-    for (int i = 0; i < kDraws; ++i) {
-      const int64_t offset = m->Randomize(x, gen).level - lowest;
-      if (offset >= 0 && offset < static_cast<int64_t>(window.size())) {
-        observed[offset] += 1;
-      } else {
-        observed.back() += 1;
-      }
-    }
-    const auto result = ChiSquare(observed, expected);
-    EXPECT_TRUE(result.Passes()) << x << ": chi2 " << result.statistic << " df "
-                                 << result.degrees_of_freedom;
+    // Levels outside the window pool into one category.
+    testing::ExpectRandomizeFollowsProbability(*m, x, window, kDraws, gen,
+                                               /*pool_the_rest=*/true);
   }
 }
 
@@ -259,15 +218,7 @@ TEST(DiscreteLaplaceMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
     auto m = Make({.epsilon = epsilon, .bound = 3.0});
     for (double x : {-3.0, 0.1234, 2.9}) {
-      RunningMoments moments;
-      for (int i = 0; i < kDraws; ++i) {
-        moments.Add(m->Decode(m->Randomize(x, gen)));
-      }
-      const double variance = m->Variance(x);
-      EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
-          << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
-          << epsilon << " " << x;
+      testing::ExpectEmpiricalMomentsMatchClosedForm(*m, x, kDraws, gen);
     }
   }
 }
@@ -293,13 +244,12 @@ TEST(DiscreteLaplaceMechanism, ValidateAcceptsExactlyTheDocumentedWindow) {
   EXPECT_OK(m->Validate({.level = 0}));
   EXPECT_OK(m->Validate({.level = m->max_level()}));
   EXPECT_OK(m->Validate({.level = -m->max_level()}));
-  for (int64_t level : {m->max_level() + 1, -m->max_level() - 1,
-                        std::numeric_limits<int64_t>::max(),
-                        std::numeric_limits<int64_t>::min()}) {
-    EXPECT_THAT(m->Validate({.level = level}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << level;
-    EXPECT_GE(m->Probability(0.0, {.level = level}), 0);
+  const std::vector<int64_t> bad = {m->max_level() + 1, -m->max_level() - 1,
+                                    std::numeric_limits<int64_t>::max(),
+                                    std::numeric_limits<int64_t>::min()};
+  testing::ExpectLevelsRejected(*m, bad);
+  for (int64_t level : bad) {
+    EXPECT_GE(m->Probability(0.0, {.level = level}), 0) << level;
   }
   // An honest report beyond the window has probability below e^-64.
   EXPECT_LT(m->Probability(1.0, {.level = m->max_level() + 1}),
@@ -309,17 +259,7 @@ TEST(DiscreteLaplaceMechanism, ValidateAcceptsExactlyTheDocumentedWindow) {
 // Invariant 8: odd inputs take the same code path as their clamped value.
 TEST(DiscreteLaplaceMechanism, OddInputsAreClampedNotRejected) {
   auto m = Make({.epsilon = 1.0, .bound = 2.0, .resolution_bits = 4});
-  const std::vector<std::pair<double, double>> cases = {
-      {std::nan(""), 0.0}, {kInf, 2.0}, {-1e300, -2.0}, {7.0, 2.0}};
-  for (const auto& [odd, clamped] : cases) {
-    for (const ScalarReport& w : Window(*m, 4, 5)) {
-      EXPECT_EQ(m->Probability(odd, w), m->Probability(clamped, w)) << odd;
-    }
-    SeededGenerator a(9), b(9);
-    for (int i = 0; i < 1000; ++i) {
-      ASSERT_EQ(m->Randomize(odd, a), m->Randomize(clamped, b)) << odd;
-    }
-  }
+  testing::ExpectOddInputsClamped(*m, Window(*m, 4, 5));
 }
 
 }  // namespace

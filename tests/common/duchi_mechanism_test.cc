@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/real_mechanism_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
@@ -16,11 +17,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-using testing::ChiSquare;
-using testing::MaxProbabilityRatio;
-using testing::RunningMoments;
 using testing::SeededGenerator;
-using testing::StatusIs;
 
 constexpr ScalarReport kMinus{.level = DuchiMechanism::kMinus};
 constexpr ScalarReport kPlus{.level = DuchiMechanism::kPlus};
@@ -40,16 +37,7 @@ std::vector<double> Inputs(double bound) {
 }
 
 TEST(DuchiMechanism, CreateRejectsBadOptions) {
-  for (double epsilon : {0.0, -1.0, std::nan(""), kInf, 51.0}) {
-    EXPECT_THAT(DuchiMechanism::Create({.epsilon = epsilon}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << epsilon;
-  }
-  for (double bound : {0.0, -2.0, std::nan(""), kInf}) {
-    EXPECT_THAT(DuchiMechanism::Create({.bound = bound}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << bound;
-  }
+  testing::ExpectCreateRejectsBadEpsilonAndBound<DuchiMechanism>();
   // Even at the largest ε the coin keeps A ≥ 1, so ε stays finite.
   auto extreme = Make({.epsilon = 50});
   EXPECT_GE(extreme->plus_at_lower_bound().numerator(), 1u);
@@ -73,18 +61,9 @@ TEST(DuchiMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
     auto m = Make({.epsilon = epsilon, .bound = 2.0});
     const std::vector<double> inputs = Inputs(2.0);
-    const double ratio = MaxProbabilityRatio<double, ScalarReport>(
-        inputs, {kMinus, kPlus}, [&](const double& x, const ScalarReport& w) {
-          return m->Probability(x, w);
-        });
-    EXPECT_LE(ratio, std::exp(m->epsilon()) * (1 + 1e-9)) << epsilon;
-    EXPECT_GE(ratio, std::exp(m->epsilon()) * (1 - 1e-9)) << epsilon;
-    for (double x : inputs) {
-      EXPECT_NEAR(m->Probability(x, kMinus) + m->Probability(x, kPlus), 1.0,
-                  1e-15)
-          << x;
-      EXPECT_EQ(m->Probability(x, {.level = 0}), 0);
-    }
+    testing::ExpectExactEpsilonAndNormalized(*m, inputs, {kMinus, kPlus},
+                                             1e-15);
+    for (double x : inputs) EXPECT_EQ(m->Probability(x, {.level = 0}), 0) << x;
   }
 }
 
@@ -94,12 +73,8 @@ TEST(DuchiMechanism, SamplesFollowTheExactDistribution) {
   auto m = Make({.epsilon = 1.0, .bound = 1.0});
   SeededGenerator gen(13);
   for (double x : {0.3, -1.0, 0.999}) {
-    double plus = 0;
-    for (int i = 0; i < kDraws; ++i) plus += m->Randomize(x, gen) == kPlus;
-    const double p = m->Probability(x, kPlus);
-    const auto result =
-        ChiSquare({plus, kDraws - plus}, {kDraws * p, kDraws * (1 - p)});
-    EXPECT_TRUE(result.Passes()) << x << ": chi2 " << result.statistic;
+    testing::ExpectRandomizeFollowsProbability(*m, x, {kMinus, kPlus}, kDraws,
+                                               gen);
   }
 }
 
@@ -132,15 +107,7 @@ TEST(DuchiMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
     auto m = Make({.epsilon = epsilon, .bound = 2.0});
     for (double x : {-1.0, 0.2468, 1.8}) {
-      RunningMoments moments;
-      for (int i = 0; i < kDraws; ++i) {
-        moments.Add(m->Decode(m->Randomize(x, gen)));
-      }
-      const double variance = m->Variance(x);
-      EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
-          << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
-          << epsilon << " " << x;
+      testing::ExpectEmpiricalMomentsMatchClosedForm(*m, x, kDraws, gen);
     }
   }
 }
@@ -149,27 +116,16 @@ TEST(DuchiMechanism, ValidateAcceptsOnlyTheTwoSigns) {
   auto m = Make({});
   EXPECT_OK(m->Validate(kMinus));
   EXPECT_OK(m->Validate(kPlus));
-  for (int64_t level : {int64_t{0}, int64_t{2}, int64_t{-2},
-                        std::numeric_limits<int64_t>::max(),
-                        std::numeric_limits<int64_t>::min()}) {
-    EXPECT_THAT(m->Validate({.level = level}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << level;
-  }
+  testing::ExpectLevelsRejected(
+      *m, {int64_t{0}, int64_t{2}, int64_t{-2},
+           std::numeric_limits<int64_t>::max(),
+           std::numeric_limits<int64_t>::min()});
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.
 TEST(DuchiMechanism, OddInputsAreClampedNotRejected) {
   auto m = Make({.epsilon = 1.0, .bound = 2.0});
-  const std::vector<std::pair<double, double>> cases = {
-      {std::nan(""), 0.0}, {kInf, 2.0}, {-1e300, -2.0}, {7.0, 2.0}};
-  for (const auto& [odd, clamped] : cases) {
-    EXPECT_EQ(m->Probability(odd, kPlus), m->Probability(clamped, kPlus));
-    SeededGenerator a(9), b(9);
-    for (int i = 0; i < 1000; ++i) {
-      ASSERT_EQ(m->Randomize(odd, a), m->Randomize(clamped, b)) << odd;
-    }
-  }
+  testing::ExpectOddInputsClamped(*m, {kMinus, kPlus});
 }
 
 }  // namespace

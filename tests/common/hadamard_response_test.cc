@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/frequency_oracle_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
@@ -14,7 +15,6 @@ namespace {
 
 using testing::ChiSquare;
 using testing::MaxProbabilityRatio;
-using testing::RunningMoments;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
@@ -26,17 +26,7 @@ std::unique_ptr<HadamardResponse> Make(double epsilon, uint32_t domain_size) {
 }
 
 TEST(HadamardResponse, RejectsBadOptions) {
-  for (double epsilon : {0.0, -1.0, double{NAN}, double{INFINITY}, 1e-12}) {
-    EXPECT_THAT(
-        HadamardResponse::Create({.epsilon = epsilon, .domain_size = 8}),
-        StatusIs(absl::StatusCode::kInvalidArgument))
-        << epsilon;
-  }
-  for (uint32_t n : {0u, 1u, HadamardResponse::kMaxDomainSize + 1}) {
-    EXPECT_THAT(HadamardResponse::Create({.epsilon = 1, .domain_size = n}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << n;
-  }
+  testing::ExpectCreateRejectsBadEpsilonAndDomain<HadamardResponse>();
 }
 
 TEST(HadamardResponse, OutputSizeIsThePowerOfTwoAboveTheDomain) {
@@ -109,30 +99,10 @@ TEST(HadamardResponse, ItemsPastTheDomainAreClamped) {
 // mean is within 5 SE of the truth and the sample variance within 10% of the
 // closed form (its relative SD is √(2/4999) = 2%, so 10% is 5 SD).
 TEST(HadamardResponse, EstimatorIsUnbiasedWithTheClosedFormVariance) {
-  SeededGenerator gen(31);
   const auto oracle = Make(1.0, 6);
-  const std::vector<int> counts = {400, 250, 150, 100, 100, 0};
-  constexpr int kReps = 5000;
-  const int n = 1000;
-  std::vector<RunningMoments> moments(counts.size());
-  for (int rep = 0; rep < kReps; ++rep) {
-    auto acc = oracle->NewAccumulator();
-    for (uint32_t v = 0; v < counts.size(); ++v) {
-      for (int i = 0; i < counts[v]; ++i) {
-        ASSERT_OK(acc->Add(oracle->Randomize(v, gen)));
-      }
-    }
-    const HistogramEstimate est = acc->Estimate();
-    for (size_t v = 0; v < counts.size(); ++v) {
-      moments[v].Add(est.frequencies[v]);
-    }
-  }
-  for (size_t v = 0; v < counts.size(); ++v) {
-    const double f = counts[v] / double(n);
-    const double variance = oracle->Variance(f, n);
-    EXPECT_NEAR(moments[v].mean(), f, 5 * std::sqrt(variance / kReps)) << v;
-    EXPECT_NEAR(moments[v].variance() / variance, 1.0, 0.1) << v;
-  }
+  testing::ExpectUnbiasedWithClosedFormVariance(
+      *oracle, {400, 250, 150, 100, 100, 0}, /*repetitions=*/5000,
+      /*seed=*/31);
 }
 
 TEST(HadamardResponse, VarianceIsThePureProtocolWithHalf) {
@@ -158,33 +128,17 @@ TEST(HadamardResponse, ValidateRejectsMalformedReports) {
   SeededGenerator gen(5);
   auto acc = oracle->NewAccumulator();
   for (int i = 0; i < 100; ++i) ASSERT_OK(acc->Add(oracle->Randomize(2, gen)));
-  const HistogramEstimate before = acc->Estimate();
-  for (const auto& report : bad) {
-    EXPECT_THAT(oracle->Validate(report),
-                StatusIs(absl::StatusCode::kInvalidArgument));
-    EXPECT_THAT(acc->Add(report), StatusIs(absl::StatusCode::kInvalidArgument));
-    EXPECT_EQ(oracle->Probability(0, report), 0.0);
-  }
+  testing::ExpectMalformedReportsRejectedBy(*oracle, *acc, bad);
   EXPECT_EQ(acc->num_reports(), 100);
-  EXPECT_EQ(acc->Estimate().frequencies, before.frequencies);
   EXPECT_OK(oracle->Validate(ItemReport{.item = 7}));
 }
 
 TEST(HadamardResponse, MergeEqualsAddingEverythingToOne) {
   const auto oracle = Make(1.0, 10);
   SeededGenerator gen(6);
-  auto all = oracle->NewAccumulator();
-  auto left = oracle->NewAccumulator();
-  auto right = oracle->NewAccumulator();
-  for (int i = 0; i < 300; ++i) {
-    const FrequencyReport r = oracle->Randomize(i % 10, gen);
-    ASSERT_OK(all->Add(r));
-    ASSERT_OK((i % 3 == 0 ? left : right)->Add(r));
-  }
-  ASSERT_OK(left->Merge(*right));
-  EXPECT_EQ(left->num_reports(), all->num_reports());
-  EXPECT_EQ(left->Estimate().frequencies, all->Estimate().frequencies);
-  EXPECT_EQ(left->Estimate().variances, all->Estimate().variances);
+  testing::ExpectMergedSplitEqualsAll(
+      *oracle, *oracle->NewAccumulator(), *oracle->NewAccumulator(),
+      *oracle->NewAccumulator(), /*num_items=*/10, /*num_reports=*/300, gen);
 }
 
 TEST(HadamardResponse, MergeRejectsADifferentOracle) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/real_mechanism_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
@@ -17,9 +18,8 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-using testing::ChiSquare;
-using testing::MaxProbabilityRatio;
-using testing::RunningMoments;
+using testing::ExactMoments;
+using testing::Moments;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
@@ -39,13 +39,7 @@ std::vector<ScalarReport> AllLevels(const HybridMechanism& m) {
 
 // The piecewise input grid, midpoints between its points, and odd inputs.
 std::vector<double> Inputs(const HybridMechanism& m) {
-  std::vector<double> inputs = m.piecewise().InputGrid();
-  const size_t points = inputs.size();
-  for (size_t i = 1; i < points; ++i) {
-    inputs.push_back((inputs[i - 1] + inputs[i]) / 2);
-  }
-  for (double odd : {std::nan(""), kInf, -1e300}) inputs.push_back(odd);
-  return inputs;
+  return testing::GridMidpointsAndOddInputs(m.piecewise().InputGrid());
 }
 
 // The paper's constant hybrid variance for ε > 0.61 (b = 1).
@@ -55,36 +49,8 @@ double PaperVariance(double epsilon) {
          (e + 1) * (e + 1) / (h * (e - 1) * (e - 1));
 }
 
-struct Moments {
-  double mean = 0, variance = 0, excess_kurtosis = 0;
-};
-Moments ExactMoments(const HybridMechanism& m, double x) {
-  Moments result;
-  const std::vector<ScalarReport> levels = AllLevels(m);
-  for (const ScalarReport& w : levels) {
-    result.mean += m.Probability(x, w) * m.Decode(w);
-  }
-  double fourth = 0;
-  for (const ScalarReport& w : levels) {
-    const double d = m.Decode(w) - result.mean;
-    result.variance += m.Probability(x, w) * d * d;
-    fourth += m.Probability(x, w) * d * d * d * d;
-  }
-  result.excess_kurtosis = fourth / (result.variance * result.variance) - 3;
-  return result;
-}
-
 TEST(HybridMechanism, CreateRejectsBadOptions) {
-  for (double epsilon : {0.0, -1.0, std::nan(""), kInf, 51.0}) {
-    EXPECT_THAT(HybridMechanism::Create({.epsilon = epsilon}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << epsilon;
-  }
-  for (double bound : {0.0, -2.0, std::nan(""), kInf}) {
-    EXPECT_THAT(HybridMechanism::Create({.bound = bound}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << bound;
-  }
+  testing::ExpectCreateRejectsBadEpsilonAndBound<HybridMechanism>();
   EXPECT_THAT(HybridMechanism::Create({.num_cells = 1}),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
@@ -114,20 +80,8 @@ TEST(HybridMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
   for (int64_t cells : {16, 2048}) {
     for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
       auto m = Make({.epsilon = epsilon, .bound = 2.0, .num_cells = cells});
-      const std::vector<double> inputs = Inputs(*m);
-      const std::vector<ScalarReport> outputs = AllLevels(*m);
-      const double ratio = MaxProbabilityRatio<double, ScalarReport>(
-          inputs, outputs, [&](const double& x, const ScalarReport& w) {
-            return m->Probability(x, w);
-          });
-      EXPECT_LE(ratio, std::exp(m->epsilon()) * (1 + 1e-9)) << epsilon;
-      EXPECT_GE(ratio, std::exp(m->epsilon()) * (1 - 1e-9)) << epsilon;
-      for (size_t i = 0; i < inputs.size(); i += cells == 16 ? 1 : 97) {
-        double total = 0;
-        for (const ScalarReport& w : outputs)
-          total += m->Probability(inputs[i], w);
-        EXPECT_NEAR(total, 1.0, 1e-12) << inputs[i];
-      }
+      testing::ExpectExactEpsilonAndNormalized(*m, Inputs(*m), AllLevels(*m),
+                                               1e-12, cells == 16 ? 1 : 97);
     }
   }
 }
@@ -138,18 +92,9 @@ TEST(HybridMechanism, SamplesFollowTheExactDistribution) {
   SeededGenerator gen(23);
   for (double epsilon : {0.5, 2.0}) {
     auto m = Make({.epsilon = epsilon, .bound = 1.0, .num_cells = 16});
-    const std::vector<ScalarReport> levels = AllLevels(*m);
     for (double x : {0.3, -1.0}) {
-      std::vector<double> observed(levels.size(), 0),
-          expected(levels.size(), 0);
-      for (size_t l = 0; l < levels.size(); ++l) {
-        expected[l] = kDraws * m->Probability(x, levels[l]);
-      }
-      for (int i = 0; i < kDraws; ++i)
-        observed[m->Randomize(x, gen).level] += 1;
-      const auto result = ChiSquare(observed, expected);
-      EXPECT_TRUE(result.Passes())
-          << epsilon << " " << x << ": chi2 " << result.statistic;
+      testing::ExpectRandomizeFollowsProbability(*m, x, AllLevels(*m), kDraws,
+                                                 gen);
     }
   }
 }
@@ -159,7 +104,7 @@ TEST(HybridMechanism, ExactMomentsMatchDecodeAndVariance) {
     auto m = Make({.epsilon = epsilon, .bound = 3.0, .num_cells = 256});
     for (double x : Inputs(*m)) {
       const double clamped = std::clamp(std::isnan(x) ? 0.0 : x, -3.0, 3.0);
-      const Moments exact = ExactMoments(*m, x);
+      const Moments exact = ExactMoments(*m, x, AllLevels(*m));
       EXPECT_NEAR(exact.mean, clamped, 1e-9) << epsilon << " " << x;
       EXPECT_NEAR(exact.variance, m->Variance(x), 1e-9 * exact.variance);
     }
@@ -199,17 +144,8 @@ TEST(HybridMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
     auto m = Make({.epsilon = epsilon, .bound = 2.0});
     for (double x : {-2.0, 0.1234, 1.8}) {
-      const Moments exact = ExactMoments(*m, x);
-      ASSERT_LE(5 * std::sqrt((2 + exact.excess_kurtosis) / kDraws), 0.1);
-      RunningMoments moments;
-      for (int i = 0; i < kDraws; ++i) {
-        moments.Add(m->Decode(m->Randomize(x, gen)));
-      }
-      const double variance = m->Variance(x);
-      EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
-          << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
-          << epsilon << " " << x;
+      testing::ExpectEmpiricalMomentsMatchClosedForm(*m, x, kDraws, gen,
+                                                     AllLevels(*m));
     }
   }
 }
@@ -220,30 +156,17 @@ TEST(HybridMechanism, ValidateAcceptsExactlyTheLevelsOfBothBranches) {
   EXPECT_EQ(m->duchi_plus_level(), 101);
   for (int64_t level : {0, 99, 100, 101})
     EXPECT_OK(m->Validate({.level = level}));
-  for (int64_t level :
-       {int64_t{-1}, int64_t{102}, std::numeric_limits<int64_t>::max(),
-        std::numeric_limits<int64_t>::min()}) {
-    EXPECT_THAT(m->Validate({.level = level}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << level;
-    EXPECT_EQ(m->Probability(0.5, {.level = level}), 0);
-  }
+  testing::ExpectLevelsRejected(*m,
+                                {int64_t{-1}, int64_t{102},
+                                 std::numeric_limits<int64_t>::max(),
+                                 std::numeric_limits<int64_t>::min()},
+                                /*impossible_from=*/0.5);
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.
 TEST(HybridMechanism, OddInputsAreClampedNotRejected) {
   auto m = Make({.epsilon = 2.0, .bound = 2.0, .num_cells = 64});
-  const std::vector<std::pair<double, double>> cases = {
-      {std::nan(""), 0.0}, {kInf, 2.0}, {-1e300, -2.0}, {7.0, 2.0}};
-  for (const auto& [odd, clamped] : cases) {
-    for (const ScalarReport& w : AllLevels(*m)) {
-      EXPECT_EQ(m->Probability(odd, w), m->Probability(clamped, w)) << odd;
-    }
-    SeededGenerator a(9), b(9);
-    for (int i = 0; i < 1000; ++i) {
-      ASSERT_EQ(m->Randomize(odd, a), m->Randomize(clamped, b)) << odd;
-    }
-  }
+  testing::ExpectOddInputsClamped(*m, AllLevels(*m));
 }
 
 }  // namespace

@@ -9,17 +9,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/real_mechanism_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-using testing::ChiSquare;
-using testing::MaxProbabilityRatio;
-using testing::RunningMoments;
+using testing::ExactMoments;
+using testing::Moments;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
@@ -37,13 +35,7 @@ std::vector<ScalarReport> AllCells(const PiecewiseMechanism& m) {
 
 // The input grid, the midpoints between its points, and odd inputs.
 std::vector<double> Inputs(const PiecewiseMechanism& m) {
-  std::vector<double> inputs = m.InputGrid();
-  const size_t points = inputs.size();
-  for (size_t i = 1; i < points; ++i) {
-    inputs.push_back((inputs[i - 1] + inputs[i]) / 2);
-  }
-  for (double odd : {std::nan(""), kInf, -1e300}) inputs.push_back(odd);
-  return inputs;
+  return testing::GridMidpointsAndOddInputs(m.InputGrid());
 }
 
 // The paper's continuous variance (b = 1) and its worst case.
@@ -56,37 +48,8 @@ double PaperWorstCase(double epsilon) {
   return 4 * e / (3 * (e - 1) * (e - 1));
 }
 
-// Exact mean, variance and excess kurtosis of Decode(R(x)).
-struct Moments {
-  double mean = 0, variance = 0, excess_kurtosis = 0;
-};
-Moments ExactMoments(const PiecewiseMechanism& m, double x) {
-  Moments result;
-  const std::vector<ScalarReport> cells = AllCells(m);
-  for (const ScalarReport& w : cells) {
-    result.mean += m.Probability(x, w) * m.Decode(w);
-  }
-  double fourth = 0;
-  for (const ScalarReport& w : cells) {
-    const double d = m.Decode(w) - result.mean;
-    result.variance += m.Probability(x, w) * d * d;
-    fourth += m.Probability(x, w) * d * d * d * d;
-  }
-  result.excess_kurtosis = fourth / (result.variance * result.variance) - 3;
-  return result;
-}
-
 TEST(PiecewiseMechanism, CreateRejectsBadOptions) {
-  for (double epsilon : {0.0, -1.0, std::nan(""), kInf, 51.0}) {
-    EXPECT_THAT(PiecewiseMechanism::Create({.epsilon = epsilon}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << epsilon;
-  }
-  for (double bound : {0.0, -2.0, std::nan(""), kInf}) {
-    EXPECT_THAT(PiecewiseMechanism::Create({.bound = bound}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << bound;
-  }
+  testing::ExpectCreateRejectsBadEpsilonAndBound<PiecewiseMechanism>();
   for (int64_t cells : {int64_t{-5}, int64_t{0}, int64_t{1},
                         PiecewiseMechanism::kMaxCells + 1}) {
     EXPECT_THAT(PiecewiseMechanism::Create({.num_cells = cells}),
@@ -118,20 +81,8 @@ TEST(PiecewiseMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
   for (int64_t cells : {16, 2048}) {
     for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
       auto m = Make({.epsilon = epsilon, .bound = 2.0, .num_cells = cells});
-      const std::vector<double> inputs = Inputs(*m);
-      const std::vector<ScalarReport> outputs = AllCells(*m);
-      const double ratio = MaxProbabilityRatio<double, ScalarReport>(
-          inputs, outputs, [&](const double& x, const ScalarReport& w) {
-            return m->Probability(x, w);
-          });
-      EXPECT_LE(ratio, std::exp(m->epsilon()) * (1 + 1e-9)) << epsilon;
-      EXPECT_GE(ratio, std::exp(m->epsilon()) * (1 - 1e-9)) << epsilon;
-      for (size_t i = 0; i < inputs.size(); i += cells == 16 ? 1 : 97) {
-        double total = 0;
-        for (const ScalarReport& w : outputs)
-          total += m->Probability(inputs[i], w);
-        EXPECT_NEAR(total, 1.0, 1e-12) << inputs[i];
-      }
+      testing::ExpectExactEpsilonAndNormalized(*m, Inputs(*m), AllCells(*m),
+                                               1e-12, cells == 16 ? 1 : 97);
     }
   }
 }
@@ -145,15 +96,9 @@ TEST(PiecewiseMechanism, SamplesFollowTheExactDistribution) {
        {std::pair<int64_t, int>{16, 1'000'000}, {2048, 500'000}}) {
     auto m = Make({.epsilon = 1.0, .bound = 1.0, .num_cells = cells});
     for (double x : {0.3, -1.0}) {
-      std::vector<double> observed(cells, 0), expected(cells, 0);
-      for (int64_t c = 0; c < cells; ++c) {
-        expected[c] = draws * m->Probability(x, {.level = c});
-      }
-      for (int i = 0; i < draws; ++i) observed[m->Randomize(x, gen).level] += 1;
-      const auto result = ChiSquare(observed, expected);
-      EXPECT_TRUE(result.Passes())
-          << cells << " " << x << ": chi2 " << result.statistic << " df "
-          << result.degrees_of_freedom;
+      SCOPED_TRACE(cells);
+      testing::ExpectRandomizeFollowsProbability(*m, x, AllCells(*m), draws,
+                                                 gen);
     }
   }
 }
@@ -167,7 +112,7 @@ TEST(PiecewiseMechanism, ExactMomentsMatchDecodeAndVariance) {
       for (size_t i = 0; i < inputs.size(); i += cells == 16 ? 1 : 41) {
         const double x =
             std::clamp(std::isnan(inputs[i]) ? 0.0 : inputs[i], -3.0, 3.0);
-        const Moments exact = ExactMoments(*m, inputs[i]);
+        const Moments exact = ExactMoments(*m, inputs[i], AllCells(*m));
         EXPECT_NEAR(exact.mean, x, 1e-9) << cells << " " << epsilon << " " << x;
         EXPECT_NEAR(exact.variance, m->Variance(inputs[i]),
                     1e-9 * exact.variance);
@@ -210,17 +155,8 @@ TEST(PiecewiseMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
     auto m = Make({.epsilon = epsilon, .bound = 2.0});
     for (double x : {-2.0, 0.1234, 1.8}) {
-      const Moments exact = ExactMoments(*m, x);
-      ASSERT_LE(5 * std::sqrt((2 + exact.excess_kurtosis) / kDraws), 0.1);
-      RunningMoments moments;
-      for (int i = 0; i < kDraws; ++i) {
-        moments.Add(m->Decode(m->Randomize(x, gen)));
-      }
-      const double variance = m->Variance(x);
-      EXPECT_LE(std::fabs(moments.mean() - x), 5 * std::sqrt(variance / kDraws))
-          << epsilon << " " << x;
-      EXPECT_NEAR(moments.variance() / variance, 1.0, 0.1)
-          << epsilon << " " << x;
+      testing::ExpectEmpiricalMomentsMatchClosedForm(*m, x, kDraws, gen,
+                                                     AllCells(*m));
     }
   }
 }
@@ -229,30 +165,17 @@ TEST(PiecewiseMechanism, ValidateAcceptsExactlyTheCells) {
   auto m = Make({.num_cells = 100});
   EXPECT_OK(m->Validate({.level = 0}));
   EXPECT_OK(m->Validate({.level = 99}));
-  for (int64_t level :
-       {int64_t{-1}, int64_t{100}, std::numeric_limits<int64_t>::max(),
-        std::numeric_limits<int64_t>::min()}) {
-    EXPECT_THAT(m->Validate({.level = level}),
-                StatusIs(absl::StatusCode::kInvalidArgument))
-        << level;
-    EXPECT_EQ(m->Probability(0.5, {.level = level}), 0);
-  }
+  testing::ExpectLevelsRejected(*m,
+                                {int64_t{-1}, int64_t{100},
+                                 std::numeric_limits<int64_t>::max(),
+                                 std::numeric_limits<int64_t>::min()},
+                                /*impossible_from=*/0.5);
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.
 TEST(PiecewiseMechanism, OddInputsAreClampedNotRejected) {
   auto m = Make({.epsilon = 1.0, .bound = 2.0, .num_cells = 64});
-  const std::vector<std::pair<double, double>> cases = {
-      {std::nan(""), 0.0}, {kInf, 2.0}, {-1e300, -2.0}, {7.0, 2.0}};
-  for (const auto& [odd, clamped] : cases) {
-    for (const ScalarReport& w : AllCells(*m)) {
-      EXPECT_EQ(m->Probability(odd, w), m->Probability(clamped, w)) << odd;
-    }
-    SeededGenerator a(9), b(9);
-    for (int i = 0; i < 1000; ++i) {
-      ASSERT_EQ(m->Randomize(odd, a), m->Randomize(clamped, b)) << odd;
-    }
-  }
+  testing::ExpectOddInputsClamped(*m, AllCells(*m));
 }
 
 }  // namespace

@@ -41,6 +41,24 @@ class CountingGenerator {
   int64_t draws_ = 0;
 };
 
+// Create rejects ε that is not finite and > 0 or so small that its coins
+// cannot tell items apart, and domains of fewer than 2 or more than
+// Oracle::kMaxDomainSize items, with InvalidArgument.
+template <typename Oracle>
+void ExpectCreateRejectsBadEpsilonAndDomain() {
+  for (double epsilon : {0.0, -1.0, std::nan(""),
+                         std::numeric_limits<double>::infinity(), 1e-12}) {
+    EXPECT_THAT(Oracle::Create({.epsilon = epsilon, .domain_size = 8}),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << epsilon;
+  }
+  for (uint32_t n : {0u, 1u, Oracle::kMaxDomainSize + 1}) {
+    EXPECT_THAT(Oracle::Create({.epsilon = 1, .domain_size = n}),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << n;
+  }
+}
+
 // With the same seed, every input uses exactly as many draws.
 inline void ExpectDrawCountIndependentOfInput(const FrequencyOracle& oracle,
                                               int calls_per_input = 50) {
@@ -141,14 +159,17 @@ inline void ExpectSamplesFollowProbability(
 
 // A fixed population (counts[v] agents hold item v) randomized and estimated
 // `repetitions` times. Per item: the mean is within 5 standard errors of the
-// truth and the empirical variance within 10% of `variance(f_v, n)` (which
-// needs repetitions ≳ 5000: the sample variance's relative SD is
-// √(2/(R − 1))).
+// truth and the empirical variance within 10% of `variance(f_v, n)` (by
+// default oracle.Variance; needs repetitions ≳ 5000: the sample variance's
+// relative SD is √(2/(R − 1))).
 inline void ExpectUnbiasedWithClosedFormVariance(
     const FrequencyOracle& oracle, const std::vector<int64_t>& counts,
     int repetitions, uint64_t seed,
-    const std::function<double(double, int64_t)>& variance) {
+    std::function<double(double, int64_t)> variance = nullptr) {
   ASSERT_GE(repetitions, 5000);
+  if (!variance) {
+    variance = [&oracle](double f, int64_t n) { return oracle.Variance(f, n); };
+  }
   SeededGenerator gen(seed);
   int64_t n = 0;
   for (int64_t c : counts) n += c;
@@ -188,7 +209,24 @@ inline void ExpectSameEstimate(const HistogramEstimate& a,
 }
 
 // Each malformed report: Validate says InvalidArgument, Probability is 0, and
-// an accumulator's Add fails without changing its estimate.
+// Add to `accumulator` (of `oracle`, holding any reports) fails without
+// changing its estimate.
+inline void ExpectMalformedReportsRejectedBy(
+    const FrequencyOracle& oracle, FrequencyAccumulator& accumulator,
+    const std::vector<FrequencyReport>& malformed) {
+  const HistogramEstimate before = accumulator.Estimate();
+  for (size_t i = 0; i < malformed.size(); ++i) {
+    SCOPED_TRACE("malformed report #" + std::to_string(i));
+    EXPECT_THAT(oracle.Validate(malformed[i]),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_EQ(oracle.Probability(0, malformed[i]), 0.0);
+    EXPECT_THAT(accumulator.Add(malformed[i]),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    ExpectSameEstimate(accumulator.Estimate(), before);
+  }
+}
+
+// The same, for an accumulator holding one report of every item.
 inline void ExpectMalformedReportsRejected(
     const FrequencyOracle& oracle,
     const std::vector<FrequencyReport>& malformed) {
@@ -198,16 +236,27 @@ inline void ExpectMalformedReportsRejected(
   for (uint32_t v = 0; v < oracle.domain_size(); ++v) {
     ASSERT_OK(accumulator->Add(oracle.Randomize(v, gen)));
   }
-  const HistogramEstimate before = accumulator->Estimate();
-  for (size_t i = 0; i < malformed.size(); ++i) {
-    SCOPED_TRACE("malformed report #" + std::to_string(i));
-    EXPECT_THAT(oracle.Validate(malformed[i]),
-                StatusIs(absl::StatusCode::kInvalidArgument));
-    EXPECT_EQ(oracle.Probability(0, malformed[i]), 0.0);
-    EXPECT_THAT(accumulator->Add(malformed[i]),
-                StatusIs(absl::StatusCode::kInvalidArgument));
-    ExpectSameEstimate(accumulator->Estimate(), before);
+  ExpectMalformedReportsRejectedBy(oracle, *accumulator, malformed);
+}
+
+// `num_reports` reports of items i mod `num_items`, added to `all` and split
+// 1:2 over `left` and `right` (empty accumulators of `oracle`): merging
+// `right` into `left` estimates exactly what `all` does.
+inline void ExpectMergedSplitEqualsAll(const FrequencyOracle& oracle,
+                                       FrequencyAccumulator& all,
+                                       FrequencyAccumulator& left,
+                                       FrequencyAccumulator& right,
+                                       uint32_t num_items, int num_reports,
+                                       absl::BitGenRef gen) {
+  for (int i = 0; i < num_reports; ++i) {
+    const FrequencyReport report =
+        oracle.Randomize(static_cast<uint32_t>(i) % num_items, gen);
+    ASSERT_OK(all.Add(report));
+    ASSERT_OK((i % 3 == 0 ? left : right).Add(report));
   }
+  ASSERT_OK(left.Merge(right));
+  EXPECT_EQ(left.num_reports(), num_reports);
+  ExpectSameEstimate(left.Estimate(), all.Estimate());
 }
 
 // Reports split over two accumulators and merged estimate exactly what one
@@ -221,15 +270,9 @@ inline void ExpectMergeEqualsSingleAccumulator(
   const std::unique_ptr<FrequencyAccumulator> all = oracle.NewAccumulator();
   const std::unique_ptr<FrequencyAccumulator> left = oracle.NewAccumulator();
   const std::unique_ptr<FrequencyAccumulator> right = oracle.NewAccumulator();
-  for (int i = 0; i < num_reports; ++i) {
-    const FrequencyReport report =
-        oracle.Randomize(static_cast<uint32_t>(i) % oracle.domain_size(), gen);
-    ASSERT_OK(all->Add(report));
-    ASSERT_OK((i % 3 == 0 ? left : right)->Add(report));
-  }
-  ASSERT_OK(left->Merge(*right));
-  EXPECT_EQ(left->num_reports(), num_reports);
-  ExpectSameEstimate(left->Estimate(), all->Estimate());
+  ExpectMergedSplitEqualsAll(oracle, *all, *left, *right, oracle.domain_size(),
+                             num_reports, gen);
+  if (::testing::Test::HasFatalFailure()) return;
   for (const FrequencyOracle* other : others) {
     const std::unique_ptr<FrequencyAccumulator> foreign =
         other->NewAccumulator();
