@@ -83,7 +83,9 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel() {
     if (!pem.has_value()) {
       return absl::NotFoundError(absl::StrCat("--tls_ca_file ", ca, " not found"));
     }
-    credentials = grpc::SslCredentials({.pem_root_certs = *pem});
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = *pem;
+    credentials = grpc::SslCredentials(options);
   }
   return grpc::CreateChannel(absl::GetFlag(FLAGS_server), credentials);
 }
