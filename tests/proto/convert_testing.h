@@ -9,6 +9,7 @@
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "proto/convert/schema_convert.h"
 
 namespace ldp::testing {
 
@@ -69,6 +70,14 @@ inline constexpr char kSchemaText[] = R"pb(
     }
   }
 )pb";
+
+// kSchemaText as a RecordSchema (the schema the converter tests share).
+inline RecordSchema SharedSchema() {
+  absl::StatusOr<RecordSchema> schema =
+      RecordSchemaFromProto(ParseText<v1::RecordSchema>(kSchemaText));
+  EXPECT_TRUE(schema.ok()) << schema.status();
+  return *schema;
+}
 
 }  // namespace ldp::testing
 

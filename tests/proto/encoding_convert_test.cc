@@ -19,12 +19,7 @@ using ::testing::HasSubstr;
 
 constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 
-RecordSchema Schema() {
-  absl::StatusOr<RecordSchema> schema =
-      RecordSchemaFromProto(ParseText<v1::RecordSchema>(kSchemaText));
-  EXPECT_OK(schema);
-  return *schema;
-}
+RecordSchema Schema() { return ::ldp::testing::SharedSchema(); }
 
 TEST(EncodingConvert, GoldenRoundTripsWithTheirDomainSizes) {
   struct Golden {
