@@ -4,6 +4,7 @@
 #define LDP_COMMON_STUDY_SPEC_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -37,9 +38,9 @@ struct HistogramQuestion {
   DomainEncoding encoding;
   // The oracle; unset = the lowest-variance oracle for (ε, N), chosen by the
   // planner. Its `epsilon` and `domain_size` are filled in by the planner.
-  std::optional<FrequencyOracleSpec> oracle;
+  std::optional<FrequencyOracleSpec> oracle{};
   // Consistency post-processing applied to a copy of the raw estimate.
-  std::optional<ConsistencyMethod> post_processing;
+  std::optional<ConsistencyMethod> post_processing{};
 };
 
 struct Question {
@@ -51,12 +52,24 @@ struct Question {
   int64_t target_reports = 0;
 };
 
+// An interactive study's analyst program (server/programs/), by registered
+// name, with its string parameters (each program documents its own).
+struct ProgramSpec {
+  std::string name{};
+  std::map<std::string, std::string> parameters{};
+  friend bool operator==(const ProgramSpec&, const ProgramSpec&) = default;
+};
+
 struct StudySpec {
   std::string display_name;
   RecordSchema schema;
   int64_t epsilon_cap_nanos = 0;  // per agent, for the whole study
   StudyMode mode = StudyMode::kNoninteractive;
-  std::vector<Question> questions;  // the first round's
+  // Noninteractive: the study's only round. Interactive: empty, the program
+  // asks every round.
+  std::vector<Question> questions;
+  // Interactive studies only.
+  std::optional<ProgramSpec> program;
   double confidence = 0.95;         // 1 − β of every interval
   int64_t quorum = 0;               // close early at this many reports per question
   absl::Duration round_duration = absl::Hours(1);

@@ -254,19 +254,9 @@ QuestionEstimate EstimateQuestion(const RoundRuntime& round, int q,
       .implemented_epsilon = planned.mechanism->implemented_epsilon(),
       .mechanism = MechanismName(plan.decisions().questions[q]),
       .question = round.task(q)};
+  AddSamplingVariance(plan, q, result.estimate);
   auto* histogram = std::get_if<HistogramEstimate>(&result.estimate);
   if (histogram == nullptr) return result;
-  if (plan.Share(q) < 1 && histogram->num_reports > 0) {
-    // Sample splitting: only a random share of the population answered, so
-    // the estimate of the population's histogram also carries the sampling
-    // variance f(1 − f)/n of that share (statistical queries get it from
-    // their empirical spread already).
-    const double n = static_cast<double>(histogram->num_reports);
-    for (size_t v = 0; v < histogram->frequencies.size(); ++v) {
-      const double f = std::clamp(histogram->frequencies[v], 0.0, 1.0);
-      histogram->variances[v] += f * (1 - f) / n;
-    }
-  }
   result.item_intervals.reserve(histogram->frequencies.size());
   for (size_t v = 0; v < histogram->frequencies.size(); ++v) {
     result.item_intervals.push_back(

@@ -1,5 +1,7 @@
 // Plan encoding: a version byte, the strategy, the explanation, then per
-// question εₜ, weight and every field of its randomizer spec.
+// question εₜ, weight and every field of its randomizer spec. Version 2 adds
+// a trailer for analyst-program rounds: a flag, then the round's name, slice
+// and question bytes. Version 1 plans (noninteractive) still decode.
 #include "server/plan_codec.h"
 
 #include "server/byte_io.h"
@@ -7,7 +9,9 @@
 namespace ldp {
 namespace {
 
-constexpr char kVersion = 1;
+constexpr char kVersion1 = 1;
+constexpr char kVersion = 2;
+constexpr size_t kMaxQuestionsBytes = size_t{64} << 20;
 constexpr size_t kMaxExplanation = 1 << 16;
 constexpr uint64_t kLastRealKind =
     static_cast<uint64_t>(RealMechanismKind::kHybrid);
@@ -100,6 +104,13 @@ std::string EncodePlan(const PlanDecisions& plan) {
     out.Varint(q.weight);
     WriteRandomizer(q, out);
   }
+  out.Varint(plan.from_program ? 1 : 0);
+  if (plan.from_program) {
+    out.Bytes(plan.round_name);
+    out.Double(plan.slice.begin);
+    out.Double(plan.slice.end);
+    out.Bytes(plan.questions_bytes);
+  }
   return bytes;
 }
 
@@ -107,7 +118,7 @@ absl::StatusOr<PlanDecisions> DecodePlan(std::string_view bytes) {
   const auto malformed = [] {
     return absl::InvalidArgumentError("stored round plan is malformed");
   };
-  if (bytes.empty() || bytes.front() != kVersion) {
+  if (bytes.empty() || (bytes.front() != kVersion && bytes.front() != kVersion1)) {
     return absl::InvalidArgumentError(
         "stored round plan has an unknown version");
   }
@@ -126,6 +137,24 @@ absl::StatusOr<PlanDecisions> DecodePlan(std::string_view bytes) {
   plan.questions.resize(count);
   for (QuestionDecision& q : plan.questions) {
     if (!ReadQuestion(in, &q)) return malformed();
+  }
+  if (bytes.front() == kVersion) {
+    uint64_t from_program = 0;
+    if (!in.Varint(&from_program) || from_program > 1) return malformed();
+    plan.from_program = from_program == 1;
+    if (plan.from_program) {
+      std::string_view name;
+      std::string_view questions;
+      if (!in.Bytes(&name, kMaxExplanation) || !in.Double(&plan.slice.begin) ||
+          !in.Double(&plan.slice.end) ||
+          !in.Bytes(&questions, kMaxQuestionsBytes) ||
+          !(plan.slice.begin >= 0 && plan.slice.begin < plan.slice.end &&
+            plan.slice.end <= 1)) {
+        return malformed();
+      }
+      plan.round_name = std::string(name);
+      plan.questions_bytes = std::string(questions);
+    }
   }
   if (!in.AtEnd()) return malformed();
   return plan;

@@ -14,9 +14,6 @@
 namespace ldp {
 namespace {
 
-// 2^64 / φ: frac(a·φ) in 64-bit fixed point is a·kGoldenRatio64 mod 2^64.
-constexpr uint64_t kGoldenRatio64 = 0x9E3779B97F4A7C15;
-
 using Randomizer = std::variant<RealMechanismSpec, FrequencyOracleSpec>;
 
 absl::Status ValidateRoundLimits(const StudySpec& spec) {
@@ -76,7 +73,9 @@ absl::Status ValidateQuestion(const StudySpec& spec, const Question& q) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateStudy(const StudySpec& spec) {
+// `program_round`: the questions of one program round, each with its own εₜ
+// and answered by different agents, so their sum is not bounded by the cap.
+absl::Status ValidateStudy(const StudySpec& spec, bool program_round = false) {
   RETURN_IF_ERROR(ValidateRoundLimits(spec));
   absl::flat_hash_set<std::string> ids;
   int64_t explicit_sum = 0;  // each term ≤ cap, so stop once past it
@@ -87,7 +86,7 @@ absl::Status ValidateStudy(const StudySpec& spec) {
           absl::StrCat("question id \"", q.id, "\" appears twice"));
     }
     explicit_sum += q.epsilon_nanos;
-    if (explicit_sum > spec.epsilon_cap_nanos) {
+    if (!program_round && explicit_sum > spec.epsilon_cap_nanos) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the questions' explicit epsilon_nanos add up to more than the "
           "study's cap of ",
@@ -258,9 +257,42 @@ absl::StatusOr<RoundPlan> RoundPlan::Create(const StudySpec& spec) {
   return Build(spec, std::move(chosen.decisions));
 }
 
+absl::StatusOr<RoundPlan> RoundPlan::CreateForProgram(
+    const StudySpec& study, const ProgramRound& round,
+    const ScheduledRound& scheduled) {
+  StudySpec spec = study;
+  spec.questions = round.questions;
+  RETURN_IF_ERROR(ValidateStudy(spec, /*program_round=*/true));
+  for (const Question& q : spec.questions) {
+    if (q.epsilon_nanos <= 0 || q.epsilon_nanos > scheduled.epsilon_nanos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "round \"", scheduled.name, "\": question ", q.id, " asks epsilon_nanos ",
+          q.epsilon_nanos, " but the schedule allows (0, ",
+          scheduled.epsilon_nanos, "]"));
+    }
+  }
+  ASSIGN_OR_RETURN(std::optional<Candidate> sample,
+                   Evaluate(spec, SplitStrategy::kSampleSplitting));
+  PlanDecisions decisions = std::move(sample->decisions);
+  decisions.explanation = absl::StrFormat(
+      "analyst program round \"%s\": the agents in [%g, %g) of the "
+      "population, each answering one of %d question(s)",
+      scheduled.name, scheduled.slice.begin, scheduled.slice.end,
+      spec.questions.size());
+  decisions.from_program = true;
+  decisions.round_name = scheduled.name;
+  decisions.slice = scheduled.slice;
+  return Build(spec, std::move(decisions));
+}
+
 absl::StatusOr<RoundPlan> RoundPlan::Restore(const StudySpec& spec,
                                              PlanDecisions decisions) {
-  RETURN_IF_ERROR(ValidateStudy(spec));
+  RETURN_IF_ERROR(ValidateStudy(spec, decisions.from_program));
+  if (decisions.from_program && decisions.strategy !=
+                                    SplitStrategy::kSampleSplitting) {
+    return absl::InvalidArgumentError(
+        "a program round's plan must use sample splitting");
+  }
   return Build(spec, std::move(decisions));
 }
 
@@ -335,14 +367,15 @@ absl::StatusOr<RoundPlan> RoundPlan::Build(const StudySpec& spec,
 }
 
 double RoundPlan::Share(int q) const {
-  if (strategy() == SplitStrategy::kEpsilonSplitting) return 1.0;
+  const double width = decisions_.slice.width();
+  if (strategy() == SplitStrategy::kEpsilonSplitting) return width;
   double total = 0;
   for (const QuestionDecision& d : decisions_.questions) total += d.weight;
-  return decisions_.questions[q].weight / total;
+  return width * decisions_.questions[q].weight / total;
 }
 
 int RoundPlan::SampleQuestion(uint64_t agent_id) const {
-  const uint64_t position = agent_id * kGoldenRatio64;
+  const uint64_t position = decisions_.slice.Relative(AgentPosition(agent_id));
   return static_cast<int>(
       std::upper_bound(share_upper_.begin(), share_upper_.end(), position) -
       share_upper_.begin());
@@ -350,8 +383,22 @@ int RoundPlan::SampleQuestion(uint64_t agent_id) const {
 
 bool RoundPlan::Assigns(uint64_t agent_id, int q) const {
   if (q < 0 || q >= static_cast<int>(questions_.size())) return false;
+  if (!AsksAgent(agent_id)) return false;
   if (strategy() == SplitStrategy::kEpsilonSplitting) return true;
   return SampleQuestion(agent_id) == q;
+}
+
+void AddSamplingVariance(const RoundPlan& plan, int q, TaskEstimate& estimate) {
+  auto* histogram = std::get_if<HistogramEstimate>(&estimate);
+  if (histogram == nullptr || plan.Share(q) >= 1 ||
+      histogram->num_reports == 0) {
+    return;
+  }
+  const double n = static_cast<double>(histogram->num_reports);
+  for (size_t v = 0; v < histogram->frequencies.size(); ++v) {
+    const double f = std::clamp(histogram->frequencies[v], 0.0, 1.0);
+    histogram->variances[v] += f * (1 - f) / n;
+  }
 }
 
 }  // namespace ldp

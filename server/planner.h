@@ -37,6 +37,8 @@
 #include "common/study_spec.h"
 #include "common/task.h"
 #include "common/task_mechanism.h"
+#include "server/programs/analyst_program.h"
+#include "server/programs/program_schedule.h"
 
 namespace ldp {
 
@@ -60,6 +62,13 @@ struct PlanDecisions {
   SplitStrategy strategy = SplitStrategy::kSampleSplitting;
   std::vector<QuestionDecision> questions{};  // in the spec's order
   std::string explanation{};
+  // Rounds of an analyst program only: the round's name and slice in the
+  // program's schedule, and its questions as StudySpecCodec::EncodeQuestions
+  // bytes (a noninteractive round's questions are the study spec's).
+  bool from_program = false;
+  std::string round_name{};
+  AgentSlice slice{};
+  std::string questions_bytes{};
 };
 
 struct PlannedQuestion {
@@ -78,7 +87,16 @@ class RoundPlan {
   // Validates the spec's first-round questions (InvalidArgument naming the
   // problem) and chooses the plan.
   static absl::StatusOr<RoundPlan> Create(const StudySpec& spec);
-  // Rebuilds a plan from stored decisions (after a restart).
+  // A round of an analyst program: the agents of `scheduled.slice` split
+  // between `round.questions` by target_reports, each at the εₜ the program
+  // set, which must be > 0 and ≤ scheduled.epsilon_nanos (InvalidArgument
+  // otherwise). `study` supplies the schema and limits. questions_bytes is
+  // left for the caller to fill.
+  static absl::StatusOr<RoundPlan> CreateForProgram(
+      const StudySpec& study, const ProgramRound& round,
+      const ScheduledRound& scheduled);
+  // Rebuilds a plan from stored decisions (after a restart). For a program
+  // round, `spec.questions` must be the round's questions.
   static absl::StatusOr<RoundPlan> Restore(const StudySpec& spec,
                                            PlanDecisions decisions);
 
@@ -88,10 +106,17 @@ class RoundPlan {
   // Fraction of agents that answer question q.
   double Share(int q) const;
 
+  // The agents this round asks: [0, 1) but for program rounds.
+  const AgentSlice& slice() const { return decisions_.slice; }
   // Whether agent `agent_id` answers question q. Pure function of the id.
   bool Assigns(uint64_t agent_id, int q) const;
-  // The question an agent answers under sample splitting.
+  // The question an agent answers under sample splitting (the agent must be
+  // in the slice).
   int SampleQuestion(uint64_t agent_id) const;
+  // Whether the round asks the agent anything.
+  bool AsksAgent(uint64_t agent_id) const {
+    return decisions_.slice.Contains(AgentPosition(agent_id));
+  }
 
  private:
   RoundPlan() = default;
@@ -103,6 +128,12 @@ class RoundPlan {
   // Upper ends of each question's share of [0, 2^64), cumulative.
   std::vector<uint64_t> share_upper_;
 };
+
+// Question q's estimate of the population from its reports' estimate: under
+// sample splitting only a random share of the population answered, so a
+// histogram also carries that share's sampling variance f(1 − f)/n
+// (statistical queries get it from their empirical spread already).
+void AddSamplingVariance(const RoundPlan& plan, int q, TaskEstimate& estimate);
 
 }  // namespace ldp
 

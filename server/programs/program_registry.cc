@@ -1,0 +1,45 @@
+// The table of analyst programs. A program joins by adding one line here.
+#include "server/programs/program_registry.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "server/programs/masked_parity.h"
+
+namespace ldp {
+namespace {
+
+using Factory = absl::StatusOr<std::unique_ptr<AnalystProgram>> (*)(
+    const ProgramSpec&, const ProgramContext&);
+
+struct Entry {
+  const char* name;
+  Factory create;
+};
+
+constexpr Entry kPrograms[] = {
+    {"masked_parity", &CreateMaskedParityProgram},
+    {"masked_parity_noninteractive", &CreateNoninteractiveMaskedParityProgram},
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateAnalystProgram(
+    const ProgramSpec& spec, const ProgramContext& context) {
+  for (const Entry& entry : kPrograms) {
+    if (spec.name == entry.name) return entry.create(spec, context);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown analyst program \"", spec.name,
+                   "\"; known: ", absl::StrJoin(AnalystProgramNames(), ", ")));
+}
+
+std::vector<std::string> AnalystProgramNames() {
+  std::vector<std::string> names;
+  for (const Entry& entry : kPrograms) names.push_back(entry.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace ldp
