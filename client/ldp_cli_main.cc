@@ -54,6 +54,8 @@ constexpr char kUsage[] =
     "                            text format (.textproto/.txtpb/.pbtxt) or JSON\n"
     "  ldp study status ID       state, plan and progress of a study\n"
     "  ldp study list            studies, newest first\n"
+    "  ldp study advance ID      INTERACTIVE studies: close the open round now\n"
+    "                            and open the one the analyst program asks next\n"
     "  ldp results ID [--json] [--round=R] [--top=K]\n"
     "  ldp budget AGENT [--study=S]\n"
     "Common flags: --server=HOST:PORT --token_file=PATH";
@@ -139,6 +141,10 @@ absl::StatusOr<v1::StudySpec> ParseSpec(const std::string& path) {
 void PrintRound(const v1::Round& round) {
   std::printf("round %llu: %s\n", static_cast<unsigned long long>(round.round_id()),
               v1::RoundState_Name(round.state()).c_str());
+  if (!round.name().empty()) {
+    std::printf("  program round \"%s\": agents in [%g, %g)\n", round.name().c_str(),
+                round.slice_begin(), round.slice_end());
+  }
   if (!round.split_strategy().empty()) {
     std::printf("  plan: %s — %s\n", round.split_strategy().c_str(),
                 round.plan_explanation().c_str());
@@ -172,6 +178,20 @@ absl::Status StudyStatus(Analyst& analyst, uint64_t id) {
         &v1::AnalystService::Stub::GetRound, round_request);
     if (!round.ok()) return round.status();
     PrintRound(*round);
+  }
+  if (status.has_program_result()) {
+    const v1::ProgramResult& result = status.program_result();
+    std::printf("program %s %s: %s\n", study->spec().program().name().c_str(),
+                result.done() ? "result" : "so far", result.summary().c_str());
+    for (const v1::ProgramValue& value : result.values()) {
+      if (value.has_interval()) {
+        std::printf("  %-24s %12.6g  [%.6g, %.6g] at %g%%\n", value.name().c_str(),
+                    value.value(), value.interval().lower(), value.interval().upper(),
+                    100 * value.interval().confidence());
+      } else {
+        std::printf("  %-24s %12.6g\n", value.name().c_str(), value.value());
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -268,6 +288,17 @@ absl::Status Run(const std::vector<char*>& args) {
                   static_cast<unsigned long long>(study.status().num_reports()),
                   study.spec().display_name().c_str());
     }
+    return absl::OkStatus();
+  }
+  if (command == "study" && sub == "advance") {
+    auto id = ParseId(args, 3, "a study ID");
+    if (!id.ok()) return id.status();
+    v1::StartRoundRequest request;
+    request.set_study_id(*id);
+    auto round = analyst->Call<v1::StartRoundRequest, v1::Round>(
+        &v1::AnalystService::Stub::StartRound, request);
+    if (!round.ok()) return round.status();
+    PrintRound(*round);
     return absl::OkStatus();
   }
   if (command == "results") {

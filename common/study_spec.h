@@ -61,15 +61,15 @@ struct ProgramSpec {
 };
 
 struct StudySpec {
-  std::string display_name;
+  std::string display_name{};
   RecordSchema schema;
   int64_t epsilon_cap_nanos = 0;  // per agent, for the whole study
   StudyMode mode = StudyMode::kNoninteractive;
   // Noninteractive: the study's only round. Interactive: empty, the program
   // asks every round.
-  std::vector<Question> questions;
+  std::vector<Question> questions{};
   // Interactive studies only.
-  std::optional<ProgramSpec> program;
+  std::optional<ProgramSpec> program{};
   double confidence = 0.95;         // 1 − β of every interval
   int64_t quorum = 0;               // close early at this many reports per question
   absl::Duration round_duration = absl::Hours(1);

@@ -7,12 +7,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "common/confidence_interval.h"
 #include "common/status_macros.h"
 #include "server/aggregator_impl.h"
 #include "server/credential.h"
 #include "server/plan_codec.h"
+#include "server/programs/program_registry.h"
+#include "server/programs/program_schedule.h"
 #include "server/task_id.h"
 
 namespace ldp {
@@ -24,18 +27,39 @@ constexpr size_t kMinAnalystTokenLength = 16;
 
 // Persists a round's closing (and a noninteractive study's, with its only
 // round). The in-memory state flips here, on the writer thread, so every
-// later job in the same group already sees the round closed.
+// later job in the same group already sees the round closed. For an
+// interactive study the same transaction stores the program's next round,
+// or closes the study when the program is done.
 class CloseRoundJob final : public CommitJob {
  public:
-  CloseRoundJob(RoundEntry entry, RoundState state)
-      : entry_(std::move(entry)), state_(state) {}
+  CloseRoundJob(Aggregator::Impl* impl, RoundEntry entry, RoundState state)
+      : impl_(impl), entry_(std::move(entry)), state_(state) {}
 
   absl::Status Apply(StoreTransaction& transaction) override {
     RoundRuntime& round = *entry_.round;
     if (round.state() == RoundState::kOpen) round.set_state(state_);
     RETURN_IF_ERROR(transaction.SetRoundState(round.round_id(), round.state()));
     StudyRuntime& study = *entry_.study;
-    if (study.spec->mode == StudyMode::kNoninteractive) {
+    bool close_study = study.spec->mode == StudyMode::kNoninteractive;
+    if (study.program != nullptr && study.state.load() == StudyState::kActive &&
+        study.LatestRound() == entry_.round && round.ClaimAdvance()) {
+      absl::StatusOr<std::shared_ptr<RoundRuntime>> next =
+          impl_->PlanNextRound(study, impl_->clock().Now());
+      if (!next.ok()) {
+        // The program cannot go on (e.g. its answer had a shape it did not
+        // expect): finish the study with the reason rather than hang.
+        study.SetResult({.summary = absl::StrCat("the analyst program failed: ",
+                                                 next.status().message())},
+                        true);
+        close_study = true;
+      } else if (*next == nullptr) {
+        close_study = true;
+      } else {
+        next_ = *std::move(next);
+        RETURN_IF_ERROR(transaction.InsertRound(impl_->RowOf(*next_)));
+      }
+    }
+    if (close_study) {
       study.state.store(StudyState::kClosed);
       RETURN_IF_ERROR(
           transaction.SetStudyState(study.study_id, StudyState::kClosed));
@@ -44,12 +68,18 @@ class CloseRoundJob final : public CommitJob {
   }
 
   // A failed close stays closed in memory; after a restart the deadline or
-  // quorum closes the round again.
-  void Finish(const absl::Status&) override {}
+  // quorum closes the round again, and the program is asked again.
+  void Finish(const absl::Status& status) override {
+    if (status.ok() && next_ != nullptr) {
+      impl_->RegisterRound(entry_.study, std::move(next_));
+    }
+  }
 
  private:
+  Aggregator::Impl* impl_;
   RoundEntry entry_;
   RoundState state_;
+  std::shared_ptr<RoundRuntime> next_;
 };
 
 class CreateStudyJob final : public CommitJob {
@@ -155,7 +185,7 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
 Aggregator::Impl::~Impl() { queue_->Stop(); }
 
 void Aggregator::Impl::QueueClose(const RoundEntry& entry, RoundState state) {
-  queue_->Submit(std::make_unique<CloseRoundJob>(entry, state));
+  queue_->Submit(std::make_unique<CloseRoundJob>(this, entry, state));
 }
 
 void Aggregator::Impl::Barrier() {
@@ -167,7 +197,7 @@ void Aggregator::Impl::Barrier() {
 void Aggregator::Impl::CloseExpiredRounds() {
   const absl::Time now = clock().Now();
   for (const auto& study : AllStudies()) {
-    for (const auto& round : study->rounds) {
+    for (const auto& round : study->Rounds()) {
       if (round->state() == RoundState::kOpen && now >= round->deadline() &&
           round->ClaimClose()) {
         QueueClose({.round = round, .study = study},
@@ -180,7 +210,7 @@ void Aggregator::Impl::CloseExpiredRounds() {
 
 void Aggregator::Impl::Register(std::shared_ptr<StudyRuntime> study) {
   absl::MutexLock lock(&registry_mutex_);
-  for (const auto& round : study->rounds) {
+  for (const auto& round : study->Rounds()) {
     rounds_[round->round_id()] = {.round = round, .study = study};
   }
   if (!study->request_id.empty()) {
@@ -229,6 +259,11 @@ RoundInfo MakeRoundInfo(const RoundRuntime& round) {
                  .deadline = round.deadline(),
                  .strategy = plan.strategy(),
                  .plan_explanation = plan.decisions().explanation};
+  if (plan.decisions().from_program) {
+    info.name = plan.decisions().round_name;
+    info.slice = plan.slice();
+    info.questions_bytes = plan.decisions().questions_bytes;
+  }
   for (int q = 0; q < round.num_questions(); ++q) {
     const PlannedQuestion& planned = plan.questions()[q];
     info.questions.push_back(
@@ -274,6 +309,18 @@ QuestionEstimate EstimateQuestion(const RoundRuntime& round, int q,
 
 }  // namespace
 
+RoundAnswers AnswersOf(const RoundRuntime& round, double confidence) {
+  RoundAnswers answers;
+  for (int q = 0; q < round.num_questions(); ++q) {
+    TaskEstimate estimate = round.Estimate(q, confidence);
+    AddSamplingVariance(round.plan(), q, estimate);
+    answers.answers.push_back(
+        {.question_id = round.plan().questions()[q].question_id,
+         .estimate = std::move(estimate)});
+  }
+  return answers;
+}
+
 StudyInfo Aggregator::Impl::Info(const StudyRuntime& study) const {
   StudyInfo info{.study_id = study.study_id,
                  .spec = study.spec,
@@ -283,8 +330,11 @@ StudyInfo Aggregator::Impl::Info(const StudyRuntime& study) const {
                  .num_agents = study.num_agents.load(),
                  .num_reports = study.num_reports.load(),
                  .max_spent_nanos = study.max_spent_nanos.load()};
-  for (const auto& round : study.rounds) {
+  for (const auto& round : study.Rounds()) {
     info.rounds.push_back(MakeRoundInfo(*round));
+  }
+  if (study.program != nullptr) {
+    info.program_result = study.Result(&info.program_done);
   }
   return info;
 }
@@ -292,15 +342,15 @@ StudyInfo Aggregator::Impl::Info(const StudyRuntime& study) const {
 absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
     std::string spec_bytes, std::string request_id) {
   ASSIGN_OR_RETURN(StudySpec spec, options_.spec_codec->Decode(spec_bytes));
-  ASSIGN_OR_RETURN(RoundPlan plan, RoundPlan::Create(spec));
+  auto study = std::make_shared<StudyRuntime>();
+  study->spec = std::make_shared<const StudySpec>(std::move(spec));
+  ASSIGN_OR_RETURN(RoundPlan plan, FirstRound(*study));
   const uint64_t round_id = next_round_id_.fetch_add(1);
   if (round_id > kMaxRoundId) {
     return absl::ResourceExhaustedError(
         "the server has started the largest number of rounds it supports");
   }
-  auto study = std::make_shared<StudyRuntime>();
   study->study_id = next_study_id_.fetch_add(1);
-  study->spec = std::make_shared<const StudySpec>(std::move(spec));
   study->spec_bytes =
       std::make_shared<const std::string>(std::move(spec_bytes));
   study->request_id = std::move(request_id);
@@ -311,9 +361,141 @@ absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
       .state = RoundState::kOpen,
       .start_time = study->created_at,
       .deadline = study->created_at + study->spec->round_duration};
-  study->rounds.push_back(
+  study->AddRound(
       std::make_shared<RoundRuntime>(row, study->spec, std::move(plan)));
   return study;
+}
+
+absl::StatusOr<RoundPlan> Aggregator::Impl::FirstRound(StudyRuntime& study) {
+  const StudySpec& spec = *study.spec;
+  if (spec.mode == StudyMode::kNoninteractive) {
+    if (spec.program.has_value()) {
+      return absl::InvalidArgumentError(
+          "a NONINTERACTIVE study cannot name an analyst program; make it "
+          "INTERACTIVE or drop the program");
+    }
+    return RoundPlan::Create(spec);
+  }
+  if (!spec.program.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "an INTERACTIVE study needs an analyst program to plan its rounds; "
+        "known programs: ",
+        absl::StrJoin(AnalystProgramNames(), ", ")));
+  }
+  if (!spec.questions.empty()) {
+    return absl::InvalidArgumentError(
+        "an INTERACTIVE study's questions come from its analyst program; "
+        "leave `questions` empty");
+  }
+  if (spec.epsilon_cap_nanos <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "epsilon_cap_nanos must be > 0, got ", spec.epsilon_cap_nanos));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<AnalystProgram> program,
+                   CreateAnalystProgram(
+                       *spec.program,
+                       {.schema = spec.schema,
+                        .epsilon_cap_nanos = spec.epsilon_cap_nanos,
+                        .confidence = spec.confidence}));
+  study.schedule = program->Schedule();
+  RETURN_IF_ERROR(CheckSchedule(study.schedule, spec.epsilon_cap_nanos));
+  study.program = std::move(program);
+  ASSIGN_OR_RETURN(ProgramStep step, study.program->Next({}));
+  if (!step.round.has_value()) {
+    return absl::InvalidArgumentError(
+        "the analyst program asks no round at all");
+  }
+  study.SetResult(std::move(step.result), false);
+  return PlanProgramRound(study, *step.round, 0);
+}
+
+absl::StatusOr<RoundPlan> Aggregator::Impl::PlanProgramRound(
+    const StudyRuntime& study, const ProgramRound& round, size_t index) {
+  if (index >= study.schedule.size()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the analyst program asks for round ", index + 1,
+                     " but scheduled only ", study.schedule.size()));
+  }
+  ASSIGN_OR_RETURN(RoundPlan plan,
+                   RoundPlan::CreateForProgram(*study.spec, round,
+                                               study.schedule[index]));
+  ASSIGN_OR_RETURN(std::string bytes,
+                   options_.spec_codec->EncodeQuestions(round.questions));
+  plan.set_questions_bytes(std::move(bytes));
+  return plan;
+}
+
+absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::PlanNextRound(
+    StudyRuntime& study, absl::Time now) {
+  std::vector<RoundAnswers> history;
+  for (const auto& round : study.Rounds()) {
+    history.push_back(AnswersOf(*round, study.spec->confidence));
+  }
+  ASSIGN_OR_RETURN(ProgramStep step, study.program->Next(history));
+  if (!step.round.has_value()) {
+    study.SetResult(std::move(step.result), true);
+    return nullptr;
+  }
+  ASSIGN_OR_RETURN(RoundPlan plan,
+                   PlanProgramRound(study, *step.round, history.size()));
+  const uint64_t round_id = next_round_id_.fetch_add(1);
+  if (round_id > kMaxRoundId) {
+    return absl::ResourceExhaustedError(
+        "the server has started the largest number of rounds it supports");
+  }
+  study.SetResult(std::move(step.result), false);
+  const RoundRow row{.round_id = round_id,
+                     .study_id = study.study_id,
+                     .state = RoundState::kOpen,
+                     .start_time = now,
+                     .deadline = now + study.spec->round_duration};
+  return std::make_shared<RoundRuntime>(row, study.spec, std::move(plan));
+}
+
+void Aggregator::Impl::RegisterRound(const std::shared_ptr<StudyRuntime>& study,
+                                     std::shared_ptr<RoundRuntime> round) {
+  absl::MutexLock lock(&registry_mutex_);
+  rounds_[round->round_id()] = {.round = round, .study = study};
+  study->AddRound(std::move(round));
+}
+
+RoundRow Aggregator::Impl::RowOf(const RoundRuntime& round) const {
+  return RoundRow{.round_id = round.round_id(),
+                  .study_id = round.study_id(),
+                  .state = round.state(),
+                  .start_time = round.start_time(),
+                  .deadline = round.deadline(),
+                  .plan = EncodePlan(round.plan().decisions())};
+}
+
+absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
+  CloseExpiredRounds();
+  std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
+  if (study == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no study ", study_id));
+  }
+  if (study->program == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "study ", study_id, " is NONINTERACTIVE: it has exactly one round"));
+  }
+  if (study->state.load() != StudyState::kActive) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "study ", study_id,
+        " is finished: its analyst program is done; read its result with "
+        "GetStudy"));
+  }
+  const std::shared_ptr<RoundRuntime> latest = study->LatestRound();
+  if (latest->state() == RoundState::kOpen && latest->ClaimClose()) {
+    QueueClose({.round = latest, .study = study}, RoundState::kClosedEarly);
+  }
+  Barrier();
+  const std::shared_ptr<RoundRuntime> now_latest = study->LatestRound();
+  if (now_latest == latest && study->state.load() == StudyState::kActive) {
+    return absl::UnavailableError(
+        "the next round could not be stored; retry StartRound");
+  }
+  // The next round, or the closed last one when the program is done.
+  return MakeRoundInfo(*now_latest);
 }
 
 absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
@@ -329,13 +511,7 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
   }
   ASSIGN_OR_RETURN(std::shared_ptr<StudyRuntime> study,
                    NewStudy(std::move(spec_bytes), std::move(request_id)));
-  const RoundRuntime& round = *study->rounds.front();
-  RoundRow row{.round_id = round.round_id(),
-               .study_id = study->study_id,
-               .state = RoundState::kOpen,
-               .start_time = round.start_time(),
-               .deadline = round.deadline(),
-               .plan = EncodePlan(round.plan().decisions())};
+  RoundRow row = RowOf(*study->LatestRound());
   absl::StatusOr<uint64_t> result;
   absl::Notification done;
   queue_->Submit(std::make_unique<CreateStudyJob>(
@@ -380,7 +556,7 @@ absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
   }
   std::shared_ptr<RoundRuntime> round;
-  for (const auto& candidate : study->rounds) {
+  for (const auto& candidate : study->Rounds()) {
     if (round_id == 0 || candidate->round_id() == round_id) round = candidate;
   }
   if (round == nullptr) {
@@ -399,6 +575,22 @@ absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
 }
 
 // ---- The facade --------------------------------------------------------
+
+absl::StatusOr<std::string> StudySpecCodec::EncodeQuestions(
+    const std::vector<Question>&) const {
+  return absl::UnimplementedError(
+      "this server's spec codec cannot store an analyst program's questions");
+}
+
+absl::StatusOr<std::vector<Question>> StudySpecCodec::DecodeQuestions(
+    std::string_view, const RecordSchema&) const {
+  return absl::UnimplementedError(
+      "this server's spec codec cannot read an analyst program's questions");
+}
+
+absl::StatusOr<RoundInfo> Aggregator::AdvanceStudy(uint64_t study_id) {
+  return impl_->AdvanceStudy(study_id);
+}
 
 absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
     const AggregatorOptions& options, std::unique_ptr<Store> store) {

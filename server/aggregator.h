@@ -66,6 +66,15 @@ class StudySpecCodec {
   virtual ~StudySpecCodec() = default;
   // InvalidArgument (with an actionable message) for a malformed spec.
   virtual absl::StatusOr<StudySpec> Decode(std::string_view bytes) const = 0;
+
+  // The questions an analyst program asked for one round, in a form the
+  // store keeps with the round (so a restart restores exactly what agents
+  // were asked), and back. The defaults refuse: codecs that only serve
+  // noninteractive studies need not implement them.
+  virtual absl::StatusOr<std::string> EncodeQuestions(
+      const std::vector<Question>& questions) const;
+  virtual absl::StatusOr<std::vector<Question>> DecodeQuestions(
+      std::string_view bytes, const RecordSchema& schema) const;
 };
 
 struct AggregatorOptions {
@@ -118,6 +127,13 @@ struct QuestionInfo {
 
 struct RoundInfo {
   uint64_t round_id = 0;
+  // Rounds of an analyst program: the name in its schedule and the slice of
+  // the population asked ("" and [0, 1) otherwise).
+  std::string name{};
+  AgentSlice slice{};
+  // ... and its questions, as StudySpecCodec::EncodeQuestions bytes ("" for
+  // a noninteractive round: the study spec's questions).
+  std::string questions_bytes{};
   RoundState state = RoundState::kOpen;
   absl::Time start_time = absl::InfinitePast();
   absl::Time deadline = absl::InfinitePast();
@@ -137,6 +153,10 @@ struct StudyInfo {
   int64_t num_agents = 0;           // agents charged at least once
   int64_t num_reports = 0;          // over all rounds
   int64_t max_spent_nanos = 0;      // largest spend of any agent (≤ cap)
+  // Interactive studies: what the analyst program has learned so far, and
+  // whether it is done (then the result is final and the study closed).
+  std::optional<ProgramResult> program_result{};
+  bool program_done = false;
 };
 
 struct StudyPage {
@@ -237,6 +257,12 @@ class Aggregator {
   absl::StatusOr<StudyInfo> GetStudy(uint64_t study_id);
   // Studies with id ≤ page_start (0 = from the newest), newest first.
   StudyPage ListStudies(int page_size, uint64_t page_start = 0);
+  // Interactive studies: closes the open round now (kClosedEarly) and lets
+  // the study's program plan the next one, which is returned — or, when the
+  // program is done, the closed last round (the study is then closed).
+  // NOT_FOUND for no such study; FAILED_PRECONDITION for a noninteractive
+  // or already finished study (the message says which).
+  absl::StatusOr<RoundInfo> AdvanceStudy(uint64_t study_id);
   // Estimates of one round (round_id 0 = the study's latest round).
   absl::StatusOr<RoundEstimates> GetEstimates(uint64_t study_id,
                                               uint64_t round_id = 0);

@@ -18,6 +18,7 @@
 #include "server/agent_directory.h"
 #include "server/aggregator.h"
 #include "server/commit_queue.h"
+#include "server/programs/analyst_program.h"
 #include "server/round_runtime.h"
 
 namespace ldp {
@@ -29,8 +30,39 @@ struct StudyRuntime {
   std::string request_id{};
   absl::Time created_at;
   std::atomic<StudyState> state{StudyState::kActive};
-  // Fixed once the study is registered.
-  std::vector<std::shared_ptr<RoundRuntime>> rounds{};
+  // Interactive studies: the analyst program that plans each next round.
+  std::shared_ptr<const AnalystProgram> program{};
+  std::vector<ScheduledRound> schedule{};
+
+  // A snapshot of the rounds, oldest first.
+  std::vector<std::shared_ptr<RoundRuntime>> Rounds() const {
+    absl::MutexLock lock(&mutex);
+    return rounds;
+  }
+  std::shared_ptr<RoundRuntime> LatestRound() const {
+    absl::MutexLock lock(&mutex);
+    return rounds.empty() ? nullptr : rounds.back();
+  }
+  void AddRound(std::shared_ptr<RoundRuntime> round) {
+    absl::MutexLock lock(&mutex);
+    rounds.push_back(std::move(round));
+  }
+  std::optional<ProgramResult> Result(bool* done) const {
+    absl::MutexLock lock(&mutex);
+    *done = program_done;
+    return program_result;
+  }
+  void SetResult(ProgramResult result, bool done) {
+    absl::MutexLock lock(&mutex);
+    program_result = std::move(result);
+    program_done = done;
+  }
+
+  mutable absl::Mutex mutex;
+  // Appended by the writer thread (or at load) only.
+  std::vector<std::shared_ptr<RoundRuntime>> rounds ABSL_GUARDED_BY(mutex){};
+  std::optional<ProgramResult> program_result ABSL_GUARDED_BY(mutex){};
+  bool program_done ABSL_GUARDED_BY(mutex) = false;
   // Written by the writer thread only.
   std::atomic<int64_t> num_agents{0};
   std::atomic<int64_t> num_reports{0};
@@ -54,6 +86,10 @@ struct PendingReport {
   bool admitted = false;
   AppendResult result{};
 };
+
+// A round's estimates as an analyst program sees them (AddSamplingVariance
+// applied), in question order.
+RoundAnswers AnswersOf(const RoundRuntime& round, double confidence);
 
 class Aggregator::Impl {
  public:
@@ -85,7 +121,19 @@ class Aggregator::Impl {
   StudyPage ListStudies(int page_size, uint64_t page_start);
   absl::StatusOr<RoundEstimates> GetEstimates(uint64_t study_id,
                                               uint64_t round_id);
+  absl::StatusOr<RoundInfo> AdvanceStudy(uint64_t study_id);
   void CloseExpiredRounds();
+
+  // Interactive studies (writer thread, or load): asks the program for the
+  // step after every closed round of `study`. Returns the next round, not yet
+  // stored or registered, or nullptr when the program is done (then its
+  // result is final). Updates the study's result either way.
+  absl::StatusOr<std::shared_ptr<RoundRuntime>> PlanNextRound(
+      StudyRuntime& study, absl::Time now);
+  // Makes a round planned by PlanNextRound visible (after it is stored).
+  void RegisterRound(const std::shared_ptr<StudyRuntime>& study,
+                     std::shared_ptr<RoundRuntime> round);
+  RoundRow RowOf(const RoundRuntime& round) const;
 
   // Shared by the jobs (writer thread).
   const Clock& clock() const { return *options_.clock; }
@@ -106,6 +154,17 @@ class Aggregator::Impl {
   StudyInfo Info(const StudyRuntime& study) const;
   absl::StatusOr<std::shared_ptr<StudyRuntime>> NewStudy(
       std::string spec_bytes, std::string request_id);
+  // The first round of a new study (its program's, for interactive ones).
+  absl::StatusOr<RoundPlan> FirstRound(StudyRuntime& study);
+  // A program round's plan from the program's request.
+  absl::StatusOr<RoundPlan> PlanProgramRound(const StudyRuntime& study,
+                                             const ProgramRound& round,
+                                             size_t index);
+  // Interactive studies at load: rebuilds the program, and plans the next
+  // round if a crash came between a round's close and the next one.
+  absl::Status ResumeProgram(const std::shared_ptr<StudyRuntime>& study);
+  // Rebuilds an interactive study's program and schedule from its spec.
+  absl::Status LoadProgram(StudyRuntime& study);
   // Waits until every job submitted before it has finished.
   void Barrier();
   // Admission checks of one report on the request thread; OK means it was

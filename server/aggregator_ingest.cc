@@ -192,7 +192,7 @@ absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
   std::vector<TaskAssignment> tasks;
   for (const auto& study : AllStudies()) {
     if (study->state.load() != StudyState::kActive) continue;
-    for (const auto& round : study->rounds) {
+    for (const auto& round : study->Rounds()) {
       if (!round->AcceptsReportsAt(now)) continue;
       const RoundPlan& plan = round->plan();
       for (int q = 0; q < round->num_questions(); ++q) {

@@ -4,12 +4,14 @@
 // before it (DESIGN "Storage and scale": stored reports are already
 // privatized, so keeping them is safe).
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/aggregator_impl.h"
 #include "server/payload_codec.h"
 #include "server/plan_codec.h"
+#include "server/programs/program_registry.h"
 #include "server/task_id.h"
 
 namespace ldp {
@@ -45,6 +47,10 @@ absl::Status Aggregator::Impl::Load() {
     study->request_id = std::move(row.request_id);
     study->created_at = row.created_at;
     study->state = row.state;
+    if (study->spec->mode == StudyMode::kInteractive) {
+      absl::Status program = LoadProgram(*study);
+      if (!program.ok()) return Corrupt("study", row.study_id, program);
+    }
     studies[row.study_id] = study;
     max_study = std::max(max_study, row.study_id);
   }
@@ -64,10 +70,62 @@ absl::Status Aggregator::Impl::Load() {
   // A crash may have come between the report that reached quorum and the
   // round's close; close it now.
   for (auto& [id, study] : studies) {
-    for (const auto& round : study->rounds) {
+    for (const auto& round : study->Rounds()) {
       CheckQuorum({.round = round, .study = study});
     }
   }
+  for (auto& [id, study] : studies) {
+    if (study->program != nullptr) RETURN_IF_ERROR(ResumeProgram(study));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Aggregator::Impl::LoadProgram(StudyRuntime& study) {
+  const StudySpec& spec = *study.spec;
+  if (!spec.program.has_value()) {
+    return absl::InvalidArgumentError("interactive study without a program");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<AnalystProgram> program,
+                   CreateAnalystProgram(
+                       *spec.program,
+                       {.schema = spec.schema,
+                        .epsilon_cap_nanos = spec.epsilon_cap_nanos,
+                        .confidence = spec.confidence}));
+  study.schedule = program->Schedule();
+  study.program = std::move(program);
+  return absl::OkStatus();
+}
+
+absl::Status Aggregator::Impl::ResumeProgram(
+    const std::shared_ptr<StudyRuntime>& study) {
+  const std::vector<std::shared_ptr<RoundRuntime>> rounds = study->Rounds();
+  if (rounds.empty()) return absl::OkStatus();
+  const std::shared_ptr<RoundRuntime>& latest = rounds.back();
+  if (study->state.load() == StudyState::kActive &&
+      latest->state() != RoundState::kOpen) {
+    // A crash came between this round's close and the next round: ask the
+    // program now (the job stores the next round, or closes the study).
+    if (latest->ClaimClose()) QueueClose({.round = latest, .study = study},
+                                         latest->state());
+    return absl::OkStatus();
+  }
+  // Recompute what the program reported: with the open round's request, or
+  // its final result for a finished study.
+  std::vector<RoundAnswers> history;
+  const size_t closed = study->state.load() == StudyState::kActive
+                            ? rounds.size() - 1
+                            : rounds.size();
+  for (size_t r = 0; r < closed; ++r) {
+    history.push_back(AnswersOf(*rounds[r], study->spec->confidence));
+  }
+  absl::StatusOr<ProgramStep> step = study->program->Next(history);
+  if (!step.ok()) {
+    study->SetResult({.summary = absl::StrCat("the analyst program failed: ",
+                                              step.status().message())},
+                     true);
+    return absl::OkStatus();
+  }
+  study->SetResult(std::move(step->result), !step->round.has_value());
   return absl::OkStatus();
 }
 
@@ -86,10 +144,23 @@ absl::Status Aggregator::Impl::LoadRounds(
     absl::StatusOr<PlanDecisions> decisions = DecodePlan(row.plan);
     if (!decisions.ok())
       return Corrupt("round", row.round_id, decisions.status());
+    std::optional<StudySpec> round_spec;
+    const StudySpec* spec = study.spec.get();
+    if (decisions->from_program) {
+      absl::StatusOr<std::vector<Question>> questions =
+          options_.spec_codec->DecodeQuestions(decisions->questions_bytes,
+                                               study.spec->schema);
+      if (!questions.ok()) {
+        return Corrupt("round", row.round_id, questions.status());
+      }
+      round_spec = *study.spec;
+      round_spec->questions = *std::move(questions);
+      spec = &*round_spec;
+    }
     absl::StatusOr<RoundPlan> plan =
-        RoundPlan::Restore(*study.spec, *std::move(decisions));
+        RoundPlan::Restore(*spec, *std::move(decisions));
     if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
-    study.rounds.push_back(
+    study.AddRound(
         std::make_shared<RoundRuntime>(row, study.spec, *std::move(plan)));
     max_round = std::max(max_round, row.round_id);
   }

@@ -101,6 +101,10 @@ class RoundPlan {
                                            PlanDecisions decisions);
 
   const PlanDecisions& decisions() const { return decisions_; }
+  // Program rounds: the questions' stored form (see PlanDecisions).
+  void set_questions_bytes(std::string bytes) {
+    decisions_.questions_bytes = std::move(bytes);
+  }
   SplitStrategy strategy() const { return decisions_.strategy; }
   const std::vector<PlannedQuestion>& questions() const { return questions_; }
   // Fraction of agents that answer question q.

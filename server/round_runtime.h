@@ -78,6 +78,9 @@ class RoundRuntime {
   }
   // True for the first caller only: that caller queues the close.
   bool ClaimClose() { return !close_claimed_.exchange(true); }
+  // Interactive studies: true for the first caller only, which asks the
+  // program for the round after this one.
+  bool ClaimAdvance() { return !advance_claimed_.exchange(true); }
 
   // Writer thread (or reload): counts a stored report for question q.
   absl::Status Accumulate(uint64_t task_id, int q,
@@ -111,6 +114,7 @@ class RoundRuntime {
   std::vector<std::unique_ptr<Question>> questions_;
   std::atomic<RoundState> state_;
   std::atomic<bool> close_claimed_{false};
+  std::atomic<bool> advance_claimed_{false};
   TaskIdSet reported_;
 };
 

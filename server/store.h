@@ -38,6 +38,7 @@ enum class RoundState {
   kOpen = 1,
   kClosedQuorum = 2,    // every question reached the study's quorum
   kClosedDeadline = 3,  // the round's deadline passed
+  kClosedEarly = 4,     // the analyst moved an interactive study on
 };
 
 // SHA-256 of an agent's bearer secret; the secret itself is never stored.

@@ -273,18 +273,53 @@ absl::StatusOr<std::vector<Question>> QuestionsFromProto(
   return questions;
 }
 
+absl::StatusOr<ProgramSpec> ProgramSpecFromProto(
+    const v1::AnalystProgramSpec& proto) {
+  if (proto.name().empty() || proto.name().size() > kMaxProgramNameLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("program.name must have 1 to ", kMaxProgramNameLength,
+                     " characters, got ", proto.name().size()));
+  }
+  if (proto.parameters_size() > kMaxProgramParameters) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a program takes at most ", kMaxProgramParameters,
+                     " parameters, got ", proto.parameters_size()));
+  }
+  ProgramSpec spec{.name = proto.name()};
+  for (const auto& [name, value] : proto.parameters()) {
+    if (name.empty() || name.size() > kMaxProgramParameterLength ||
+        value.size() > kMaxProgramParameterLength) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "program parameter names must have 1 to ", kMaxProgramParameterLength,
+          " characters and values at most as many; \"", name.substr(0, 64),
+          "\" does not"));
+    }
+    spec.parameters[name] = value;
+  }
+  return spec;
+}
+
 absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto) {
   RETURN_IF_ERROR(CheckStudyScalars(proto));
   ASSIGN_OR_RETURN(StudyMode mode, ModeFromProto(proto.mode()));
   ASSIGN_OR_RETURN(RecordSchema schema, RecordSchemaFromProto(proto.schema()));
-  ASSIGN_OR_RETURN(std::vector<Question> questions,
-                   QuestionsFromProto(proto.questions(), schema));
+  // An interactive study's program asks its questions; the aggregator
+  // checks that the two fit together.
+  std::vector<Question> questions;
+  if (!(mode == StudyMode::kInteractive && proto.questions().empty())) {
+    ASSIGN_OR_RETURN(questions, QuestionsFromProto(proto.questions(), schema));
+  }
+  std::optional<ProgramSpec> program;
+  if (proto.has_program()) {
+    ASSIGN_OR_RETURN(program, ProgramSpecFromProto(proto.program()));
+  }
   return StudySpec{
       .display_name = proto.display_name(),
       .schema = std::move(schema),
       .epsilon_cap_nanos = static_cast<int64_t>(proto.epsilon_cap_nanos()),
       .mode = mode,
       .questions = std::move(questions),
+      .program = std::move(program),
       .confidence =
           proto.confidence() == 0 ? kDefaultConfidence : proto.confidence(),
       .quorum = static_cast<int64_t>(proto.quorum()),
@@ -301,6 +336,12 @@ void ToProto(const StudySpec& spec, v1::StudySpec* proto) {
   proto->set_mode(spec.mode == StudyMode::kInteractive ? v1::INTERACTIVE
                                                        : v1::NONINTERACTIVE);
   for (const Question& q : spec.questions) ToProto(q, proto->add_questions());
+  if (spec.program.has_value()) {
+    proto->mutable_program()->set_name(spec.program->name);
+    for (const auto& [name, value] : spec.program->parameters) {
+      (*proto->mutable_program()->mutable_parameters())[name] = value;
+    }
+  }
   proto->set_confidence(spec.confidence);
   proto->set_quorum(static_cast<uint64_t>(spec.quorum));
   // Whole seconds, rounded up so a short positive duration stays positive.

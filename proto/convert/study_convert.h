@@ -45,8 +45,20 @@ absl::StatusOr<std::vector<Question>> QuestionsFromProto(
     const google::protobuf::RepeatedPtrField<v1::Question>& proto,
     const RecordSchema& schema);
 
+inline constexpr int kMaxProgramNameLength = 64;
+inline constexpr int kMaxProgramParameters = 64;
+inline constexpr int kMaxProgramParameterLength = 4096;
+
+// InvalidArgument unless the name has 1 to kMaxProgramNameLength characters
+// and there are at most kMaxProgramParameters parameters, each name 1 to
+// kMaxProgramParameterLength characters and each value at most that many.
+// Whether the program exists is the aggregator's check.
+absl::StatusOr<ProgramSpec> ProgramSpecFromProto(
+    const v1::AnalystProgramSpec& proto);
+
 // InvalidArgument unless: a valid schema; 0 < epsilon_cap_nanos ≤ 2^63 − 1;
-// mode NONINTERACTIVE or INTERACTIVE; valid questions (above); confidence 0
+// mode NONINTERACTIVE or INTERACTIVE; valid questions (above; none for an
+// INTERACTIVE study, whose program asks them); a valid program if any; confidence 0
 // or in (0, 1); quorum fits int64; display_name ≤ kMaxDisplayNameLength
 // bytes; deadline (if set) a valid Timestamp.
 absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/estimate_convert.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/study_convert.h"
@@ -34,6 +35,8 @@ v1::RoundState RoundStateToProto(RoundState state) {
       return v1::ROUND_CLOSED_QUORUM;
     case RoundState::kClosedDeadline:
       return v1::ROUND_CLOSED_DEADLINE;
+    case RoundState::kClosedEarly:
+      return v1::ROUND_CLOSED_EARLY;
   }
   return v1::ROUND_STATE_UNSPECIFIED;
 }
@@ -48,6 +51,21 @@ void StudyToProto(const StudyInfo& info, v1::Study* out) {
   status->set_num_agents(static_cast<uint64_t>(info.num_agents));
   status->set_num_reports(static_cast<uint64_t>(info.num_reports));
   status->set_max_spent_nanos(static_cast<uint64_t>(info.max_spent_nanos));
+  if (info.program_result.has_value()) {
+    v1::ProgramResult* result = status->mutable_program_result();
+    result->set_summary(info.program_result->summary);
+    result->set_done(info.program_done);
+    for (const ProgramValue& value : info.program_result->values) {
+      v1::ProgramValue* out = result->add_values();
+      out->set_name(value.name);
+      out->set_value(value.value);
+      if (value.interval.has_value()) {
+        out->mutable_interval()->set_lower(value.interval->lower);
+        out->mutable_interval()->set_upper(value.interval->upper);
+        out->mutable_interval()->set_confidence(info.spec->confidence);
+      }
+    }
+  }
   TimeToProto(info.create_time, out->mutable_create_time());
 }
 
@@ -56,9 +74,20 @@ void RoundToProto(const StudyInfo& study, const RoundInfo& round,
   out->set_study_id(study.study_id);
   out->set_round_id(round.round_id);
   out->set_state(RoundStateToProto(round.state));
-  for (const Question& question : study.spec->questions) {
-    ToProto(question, out->add_questions());
+  if (round.questions_bytes.empty()) {
+    for (const Question& question : study.spec->questions) {
+      ToProto(question, out->add_questions());
+    }
+  } else {
+    // A program round: the questions as stored (ProtoStudySpecCodec).
+    v1::StudySpec stored;
+    if (stored.ParseFromString(round.questions_bytes)) {
+      *out->mutable_questions() = stored.questions();
+    }
+    out->set_name(round.name);
   }
+  out->set_slice_begin(round.slice.begin);
+  out->set_slice_end(round.slice.end);
   for (const QuestionInfo& question : round.questions) {
     v1::QuestionProgress* progress = out->add_progress();
     progress->set_question_id(question.question_id);
@@ -105,6 +134,23 @@ absl::StatusOr<StudySpec> ProtoStudySpecCodec::Decode(
     return absl::InvalidArgumentError("study spec bytes are not an ldp.v1.StudySpec");
   }
   return StudySpecFromProto(proto);
+}
+
+absl::StatusOr<std::string> ProtoStudySpecCodec::EncodeQuestions(
+    const std::vector<Question>& questions) const {
+  v1::StudySpec proto;
+  for (const Question& q : questions) ToProto(q, proto.add_questions());
+  return DeterministicBytes(proto);
+}
+
+absl::StatusOr<std::vector<Question>> ProtoStudySpecCodec::DecodeQuestions(
+    std::string_view bytes, const RecordSchema& schema) const {
+  v1::StudySpec proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError(
+        "stored questions are not an ldp.v1.StudySpec");
+  }
+  return QuestionsFromProto(proto.questions(), schema);
 }
 
 absl::Status AnalystServiceImpl::Authenticate(
@@ -163,10 +209,19 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::StartRound(
     grpc::CallbackServerContext* context, const v1::StartRoundRequest* request,
     v1::Round* response) {
   if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
-  return FinishWith(context,
-                    absl::UnimplementedError(
-                        "interactive rounds are not available yet; create a "
-                        "NONINTERACTIVE study"));
+  if (!request->questions().empty()) {
+    return FinishWith(
+        context,
+        absl::InvalidArgumentError(
+            "StartRound takes no questions: an INTERACTIVE study's analyst "
+            "program asks each round; send only study_id"));
+  }
+  absl::StatusOr<RoundInfo> round = aggregator_->AdvanceStudy(request->study_id());
+  if (!round.ok()) return FinishWith(context, round.status());
+  absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(request->study_id());
+  if (!info.ok()) return FinishWith(context, info.status());
+  RoundToProto(*info, *round, response);
+  return FinishWith(context, absl::OkStatus());
 }
 
 grpc::ServerUnaryReactor* AnalystServiceImpl::GetRound(

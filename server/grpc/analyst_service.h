@@ -13,6 +13,11 @@ namespace ldp {
 class ProtoStudySpecCodec final : public StudySpecCodec {
  public:
   absl::StatusOr<StudySpec> Decode(std::string_view bytes) const override;
+  // Questions as the `questions` of an otherwise empty ldp.v1.StudySpec.
+  absl::StatusOr<std::string> EncodeQuestions(
+      const std::vector<Question>& questions) const override;
+  absl::StatusOr<std::vector<Question>> DecodeQuestions(
+      std::string_view bytes, const RecordSchema& schema) const override;
 };
 
 class AnalystServiceImpl final : public v1::AnalystService::CallbackService {

@@ -111,23 +111,33 @@ ProgramResult ResultOf(const std::vector<bool>& r, std::optional<bool> a,
   return result;
 }
 
+struct InteractiveOptions {
+  double share = 0.5;
+  int64_t epsilon1 = 0;  // nano-ε of each round
+  int64_t epsilon2 = 0;
+  bool reuse_agents = false;
+};
+
 class MaskedParityProgram final : public AnalystProgram {
  public:
-  MaskedParityProgram(ProgramContext context, int d, double share)
-      : context_(std::move(context)), d_(d), share_(share) {}
+  MaskedParityProgram(ProgramContext context, int d,
+                      InteractiveOptions options)
+      : context_(std::move(context)), d_(d), options_(options) {}
 
   std::vector<ScheduledRound> Schedule() const override {
-    return {{.name = "learn r",
-             .slice = {.begin = 0, .end = share_},
-             .epsilon_nanos = context_.epsilon_cap_nanos},
-            {.name = "learn a",
-             .slice = {.begin = share_, .end = 1},
-             .epsilon_nanos = context_.epsilon_cap_nanos}};
+    const AgentSlice first = options_.reuse_agents
+                                 ? AgentSlice{}
+                                 : AgentSlice{.begin = 0, .end = options_.share};
+    const AgentSlice second =
+        options_.reuse_agents ? AgentSlice{}
+                              : AgentSlice{.begin = options_.share, .end = 1};
+    return {{.name = "learn r", .slice = first, .epsilon_nanos = options_.epsilon1},
+            {.name = "learn a", .slice = second, .epsilon_nanos = options_.epsilon2}};
   }
 
   absl::StatusOr<ProgramStep> Next(
       absl::Span<const RoundAnswers> history) const override {
-    const int64_t eps = context_.epsilon_cap_nanos;
+    const int64_t eps = history.empty() ? options_.epsilon1 : options_.epsilon2;
     if (history.empty()) {
       ASSIGN_OR_RETURN(Question q, HistogramQuestionOf(context_.schema, eps, 0));
       return ProgramStep{.round = ProgramRound{.questions = {std::move(q)}},
@@ -175,7 +185,7 @@ class MaskedParityProgram final : public AnalystProgram {
  private:
   const ProgramContext context_;
   const int d_;
-  const double share_;
+  const InteractiveOptions options_;
 };
 
 class NoninteractiveMaskedParityProgram final : public AnalystProgram {
@@ -366,9 +376,18 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateMaskedParityProgram(
     const ProgramSpec& spec, const ProgramContext& context) {
   ProgramParameters params(spec.name, spec.parameters);
   ASSIGN_OR_RETURN(const int d, CheckSchema(context.schema));
-  ASSIGN_OR_RETURN(const double share, Share(params));
+  InteractiveOptions options;
+  ASSIGN_OR_RETURN(options.share, Share(params));
+  // ε per round in units of ε, default the whole cap.
+  const double cap = context.epsilon_cap_nanos / 1e9;
+  ASSIGN_OR_RETURN(const double e1, params.Real("round1_epsilon", cap, 1e-9, 1e6));
+  ASSIGN_OR_RETURN(const double e2, params.Real("round2_epsilon", cap, 1e-9, 1e6));
+  ASSIGN_OR_RETURN(const int64_t reuse, params.Int("reuse_agents", 0, 0, 1));
   RETURN_IF_ERROR(params.CheckAllUsed());
-  return std::make_unique<MaskedParityProgram>(context, d, share);
+  options.epsilon1 = std::llround(e1 * 1e9);
+  options.epsilon2 = std::llround(e2 * 1e9);
+  options.reuse_agents = reuse == 1;
+  return std::make_unique<MaskedParityProgram>(context, d, options);
 }
 
 absl::StatusOr<std::unique_ptr<AnalystProgram>>

@@ -69,7 +69,10 @@ double MaskedParityError(const MaskedParityConcept& truth,
 absl::StatusOr<MaskedParityConcept> MaskedParityFromResult(
     const ProgramResult& result, int d);
 
-// Parameters: "round1_share" (s above, default 0.5, in (0, 1)).
+// Parameters: "round1_share" (s above, default 0.5, in (0, 1));
+// "round1_epsilon", "round2_epsilon" (ε of each round, default the cap);
+// "reuse_agents" (0 or 1, default 0: 1 asks every agent in both rounds, so
+// the two ε add up — the schedule check refuses that unless they fit).
 absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateMaskedParityProgram(
     const ProgramSpec& spec, const ProgramContext& context);
 

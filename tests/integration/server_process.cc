@@ -145,4 +145,11 @@ absl::StatusOr<v1::GetBudgetResponse> AnalystClient::GetAgentBudget(uint64_t age
       &v1::AnalystService::Stub::GetAgentBudget, request);
 }
 
+absl::StatusOr<v1::Round> AnalystClient::StartRound(uint64_t study_id) {
+  v1::StartRoundRequest request;
+  request.set_study_id(study_id);
+  return Call<v1::StartRoundRequest, v1::Round>(&v1::AnalystService::Stub::StartRound,
+                                                request);
+}
+
 }  // namespace ldp::testing

@@ -49,6 +49,7 @@ class AnalystClient {
   absl::StatusOr<v1::GetEstimatesResponse> GetEstimates(uint64_t study_id);
   absl::StatusOr<v1::Study> GetStudy(uint64_t study_id);
   absl::StatusOr<v1::GetBudgetResponse> GetAgentBudget(uint64_t agent_id);
+  absl::StatusOr<v1::Round> StartRound(uint64_t study_id);
 
  private:
   template <typename Request, typename Response, typename Method>
