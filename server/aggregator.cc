@@ -391,15 +391,8 @@ absl::StatusOr<RoundPlan> Aggregator::Impl::FirstRound(StudyRuntime& study) {
     return absl::InvalidArgumentError(absl::StrCat(
         "epsilon_cap_nanos must be > 0, got ", spec.epsilon_cap_nanos));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<AnalystProgram> program,
-                   CreateAnalystProgram(
-                       *spec.program,
-                       {.schema = spec.schema,
-                        .epsilon_cap_nanos = spec.epsilon_cap_nanos,
-                        .confidence = spec.confidence}));
-  study.schedule = program->Schedule();
+  RETURN_IF_ERROR(LoadProgram(study));
   RETURN_IF_ERROR(CheckSchedule(study.schedule, spec.epsilon_cap_nanos));
-  study.program = std::move(program);
   ASSIGN_OR_RETURN(ProgramStep step, study.program->Next({}));
   if (!step.round.has_value()) {
     return absl::InvalidArgumentError(

@@ -163,7 +163,8 @@ class Aggregator::Impl {
   // Interactive studies at load: rebuilds the program, and plans the next
   // round if a crash came between a round's close and the next one.
   absl::Status ResumeProgram(const std::shared_ptr<StudyRuntime>& study);
-  // Rebuilds an interactive study's program and schedule from its spec.
+  // An interactive study's program and schedule, from its spec (at creation
+  // and at load).
   absl::Status LoadProgram(StudyRuntime& study);
   // Waits until every job submitted before it has finished.
   void Barrier();

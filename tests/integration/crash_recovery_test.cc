@@ -15,18 +15,13 @@
 #include "common/real_mechanism_factory.h"
 #include "gtest/gtest.h"
 #include "tests/integration/agent_runner.h"
+#include "tests/integration/devices.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
 namespace {
 
-struct Device {
-  std::unique_ptr<std::mt19937_64> gen;
-  std::unique_ptr<Agent> agent;
-  AgentCredential credential;
-  int accepted = 0;
-};
 
 v1::StudySpec Spec() {
   v1::StudySpec spec;
@@ -47,31 +42,6 @@ v1::StudySpec Spec() {
     }
   )pb", &spec));
   return spec;
-}
-
-// One poll-answer-upload cycle for each device in [begin, end), on a fresh
-// channel.
-void RunDevices(const ServerProcess& server, std::vector<Device>& devices,
-                size_t begin, size_t end, std::atomic<int>* acked = nullptr) {
-  auto channel = server.NewChannel();
-  for (size_t i = begin; i < end; ++i) {
-    Device& d = devices[i];
-    auto client = AgentClient::CreateForChannel(
-        {.max_attempts = 1, .rpc_timeout = absl::Seconds(5),
-         .sleep = [](absl::Duration) {}},
-        channel, *d.gen);
-    if (!client.ok()) continue;
-    if (d.credential.agent_id == 0) {
-      auto credential = (*client)->Enroll("");
-      if (!credential.ok()) continue;
-      d.credential = *credential;
-    } else {
-      (*client)->set_credential(d.credential);
-    }
-    const int accepted = (*client)->RunOnce(*d.agent).reports_accepted;
-    d.accepted += accepted;
-    if (acked != nullptr) *acked += accepted;
-  }
 }
 
 TEST(CrashRecovery, SigkillMidRoundLosesNothingAndCountsOnce) {

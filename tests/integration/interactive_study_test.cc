@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "proto/convert/study_convert.h"
 #include "server/programs/masked_parity.h"
+#include "tests/integration/devices.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -29,12 +30,6 @@ using ::testing::HasSubstr;
 constexpr int kDimension = 8;
 constexpr int64_t kCap = 4'000'000'000;  // ε = 4 per agent
 
-struct Device {
-  std::unique_ptr<std::mt19937_64> gen;
-  std::unique_ptr<Agent> agent;
-  AgentCredential credential;
-  int accepted = 0;
-};
 
 v1::StudySpec Spec(std::map<std::string, std::string> parameters = {}) {
   StudySpec spec{.display_name = "masked parity d=8",
@@ -47,32 +42,6 @@ v1::StudySpec Spec(std::map<std::string, std::string> parameters = {}) {
   v1::StudySpec proto;
   ToProto(spec, &proto);
   return proto;
-}
-
-// One poll-answer-upload cycle per device, on 4 threads.
-void RunCycle(const ServerProcess& server, std::vector<Device>& devices) {
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> workers;
-  for (int t = 0; t < 4; ++t) {
-    workers.emplace_back([&] {
-      auto channel = server.NewChannel();
-      for (size_t i = next++; i < devices.size(); i = next++) {
-        Device& d = devices[i];
-        auto client = AgentClient::CreateForChannel(
-            {.max_attempts = 3, .sleep = [](absl::Duration) {}}, channel, *d.gen);
-        if (!client.ok()) continue;
-        if (d.credential.agent_id == 0) {
-          auto credential = (*client)->Enroll("");
-          if (!credential.ok()) continue;
-          d.credential = *credential;
-        } else {
-          (*client)->set_credential(d.credential);
-        }
-        d.accepted += (*client)->RunOnce(*d.agent).reports_accepted;
-      }
-    });
-  }
-  for (auto& w : workers) w.join();
 }
 
 TEST(InteractiveStudy, RoundsThatWouldPassTheCapAreRefusedAtCreation) {
@@ -124,7 +93,7 @@ TEST(InteractiveStudy, MaskedParityIsLearnedExactlyAcrossRestarts) {
   const uint64_t id = study->study_id();
   ASSERT_EQ(study->status().round_ids_size(), 1);
 
-  RunCycle(server, devices);  // round 1: the agents of [0, 1/2)
+  RunAllDevices(server, devices);  // round 1: the agents of [0, 1/2)
   int round1 = 0;
   for (const Device& d : devices) round1 += d.accepted;
   EXPECT_NEAR(round1, kAgents / 2, 10);
@@ -140,7 +109,7 @@ TEST(InteractiveStudy, MaskedParityIsLearnedExactlyAcrossRestarts) {
 
   server.Kill();  // the program's round 2 must come back from the store
   ASSERT_OK(server.Start());
-  RunCycle(server, devices);  // round 2: the agents of [1/2, 1)
+  RunAllDevices(server, devices);  // round 2: the agents of [1/2, 1)
   AnalystClient analyst(server);
   auto last = analyst.StartRound(id);  // closes round 2; the program is done
   ASSERT_OK(last);

@@ -162,6 +162,39 @@ TEST(StudyConvert, QuestionsOfALaterRoundConvertAlone) {
   EXPECT_THAT(QuestionsFromProto(none, Schema()), StatusIs(kInvalid));
 }
 
+// An interactive study names its analyst program and asks no questions of
+// its own; the program and its parameters survive the round trip.
+TEST(StudyConvert, InteractiveStudiesCarryTheirProgram) {
+  std::string text = Study(R"pb(
+    program {
+      name: "masked_parity"
+      parameters { key: "round1_share" value: "0.4" }
+    }
+  )pb");
+  text.replace(text.find("NONINTERACTIVE"), 14, "INTERACTIVE");
+  const auto proto = ParseText<v1::StudySpec>(text);
+  absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto);
+  ASSERT_OK(spec);
+  EXPECT_EQ(spec->mode, StudyMode::kInteractive);
+  EXPECT_TRUE(spec->questions.empty());
+  ASSERT_TRUE(spec->program.has_value());
+  EXPECT_EQ(spec->program->name, "masked_parity");
+  EXPECT_EQ(spec->program->parameters.at("round1_share"), "0.4");
+  v1::StudySpec back;
+  ToProto(*spec, &back);
+  EXPECT_TRUE(ProtoEquals(back, proto));
+
+  v1::StudySpec unnamed = proto;
+  unnamed.mutable_program()->set_name("");
+  EXPECT_THAT(StudySpecFromProto(unnamed), StatusIs(kInvalid));
+  v1::StudySpec long_value = proto;
+  (*long_value.mutable_program()->mutable_parameters())["x"] = std::string(5000, 'a');
+  EXPECT_THAT(StudySpecFromProto(long_value), StatusIs(kInvalid));
+  // A noninteractive study still needs questions.
+  EXPECT_THAT(StudySpecFromProto(ParseText<v1::StudySpec>(Study(""))),
+              StatusIs(kInvalid));
+}
+
 TEST(StudyConvert, RejectsMalformedStudyFields) {
   using P = v1::StudySpec;
   struct Case {

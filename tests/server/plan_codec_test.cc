@@ -80,5 +80,38 @@ TEST(PlanCodec, RejectsCorruptPlans) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+TEST(PlanCodec, RoundTripsProgramRounds) {
+  PlanDecisions plan = Example();
+  plan.strategy = SplitStrategy::kSampleSplitting;
+  plan.from_program = true;
+  plan.round_name = "learn a";
+  plan.slice = {.begin = 0.5, .end = 0.75};
+  plan.questions_bytes = std::string("\0\1questions", 11);
+  absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
+  ASSERT_OK(decoded);
+  EXPECT_TRUE(decoded->from_program);
+  EXPECT_EQ(decoded->round_name, "learn a");
+  EXPECT_EQ(decoded->slice, plan.slice);
+  EXPECT_EQ(decoded->questions_bytes, plan.questions_bytes);
+  EXPECT_EQ(EncodePlan(*decoded), EncodePlan(plan));
+  // A slice outside [0, 1) is corrupt.
+  plan.slice = {.begin = 0.5, .end = 1.5};
+  EXPECT_THAT(DecodePlan(EncodePlan(plan)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// Databases written before program rounds existed hold version-1 plans: the
+// same bytes without the trailer.
+TEST(PlanCodec, ReadsVersionOnePlans) {
+  std::string v1 = EncodePlan(Example());
+  ASSERT_EQ(v1.back(), 0);  // "not a program round"
+  v1.pop_back();
+  v1[0] = 1;
+  absl::StatusOr<PlanDecisions> decoded = DecodePlan(v1);
+  ASSERT_OK(decoded);
+  EXPECT_FALSE(decoded->from_program);
+  EXPECT_EQ(decoded->questions.size(), 2u);
+}
+
 }  // namespace
 }  // namespace ldp

@@ -250,5 +250,49 @@ TEST(Planner, RejectsMalformedStudies) {
   invalid(spec);
 }
 
+// A program round asks only the agents of its slice, each one question,
+// split by target_reports, at the εₜ the program set.
+TEST(Planner, ProgramRoundsAskOnlyTheirSlice) {
+  const StudySpec study = MakeStudy(2 * kNano, {});
+  const ScheduledRound scheduled{.name = "step",
+                                 .slice = {.begin = 0.25, .end = 0.75},
+                                 .epsilon_nanos = kNano};
+  ProgramRound round{.questions = {MeanQuestion("a", "x", -1, 1,
+                                                RealMechanismKind::kDuchi, kNano),
+                                   MeanQuestion("b", "x", -1, 1,
+                                                RealMechanismKind::kDuchi, kNano)}};
+  absl::StatusOr<RoundPlan> plan = RoundPlan::CreateForProgram(study, round, scheduled);
+  ASSERT_OK(plan);
+  EXPECT_EQ(plan->strategy(), SplitStrategy::kSampleSplitting);
+  EXPECT_DOUBLE_EQ(plan->Share(0), 0.25);
+  constexpr int kAgents = 40'000;
+  int counts[2] = {};
+  for (uint64_t id = 1; id <= kAgents; ++id) {
+    const bool inside = scheduled.slice.Contains(AgentPosition(id));
+    EXPECT_EQ(plan->AsksAgent(id), inside);
+    const int assigned = plan->Assigns(id, 0) + plan->Assigns(id, 1);
+    EXPECT_EQ(assigned, inside ? 1 : 0) << id;
+    for (int q = 0; q < 2; ++q) counts[q] += plan->Assigns(id, q);
+  }
+  // Low-discrepancy placement: within ±50 of a quarter each.
+  EXPECT_NEAR(counts[0], kAgents / 4, 50);
+  EXPECT_NEAR(counts[1], kAgents / 4, 50);
+
+  // Past the schedule's εₜ is refused.
+  round.questions[1].epsilon_nanos = 2 * kNano;
+  EXPECT_THAT(RoundPlan::CreateForProgram(study, round, scheduled).status().message(),
+              HasSubstr("the schedule allows (0, 1000000000]"));
+
+  // Restored from its decisions, the round asks the same agents.
+  StudySpec round_spec = study;
+  round_spec.questions = {round.questions[0], round.questions[0]};
+  round_spec.questions[1].id = "b";
+  absl::StatusOr<RoundPlan> restored = RoundPlan::Restore(round_spec, plan->decisions());
+  ASSERT_OK(restored);
+  for (uint64_t id = 1; id <= 1000; ++id) {
+    EXPECT_EQ(restored->Assigns(id, 0), plan->Assigns(id, 0));
+  }
+}
+
 }  // namespace
 }  // namespace ldp

@@ -1,0 +1,70 @@
+// Simulated devices for integration tests: each a real Agent (own record,
+// own budget) behind the client library, kept across poll cycles so that an
+// interactive study's later rounds, or a restarted server, meet the same
+// agents with the same credentials.
+#ifndef LDP_TESTS_INTEGRATION_DEVICES_H_
+#define LDP_TESTS_INTEGRATION_DEVICES_H_
+
+#include <atomic>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "client/agent.h"
+#include "client/agent_client.h"
+#include "tests/integration/server_process.h"
+
+namespace ldp::testing {
+
+struct Device {
+  std::unique_ptr<std::mt19937_64> gen;
+  std::unique_ptr<Agent> agent;
+  AgentCredential credential;  // agent_id 0 until enrolled
+  int accepted = 0;            // reports the server acknowledged
+};
+
+// One poll-answer-upload cycle for each device in [begin, end), on a fresh
+// channel; a device enrolls on its first cycle. `acked` (if set) counts
+// acknowledged reports as they come.
+inline void RunDevices(const ServerProcess& server, std::vector<Device>& devices,
+                       size_t begin, size_t end, std::atomic<int>* acked = nullptr,
+                       int max_attempts = 1) {
+  auto channel = server.NewChannel();
+  for (size_t i = begin; i < end; ++i) {
+    Device& d = devices[i];
+    auto client = AgentClient::CreateForChannel(
+        {.max_attempts = max_attempts, .rpc_timeout = absl::Seconds(5),
+         .sleep = [](absl::Duration) {}},
+        channel, *d.gen);
+    if (!client.ok()) continue;
+    if (d.credential.agent_id == 0) {
+      auto credential = (*client)->Enroll("");
+      if (!credential.ok()) continue;
+      d.credential = *credential;
+    } else {
+      (*client)->set_credential(d.credential);
+    }
+    const int accepted = (*client)->RunOnce(*d.agent).reports_accepted;
+    d.accepted += accepted;
+    if (acked != nullptr) *acked += accepted;
+  }
+}
+
+// One cycle for every device, split over `threads` threads.
+inline void RunAllDevices(const ServerProcess& server, std::vector<Device>& devices,
+                          int threads = 4, int max_attempts = 3) {
+  std::vector<std::thread> workers;
+  const size_t n = devices.size();
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      RunDevices(server, devices, t * n / threads, (t + 1) * n / threads, nullptr,
+                 max_attempts);
+    });
+  }
+  for (auto& w : workers) w.join();
+}
+
+}  // namespace ldp::testing
+
+#endif  // LDP_TESTS_INTEGRATION_DEVICES_H_
