@@ -104,6 +104,12 @@ void WriteEncoding(const DomainEncodingSpec& spec, CanonicalWriter& w) {
   } else if (const auto* product = std::get_if<ProductEncoding>(&spec)) {
     w.Int(product->fields.size());
     for (const FieldEncoding& f : product->fields) WriteFieldEncoding(f, w);
+  } else if (const auto* prefix = std::get_if<PrefixEncoding>(&spec)) {
+    w.String(prefix->field);
+    w.Int(prefix->prefix_bits);
+    w.Int(prefix->extension_bits);
+    w.Int(prefix->candidates.size());
+    for (const std::vector<bool>& c : prefix->candidates) w.Bits(c);
   } else {
     const auto& value = std::get<QueryValueEncoding>(spec);
     WriteQuery(value.query, w);

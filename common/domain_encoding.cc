@@ -1,4 +1,4 @@
-// Domain encodings: validation, mixed-radix encoding and item labels.
+// Domain encodings: validation, mixed-radix and prefix encoding, item labels.
 #include "common/domain_encoding.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -94,7 +95,8 @@ absl::StatusOr<uint64_t> Radix(const Digit& d) {
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "bit-vector field \"", d.spec.name,
-      "\" cannot be encoded directly; encode a query over it instead"));
+      "\" cannot be encoded directly; encode a query over it instead, or a "
+      "prefix of it (prefix encoding)"));
 }
 
 absl::Status ValidateDomainSize(uint64_t n) {
@@ -209,6 +211,88 @@ std::string DescribeDigit(const Digit& d, uint32_t i) {
   return name;
 }
 
+// The first `length` bits packed 8 to a byte: the candidate index's key.
+std::string PackBits(const std::vector<bool>& bits, uint32_t length) {
+  std::string key((length + 7) / 8, '\0');
+  for (uint32_t i = 0; i < length && i < bits.size(); ++i) {
+    if (bits[i]) key[i / 8] |= static_cast<char>(1 << (i % 8));
+  }
+  return key;
+}
+
+std::string BitString(const std::vector<bool>& bits) {
+  std::string s;
+  s.reserve(bits.size());
+  for (bool b : bits) s.push_back(b ? '1' : '0');
+  return s;
+}
+
+}  // namespace
+
+struct DomainEncoding::PrefixLookup {
+  FieldSpec field{};
+  uint32_t old_bits = 0;  // L_old, every candidate's length
+  uint32_t extension_bits = 0;
+  absl::flat_hash_map<std::string, uint32_t> index{};  // packed → c
+};
+
+namespace {
+
+absl::StatusOr<std::shared_ptr<const DomainEncoding::PrefixLookup>>
+MakePrefixLookup(const PrefixEncoding& p, const RecordSchema& schema) {
+  const FieldSpec* field = schema.Find(p.field);
+  if (field == nullptr || field->kind != FieldKind::kBitVector) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a prefix encoding needs a bit-vector field; \"", p.field, "\" ",
+        field == nullptr ? "is not in the schema" : "is not a bit vector"));
+  }
+  if (p.prefix_bits > field->bit_length) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "prefix_bits = ", p.prefix_bits, " exceeds the length of \"",
+        p.field, "\" (", field->bit_length, " bits)"));
+  }
+  if (p.extension_bits > p.prefix_bits) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "extension_bits = ", p.extension_bits, " exceeds prefix_bits = ",
+        p.prefix_bits));
+  }
+  if (p.candidates.empty() || p.candidates.size() > kMaxPrefixCandidates) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a prefix encoding needs 1 to ", kMaxPrefixCandidates,
+        " candidates, got ", p.candidates.size(),
+        " (to start from nothing, give one empty candidate)"));
+  }
+  // With s < 32 and |C| ≤ 2^16, 1 + |C|·2^s fits in 64 bits for the check.
+  if (p.extension_bits >= 32) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "extension_bits = ", p.extension_bits, " gives more than ",
+        kMaxDomainSize, " items"));
+  }
+  RETURN_IF_ERROR(ValidateDomainSize(
+      1 + (uint64_t{p.candidates.size()} << p.extension_bits)));
+  auto lookup = std::make_shared<DomainEncoding::PrefixLookup>();
+  lookup->field = *field;
+  lookup->old_bits = p.prefix_bits - p.extension_bits;
+  lookup->extension_bits = p.extension_bits;
+  for (size_t c = 0; c < p.candidates.size(); ++c) {
+    if (p.candidates[c].size() != lookup->old_bits) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "prefix candidate ", c, " has ", p.candidates[c].size(),
+          " bits; every candidate needs prefix_bits − extension_bits = ",
+          lookup->old_bits));
+    }
+    if (!lookup->index
+             .emplace(PackBits(p.candidates[c], lookup->old_bits),
+                      static_cast<uint32_t>(c))
+             .second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("prefix candidate ", c, " (",
+                       BitString(p.candidates[c]), ") is listed twice"));
+    }
+  }
+  return lookup;
+}
+
 }  // namespace
 
 absl::StatusOr<DomainEncoding> DomainEncoding::Create(
@@ -219,7 +303,14 @@ absl::StatusOr<DomainEncoding> DomainEncoding::Create(
           "the encoding's query was checked against a different schema");
     }
     RETURN_IF_ERROR(ValidateDomainSize(q->domain_size));
-    return DomainEncoding(spec, {}, q->query, q->domain_size);
+    return DomainEncoding(spec, {}, q->query, nullptr, q->domain_size);
+  }
+  if (const auto* p = std::get_if<PrefixEncoding>(&spec)) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const PrefixLookup> lookup,
+                     MakePrefixLookup(*p, schema));
+    const uint32_t size =
+        1 + static_cast<uint32_t>(p->candidates.size() << p->extension_bits);
+    return DomainEncoding(spec, {}, std::nullopt, std::move(lookup), size);
   }
   const std::vector<FieldEncoding> fields =
       std::holds_alternative<FieldEncoding>(spec)
@@ -228,11 +319,12 @@ absl::StatusOr<DomainEncoding> DomainEncoding::Create(
   ASSIGN_OR_RETURN(std::vector<Digit> digits, MakeDigits(fields, schema));
   uint64_t size = 1;
   for (const Digit& d : digits) size *= d.radix;
-  return DomainEncoding(spec, std::move(digits), std::nullopt,
+  return DomainEncoding(spec, std::move(digits), std::nullopt, nullptr,
                         static_cast<uint32_t>(size));
 }
 
 uint32_t DomainEncoding::Encode(const Record& sanitized) const {
+  if (prefix_ != nullptr) return EncodePrefix(sanitized);
   if (query_.has_value()) {
     const double v = std::nearbyint(query_->Evaluate(sanitized));
     return static_cast<uint32_t>(
@@ -254,12 +346,44 @@ std::string DomainEncoding::Describe(uint32_t index) const {
                         ")");
   }
   if (query_.has_value()) return absl::StrCat("value=", index);
+  if (prefix_ != nullptr) return DescribePrefix(index);
   std::vector<std::string> parts(digits_.size());
   for (size_t k = digits_.size(); k-- > 0;) {
     parts[k] = DescribeDigit(digits_[k], index % digits_[k].radix);
     index /= digits_[k].radix;
   }
   return absl::StrJoin(parts, " & ");
+}
+
+uint32_t DomainEncoding::EncodePrefix(const Record& sanitized) const {
+  const PrefixLookup& p = *prefix_;
+  const auto it = sanitized.values.find(p.field.name);
+  const FieldValue value = SanitizeValue(
+      p.field, it == sanitized.values.end() ? nullptr : &it->second);
+  // Sanitized to exactly the field's length (≥ prefix_bits); the check only
+  // guards against a schema change under us.
+  const auto* sane = std::get_if<std::vector<bool>>(&value);
+  if (sane == nullptr || sane->size() < p.old_bits + p.extension_bits) return 0;
+  const std::vector<bool>& bits = *sane;
+  const auto candidate = p.index.find(PackBits(bits, p.old_bits));
+  if (candidate == p.index.end()) return 0;
+  uint32_t extension = 0;
+  for (uint32_t i = 0; i < p.extension_bits; ++i) {
+    extension = (extension << 1) | (bits[p.old_bits + i] ? 1 : 0);
+  }
+  return 1 + (candidate->second << p.extension_bits) + extension;
+}
+
+std::string DomainEncoding::DescribePrefix(uint32_t index) const {
+  if (index == 0) return "no candidate";
+  const PrefixLookup& p = *prefix_;
+  const auto& spec = std::get<PrefixEncoding>(spec_);
+  const uint32_t item = index - 1;
+  std::vector<bool> bits = spec.candidates[item >> p.extension_bits];
+  for (uint32_t i = p.extension_bits; i-- > 0;) {
+    bits.push_back((item >> i) & 1);
+  }
+  return absl::StrCat(p.field.name, "[0:", bits.size(), "]=", BitString(bits));
 }
 
 }  // namespace ldp

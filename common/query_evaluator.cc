@@ -71,6 +71,14 @@ double ApplyBinary(QueryOp op, double a, double b) {
   }
 }
 
+// σ(x) without overflow: e^−|x| ≤ 1 is the only exponential taken, so
+// σ(±∞) is exactly 1 or 0 and tiny tails keep their relative precision.
+double Logistic(double x) {
+  if (std::isnan(x)) return x;
+  const double e = std::exp(-std::fabs(x));
+  return x >= 0 ? 1 / (1 + e) : e / (1 + e);
+}
+
 double ApplyUnary(const QueryNode& node, double a) {
   switch (node.op) {
     case QueryOp::kNot:
@@ -79,6 +87,8 @@ double ApplyUnary(const QueryNode& node, double a) {
       return std::fabs(a);
     case QueryOp::kNegate:
       return -a;
+    case QueryOp::kLogistic:
+      return Logistic(a);
     case QueryOp::kClamp:
       return std::isnan(a) ? a
                            : std::clamp(a, node.range.lower, node.range.upper);

@@ -18,7 +18,7 @@ constexpr const char* kOpNames[] = {
     "==",    "!=",       "<",           "<=",          ">",
     ">=",    "and",      "or",          "+",           "-",
     "*",     "/",        "min",         "max",         "not",
-    "abs",   "negate",   "clamp",       "if_then_else"};
+    "abs",   "negate",   "logistic",    "clamp",       "if_then_else"};
 static_assert(std::size(kOpNames) ==
               static_cast<size_t>(QueryOp::kIfThenElse) + 1);
 
@@ -39,6 +39,7 @@ int Arity(QueryOp op) {
     case QueryOp::kNot:
     case QueryOp::kAbs:
     case QueryOp::kNegate:
+    case QueryOp::kLogistic:
     case QueryOp::kClamp:
       return 1;
     case QueryOp::kIfThenElse:
@@ -283,6 +284,9 @@ QueryNode Max(QueryNode a, QueryNode b) {
 QueryNode Not(QueryNode a) { return Unary(QueryOp::kNot, std::move(a)); }
 QueryNode Abs(QueryNode a) { return Unary(QueryOp::kAbs, std::move(a)); }
 QueryNode Neg(QueryNode a) { return Unary(QueryOp::kNegate, std::move(a)); }
+QueryNode Logistic(QueryNode a) {
+  return Unary(QueryOp::kLogistic, std::move(a));
+}
 QueryNode Clamp(QueryNode a, double lower, double upper) {
   QueryNode node = Unary(QueryOp::kClamp, std::move(a));
   node.range = {.lower = lower, .upper = upper};

@@ -72,7 +72,8 @@ enum class QueryOp {
   kNot,
   kAbs,
   kNegate,
-  kClamp,  // into `range` (finite, lower ≤ upper)
+  kLogistic,  // σ(x) = 1/(1 + e^−x), in [0, 1]; σ(NaN) = NaN
+  kClamp,     // into `range` (finite, lower ≤ upper)
   // Three operands: condition, then, otherwise.
   kIfThenElse,
 };
@@ -155,6 +156,7 @@ QueryNode Max(QueryNode a, QueryNode b);
 QueryNode Not(QueryNode a);
 QueryNode Abs(QueryNode a);
 QueryNode Neg(QueryNode a);
+QueryNode Logistic(QueryNode a);
 QueryNode Clamp(QueryNode a, double lower, double upper);
 QueryNode IfThenElse(QueryNode condition, QueryNode then, QueryNode otherwise);
 

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "proto/convert/bit_vector_convert.h"
 #include "proto/convert/query_convert.h"
 
 namespace ldp {
@@ -18,6 +19,36 @@ FieldEncoding FieldFromProto(const v1::FieldEncoding& proto) {
 void FieldToProto(const FieldEncoding& field, v1::FieldEncoding* proto) {
   proto->set_field(field.field);
   proto->set_num_buckets(field.num_buckets);
+}
+
+// The candidate count is checked before any is decoded, so a hostile
+// message cannot make us build a huge table; the rest is Create's job.
+absl::StatusOr<PrefixEncoding> PrefixFromProto(const v1::PrefixEncoding& proto) {
+  if (proto.candidates_size() > static_cast<int>(kMaxPrefixCandidates)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "prefix encoding has ", proto.candidates_size(),
+        " candidates; at most ", kMaxPrefixCandidates, " are allowed"));
+  }
+  PrefixEncoding prefix{.field = proto.field(),
+                        .prefix_bits = proto.prefix_bits(),
+                        .extension_bits = proto.extension_bits()};
+  for (int c = 0; c < proto.candidates_size(); ++c) {
+    ASSIGN_OR_RETURN(
+        std::vector<bool> bits,
+        BitsFromProto(proto.candidates(c),
+                      absl::StrCat("prefix.candidates[", c, "]")));
+    prefix.candidates.push_back(std::move(bits));
+  }
+  return prefix;
+}
+
+void PrefixToProto(const PrefixEncoding& prefix, v1::PrefixEncoding* proto) {
+  proto->set_field(prefix.field);
+  proto->set_prefix_bits(prefix.prefix_bits);
+  proto->set_extension_bits(prefix.extension_bits);
+  for (const std::vector<bool>& c : prefix.candidates) {
+    BitsToProto(c, proto->add_candidates());
+  }
 }
 
 }  // namespace
@@ -50,11 +81,16 @@ absl::StatusOr<DomainEncodingSpec> EncodingSpecFromProto(
       return DomainEncodingSpec(QueryValueEncoding{
           .query = std::move(query), .domain_size = q.domain_size()});
     }
+    case v1::DomainEncoding::kPrefix: {
+      ASSIGN_OR_RETURN(PrefixEncoding prefix, PrefixFromProto(proto.prefix()));
+      return DomainEncodingSpec(std::move(prefix));
+    }
     case v1::DomainEncoding::KIND_NOT_SET:
       break;
   }
   return absl::InvalidArgumentError(
-      "domain encoding has no kind set (one of field, product, query_value)");
+      "domain encoding has no kind set (one of field, product, query_value, "
+      "prefix)");
 }
 
 absl::StatusOr<DomainEncoding> EncodingFromProto(
@@ -79,6 +115,8 @@ void ToProto(const DomainEncodingSpec& spec, v1::DomainEncoding* proto) {
     for (const FieldEncoding& f : product->fields) {
       FieldToProto(f, p->add_fields());
     }
+  } else if (const auto* prefix = std::get_if<PrefixEncoding>(&spec)) {
+    PrefixToProto(*prefix, proto->mutable_prefix());
   } else {
     const auto& q = std::get<QueryValueEncoding>(spec);
     ToProto(q.query, proto->mutable_query_value()->mutable_query());

@@ -14,7 +14,9 @@
 namespace ldp {
 
 // The spec only (a query-value encoding's query is type-checked against
-// `schema`). InvalidArgument for an unset kind or a malformed query.
+// `schema`). InvalidArgument for an unset kind, a malformed query, more
+// than kMaxPrefixCandidates prefix candidates or a malformed candidate
+// bit vector.
 absl::StatusOr<DomainEncodingSpec> EncodingSpecFromProto(
     const v1::DomainEncoding& proto, const RecordSchema& schema);
 

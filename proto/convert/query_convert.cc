@@ -100,6 +100,8 @@ absl::StatusOr<QueryOp> UnaryOp(v1::Unary::Op op) {
       return QueryOp::kAbs;
     case v1::Unary::NEGATE:
       return QueryOp::kNegate;
+    case v1::Unary::LOGISTIC:
+      return QueryOp::kLogistic;
     default:
       return absl::InvalidArgumentError("");
   }
@@ -356,6 +358,9 @@ void NodeToProto(const QueryNode& node, v1::Expression* e) {
       return;
     case QueryOp::kNegate:
       UnaryToProto(node, v1::Unary::NEGATE, e);
+      return;
+    case QueryOp::kLogistic:
+      UnaryToProto(node, v1::Unary::LOGISTIC, e);
       return;
     case QueryOp::kClamp: {
       v1::Clamp* c = e->mutable_clamp();

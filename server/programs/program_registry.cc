@@ -5,7 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/programs/heavy_hitters.h"
+#include "server/programs/logistic_regression.h"
 #include "server/programs/masked_parity.h"
+#include "server/programs/threshold_learner.h"
 
 namespace ldp {
 namespace {
@@ -19,8 +22,11 @@ struct Entry {
 };
 
 constexpr Entry kPrograms[] = {
+    {"heavy_hitters", &CreateHeavyHittersProgram},
+    {"logistic_regression", &CreateLogisticRegressionProgram},
     {"masked_parity", &CreateMaskedParityProgram},
     {"masked_parity_noninteractive", &CreateNoninteractiveMaskedParityProgram},
+    {"threshold_learner", &CreateThresholdLearnerProgram},
 };
 
 }  // namespace

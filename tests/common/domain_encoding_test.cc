@@ -1,5 +1,6 @@
 #include "common/domain_encoding.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -304,6 +305,111 @@ TEST(DomainEncoding, RejectsBadQueryValueEncodings) {
   EXPECT_THAT(DomainEncoding::Create(
                   QueryValueEncoding{.query = *q, .domain_size = 30}, other),
               StatusIs(kInvalid));
+}
+
+// Bits of `text` ("0110…"), for prefix encodings.
+std::vector<bool> Bits(const std::string& text) {
+  std::vector<bool> bits;
+  for (char c : text) bits.push_back(c == '1');
+  return bits;
+}
+
+RecordSchema PrefixSchema() {
+  return MakeSchema({FieldSpec::BitVector("x", 16), FieldSpec::Int("n", 0, 3)});
+}
+
+TEST(DomainEncoding, PrefixFirstRoundReadsTheLeadingBits) {
+  const DomainEncoding e = MakeEncoding(
+      PrefixEncoding{.field = "x",
+                     .prefix_bits = 4,
+                     .candidates = {{}},
+                     .extension_bits = 4},
+      PrefixSchema());
+  EXPECT_EQ(e.domain_size(), 17u);
+  EXPECT_EQ(e.Encode(With("x", Bits("1011000000000001"))), 1u + 0b1011);
+  EXPECT_EQ(e.Describe(1 + 0b1011), "x[0:4]=1011");
+  // A missing field is all zeros: candidate "" followed by 0000.
+  EXPECT_EQ(e.Encode(Record{}), 1u);
+  ExpectDistinctLabels(e);
+}
+
+TEST(DomainEncoding, PrefixExtendsKnownCandidates) {
+  const DomainEncoding e = MakeEncoding(
+      PrefixEncoding{.field = "x",
+                     .prefix_bits = 7,
+                     .candidates = {Bits("1011"), Bits("0110"), Bits("0000")},
+                     .extension_bits = 3},
+      PrefixSchema());
+  EXPECT_EQ(e.domain_size(), 1u + 3 * 8);
+  // Candidate 1 ("0110") then 100: 1 + 1·8 + 4.
+  EXPECT_EQ(e.Encode(With("x", Bits("0110100111111111"))), 13u);
+  EXPECT_EQ(e.Describe(13), "x[0:7]=0110100");
+  EXPECT_EQ(e.Encode(With("x", Bits("1111000000000000"))), 0u);
+  EXPECT_EQ(e.Describe(0), "no candidate");
+  // Short vectors are zero-padded, so "1" reads as 1000…: no candidate;
+  // missing or mistyped values are all zeros: candidate 2 then 000.
+  EXPECT_EQ(e.Encode(With("x", Bits("1"))), 0u);
+  EXPECT_EQ(e.Encode(With("x", int64_t{3})), 1u + 2 * 8);
+  ExpectDistinctLabels(e);
+}
+
+// Every 8-bit prefix lands on the item whose label spells it, or on item 0
+// exactly when its first 5 bits are not a candidate.
+TEST(DomainEncoding, PrefixRoundTripsEveryValue) {
+  const std::vector<std::vector<bool>> candidates = {
+      Bits("00000"), Bits("10101"), Bits("11111"), Bits("01100")};
+  const DomainEncoding e = MakeEncoding(
+      PrefixEncoding{.field = "x",
+                     .prefix_bits = 8,
+                     .candidates = candidates,
+                     .extension_bits = 3},
+      PrefixSchema());
+  for (int v = 0; v < 256; ++v) {
+    std::string text;
+    for (int i = 7; i >= 0; --i) text.push_back((v >> i) & 1 ? '1' : '0');
+    const uint32_t item = e.Encode(With("x", Bits(text + "01010101")));
+    const bool known = std::find(candidates.begin(), candidates.end(),
+                                 Bits(text.substr(0, 5))) != candidates.end();
+    if (known) {
+      EXPECT_EQ(e.Describe(item), "x[0:8]=" + text);
+    } else {
+      EXPECT_EQ(item, 0u) << text;
+    }
+  }
+}
+
+TEST(DomainEncoding, RejectsBadPrefixEncodings) {
+  const RecordSchema schema = PrefixSchema();
+  const auto prefix = [](std::string field, uint32_t bits, uint32_t s,
+                         std::vector<std::vector<bool>> candidates) {
+    return PrefixEncoding{.field = std::move(field),
+                          .prefix_bits = bits,
+                          .candidates = std::move(candidates),
+                          .extension_bits = s};
+  };
+  const std::vector<std::pair<DomainEncodingSpec, std::string>> cases = {
+      {prefix("y", 4, 4, {{}}), "is not in the schema"},
+      {prefix("n", 2, 2, {{}}), "is not a bit vector"},
+      {prefix("x", 17, 4, {Bits("1")}), "exceeds the length of \"x\""},
+      {prefix("x", 4, 5, {{}}), "exceeds prefix_bits"},
+      {prefix("x", 4, 4, {}), "give one empty candidate"},
+      {prefix("x", 6, 4, {Bits("10"), Bits("1")}), "candidate 1 has 1 bits"},
+      {prefix("x", 6, 4, {Bits("10"), Bits("01"), Bits("10")}),
+       "candidate 2 (10) is listed twice"},
+  };
+  for (const auto& [spec, message] : cases) {
+    const absl::Status status = DomainEncoding::Create(spec, schema).status();
+    EXPECT_THAT(status, StatusIs(kInvalid)) << message;
+    EXPECT_THAT(status.message(), HasSubstr(message));
+  }
+  // 1 + 2·2^30 items is one past the limit; 1 + 2^30 fits.
+  const RecordSchema wide = MakeSchema({FieldSpec::BitVector("x", 64)});
+  EXPECT_THAT(DomainEncoding::Create(prefix("x", 31, 30, {Bits("0"), Bits("1")}),
+                                     wide),
+              StatusIs(kInvalid));
+  EXPECT_THAT(DomainEncoding::Create(prefix("x", 40, 32, {{}}), wide),
+              StatusIs(kInvalid));
+  EXPECT_OK(DomainEncoding::Create(prefix("x", 31, 30, {Bits("1")}), wide));
 }
 
 }  // namespace

@@ -114,6 +114,35 @@ TEST(Query, ArithmeticOperators) {
   EXPECT_EQ(Eval(Max(Constant(3), NaNNode())), 3);
 }
 
+TEST(Query, LogisticIsTheSigmoidWithoutOverflow) {
+  EXPECT_EQ(Eval(Logistic(Constant(0))), 0.5);
+  for (double x : {-30.0, -2.5, -0.1, 0.1, 1.0, 4.0, 30.0}) {
+    EXPECT_NEAR(Eval(Logistic(Constant(x))), 1 / (1 + std::exp(-x)), 1e-15);
+    // σ(−x) = 1 − σ(x).
+    EXPECT_NEAR(Eval(Logistic(Constant(-x))),
+                1 - Eval(Logistic(Constant(x))), 1e-15);
+  }
+  // Far tails: a naive 1/(1 + e^−x) overflows e^−x at x = −1000 (giving 0
+  // only by luck) and loses σ(−700)'s relative precision; here it is exact.
+  EXPECT_EQ(Eval(Logistic(Constant(1000))), 1);
+  EXPECT_EQ(Eval(Logistic(Constant(-1000))), 0);
+  EXPECT_NEAR(Eval(Logistic(Constant(-700))) / std::exp(-700.0), 1, 1e-12);
+  // ∞ (from overflowing arithmetic) saturates; NaN stays NaN, and the query
+  // then answers its range's midpoint.
+  EXPECT_EQ(Eval(Logistic(Mul(Constant(1e300), Constant(1e300)))), 1);
+  absl::StatusOr<Query> q = Query::Create(Logistic(NaNNode()),
+                                          {.lower = 0, .upper = 1}, Schema());
+  ASSERT_OK(q);
+  EXPECT_EQ(q->Evaluate(Person()), 0.5);
+  // (σ(θ·x) − y)·x: the per-record logistic-loss gradient it exists for.
+  EXPECT_NEAR(Eval(Mul(Sub(Logistic(Mul(Constant(0.1), Field("income"))),
+                           Field("smoker")),
+                       Field("income"))),
+              (1 / (1 + std::exp(-1.25)) - 1) * 12.5, 1e-12);
+  EXPECT_THAT(CreateStatus(QueryNode{.op = QueryOp::kLogistic}),
+              StatusIs(kInvalid));
+}
+
 TEST(Query, DivisionByZeroIsZero) {
   EXPECT_EQ(Eval(Div(Constant(5), Constant(0))), 0);
   EXPECT_EQ(Eval(Div(Constant(-5), Constant(0))), 0);
@@ -288,6 +317,7 @@ TEST(Query, RejectsBadOutputRanges) {
 TEST(QueryOpName, NamesEveryOp) {
   EXPECT_EQ(QueryOpName(QueryOp::kField), "field");
   EXPECT_EQ(QueryOpName(QueryOp::kDivide), "/");
+  EXPECT_EQ(QueryOpName(QueryOp::kLogistic), "logistic");
   EXPECT_EQ(QueryOpName(QueryOp::kIfThenElse), "if_then_else");
 }
 

@@ -1,6 +1,7 @@
 #include "proto/convert/encoding_convert.h"
 
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -43,6 +44,23 @@ TEST(EncodingConvert, GoldenRoundTripsWithTheirDomainSizes) {
               domain_size: 121
             })pb",
        121},
+      // Candidates "101" and "010" (little-endian packed), 2 more bits.
+      {R"pb(prefix {
+              field: "features"
+              prefix_bits: 5
+              candidates { packed: "\005" bit_length: 3 }
+              candidates { packed: "\002" bit_length: 3 }
+              extension_bits: 2
+            })pb",
+       1 + 2 * 4},
+      // The first round: one empty candidate.
+      {R"pb(prefix {
+              field: "features"
+              prefix_bits: 4
+              candidates {}
+              extension_bits: 4
+            })pb",
+       1 + 16},
   };
   for (const Golden& g : goldens) {
     const auto proto = ParseText<v1::DomainEncoding>(g.text);
@@ -119,6 +137,30 @@ TEST(EncodingConvert, RejectsMalformedEncodings) {
               domain_size: 3
             })pb",
        "invalid query"},
+      {"prefix of a non-bit-vector",
+       R"pb(prefix {
+              field: "age"
+              prefix_bits: 1
+              candidates {}
+              extension_bits: 1
+            })pb",
+       "invalid domain"},
+      {"prefix candidate of the wrong length",
+       R"pb(prefix {
+              field: "features"
+              prefix_bits: 3
+              candidates { packed: "\001" bit_length: 2 }
+              extension_bits: 2
+            })pb",
+       "invalid domain"},
+      {"prefix candidate with padding set",
+       R"pb(prefix {
+              field: "features"
+              prefix_bits: 3
+              candidates { packed: "\002" bit_length: 1 }
+              extension_bits: 2
+            })pb",
+       "prefix.candidates[0]"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<DomainEncoding> encoding =
@@ -137,6 +179,43 @@ TEST(EncodingConvert, RejectsOversizedProductsUpFront) {
       EncodingSpecFromProto(proto, Schema());
   EXPECT_THAT(spec, StatusIs(kInvalid));
   EXPECT_THAT(spec.status().message(), HasSubstr("at most 256"));
+}
+
+TEST(EncodingConvert, RejectsTooManyPrefixCandidatesUpFront) {
+  v1::DomainEncoding proto;
+  v1::PrefixEncoding* prefix = proto.mutable_prefix();
+  prefix->set_field("features");
+  for (uint32_t i = 0; i <= kMaxPrefixCandidates; ++i) prefix->add_candidates();
+  absl::StatusOr<DomainEncodingSpec> spec =
+      EncodingSpecFromProto(proto, Schema());
+  EXPECT_THAT(spec, StatusIs(kInvalid));
+  EXPECT_THAT(spec.status().message(), HasSubstr("at most 65536"));
+}
+
+TEST(EncodingConvert, PrefixSpecRoundTripKeepsItemsAndLabels) {
+  const DomainEncodingSpec spec = PrefixEncoding{
+      .field = "features",
+      .prefix_bits = 5,
+      .candidates = {{true, true}, {false, true}, {false, false}},
+      .extension_bits = 3};
+  absl::StatusOr<DomainEncoding> encoding =
+      DomainEncoding::Create(spec, Schema());
+  ASSERT_OK(encoding);
+  v1::DomainEncoding proto;
+  ToProto(spec, &proto);
+  absl::StatusOr<DomainEncoding> back = EncodingFromProto(proto, Schema());
+  ASSERT_OK(back);
+  ASSERT_EQ(back->domain_size(), 1u + 3 * 8);
+  for (uint32_t i = 0; i < back->domain_size(); ++i) {
+    EXPECT_EQ(back->Describe(i), encoding->Describe(i));
+  }
+  for (int v = 0; v < 32; ++v) {
+    Record r;
+    std::vector<bool> bits;
+    for (int j = 0; j < 5; ++j) bits.push_back((v >> j) & 1);
+    r.values["features"] = bits;
+    EXPECT_EQ(back->Encode(r), encoding->Encode(r));
+  }
 }
 
 }  // namespace

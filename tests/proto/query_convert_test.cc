@@ -1,5 +1,6 @@
 #include "proto/convert/query_convert.h"
 
+#include <cmath>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -22,7 +23,8 @@ constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 
 RecordSchema Schema() { return ::ldp::testing::SharedSchema(); }
 
-// Every node kind at least once.
+// Every node kind at least once (but LOGISTIC, which has its own test so
+// these golden values stay readable).
 constexpr char kGoldenQuery[] = R"pb(
   root {
     if_then_else {
@@ -124,6 +126,33 @@ TEST(QueryConvert, DomainRoundTripKeepsTheTree) {
   ASSERT_OK(back);
   EXPECT_EQ(back->root(), query->root());
   EXPECT_EQ(back->output_range(), query->output_range());
+}
+
+TEST(QueryConvert, LogisticTravelsBothWays) {
+  const auto proto = ParseText<v1::Query>(R"pb(
+    root {
+      unary {
+        op: LOGISTIC
+        operand {
+          arithmetic {
+            op: MULTIPLY
+            left { constant: 0.1 }
+            right { field: "income" }
+          }
+        }
+      }
+    }
+    output_range { lower: 0 upper: 1 }
+  )pb");
+  absl::StatusOr<Query> query = QueryFromProto(proto, Schema());
+  ASSERT_OK(query);
+  EXPECT_EQ(query->root().op, QueryOp::kLogistic);
+  Record record;
+  record.values["income"] = 20.0;
+  EXPECT_NEAR(query->Evaluate(record), 1 / (1 + std::exp(-2.0)), 1e-15);
+  v1::Query back;
+  ToProto(*query, &back);
+  EXPECT_TRUE(ProtoEquals(back, proto));
 }
 
 // left (op) right on constants 1 and 2, evaluated.
