@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/flag_lists.h"
 #include "server/program_simulator.h"
 #include "server/programs/masked_parity.h"
 
@@ -54,14 +55,7 @@ int Run() {
   const int64_t cap = std::llround(absl::GetFlag(FLAGS_epsilon) * 1e9);
   const int seeds = absl::GetFlag(FLAGS_seeds);
   std::vector<int> dims;
-  for (absl::string_view s : absl::StrSplit(absl::GetFlag(FLAGS_dims), ',')) {
-    int d = 0;
-    if (!absl::SimpleAtoi(s, &d)) {
-      std::fprintf(stderr, "bad --dims entry \"%s\"\n", std::string(s).c_str());
-      return 2;
-    }
-    dims.push_back(d);
-  }
+  if (!ParseList(absl::GetFlag(FLAGS_dims), "dims", dims)) return 2;
   const std::vector<std::string> learners =
       absl::StrSplit(absl::GetFlag(FLAGS_learners), ',');
   FILE* csv = nullptr;

@@ -24,6 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/flag_lists.h"
 #include "server/program_simulator.h"
 #include "server/programs/sq_program.h"
 #include "server/programs/threshold_learner.h"
@@ -63,26 +64,6 @@ RecordSource Population(int64_t n, int64_t t_star, uint64_t seed) {
     r.values["y"] = x >= t_star;
     return r;
   };
-}
-
-template <typename T>
-bool ParseList(const std::string& flag, const char* name, std::vector<T>& out) {
-  for (absl::string_view s : absl::StrSplit(flag, ',')) {
-    T value{};
-    bool ok;
-    if constexpr (std::is_same_v<T, double>) {
-      ok = absl::SimpleAtod(s, &value);
-    } else {
-      ok = absl::SimpleAtoi(s, &value);
-    }
-    if (!ok) {
-      std::fprintf(stderr, "bad --%s entry \"%s\"\n", name,
-                   std::string(s).c_str());
-      return false;
-    }
-    out.push_back(value);
-  }
-  return true;
 }
 
 struct GridPoint {
