@@ -92,7 +92,7 @@ absl::Status CheckSchedule(absl::Span<const ScheduledRound> schedule,
           names.size() == 1
               ? absl::StrCat("round ", names[0], " asks")
               : absl::StrCat("rounds ", absl::StrJoin(names, " and "),
-                             " all ask");
+                             names.size() == 2 ? " both ask" : " all ask");
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s agents in [%g, %g) of the population: they need ε=%s but the "
           "per-agent cap is ε=%s (short by %s); raise the cap or give the "
