@@ -7,23 +7,34 @@
 // Data: a CSV with a header, real feature columns and a 0/1 label column
 // (default: bench/data/breast_cancer.csv, exported from python3-sklearn by
 // bench/data/export_breast_cancer.py). Rows are shuffled with --split_seed
-// and split into train and test (--test_fraction); the test rows are never
-// used for training or scaling.
+// and split into test (--test_fraction) and train; a fixed share of the
+// train rows (--validation_fraction) is the validation split.
+//
+// Two phases, so that no hyperparameter is tuned on the test split:
+// 1. Selection: every setting of the grid (--grid_* flags: step size,
+//    rounds, clip, schedule) is trained on train minus validation, at
+//    ε = --select_epsilon with seeds 1001 … 1000 + --select_seeds (not the
+//    report's seeds), and scored on the validation rows: highest mean
+//    validation accuracy, ties broken by lower mean validation log-loss.
+// 2. Report: the chosen setting is trained on the whole train split for
+//    every ε of --epsilon with seeds 1 … --seeds, and evaluated once on the
+//    test split, next to the non-private models on the same train split.
 //
 // Public preprocessing assumption: every feature's schema bounds [lo, hi]
-// are the train split's min and max. The program scales by the schema's
-// bounds, and an agent clamps its value into them (so test rows outside
+// are the training rows' min and max. The program scales by the schema's
+// bounds, and an agent clamps its value into them (so held-out rows outside
 // them are clamped too, for every model alike).
 //
-// Agents: agent i's record is train row SplitMix64(seed, i) mod n_train —
+// Agents: agent i's record is training row SplitMix64(seed, i) mod n_rows —
 // rows resampled uniformly with replacement, computed on demand (no table
 // of 10^6 agents). Coins come from a seeded generator for reproducibility.
 //
 // Baselines, on the same scaled features: (a) "GD": the same T full-batch
-// gradient steps with the same η, radius and λ, exact and unclipped — what
-// the private run would do without noise; (b) "Newton": the logistic
-// regression optimum (Newton's method with L2 --baseline_l2, to
-// convergence), the non-private model the target compares against.
+// gradient steps with the same η_t, radius, λ and iterate averaging, exact
+// and unclipped — what the private run would do without noise; (b)
+// "Newton": the logistic regression optimum (Newton's method with L2
+// --baseline_l2, to convergence), the non-private model the target compares
+// against.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,7 +43,6 @@
 #include <fstream>
 #include <numeric>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,22 +62,37 @@ ABSL_FLAG(std::string, csv, "bench/data/breast_cancer.csv",
           "CSV with a header; every column but --label is a real feature.");
 ABSL_FLAG(std::string, label, "label", "The 0/1 label column.");
 ABSL_FLAG(int64_t, agents, 1'000'000,
-          "Simulated agents per run (at most 10^6): train rows resampled.");
+          "Simulated agents per run (at most 10^6): training rows resampled.");
 ABSL_FLAG(std::string, epsilon, "0.5,1,2,4",
-          "Comma-separated per-agent caps ε (one summary row each).");
-ABSL_FLAG(int, rounds, 50, "Gradient steps T (one disjoint slice each).");
-ABSL_FLAG(double, learning_rate, 4, "Step size η.");
-ABSL_FLAG(std::string, schedule, "constant", "constant or inverse_sqrt.");
-ABSL_FLAG(double, clip, 0.25, "Clip bound c of each gradient coordinate.");
-ABSL_FLAG(double, radius, 20, "Projection radius R of (θ, b).");
-ABSL_FLAG(double, l2, 0, "L2 penalty λ of the private run and the GD baseline.");
+          "Comma-separated per-agent caps ε reported on the test split.");
+ABSL_FLAG(std::string, grid_learning_rate, "2,4,8",
+          "Step sizes η the selection tries (comma-separated).");
+ABSL_FLAG(std::string, grid_rounds, "25,50,100",
+          "Gradient steps T the selection tries (one disjoint slice each).");
+ABSL_FLAG(std::string, grid_clip, "0.1,0.25",
+          "Clip bounds c of each gradient coordinate the selection tries.");
+ABSL_FLAG(std::string, grid_schedule, "constant,inverse_sqrt",
+          "Step schedules the selection tries: constant (η_t = η) and/or "
+          "inverse_sqrt (η_t = η/√(t+1)).");
+ABSL_FLAG(double, average_tail, 0.5,
+          "Share of the last iterates the released model averages (fixed, "
+          "not searched; 0 = last iterate).");
+ABSL_FLAG(double, radius, 20, "Projection radius R of (θ, b) (fixed).");
+ABSL_FLAG(double, l2, 0,
+          "L2 penalty λ of the private run and the GD baseline (fixed).");
 ABSL_FLAG(double, baseline_l2, 1e-3,
           "L2 penalty of the Newton baseline (keeps it finite if separable).");
-ABSL_FLAG(int, seeds, 3, "Private runs per ε (seeds 1..N).");
-ABSL_FLAG(uint64_t, split_seed, 1, "Seed of the train/test shuffle.");
-ABSL_FLAG(double, test_fraction, 0.2, "Share of rows held out for test.");
+ABSL_FLAG(double, select_epsilon, 2, "ε at which the grid is searched.");
+ABSL_FLAG(int, select_seeds, 2,
+          "Private runs per grid setting (seeds 1001 … 1000 + N).");
+ABSL_FLAG(int, seeds, 5, "Private runs per reported ε (seeds 1 … N).");
+ABSL_FLAG(uint64_t, split_seed, 1, "Seed of the row shuffle.");
+ABSL_FLAG(double, test_fraction, 0.2, "Share of all rows held out for test.");
+ABSL_FLAG(double, validation_fraction, 0.2,
+          "Share of the train rows held out for the selection's validation.");
 ABSL_FLAG(double, per_round_epsilon, 2,
-          "Print the per-round table for the seed-1 run at this ε (0: none).");
+          "Print the per-round table of the chosen setting's seed-1 run at "
+          "this ε (0: none).");
 
 namespace ldp {
 namespace {
@@ -128,11 +153,12 @@ absl::StatusOr<Data> ReadCsv(const std::string& path, const std::string& label) 
   return data;
 }
 
-// The train split's rows, already scaled to x̃ ∈ [−1, 1] by its bounds.
+// Training rows (scaled to x̃ ∈ [−1, 1] by their own bounds, and as agents'
+// records) and held-out rows scaled by the same bounds.
 struct Split {
   std::vector<double> lo{}, hi{};
-  std::vector<std::vector<double>> train_x{}, test_x{};  // scaled
-  std::vector<int> train_y{}, test_y{};
+  std::vector<std::vector<double>> train_x{}, held_x{};  // scaled
+  std::vector<int> train_y{}, held_y{};
   std::vector<Record> train_records{};  // raw values, for the agents
 };
 
@@ -140,34 +166,29 @@ double ScaleValue(double v, double lo, double hi) {
   return 2 * (std::clamp(v, lo, hi) - lo) / (hi - lo) - 1;
 }
 
-Split MakeSplit(const Data& data, uint64_t seed, double test_fraction,
+Split MakeSplit(const Data& data, const std::vector<size_t>& train_rows,
+                const std::vector<size_t>& held_rows,
                 const std::string& label) {
-  std::vector<size_t> order(data.y.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937_64 gen(seed);
-  std::shuffle(order.begin(), order.end(), gen);
-  const size_t n_test = std::llround(test_fraction * order.size());
   const size_t d = data.features.size();
   Split s{.lo = std::vector<double>(d, INFINITY),
           .hi = std::vector<double>(d, -INFINITY)};
-  for (size_t k = n_test; k < order.size(); ++k) {
+  for (size_t i : train_rows) {
     for (size_t j = 0; j < d; ++j) {
-      s.lo[j] = std::min(s.lo[j], data.x[order[k]][j]);
-      s.hi[j] = std::max(s.hi[j], data.x[order[k]][j]);
+      s.lo[j] = std::min(s.lo[j], data.x[i][j]);
+      s.hi[j] = std::max(s.hi[j], data.x[i][j]);
     }
   }
-  for (size_t k = 0; k < order.size(); ++k) {
-    const size_t i = order[k];
-    std::vector<double> scaled(d);
-    for (size_t j = 0; j < d; ++j) {
-      scaled[j] = ScaleValue(data.x[i][j], s.lo[j], s.hi[j]);
-    }
-    if (k < n_test) {
-      s.test_x.push_back(std::move(scaled));
-      s.test_y.push_back(data.y[i]);
-      continue;
-    }
-    s.train_x.push_back(std::move(scaled));
+  const auto scaled = [&](size_t i) {
+    std::vector<double> x(d);
+    for (size_t j = 0; j < d; ++j) x[j] = ScaleValue(data.x[i][j], s.lo[j], s.hi[j]);
+    return x;
+  };
+  for (size_t i : held_rows) {
+    s.held_x.push_back(scaled(i));
+    s.held_y.push_back(data.y[i]);
+  }
+  for (size_t i : train_rows) {
+    s.train_x.push_back(scaled(i));
     s.train_y.push_back(data.y[i]);
     Record r;
     for (size_t j = 0; j < d; ++j) r.values[data.features[j]] = data.x[i][j];
@@ -207,16 +228,61 @@ std::vector<double> Gradient(const LogisticModel& m, const Split& s) {
   return g;
 }
 
-// The non-private twin of the program's T steps (same η_t, λ, projection).
-std::vector<LogisticModel> GradientDescentPath(const Split& s, int rounds,
-                                               double eta, bool inverse_sqrt,
-                                               double l2, double radius) {
+// Mean logistic loss (natural log) of m on (x, y).
+double LogLoss(const LogisticModel& m, const std::vector<std::vector<double>>& x,
+               const std::vector<int>& y) {
+  double total = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double z = (y[i] == 1 ? 1 : -1) * Margin(m, x[i]);
+    total += z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
+  }
+  return total / y.size();
+}
+
+// One hyperparameter setting of the program.
+struct Setting {
+  double learning_rate = 1;
+  int rounds = 50;
+  double clip = 0.25;
+  std::string schedule = "constant";
+
+  std::string Name() const {
+    return absl::StrFormat("η = %g, T = %d, c = %g, %s", learning_rate, rounds,
+                           clip, schedule);
+  }
+};
+
+int AveragedRounds(int rounds) {
+  return std::max(1, static_cast<int>(std::ceil(
+                         absl::GetFlag(FLAGS_average_tail) * rounds - 1e-9)));
+}
+
+// The mean of the last AveragedRounds(T) models of a path θ_0 … θ_T.
+LogisticModel TailAverage(const std::vector<LogisticModel>& path) {
+  const int rounds = static_cast<int>(path.size()) - 1;
+  const int k = AveragedRounds(rounds);
+  LogisticModel mean{.theta = std::vector<double>(path[0].theta.size())};
+  for (int t = rounds - k + 1; t <= rounds; ++t) {
+    for (size_t j = 0; j < mean.theta.size(); ++j) mean.theta[j] += path[t].theta[j] / k;
+    mean.bias += path[t].bias / k;
+  }
+  return mean;
+}
+
+// The non-private twin of the program's T steps (same η_t, λ, projection):
+// iterates θ_0 … θ_T.
+std::vector<LogisticModel> GradientDescentPath(const Split& s,
+                                               const Setting& setting) {
+  const double l2 = absl::GetFlag(FLAGS_l2);
+  const double radius = absl::GetFlag(FLAGS_radius);
   const size_t d = s.train_x[0].size();
   LogisticModel m{.theta = std::vector<double>(d)};
   std::vector<LogisticModel> path = {m};
-  for (int t = 0; t < rounds; ++t) {
+  for (int t = 0; t < setting.rounds; ++t) {
     const std::vector<double> g = Gradient(m, s);
-    const double step = inverse_sqrt ? eta / std::sqrt(t + 1.0) : eta;
+    const double step = setting.schedule == "inverse_sqrt"
+                            ? setting.learning_rate / std::sqrt(t + 1.0)
+                            : setting.learning_rate;
     for (size_t j = 0; j < d; ++j) m.theta[j] -= step * (g[j] + l2 * m.theta[j]);
     m.bias -= step * g[d];
     const double norm = std::sqrt(std::inner_product(
@@ -282,13 +348,15 @@ uint64_t SplitMix64(uint64_t x) {
 }
 
 struct Run {
-  std::vector<LogisticModel> path{};  // model before each round, then final
+  std::vector<LogisticModel> iterates{};  // θ_0 … θ_T
+  std::vector<LogisticModel> released{};  // released model at each t
   double seconds = 0;
   int64_t max_spent = 0;
   int64_t refused = 0;
 };
 
-absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data, double eps,
+absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data,
+                               const Setting& setting, double eps,
                                uint64_t seed) {
   std::vector<FieldSpec> fields;
   for (size_t j = 0; j < data.features.size(); ++j) {
@@ -308,10 +376,11 @@ absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data, double eps,
           .parameters = {
               {"features", absl::StrJoin(data.features, ",")},
               {"label", label},
-              {"rounds", absl::StrCat(absl::GetFlag(FLAGS_rounds))},
-              {"learning_rate", absl::StrCat(absl::GetFlag(FLAGS_learning_rate))},
-              {"schedule", absl::GetFlag(FLAGS_schedule)},
-              {"clip", absl::StrCat(absl::GetFlag(FLAGS_clip))},
+              {"rounds", absl::StrCat(setting.rounds)},
+              {"learning_rate", absl::StrCat(setting.learning_rate)},
+              {"schedule", setting.schedule},
+              {"average_tail", absl::StrCat(absl::GetFlag(FLAGS_average_tail))},
+              {"clip", absl::StrCat(setting.clip)},
               {"radius", absl::StrCat(absl::GetFlag(FLAGS_radius))},
               {"l2", absl::StrCat(absl::GetFlag(FLAGS_l2))}}}};
   const size_t n_train = s.train_records.size();
@@ -330,14 +399,17 @@ absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data, double eps,
           .max_spent = result->max_spent_nanos,
           .refused = result->refused_over_cap};
   const int d = static_cast<int>(data.features.size());
-  for (const SimulatedRound& r : result->rounds) {
-    absl::StatusOr<LogisticModel> m = LogisticModelFromResult(r.result_before, d);
-    if (!m.ok()) return m.status();
-    run.path.push_back(*std::move(m));
+  std::vector<const ProgramResult*> results;
+  for (const SimulatedRound& r : result->rounds) results.push_back(&r.result_before);
+  results.push_back(&result->result);
+  for (const ProgramResult* r : results) {
+    absl::StatusOr<LogisticModel> iterate = LogisticIterateFromResult(*r, d);
+    if (!iterate.ok()) return iterate.status();
+    run.iterates.push_back(*std::move(iterate));
+    absl::StatusOr<LogisticModel> released = LogisticModelFromResult(*r, d);
+    if (!released.ok()) return released.status();
+    run.released.push_back(*std::move(released));
   }
-  absl::StatusOr<LogisticModel> m = LogisticModelFromResult(result->result, d);
-  if (!m.ok()) return m.status();
-  run.path.push_back(*std::move(m));
   return run;
 }
 
@@ -349,20 +421,144 @@ std::string MeanSd(const std::vector<double>& v) {
   return absl::StrFormat("%.3f ± %.3f", mean, sd);
 }
 
+double Mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+}
+
+absl::StatusOr<std::vector<double>> ParseList(const std::string& flag,
+                                              const std::string& text) {
+  std::vector<double> values;
+  for (absl::string_view e : absl::StrSplit(text, ',')) {
+    double v = 0;
+    if (!absl::SimpleAtod(e, &v) || !(v > 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad --", flag, " entry \"", e, "\" (want > 0)"));
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+absl::StatusOr<std::vector<Setting>> Grid() {
+  std::vector<Setting> grid;
+  absl::StatusOr<std::vector<double>> etas =
+      ParseList("grid_learning_rate", absl::GetFlag(FLAGS_grid_learning_rate));
+  absl::StatusOr<std::vector<double>> rounds =
+      ParseList("grid_rounds", absl::GetFlag(FLAGS_grid_rounds));
+  absl::StatusOr<std::vector<double>> clips =
+      ParseList("grid_clip", absl::GetFlag(FLAGS_grid_clip));
+  for (const auto* list : {&etas, &rounds, &clips}) {
+    if (!list->ok()) return list->status();
+  }
+  const std::vector<std::string> schedules =
+      absl::StrSplit(absl::GetFlag(FLAGS_grid_schedule), ',');
+  for (double eta : *etas) {
+    for (double t : *rounds) {
+      for (double c : *clips) {
+        for (const std::string& schedule : schedules) {
+          grid.push_back({.learning_rate = eta,
+                          .rounds = static_cast<int>(t),
+                          .clip = c,
+                          .schedule = schedule});
+        }
+      }
+    }
+  }
+  return grid;
+}
+
+// Phase 1: the grid setting with the best validation accuracy at
+// --select_epsilon (ties: lower validation log-loss), trained on train minus
+// validation. Prints the whole search.
+absl::StatusOr<Setting> Select(const Data& data, const Split& sel,
+                               const std::vector<Setting>& grid) {
+  const double eps = absl::GetFlag(FLAGS_select_epsilon);
+  const int seeds = absl::GetFlag(FLAGS_select_seeds);
+  const LogisticModel newton = Newton(sel, absl::GetFlag(FLAGS_baseline_l2));
+  std::printf(
+      "## Selection: %zu settings × %d seeds (1001 …) at ε = %g; trained on "
+      "%zu rows, scored on %zu validation rows\n\nnon-private Newton on the "
+      "same rows: validation accuracy %.3f, log-loss %.3f\n\n",
+      grid.size(), seeds, eps, sel.train_y.size(), sel.held_y.size(),
+      Accuracy(newton, sel.held_x, sel.held_y),
+      LogLoss(newton, sel.held_x, sel.held_y));
+  std::printf("| setting | validation accuracy | validation log-loss | GD "
+              "(averaged) validation accuracy |\n|---|---|---|---|\n");
+  std::fflush(stdout);
+  size_t best = 0;
+  double best_acc = -1, best_loss = INFINITY;
+  for (size_t k = 0; k < grid.size(); ++k) {
+    std::vector<double> acc, loss;
+    for (int seed = 1001; seed <= 1000 + seeds; ++seed) {
+      absl::StatusOr<Run> run = RunPrivate(sel, data, grid[k], eps, seed);
+      if (!run.ok()) return run.status();
+      acc.push_back(Accuracy(run->released.back(), sel.held_x, sel.held_y));
+      loss.push_back(LogLoss(run->released.back(), sel.held_x, sel.held_y));
+    }
+    const LogisticModel gd = TailAverage(GradientDescentPath(sel, grid[k]));
+    std::printf("| %s | %s | %s | %.3f |\n", grid[k].Name().c_str(),
+                MeanSd(acc).c_str(), MeanSd(loss).c_str(),
+                Accuracy(gd, sel.held_x, sel.held_y));
+    std::fflush(stdout);
+    if (Mean(acc) > best_acc || (Mean(acc) == best_acc && Mean(loss) < best_loss)) {
+      best = k, best_acc = Mean(acc), best_loss = Mean(loss);
+    }
+  }
+  std::printf("\nchosen: %s (validation accuracy %.3f, log-loss %.3f)\n\n",
+              grid[best].Name().c_str(), best_acc, best_loss);
+  return grid[best];
+}
+
+void PrintPerRound(const Run& run, const Split& s, const Setting& setting,
+                   double eps) {
+  const std::vector<LogisticModel> gd = GradientDescentPath(s, setting);
+  std::printf("## Per round, ε = %g, seed 1\n\nBefore round t + 1 (t = %d: "
+              "final); \"released\" = mean of the averaging window's iterates "
+              "so far (the iterate before the window starts); train/test "
+              "accuracy.\n\n",
+              eps, setting.rounds);
+  std::printf("| t | iterate train | iterate test | released train | released "
+              "test | GD iterate test | GD released test |\n"
+              "|---|---|---|---|---|---|---|\n");
+  const int first = setting.rounds - AveragedRounds(setting.rounds) + 1;
+  for (size_t t = 0; t < run.iterates.size(); ++t) {
+    // The GD twin's released model: the mean of its window's iterates so far.
+    LogisticModel gd_released = gd[t];
+    if (static_cast<int>(t) >= first) {
+      gd_released.theta.assign(gd[t].theta.size(), 0);
+      gd_released.bias = 0;
+      for (int i = first; i <= static_cast<int>(t); ++i) {
+        for (size_t j = 0; j < gd_released.theta.size(); ++j) {
+          gd_released.theta[j] += gd[i].theta[j] / (t - first + 1);
+        }
+        gd_released.bias += gd[i].bias / (t - first + 1);
+      }
+    }
+    std::printf("| %zu | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", t,
+                Accuracy(run.iterates[t], s.train_x, s.train_y),
+                Accuracy(run.iterates[t], s.held_x, s.held_y),
+                Accuracy(run.released[t], s.train_x, s.train_y),
+                Accuracy(run.released[t], s.held_x, s.held_y),
+                Accuracy(gd[t], s.held_x, s.held_y),
+                Accuracy(gd_released, s.held_x, s.held_y));
+  }
+  std::printf("\n");
+}
+
 int Main() {
   if (absl::GetFlag(FLAGS_agents) < 1 ||
       absl::GetFlag(FLAGS_agents) > 1'000'000) {
     std::fprintf(stderr, "--agents must be in [1, 10^6]\n");
     return 2;
   }
-  std::vector<double> epsilons;
-  for (absl::string_view e : absl::StrSplit(absl::GetFlag(FLAGS_epsilon), ',')) {
-    double v = 0;
-    if (!absl::SimpleAtod(e, &v) || !(v > 0)) {
-      std::fprintf(stderr, "bad --epsilon entry \"%s\"\n", std::string(e).c_str());
+  absl::StatusOr<std::vector<double>> epsilons =
+      ParseList("epsilon", absl::GetFlag(FLAGS_epsilon));
+  absl::StatusOr<std::vector<Setting>> grid = Grid();
+  for (const absl::Status& status : {epsilons.status(), grid.status()}) {
+    if (!status.ok()) {
+      std::fprintf(stderr, "%s\n", status.ToString().c_str());
       return 2;
     }
-    epsilons.push_back(v);
   }
   absl::StatusOr<Data> data =
       ReadCsv(absl::GetFlag(FLAGS_csv), absl::GetFlag(FLAGS_label));
@@ -370,92 +566,102 @@ int Main() {
     std::fprintf(stderr, "%s\n", data.status().ToString().c_str());
     return 1;
   }
-  const Split s = MakeSplit(*data, absl::GetFlag(FLAGS_split_seed),
-                            absl::GetFlag(FLAGS_test_fraction),
-                            absl::GetFlag(FLAGS_label));
-  const int rounds = absl::GetFlag(FLAGS_rounds);
-  const std::vector<LogisticModel> gd = GradientDescentPath(
-      s, rounds, absl::GetFlag(FLAGS_learning_rate),
-      absl::GetFlag(FLAGS_schedule) == "inverse_sqrt", absl::GetFlag(FLAGS_l2),
-      absl::GetFlag(FLAGS_radius));
+  // Shuffle once: test rows first, then validation, then the rest of train.
+  std::vector<size_t> order(data->y.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 gen(absl::GetFlag(FLAGS_split_seed));
+  std::shuffle(order.begin(), order.end(), gen);
+  const size_t n_test =
+      std::llround(absl::GetFlag(FLAGS_test_fraction) * order.size());
+  const size_t n_val = std::llround(absl::GetFlag(FLAGS_validation_fraction) *
+                                    (order.size() - n_test));
+  const std::vector<size_t> test_rows(order.begin(), order.begin() + n_test);
+  const std::vector<size_t> val_rows(order.begin() + n_test,
+                                     order.begin() + n_test + n_val);
+  const std::vector<size_t> fit_rows(order.begin() + n_test + n_val,
+                                     order.end());
+  const std::vector<size_t> train_rows(order.begin() + n_test, order.end());
+  const std::string label = absl::GetFlag(FLAGS_label);
+  std::printf(
+      "data %s: %zu rows, %zu features; test %zu, train %zu (validation %zu "
+      "of them); n = %lld agents; average_tail = %g, R = %g, λ = %g\n\n",
+      absl::GetFlag(FLAGS_csv).c_str(), order.size(), data->features.size(),
+      test_rows.size(), train_rows.size(), val_rows.size(),
+      static_cast<long long>(absl::GetFlag(FLAGS_agents)),
+      absl::GetFlag(FLAGS_average_tail), absl::GetFlag(FLAGS_radius),
+      absl::GetFlag(FLAGS_l2));
+
+  Setting chosen = grid->front();
+  if (grid->size() > 1) {
+    absl::StatusOr<Setting> selected =
+        Select(*data, MakeSplit(*data, fit_rows, val_rows, label), *grid);
+    if (!selected.ok()) {
+      std::fprintf(stderr, "%s\n", selected.status().ToString().c_str());
+      return 1;
+    }
+    chosen = *selected;
+  }
+
+  const Split s = MakeSplit(*data, train_rows, test_rows, label);
+  const std::vector<LogisticModel> gd = GradientDescentPath(s, chosen);
+  const LogisticModel gd_avg = TailAverage(gd);
   const LogisticModel newton = Newton(s, absl::GetFlag(FLAGS_baseline_l2));
   const double newton_train = Accuracy(newton, s.train_x, s.train_y);
-  const double newton_test = Accuracy(newton, s.test_x, s.test_y);
+  const double newton_test = Accuracy(newton, s.held_x, s.held_y);
+  const int per_coordinate = static_cast<int>(
+      absl::GetFlag(FLAGS_agents) / chosen.rounds / (data->features.size() + 1));
   std::printf(
-      "data %s: %zu train / %zu test rows, %zu features; n = %lld agents, "
-      "T = %d rounds (%lld agents per round, ~%lld per gradient coordinate), "
-      "η = %g (%s), c = %g, R = %g, λ = %g\n",
-      absl::GetFlag(FLAGS_csv).c_str(), s.train_y.size(), s.test_y.size(),
-      data->features.size(), static_cast<long long>(absl::GetFlag(FLAGS_agents)),
-      rounds, static_cast<long long>(absl::GetFlag(FLAGS_agents) / rounds),
-      static_cast<long long>(absl::GetFlag(FLAGS_agents) / rounds /
-                             (data->features.size() + 1)),
-      absl::GetFlag(FLAGS_learning_rate), absl::GetFlag(FLAGS_schedule).c_str(),
-      absl::GetFlag(FLAGS_clip), absl::GetFlag(FLAGS_radius),
-      absl::GetFlag(FLAGS_l2));
-  std::printf(
-      "non-private Newton (λ = %g): train %.3f, test %.3f; non-private GD "
-      "after %d steps: train %.3f, test %.3f\n\n",
-      absl::GetFlag(FLAGS_baseline_l2), newton_train, newton_test, rounds,
-      Accuracy(gd.back(), s.train_x, s.train_y),
-      Accuracy(gd.back(), s.test_x, s.test_y));
+      "## Report: %s, trained on all %zu train rows, evaluated on %zu test "
+      "rows (~%d reports per gradient coordinate per round)\n\n"
+      "non-private Newton (λ = %g): train %.3f, test %.3f; non-private GD, "
+      "same setting: last iterate test %.3f, averaged test %.3f\n\n",
+      chosen.Name().c_str(), s.train_y.size(), s.held_y.size(), per_coordinate,
+      absl::GetFlag(FLAGS_baseline_l2), newton_train, newton_test,
+      Accuracy(gd.back(), s.held_x, s.held_y),
+      Accuracy(gd_avg, s.held_x, s.held_y));
+  std::fflush(stdout);
 
   struct Row {
     double eps = 0;
-    std::vector<double> train{}, test{};
+    std::vector<double> train{}, test{}, last_test{};
     double seconds = 0;
     int64_t max_spent = 0, refused = 0;
     std::string mechanism{};
   };
   std::vector<Row> rows;
-  for (double eps : epsilons) {
+  for (double eps : *epsilons) {
     Row row{.eps = eps};
-    absl::StatusOr<RealMechanismKind> kind =
-        ChosenMechanism(eps, absl::GetFlag(FLAGS_clip));
-    row.mechanism = kind.ok() ? std::string(RealMechanismKindName(*kind)) : "?";
     for (int seed = 1; seed <= absl::GetFlag(FLAGS_seeds); ++seed) {
-      absl::StatusOr<Run> run = RunPrivate(s, *data, eps, seed);
+      absl::StatusOr<Run> run = RunPrivate(s, *data, chosen, eps, seed);
       if (!run.ok()) {
         std::fprintf(stderr, "ε = %g seed %d: %s\n", eps, seed,
                      run.status().ToString().c_str());
         return 1;
       }
-      row.train.push_back(Accuracy(run->path.back(), s.train_x, s.train_y));
-      row.test.push_back(Accuracy(run->path.back(), s.test_x, s.test_y));
+      row.train.push_back(Accuracy(run->released.back(), s.train_x, s.train_y));
+      row.test.push_back(Accuracy(run->released.back(), s.held_x, s.held_y));
+      row.last_test.push_back(
+          Accuracy(run->iterates.back(), s.held_x, s.held_y));
       row.seconds += run->seconds;
       row.max_spent = std::max(row.max_spent, run->max_spent);
       row.refused += run->refused;
       if (seed == 1 && eps == absl::GetFlag(FLAGS_per_round_epsilon)) {
-        std::printf("per round, ε = %g, seed 1 (accuracy of the model before "
-                    "round t; t = %d is the final model):\n\n", eps, rounds);
-        std::printf("| t | private train | private test | GD train | GD test "
-                    "| Newton train | Newton test |\n|---|---|---|---|---|---|---|\n");
-        for (size_t t = 0; t < run->path.size(); ++t) {
-          std::printf("| %zu | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", t,
-                      Accuracy(run->path[t], s.train_x, s.train_y),
-                      Accuracy(run->path[t], s.test_x, s.test_y),
-                      Accuracy(gd[t], s.train_x, s.train_y),
-                      Accuracy(gd[t], s.test_x, s.test_y), newton_train,
-                      newton_test);
-        }
-        std::printf("\n");
+        PrintPerRound(*run, s, chosen, eps);
       }
       std::fflush(stdout);
     }
     rows.push_back(std::move(row));
   }
-  std::printf("summary (%d seeds per ε, mean ± sd; gap = Newton test − "
-              "private test mean):\n\n", absl::GetFlag(FLAGS_seeds));
-  std::printf("| ε | mechanism | private train | private test | Newton train "
-              "| Newton test | gap (points) | max ε spent | refused | s/run |\n"
-              "|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("## Summary (%d seeds per ε, mean ± sd; gap = Newton test − "
+              "private released test mean)\n\n", absl::GetFlag(FLAGS_seeds));
+  std::printf("| ε | released train | released test | last iterate test | "
+              "Newton train | Newton test | gap (points) | max ε spent | "
+              "refused | s/run |\n|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& r : rows) {
-    const double mean_test =
-        std::accumulate(r.test.begin(), r.test.end(), 0.0) / r.test.size();
     std::printf("| %g | %s | %s | %s | %.3f | %.3f | %.1f | %g | %lld | %.1f |\n",
-                r.eps, r.mechanism.c_str(), MeanSd(r.train).c_str(),
-                MeanSd(r.test).c_str(), newton_train, newton_test,
-                100 * (newton_test - mean_test), r.max_spent / 1e9,
+                r.eps, MeanSd(r.train).c_str(), MeanSd(r.test).c_str(),
+                MeanSd(r.last_test).c_str(), newton_train, newton_test,
+                100 * (newton_test - Mean(r.test)), r.max_spent / 1e9,
                 static_cast<long long>(r.refused), r.seconds / r.train.size());
   }
   return 0;
@@ -467,11 +673,16 @@ int Main() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Logistic regression by private gradient descent (analyst program "
-      "logistic_regression) on a CSV's train split, simulated agents = train "
-      "rows resampled, against non-private GD and Newton on the same split; "
-      "prints per-round and summary markdown tables.\nUsage: "
+      "logistic_regression) on a CSV: selects (step size, rounds, clip, "
+      "schedule) from the --grid_* flags by validation accuracy at "
+      "--select_epsilon on a validation split carved from train, then "
+      "reports test accuracy of the chosen setting for every --epsilon, "
+      "against non-private GD and Newton on the same train split; simulated "
+      "agents = training rows resampled. Prints markdown tables.\nUsage: "
       "logistic_regression_experiment [--csv=bench/data/breast_cancer.csv] "
-      "[--epsilon=0.5,1,2,4] [--agents=1000000] [--rounds=50] [--seeds=3]");
+      "[--epsilon=0.5,1,2,4] [--agents=1000000] [--seeds=5] "
+      "[--grid_learning_rate=2,4,8] [--grid_rounds=25,50,100] "
+      "[--grid_clip=0.1,0.25] [--grid_schedule=constant,inverse_sqrt]");
   absl::ParseCommandLine(argc, argv);
   return ldp::Main();
 }

@@ -1,13 +1,13 @@
 // Logistic regression by private gradient descent; see the header for the
 // protocol. The program keeps no state between calls: Next replays every
-// gradient step from the history, so a restarted engine gets the same round.
+// gradient step (and the running iterate average) from the history, so a
+// restarted engine gets the same round and the same released model.
 #include "server/programs/logistic_regression.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -15,9 +15,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "common/query_expression.h"
-#include "common/real_mechanism_factory.h"
 #include "common/status_macros.h"
 #include "server/programs/program_parameters.h"
+#include "server/programs/scalar_mechanism_choice.h"
 
 namespace ldp {
 namespace {
@@ -37,6 +37,7 @@ struct Settings {
   int rounds = 50;
   double learning_rate = 4;
   bool inverse_sqrt = false;
+  int averaged_rounds = 25;  // K: the released model averages θ_{T−K+1} … θ_T
   double clip = 0.25;
   double radius = 20;
   double l2 = 0;
@@ -139,26 +140,66 @@ void Step(const Settings& s, size_t t, const std::vector<double>& g,
   }
 }
 
-ProgramResult ResultOf(const Settings& s, const LogisticModel& m, size_t t,
+// The running Polyak–Ruppert average: Σ of the window's iterates so far.
+struct IterateAverage {
+  LogisticModel sum{};
+  int count = 0;
+
+  void Add(const LogisticModel& m) {
+    for (size_t j = 0; j < m.theta.size(); ++j) sum.theta[j] += m.theta[j];
+    sum.bias += m.bias;
+    ++count;
+  }
+  // The mean, or `current` while the window holds nothing yet.
+  LogisticModel Released(const LogisticModel& current) const {
+    if (count == 0) return current;
+    LogisticModel mean = sum;
+    for (double& v : mean.theta) v /= count;
+    mean.bias /= count;
+    return mean;
+  }
+};
+
+double Norm(const LogisticModel& m) {
+  return std::sqrt(std::inner_product(m.theta.begin(), m.theta.end(),
+                                      m.theta.begin(), m.bias * m.bias));
+}
+
+void AddModel(const std::string& theta_prefix, const std::string& bias_name,
+              const LogisticModel& m, ProgramResult& result) {
+  for (size_t j = 0; j < m.theta.size(); ++j) {
+    result.values.push_back(
+        {.name = absl::StrCat(theta_prefix, "[", j, "]"), .value = m.theta[j]});
+  }
+  result.values.push_back({.name = bias_name, .value = m.bias});
+}
+
+ProgramResult ResultOf(const Settings& s, const LogisticModel& iterate,
+                       const IterateAverage& average, size_t t,
                        double gradient_norm) {
+  const LogisticModel released = average.Released(iterate);
   ProgramResult result;
   result.summary =
       t == 0 ? "round 1 asks the gradient at θ = 0"
-             : absl::StrFormat("after %d gradient steps: ‖ĝ‖ = %.4f, ‖θ‖ = %.3f",
-                               t, gradient_norm,
-                               std::sqrt(std::inner_product(
-                                   m.theta.begin(), m.theta.end(),
-                                   m.theta.begin(), m.bias * m.bias)));
-  double raw_bias = m.bias;
-  for (size_t j = 0; j < s.features.size(); ++j) {
-    result.values.push_back(
-        {.name = absl::StrCat("theta[", j, "]"), .value = m.theta[j]});
-    raw_bias += m.theta[j] * s.features[j].shift;
-  }
-  result.values.push_back({.name = "bias", .value = m.bias});
+      : average.count == 0
+          ? absl::StrFormat(
+                "after %d gradient steps: ‖ĝ‖ = %.4f, ‖θ_t‖ = %.3f; "
+                "released model = θ_t until the averaging window starts",
+                t, gradient_norm, Norm(iterate))
+          : absl::StrFormat(
+                "after %d gradient steps: ‖ĝ‖ = %.4f, ‖θ_t‖ = %.3f; "
+                "released model = mean of the last %d iterates (‖θ̄‖ = %.3f)",
+                t, gradient_norm, Norm(iterate), average.count,
+                Norm(released));
+  AddModel("theta", "bias", released, result);
+  AddModel("iterate_theta", "iterate_bias", iterate, result);
+  result.values.push_back(
+      {.name = "averaged_iterates", .value = static_cast<double>(average.count)});
+  double raw_bias = released.bias;
   for (size_t j = 0; j < s.features.size(); ++j) {
     result.values.push_back({.name = absl::StrCat("raw_theta[", j, "]"),
-                             .value = m.theta[j] * s.features[j].scale});
+                             .value = released.theta[j] * s.features[j].scale});
+    raw_bias += released.theta[j] * s.features[j].shift;
   }
   result.values.push_back({.name = "raw_bias", .value = raw_bias});
   return result;
@@ -188,14 +229,19 @@ class LogisticRegressionProgram final : public AnalystProgram {
     }
     const size_t d = s_.features.size();
     LogisticModel m{.theta = std::vector<double>(d)};
+    IterateAverage average{.sum = m};
+    // Step t produces iterate θ_{t+1}; the window is θ_{T−K+1} … θ_T.
+    const size_t first_averaged = s_.rounds - s_.averaged_rounds + 1;
     double gradient_norm = 0;
     for (size_t t = 0; t < history.size(); ++t) {
       ASSIGN_OR_RETURN(std::vector<double> g, GradientOf(history[t], d, t));
       gradient_norm =
           std::sqrt(std::inner_product(g.begin(), g.end(), g.begin(), 0.0));
       Step(s_, t, g, m);
+      if (t + 1 >= first_averaged) average.Add(m);
     }
-    ProgramStep step{.result = ResultOf(s_, m, history.size(), gradient_norm)};
+    ProgramStep step{
+        .result = ResultOf(s_, m, average, history.size(), gradient_norm)};
     if (history.size() < static_cast<size_t>(s_.rounds)) {
       ASSIGN_OR_RETURN(std::vector<Question> questions,
                        GradientQuestions(s_, m, context_));
@@ -248,19 +294,20 @@ absl::StatusOr<std::vector<Feature>> FeaturesOf(const std::string& list,
   return features;
 }
 
-}  // namespace
-
-absl::StatusOr<LogisticModel> LogisticModelFromResult(
-    const ProgramResult& result, int num_features) {
+// The model stated as theta_prefix[0 … d−1] and bias_name.
+absl::StatusOr<LogisticModel> ModelNamed(const ProgramResult& result,
+                                         int num_features,
+                                         const std::string& theta_prefix,
+                                         const std::string& bias_name) {
   LogisticModel m{.theta = std::vector<double>(std::max(num_features, 0))};
   std::vector<bool> found(m.theta.size() + 1);
   for (const ProgramValue& v : result.values) {
-    if (v.name == "bias") {
+    if (v.name == bias_name) {
       m.bias = v.value;
       found.back() = true;
     }
     for (size_t j = 0; j < m.theta.size(); ++j) {
-      if (v.name == absl::StrCat("theta[", j, "]")) {
+      if (v.name == absl::StrCat(theta_prefix, "[", j, "]")) {
         m.theta[j] = v.value;
         found[j] = true;
       }
@@ -268,28 +315,22 @@ absl::StatusOr<LogisticModel> LogisticModelFromResult(
   }
   if (std::find(found.begin(), found.end(), false) != found.end()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the result does not state theta[0..", num_features - 1, "] and bias"));
+        "the result does not state ", theta_prefix, "[0..", num_features - 1,
+        "] and ", bias_name));
   }
   return m;
 }
 
-absl::StatusOr<RealMechanismKind> ChosenMechanism(double epsilon, double clip) {
-  std::optional<RealMechanismKind> best;
-  double best_variance = INFINITY;
-  for (RealMechanismKind kind :
-       {RealMechanismKind::kDiscreteLaplace, RealMechanismKind::kDuchi,
-        RealMechanismKind::kPiecewise, RealMechanismKind::kHybrid}) {
-    ASSIGN_OR_RETURN(std::unique_ptr<RealMechanism> mechanism,
-                     CreateRealMechanism({.kind = kind,
-                                          .epsilon = epsilon,
-                                          .bound = clip}));
-    const double variance = mechanism->WorstCaseVariance();
-    if (variance < best_variance) best = kind, best_variance = variance;
-  }
-  if (!best.has_value()) {
-    return absl::InternalError("no real mechanism has a finite variance");
-  }
-  return *best;
+}  // namespace
+
+absl::StatusOr<LogisticModel> LogisticModelFromResult(
+    const ProgramResult& result, int num_features) {
+  return ModelNamed(result, num_features, "theta", "bias");
+}
+
+absl::StatusOr<LogisticModel> LogisticIterateFromResult(
+    const ProgramResult& result, int num_features) {
+  return ModelNamed(result, num_features, "iterate_theta", "iterate_bias");
 }
 
 absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
@@ -317,6 +358,11 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
         "\"inverse_sqrt\"; got \"", schedule, "\""));
   }
   s.inverse_sqrt = schedule == "inverse_sqrt";
+  ASSIGN_OR_RETURN(const double average_tail,
+                   params.Real("average_tail", 0.5, 0, 1));
+  // The 1e-9 keeps e.g. 0.3·10 = 3.0000000000000004 from rounding up to 4.
+  s.averaged_rounds = std::max(
+      1, static_cast<int>(std::ceil(average_tail * s.rounds - 1e-9)));
   ASSIGN_OR_RETURN(s.clip, params.Real("clip", 0.25, 1e-6, 1));
   ASSIGN_OR_RETURN(s.radius, params.Real("radius", 20, 1e-6, 1e6));
   ASSIGN_OR_RETURN(s.l2, params.Real("l2", 0, 0, 100));
@@ -325,8 +371,11 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
     return absl::InvalidArgumentError(
         "logistic_regression: the study's ε cap must be > 0");
   }
-  ASSIGN_OR_RETURN(s.mechanism,
-                   ChosenMechanism(context.epsilon_cap_nanos * 1e-9, s.clip));
+  ASSIGN_OR_RETURN(
+      const SqMechanismChoice choice,
+      ChooseScalarMechanism(context.epsilon_cap_nanos * 1e-9, s.clip,
+                            MechanismCriterion::kMechanismVariance));
+  s.mechanism = choice.kind;
   // Build round 1 once so a schema the queries cannot be built on fails
   // here, at creation, not in the middle of the study.
   RETURN_IF_ERROR(

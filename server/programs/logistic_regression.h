@@ -22,10 +22,18 @@
 // (θ, b) onto the Euclidean ball of radius R (keeps a noisy run bounded),
 // and η_t = η (constant) or η/√(t + 1) ("inverse_sqrt").
 //
-// Mechanism: each query uses the scalar mechanism with the lowest
-// worst-case variance at (ε, c) among those real_mechanism_factory.h
-// builds, chosen at creation (ChosenMechanism). With the factory's defaults,
-// worst-case variance / c² is:
+// Released model (Polyak–Ruppert iterate averaging): the mean of the last K
+// iterates θ_{T−K+1} … θ_T, K = max(1, ⌈average_tail·T⌉). Averaging is
+// post-processing of released estimates, so it costs no privacy; it cancels
+// much of the gradient noise the single iterates carry and the oscillation
+// of a large constant step. average_tail = 0 releases the last iterate.
+//
+// Mechanism: each query uses ChooseScalarMechanism(ε, c, kMechanismVariance)
+// (scalar_mechanism_choice.h, shared with the SQ oracle): the kind with the
+// lowest worst-case mechanism variance. Not the oracle's criterion (worst-
+// case E[report²], which picks Duchi): a gradient coordinate's values sit
+// mostly well inside [−c, c], where Duchi's variance is near its maximum.
+// With the factory's defaults, worst-case variance / c² is:
 //   ε     discrete Laplace  Duchi   piecewise  hybrid
 //   0.5   32                16.67   21.22      16.67
 //   1      8                 4.68    5.22       4.29
@@ -35,17 +43,22 @@
 // al., ICDE 2019) from ε ≈ 0.61 up; below that hybrid's α is 0, it equals
 // Duchi, and the tie goes to Duchi.
 //
-// Result (every round, and final after T rounds): values "theta[j]" (j in
-// the order of the `features` parameter) and "bias", the model on the
-// scaled features; plus "raw_theta[j]" and "raw_bias", the same model on the
-// raw (clamped) field values: z = Σ raw_theta[j]·x_j + raw_bias.
+// Result (every round, and final after T rounds), on the scaled features:
+// "theta[j]" (j in the order of the `features` parameter) and "bias", the
+// released model so far — the mean of the averaging window's iterates seen
+// so far, or the current iterate before the window starts; "iterate_theta[j]"
+// and "iterate_bias", the current iterate θ_t; "averaged_iterates", how many
+// iterates the mean holds (0 before the window). Plus "raw_theta[j]" and
+// "raw_bias", the released model on the raw (clamped) field values:
+// z = Σ raw_theta[j]·x_j + raw_bias.
 //
 // Parameters:
 //   features       comma-separated names of real or int fields (required, ≤ 128)
 //   label          a bool field, the class y (required)
 //   rounds         T, default 50, in [1, 1000]
 //   learning_rate  η, default 4, in (0, 1000]
-//   schedule       "constant" (default) or "inverse_sqrt"
+//   schedule       "constant" (default) or "inverse_sqrt" (η_t = η/√(t + 1))
+//   average_tail   share of the last iterates averaged, default 0.5, in [0, 1]
 //   clip           c, default 0.25, in (0, 1]
 //   radius         R, default 20, in (0, 1e6]
 //   l2             λ, default 0, in [0, 100] (not applied to the bias)
@@ -57,7 +70,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/real_mechanism.h"
 #include "common/study_spec.h"
 #include "server/programs/analyst_program.h"
 
@@ -71,15 +83,15 @@ struct LogisticModel {
   double bias = 0;
 };
 
-// The model a program's result states ("theta[0]" … "theta[d−1]", "bias").
-// InvalidArgument if any is missing.
+// The released model a program's result states ("theta[0]" … "theta[d−1]",
+// "bias"). InvalidArgument if any is missing.
 absl::StatusOr<LogisticModel> LogisticModelFromResult(
     const ProgramResult& result, int num_features);
 
-// The scalar mechanism the program uses at per-report ε with bound c: the
-// kind with the lowest worst-case variance (ties: the earlier kind).
-absl::StatusOr<RealMechanismKind> ChosenMechanism(double epsilon,
-                                                  double clip);
+// The current iterate a program's result states ("iterate_theta[j]",
+// "iterate_bias"). InvalidArgument if any is missing.
+absl::StatusOr<LogisticModel> LogisticIterateFromResult(
+    const ProgramResult& result, int num_features);
 
 absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
     const ProgramSpec& spec, const ProgramContext& context);

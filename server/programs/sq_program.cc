@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -12,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/confidence_interval.h"
-#include "common/real_mechanism_factory.h"
 #include "common/sample_size.h"
 #include "common/status_macros.h"
 #include "common/study_spec.h"
@@ -20,17 +18,6 @@
 
 namespace ldp {
 namespace {
-
-constexpr RealMechanismKind kAllKinds[] = {
-    RealMechanismKind::kDiscreteLaplace, RealMechanismKind::kDuchi,
-    RealMechanismKind::kPiecewise, RealMechanismKind::kHybrid};
-
-// Points of [−b, b] at which E[Decode²] = Var(x) + x² is evaluated. For every
-// mechanism here it is, up to the small variance of rounding x to the
-// mechanism's own lattice, a convex function of x (a constant, or a
-// quadratic plus a constant), so its maximum is at ±b; the interior points
-// guard against a future mechanism that is not.
-constexpr int kVarianceGridSteps = 16;
 
 // Each query needs ≤ 2^40 reports, so partial sums stay far from overflow.
 constexpr int64_t kMaxSqAgents = int64_t{1} << 50;
@@ -91,36 +78,6 @@ absl::Status CheckAgainstPlan(size_t k, absl::Span<const SqRequest> batch,
   }
   return absl::OkStatus();
 }
-
-}  // namespace
-
-absl::StatusOr<SqMechanismChoice> ChooseSqMechanism(double epsilon,
-                                                    double bound) {
-  if (!(epsilon > 0) || !std::isfinite(epsilon) || !(bound > 0) ||
-      !std::isfinite(bound)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "an SQ mechanism needs finite ε > 0 and bound > 0, got ε = ", epsilon,
-        ", bound = ", bound));
-  }
-  std::optional<SqMechanismChoice> best;
-  for (RealMechanismKind kind : kAllKinds) {
-    ASSIGN_OR_RETURN(auto mechanism,
-                     CreateRealMechanism({.kind = kind,
-                                          .epsilon = epsilon,
-                                          .bound = bound}));
-    double second_moment = 0;
-    for (int j = 0; j <= kVarianceGridSteps; ++j) {
-      const double x = bound * (2.0 * j / kVarianceGridSteps - 1);
-      second_moment = std::max(second_moment, mechanism->Variance(x) + x * x);
-    }
-    if (!best.has_value() || second_moment < best->report_variance) {
-      best = SqMechanismChoice{.kind = kind, .report_variance = second_moment};
-    }
-  }
-  return *best;
-}
-
-namespace {
 
 // Reports `request` needs with `choice`, after checking its (τ, β).
 absl::StatusOr<int64_t> ReportsNeededWith(const SqRequest& request,

@@ -11,10 +11,11 @@
 // of the population (sample splitting: every agent answers one query, once,
 // at the full cap ε, so the schedule fits the cap whatever the answers are).
 // Every query gets the scalar mechanism whose per-report variance is lowest
-// at that ε, and as many agents as the variance-based planner
-// (common/sample_size.h) says it needs for its (τ, β): slice widths and
-// per-query target_reports are proportional to those needs, so a population
-// of PredictedAgents() agents gives each query about what it needs.
+// at that ε (ChooseSqMechanism, scalar_mechanism_choice.h), and as many
+// agents as the variance-based planner (common/sample_size.h) says it needs
+// for its (τ, β): slice widths and per-query target_reports are proportional
+// to those needs, so a population of PredictedAgents() agents gives each
+// query about what it needs.
 //
 // Because the schedule must be fixed before any report, an algorithm states
 // up front every batch it may ask (Plan): how many queries, each with its
@@ -35,6 +36,7 @@
 #include "common/query_expression.h"
 #include "common/real_mechanism.h"
 #include "server/programs/analyst_program.h"
+#include "server/programs/scalar_mechanism_choice.h"
 
 namespace ldp {
 
@@ -79,21 +81,6 @@ class SqAlgorithm {
   virtual absl::StatusOr<ProgramResult> Result(
       absl::Span<const std::vector<SqAnswer>> answers) const = 0;
 };
-
-// The mechanism one query uses, and the bound on Var[report] it plans with.
-struct SqMechanismChoice {
-  RealMechanismKind kind = RealMechanismKind::kDuchi;
-  // max over x ∈ [−b, b] of E[Decode(R(x))²]: bounds the variance of one
-  // decoded report over any population (mechanism noise plus the spread of
-  // φ between agents), which is what the estimate's standard error measures.
-  double report_variance = 0;
-};
-
-// The kind with the smallest report_variance at (ε, b), among all kinds
-// common/real_mechanism_factory.h builds (with their default parameters, as
-// the planner builds them). InvalidArgument for ε ≤ 0 or b ≤ 0.
-absl::StatusOr<SqMechanismChoice> ChooseSqMechanism(double epsilon,
-                                                    double bound);
 
 // Reports `request` needs at ε: z²·report_variance/τ², z = Φ⁻¹(1 − β/2).
 // InvalidArgument for a bad (τ, β); OutOfRange beyond kMaxSqReports.

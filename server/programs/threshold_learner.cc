@@ -35,8 +35,8 @@ namespace {
 using namespace ::ldp::expr;  // NOLINT: expression builders
 
 struct ThresholdConfig {
-  std::string feature;
-  std::string label;
+  std::string feature{};
+  std::string label{};
   int64_t lower = 0;  // L
   int64_t upper = 0;  // U
   double accuracy = 0;

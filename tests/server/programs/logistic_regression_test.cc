@@ -1,6 +1,7 @@
 // Logistic regression by private gradient descent: parameter checks, the
-// budget schedule, the gradient queries' meaning, and a small simulated run
-// on a synthetic linearly separable population with label noise.
+// budget schedule, the gradient queries' meaning and mechanism, the iterate
+// average it releases, and a small simulated run on a synthetic linearly
+// separable population with label noise.
 #include "server/programs/logistic_regression.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "server/program_simulator.h"
 #include "server/programs/program_registry.h"
+#include "server/programs/scalar_mechanism_choice.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -72,6 +74,90 @@ double Accuracy(const LogisticModel& m, uint64_t seed, int n) {
   return static_cast<double>(correct) / n;
 }
 
+// A closed round whose estimates are the gradient g (θ-part, then bias).
+RoundAnswers GradientRound(const std::vector<double>& g) {
+  RoundAnswers round;
+  for (size_t j = 0; j < g.size(); ++j) {
+    ScalarEstimate estimate;
+    estimate.value = g[j];
+    estimate.num_reports = 100;
+    round.answers.push_back(
+        {.question_id = j + 1 == g.size() ? "grad[bias]"
+                                          : "grad[" + std::to_string(j) + "]",
+         .estimate = estimate});
+  }
+  return round;
+}
+
+LogisticModel ModelOf(const ProgramStep& step) {
+  absl::StatusOr<LogisticModel> m = LogisticModelFromResult(step.result, 2);
+  EXPECT_OK(m);
+  return m.ok() ? *m : LogisticModel{.theta = {NAN, NAN}, .bias = NAN};
+}
+
+LogisticModel IterateOf(const ProgramStep& step) {
+  absl::StatusOr<LogisticModel> m = LogisticIterateFromResult(step.result, 2);
+  EXPECT_OK(m);
+  return m.ok() ? *m : LogisticModel{.theta = {NAN, NAN}, .bias = NAN};
+}
+
+// Fixed gradients, so every iterate is known in closed form: with η_t =
+// η/√(t + 1), θ_{t+1} = θ_t − η_t·g_t. 5 rounds, average_tail 0.4: the
+// released model is the mean of θ_4 and θ_5, and before round 5 it is θ_4
+// alone; before that, the current iterate.
+TEST(LogisticRegressionTest, ReleasesTheMeanOfTheLastIterates) {
+  auto program = CreateLogisticRegressionProgram(
+      Spec({{"rounds", "5"},
+            {"learning_rate", "0.5"},
+            {"schedule", "inverse_sqrt"},
+            {"average_tail", "0.4"},
+            {"radius", "1000"}}),
+      Context());
+  ASSERT_OK(program);
+  const std::vector<std::vector<double>> g = {
+      {0.2, -0.1, 0.05}, {-0.3, 0.4, 0}, {0.1, 0.1, -0.2}, {0, -0.25, 0.1},
+      {0.15, 0.05, 0.3}};
+  std::vector<LogisticModel> iterates = {{.theta = {0, 0}}};
+  for (size_t t = 0; t < g.size(); ++t) {
+    LogisticModel next = iterates.back();
+    const double eta = 0.5 / std::sqrt(t + 1.0);
+    next.theta[0] -= eta * g[t][0];
+    next.theta[1] -= eta * g[t][1];
+    next.bias -= eta * g[t][2];
+    iterates.push_back(next);
+  }
+  std::vector<RoundAnswers> history;
+  for (size_t t = 0; t <= g.size(); ++t) {
+    absl::StatusOr<ProgramStep> step = (*program)->Next(history);
+    ASSERT_OK(step);
+    EXPECT_EQ(step->round.has_value(), t < g.size());
+    const LogisticModel iterate = IterateOf(*step);
+    EXPECT_NEAR(iterate.theta[0], iterates[t].theta[0], 1e-12) << t;
+    EXPECT_NEAR(iterate.theta[1], iterates[t].theta[1], 1e-12) << t;
+    EXPECT_NEAR(iterate.bias, iterates[t].bias, 1e-12) << t;
+    LogisticModel expected = iterates[t];
+    if (t == 5) {
+      for (int j : {0, 1}) {
+        expected.theta[j] = (iterates[4].theta[j] + iterates[5].theta[j]) / 2;
+      }
+      expected.bias = (iterates[4].bias + iterates[5].bias) / 2;
+    }
+    const LogisticModel released = ModelOf(*step);
+    EXPECT_NEAR(released.theta[0], expected.theta[0], 1e-12) << t;
+    EXPECT_NEAR(released.theta[1], expected.theta[1], 1e-12) << t;
+    EXPECT_NEAR(released.bias, expected.bias, 1e-12) << t;
+    if (t < g.size()) history.push_back(GradientRound(g[t]));
+  }
+  // average_tail = 0 releases the last iterate.
+  auto last = CreateLogisticRegressionProgram(
+      Spec({{"rounds", "5"}, {"average_tail", "0"}}), Context());
+  ASSERT_OK(last);
+  absl::StatusOr<ProgramStep> final_step = (*last)->Next(history);
+  ASSERT_OK(final_step);
+  EXPECT_EQ(ModelOf(*final_step).theta, IterateOf(*final_step).theta);
+  EXPECT_EQ(ModelOf(*final_step).bias, IterateOf(*final_step).bias);
+}
+
 TEST(LogisticRegressionTest, RefusesBadParameters) {
   const struct {
     std::map<std::string, std::string> params;
@@ -84,6 +170,7 @@ TEST(LogisticRegressionTest, RefusesBadParameters) {
       {{{"label", ""}}, "must name a bool field"},
       {{{"rounds", "0"}}, "rounds"},
       {{{"schedule", "cosine"}}, "\"constant\" or"},
+      {{{"average_tail", "1.5"}}, "average_tail"},
       {{{"clip", "2"}}, "clip"},
       {{{"learning_rate", "-1"}}, "learning_rate"},
       {{{"step_size", "1"}}, "step_size"},  // misspelt: not silently ignored
@@ -146,16 +233,38 @@ TEST(LogisticRegressionTest, FirstRoundAsksTheClippedGradientAtZero) {
   EXPECT_EQ(m.bias, 0);
 }
 
-// The documented choice: hybrid has the lowest worst-case variance, except
-// below ε ≈ 0.61 where it is Duchi's (the tie goes to Duchi).
-TEST(LogisticRegressionTest, ChoosesTheLowestVarianceMechanism) {
-  absl::StatusOr<RealMechanismKind> low = ChosenMechanism(0.5, 0.25);
-  ASSERT_OK(low);
-  EXPECT_EQ(*low, RealMechanismKind::kDuchi);
-  for (double eps : {1.0, 2.0, 4.0}) {
-    absl::StatusOr<RealMechanismKind> kind = ChosenMechanism(eps, 0.25);
-    ASSERT_OK(kind);
-    EXPECT_EQ(*kind, RealMechanismKind::kHybrid) << eps;
+// Every query uses the shared choice by mechanism variance at (ε, c),
+// which is the documented one: Duchi at ε = 0.5 (hybrid's α is 0 there and
+// the tie goes to Duchi), hybrid from ε = 1 up — unlike the SQ oracle's
+// choice, as scalar_mechanism_choice.h documents.
+TEST(LogisticRegressionTest, AsksWithTheLowestMechanismVarianceKind) {
+  const struct {
+    double eps;
+    RealMechanismKind documented;
+  } kCases[] = {{0.5, RealMechanismKind::kDuchi},
+                {1, RealMechanismKind::kHybrid},
+                {2, RealMechanismKind::kHybrid},
+                {4, RealMechanismKind::kHybrid}};
+  for (const auto& c : kCases) {
+    auto program = CreateLogisticRegressionProgram(
+        Spec({{"clip", "0.25"}}), Context(std::llround(c.eps * kEps)));
+    ASSERT_OK(program);
+    absl::StatusOr<ProgramStep> step = (*program)->Next({});
+    ASSERT_OK(step);
+    ASSERT_TRUE(step->round.has_value());
+    absl::StatusOr<SqMechanismChoice> shared = ChooseScalarMechanism(
+        c.eps, 0.25, MechanismCriterion::kMechanismVariance);
+    ASSERT_OK(shared);
+    EXPECT_EQ(shared->kind, c.documented) << "ε = " << c.eps;
+    // The SQ oracle's criterion (worst-case E[report²]) differs: Duchi here.
+    absl::StatusOr<SqMechanismChoice> oracle = ChooseSqMechanism(c.eps, 0.25);
+    ASSERT_OK(oracle);
+    EXPECT_EQ(oracle->kind, RealMechanismKind::kDuchi) << "ε = " << c.eps;
+    for (const Question& q : step->round->questions) {
+      EXPECT_EQ(std::get<StatisticalQueryQuestion>(q.kind).mechanism,
+                shared->kind)
+          << q.id << " at ε = " << c.eps;
+    }
   }
 }
 
@@ -186,6 +295,25 @@ TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
   const LogisticModel& m = *m_or;
   EXPECT_GE(Accuracy(m, 99, 20'000), 0.8)
       << "θ = (" << m.theta[0] << ", " << m.theta[1] << "), b = " << m.bias;
+  // The released model is the mean of the iterates θ_6 … θ_10 the run
+  // reported (average_tail 0.5 of 10 rounds): θ_t before round t + 1, θ_10
+  // in the final result.
+  std::vector<LogisticModel> iterates;
+  for (const SimulatedRound& r : run->rounds) {
+    iterates.push_back(*LogisticIterateFromResult(r.result_before, 2));
+  }
+  iterates.push_back(*LogisticIterateFromResult(run->result, 2));
+  ASSERT_EQ(iterates.size(), 11u);
+  LogisticModel mean{.theta = {0, 0}};
+  for (int t = 6; t <= 10; ++t) {
+    mean.theta[0] += iterates[t].theta[0] / 5;
+    mean.theta[1] += iterates[t].theta[1] / 5;
+    mean.bias += iterates[t].bias / 5;
+  }
+  EXPECT_NEAR(m.theta[0], mean.theta[0], 1e-12);
+  EXPECT_NEAR(m.theta[1], mean.theta[1], 1e-12);
+  EXPECT_NEAR(m.bias, mean.bias, 1e-12);
+  EXPECT_NE(m.theta[0], iterates[10].theta[0]);  // it is not the last iterate
   // Replaying the same history gives the same model (determinism).
   auto program = CreateLogisticRegressionProgram(*study.program,
                                                  Context(2 * kEps));
