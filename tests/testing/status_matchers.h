@@ -27,6 +27,15 @@ MATCHER_P(StatusIs, code,
   return status.code() == code;
 }
 
+// An OK StatusOr whose value matches `matcher`.
+MATCHER_P(IsOkAndHolds, matcher, "is OK and holds a matching value") {
+  if (!arg.ok()) {
+    *result_listener << "status is " << arg.status();
+    return false;
+  }
+  return ::testing::ExplainMatchResult(matcher, *arg, result_listener);
+}
+
 }  // namespace ldp::testing
 
 #define ASSERT_OK(expr) ASSERT_THAT((expr), ::ldp::testing::IsOk())

@@ -118,22 +118,31 @@ TEST(MaskedParityTest, ScheduleAsksEachAgentOnceAtTheCap) {
 // with the planner's oracle each cell's standard error is about
 // √(0.73/2·10^4) ≈ 0.006, so every bit is read at ≥ 7 SE. Round 2: the mask
 // query's mean is ±1/2 with SE ≈ √(2/2·10^4) = 0.01. Exact for every seed.
+// Runs `program` over n simulated agents holding examples of `truth` and
+// checks the ledger: each agent charged at most once, at the cap.
+SimulationResult Learn(const std::string& program, const MaskedParityConcept& truth,
+                       int64_t n, uint64_t seed) {
+  std::mt19937_64 coins(seed);
+  const int d = static_cast<int>(truth.r.size());
+  auto run = SimulateStudy(Study(d, program), n, Population(truth, seed), coins);
+  EXPECT_OK(run);
+  if (!run.ok()) return {};
+  EXPECT_EQ(run->refused_over_cap, 0);
+  EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
+  return *std::move(run);
+}
+
 TEST(MaskedParityTest, InteractiveLearnerIsExactAtDimension8) {
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     const MaskedParityConcept truth = RandomConcept(8, seed);
-    std::mt19937_64 coins(seed);
-    auto run = SimulateStudy(Study(8, "masked_parity"), 40'000,
-                             Population(truth, seed), coins);
-    ASSERT_OK(run);
-    ASSERT_EQ(run->rounds.size(), 2u);
-    auto learned = MaskedParityFromResult(run->result, 8);
-    ASSERT_OK(learned);
-    EXPECT_EQ(*learned, truth) << run->result.summary;
-    EXPECT_EQ(run->refused_over_cap, 0);
-    EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
+    const SimulationResult run = Learn("masked_parity", truth, 40'000, seed);
+    ASSERT_EQ(run.rounds.size(), 2u);
+    EXPECT_THAT(MaskedParityFromResult(run.result, 8),
+                testing::IsOkAndHolds(truth))
+        << run.result.summary;
     // Each round asked its own half of the agents.
-    EXPECT_NEAR(run->rounds[0].num_reports[0], 20'000, 50);
-    EXPECT_NEAR(run->rounds[1].num_reports[0], 20'000, 50);
+    EXPECT_NEAR(run.rounds[0].num_reports[0], 20'000, 50);
+    EXPECT_NEAR(run.rounds[1].num_reports[0], 20'000, 50);
   }
 }
 
@@ -143,15 +152,12 @@ TEST(MaskedParityTest, InteractiveLearnerIsExactAtDimension8) {
 TEST(MaskedParityTest, NoninteractiveLearnerIsExactAtDimension8) {
   for (uint64_t seed = 1; seed <= 2; ++seed) {
     const MaskedParityConcept truth = RandomConcept(8, seed + 100);
-    std::mt19937_64 coins(seed);
-    auto run = SimulateStudy(Study(8, "masked_parity_noninteractive"), 200'000,
-                             Population(truth, seed), coins);
-    ASSERT_OK(run);
-    ASSERT_EQ(run->rounds.size(), 1u);
-    auto learned = MaskedParityFromResult(run->result, 8);
-    ASSERT_OK(learned);
-    EXPECT_EQ(*learned, truth) << run->result.summary;
-    EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
+    const SimulationResult run =
+        Learn("masked_parity_noninteractive", truth, 200'000, seed);
+    ASSERT_EQ(run.rounds.size(), 1u);
+    EXPECT_THAT(MaskedParityFromResult(run.result, 8),
+                testing::IsOkAndHolds(truth))
+        << run.result.summary;
   }
 }
 
