@@ -1,12 +1,18 @@
 // AgentService stub calls, batching and retries; see the header.
 #include "client/agent_client.h"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <map>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "grpcpp/security/credentials.h"
 #include "common/status_macros.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
@@ -16,6 +22,25 @@ namespace ldp {
 namespace {
 
 constexpr int kMaxWireReportsPerBatch = 1000;
+
+// The PEM text of `path`; errors name the flag that gave it.
+absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    const std::string message =
+        absl::StrCat(flag, " ", path, ": ", std::strerror(error));
+    if (error == EACCES) return absl::PermissionDeniedError(message);
+    return absl::NotFoundError(message);
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!absl::StrContains(text.str(), "-----BEGIN ")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " ", path, " is not a PEM file (no -----BEGIN line)"));
+  }
+  return text.str();
+}
 // Per-report framing inside an UploadReportsRequest (tag + length varint).
 constexpr int64_t kFramingBytes = 8;
 
@@ -98,6 +123,27 @@ absl::StatusOr<std::vector<absl::Status>> AcksToStatuses(
 }
 
 }  // namespace
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>>
+ChannelCredentialsFromFiles(const ClientTlsFiles& files) {
+  if (files.cert_file.empty() != files.key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "give both --tls_cert_file and --tls_key_file (client certificate "
+        "and its key), or neither");
+  }
+  if (files.ca_file.empty() && files.cert_file.empty()) {
+    return grpc::InsecureChannelCredentials();
+  }
+  grpc::SslCredentialsOptions options;
+  if (!files.ca_file.empty()) {
+    ASSIGN_OR_RETURN(options.pem_root_certs, ReadPem(files.ca_file, "--tls_ca_file"));
+  }
+  if (!files.cert_file.empty()) {
+    ASSIGN_OR_RETURN(options.pem_cert_chain, ReadPem(files.cert_file, "--tls_cert_file"));
+    ASSIGN_OR_RETURN(options.pem_private_key, ReadPem(files.key_file, "--tls_key_file"));
+  }
+  return grpc::SslCredentials(options);
+}
 
 absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::Create(
     const AgentClientOptions& options,

@@ -30,9 +30,28 @@
 #include "client/agent.h"
 #include "client/retry.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/security/credentials.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 
 namespace ldp {
+
+// PEM files for a client's channel (ldp-agent, ldp, ldp-loadtest, tests).
+struct ClientTlsFiles {
+  // CA certificate(s) the server's certificate must chain to; empty with a
+  // client certificate = the system's roots.
+  std::string ca_file{};
+  // Both or neither: a client certificate and its key, for servers that
+  // require mutual TLS.
+  std::string cert_file{};
+  std::string key_file{};
+};
+
+// Plaintext credentials when no file is named (loopback and testing only);
+// SSL credentials otherwise. InvalidArgument for a certificate without its
+// key (or the reverse) or a file that is not PEM; NotFound or
+// PermissionDenied naming the flag and file that cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>>
+ChannelCredentialsFromFiles(const ClientTlsFiles& files);
 
 // What Enroll hands back; the agent keeps it (the token is a secret).
 struct AgentCredential {

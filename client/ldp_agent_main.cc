@@ -55,8 +55,13 @@ ABSL_FLAG(int, poll_seconds, 30,
           "Seconds between polls (the server may ask for longer).");
 ABSL_FLAG(int, rpc_timeout_seconds, 30, "Deadline of each RPC attempt.");
 ABSL_FLAG(std::string, tls_ca_file, "",
-          "PEM CA certificate(s) to verify the server with TLS; empty = "
-          "plaintext (loopback and testing only).");
+          "PEM CA certificate(s) to verify the server with TLS; empty (and "
+          "no --tls_cert_file) = plaintext (loopback and testing only).");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM client certificate for servers that require mutual TLS "
+          "(with --tls_key_file); implies TLS.");
+ABSL_FLAG(std::string, tls_key_file, "",
+          "PEM private key of --tls_cert_file.");
 
 namespace ldp {
 namespace {
@@ -76,17 +81,11 @@ absl::StatusOr<int64_t> EpsilonFlagToNanos(const char* name, double epsilon,
 }
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel() {
-  std::shared_ptr<grpc::ChannelCredentials> credentials =
-      grpc::InsecureChannelCredentials();
-  if (const std::string ca = absl::GetFlag(FLAGS_tls_ca_file); !ca.empty()) {
-    ASSIGN_OR_RETURN(std::optional<std::string> pem, ReadFileIfExists(ca));
-    if (!pem.has_value()) {
-      return absl::NotFoundError(absl::StrCat("--tls_ca_file ", ca, " not found"));
-    }
-    grpc::SslCredentialsOptions options;
-    options.pem_root_certs = *pem;
-    credentials = grpc::SslCredentials(options);
-  }
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
+                   ChannelCredentialsFromFiles(
+                       {.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
+                        .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
+                        .key_file = absl::GetFlag(FLAGS_tls_key_file)}));
   return grpc::CreateChannel(absl::GetFlag(FLAGS_server), credentials);
 }
 

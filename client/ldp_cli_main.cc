@@ -24,6 +24,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "client/agent_client.h"
 #include "common/flags_usage.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
@@ -43,6 +44,12 @@ ABSL_FLAG(std::string, request_id, "",
           "Idempotency key for `study create`: a retry with the same key "
           "returns the first study instead of creating another.");
 ABSL_FLAG(int, timeout_seconds, 30, "Deadline of each call.");
+ABSL_FLAG(std::string, tls_ca_file, "",
+          "PEM CA certificate(s) to verify a TLS server; empty = plaintext.");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM client certificate (with --tls_key_file), for servers that "
+          "ask analysts for one; ldp-server's --require_client_cert does not.");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file.");
 
 namespace ldp {
 namespace {
@@ -58,7 +65,7 @@ constexpr char kUsage[] =
     "                            and open the one the analyst program asks next\n"
     "  ldp results ID [--json] [--round=R] [--top=K]\n"
     "  ldp budget AGENT [--study=S]\n"
-    "Common flags: --server=HOST:PORT --token_file=PATH";
+    "Common flags: --server=HOST:PORT --token_file=PATH [--tls_ca_file=PEM]";
 
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "ldp: %s\n", status.ToString().c_str());
@@ -82,8 +89,12 @@ class Analyst {
           token.status().message(),
           "; pass --token_file (ldp-server writes <db>.analyst_token)"));
     }
-    auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_server),
-                                       grpc::InsecureChannelCredentials());
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+        ChannelCredentialsFromFiles({.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
+                                     .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
+                                     .key_file = absl::GetFlag(FLAGS_tls_key_file)});
+    if (!credentials.ok()) return credentials.status();
+    auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_server), *credentials);
     return Analyst(v1::AnalystService::NewStub(channel),
                    std::string(absl::StripAsciiWhitespace(*token)));
   }

@@ -51,6 +51,13 @@ ABSL_FLAG(std::string, enrollment_token, "", "Token the agents enroll with.");
 ABSL_FLAG(int64_t, agents, 1000, "Number of simulated agents (>= 1).");
 ABSL_FLAG(int, threads, 8, "Worker threads running agent sessions (>= 1).");
 ABSL_FLAG(int, channels, 2, "gRPC channels shared by the workers (>= 1).");
+ABSL_FLAG(std::string, tls_ca_file, "",
+          "PEM CA certificate(s) to verify a TLS server; empty (and no "
+          "--tls_cert_file) = plaintext.");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM client certificate the simulated agents present to a server "
+          "that requires mutual TLS (with --tls_key_file).");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file.");
 ABSL_FLAG(std::string, distribution, "zipf",
           "Item distribution: uniform, zipf, gaussian or csv.");
 ABSL_FLAG(std::string, csv, "",
@@ -280,14 +287,21 @@ void Worker(int worker, Shared& shared) {
   shared.totals.Merge(totals);
 }
 
-std::vector<std::shared_ptr<v1::AgentService::StubInterface>> MakeStubs() {
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials() {
+  return ChannelCredentialsFromFiles({.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
+                                      .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
+                                      .key_file = absl::GetFlag(FLAGS_tls_key_file)});
+}
+
+std::vector<std::shared_ptr<v1::AgentService::StubInterface>> MakeStubs(
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   std::vector<std::shared_ptr<v1::AgentService::StubInterface>> stubs;
   for (int c = 0; c < absl::GetFlag(FLAGS_channels); ++c) {
     grpc::ChannelArguments arguments;
     // A distinct argument gives each channel its own connection.
     arguments.SetInt("ldp.loadtest_channel", c);
     stubs.push_back(v1::AgentService::NewStub(grpc::CreateCustomChannel(
-        absl::GetFlag(FLAGS_server), grpc::InsecureChannelCredentials(), arguments)));
+        absl::GetFlag(FLAGS_server), credentials, arguments)));
   }
   return stubs;
 }
@@ -368,8 +382,9 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(const PopulationOptions options, PopulationFromFlags());
   ASSIGN_OR_RETURN(auto population, PopulationSource::Create(options));
   ASSIGN_OR_RETURN(const StudySpec spec, MakeStudySpec(*population, config));
-  auto analyst = v1::AnalystService::NewStub(grpc::CreateChannel(
-      absl::GetFlag(FLAGS_server), grpc::InsecureChannelCredentials()));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials, Credentials());
+  auto analyst = v1::AnalystService::NewStub(
+      grpc::CreateChannel(absl::GetFlag(FLAGS_server), credentials));
   Shared shared{.config = config,
                 .population = *population,
                 .totals = Totals(population->domain_size())};
@@ -379,7 +394,7 @@ absl::Status Run() {
               static_cast<long long>(population->num_agents()),
               absl::GetFlag(FLAGS_distribution).c_str(), population->domain_size(),
               absl::GetFlag(FLAGS_epsilon));
-  shared.stubs = MakeStubs();
+  shared.stubs = MakeStubs(credentials);
   const absl::Duration elapsed = RunSessions(shared);
   PrintThroughput(shared, elapsed);
   return PrintEstimates(*analyst, shared);

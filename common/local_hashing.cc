@@ -77,7 +77,14 @@ absl::StatusOr<Params> MakeParams(const OptimizedLocalHashingOptions& options) {
 // bucket iff its 32-bit hash lies in [lo, lo + width). Everything is 32-bit
 // except the multiply-shift step a·v + b, which is carried incrementally, so
 // the loop vectorizes; target_clones adds an AVX2 build picked at load time.
-__attribute__((target_clones("avx2", "default"))) void CountSupport(
+// Not under TSan: its ifunc resolver would be instrumented and run during
+// relocation, before the TSan runtime exists (a segfault at load).
+#if defined(__SANITIZE_THREAD__)
+#define LDP_COUNT_SUPPORT_CLONES
+#else
+#define LDP_COUNT_SUPPORT_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+LDP_COUNT_SUPPORT_CLONES void CountSupport(
     uint64_t multiplier, uint64_t offset, uint32_t lo, uint32_t width,
     uint32_t* __restrict support, uint32_t n) {
   uint64_t step = offset;

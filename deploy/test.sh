@@ -1,8 +1,86 @@
 #!/usr/bin/env bash
-# The README's test command: install, build, run every test.
+# The README's test command (and .ci/run): install, build, run every test,
+# then the sanitizer and fuzz jobs (issue 7):
+#   1. Release build in build/ and the whole ctest suite;
+#   2. ASan + UBSan build in build-asan/ and the whole ctest suite again;
+#   3. TSan build in build-tsan/ and the server-core tests (tests/server_*);
+#   4. libFuzzer build (clang) in build-fuzz/ and every fuzz target for
+#      LDP_FUZZ_SECONDS (default 30) each, from its corpus in tests/fuzz/corpus.
+# Each job prints its wall time. LDP_CI_QUICK=1 stops after job 1 (a quick
+# local check; CI always runs everything). LDP_JOBS sets the parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+JOBS="${LDP_JOBS:-$(nproc)}"
+export LDP_JOBS="$JOBS"
+
+job() {  # job NAME COMMAND...: runs one job and reports its wall time
+  local name="$1" start=$SECONDS
+  shift
+  echo "==== $name"
+  "$@"
+  echo "==== $name: passed in $((SECONDS - start)) s"
+}
+
+configure() {  # configure DIR CMAKE_ARGS...: a Debug -O1 build with sanitizers
+  local dir="$1"
+  shift
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+      -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DLDP_BUILD_BENCH=OFF "$@" >/dev/null
+}
+
+release() {
+  bash deploy/build.sh
+  (cd "${LDP_BUILD_DIR:-build}" && ctest --output-on-failure -j"$JOBS" --timeout 600)
+}
+
+# Every test under ASan + UBSan. -O1 keeps the statistical tests fast enough
+# that the usual 600 s per-test timeout still holds; UB aborts the test
+# (-fno-sanitize-recover, cmake/Sanitizers.cmake). Leak checking is on.
+asan() {
+  configure build-asan -DLDP_SANITIZE=address,undefined
+  cmake --build build-asan -j"$JOBS"
+  (cd build-asan &&
+   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+   ctest --output-on-failure -j"$JOBS" --timeout 600)
+}
+
+# TSan over the server core: the group-commit queue, round runtime, store and
+# aggregator are where threads meet. These tests use no gRPC; gRPC is
+# Debian's uninstrumented build and would drown real reports in false ones.
+# absl's mutexes are uninstrumented too: tests/sanitizers/tsan_absl_sync.cc
+# tells TSan about them. Each binary runs all its tests in one process.
+tsan() {
+  configure build-tsan -DLDP_SANITIZE=thread
+  local tests
+  tests=$(ninja -C build-tsan -t targets all |
+          sed -n 's|^tests/\(server_[a-z0-9_]*_test\): .*|\1|p')
+  # shellcheck disable=SC2086
+  cmake --build build-tsan -j"$JOBS" --target $tests
+  local t
+  for t in $tests; do
+    echo "-- $t"
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp" \
+        "build-tsan/tests/$t" --gtest_brief=1
+  done
+}
+
+fuzz() {
+  cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
+      -DLDP_FUZZ=ON -DLDP_BUILD_TESTS=OFF -DLDP_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-fuzz -j"$JOBS" --target fuzzers
+  bash tests/fuzz/run_fuzzers.sh build-fuzz "${LDP_FUZZ_SECONDS:-30}"
+}
+
+total=$SECONDS
 bash deploy/install-deps.sh
-bash deploy/build.sh
-cd "${LDP_BUILD_DIR:-build}"
-ctest --output-on-failure -j"${LDP_JOBS:-$(nproc)}" --timeout 600
+job "release build + ctest" release
+if [ "${LDP_CI_QUICK:-0}" = 1 ]; then
+  echo "LDP_CI_QUICK=1: skipping the sanitizer and fuzz jobs"
+  exit 0
+fi
+job "asan+ubsan build + ctest" asan
+job "tsan build + server tests" tsan
+job "fuzz build + fuzzers" fuzz
+echo "==== all jobs passed in $((SECONDS - total)) s"

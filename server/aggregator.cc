@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
@@ -153,6 +154,19 @@ absl::Status ValidateOptions(const AggregatorOptions& options) {
         "the analyst token must have at least ", kMinAnalystTokenLength,
         " characters, got ", options.analyst_token.size()));
   }
+  absl::flat_hash_set<std::string_view> tokens;
+  if (!options.enrollment_token.empty()) tokens.insert(options.enrollment_token);
+  for (const EnrollmentQuota& quota : options.enrollment_quotas) {
+    if (quota.token.empty() || quota.max_agents < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "every enrollment quota needs a non-empty token and max_agents >= 1, got ",
+          quota.max_agents, " agents for a token of ", quota.token.size(), " characters"));
+    }
+    if (!tokens.insert(quota.token).second) {
+      return absl::InvalidArgumentError(
+          "an enrollment token is listed twice; each token must have one quota");
+    }
+  }
   if (options.default_max_tasks < 1 || options.max_reports_per_call < 1 ||
       options.max_writes_per_commit < 1) {
     return absl::InvalidArgumentError(
@@ -175,11 +189,20 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
                        std::unique_ptr<SecureRandom> random)
     : options_(options),
       analyst_hash_(Sha256(options.analyst_token)),
-      enrollment_hash_(Sha256(options.enrollment_token)),
+      open_enrollment_(options.enrollment_token.empty() &&
+                       options.enrollment_quotas.empty()),
       store_(std::move(store)),
       random_(std::move(random)),
       queue_(std::make_unique<CommitQueue>(store_.get(),
-                                           options.max_writes_per_commit)) {}
+                                           options.max_writes_per_commit)) {
+  absl::MutexLock lock(&enrollment_mutex_);
+  if (!options.enrollment_token.empty()) {
+    enrollment_batches_[EnrollmentBatchKey(options.enrollment_token)] = {};
+  }
+  for (const EnrollmentQuota& quota : options.enrollment_quotas) {
+    enrollment_batches_[EnrollmentBatchKey(quota.token)] = {.max_agents = quota.max_agents};
+  }
+}
 
 // Finish every queued write while everything the jobs touch is alive.
 Aggregator::Impl::~Impl() { queue_->Stop(); }

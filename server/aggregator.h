@@ -77,14 +77,26 @@ class StudySpecCodec {
       std::string_view bytes, const RecordSchema& schema) const;
 };
 
+// An enrollment token for one device batch. It admits at most `max_agents`
+// agents in total; the count is kept in the store (each agent row names the
+// token that admitted it), so a leaked or abused token mints a bounded
+// number of agents even across restarts.
+struct EnrollmentQuota {
+  std::string token{};
+  int64_t max_agents = 1;  // ≥ 1
+};
+
 struct AggregatorOptions {
   // Required; not owned, must outlive the aggregator.
   const StudySpecCodec* spec_codec = nullptr;
   const Clock* clock = nullptr;
   // Required, ≥ 16 characters: the analyst credential (from server config).
   std::string analyst_token{};
-  // If non-empty, Enroll requires this token; "" = open enrollment.
+  // If non-empty, Enroll accepts this token, any number of times.
   std::string enrollment_token{};
+  // Further accepted tokens, each with a quota (distinct, non-empty, and
+  // not `enrollment_token`). Enrollment is open iff both are empty.
+  std::vector<EnrollmentQuota> enrollment_quotas{};
   // GetTasks returns at most this many tasks when asked for 0.
   int default_max_tasks = 64;
   // UploadReports accepts at most this many reports per call.
@@ -204,8 +216,9 @@ class Aggregator {
 
   // ---- Agents --------------------------------------------------------
   // A new agent id and a fresh bearer token (32 bytes from SecureRandom);
-  // only the token's SHA-256 is stored. PERMISSION_DENIED for a wrong
-  // enrollment token. The agent exists once this returns.
+  // only the token's SHA-256 is stored. UNAUTHENTICATED for a wrong
+  // enrollment token, RESOURCE_EXHAUSTED for one whose quota is used up.
+  // The agent exists once this returns.
   absl::StatusOr<Enrollment> Enroll(std::string_view enrollment_token);
   void EnrollAsync(
       std::string_view enrollment_token,

@@ -18,6 +18,7 @@
 #include "server/agent_directory.h"
 #include "server/aggregator.h"
 #include "server/commit_queue.h"
+#include "server/credential.h"
 #include "server/programs/analyst_program.h"
 #include "server/round_runtime.h"
 
@@ -87,6 +88,13 @@ struct PendingReport {
   AppendResult result{};
 };
 
+// An enrollment token's key in Impl's batches and in
+// AgentRow::enrollment_batch: its SHA-256, so the store never holds a token.
+inline std::string EnrollmentBatchKey(std::string_view token) {
+  const CredentialHash hash = Sha256(token);
+  return std::string(hash.begin(), hash.end());
+}
+
 // A round's estimates as an analyst program sees them (AddSamplingVariance
 // applied), in question order.
 RoundAnswers AnswersOf(const RoundRuntime& round, double confidence);
@@ -105,6 +113,9 @@ class Aggregator::Impl {
       std::string_view enrollment_token,
       absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
   absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view token) const;
+  // Gives back a slot Enroll reserved in `batch` for an agent that was not
+  // stored after all.
+  void ReleaseEnrollment(const std::string& batch);
   absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
                                                        int max_tasks);
   void UploadReportsAsync(
@@ -182,7 +193,20 @@ class Aggregator::Impl {
 
   const AggregatorOptions options_;
   CredentialHash analyst_hash_;
-  CredentialHash enrollment_hash_;
+
+  // Accepted enrollment tokens, keyed by their SHA-256 (as raw bytes; this
+  // is AgentRow::enrollment_batch), with the number of agents each admitted
+  // (stored plus in flight). Empty = open enrollment. Looking a token up by
+  // its hash leaks nothing useful through timing: the attacker does not
+  // control the hash.
+  struct EnrollmentBatch {
+    int64_t max_agents = 0;  // 0 = no quota
+    int64_t enrolled = 0;
+  };
+  absl::Mutex enrollment_mutex_;
+  absl::flat_hash_map<std::string, EnrollmentBatch> enrollment_batches_
+      ABSL_GUARDED_BY(enrollment_mutex_);
+  const bool open_enrollment_;
   std::unique_ptr<Store> store_;
   AgentDirectory agents_;
 

@@ -22,9 +22,9 @@ namespace {
 
 class EnrollJob final : public CommitJob {
  public:
-  EnrollJob(AgentDirectory* agents, AgentRow row, std::string token,
+  EnrollJob(Aggregator::Impl* impl, AgentRow row, std::string token,
             absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done)
-      : agents_(agents),
+      : impl_(impl),
         row_(row),
         token_(std::move(token)),
         done_(std::move(done)) {}
@@ -35,17 +35,18 @@ class EnrollJob final : public CommitJob {
 
   void Finish(const absl::Status& commit_status) override {
     if (!commit_status.ok()) {
+      impl_->ReleaseEnrollment(row_.enrollment_batch);
       std::move(done_)(absl::UnavailableError(absl::StrCat(
           "enrollment was not stored (", commit_status.message(), "); retry")));
       return;
     }
-    agents_->Add(row_.agent_id, row_.credential_hash);
+    impl_->agents().Add(row_.agent_id, row_.credential_hash);
     std::move(done_)(Enrollment{.agent_id = row_.agent_id,
                                 .bearer_token = std::move(token_)});
   }
 
  private:
-  AgentDirectory* agents_;
+  Aggregator::Impl* impl_;
   AgentRow row_;
   std::string token_;
   absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done_;
@@ -149,13 +150,29 @@ class UploadJob final : public CommitJob {
 void Aggregator::Impl::EnrollAsync(
     std::string_view enrollment_token,
     absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
-  if (!options_.enrollment_token.empty() &&
-      !SameCredentialHash(Sha256(enrollment_token), enrollment_hash_)) {
-    std::move(done)(absl::UnauthenticatedError("wrong enrollment token"));
-    return;
+  // Reserve a slot in the token's quota before anything is written, so
+  // concurrent enrollments cannot overshoot it; given back on failure.
+  std::string batch;
+  if (!open_enrollment_) {
+    batch = EnrollmentBatchKey(enrollment_token);
+    absl::MutexLock lock(&enrollment_mutex_);
+    auto it = enrollment_batches_.find(batch);
+    if (it == enrollment_batches_.end()) {
+      std::move(done)(absl::UnauthenticatedError("wrong enrollment token"));
+      return;
+    }
+    EnrollmentBatch& quota = it->second;
+    if (quota.max_agents > 0 && quota.enrolled >= quota.max_agents) {
+      std::move(done)(absl::ResourceExhaustedError(absl::StrCat(
+          "this enrollment token has admitted its quota of ", quota.max_agents,
+          " agents; ask the operator for a new token")));
+      return;
+    }
+    ++quota.enrolled;
   }
   const uint64_t agent_id = next_agent_id_.fetch_add(1);
   if (agent_id > kMaxAgentId) {
+    ReleaseEnrollment(batch);
     std::move(done)(absl::ResourceExhaustedError(
         "the server has enrolled the largest number of agents it supports"));
     return;
@@ -166,13 +183,26 @@ void Aggregator::Impl::EnrollAsync(
     credential = IssueCredential(agent_id, *random_);
   }
   queue_->Submit(std::make_unique<EnrollJob>(
-      &agents_,
+      this,
       AgentRow{.agent_id = agent_id,
                .credential_hash = credential.hash,
-               .enrolled_at = clock().Now()},
+               .enrolled_at = clock().Now(),
+               .enrollment_batch = std::move(batch)},
       std::move(credential.bearer_token), std::move(done)));
 }
 
+void Aggregator::Impl::ReleaseEnrollment(const std::string& batch) {
+  if (batch.empty()) return;
+  absl::MutexLock lock(&enrollment_mutex_);
+  auto it = enrollment_batches_.find(batch);
+  if (it != enrollment_batches_.end()) --it->second.enrolled;
+}
+
+// Why an agent credential cannot be forged: the bearer secret is 32 bytes
+// (256 bits) from SecureRandom, so guessing one succeeds with probability
+// 2^-256 per try; the server stores only SHA-256 of it, so even a copy of
+// the database yields no usable credential; and the comparison runs in
+// constant time, so timing reveals nothing about how close a guess was.
 absl::StatusOr<uint64_t> Aggregator::Impl::AuthenticateAgent(
     std::string_view token) const {
   ASSIGN_OR_RETURN(const ParsedToken parsed, ParseBearerToken(token));

@@ -29,6 +29,13 @@ absl::Status Aggregator::Impl::Load() {
   RETURN_IF_ERROR(store_->ForEachAgent([&](const AgentRow& agent) {
     agents_.Add(agent.agent_id, agent.credential_hash);
     max_agent = std::max(max_agent, agent.agent_id);
+    if (!agent.enrollment_batch.empty()) {
+      absl::MutexLock lock(&enrollment_mutex_);
+      // Tokens no longer configured admit nobody, so their agents need no
+      // count.
+      auto it = enrollment_batches_.find(agent.enrollment_batch);
+      if (it != enrollment_batches_.end()) ++it->second.enrolled;
+    }
     return absl::OkStatus();
   }));
   next_agent_id_ = max_agent + 1;

@@ -1,22 +1,33 @@
 // ldp-server: the aggregator as a gRPC service on its embedded SQLite store.
+//
+// Transport policy lives here: TLS (optionally mutual) from PEM files, and
+// a plaintext server only on loopback unless the operator insists, since
+// bearer tokens travel in the clear without TLS. Enrollment quotas, rate
+// limits and the message size limit bound what one client can make the
+// server do.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
@@ -28,10 +39,13 @@
 #include "server/aggregator.h"
 #include "server/grpc/agent_service.h"
 #include "server/grpc/analyst_service.h"
+#include "server/grpc/tls_credentials.h"
+#include "server/rate_limiter.h"
 #include "server/sqlite_store.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1",
-          "Address to listen on (use 0.0.0.0 to accept remote agents).");
+          "Address to listen on (0.0.0.0 accepts remote agents; anything but "
+          "loopback needs TLS or --allow_insecure).");
 ABSL_FLAG(int, port, 50051, "TCP port; 0 picks a free one (see --port_file).");
 ABSL_FLAG(std::string, port_file, "",
           "If set, the chosen port is written here once the server listens.");
@@ -43,8 +57,51 @@ ABSL_FLAG(std::string, analyst_token_file, "",
           "<db>.analyst_token is used, and created with a fresh random token "
           "(mode 0600) if it does not exist.");
 ABSL_FLAG(std::string, enrollment_token_file, "",
-          "If set, agents must present the token in this file to enroll; "
-          "otherwise enrollment is open.");
+          "If set, agents may enroll with the token in this file (any number "
+          "of them). Enrollment is open only if neither this nor "
+          "--enrollment_tokens_file is set.");
+ABSL_FLAG(std::string, enrollment_tokens_file, "",
+          "Enrollment tokens with quotas, one per device batch: lines "
+          "'TOKEN MAX_AGENTS' (token >= 16 characters, no spaces; '#' starts "
+          "a comment). Each token admits at most MAX_AGENTS agents in total, "
+          "counted in the database so restarts do not reset it; Enroll with "
+          "a used-up token gets RESOURCE_EXHAUSTED.");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "Server certificate chain (PEM). With --tls_key_file, every "
+          "connection uses TLS. Without both, the server speaks plaintext and "
+          "refuses to listen on anything but loopback unless "
+          "--allow_insecure is given.");
+ABSL_FLAG(std::string, tls_key_file, "",
+          "Private key (PEM) of --tls_cert_file.");
+ABSL_FLAG(std::string, tls_client_ca_file, "",
+          "CA certificate(s) (PEM) for mutual TLS: clients are asked for a "
+          "certificate, and one that does not chain to this CA fails the "
+          "handshake. Needs --tls_cert_file and --tls_key_file.");
+ABSL_FLAG(bool, require_client_cert, false,
+          "With --tls_client_ca_file: agents (every AgentService call, "
+          "Enroll included) must present a verified client certificate, "
+          "else UNAUTHENTICATED. Analysts may connect without one.");
+ABSL_FLAG(bool, allow_insecure, false,
+          "Allow plaintext (no TLS) on a non-loopback --listen address. "
+          "Bearer tokens then cross the network in the clear: only for a "
+          "trusted private network.");
+ABSL_FLAG(double, agent_rate_per_second, 20,
+          "Per-agent rate limit: GetTasks, GetBudget and each UploadReports "
+          "message take one token from a bucket refilled at this rate; over "
+          "it, RESOURCE_EXHAUSTED with a 'retry-after-ms' trailer. 0 = "
+          "unlimited.");
+ABSL_FLAG(double, agent_burst, 100,
+          "Per-agent bucket size: calls an idle agent may make at once.");
+ABSL_FLAG(double, enroll_rate_per_peer, 10000,
+          "Per-peer-address rate limit on Enroll (calls/s); over it, "
+          "RESOURCE_EXHAUSTED with a retry hint. 0 = unlimited. The default "
+          "lets a local load test through; lower it for public servers "
+          "(quotas in --enrollment_tokens_file bound the total).");
+ABSL_FLAG(double, enroll_burst_per_peer, 10000,
+          "Per-peer Enroll bucket size.");
+ABSL_FLAG(int, max_message_bytes, 4 << 20,
+          "Largest request message accepted (bytes); larger ones get "
+          "RESOURCE_EXHAUSTED from gRPC before any parsing.");
 
 namespace ldp {
 namespace {
@@ -88,7 +145,65 @@ absl::StatusOr<std::string> AnalystToken() {
   return token;
 }
 
+// "TOKEN MAX_AGENTS" lines; InvalidArgument naming the line otherwise.
+absl::StatusOr<std::vector<EnrollmentQuota>> ReadEnrollmentQuotas(
+    const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read --enrollment_tokens_file ", path));
+  }
+  std::vector<EnrollmentQuota> quotas;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    absl::string_view text = line;
+    text = text.substr(0, text.find('#'));
+    std::vector<absl::string_view> fields =
+        absl::StrSplit(text, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
+    if (fields.empty()) continue;
+    EnrollmentQuota quota{.token = std::string(fields[0])};
+    if (fields.size() != 2 || !absl::SimpleAtoi(fields[1], &quota.max_agents) ||
+        quota.max_agents < 1 || quota.token.size() < 16) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", number,
+          ": expected 'TOKEN MAX_AGENTS' with a token of >= 16 characters "
+          "and MAX_AGENTS >= 1"));
+    }
+    quotas.push_back(std::move(quota));
+  }
+  return quotas;
+}
+
+bool IsLoopback(absl::string_view host) {
+  host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
+  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TransportCredentials() {
+  const ServerTlsFiles files{.cert_file = absl::GetFlag(FLAGS_tls_cert_file),
+                             .key_file = absl::GetFlag(FLAGS_tls_key_file),
+                             .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file)};
+  if (absl::GetFlag(FLAGS_require_client_cert) && files.client_ca_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--require_client_cert needs --tls_client_ca_file (the CA that "
+        "signs agent certificates)");
+  }
+  if (!files.tls() && !IsLoopback(absl::GetFlag(FLAGS_listen)) &&
+      !absl::GetFlag(FLAGS_allow_insecure)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to serve plaintext on ", absl::GetFlag(FLAGS_listen),
+        ": give --tls_cert_file and --tls_key_file, or --allow_insecure "
+        "for a trusted private network"));
+  }
+  return ServerCredentialsFromFiles(files);
+}
+
 int Run() {
+  auto credentials = TransportCredentials();
+  if (!credentials.ok()) return Fail(credentials.status());
+  if (absl::GetFlag(FLAGS_max_message_bytes) < 1024) {
+    return Fail(absl::InvalidArgumentError("--max_message_bytes must be >= 1024"));
+  }
   auto analyst_token = AnalystToken();
   if (!analyst_token.ok()) return Fail(analyst_token.status());
   std::string enrollment_token;
@@ -97,17 +212,37 @@ int Run() {
     if (!token.ok()) return Fail(token.status());
     enrollment_token = *token;
   }
+  std::vector<EnrollmentQuota> quotas;
+  if (const std::string path = absl::GetFlag(FLAGS_enrollment_tokens_file); !path.empty()) {
+    auto read = ReadEnrollmentQuotas(path);
+    if (!read.ok()) return Fail(read.status());
+    quotas = *std::move(read);
+  }
+  auto agent_limiter = RateLimiter::Create(
+      RealClock::Get(), {.per_second = absl::GetFlag(FLAGS_agent_rate_per_second),
+                         .burst = absl::GetFlag(FLAGS_agent_burst)});
+  if (!agent_limiter.ok()) return Fail(agent_limiter.status());
+  auto enroll_limiter = RateLimiter::Create(
+      RealClock::Get(), {.per_second = absl::GetFlag(FLAGS_enroll_rate_per_peer),
+                         .burst = absl::GetFlag(FLAGS_enroll_burst_per_peer)});
+  if (!enroll_limiter.ok()) return Fail(enroll_limiter.status());
+
   auto store = SqliteStore::Open({.path = absl::GetFlag(FLAGS_db)});
   if (!store.ok()) return Fail(store.status());
   ProtoStudySpecCodec codec;
   auto aggregator = Aggregator::Create({.spec_codec = &codec,
                                         .clock = RealClock::Get(),
                                         .analyst_token = *analyst_token,
-                                        .enrollment_token = enrollment_token},
+                                        .enrollment_token = enrollment_token,
+                                        .enrollment_quotas = std::move(quotas)},
                                        *std::move(store));
   if (!aggregator.ok()) return Fail(aggregator.status());
 
-  AgentServiceImpl agent_service(aggregator->get());
+  AgentServiceImpl agent_service(
+      aggregator->get(),
+      {.agent_limiter = agent_limiter->get(),
+       .enroll_limiter = enroll_limiter->get(),
+       .require_client_certificate = absl::GetFlag(FLAGS_require_client_cert)});
   AnalystServiceImpl analyst_service(aggregator->get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -115,21 +250,29 @@ int Run() {
   int port = 0;
   builder.AddListeningPort(absl::StrCat(absl::GetFlag(FLAGS_listen), ":",
                                         absl::GetFlag(FLAGS_port)),
-                           grpc::InsecureServerCredentials(), &port);
+                           *credentials, &port);
   builder.RegisterService(&agent_service);
   builder.RegisterService(&analyst_service);
-  builder.SetMaxReceiveMessageSize(16 << 20);
+  builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     return Fail(absl::UnavailableError(absl::StrCat(
         "cannot listen on ", absl::GetFlag(FLAGS_listen), ":",
-        absl::GetFlag(FLAGS_port), " (in use, or not a local address?)")));
+        absl::GetFlag(FLAGS_port), " (in use, or not a local address?",
+        absl::GetFlag(FLAGS_tls_cert_file).empty()
+            ? ")"
+            : " Or --tls_key_file is not the key of --tls_cert_file; gRPC's "
+              "log above says which)")));
   }
   if (const std::string path = absl::GetFlag(FLAGS_port_file); !path.empty()) {
     std::ofstream(path) << port << "\n";
   }
-  std::printf("ldp-server: listening on %s:%d, database %s\n",
+  std::printf("ldp-server: listening on %s:%d (%s), database %s\n",
               absl::GetFlag(FLAGS_listen).c_str(), port,
+              absl::GetFlag(FLAGS_tls_cert_file).empty()
+                  ? "plaintext"
+                  : (absl::GetFlag(FLAGS_require_client_cert) ? "TLS, agents need client certificates"
+                                                              : "TLS"),
               absl::GetFlag(FLAGS_db).c_str());
   std::fflush(stdout);
 
@@ -166,7 +309,11 @@ int main(int argc, char** argv) {
       "keeps every agent's privacy budget in its store, and serves "
       "estimates with confidence intervals.\n"
       "Usage: ldp-server [--listen=ADDR] [--port=N] [--db=PATH] "
-      "[--analyst_token_file=PATH] [--enrollment_token_file=PATH]");
+      "[--tls_cert_file=PEM --tls_key_file=PEM [--tls_client_ca_file=PEM "
+      "[--require_client_cert]]] [--analyst_token_file=PATH] "
+      "[--enrollment_token_file=PATH] [--enrollment_tokens_file=PATH]\n"
+      "Without TLS files the server speaks plaintext and listens only on "
+      "loopback unless --allow_insecure is given.");
   ldp::ShowOnlyFlagsFrom("server/main");
   // Block the shutdown signals in every thread; main waits for them.
   sigset_t signals;

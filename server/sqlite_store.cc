@@ -14,13 +14,16 @@
 namespace ldp {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// Version 2 added agents.enrollment_batch; a version-1 file is upgraded in
+// place (the column defaults to "", i.e. open enrollment).
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE agents(
   agent_id INTEGER PRIMARY KEY,
   credential_hash BLOB NOT NULL,
-  enrolled_at INTEGER NOT NULL);
+  enrolled_at INTEGER NOT NULL,
+  enrollment_batch BLOB NOT NULL DEFAULT x'');
 CREATE TABLE studies(
   study_id INTEGER PRIMARY KEY,
   spec BLOB NOT NULL,
@@ -209,6 +212,15 @@ absl::StatusOr<int64_t> QueryInt(sqlite3* db, const char* sql) {
 absl::Status EnsureSchema(sqlite3* db) {
   ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
   if (version == kSchemaVersion) return absl::OkStatus();
+  if (version == 1) {
+    RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
+    absl::Status status = Exec(
+        db, "ALTER TABLE agents ADD COLUMN enrollment_batch BLOB NOT NULL DEFAULT x''");
+    if (status.ok()) status = Exec(db, "PRAGMA user_version=2");
+    if (status.ok()) return Exec(db, "COMMIT");
+    (void)Exec(db, "ROLLBACK");
+    return status;
+  }
   if (version != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("database schema version ", version,
@@ -250,6 +262,7 @@ class SqliteStore::Transaction final : public StoreTransaction {
                                         row.credential_hash.data()),
                                     row.credential_hash.size()));
     s->Bind(3, Nanos(row.enrolled_at));
+    s->BindBlob(4, row.enrollment_batch);
     return s->Run();
   }
 
@@ -379,8 +392,8 @@ namespace {
 absl::Status PrepareWriterStatements(sqlite3* db, Connection::Statements& s) {
   const std::pair<std::unique_ptr<Statement>*, const char*> all[] = {
       {&s.insert_agent,
-       "INSERT INTO agents(agent_id, credential_hash, enrolled_at) "
-       "VALUES(?1, ?2, ?3)"},
+       "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
+       "enrollment_batch) VALUES(?1, ?2, ?3, ?4)"},
       {&s.insert_study,
        "INSERT INTO studies(study_id, spec, request_id, state, created_at) "
        "VALUES(?1, ?2, ?3, ?4, ?5)"},
@@ -486,8 +499,8 @@ absl::Status SqliteStore::ForEachAgent(
   ASSIGN_OR_RETURN(
       auto statement,
       Statement::Prepare(writer_->db,
-                         "SELECT agent_id, credential_hash, "
-                         "enrolled_at FROM agents ORDER BY agent_id"));
+                         "SELECT agent_id, credential_hash, enrolled_at, "
+                         "enrollment_batch FROM agents ORDER BY agent_id"));
   Use s(*statement);
   for (;;) {
     ASSIGN_OR_RETURN(const bool row, s->Step());
@@ -500,6 +513,7 @@ absl::Status SqliteStore::ForEachAgent(
           "agent ", agent.agent_id, " has a malformed credential hash"));
     }
     std::memcpy(agent.credential_hash.data(), hash.data(), hash.size());
+    agent.enrollment_batch = std::string(s->Blob(3));
     RETURN_IF_ERROR(visit(agent));
   }
 }

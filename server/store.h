@@ -48,6 +48,10 @@ struct AgentRow {
   uint64_t agent_id = 0;
   CredentialHash credential_hash{};
   absl::Time enrolled_at = absl::UnixEpoch();
+  // Which enrollment token admitted the agent (opaque, e.g. the token's
+  // SHA-256; "" = open enrollment). Counting agents per batch at load is
+  // what makes enrollment quotas survive restarts.
+  std::string enrollment_batch{};
 };
 
 struct StudyRow {

@@ -8,12 +8,15 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/confidence_interval.h"
 #include "common/status_macros.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/stubs/common.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/encoding_convert.h"
 #include "proto/convert/query_convert.h"
@@ -152,6 +155,43 @@ absl::StatusOr<QuestionKind> KindFromProto(const v1::Question& proto,
       "question has no kind (set statistical_query or histogram)");
 }
 
+// proto3 will not parse a string field holding invalid UTF-8, so a spec
+// with one would be accepted and then never read back from its stored bytes
+// (found by tests/fuzz/study_parsing_fuzzer). Checks every string field at
+// any depth; `path` names the field in the message.
+absl::Status CheckStringsAreUtf8(const google::protobuf::Message& message,
+                                 const std::string& path) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const std::string where =
+        path.empty() ? field->name() : absl::StrCat(path, ".", field->name());
+    const int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+    for (int i = 0; i < n; ++i) {
+      if (field->type() == FieldDescriptor::TYPE_STRING) {
+        std::string scratch;
+        const std::string& value =
+            field->is_repeated()
+                ? reflection->GetRepeatedStringReference(message, field, i, &scratch)
+                : reflection->GetStringReference(message, field, &scratch);
+        if (!google::protobuf::internal::IsStructurallyValidUTF8(
+                value.data(), static_cast<int>(value.size()))) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(where, " is not valid UTF-8"));
+        }
+      } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+        RETURN_IF_ERROR(CheckStringsAreUtf8(
+            field->is_repeated() ? reflection->GetRepeatedMessage(message, field, i)
+                                 : reflection->GetMessage(message, field),
+            where));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckQuestionId(const std::string& id) {
   if (id.empty()) {
     return absl::InvalidArgumentError("question_id must not be empty");
@@ -263,6 +303,7 @@ absl::StatusOr<std::vector<Question>> QuestionsFromProto(
   std::vector<Question> questions;
   absl::flat_hash_set<std::string> ids;
   for (const v1::Question& q : proto) {
+    RETURN_IF_ERROR(CheckStringsAreUtf8(q, "question"));
     if (!ids.insert(q.question_id()).second) {
       return absl::InvalidArgumentError(absl::StrCat(
           "question_id \"", q.question_id(), "\" appears more than once"));
@@ -300,6 +341,7 @@ absl::StatusOr<ProgramSpec> ProgramSpecFromProto(
 }
 
 absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto) {
+  RETURN_IF_ERROR(CheckStringsAreUtf8(proto, ""));
   RETURN_IF_ERROR(CheckStudyScalars(proto));
   ASSIGN_OR_RETURN(StudyMode mode, ModeFromProto(proto.mode()));
   ASSIGN_OR_RETURN(RecordSchema schema, RecordSchemaFromProto(proto.schema()));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/task_convert.h"
@@ -23,25 +24,51 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
   return reactor;
 }
 
+// OK, or RESOURCE_EXHAUSTED (with the retry trailer set) when `key` is over
+// `limiter`'s rate.
+absl::Status Throttle(RateLimiter* limiter, std::string_view key,
+                      std::string_view who, grpc::CallbackServerContext* context) {
+  if (limiter == nullptr) return absl::OkStatus();
+  const absl::Duration wait = limiter->Acquire(key);
+  if (wait == absl::ZeroDuration()) return absl::OkStatus();
+  AddRetryAfter(*context, wait);
+  return RateLimitedError(who, limiter->limit(), wait);
+}
+
 void SetAck(const absl::Status& status, v1::ReportAck* ack) {
   ack->set_code(static_cast<int32_t>(status.code()));
   ack->set_message(std::string(status.message()));
 }
 
 // Reads batches one at a time; each is committed (group commit across all
-// streams) before the next is read, so acks are final and in order.
+// streams) before the next is read, so acks are final and in order. Each
+// batch costs the agent one rate-limit token; a batch over the limit ends
+// the stream with RESOURCE_EXHAUSTED, and the agent resends the unacked
+// reports later (identical retries are never charged twice).
 class UploadReactor final
     : public grpc::ServerReadReactor<v1::UploadReportsRequest> {
  public:
-  UploadReactor(Aggregator* aggregator, uint64_t agent_id,
+  UploadReactor(Aggregator* aggregator, uint64_t agent_id, RateLimiter* limiter,
+                grpc::CallbackServerContext* context,
                 v1::UploadReportsResponse* response)
-      : aggregator_(aggregator), agent_id_(agent_id), response_(response) {
+      : aggregator_(aggregator),
+        agent_id_(agent_id),
+        limiter_(limiter),
+        context_(context),
+        response_(response) {
     StartRead(&request_);
   }
 
   void OnReadDone(bool ok) override {
     if (!ok) {
       Finish(grpc::Status::OK);
+      return;
+    }
+    if (absl::Status throttled =
+            Throttle(limiter_, absl::StrCat(agent_id_),
+                     absl::StrCat("agent ", agent_id_), context_);
+        !throttled.ok()) {
+      Finish(ToGrpcStatus(throttled));
       return;
     }
     std::vector<TaskReport> reports;
@@ -82,6 +109,8 @@ class UploadReactor final
  private:
   Aggregator* aggregator_;
   const uint64_t agent_id_;
+  RateLimiter* limiter_;                   // may be null
+  grpc::CallbackServerContext* context_;  // outlives the reactor's work
   v1::UploadReportsResponse* response_;
   v1::UploadReportsRequest request_;
 };
@@ -98,7 +127,14 @@ class RejectingUploadReactor final
 }  // namespace
 
 absl::StatusOr<uint64_t> AgentServiceImpl::Authenticate(
-    grpc::CallbackServerContext* context, uint64_t claimed_agent_id) const {
+    grpc::CallbackServerContext* context, uint64_t claimed_agent_id,
+    bool charge) const {
+  if (options_.require_client_certificate &&
+      !HasVerifiedClientCertificate(*context)) {
+    return absl::UnauthenticatedError(
+        "this server requires agents to present a client certificate "
+        "(mutual TLS): configure the agent's --tls_cert_file and --tls_key_file");
+  }
   absl::StatusOr<std::string_view> token = BearerToken(*context);
   if (!token.ok()) return token.status();
   absl::StatusOr<uint64_t> agent = aggregator_->AuthenticateAgent(*token);
@@ -108,12 +144,28 @@ absl::StatusOr<uint64_t> AgentServiceImpl::Authenticate(
         "request names agent ", claimed_agent_id,
         " but the credential belongs to agent ", *agent));
   }
+  if (charge) {
+    RETURN_IF_ERROR(Throttle(options_.agent_limiter, absl::StrCat(*agent),
+                             absl::StrCat("agent ", *agent), context));
+  }
   return *agent;
 }
 
 grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
     grpc::CallbackServerContext* context, const v1::EnrollRequest* request,
     v1::EnrollResponse* response) {
+  if (options_.require_client_certificate &&
+      !HasVerifiedClientCertificate(*context)) {
+    return FinishWith(context, absl::UnauthenticatedError(
+        "this server requires agents to present a client certificate "
+        "(mutual TLS) to enroll"));
+  }
+  const std::string peer = PeerAddress(*context);
+  if (absl::Status throttled = Throttle(options_.enroll_limiter, peer,
+                                        absl::StrCat("peer ", peer), context);
+      !throttled.ok()) {
+    return FinishWith(context, throttled);
+  }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   aggregator_->EnrollAsync(
       request->enrollment_token(),
@@ -131,7 +183,8 @@ grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
 grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
     grpc::CallbackServerContext* context, const v1::GetTasksRequest* request,
     v1::GetTasksResponse* response) {
-  absl::StatusOr<uint64_t> agent = Authenticate(context, request->agent_id());
+  absl::StatusOr<uint64_t> agent =
+      Authenticate(context, request->agent_id(), /*charge=*/true);
   if (!agent.ok()) return FinishWith(context, agent.status());
   absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(
       *agent, static_cast<int>(std::min<uint32_t>(request->max_tasks(), 1 << 16)));
@@ -150,15 +203,18 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
 grpc::ServerReadReactor<v1::UploadReportsRequest>*
 AgentServiceImpl::UploadReports(grpc::CallbackServerContext* context,
                                 v1::UploadReportsResponse* response) {
-  absl::StatusOr<uint64_t> agent = Authenticate(context, 0);
+  // Charged per batch by the reactor, not per stream.
+  absl::StatusOr<uint64_t> agent = Authenticate(context, 0, /*charge=*/false);
   if (!agent.ok()) return new RejectingUploadReactor(agent.status());
-  return new UploadReactor(aggregator_, *agent, response);
+  return new UploadReactor(aggregator_, *agent, options_.agent_limiter, context,
+                           response);
 }
 
 grpc::ServerUnaryReactor* AgentServiceImpl::GetBudget(
     grpc::CallbackServerContext* context, const v1::GetBudgetRequest* request,
     v1::GetBudgetResponse* response) {
-  absl::StatusOr<uint64_t> agent = Authenticate(context, request->agent_id());
+  absl::StatusOr<uint64_t> agent =
+      Authenticate(context, request->agent_id(), /*charge=*/true);
   if (!agent.ok()) return FinishWith(context, agent.status());
   absl::StatusOr<std::vector<LedgerEntry>> ledger =
       aggregator_->GetBudget(*agent, request->study_id());

@@ -1,18 +1,35 @@
 // The AgentService gRPC adapter: authenticates the caller, translates wire
 // messages to domain types (proto/convert), calls the Aggregator, and maps
-// absl statuses to gRPC statuses. No protocol logic lives here.
+// absl statuses to gRPC statuses. No protocol logic lives here; transport
+// policy does: the client-certificate requirement and the rate limits, which
+// answer RESOURCE_EXHAUSTED with a "retry-after-ms" trailer before the
+// aggregator does any work.
 #ifndef LDP_SERVER_GRPC_AGENT_SERVICE_H_
 #define LDP_SERVER_GRPC_AGENT_SERVICE_H_
 
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "server/aggregator.h"
+#include "server/rate_limiter.h"
 
 namespace ldp {
+
+struct AgentServiceOptions {
+  // Per authenticated agent: one token per GetTasks or GetBudget call and
+  // per UploadReports message. Null = no limit. Not owned.
+  RateLimiter* agent_limiter = nullptr;
+  // Per peer address: one token per Enroll call. Null = no limit.
+  RateLimiter* enroll_limiter = nullptr;
+  // Refuse (UNAUTHENTICATED) callers without a verified client certificate
+  // (mutual TLS; see tls_credentials.h).
+  bool require_client_certificate = false;
+};
 
 class AgentServiceImpl final : public v1::AgentService::CallbackService {
  public:
   // `aggregator` is not owned and must outlive the service.
-  explicit AgentServiceImpl(Aggregator* aggregator) : aggregator_(aggregator) {}
+  explicit AgentServiceImpl(Aggregator* aggregator,
+                            AgentServiceOptions options = {})
+      : aggregator_(aggregator), options_(options) {}
 
   grpc::ServerUnaryReactor* Enroll(grpc::CallbackServerContext* context,
                                    const v1::EnrollRequest* request,
@@ -28,11 +45,14 @@ class AgentServiceImpl final : public v1::AgentService::CallbackService {
                                       v1::GetBudgetResponse* response) override;
 
  private:
-  // The authenticated agent, checked against the id the request names.
+  // The authenticated agent, checked against the id the request names and
+  // charged one token of its rate limit (`charge`).
   absl::StatusOr<uint64_t> Authenticate(grpc::CallbackServerContext* context,
-                                        uint64_t claimed_agent_id) const;
+                                        uint64_t claimed_agent_id,
+                                        bool charge) const;
 
   Aggregator* aggregator_;  // not owned
+  const AgentServiceOptions options_;
 };
 
 }  // namespace ldp

@@ -157,7 +157,14 @@ absl::Status AnalystServiceImpl::Authenticate(
     grpc::CallbackServerContext* context) const {
   absl::StatusOr<std::string_view> token = BearerToken(*context);
   if (!token.ok()) return token.status();
-  return aggregator_->AuthenticateAnalyst(*token);
+  absl::Status analyst = aggregator_->AuthenticateAnalyst(*token);
+  // A genuine agent credential is an identity, just the wrong one: say so
+  // (PERMISSION_DENIED) rather than "who are you" (UNAUTHENTICATED).
+  if (!analyst.ok() && aggregator_->AuthenticateAgent(*token).ok()) {
+    return absl::PermissionDeniedError(
+        "an agent credential cannot call the analyst API");
+  }
+  return analyst;
 }
 
 grpc::ServerUnaryReactor* AnalystServiceImpl::CreateStudy(

@@ -9,6 +9,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "tests/integration/agent_runner.h"
+#include "tests/integration/mean_study.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -17,26 +18,7 @@ namespace {
 
 constexpr int64_t kCapNanos = 1'000'000'000;  // ε = 1 per agent
 
-v1::StudySpec Spec() {
-  v1::StudySpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
-    display_name: "budget"
-    epsilon_cap_nanos: 1000000000
-    mode: NONINTERACTIVE
-    confidence: 0.95
-    round_duration_seconds: 3600
-    schema { fields { name: "x" real_field { lower: 0 upper: 1 } } }
-    questions {
-      question_id: "mean_x"
-      statistical_query {
-        root { field: "x" }
-        output_range { lower: 0 upper: 1 }
-      }
-      randomizer { duchi {} }
-    }
-  )pb", &spec));
-  return spec;
-}
+v1::StudySpec Spec() { return MeanStudySpec("budget", 1, "duchi"); }
 
 Record RecordWithX(double x) {
   Record r;

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/devices.h"
+#include "tests/integration/mean_study.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -23,26 +24,7 @@ namespace ldp::testing {
 namespace {
 
 
-v1::StudySpec Spec() {
-  v1::StudySpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
-    display_name: "crash"
-    epsilon_cap_nanos: 1000000000
-    mode: NONINTERACTIVE
-    confidence: 0.95
-    round_duration_seconds: 3600
-    schema { fields { name: "x" real_field { lower: 0 upper: 10 } } }
-    questions {
-      question_id: "mean_x"
-      statistical_query {
-        root { field: "x" }
-        output_range { lower: 0 upper: 10 }
-      }
-      randomizer { piecewise {} }
-    }
-  )pb", &spec));
-  return spec;
-}
+v1::StudySpec Spec() { return MeanStudySpec("crash", 10, "piecewise"); }
 
 TEST(CrashRecovery, SigkillMidRoundLosesNothingAndCountsOnce) {
   ServerProcess server;

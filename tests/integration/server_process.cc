@@ -7,10 +7,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -33,7 +37,8 @@ std::string ReadAll(const std::string& path) {
 
 }  // namespace
 
-ServerProcess::ServerProcess() {
+ServerProcess::ServerProcess(std::vector<std::string> extra_flags)
+    : extra_flags_(std::move(extra_flags)) {
   char pattern[] = "/tmp/ldp-it-XXXXXX";
   directory_ = mkdtemp(pattern);
 }
@@ -52,13 +57,17 @@ absl::Status ServerProcess::Start() {
   // A restart keeps the port, so agents' channels reconnect to it.
   const std::string port_flag = "--port=" + std::to_string(port_);
   const std::string log = directory_ + "/server.log";
+  std::vector<std::string> args = {LDP_SERVER_BINARY, db, port_flag, port_arg};
+  args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
   pid_ = fork();
   if (pid_ < 0) return absl::InternalError("fork failed");
   if (pid_ == 0) {
     if (FILE* out = freopen(log.c_str(), "a", stdout)) (void)out;
     if (FILE* err = freopen(log.c_str(), "a", stderr)) (void)err;
-    execl(LDP_SERVER_BINARY, LDP_SERVER_BINARY, db.c_str(), port_flag.c_str(),
-          port_arg.c_str(), static_cast<char*>(nullptr));
+    execv(LDP_SERVER_BINARY, argv.data());
     _exit(127);
   }
   for (int i = 0; i < 400; ++i) {
@@ -94,9 +103,23 @@ void ServerProcess::Kill() {
 }
 
 std::shared_ptr<grpc::Channel> ServerProcess::NewChannel() const {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewChannel(channel_tls_);
+  // Readable TLS files are the test's own setup: stop loudly if they are not.
+  if (!channel.ok()) {
+    std::fprintf(stderr, "ServerProcess: %s\n", channel.status().ToString().c_str());
+    std::abort();
+  }
+  return *channel;
+}
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> ServerProcess::NewChannel(
+    const ClientTlsFiles& tls) const {
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      ChannelCredentialsFromFiles(tls);
+  if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection per channel
-  return grpc::CreateCustomChannel(address(), grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(address(), *credentials, args);
 }
 
 std::string ServerProcess::analyst_token() const {

@@ -1,6 +1,7 @@
 // Runs the real ldp-server binary on loopback with a private database, for
 // integration tests: start, wait until it listens, SIGKILL, restart on the
-// same database.
+// same database. Optional extra server flags (TLS files, limits) and TLS
+// client channels serve the transport and abuse tests.
 #ifndef LDP_TESTS_INTEGRATION_SERVER_PROCESS_H_
 #define LDP_TESTS_INTEGRATION_SERVER_PROCESS_H_
 
@@ -8,8 +9,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/agent_client.h"
 #include "grpcpp/channel.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
 
@@ -18,7 +21,8 @@ namespace ldp::testing {
 class ServerProcess {
  public:
   // A fresh directory for the database; the server is not started yet.
-  ServerProcess();
+  // `extra_flags` go to every start (e.g. "--tls_cert_file=...").
+  explicit ServerProcess(std::vector<std::string> extra_flags = {});
   ~ServerProcess();  // SIGKILLs a running server and removes the directory
 
   // Starts ldp-server and waits (≤ 20 s) until it listens: on a free port
@@ -30,12 +34,22 @@ class ServerProcess {
   void Kill();
 
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  // A channel with its own connection, with the credentials set by
+  // set_channel_tls (plaintext by default; AnalystClient uses it too).
   std::shared_ptr<grpc::Channel> NewChannel() const;
+  // A channel with these TLS files instead (e.g. without a client
+  // certificate); a file that cannot be read fails the test's assertion
+  // through the returned status.
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> NewChannel(
+      const ClientTlsFiles& tls) const;
+  void set_channel_tls(ClientTlsFiles tls) { channel_tls_ = std::move(tls); }
   std::string analyst_token() const;
   const std::string& directory() const { return directory_; }
 
  private:
   std::string directory_;
+  std::vector<std::string> extra_flags_;
+  ClientTlsFiles channel_tls_;
   pid_t pid_ = -1;
   int port_ = 0;
 };

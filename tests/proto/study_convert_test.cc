@@ -195,6 +195,18 @@ TEST(StudyConvert, InteractiveStudiesCarryTheirProgram) {
               StatusIs(kInvalid));
 }
 
+// Found by the study-parsing fuzzer: proto3 refuses to parse strings that
+// are not UTF-8, so a study holding one could be stored but never reloaded.
+TEST(StudyConvert, RefusesStringsThatAreNotUtf8) {
+  auto proto = ParseText<v1::StudySpec>(Study(kQuestions));
+  proto.set_display_name("\377\377\377\020");
+  EXPECT_THAT(StudySpecFromProto(proto).status().message(),
+              HasSubstr("not valid UTF-8"));
+  proto = ParseText<v1::StudySpec>(Study(kQuestions));
+  proto.mutable_questions(0)->set_question_id("q\377");
+  EXPECT_THAT(StudySpecFromProto(proto), StatusIs(kInvalid));
+}
+
 TEST(StudyConvert, RejectsMalformedStudyFields) {
   using P = v1::StudySpec;
   struct Case {

@@ -1,0 +1,85 @@
+# Sanitizer and fuzzing builds (issue 7, "Test tooling in CI").
+#
+#   -DLDP_SANITIZE=address,undefined   ASan + UBSan over the whole tree
+#   -DLDP_SANITIZE=thread              TSan (deploy/test.sh runs only the
+#                                      server-core tests with it)
+#   -DLDP_FUZZ=ON                      libFuzzer targets in tests/fuzz (clang)
+#
+# Flags go on every target through add_compile_options/add_link_options, so
+# each sanitizer build needs its own build directory (deploy/test.sh uses
+# build-asan, build-tsan and build-fuzz). gRPC, protobuf and abseil are
+# Debian's uninstrumented shared libraries; see tests/sanitizers/README.md.
+
+set(LDP_SANITIZE "" CACHE STRING
+  "Comma-separated -fsanitize= list (e.g. address,undefined or thread); empty for none")
+option(LDP_FUZZ "Build the libFuzzer targets in tests/fuzz (needs clang)" OFF)
+
+if(LDP_SANITIZE AND LDP_FUZZ)
+  message(FATAL_ERROR "LDP_FUZZ already builds with address,undefined; leave LDP_SANITIZE empty")
+endif()
+
+# UB must fail the test that hits it, not print a line and carry on. GCC
+# leaves float-cast-overflow out of "undefined"; the randomizers cast doubles
+# to integers, so it is asked for by name. Floating division by zero is left
+# out: under IEEE 754 it gives ±inf or NaN, which the code handles as values.
+set(_ldp_ubsan_flags -fno-sanitize-recover=undefined,float-cast-overflow
+                     -fsanitize=float-cast-overflow)
+
+if(LDP_SANITIZE)
+  add_compile_options(-fsanitize=${LDP_SANITIZE} -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=${LDP_SANITIZE})
+  if(LDP_SANITIZE MATCHES "undefined")
+    add_compile_options(${_ldp_ubsan_flags})
+    add_link_options(-fsanitize=float-cast-overflow)
+  endif()
+endif()
+
+if(LDP_SANITIZE MATCHES "thread")
+  # Teach TSan about Debian's uninstrumented absl::Mutex & co (see the
+  # file's header). Compiled here, at configure time, so every executable can
+  # take the object on its link line without a build-order dependency;
+  # editing the file re-runs CMake, and the object's name carries the
+  # file's hash so the changed link line relinks every executable.
+  set(_ldp_tsan_src ${PROJECT_SOURCE_DIR}/tests/sanitizers/tsan_absl_sync.cc)
+  file(SHA256 ${_ldp_tsan_src} _ldp_tsan_hash)
+  string(SUBSTRING ${_ldp_tsan_hash} 0 12 _ldp_tsan_hash)
+  set(_ldp_tsan_obj ${PROJECT_BINARY_DIR}/tsan_absl_sync-${_ldp_tsan_hash}.o)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_ldp_tsan_src})
+  execute_process(
+    COMMAND ${CMAKE_CXX_COMPILER} -std=c++20 -O1 -fsanitize=thread
+            -c ${_ldp_tsan_src} -o ${_ldp_tsan_obj}
+    RESULT_VARIABLE _ldp_tsan_rc)
+  if(NOT _ldp_tsan_rc EQUAL 0)
+    message(FATAL_ERROR "could not compile ${_ldp_tsan_src}")
+  endif()
+  add_link_options(${_ldp_tsan_obj})
+  link_libraries(absl::synchronization)  # what the object's __real_ calls need
+  foreach(sym
+      _ZN4absl7debian35Mutex4LockEv
+      _ZN4absl7debian35Mutex6UnlockEv
+      _ZN4absl7debian35Mutex10ReaderLockEv
+      _ZN4absl7debian35Mutex12ReaderUnlockEv
+      _ZN4absl7debian35Mutex7TryLockEv
+      _ZN4absl7debian35Mutex13ReaderTryLockEv
+      _ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE
+      _ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE
+      _ZN4absl7debian37CondVar4WaitEPNS0_5MutexE
+      _ZN4absl7debian312Notification6NotifyEv
+      _ZNK4absl7debian312Notification19WaitForNotificationEv
+      _ZN4absl7debian315BlockingCounter14DecrementCountEv
+      _ZN4absl7debian315BlockingCounter4WaitEv)
+    add_link_options(-Wl,--wrap=${sym})
+  endforeach()
+endif()
+
+if(LDP_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR
+      "LDP_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  # Libraries get coverage instrumentation without libFuzzer's main(); the
+  # fuzz executables add -fsanitize=fuzzer themselves (tests/fuzz).
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
+                      -fno-omit-frame-pointer ${_ldp_ubsan_flags})
+  add_link_options(-fsanitize=address,undefined,float-cast-overflow)
+endif()

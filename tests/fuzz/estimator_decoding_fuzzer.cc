@@ -1,0 +1,97 @@
+// libFuzzer target: what a restarting server decodes from its database to
+// rebuild estimators.
+//
+// The same bytes are read two ways. As a stored round plan
+// (server/plan_codec DecodePlan): canonical (decode then encode gives the
+// same bytes) and, if it decodes, restored against a fixed study
+// (RoundPlan::Restore), which must refuse or give a usable plan. As a run of
+// stored payloads (each a 1-byte length and that many bytes, decoded by
+// DecodePayload): every payload goes to an accumulator of every fixed task
+// (one per oracle and real mechanism), which must reject what is invalid,
+// count what is valid, and keep its estimate and variances finite (and ≥ 0).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "server/payload_codec.h"
+#include "server/plan_codec.h"
+#include "server/planner.h"
+#include "tests/fuzz/fuzz_fixtures.h"
+
+namespace ldp::fuzz {
+namespace {
+
+void FuzzPlan(std::string_view bytes) {
+  absl::StatusOr<PlanDecisions> decisions = DecodePlan(bytes);
+  if (!decisions.ok()) return;
+  Check(EncodePlan(*decisions) == bytes, "stored plan encoding not canonical");
+  absl::StatusOr<RoundPlan> plan = RoundPlan::Restore(Study(), *decisions);
+  if (!plan.ok()) return;
+  const int n = static_cast<int>(plan->questions().size());
+  Check(n == static_cast<int>(Study().questions.size()),
+        "restored plan lost questions");
+  for (int q = 0; q < n; ++q) {
+    const double share = plan->Share(q);
+    Check(std::isfinite(share) && share >= 0 && share <= 1, "share outside [0, 1]");
+  }
+  for (uint64_t agent = 1; agent <= 64; ++agent) {
+    if (!plan->AsksAgent(agent)) continue;
+    if (plan->strategy() == SplitStrategy::kSampleSplitting) {
+      const int q = plan->SampleQuestion(agent);
+      Check(q >= 0 && q < n, "agent sampled into no question");
+    }
+  }
+}
+
+void CheckEstimate(const TaskEstimate& estimate) {
+  if (const auto* scalar = std::get_if<ScalarEstimate>(&estimate)) {
+    Check(std::isfinite(scalar->value), "scalar estimate not finite");
+    Check(std::isfinite(scalar->standard_error), "scalar standard error not finite");
+    return;
+  }
+  const auto& histogram = std::get<HistogramEstimate>(estimate);
+  for (double f : histogram.frequencies) {
+    Check(std::isfinite(f), "histogram frequency not finite");
+  }
+  for (double variance : histogram.variances) {
+    Check(std::isfinite(variance) && variance >= 0, "histogram variance not finite");
+  }
+}
+
+void FuzzPayloads(std::string_view bytes) {
+  std::vector<ReportPayload> payloads;
+  while (!bytes.empty()) {
+    const size_t length = std::min<size_t>(static_cast<uint8_t>(bytes[0]),
+                                           bytes.size() - 1);
+    absl::StatusOr<ReportPayload> payload = DecodePayload(bytes.substr(1, length));
+    bytes.remove_prefix(1 + length);
+    if (payload.ok()) payloads.push_back(*std::move(payload));
+  }
+  if (payloads.empty()) return;  // accumulators are costly to build: skip
+  std::vector<TaskAccumulator> accumulators;
+  for (const auto& mechanism : Mechanisms()) accumulators.emplace_back(mechanism);
+  std::vector<int64_t> accepted(accumulators.size(), 0);
+  for (const ReportPayload& payload : payloads) {
+    for (size_t i = 0; i < accumulators.size(); ++i) {
+      if (accumulators[i].Add(payload).ok()) ++accepted[i];
+    }
+  }
+  for (size_t i = 0; i < accumulators.size(); ++i) {
+    Check(accumulators[i].num_reports() == accepted[i], "report count drifted");
+    if (accepted[i] > 0) CheckEstimate(accumulators[i].Estimate(0.95));
+  }
+}
+
+}  // namespace
+}  // namespace ldp::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  ldp::fuzz::FuzzPlan(bytes);
+  ldp::fuzz::FuzzPayloads(bytes);
+  return 0;
+}

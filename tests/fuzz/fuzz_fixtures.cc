@@ -1,0 +1,178 @@
+// Fixtures for the fuzz targets (see fuzz_fixtures.h).
+#include "tests/fuzz/fuzz_fixtures.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "google/protobuf/text_format.h"
+#include "proto/convert/study_convert.h"
+
+namespace ldp::fuzz {
+namespace {
+
+constexpr int64_t kGenerousCharge = 8 * kNanosPerEpsilon;
+
+std::shared_ptr<const TaskMechanism> Build(Task task) {
+  auto mechanism = TaskMechanism::Create(task);
+  Check(mechanism.ok(), "fixture task rejected");
+  return *std::move(mechanism);
+}
+
+Task HistogramTaskWith(FrequencyOracleSpec oracle) {
+  auto encoding = DomainEncoding::Create(
+      ProductEncoding{.fields = {{.field = "region"},
+                                 {.field = "age", .num_buckets = 8}}},
+      Schema());
+  Check(encoding.ok(), "fixture encoding rejected");
+  oracle.epsilon = 1;
+  oracle.domain_size = encoding->domain_size();
+  return Task{.task_id = 1,
+              .epsilon_nanos = kGenerousCharge,
+              .question = HistogramTask{.encoding = *encoding, .oracle = oracle}};
+}
+
+Task IncomeTaskWith(RealMechanismKind kind) {
+  auto query = Query::Create(expr::Field("income"), {0, 200}, Schema());
+  Check(query.ok(), "fixture query rejected");
+  return Task{.task_id = 2,
+              .epsilon_nanos = kGenerousCharge,
+              .question = StatisticalQueryTask{
+                  .query = *query,
+                  .mechanism = {.kind = kind, .epsilon = 1, .bound = 100}}};
+}
+
+}  // namespace
+
+void Check(bool ok, const char* what) {
+  if (ok) return;
+  std::fprintf(stderr, "fuzz property failed: %s\n", what);
+  std::abort();
+}
+
+const RecordSchema& Schema() {
+  static const RecordSchema* schema = [] {
+    auto created = RecordSchema::Create(
+        {FieldSpec::Int("age", 18, 89), FieldSpec::Bool("smoker"),
+         FieldSpec::Categorical("region", {"north", "south", "east", "west",
+                                           "center", "coast", "islands", "abroad"}),
+         FieldSpec::Real("income", 0, 200), FieldSpec::BitVector("bits", 16)});
+    Check(created.ok(), "fixture schema rejected");
+    return new RecordSchema(*std::move(created));
+  }();
+  return *schema;
+}
+
+const std::vector<Record>& Records() {
+  static const auto* records = [] {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    auto* out = new std::vector<Record>();
+    Record typical;
+    typical.values = {{"age", int64_t{40}}, {"smoker", true},
+                      {"region", std::string("coast")}, {"income", 55.5},
+                      {"bits", std::vector<bool>(16, true)}};
+    out->push_back(typical);
+    out->push_back(Record{});
+    Record wrong_types;
+    wrong_types.values = {{"age", std::string("old")}, {"smoker", 3.5},
+                          {"region", int64_t{2}}, {"income", true},
+                          {"bits", std::string("1010")}};
+    out->push_back(wrong_types);
+    Record extreme;
+    extreme.values = {{"age", std::numeric_limits<int64_t>::min()},
+                      {"smoker", false},
+                      {"region", std::string("atlantis")},
+                      {"income", std::nan("")},
+                      {"bits", std::vector<bool>(3, true)}};
+    out->push_back(extreme);
+    Record infinite;
+    infinite.values = {{"age", -kInf}, {"income", kInf},
+                       {"bits", std::vector<bool>(5000, true)},
+                       {"unknown_field", 1.0}};
+    out->push_back(infinite);
+    Record huge;
+    huge.values = {{"age", 1e308}, {"income", -1e308},
+                   {"region", std::string("")}};
+    out->push_back(huge);
+    return out;
+  }();
+  return *records;
+}
+
+const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
+  static const auto* mechanisms = [] {
+    auto* out = new std::vector<std::shared_ptr<const TaskMechanism>>();
+    using K = FrequencyOracleKind;
+    for (K kind : {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
+                   K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
+                   K::kSubsetSelection, K::kHadamardResponse,
+                   K::kCountMeanSketch, K::kHadamardCountMeanSketch}) {
+      out->push_back(Build(HistogramTaskWith({.kind = kind})));
+    }
+    out->push_back(Build(HistogramTaskWith(
+        {.kind = K::kLongitudinalUnaryEncoding, .epsilon_permanent = 2})));
+    using R = RealMechanismKind;
+    for (R kind : {R::kDiscreteLaplace, R::kDuchi, R::kPiecewise, R::kHybrid}) {
+      out->push_back(Build(IncomeTaskWith(kind)));
+    }
+    return out;
+  }();
+  return *mechanisms;
+}
+
+const StudySpec& Study() {
+  static const StudySpec* study = [] {
+    constexpr char kStudy[] = R"pb(
+      epsilon_cap_nanos: 2000000000
+      mode: NONINTERACTIVE
+      schema {
+        fields { name: "age" int_field { lower: 18 upper: 89 } }
+        fields { name: "smoker" bool_field {} }
+        fields {
+          name: "region"
+          categorical_field { categories: [ "north", "south", "east", "west" ] }
+        }
+        fields { name: "income" real_field { lower: 0 upper: 200 } }
+      }
+      questions {
+        question_id: "mean_income"
+        statistical_query {
+          root { field: "income" }
+          output_range { lower: 0 upper: 200 }
+        }
+        randomizer { hybrid {} }
+      }
+      questions {
+        question_id: "smoker_share"
+        statistical_query {
+          root { field: "smoker" }
+          output_range { lower: 0 upper: 1 }
+        }
+        randomizer { duchi {} }
+      }
+      questions {
+        question_id: "region_by_age"
+        histogram {
+          encoding {
+            product {
+              fields { field: "region" }
+              fields { field: "age" num_buckets: 8 }
+            }
+          }
+        }
+        randomizer { oue {} }
+      }
+    )pb";
+    v1::StudySpec proto;
+    Check(google::protobuf::TextFormat::ParseFromString(kStudy, &proto),
+          "fixture study does not parse");
+    auto spec = StudySpecFromProto(proto);
+    Check(spec.ok(), "fixture study rejected");
+    return new StudySpec(*std::move(spec));
+  }();
+  return *study;
+}
+
+}  // namespace ldp::fuzz

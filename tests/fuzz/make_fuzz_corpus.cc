@@ -1,0 +1,130 @@
+// Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/) from
+// valid messages, so the fuzzers start from inputs that reach deep code:
+//   build-fuzz/tests/fuzz/make_fuzz_corpus tests/fuzz
+// Run from the source root; it reads tests/fuzz/seeds/*.textproto. The
+// output is deterministic (seeded generator), so rerunning changes nothing.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "google/protobuf/text_format.h"
+#include "proto/convert/query_convert.h"
+#include "proto/convert/report_convert.h"
+#include "proto/convert/study_convert.h"
+#include "server/payload_codec.h"
+#include "server/plan_codec.h"
+#include "server/planner.h"
+#include "tests/fuzz/fuzz_fixtures.h"
+
+namespace ldp::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Write(const fs::path& dir, const std::string& name, const std::string& bytes) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << bytes;
+}
+
+std::string Read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void Reports(const fs::path& corpus, std::mt19937_64& gen) {
+  const auto& mechanisms = Mechanisms();
+  std::string payload_run;
+  for (size_t i = 0; i < mechanisms.size(); ++i) {
+    const ReportPayload payload = mechanisms[i]->Randomize(Records()[0], gen);
+    TaskReport report{.task_id = 1, .payload = payload};
+    report.report_id[0] = static_cast<uint8_t>(i);
+    v1::Report proto;
+    ReportToProto(report, /*agent_id=*/7, &proto);
+    const std::string stored = EncodePayload(payload);
+    Write(corpus / "report_validation_fuzzer", "wire_" + std::to_string(i),
+          proto.SerializeAsString());
+    Write(corpus / "report_validation_fuzzer", "stored_" + std::to_string(i), stored);
+    if (stored.size() < 256) payload_run += static_cast<char>(stored.size()) + stored;
+  }
+  Write(corpus / "estimator_decoding_fuzzer", "payload_run", payload_run);
+}
+
+void Queries(const fs::path& corpus) {
+  using namespace expr;  // NOLINT: builders read as the expressions they make
+  struct Seed {
+    const char* name;
+    QueryNode root;
+    QueryRange range;
+  };
+  const std::vector<Seed> seeds = {
+      {"field", Field("income"), {0, 200}},
+      {"smoking_cigarettes",
+       IfThenElse(And(Field("smoker"), CategoryIs("region", "coast")),
+                  Clamp(Div(Field("income"), Sub(Field("age"), Constant(17))), 0, 10),
+                  Constant(0)),
+       {0, 10}},
+      {"parity", MaskedParity("bits", std::vector<bool>(16, true)), {0, 1}},
+      {"bit_compare", Ge(Add(BitAt("bits", 3), Neg(Abs(Field("age")))), Constant(-50)),
+       {0, 1}},
+      {"logistic",
+       Logistic(Mul(Constant(0.05), Sub(Max(Field("income"), Min(Field("age"), Constant(30))),
+                                        Constant(60)))),
+       {0, 1}},
+      {"not_or", Or(Not(Lt(Field("age"), Constant(30))), Ne(Field("region"), Constant(2))),
+       {0, 1}},
+  };
+  for (const Seed& seed : seeds) {
+    auto query = Query::Create(seed.root, seed.range, Schema());
+    if (!query.ok()) {
+      std::fprintf(stderr, "seed query %s: %s\n", seed.name,
+                   std::string(query.status().message()).c_str());
+      std::exit(1);
+    }
+    v1::Query proto;
+    ToProto(*query, &proto);
+    Write(corpus / "query_evaluation_fuzzer", seed.name, proto.SerializeAsString());
+  }
+}
+
+void Studies(const fs::path& seeds, const fs::path& corpus) {
+  for (const auto& entry : fs::directory_iterator(seeds)) {
+    if (entry.path().extension() != ".textproto") continue;
+    const std::string text = Read(entry.path());
+    v1::StudySpec proto;
+    if (!google::protobuf::TextFormat::ParseFromString(text, &proto)) {
+      std::fprintf(stderr, "seed %s does not parse\n", entry.path().c_str());
+      std::exit(1);
+    }
+    const std::string stem = entry.path().stem().string();
+    Write(corpus / "study_parsing_fuzzer", stem + ".textproto", text);
+    Write(corpus / "study_parsing_fuzzer", stem + ".binpb", proto.SerializeAsString());
+  }
+  auto plan = RoundPlan::Create(Study());
+  if (!plan.ok()) {
+    std::fprintf(stderr, "fixture study does not plan\n");
+    std::exit(1);
+  }
+  Write(corpus / "estimator_decoding_fuzzer", "plan", EncodePlan(plan->decisions()));
+}
+
+}  // namespace
+}  // namespace ldp::fuzz
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_fuzz_corpus <tests/fuzz directory>\n");
+    return 2;
+  }
+  const std::filesystem::path root = argv[1];
+  std::mt19937_64 gen(20240607);
+  ldp::fuzz::Reports(root / "corpus", gen);
+  ldp::fuzz::Queries(root / "corpus");
+  ldp::fuzz::Studies(root / "seeds", root / "corpus");
+  return 0;
+}

@@ -1,0 +1,523 @@
+// Abuse against a real ldp-server on loopback (issue 7, done-when 1): forged
+// credentials, an agent calling the analyst API, replays, malformed and
+// oversized payloads, reports for a closed round, unknown tasks and other
+// agents' tasks. Each attempt must get its documented gRPC status (ack
+// codes: agent_service.proto ReportAck; Aggregator::UploadReports) AND
+// change nothing: the server's ledgers (GetAgentBudget), study counters
+// (GetStudy) and estimates (GetEstimates) are compared before and after.
+//
+// Raw AgentService stubs are used throughout, because the client library
+// (rightly) refuses to send most of this.
+//
+// NaN and ±inf: no report field is a double (ScalarPayload.level is a
+// sint64 lattice index, types.proto), so a non-finite value cannot even be
+// expressed on the wire; the nearest attacks, levels far outside the
+// mechanism's range (±2^63), are tested instead.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/time_util.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "proto/ldp/v1/agent_service.grpc.pb.h"
+#include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "tests/integration/mean_study.h"
+#include "tests/integration/server_process.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp::testing {
+namespace {
+
+using ::absl::StatusCode;
+
+constexpr char kHistogramSpec[] = R"pb(
+  display_name: "abuse-histogram"
+  epsilon_cap_nanos: 1000000000
+  mode: NONINTERACTIVE
+  confidence: 0.95
+  round_duration_seconds: 3600
+  schema {
+    fields { name: "color" categorical_field { categories: [ "r", "g", "b", "y" ] } }
+  }
+  questions {
+    question_id: "colors"
+    histogram { encoding { field { field: "color" } } }
+    randomizer { grr {} }
+  }
+)pb";
+
+// The mean study, with its round shortened to `round_seconds` if > 0.
+v1::StudySpec MeanSpec(int round_seconds = 0) {
+  v1::StudySpec spec = MeanStudySpec("abuse-mean", 10, "piecewise");
+  if (round_seconds > 0) spec.set_round_duration_seconds(round_seconds);
+  return spec;
+}
+
+constexpr uint32_t kCategories = 4;
+
+v1::StudySpec ParseSpec(const char* text, int round_seconds = 0) {
+  v1::StudySpec spec;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec));
+  if (round_seconds > 0) spec.set_round_duration_seconds(round_seconds);
+  return spec;
+}
+
+std::string Bearer(const std::string& token) { return "Bearer " + token; }
+
+// One enrolled agent, as the raw wire sees it.
+struct RawAgent {
+  uint64_t id = 0;
+  std::string token;                 // "<id>.<64 hex>"
+  std::map<uint64_t, v1::Task> tasks;  // by study id
+};
+
+// Everything an abuse attempt must leave alone, as comparable text.
+struct Snapshot {
+  std::vector<std::string> parts;
+  bool operator==(const Snapshot&) const = default;
+};
+
+void PrintTo(const Snapshot& s, std::ostream* os) {
+  for (const auto& p : s.parts) *os << p << "\n";
+}
+
+struct UploadResult {
+  grpc::Status status;
+  v1::UploadReportsResponse response;
+};
+
+class AbuseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(server_.Start());
+    analyst_ = std::make_unique<AnalystClient>(server_);
+    agent_stub_ = v1::AgentService::NewStub(server_.NewChannel());
+    analyst_stub_ = v1::AnalystService::NewStub(server_.NewChannel());
+    auto histogram = analyst_->CreateStudy(ParseSpec(kHistogramSpec));
+    ASSERT_OK(histogram);
+    histogram_ = histogram->study_id();
+    auto mean = analyst_->CreateStudy(MeanSpec());
+    ASSERT_OK(mean);
+    mean_ = mean->study_id();
+    // Carol reports honestly first, so estimates and ledgers are not empty.
+    for (RawAgent* agent : {&alice_, &bob_, &carol_}) {
+      ASSERT_NO_FATAL_FAILURE(Enroll(*agent));
+    }
+    const UploadResult honest = Upload(
+        Bearer(carol_.token),
+        {Batch({ItemReport(carol_, histogram_, 2), ScalarReport(carol_, mean_, 5)})});
+    ASSERT_TRUE(honest.status.ok()) << honest.status.error_message();
+    ExpectAcks(honest, {StatusCode::kOk, StatusCode::kOk});
+  }
+
+  void Enroll(RawAgent& agent) {
+    grpc::ClientContext context;
+    v1::EnrollRequest request;
+    v1::EnrollResponse response;
+    const grpc::Status status = agent_stub_->Enroll(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    agent.id = response.agent_id();
+    agent.token = response.credential().bearer_token();
+    v1::GetTasksResponse tasks;
+    ASSERT_TRUE(GetTasks(Bearer(agent.token), agent.id, &tasks).ok());
+    for (const v1::Task& task : tasks.tasks()) agent.tasks[task.study_id()] = task;
+  }
+
+  // `authorization` is the metadata value; "" sends none.
+  template <typename Context>
+  static void Authorize(Context& context, const std::string& authorization) {
+    if (!authorization.empty()) context.AddMetadata("authorization", authorization);
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  }
+
+  grpc::Status GetTasks(const std::string& authorization, uint64_t agent_id,
+                        v1::GetTasksResponse* response) {
+    grpc::ClientContext context;
+    Authorize(context, authorization);
+    v1::GetTasksRequest request;
+    request.set_agent_id(agent_id);
+    return agent_stub_->GetTasks(&context, request, response);
+  }
+
+  grpc::Status GetBudget(const std::string& authorization, uint64_t agent_id) {
+    grpc::ClientContext context;
+    Authorize(context, authorization);
+    v1::GetBudgetRequest request;
+    request.set_agent_id(agent_id);
+    v1::GetBudgetResponse response;
+    return agent_stub_->GetBudget(&context, request, &response);
+  }
+
+  UploadResult Upload(const std::string& authorization,
+                      const std::vector<v1::UploadReportsRequest>& batches) {
+    grpc::ClientContext context;
+    Authorize(context, authorization);
+    UploadResult result;
+    auto writer = agent_stub_->UploadReports(&context, &result.response);
+    for (const auto& batch : batches) {
+      if (!writer->Write(batch)) break;
+    }
+    writer->WritesDone();
+    result.status = writer->Finish();
+    return result;
+  }
+
+  static v1::UploadReportsRequest Batch(const std::vector<v1::Report>& reports) {
+    v1::UploadReportsRequest batch;
+    for (const auto& r : reports) *batch.add_reports() = r;
+    return batch;
+  }
+
+  // A well-formed report shell for `agent`'s task in `study`.
+  v1::Report Shell(const RawAgent& agent, uint64_t study) {
+    v1::Report report;
+    report.set_protocol_version(1);
+    const auto it = agent.tasks.find(study);
+    EXPECT_NE(it, agent.tasks.end()) << "agent " << agent.id << " has no task in study " << study;
+    if (it != agent.tasks.end()) report.set_task_id(it->second.task_id());
+    report.set_agent_id(agent.id);
+    std::string id(16, '\0');
+    for (char& c : id) c = static_cast<char>(report_ids_());
+    report.set_report_id(id);
+    return report;
+  }
+  v1::Report ItemReport(const RawAgent& agent, uint64_t study, uint32_t item) {
+    v1::Report report = Shell(agent, study);
+    report.mutable_item()->set_item(item);
+    return report;
+  }
+  v1::Report ScalarReport(const RawAgent& agent, uint64_t study, int64_t level) {
+    v1::Report report = Shell(agent, study);
+    report.mutable_scalar()->set_level(level);
+    return report;
+  }
+
+  Snapshot Take() {
+    Snapshot s;
+    for (uint64_t study : {histogram_, mean_}) {
+      auto info = analyst_->GetStudy(study);
+      EXPECT_OK(info);
+      if (info.ok()) s.parts.push_back(info->status().ShortDebugString());
+      auto estimates = analyst_->GetEstimates(study);
+      EXPECT_OK(estimates);
+      if (estimates.ok()) s.parts.push_back(estimates->ShortDebugString());
+    }
+    for (const RawAgent* agent : {&alice_, &bob_, &carol_}) {
+      auto budget = analyst_->GetAgentBudget(agent->id);
+      EXPECT_OK(budget);
+      if (budget.ok()) {
+        s.parts.push_back(absl::StrCat("agent ", agent->id, ": ", budget->ShortDebugString()));
+      }
+    }
+    return s;
+  }
+
+  static void ExpectAcks(const UploadResult& result,
+                         const std::vector<StatusCode>& codes) {
+    ASSERT_TRUE(result.status.ok()) << result.status.error_message();
+    ASSERT_EQ(result.response.acks_size(), static_cast<int>(codes.size()));
+    for (size_t i = 0; i < codes.size(); ++i) {
+      EXPECT_EQ(result.response.acks(i).code(), static_cast<int>(codes[i]))
+          << "ack " << i << ": " << result.response.acks(i).message();
+    }
+  }
+
+  ServerProcess server_;
+  std::unique_ptr<AnalystClient> analyst_;
+  std::unique_ptr<v1::AgentService::Stub> agent_stub_;
+  std::unique_ptr<v1::AnalystService::Stub> analyst_stub_;
+  uint64_t histogram_ = 0, mean_ = 0;
+  RawAgent alice_, bob_, carol_;
+  std::mt19937_64 report_ids_{2024};
+};
+
+TEST_F(AbuseTest, ForgedCredentialsAreUnauthenticated) {
+  const Snapshot before = Take();
+  const std::string zeros(64, '0');
+  // Alice's secret, for tokens that reuse it under another id.
+  const std::string alice_secret = alice_.token.substr(alice_.token.find('.') + 1);
+  ASSERT_EQ(alice_secret.size(), 64u);
+  std::string flipped = alice_secret;
+  flipped[0] = flipped[0] == 'a' ? 'b' : 'a';
+  const std::vector<std::string> forged = {
+      Bearer(absl::StrCat(alice_.id, ".", zeros)),           // well-formed, wrong secret
+      Bearer(absl::StrCat(alice_.id, ".", flipped)),         // one digit off
+      Bearer(absl::StrCat(bob_.id, ".", alice_secret)),      // another agent's id
+      Bearer(absl::StrCat(alice_.id, ".", alice_secret.substr(1))),  // 63 digits
+      Bearer(absl::StrCat(999999, ".", alice_secret)),       // no such agent
+      Bearer("garbage"),
+      Bearer(server_.analyst_token()),                       // analyst token
+      "Basic " + alice_.token,                               // wrong scheme
+      "",                                                    // no credential
+  };
+  for (const std::string& authorization : forged) {
+    SCOPED_TRACE(authorization);
+    v1::GetTasksResponse tasks;
+    EXPECT_EQ(GetTasks(authorization, alice_.id, &tasks).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(tasks.tasks_size(), 0);
+    EXPECT_EQ(GetBudget(authorization, alice_.id).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    // Alice's own, valid report, under the forged credential.
+    const UploadResult upload =
+        Upload(authorization, {Batch({ItemReport(alice_, histogram_, 1)})});
+    EXPECT_EQ(upload.status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(upload.response.acks_size(), 0);
+  }
+  EXPECT_EQ(Take(), before);
+  // Nothing was stored for Alice's task: her real credential still reports.
+  ExpectAcks(Upload(Bearer(alice_.token), {Batch({ItemReport(alice_, histogram_, 1)})}),
+             {StatusCode::kOk});
+}
+
+TEST_F(AbuseTest, AgentCredentialOnTheAnalystApiIsPermissionDenied) {
+  const Snapshot before = Take();
+  const auto call = [&](const std::string& authorization, auto method,
+                        const auto& request, auto* response) {
+    grpc::ClientContext context;
+    Authorize(context, authorization);
+    return (analyst_stub_.get()->*method)(&context, request, response);
+  };
+  for (const RawAgent* agent : {&alice_, &carol_}) {
+    const std::string token = Bearer(agent->token);
+    SCOPED_TRACE(token);
+    v1::CreateStudyRequest create;
+    *create.mutable_spec() = MeanSpec();
+    v1::Study study;
+    EXPECT_EQ(call(token, &v1::AnalystService::Stub::CreateStudy, create, &study)
+                  .error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    v1::GetStudyRequest get_study;
+    get_study.set_study_id(mean_);
+    EXPECT_EQ(call(token, &v1::AnalystService::Stub::GetStudy, get_study, &study)
+                  .error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    v1::ListStudiesRequest list;
+    v1::ListStudiesResponse listed;
+    EXPECT_EQ(call(token, &v1::AnalystService::Stub::ListStudies, list, &listed)
+                  .error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    v1::GetEstimatesRequest get_estimates;
+    get_estimates.set_study_id(mean_);
+    v1::GetEstimatesResponse estimates;
+    EXPECT_EQ(call(token, &v1::AnalystService::Stub::GetEstimates, get_estimates,
+                   &estimates)
+                  .error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    v1::GetBudgetRequest get_budget;
+    get_budget.set_agent_id(bob_.id);
+    v1::GetBudgetResponse budget;
+    EXPECT_EQ(call(token, &v1::AnalystService::Stub::GetAgentBudget, get_budget,
+                   &budget)
+                  .error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    v1::StartRoundRequest start;
+    start.set_study_id(mean_);
+    v1::Round round;
+    EXPECT_EQ(call(token, &v1::AnalystService::Stub::StartRound, start, &round)
+                  .error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  }
+  // A credential that is nobody's is UNAUTHENTICATED, not PERMISSION_DENIED.
+  v1::ListStudiesRequest list;
+  v1::ListStudiesResponse listed;
+  EXPECT_EQ(call(Bearer(absl::StrCat(alice_.id, ".", std::string(64, '0'))),
+                 &v1::AnalystService::Stub::ListStudies, list, &listed)
+                .error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Take(), before);
+  // No study was created.
+  EXPECT_TRUE(call(Bearer(server_.analyst_token()), &v1::AnalystService::Stub::ListStudies,
+                   list, &listed)
+                  .ok());
+  EXPECT_EQ(listed.studies_size(), 2);
+}
+
+TEST_F(AbuseTest, ReplaysAreCountedOnceAndConflictsAlreadyExist) {
+  const Snapshot before = Take();
+  const v1::Report report = ItemReport(bob_, histogram_, 3);
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({report})}), {StatusCode::kOk});
+  const Snapshot charged = Take();
+  EXPECT_NE(charged, before) << "the snapshot does not see an accepted report";
+  auto budget = analyst_->GetAgentBudget(bob_.id);
+  ASSERT_OK(budget);
+  ASSERT_EQ(budget->entries_size(), 1);
+  EXPECT_EQ(budget->entries(0).spent_nanos(), bob_.tasks[histogram_].epsilon_nanos());
+
+  // The identical report again (a retry), alone, twice in one batch, and on
+  // a second stream: acknowledged, neither counted nor charged again.
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({report})}), {StatusCode::kOk});
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({report, report})}),
+             {StatusCode::kOk, StatusCode::kOk});
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({report}), Batch({report})}),
+             {StatusCode::kOk, StatusCode::kOk});
+  EXPECT_EQ(Take(), charged);
+
+  // A different report for the same task: a new id, a new payload, or both.
+  v1::Report new_id = ItemReport(bob_, histogram_, 3);
+  v1::Report new_payload = report;
+  new_payload.mutable_item()->set_item(0);
+  v1::Report both = ItemReport(bob_, histogram_, 1);
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({new_id, new_payload, both})}),
+             {StatusCode::kAlreadyExists, StatusCode::kAlreadyExists,
+              StatusCode::kAlreadyExists});
+  EXPECT_EQ(Take(), charged);
+
+  // The same report_id reused for another task is a different report there:
+  // judged on its own merits (bob's first mean report: stored once).
+  v1::Report reused_id = ScalarReport(bob_, mean_, 7);
+  reused_id.set_report_id(report.report_id());
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({reused_id})}), {StatusCode::kOk});
+  auto mean = analyst_->GetStudy(mean_);
+  ASSERT_OK(mean);
+  EXPECT_EQ(mean->status().num_reports(), 2u);  // Carol's and Bob's
+}
+
+TEST_F(AbuseTest, MalformedPayloadsAreInvalidArgument) {
+  const Snapshot before = Take();
+  const v1::Task& mean_task = bob_.tasks[mean_];
+  ASSERT_TRUE(mean_task.randomizer().has_piecewise());
+  const int64_t cells = mean_task.randomizer().piecewise().num_cells() == 0
+                            ? 2048
+                            : mean_task.randomizer().piecewise().num_cells();
+
+  std::vector<v1::Report> bad;
+  // Out of range for the task's domain or lattice.
+  bad.push_back(ItemReport(bob_, histogram_, kCategories));
+  bad.push_back(ItemReport(bob_, histogram_, UINT32_MAX));
+  bad.push_back(ScalarReport(bob_, mean_, -1));
+  bad.push_back(ScalarReport(bob_, mean_, cells));
+  bad.push_back(ScalarReport(bob_, mean_, INT64_MAX));
+  bad.push_back(ScalarReport(bob_, mean_, INT64_MIN));
+  // The wrong payload kind for the task, or none.
+  bad.push_back(ScalarReport(bob_, histogram_, 1));
+  bad.push_back(ItemReport(bob_, mean_, 1));
+  {
+    v1::Report bits = Shell(bob_, histogram_);
+    bits.mutable_bit_vector()->set_bit_length(kCategories);
+    bits.mutable_bit_vector()->set_packed(std::string(1, '\x01'));
+    bad.push_back(bits);
+    v1::Report hashed = Shell(bob_, histogram_);
+    hashed.mutable_hashed()->set_bucket(1);
+    bad.push_back(hashed);
+    bad.push_back(Shell(bob_, mean_));  // no payload
+  }
+  // A malformed envelope: wrong protocol version, a short report id.
+  {
+    v1::Report version = ItemReport(bob_, histogram_, 1);
+    version.set_protocol_version(2);
+    bad.push_back(version);
+    v1::Report short_id = ItemReport(bob_, histogram_, 1);
+    short_id.set_report_id("0123456789abcde");
+    bad.push_back(short_id);
+  }
+  const UploadResult result = Upload(Bearer(bob_.token), {Batch(bad)});
+  ExpectAcks(result, std::vector<StatusCode>(bad.size(), StatusCode::kInvalidArgument));
+  EXPECT_EQ(Take(), before);
+
+  // Too many reports in one message (the documented limit is 1000): every
+  // one refused, even the valid ones among them.
+  std::vector<v1::Report> many;
+  for (int i = 0; i < 1001; ++i) many.push_back(ItemReport(bob_, histogram_, i % kCategories));
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch(many)}),
+             std::vector<StatusCode>(many.size(), StatusCode::kInvalidArgument));
+  EXPECT_EQ(Take(), before);
+
+  // A message larger than the server's receive limit (--max_message_bytes,
+  // 4 MiB by default): gRPC refuses it with RESOURCE_EXHAUSTED before any
+  // parsing, and the stream ends.
+  v1::Report huge = Shell(bob_, histogram_);
+  huge.mutable_bit_vector()->set_bit_length(8 * (5 << 20));
+  huge.mutable_bit_vector()->set_packed(std::string(5 << 20, '\xff'));
+  const UploadResult oversized = Upload(Bearer(bob_.token), {Batch({huge})});
+  EXPECT_EQ(oversized.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << oversized.status.error_message();
+  EXPECT_EQ(Take(), before);
+
+  // None of it used up Bob's tasks: his honest reports are still accepted.
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({ItemReport(bob_, histogram_, 0),
+                                                 ScalarReport(bob_, mean_, 0)})}),
+             {StatusCode::kOk, StatusCode::kOk});
+}
+
+TEST_F(AbuseTest, UnknownTasksAreNotFoundAndOtherAgentsTasksPermissionDenied) {
+  const Snapshot before = Take();
+  std::vector<v1::Report> reports;
+  for (uint64_t task_id : {uint64_t{0}, uint64_t{0x123456789}, ~uint64_t{0}}) {
+    v1::Report unknown = ItemReport(alice_, histogram_, 1);
+    unknown.set_task_id(task_id);
+    reports.push_back(unknown);
+  }
+  // Alice answers Bob's tasks: as herself, and pretending to be Bob.
+  v1::Report bobs_task = ItemReport(alice_, histogram_, 1);
+  bobs_task.set_task_id(bob_.tasks[histogram_].task_id());
+  reports.push_back(bobs_task);
+  v1::Report as_bob = ScalarReport(bob_, mean_, 3);
+  reports.push_back(as_bob);
+  ExpectAcks(Upload(Bearer(alice_.token), {Batch(reports)}),
+             {StatusCode::kNotFound, StatusCode::kNotFound, StatusCode::kNotFound,
+              StatusCode::kPermissionDenied, StatusCode::kPermissionDenied});
+  // Reading another agent's tasks or budget is refused too.
+  v1::GetTasksResponse tasks;
+  EXPECT_EQ(GetTasks(Bearer(alice_.token), bob_.id, &tasks).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(GetBudget(Bearer(alice_.token), bob_.id).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Take(), before);
+  // Bob's tasks are untouched.
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({ItemReport(bob_, histogram_, 2),
+                                                 ScalarReport(bob_, mean_, 3)})}),
+             {StatusCode::kOk, StatusCode::kOk});
+}
+
+TEST_F(AbuseTest, ReportsForAClosedRoundAreFailedPrecondition) {
+  // A study whose only round closes by deadline one second after it opens.
+  auto study = analyst_->CreateStudy(MeanSpec(/*round_seconds=*/1));
+  ASSERT_OK(study);
+  const uint64_t closing = study->study_id();
+  RawAgent dave;
+  ASSERT_NO_FATAL_FAILURE(Enroll(dave));
+  ASSERT_TRUE(dave.tasks.contains(closing));
+  const v1::Task& task = dave.tasks[closing];
+  ASSERT_TRUE(task.has_deadline());
+  const auto deadline = std::chrono::system_clock::time_point(std::chrono::milliseconds(
+      google::protobuf::util::TimeUtil::TimestampToMilliseconds(task.deadline())));
+  std::this_thread::sleep_until(deadline + std::chrono::milliseconds(300));
+
+  const auto closed_snapshot = [&] {
+    Snapshot s = Take();
+    auto info = analyst_->GetStudy(closing);
+    EXPECT_OK(info);
+    if (info.ok()) s.parts.push_back(info->status().ShortDebugString());
+    auto estimates = analyst_->GetEstimates(closing);
+    EXPECT_OK(estimates);
+    if (estimates.ok()) s.parts.push_back(estimates->ShortDebugString());
+    auto budget = analyst_->GetAgentBudget(dave.id);
+    EXPECT_OK(budget);
+    if (budget.ok()) s.parts.push_back(budget->ShortDebugString());
+    return s;
+  };
+  const Snapshot before = closed_snapshot();
+  auto estimates = analyst_->GetEstimates(closing);
+  ASSERT_OK(estimates);
+  EXPECT_EQ(estimates->round_state(), v1::ROUND_CLOSED_DEADLINE);
+
+  ExpectAcks(Upload(Bearer(dave.token), {Batch({ScalarReport(dave, closing, 10)})}),
+             {StatusCode::kFailedPrecondition});
+  EXPECT_EQ(closed_snapshot(), before);
+  // And the closed round's task is no longer offered.
+  v1::GetTasksResponse tasks;
+  ASSERT_TRUE(GetTasks(Bearer(dave.token), dave.id, &tasks).ok());
+  for (const v1::Task& t : tasks.tasks()) EXPECT_NE(t.study_id(), closing);
+}
+
+}  // namespace
+}  // namespace ldp::testing

@@ -1,0 +1,238 @@
+// Issue 7, done-when 2: a 10^5-agent noninteractive study during which the
+// real ldp-server is SIGKILLed at 5 random moments and restarted on the
+// same database each time. Agents (a Device fleet, devices.h) keep their
+// state across the crashes and resend unacknowledged reports byte for byte;
+// at the end every device has finished its task, and:
+//   - zero acknowledged reports lost and none counted twice: acknowledged
+//     reports == reports stored (GetStudy) == agents, each device exactly 1;
+//   - zero double charges: the study's largest per-agent spend is εₜ, and
+//     so is every sampled agent's ledger (GetAgentBudget, ≥ 2000 agents)
+//     and every agent's own ledger;
+//   - the estimate is within 5 standard errors of the truth, from n reports.
+//
+// The kill moments are seeded and chosen by progress (acknowledged
+// reports), one in each sixth of the run, so a kill is never before the
+// first report or after the last, whatever the machine's speed.
+//
+// Memory: 10^5 devices share four per-worker generators instead of one
+// mt19937_64 each (2.5 KB apiece), so a Device is its Agent and credential.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "google/protobuf/text_format.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "tests/integration/devices.h"
+#include "tests/integration/mean_study.h"
+#include "tests/integration/server_process.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp::testing {
+namespace {
+
+constexpr int kAgents = 100'000;
+constexpr int kKills = 5;
+constexpr int kWorkers = 4;
+constexpr int kSampledLedgers = 2'000;
+constexpr int64_t kCapNanos = 1'000'000'000;
+// Give up (and fail) if the run has not finished by then.
+constexpr auto kTimeLimit = std::chrono::minutes(10);
+
+v1::StudySpec Spec() { return MeanStudySpec("kill storm", 10, "piecewise"); }
+
+double ValueOf(int i) { return 10.0 * ((int64_t{i} * 7) % kAgents) / kAgents; }
+
+// The devices, their progress, and the server's incarnation (bumped after
+// every restart, so workers that saw the server die know when to go on).
+struct Fleet {
+  std::vector<Device> devices;
+  std::atomic<int> acked{0};
+  std::atomic<int> generation{0};
+  std::atomic<bool> stop{false};
+};
+
+// Runs devices [begin, end) until each has one acknowledged report. A pass
+// goes through the unfinished devices on one fresh channel; when the server
+// stops answering, the worker waits for the next incarnation and starts a
+// new pass (a new channel connects at once, where an old one would sit in
+// gRPC's reconnect backoff).
+void Work(const std::string& address, Fleet& fleet, size_t begin, size_t end,
+          std::mt19937_64& gen) {
+  while (!fleet.stop) {
+    const int generation = fleet.generation;
+    // As ServerProcess::NewChannel, without touching the ServerProcess the
+    // main thread is restarting.
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    auto channel =
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    bool unfinished = false, broken = false;
+    for (size_t i = begin; i < end && !broken && !fleet.stop; ++i) {
+      Device& d = fleet.devices[i];
+      if (d.accepted > 0) continue;
+      unfinished = true;
+      auto client = AgentClient::CreateForChannel(
+          {.max_attempts = 1, .rpc_timeout = absl::Seconds(10),
+           .sleep = [](absl::Duration) {}},
+          channel, gen);
+      if (!client.ok()) return;
+      if (d.credential.agent_id == 0) {
+        auto credential = (*client)->Enroll("");
+        if (!credential.ok()) {
+          broken = true;
+          break;
+        }
+        d.credential = *credential;
+      } else {
+        (*client)->set_credential(d.credential);
+      }
+      const CycleResult result = (*client)->RunOnce(*d.agent);
+      d.accepted += result.reports_accepted;
+      fleet.acked += result.reports_accepted;
+      broken = !result.poll_status.ok() || !result.upload_status.ok();
+    }
+    if (!unfinished) return;
+    if (broken) {
+      while (fleet.generation == generation && !fleet.stop) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+  }
+}
+
+TEST(KillStorm, FiveSigkillsDuringAHundredThousandAgentsLoseAndDoubleChargeNothing) {
+  ServerProcess server;
+  ASSERT_OK(server.Start());
+  AnalystClient analyst(server);
+  auto study = analyst.CreateStudy(Spec());
+  ASSERT_OK(study);
+
+  Fleet fleet;
+  fleet.devices.resize(kAgents);
+  std::vector<std::mt19937_64> generators;
+  for (int t = 0; t < kWorkers; ++t) generators.emplace_back(1000 + t);
+  double truth = 0;
+  for (int i = 0; i < kAgents; ++i) {
+    truth += ValueOf(i) / kAgents;
+    Record record;
+    record.values["x"] = ValueOf(i);
+    // Device i is only ever run by worker i·kWorkers/kAgents.
+    auto& gen = generators[static_cast<size_t>(i) * kWorkers / kAgents];
+    auto agent = Agent::Create({.record = record, .max_epsilon_per_study_nanos = kCapNanos},
+                               std::make_unique<MemoryAgentStateStore>(), gen);
+    ASSERT_OK(agent);
+    fleet.devices[i].agent = *std::move(agent);
+  }
+
+  // One kill in each sixth of the run, at a seeded random point of the
+  // middle half of that sixth.
+  std::mt19937_64 moments(20240607);
+  std::vector<int> kill_at;
+  for (int k = 0; k < kKills; ++k) {
+    const double sixth = kAgents / 6.0;
+    std::uniform_real_distribution<double> within(0.25 * sixth, 0.75 * sixth);
+    kill_at.push_back(static_cast<int>((k + 1) * sixth + within(moments)));
+  }
+
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kWorkers; ++t) {
+    workers.emplace_back(Work, server.address(), std::ref(fleet),
+                         static_cast<size_t>(t) * kAgents / kWorkers,
+                         static_cast<size_t>(t + 1) * kAgents / kWorkers,
+                         std::ref(generators[t]));
+  }
+  std::vector<int> acked_at_kill;
+  for (int threshold : kill_at) {
+    while (fleet.acked < threshold &&
+           std::chrono::steady_clock::now() - started < kTimeLimit) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    server.Kill();
+    acked_at_kill.push_back(fleet.acked);
+    const absl::Status restarted = server.Start();
+    ++fleet.generation;
+    if (!restarted.ok()) {
+      fleet.stop = true;
+      for (auto& w : workers) w.join();
+      FAIL() << "restart failed: " << restarted;
+    }
+  }
+  while (fleet.acked < kAgents && std::chrono::steady_clock::now() - started < kTimeLimit) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  fleet.stop = true;
+  for (auto& w : workers) w.join();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  RecordProperty("run_seconds", std::to_string(seconds));
+  std::printf("kill storm: %d agents, %d kills at acked =", kAgents, kKills);
+  for (int a : acked_at_kill) std::printf(" %d", a);
+  std::printf(", %.1f s\n", seconds);
+
+  // Every kill landed mid-run.
+  ASSERT_EQ(acked_at_kill.size(), static_cast<size_t>(kKills));
+  for (int a : acked_at_kill) {
+    EXPECT_GT(a, 0);
+    EXPECT_LT(a, kAgents);
+  }
+  // Every device finished, with exactly one acknowledged report, and spent
+  // εₜ once on its own ledger.
+  int acked = 0, unfinished = 0;
+  for (const Device& d : fleet.devices) {
+    acked += d.accepted;
+    if (d.accepted != 1) ++unfinished;
+  }
+  EXPECT_EQ(unfinished, 0);
+  EXPECT_EQ(acked, kAgents);
+  EXPECT_EQ(fleet.acked, kAgents);
+
+  AnalystClient after(server);
+  auto estimates = after.GetEstimates(study->study_id());
+  ASSERT_OK(estimates);
+  ASSERT_EQ(estimates->estimates_size(), 1);
+  const auto& scalar = estimates->estimates(0).scalar();
+  const int64_t epsilon_t = static_cast<int64_t>(scalar.epsilon_nanos());
+  ASSERT_GT(epsilon_t, 0);
+  ASSERT_LE(epsilon_t, kCapNanos);
+  for (const Device& d : fleet.devices) {
+    EXPECT_EQ(d.agent->total_spent_nanos(), epsilon_t);
+  }
+
+  // Nothing acknowledged was lost and nothing counted twice.
+  auto info = after.GetStudy(study->study_id());
+  ASSERT_OK(info);
+  EXPECT_EQ(info->status().num_reports(), static_cast<uint64_t>(kAgents));
+  EXPECT_EQ(info->status().num_agents(), static_cast<uint64_t>(kAgents));
+  EXPECT_EQ(scalar.num_reports(), kAgents);
+  // No double charge anywhere: every agent was charged (num_agents), and
+  // the largest spend is one εₜ; a sample of ledgers says so one by one.
+  EXPECT_EQ(info->status().max_spent_nanos(), static_cast<uint64_t>(epsilon_t));
+  std::mt19937_64 sample(7);
+  std::vector<int> order(kAgents);
+  for (int i = 0; i < kAgents; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), sample);
+  for (int s = 0; s < kSampledLedgers; ++s) {
+    const Device& d = fleet.devices[order[s]];
+    auto budget = after.GetAgentBudget(d.credential.agent_id);
+    ASSERT_OK(budget);
+    ASSERT_EQ(budget->entries_size(), 1) << "agent " << d.credential.agent_id;
+    EXPECT_EQ(budget->entries(0).spent_nanos(), static_cast<uint64_t>(epsilon_t))
+        << "agent " << d.credential.agent_id;
+  }
+
+  // The estimate is what a crash-free run would give.
+  EXPECT_NEAR(scalar.value(), truth, 5 * scalar.standard_error());
+}
+
+}  // namespace
+}  // namespace ldp::testing
