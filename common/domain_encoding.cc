@@ -220,13 +220,6 @@ std::string PackBits(const std::vector<bool>& bits, uint32_t length) {
   return key;
 }
 
-std::string BitString(const std::vector<bool>& bits) {
-  std::string s;
-  s.reserve(bits.size());
-  for (bool b : bits) s.push_back(b ? '1' : '0');
-  return s;
-}
-
 }  // namespace
 
 struct DomainEncoding::PrefixLookup {

@@ -246,6 +246,13 @@ FieldValue SanitizeValue(const FieldSpec& spec, const FieldValue* value) {
   return DefaultValue(spec);
 }
 
+std::string BitString(const std::vector<bool>& bits) {
+  std::string s;
+  s.reserve(bits.size());
+  for (bool b : bits) s.push_back(b ? '1' : '0');
+  return s;
+}
+
 Record Sanitize(const Record& record, const RecordSchema& schema) {
   Record result;
   for (const FieldSpec& f : schema.fields()) {

@@ -108,6 +108,9 @@ FieldValue DefaultValue(const FieldSpec& spec);
 // becomes the default; bit vectors are truncated or zero-padded.
 FieldValue SanitizeValue(const FieldSpec& spec, const FieldValue* value);
 
+// A bit vector as '0'/'1' characters, first bit first (labels, summaries).
+std::string BitString(const std::vector<bool>& bits);
+
 // A complete, in-range record with exactly the schema's fields; values of
 // fields the schema does not know are dropped. Never fails.
 Record Sanitize(const Record& record, const RecordSchema& schema);

@@ -56,9 +56,7 @@ std::string FormatBits(const Bits& bits) {
     }
     return out;
   }
-  out = "0b";
-  for (bool b : bits) out.push_back(b ? '1' : '0');
-  return out;
+  return "0b" + BitString(bits);
 }
 
 double BitsAsNumber(const Bits& bits) {

@@ -91,16 +91,10 @@ absl::StatusOr<std::pair<std::vector<bool>, double>> ReadR(
   return std::make_pair(std::move(r), min_margin);
 }
 
-std::string Bits(const std::vector<bool>& bits) {
-  std::string s;
-  for (bool bit : bits) s.push_back(bit ? '1' : '0');
-  return s;
-}
-
 ProgramResult ResultOf(const std::vector<bool>& r, std::optional<bool> a,
                        std::string detail) {
   ProgramResult result;
-  result.summary = absl::StrCat("r = ", Bits(r),
+  result.summary = absl::StrCat("r = ", BitString(r),
                                 a.has_value() ? absl::StrCat(", a = ", *a) : "",
                                 "; ", detail);
   for (size_t i = 0; i < r.size(); ++i) {

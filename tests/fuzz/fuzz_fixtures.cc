@@ -9,6 +9,7 @@
 
 #include "google/protobuf/text_format.h"
 #include "proto/convert/study_convert.h"
+#include "tests/testing/survey_study.h"
 
 namespace ldp::fuzz {
 namespace {
@@ -124,49 +125,8 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
 
 const StudySpec& Study() {
   static const StudySpec* study = [] {
-    constexpr char kStudy[] = R"pb(
-      epsilon_cap_nanos: 2000000000
-      mode: NONINTERACTIVE
-      schema {
-        fields { name: "age" int_field { lower: 18 upper: 89 } }
-        fields { name: "smoker" bool_field {} }
-        fields {
-          name: "region"
-          categorical_field { categories: [ "north", "south", "east", "west" ] }
-        }
-        fields { name: "income" real_field { lower: 0 upper: 200 } }
-      }
-      questions {
-        question_id: "mean_income"
-        statistical_query {
-          root { field: "income" }
-          output_range { lower: 0 upper: 200 }
-        }
-        randomizer { hybrid {} }
-      }
-      questions {
-        question_id: "smoker_share"
-        statistical_query {
-          root { field: "smoker" }
-          output_range { lower: 0 upper: 1 }
-        }
-        randomizer { duchi {} }
-      }
-      questions {
-        question_id: "region_by_age"
-        histogram {
-          encoding {
-            product {
-              fields { field: "region" }
-              fields { field: "age" num_buckets: 8 }
-            }
-          }
-        }
-        randomizer { oue {} }
-      }
-    )pb";
     v1::StudySpec proto;
-    Check(google::protobuf::TextFormat::ParseFromString(kStudy, &proto),
+    Check(google::protobuf::TextFormat::ParseFromString(::ldp::testing::kSurveyStudyText, &proto),
           "fixture study does not parse");
     auto spec = StudySpecFromProto(proto);
     Check(spec.ok(), "fixture study rejected");

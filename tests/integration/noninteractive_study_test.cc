@@ -11,54 +11,11 @@
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/survey_study.h"
 
 namespace ldp::testing {
 namespace {
 
-constexpr char kSpec[] = R"pb(
-  display_name: "integration"
-  epsilon_cap_nanos: 2000000000
-  mode: NONINTERACTIVE
-  confidence: 0.95
-  round_duration_seconds: 3600
-  schema {
-    fields { name: "age" int_field { lower: 18 upper: 89 } }
-    fields { name: "smoker" bool_field {} }
-    fields {
-      name: "region"
-      categorical_field { categories: [ "a", "b", "c", "d", "e", "f", "g", "h" ] }
-    }
-    fields { name: "income" real_field { lower: 0 upper: 200 } }
-  }
-  questions {
-    question_id: "mean_income"
-    statistical_query {
-      root { field: "income" }
-      output_range { lower: 0 upper: 200 }
-    }
-    randomizer { hybrid {} }
-  }
-  questions {
-    question_id: "smoker_share"
-    statistical_query {
-      root { field: "smoker" }
-      output_range { lower: 0 upper: 1 }
-    }
-    randomizer { duchi {} }
-  }
-  questions {
-    question_id: "region_by_age"
-    histogram {
-      encoding {
-        product {
-          fields { field: "region" }
-          fields { field: "age" num_buckets: 8 }
-        }
-      }
-    }
-    randomizer { oue {} }
-  }
-)pb";
 
 struct Population {
   std::vector<Record> records;
@@ -96,7 +53,7 @@ TEST(NoninteractiveStudy, EstimatesLandWithinFiveStandardErrors) {
   ASSERT_OK(server.Start());
   AnalystClient analyst(server);
   v1::StudySpec spec;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kSpec, &spec));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kSurveyStudyText, &spec));
   auto study = analyst.CreateStudy(spec);
   ASSERT_OK(study);
 

@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/proto/convert_testing.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -13,8 +14,7 @@ namespace {
 
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 // A deterministic, irregular pattern: bit i set when i % 3 == 0 or i % 7 == 2.
 std::vector<bool> Pattern(size_t n) {

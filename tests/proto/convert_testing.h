@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -78,6 +79,9 @@ inline RecordSchema SharedSchema() {
   EXPECT_TRUE(schema.ok()) << schema.status();
   return *schema;
 }
+
+// The status every converter returns for malformed wire input.
+inline constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 
 }  // namespace ldp::testing
 

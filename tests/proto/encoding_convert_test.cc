@@ -17,10 +17,9 @@ using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::ldp::testing::kInvalid;
+using ::ldp::testing::SharedSchema;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
-
-RecordSchema Schema() { return ::ldp::testing::SharedSchema(); }
 
 TEST(EncodingConvert, GoldenRoundTripsWithTheirDomainSizes) {
   struct Golden {
@@ -65,7 +64,7 @@ TEST(EncodingConvert, GoldenRoundTripsWithTheirDomainSizes) {
   for (const Golden& g : goldens) {
     const auto proto = ParseText<v1::DomainEncoding>(g.text);
     absl::StatusOr<DomainEncoding> encoding =
-        EncodingFromProto(proto, Schema());
+        EncodingFromProto(proto, SharedSchema());
     ASSERT_OK(encoding) << g.text;
     EXPECT_EQ(encoding->domain_size(), g.domain_size) << g.text;
     v1::DomainEncoding back;
@@ -78,11 +77,11 @@ TEST(EncodingConvert, DomainSpecRoundTrip) {
   const DomainEncodingSpec spec = ProductEncoding{
       .fields = {{.field = "income", .num_buckets = 4}, {.field = "smoker"}}};
   absl::StatusOr<DomainEncoding> encoding =
-      DomainEncoding::Create(spec, Schema());
+      DomainEncoding::Create(spec, SharedSchema());
   ASSERT_OK(encoding);
   v1::DomainEncoding proto;
   ToProto(spec, &proto);
-  absl::StatusOr<DomainEncoding> back = EncodingFromProto(proto, Schema());
+  absl::StatusOr<DomainEncoding> back = EncodingFromProto(proto, SharedSchema());
   ASSERT_OK(back);
   EXPECT_EQ(back->domain_size(), 8u);
   // Same items and labels on both sides.
@@ -164,7 +163,7 @@ TEST(EncodingConvert, RejectsMalformedEncodings) {
   };
   for (const Case& c : cases) {
     absl::StatusOr<DomainEncoding> encoding =
-        EncodingFromProto(ParseText<v1::DomainEncoding>(c.text), Schema());
+        EncodingFromProto(ParseText<v1::DomainEncoding>(c.text), SharedSchema());
     EXPECT_THAT(encoding, StatusIs(kInvalid)) << c.name;
     EXPECT_THAT(encoding.status().message(), HasSubstr(c.message)) << c.name;
   }
@@ -176,7 +175,7 @@ TEST(EncodingConvert, RejectsOversizedProductsUpFront) {
     proto.mutable_product()->add_fields()->set_field("smoker");
   }
   absl::StatusOr<DomainEncodingSpec> spec =
-      EncodingSpecFromProto(proto, Schema());
+      EncodingSpecFromProto(proto, SharedSchema());
   EXPECT_THAT(spec, StatusIs(kInvalid));
   EXPECT_THAT(spec.status().message(), HasSubstr("at most 256"));
 }
@@ -187,7 +186,7 @@ TEST(EncodingConvert, RejectsTooManyPrefixCandidatesUpFront) {
   prefix->set_field("features");
   for (uint32_t i = 0; i <= kMaxPrefixCandidates; ++i) prefix->add_candidates();
   absl::StatusOr<DomainEncodingSpec> spec =
-      EncodingSpecFromProto(proto, Schema());
+      EncodingSpecFromProto(proto, SharedSchema());
   EXPECT_THAT(spec, StatusIs(kInvalid));
   EXPECT_THAT(spec.status().message(), HasSubstr("at most 65536"));
 }
@@ -199,11 +198,11 @@ TEST(EncodingConvert, PrefixSpecRoundTripKeepsItemsAndLabels) {
       .candidates = {{true, true}, {false, true}, {false, false}},
       .extension_bits = 3};
   absl::StatusOr<DomainEncoding> encoding =
-      DomainEncoding::Create(spec, Schema());
+      DomainEncoding::Create(spec, SharedSchema());
   ASSERT_OK(encoding);
   v1::DomainEncoding proto;
   ToProto(spec, &proto);
-  absl::StatusOr<DomainEncoding> back = EncodingFromProto(proto, Schema());
+  absl::StatusOr<DomainEncoding> back = EncodingFromProto(proto, SharedSchema());
   ASSERT_OK(back);
   ASSERT_EQ(back->domain_size(), 1u + 3 * 8);
   for (uint32_t i = 0; i < back->domain_size(); ++i) {

@@ -16,8 +16,7 @@ namespace {
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 ScalarRelease Scalar() {

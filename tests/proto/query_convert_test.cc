@@ -18,10 +18,9 @@ using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::ldp::testing::kInvalid;
+using ::ldp::testing::SharedSchema;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
-
-RecordSchema Schema() { return ::ldp::testing::SharedSchema(); }
 
 // Every node kind at least once (but LOGISTIC, which has its own test so
 // these golden values stay readable).
@@ -87,7 +86,7 @@ constexpr char kGoldenQuery[] = R"pb(
 
 TEST(QueryConvert, GoldenRoundTrip) {
   const auto proto = ParseText<v1::Query>(kGoldenQuery);
-  absl::StatusOr<Query> query = QueryFromProto(proto, Schema());
+  absl::StatusOr<Query> query = QueryFromProto(proto, SharedSchema());
   ASSERT_OK(query);
   v1::Query back;
   ToProto(*query, &back);
@@ -96,7 +95,7 @@ TEST(QueryConvert, GoldenRoundTrip) {
 
 TEST(QueryConvert, GoldenEvaluatesAsWritten) {
   absl::StatusOr<Query> query =
-      QueryFromProto(ParseText<v1::Query>(kGoldenQuery), Schema());
+      QueryFromProto(ParseText<v1::Query>(kGoldenQuery), SharedSchema());
   ASSERT_OK(query);
   Record adult;
   adult.values = {{"country", std::string("fr")},
@@ -118,11 +117,11 @@ TEST(QueryConvert, DomainRoundTripKeepsTheTree) {
                         Min(Sub(Field("age"), Constant(1)),
                             Or(Ne(Field("country"), Constant(1)),
                                Lt(Field("age"), Constant(3))))),
-                    {.lower = -5, .upper = 100}, Schema());
+                    {.lower = -5, .upper = 100}, SharedSchema());
   ASSERT_OK(query);
   v1::Query proto;
   ToProto(*query, &proto);
-  absl::StatusOr<Query> back = QueryFromProto(proto, Schema());
+  absl::StatusOr<Query> back = QueryFromProto(proto, SharedSchema());
   ASSERT_OK(back);
   EXPECT_EQ(back->root(), query->root());
   EXPECT_EQ(back->output_range(), query->output_range());
@@ -144,7 +143,7 @@ TEST(QueryConvert, LogisticTravelsBothWays) {
     }
     output_range { lower: 0 upper: 1 }
   )pb");
-  absl::StatusOr<Query> query = QueryFromProto(proto, Schema());
+  absl::StatusOr<Query> query = QueryFromProto(proto, SharedSchema());
   ASSERT_OK(query);
   EXPECT_EQ(query->root().op, QueryOp::kLogistic);
   Record record;
@@ -162,7 +161,7 @@ double EvaluateOp(const std::string& message, const std::string& op) {
                    " left { constant: 1 } right { constant: 2 } } }"
                    " output_range { lower: -10 upper: 10 }");
   absl::StatusOr<Query> query =
-      QueryFromProto(ParseText<v1::Query>(text), Schema());
+      QueryFromProto(ParseText<v1::Query>(text), SharedSchema());
   EXPECT_OK(query);
   return query.ok() ? query->Evaluate(Record{}) : -99;
 }
@@ -242,7 +241,7 @@ TEST(QueryConvert, RejectsMalformedTrees) {
   };
   for (const Case& c : cases) {
     absl::StatusOr<Query> query =
-        QueryFromProto(ParseText<v1::Query>(c.text), Schema());
+        QueryFromProto(ParseText<v1::Query>(c.text), SharedSchema());
     EXPECT_THAT(query, StatusIs(kInvalid)) << c.name;
     EXPECT_THAT(query.status().message(), HasSubstr(c.message)) << c.name;
   }
@@ -262,13 +261,13 @@ v1::Query Chain(int depth) {
 }
 
 TEST(QueryConvert, EnforcesTheDepthLimitWithoutDeepRecursion) {
-  EXPECT_OK(QueryFromProto(Chain(kMaxQueryDepth), Schema()));
+  EXPECT_OK(QueryFromProto(Chain(kMaxQueryDepth), SharedSchema()));
   absl::StatusOr<Query> deep =
-      QueryFromProto(Chain(kMaxQueryDepth + 1), Schema());
+      QueryFromProto(Chain(kMaxQueryDepth + 1), SharedSchema());
   EXPECT_THAT(deep, StatusIs(kInvalid));
   EXPECT_THAT(deep.status().message(), HasSubstr("deeper than 32"));
   // A hostile, far deeper message is refused at the limit, not walked.
-  EXPECT_THAT(QueryFromProto(Chain(5000), Schema()), StatusIs(kInvalid));
+  EXPECT_THAT(QueryFromProto(Chain(5000), SharedSchema()), StatusIs(kInvalid));
 }
 
 // A complete binary tree of additions with `levels` levels.
@@ -286,9 +285,9 @@ TEST(QueryConvert, EnforcesTheNodeLimit) {
   v1::Query proto;
   proto.mutable_output_range()->set_upper(1);
   FillTree(proto.mutable_root(), 10);  // 1023 nodes
-  EXPECT_OK(QueryFromProto(proto, Schema()));
+  EXPECT_OK(QueryFromProto(proto, SharedSchema()));
   FillTree(proto.mutable_root(), 11);  // 2047 nodes, depth 11
-  absl::StatusOr<Query> big = QueryFromProto(proto, Schema());
+  absl::StatusOr<Query> big = QueryFromProto(proto, SharedSchema());
   EXPECT_THAT(big, StatusIs(kInvalid));
   EXPECT_THAT(big.status().message(), HasSubstr("more than 1024 nodes"));
 }

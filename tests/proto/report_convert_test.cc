@@ -19,8 +19,7 @@ using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::SeededGenerator;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 ReportId TestId() {
   ReportId id;

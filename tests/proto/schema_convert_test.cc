@@ -17,8 +17,7 @@ using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 TEST(SchemaConvert, GoldenRoundTrip) {
   const auto proto = ParseText<v1::RecordSchema>(kSchemaText);

@@ -18,10 +18,9 @@ using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::ldp::testing::kInvalid;
+using ::ldp::testing::SharedSchema;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
-
-RecordSchema Schema() { return ::ldp::testing::SharedSchema(); }
 
 std::string Study(absl::string_view questions) {
   return absl::StrCat(R"pb(
@@ -152,14 +151,14 @@ TEST(StudyConvert, BytesRoundTrip) {
 TEST(StudyConvert, QuestionsOfALaterRoundConvertAlone) {
   const auto study = ParseText<v1::StudySpec>(Study(kQuestions));
   absl::StatusOr<std::vector<Question>> questions =
-      QuestionsFromProto(study.questions(), Schema());
+      QuestionsFromProto(study.questions(), SharedSchema());
   ASSERT_OK(questions);
   EXPECT_EQ(questions->size(), 3u);
   v1::Question back;
   ToProto((*questions)[1], &back);
   EXPECT_TRUE(ProtoEquals(back, study.questions(1)));
   google::protobuf::RepeatedPtrField<v1::Question> none;
-  EXPECT_THAT(QuestionsFromProto(none, Schema()), StatusIs(kInvalid));
+  EXPECT_THAT(QuestionsFromProto(none, SharedSchema()), StatusIs(kInvalid));
 }
 
 // An interactive study names its analyst program and asks no questions of
@@ -311,7 +310,7 @@ TEST(StudyConvert, RejectsMalformedQuestions) {
   };
   for (const Case& c : cases) {
     absl::StatusOr<Question> question =
-        QuestionFromProto(ParseText<v1::Question>(c.text), Schema());
+        QuestionFromProto(ParseText<v1::Question>(c.text), SharedSchema());
     EXPECT_THAT(question, StatusIs(kInvalid)) << c.name;
     EXPECT_THAT(question.status().message(), HasSubstr(c.message)) << c.name;
     // The same failure surfaces through the whole study.

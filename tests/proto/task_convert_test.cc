@@ -21,8 +21,7 @@ using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::SeededGenerator;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 // The parts, followed by the golden schema.
 template <typename... Parts>

@@ -1,14 +1,14 @@
 #include "proto/convert/time_convert.h"
 
 #include "gtest/gtest.h"
+#include "tests/proto/convert_testing.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
 namespace {
 
 using ::ldp::testing::StatusIs;
-
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 google::protobuf::Timestamp Stamp(int64_t seconds, int32_t nanos) {
   google::protobuf::Timestamp t;
