@@ -5,7 +5,7 @@
 #   2. ASan + UBSan build in build-asan/ and the whole ctest suite again;
 #   3. TSan build in build-tsan/ and the server-core tests (tests/server_*);
 #   4. libFuzzer build (clang) in build-fuzz/ and every fuzz target for
-#      LDP_FUZZ_SECONDS (default 30) each, from its corpus in tests/fuzz/corpus.
+#      LDP_FUZZ_SECONDS (default 20) each, from its corpus in tests/fuzz/corpus.
 # Each job prints its wall time. LDP_CI_QUICK=1 stops after job 1 (a quick
 # local check; CI always runs everything). LDP_JOBS sets the parallelism.
 set -euo pipefail
@@ -70,7 +70,7 @@ fuzz() {
       -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
       -DLDP_FUZZ=ON -DLDP_BUILD_TESTS=OFF -DLDP_BUILD_BENCH=OFF >/dev/null
   cmake --build build-fuzz -j"$JOBS" --target fuzzers
-  bash tests/fuzz/run_fuzzers.sh build-fuzz "${LDP_FUZZ_SECONDS:-30}"
+  bash tests/fuzz/run_fuzzers.sh build-fuzz "${LDP_FUZZ_SECONDS:-20}"
 }
 
 total=$SECONDS
