@@ -9,6 +9,9 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev nlohmann-json3-dev
+  # Workload optimizers: Eigen on OpenBLAS and LAPACKE (dense eigensolvers
+  # and products at N = 1024 in seconds, not minutes).
+  libeigen3-dev libopenblas-dev liblapacke-dev
   # Sanitizer and fuzz jobs of deploy/test.sh: GCC's ASan/UBSan/TSan
   # runtimes, and clang 14 with libFuzzer (libclang_rt.fuzzer-x86_64.a comes
   # from libclang-rt-14-dev on bookworm).

@@ -1,0 +1,109 @@
+// The contract every workload strategy (the A of W = R·A, with its
+// ε-LDP randomizer) meets, shared by the agent and the server.
+//
+// A strategy is a linear mechanism: each report decodes to an unbiased
+// estimate of A·e_x for the agent's item x (A is k×N), the server averages
+// them into ŷ ≈ A·h, and the workload estimator (workload_estimator.h)
+// answers R·ŷ with R = W·B, B the weighted least-squares inverse of A.
+// Three families implement it: grouped strategies (each agent samples one
+// group of A's rows — a tree level, a Haar coefficient, a Fourier parity —
+// and reports its row in that group through randomized response or unary
+// encoding), an optimized finite output matrix Q, and a factorization with
+// an ℓ2-ball vector randomizer.
+//
+// Like the frequency oracles it is *transparent*: `Probability` gives
+// Pr[R(x) = report] exactly, so tests can check the e^ε ratio bound by
+// enumeration, and `epsilon()` is the ε it implements (never more than the
+// ε it was created for).
+#ifndef LDP_COMMON_WORKLOAD_STRATEGY_H_
+#define LDP_COMMON_WORKLOAD_STRATEGY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/random/bit_gen_ref.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "common/frequency_report.h"
+
+namespace ldp {
+
+// What one agent sends for one workload task: the group it sampled (drawn
+// independently of its item, 0 for single-group strategies) and the inner
+// randomizer's output: an ItemReport (randomized response, an output of Q),
+// a BitVectorReport (unary encoding) or a HashedReport (vector randomizer:
+// `seed` names the public random direction, `bucket` ∈ {0, 1} its sign).
+struct WorkloadReport {
+  uint32_t group = 0;
+  FrequencyReport inner;
+  friend bool operator==(const WorkloadReport&, const WorkloadReport&) = default;
+};
+
+// Server-side sufficient statistics of one strategy's reports. Mergeable,
+// thread-compatible.
+class StrategyAccumulator {
+ public:
+  virtual ~StrategyAccumulator() = default;
+  // Validates and counts one report; an invalid report changes nothing.
+  virtual absl::Status Add(const WorkloadReport& report) = 0;
+  // InvalidArgument unless `other` comes from the same strategy.
+  virtual absl::Status Merge(const StrategyAccumulator& other) = 0;
+  virtual int64_t num_reports() const = 0;
+  // ŷ, the unbiased estimate of A·h (k values). Grouped strategies
+  // normalize each group by its own report count (a group with no reports
+  // estimates zeros). Empty accumulator: zeros.
+  virtual Eigen::VectorXd Estimate() const = 0;
+};
+
+class StrategyMechanism {
+ public:
+  virtual ~StrategyMechanism() = default;
+
+  // "hierarchical b=4, OUE", "optimized matrix K=1024", ...
+  virtual std::string Describe() const = 0;
+  virtual uint32_t domain_size() const = 0;  // N
+  // Implemented ε: max over x, x', report of ln(Pr[R(x)=r] / Pr[R(x')=r]).
+  virtual double epsilon() const = 0;
+
+  // --- Agent side. Items ≥ N are clamped to N − 1 (DESIGN invariant 8).
+  virtual WorkloadReport Randomize(uint32_t item, absl::BitGenRef gen) const = 0;
+  // Exact Pr[R(item) = report] (a density in the sign bit for the vector
+  // randomizer, conditioned on the public direction). Zero for reports R
+  // never outputs.
+  virtual double Probability(uint32_t item, const WorkloadReport& report) const = 0;
+  // InvalidArgument unless `report` has a shape this strategy can output.
+  virtual absl::Status Validate(const WorkloadReport& report) const = 0;
+
+  // --- Server side: the linear structure.
+  // k, the number of rows of A.
+  virtual uint32_t output_dimension() const = 0;
+  // A (k×N): E[decoded report | x] = A·e_x.
+  virtual Eigen::MatrixXd StrategyMatrix() const = 0;
+  // Positive weights (k values) for the weighted least-squares inverse of
+  // A: the inverse per-user variance of each coordinate of ŷ at uniform data.
+  virtual Eigen::VectorXd ReconstructionWeights() const = 0;
+  virtual std::unique_ptr<StrategyAccumulator> NewAccumulator() const = 0;
+
+  // Per-user variance v = n·Var(r·ŷ) of the answers r_j·ŷ for a block of
+  // reconstruction rows (b×k): at point-mass data (all agents hold x),
+  // b×N; and at histogram h (N values summing to 1), b values.
+  virtual Eigen::MatrixXd PointMassVariances(const Eigen::MatrixXd& rows) const = 0;
+  virtual Eigen::VectorXd Variances(const Eigen::MatrixXd& rows,
+                                    const Eigen::VectorXd& h) const = 0;
+
+  // Draws ŷ exactly as the server would compute it from `counts[x]` agents
+  // holding each x (N values), without randomizing agent by agent: the
+  // sufficient statistics are sampled from their exact joint distribution
+  // (binomial and multinomial counts). For benchmarks and statistical tests
+  // at n = 10^6; the vector randomizer, whose statistic is continuous,
+  // samples its agents one by one.
+  virtual Eigen::VectorXd SampleEstimate(absl::Span<const int64_t> counts,
+                                         absl::BitGenRef gen) const = 0;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_COMMON_WORKLOAD_STRATEGY_H_
