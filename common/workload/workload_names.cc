@@ -1,0 +1,1 @@
+// Placeholder: implemented by the issue-5 work in progress.

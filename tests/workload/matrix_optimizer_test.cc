@@ -1,0 +1,2 @@
+// Placeholder: tests land with the implementation (issue 5).
+#include "gtest/gtest.h"
