@@ -30,7 +30,18 @@ double SpecifiedEpsilon(const Task& task) {
   if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
     return sq->mechanism.epsilon;
   }
+  if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
+    return workload->strategy.epsilon;
+  }
   return std::get<HistogramTask>(task.question).oracle.epsilon;
+}
+
+// The domain encoding of a histogram or workload task.
+const DomainEncoding& EncodingOf(const Task& task) {
+  if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
+    return workload->encoding;
+  }
+  return std::get<HistogramTask>(task.question).encoding;
 }
 
 // TaskMechanism::Create already guarantees implemented ε ≤ εₜ; this also
@@ -55,8 +66,7 @@ absl::Status CheckSchema(const AgentTask& agent_task) {
   if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
     fits = sq->query.schema() == agent_task.schema;
   } else {
-    const DomainEncoding& encoding =
-        std::get<HistogramTask>(task.question).encoding;
+    const DomainEncoding& encoding = EncodingOf(task);
     auto rebuilt = DomainEncoding::Create(encoding.spec(), agent_task.schema);
     fits = rebuilt.ok() && rebuilt->domain_size() == encoding.domain_size();
   }

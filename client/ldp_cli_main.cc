@@ -3,7 +3,10 @@
 //   ldp study create FILE      create a study from a textproto or JSON spec
 //   ldp study status ID        state, plan and progress of a study
 //   ldp study list             studies, newest first
-//   ldp results ID [--json]    estimates with their intervals
+//   ldp results ID [--json]    estimates with their intervals; workload
+//                              answers with their simultaneous band, and
+//                              --plot=FILE.svg [--truth=FILE.json] to draw
+//                              them
 //   ldp budget AGENT           what the server has charged an agent
 #include <algorithm>
 #include <cstdio>
@@ -23,9 +26,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "client/agent_client.h"
+#include "client/workload_plot.h"
 #include "common/flags_usage.h"
+#include "google/protobuf/struct.pb.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
@@ -39,6 +45,17 @@ ABSL_FLAG(std::string, token_file, "ldp.db.analyst_token",
 ABSL_FLAG(bool, json, false, "Print results as JSON instead of a table.");
 ABSL_FLAG(uint64_t, round, 0, "Round of `results` (0 = the latest).");
 ABSL_FLAG(int, top, 20, "Histogram rows printed by `results` (largest first; 0 = all).");
+ABSL_FLAG(int, workload_rows, 20,
+          "Workload answers printed by `results`: the first and last half of "
+          "this many, in query order (0 = all; --json prints all).");
+ABSL_FLAG(std::string, plot, "",
+          "With `results`: write an SVG plot of a workload question's "
+          "answers with their simultaneous band to this file.");
+ABSL_FLAG(std::string, truth, "",
+          "With --plot: a JSON file {\"QUESTION_ID\": [true answers...]} "
+          "(ldp-loadtest --truth_out writes one) drawn as a second line.");
+ABSL_FLAG(std::string, question, "",
+          "With --plot: the workload question to draw (default: the first).");
 ABSL_FLAG(uint64_t, study, 0, "Restrict `budget` to one study (0 = all).");
 ABSL_FLAG(std::string, request_id, "",
           "Idempotency key for `study create`: a retry with the same key "
@@ -63,7 +80,9 @@ constexpr char kUsage[] =
     "  ldp study list            studies, newest first\n"
     "  ldp study advance ID      INTERACTIVE studies: close the open round now\n"
     "                            and open the one the analyst program asks next\n"
-    "  ldp results ID [--json] [--round=R] [--top=K]\n"
+    "  ldp results ID [--json] [--round=R] [--top=K] [--workload_rows=K]\n"
+    "                            [--plot=FILE.svg [--truth=FILE.json]\n"
+    "                            [--question=QID]]\n"
     "  ldp budget AGENT [--study=S]\n"
     "Common flags: --server=HOST:PORT --token_file=PATH [--tls_ca_file=PEM]";
 
@@ -94,7 +113,12 @@ class Analyst {
                                      .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
                                      .key_file = absl::GetFlag(FLAGS_tls_key_file)});
     if (!credentials.ok()) return credentials.status();
-    auto channel = grpc::CreateChannel(absl::GetFlag(FLAGS_server), *credentials);
+    // Workload estimates can be large (all ranges at N = 1024: 524,800
+    // answers, ~17 MB); accept up to 256 MB instead of gRPC's 4 MB default.
+    grpc::ChannelArguments arguments;
+    arguments.SetMaxReceiveMessageSize(256 << 20);
+    auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server),
+                                             *credentials, arguments);
     return Analyst(v1::AnalystService::NewStub(channel),
                    std::string(absl::StripAsciiWhitespace(*token)));
   }
@@ -239,6 +263,120 @@ void PrintHistogram(const std::string& id, const v1::HistogramEstimate& h, int t
   }
 }
 
+std::string Band(double lower, double upper) {
+  return absl::StrFormat("[%9.5f, %9.5f]", lower, upper);
+}
+
+void PrintWorkloadRow(const v1::WorkloadEstimate& w, int j) {
+  std::printf("  %-30s %9.5f  se %-8.4g %s",
+              j < w.labels_size() ? w.labels(j).c_str() : absl::StrCat("q", j).c_str(),
+              w.answers(j), w.standard_errors(j),
+              Band(w.band_lower(j), w.band_upper(j)).c_str());
+  if (j < w.consistent_answers_size()) {
+    std::printf("  %9.5f", w.consistent_answers(j));
+  }
+  std::printf("\n");
+}
+
+void PrintWorkload(const std::string& id, const v1::WorkloadEstimate& w, int rows) {
+  const int m = w.answers_size();
+  std::printf("%s: %s, %d answers, n=%lld, eps=%.4g, strategy %s\n", id.c_str(),
+              w.workload().c_str(), m, static_cast<long long>(w.num_reports()),
+              w.implemented_epsilon(), w.strategy().c_str());
+  std::printf("  simultaneous %g%% band (all answers at once): answer +- %.3g se; "
+              "predicted per-user variance v_max %.4g, v_avg %.4g%s\n",
+              w.confidence() * 100, w.band_z(), w.predicted_v_max(),
+              w.predicted_v_avg(),
+              w.consistent_answers_size() > 0 ? "; last column: consistent" : "");
+  if (rows <= 0 || m <= rows) {
+    for (int j = 0; j < m; ++j) PrintWorkloadRow(w, j);
+    return;
+  }
+  const int head = (rows + 1) / 2;
+  const int tail = rows - head;
+  for (int j = 0; j < head; ++j) PrintWorkloadRow(w, j);
+  std::printf("  ... %d more answers (--workload_rows=0 or --json prints all) ...\n",
+              m - head - tail);
+  for (int j = m - tail; j < m; ++j) PrintWorkloadRow(w, j);
+}
+
+// The truth file: {"QUESTION_ID": [numbers...], ...}.
+absl::StatusOr<std::vector<double>> ReadTruth(const std::string& path,
+                                              const std::string& question_id) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  google::protobuf::Struct truth;
+  if (!google::protobuf::util::JsonStringToMessage(*text, &truth).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " is not a JSON object {\"QUESTION_ID\": [numbers...]}"));
+  }
+  const auto it = truth.fields().find(question_id);
+  if (it == truth.fields().end() || !it->second.has_list_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " has no array of true answers for question \"", question_id, "\""));
+  }
+  std::vector<double> values;
+  for (const google::protobuf::Value& v : it->second.list_value().values()) {
+    if (!v.has_number_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": the true answers of \"", question_id, "\" must be numbers"));
+    }
+    values.push_back(v.number_value());
+  }
+  return values;
+}
+
+absl::Status WritePlot(const v1::GetEstimatesResponse& estimates) {
+  const std::string wanted = absl::GetFlag(FLAGS_question);
+  const v1::QuestionEstimate* chosen = nullptr;
+  for (const auto& q : estimates.estimates()) {
+    if (q.has_workload() && (wanted.empty() || q.question_id() == wanted)) {
+      chosen = &q;
+      break;
+    }
+  }
+  if (chosen == nullptr) {
+    return absl::InvalidArgumentError(
+        wanted.empty() ? std::string("--plot: the round has no workload question")
+                       : absl::StrCat("--plot: no workload question \"", wanted, "\""));
+  }
+  const v1::WorkloadEstimate& w = chosen->workload();
+  WorkloadPlot plot{
+      .title = absl::StrCat(chosen->question_id(), ": ", w.workload()),
+      .subtitle = absl::StrFormat(
+          "%s, n=%lld, eps=%.4g, simultaneous %g%% band", w.strategy(),
+          static_cast<long long>(w.num_reports()), w.implemented_epsilon(),
+          w.confidence() * 100),
+      .estimates = {w.answers().begin(), w.answers().end()},
+      .lower = {w.band_lower().begin(), w.band_lower().end()},
+      .upper = {w.band_upper().begin(), w.band_upper().end()}};
+  if (w.labels_size() > 0) {
+    plot.first_label = w.labels(0);
+    plot.last_label = w.labels(w.labels_size() - 1);
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_truth); !path.empty()) {
+    absl::StatusOr<std::vector<double>> truth = ReadTruth(path, chosen->question_id());
+    if (!truth.ok()) return truth.status();
+    if (truth->size() != plot.estimates.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, " has ", truth->size(), " true answers for \"", chosen->question_id(),
+          "\" but the workload has ", plot.estimates.size()));
+    }
+    plot.truth = *std::move(truth);
+  }
+  absl::StatusOr<std::string> svg = WorkloadPlotSvg(plot);
+  if (!svg.ok()) return svg.status();
+  const std::string out = absl::GetFlag(FLAGS_plot);
+  std::ofstream file(out, std::ios::binary | std::ios::trunc);
+  file << *svg;
+  file.close();
+  if (!file) return absl::UnavailableError(absl::StrCat("cannot write ", out));
+  std::fprintf(stderr, "ldp: wrote %s (%s, %zu answers%s)\n", out.c_str(),
+               chosen->question_id().c_str(), plot.estimates.size(),
+               plot.truth.empty() ? "" : ", with the truth");
+  return absl::OkStatus();
+}
+
 absl::Status Results(Analyst& analyst, uint64_t id) {
   v1::GetEstimatesRequest request;
   request.set_study_id(id);
@@ -246,6 +384,9 @@ absl::Status Results(Analyst& analyst, uint64_t id) {
   auto estimates = analyst.Call<v1::GetEstimatesRequest, v1::GetEstimatesResponse>(
       &v1::AnalystService::Stub::GetEstimates, request);
   if (!estimates.ok()) return estimates.status();
+  if (!absl::GetFlag(FLAGS_plot).empty()) {
+    if (absl::Status s = WritePlot(*estimates); !s.ok()) return s;
+  }
   if (absl::GetFlag(FLAGS_json)) {
     std::string json;
     google::protobuf::util::JsonPrintOptions options;
@@ -260,6 +401,9 @@ absl::Status Results(Analyst& analyst, uint64_t id) {
   for (const auto& q : estimates->estimates()) {
     if (q.has_scalar()) PrintScalar(q.question_id(), q.scalar());
     if (q.has_histogram()) PrintHistogram(q.question_id(), q.histogram(), absl::GetFlag(FLAGS_top));
+    if (q.has_workload()) {
+      PrintWorkload(q.question_id(), q.workload(), absl::GetFlag(FLAGS_workload_rows));
+    }
   }
   return absl::OkStatus();
 }

@@ -5,7 +5,9 @@
 // latency of report acknowledgements.
 //
 // Flow: create one noninteractive study (a histogram of `item` and the mean
-// of `value`, see population_source.h) through AnalystService; run the
+// of `value`, see population_source.h; or with --workload one workload
+// question over `item`, or for marginals and parities over the bits of
+// `item` as bool fields) through AnalystService; run the
 // sessions (enroll, poll, answer, upload) on a fixed pool of worker threads
 // sharing a few channels; fetch the estimates. The truth each estimate is
 // compared with is computed over the agents whose report for that question
@@ -37,6 +39,7 @@
 #include "common/secure_random.h"
 #include "common/status_macros.h"
 #include "common/study_spec.h"
+#include "common/workload/workload.h"
 #include "grpcpp/create_channel.h"
 #include "proto/convert/estimate_convert.h"
 #include "proto/convert/grpc_status.h"
@@ -74,26 +77,48 @@ ABSL_FLAG(double, epsilon, 1.0, "Per-agent privacy budget of the study (> 0).");
 ABSL_FLAG(double, confidence, 0.95, "Confidence of every interval, in (0, 1).");
 ABSL_FLAG(int, round_seconds, 3600, "Round duration of the study (>= 1).");
 ABSL_FLAG(int, top, 10, "Histogram rows to print (the most frequent items).");
+ABSL_FLAG(std::string, workload, "",
+          "Instead of the histogram and mean study, ask one workload question "
+          "over the population's items: prefix (the CDF), all_range, "
+          "histogram, marginals or parities (these two over the log2(N) bits "
+          "of the item as bool fields bit0..; --domain a power of two, at "
+          "most 4096). Prints how many answers fall inside the band.");
+ABSL_FLAG(int, workload_order, 2,
+          "k of --workload=marginals (k-way) or parities (weights 1..k).");
+ABSL_FLAG(std::string, strategy, "",
+          "With --workload: identity, hierarchical, haar, fourier, matrix or "
+          "factorization; empty = the server's planner chooses.");
+ABSL_FLAG(std::string, truth_out, "",
+          "With --workload: write the true answers (over the agents whose "
+          "report was acknowledged) to this JSON file, for `ldp results "
+          "--plot --truth`.");
 
 namespace ldp {
 namespace {
 
 constexpr char kHistogramId[] = "item_histogram";
 constexpr char kMeanId[] = "mean_value";
+constexpr char kWorkloadId[] = "workload";
 
 struct Config {
   std::string analyst_token{};
   std::string enrollment_token{};
   int64_t epsilon_nanos = 0;
   double confidence = 0.95;
+  // --workload: the workload asked (sized), its strategy choice, and for
+  // bit workloads the number of bool fields the item is split into.
+  std::optional<WorkloadSpec> workload{};
+  std::optional<StrategyChoice> strategy{};
+  uint32_t num_bits = 0;
 };
 
 // What the workers add up; merged under a mutex at the end of each worker.
 struct Totals {
-  explicit Totals(uint32_t domain) : histogram_truth(domain), mean_truth(domain) {}
+  explicit Totals(uint32_t domain)
+      : histogram_truth(domain), mean_truth(domain), workload_truth(domain) {}
   int64_t sessions = 0, enroll_failures = 0, poll_failures = 0, tasks = 0;
   int64_t refusals = 0, accepted = 0, rejected = 0, upload_failures = 0;
-  PopulationTruth histogram_truth, mean_truth;
+  PopulationTruth histogram_truth, mean_truth, workload_truth;
   std::string first_error;
 
   void Error(const absl::Status& status) {
@@ -110,6 +135,7 @@ struct Totals {
     upload_failures += o.upload_failures;
     histogram_truth.Merge(o.histogram_truth);
     mean_truth.Merge(o.mean_truth);
+    workload_truth.Merge(o.workload_truth);
     if (first_error.empty()) first_error = o.first_error;
   }
 };
@@ -151,6 +177,57 @@ absl::StatusOr<PopulationOptions> PopulationFromFlags() {
   return options;
 }
 
+absl::StatusOr<std::optional<StrategyChoice>> StrategyFromFlags() {
+  const std::string name = absl::GetFlag(FLAGS_strategy);
+  if (name.empty()) return std::nullopt;
+  for (StrategyKind kind :
+       {StrategyKind::kIdentity, StrategyKind::kHierarchical, StrategyKind::kHaar,
+        StrategyKind::kFourier, StrategyKind::kMatrix,
+        StrategyKind::kFactorization}) {
+    if (StrategyKindName(kind) == name) return StrategyChoice{.kind = kind};
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--strategy must be identity, hierarchical, haar, fourier, matrix or "
+      "factorization (or empty), got '", name, "'"));
+}
+
+// The workload --workload asks, sized for --domain.
+absl::Status WorkloadFromFlags(Config& config) {
+  const std::string name = absl::GetFlag(FLAGS_workload);
+  if (name.empty()) return absl::OkStatus();
+  const uint32_t n = absl::GetFlag(FLAGS_domain);
+  const std::pair<const char*, WorkloadKind> kinds[] = {
+      {"prefix", WorkloadKind::kPrefix},       {"all_range", WorkloadKind::kAllRange},
+      {"histogram", WorkloadKind::kHistogram}, {"marginals", WorkloadKind::kMarginals},
+      {"parities", WorkloadKind::kParities}};
+  std::optional<WorkloadKind> kind;
+  for (const auto& [kind_name, k] : kinds) {
+    if (name == kind_name) kind = k;
+  }
+  if (!kind.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--workload must be prefix, all_range, histogram, marginals or "
+        "parities, got '", name, "'"));
+  }
+  WorkloadSpec spec{.kind = *kind};
+  if (*kind == WorkloadKind::kMarginals || *kind == WorkloadKind::kParities) {
+    while ((uint64_t{1} << config.num_bits) < n) ++config.num_bits;
+    if ((uint64_t{1} << config.num_bits) != n || config.num_bits > 12) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--workload=", name, " splits the item into bits: --domain must be "
+          "a power of two from 2 to 4096, got ", n));
+    }
+    spec.num_bits = config.num_bits;
+    spec.order = static_cast<uint32_t>(absl::GetFlag(FLAGS_workload_order));
+  } else {
+    spec.domain_size = n;
+  }
+  RETURN_IF_ERROR(Workload::Create(spec).status());
+  config.workload = std::move(spec);
+  ASSIGN_OR_RETURN(config.strategy, StrategyFromFlags());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Config> ConfigFromFlags() {
   Config config{.enrollment_token = absl::GetFlag(FLAGS_enrollment_token),
                 .confidence = absl::GetFlag(FLAGS_confidence)};
@@ -170,11 +247,59 @@ absl::StatusOr<Config> ConfigFromFlags() {
     return absl::InvalidArgumentError("--analyst_token_file must name a non-empty file");
   }
   config.analyst_token = std::string(absl::StripAsciiWhitespace(*token));
+  RETURN_IF_ERROR(WorkloadFromFlags(config));
   return config;
+}
+
+// Bit workloads read the item as num_bits bool fields, the first field its
+// most significant bit (the product encoding's order).
+RecordSchema BitSchema(uint32_t num_bits) {
+  std::vector<FieldSpec> fields;
+  for (uint32_t i = 0; i < num_bits; ++i) {
+    fields.push_back(FieldSpec::Bool(absl::StrCat("bit", i)));
+  }
+  return *RecordSchema::Create(std::move(fields));
+}
+
+Record BitRecord(uint32_t item, uint32_t num_bits) {
+  Record record;
+  for (uint32_t i = 0; i < num_bits; ++i) {
+    record.values[absl::StrCat("bit", i)] =
+        static_cast<bool>((item >> (num_bits - 1 - i)) & 1);
+  }
+  return record;
+}
+
+absl::StatusOr<StudySpec> MakeWorkloadStudySpec(const PopulationSource& population,
+                                                const Config& config) {
+  const bool bits = config.num_bits > 0;
+  const RecordSchema schema = bits ? BitSchema(config.num_bits) : population.schema();
+  DomainEncodingSpec encoding_spec = FieldEncoding{.field = "item"};
+  if (bits) {
+    ProductEncoding product;
+    for (uint32_t i = 0; i < config.num_bits; ++i) {
+      product.fields.push_back({.field = absl::StrCat("bit", i)});
+    }
+    encoding_spec = std::move(product);
+  }
+  ASSIGN_OR_RETURN(DomainEncoding encoding, DomainEncoding::Create(encoding_spec, schema));
+  return StudySpec{
+      .display_name = absl::StrCat("ldp-loadtest: ", absl::GetFlag(FLAGS_workload),
+                                   " workload, ", population.num_agents(), " agents"),
+      .schema = schema,
+      .epsilon_cap_nanos = config.epsilon_nanos,
+      .mode = StudyMode::kNoninteractive,
+      .questions = {Question{.id = kWorkloadId,
+                             .kind = WorkloadQuestion{.encoding = std::move(encoding),
+                                                      .workload = *config.workload,
+                                                      .strategy = config.strategy}}},
+      .confidence = config.confidence,
+      .round_duration = absl::Seconds(absl::GetFlag(FLAGS_round_seconds))};
 }
 
 absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
                                         const Config& config) {
+  if (config.workload.has_value()) return MakeWorkloadStudySpec(population, config);
   const RecordSchema& schema = population.schema();
   ASSIGN_OR_RETURN(DomainEncoding encoding,
                    DomainEncoding::Create(FieldEncoding{.field = "item"}, schema));
@@ -196,9 +321,12 @@ absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
       .round_duration = absl::Seconds(absl::GetFlag(FLAGS_round_seconds))};
 }
 
-std::unique_ptr<grpc::ClientContext> AnalystContext(const Config& config) {
+// `timeout`: planning an optimized workload strategy at CreateStudy can take
+// minutes the first time.
+std::unique_ptr<grpc::ClientContext> AnalystContext(
+    const Config& config, absl::Duration timeout = absl::Seconds(60)) {
   auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   context->AddMetadata("authorization", absl::StrCat("Bearer ", config.analyst_token));
   return context;
 }
@@ -208,7 +336,7 @@ absl::StatusOr<uint64_t> CreateStudy(v1::AnalystService::Stub& analyst,
   v1::CreateStudyRequest request;
   ToProto(spec, request.mutable_spec());
   v1::Study study;
-  auto context = AnalystContext(config);
+  auto context = AnalystContext(config, absl::Minutes(15));
   RETURN_IF_ERROR(FromGrpcStatus(analyst.CreateStudy(context.get(), request, &study)));
   return study.study_id();
 }
@@ -234,7 +362,11 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
     ++totals.enroll_failures;
     return totals.Error(enrolled.status());
   }
-  auto agent = Agent::Create({.record = shared.population.RecordOf(index),
+  const Config& config = shared.config;
+  auto agent = Agent::Create({.record = config.num_bits > 0
+                                            ? BitRecord(shared.population.ItemOf(index),
+                                                        config.num_bits)
+                                            : shared.population.RecordOf(index),
                               .max_epsilon_per_study_nanos = shared.config.epsilon_nanos},
                              std::make_unique<MemoryAgentStateStore>(), random);
   auto batch = client.GetTasks();
@@ -261,8 +393,12 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
       continue;
     }
     ++totals.accepted;
-    const bool histogram = std::holds_alternative<FrequencyReport>(pending[i].payload);
-    (histogram ? totals.histogram_truth : totals.mean_truth).Add(item, value);
+    const ReportPayload& payload = pending[i].payload;
+    PopulationTruth& truth =
+        std::holds_alternative<WorkloadReport>(payload)    ? totals.workload_truth
+        : std::holds_alternative<FrequencyReport>(payload) ? totals.histogram_truth
+                                                           : totals.mean_truth;
+    truth.Add(item, value);
   }
 }
 
@@ -339,8 +475,77 @@ void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
               static_cast<long long>(shared.ack_latency.count()));
 }
 
+// W·h over the agents whose workload report was acknowledged.
+absl::StatusOr<std::vector<double>> WorkloadTruth(const Shared& shared) {
+  ASSIGN_OR_RETURN(const Workload workload, Workload::Create(*shared.config.workload));
+  const std::vector<double> h = shared.totals.workload_truth.Frequencies();
+  const Eigen::VectorXd answers =
+      workload.Answer(Eigen::Map<const Eigen::VectorXd>(h.data(), h.size()));
+  return std::vector<double>(answers.data(), answers.data() + answers.size());
+}
+
+absl::Status WriteTruth(const std::string& path, const std::vector<double>& truth) {
+  std::string json = absl::StrCat("{\"", kWorkloadId, "\": [");
+  for (size_t j = 0; j < truth.size(); ++j) {
+    absl::StrAppendFormat(&json, "%s%.17g", j == 0 ? "" : ", ", truth[j]);
+  }
+  absl::StrAppend(&json, "]}\n");
+  return WriteFileAtomically(path, json);
+}
+
+absl::Status PrintWorkloadEstimate(const std::string& id, const WorkloadRelease& w,
+                                   const Shared& shared) {
+  ASSIGN_OR_RETURN(const std::vector<double> truth, WorkloadTruth(shared));
+  const WorkloadAnswer& a = w.answer;
+  if (a.answers.size() != truth.size()) {
+    return absl::InternalError(absl::StrCat("the server answered ", a.answers.size(),
+                                            " queries, the workload has ", truth.size()));
+  }
+  int covered = 0;
+  double max_abs_z = 0, max_error = 0;
+  for (size_t j = 0; j < truth.size(); ++j) {
+    const double error = a.answers[j] - truth[j];
+    // 1e-9: a query every agent satisfies (the CDF's last) is exact up to
+    // rounding, with a standard error of (nearly) zero.
+    const double half = a.band_z * a.standard_errors[j] + 1e-9;
+    covered += std::abs(error) <= half;
+    max_error = std::max(max_error, std::abs(error));
+    if (a.standard_errors[j] > 0) {
+      max_abs_z = std::max(max_abs_z, std::abs(error) / a.standard_errors[j]);
+    }
+  }
+  std::printf("\n%s: %s, strategy %s, n = %lld, epsilon %.4g\n", id.c_str(),
+              w.workload.c_str(), w.strategy.c_str(),
+              static_cast<long long>(a.num_reports), a.epsilon);
+  std::printf("  predicted per-user variance: v_max %.4g, v_avg %.4g\n",
+              w.predicted_v_max, w.predicted_v_avg);
+  std::printf("  %d of %zu answers inside the simultaneous %g%% band "
+              "(+- %.3g se); max |error| %.4g, max |z| %.3g\n",
+              covered, truth.size(), a.confidence * 100, a.band_z, max_error,
+              max_abs_z);
+  const size_t rows = std::min<size_t>(truth.size(), absl::GetFlag(FLAGS_top));
+  std::printf("  %-26s %10s %10s %10s\n", "query", "truth", "estimate", "se");
+  for (size_t j = 0; j < rows; ++j) {
+    std::printf("  %-26s %10.5f %10.5f %10.4g\n",
+                j < w.labels.size() ? w.labels[j].c_str() : absl::StrCat("q", j).c_str(),
+                truth[j], a.answers[j], a.standard_errors[j]);
+  }
+  if (rows < truth.size()) std::printf("  ... %zu more\n", truth.size() - rows);
+  if (const std::string path = absl::GetFlag(FLAGS_truth_out); !path.empty()) {
+    RETURN_IF_ERROR(WriteTruth(path, truth));
+    std::printf("  true answers written to %s (ldp results %llu --plot=FILE.svg "
+                "--truth=%s)\n",
+                path.c_str(), static_cast<unsigned long long>(shared.study_id),
+                path.c_str());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared) {
   const Totals& t = shared.totals;
+  if (const auto* w = std::get_if<WorkloadRelease>(&named.estimate)) {
+    return PrintWorkloadEstimate(named.question_id, *w, shared);
+  }
   if (const auto* h = std::get_if<HistogramRelease>(&named.estimate)) {
     ASSIGN_OR_RETURN(HistogramComparison comparison,
                      CompareHistogram(h->estimate, t.histogram_truth.Frequencies(),
@@ -368,8 +573,14 @@ absl::Status PrintEstimates(v1::AnalystService::Stub& analyst, const Shared& sha
   v1::GetEstimatesResponse response;
   auto context = AnalystContext(shared.config);
   RETURN_IF_ERROR(FromGrpcStatus(analyst.GetEstimates(context.get(), request, &response)));
-  std::printf("\nEstimates of study %llu (truth = the agents whose report was "
-              "acknowledged):\n", static_cast<unsigned long long>(shared.study_id));
+  if (shared.config.workload.has_value()) {
+    std::printf("\nThe study's answers (truth = the agents whose report was "
+                "acknowledged):\n");
+  }
+  if (!shared.config.workload.has_value()) {
+    std::printf("\nEstimates of study %llu (truth = the agents whose report was "
+                "acknowledged):\n", static_cast<unsigned long long>(shared.study_id));
+  }
   for (const v1::QuestionEstimate& proto : response.estimates()) {
     ASSIGN_OR_RETURN(NamedEstimate named, QuestionEstimateFromProto(proto));
     RETURN_IF_ERROR(PrintEstimate(named, shared));
@@ -389,8 +600,11 @@ absl::Status Run() {
                 .population = *population,
                 .totals = Totals(population->domain_size())};
   ASSIGN_OR_RETURN(shared.study_id, CreateStudy(*analyst, spec, config));
-  std::printf("Created study %llu: %lld agents, %s items over [0, %u), epsilon %g\n",
+  std::printf("Created study %llu%s: %lld agents, %s items over [0, %u), epsilon %g\n",
               static_cast<unsigned long long>(shared.study_id),
+              config.workload.has_value()
+                  ? absl::StrCat(" (", absl::GetFlag(FLAGS_workload), " workload)").c_str()
+                  : "",
               static_cast<long long>(population->num_agents()),
               absl::GetFlag(FLAGS_distribution).c_str(), population->domain_size(),
               absl::GetFlag(FLAGS_epsilon));
@@ -409,7 +623,9 @@ int main(int argc, char** argv) {
       "gRPC) and prints estimates beside the true population values.\n"
       "Usage: ldp-loadtest --server=HOST:PORT --analyst_token_file=FILE "
       "[--enrollment_token=T] [--agents=N] [--threads=T] "
-      "[--distribution=uniform|zipf|gaussian|csv] [--domain=N] [--epsilon=E]");
+      "[--distribution=uniform|zipf|gaussian|csv] [--domain=N] [--epsilon=E] "
+      "[--workload=prefix|all_range|histogram|marginals|parities "
+      "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]]");
   ldp::ShowOnlyFlagsFrom("loadtest_main");
   absl::ParseCommandLine(argc, argv);
   if (const absl::Status status = ldp::Run(); !status.ok()) {

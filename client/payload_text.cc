@@ -116,6 +116,10 @@ std::string PayloadToText(const ReportPayload& payload) {
   if (const auto* scalar = std::get_if<ScalarReport>(&payload)) {
     return absl::StrCat("scalar:", scalar->level);
   }
+  if (const auto* workload = std::get_if<WorkloadReport>(&payload)) {
+    return absl::StrCat("workload:", workload->group, ":",
+                        std::visit(Encoder{}, workload->inner));
+  }
   return std::visit(Encoder{}, std::get<FrequencyReport>(payload));
 }
 
@@ -127,6 +131,20 @@ absl::StatusOr<ReportPayload> PayloadFromText(absl::string_view text) {
     auto level = ParseInt<int64_t>(parts[0], false);
     if (!level.ok()) return Malformed(text);
     return ReportPayload{ScalarReport{*level}};
+  }
+  if (kind == "workload" && parts.size() >= 2) {
+    auto group = ParseInt<uint32_t>(parts[0], false);
+    const absl::string_view inner_kind = parts[1];
+    // Strategies' inner reports only (strategy.h); never a nested workload.
+    if (!group.ok() || (inner_kind != "item" && inner_kind != "bits" &&
+                        inner_kind != "hashed")) {
+      return Malformed(text);
+    }
+    auto inner = DecodeFrequency(
+        inner_kind, std::vector<absl::string_view>(parts.begin() + 2, parts.end()));
+    if (!inner.ok()) return Malformed(text);
+    return ReportPayload{WorkloadReport{
+        .group = *group, .inner = std::get<FrequencyReport>(*std::move(inner))}};
   }
   auto frequency = DecodeFrequency(kind, parts);
   if (!frequency.ok()) return Malformed(text);

@@ -7,6 +7,7 @@
 // single whitespace-free token:
 //   item:5   bits:00000000000000a1.0000000000000003   hashed:<seed>:<bucket>
 //   subset:1.4.9   sketch:<row>:<column>:<hex words>   scalar:-17
+//   workload:<group>:<inner item, bits or hashed token>, e.g. workload:2:item:5
 // Bit-vector words are 16 lowercase hex digits each, separated by '.'.
 // This is a storage format, not a wire format (the wire is protobuf).
 #ifndef LDP_CLIENT_PAYLOAD_TEXT_H_

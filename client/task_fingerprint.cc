@@ -127,6 +127,22 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
     w.Int(static_cast<uint64_t>(sq->mechanism.num_cells));
     return;
   }
+  if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
+    // N is the encoding's (TaskMechanism overrides strategy.domain_size).
+    WriteEncoding(workload->encoding.spec(), w);
+    const StrategySpec& s = workload->strategy;
+    w.Int(static_cast<uint64_t>(s.kind));
+    w.Real(s.epsilon);
+    w.Int(s.branching);
+    w.Int(s.num_bits);
+    w.Int(s.order);
+    w.Int(s.level_weights.size());
+    for (double weight : s.level_weights) w.Real(weight);
+    w.Int(s.rows);
+    w.Int(s.matrix.size());
+    for (double a : s.matrix) w.Real(a);
+    return;
+  }
   const auto& histogram = std::get<HistogramTask>(task.question);
   WriteEncoding(histogram.encoding.spec(), w);
   const FrequencyOracleSpec& o = histogram.oracle;

@@ -17,6 +17,8 @@
 #include "common/query_expression.h"
 #include "common/real_mechanism_factory.h"
 #include "common/record_schema.h"
+#include "common/workload/strategy_spec.h"
+#include "common/workload/workload.h"
 
 namespace ldp {
 
@@ -43,9 +45,33 @@ struct HistogramQuestion {
   std::optional<ConsistencyMethod> post_processing{};
 };
 
+// An analyst's choice of workload strategy; the planner fills in ε, N and,
+// for optimized kinds, the matrix.
+struct StrategyChoice {
+  StrategyKind kind = StrategyKind::kIdentity;
+  // kHierarchical: b ≥ 2, or 0 = the best b the planner finds.
+  uint32_t branching = 0;
+  friend bool operator==(const StrategyChoice&, const StrategyChoice&) = default;
+};
+
+// A workload of linear queries over an encoded domain, answered together
+// through one strategy (common/workload/).
+struct WorkloadQuestion {
+  DomainEncoding encoding;
+  // Resolved against the encoding: domain_size (N) for histogram, prefix,
+  // all-range and custom workloads, num_bits (d) for marginals and
+  // parities, whose encoding is d bool fields.
+  WorkloadSpec workload;
+  // Unset = the planner's choice (smallest predicted worst-case variance).
+  std::optional<StrategyChoice> strategy{};
+  // Also release answers from the projected (consistent) histogram.
+  bool consistency = false;
+};
+
 struct Question {
   std::string id;  // unique within the study
-  std::variant<StatisticalQueryQuestion, HistogramQuestion> kind;
+  std::variant<StatisticalQueryQuestion, HistogramQuestion, WorkloadQuestion>
+      kind;
   // εₜ for this question in nano-ε; 0 = the planner decides.
   int64_t epsilon_nanos = 0;
   // Reports wanted; 0 = an equal share of the population.

@@ -20,6 +20,8 @@
 #include "common/query_expression.h"
 #include "common/real_mechanism.h"
 #include "common/real_mechanism_factory.h"
+#include "common/workload/strategy.h"
+#include "common/workload/strategy_spec.h"
 
 namespace ldp {
 
@@ -41,17 +43,26 @@ struct HistogramTask {
   FrequencyOracleSpec oracle;
 };
 
+// A workload question as one agent sees it: the record's item under
+// `encoding`, randomized by a workload strategy over [encoding.domain_size()).
+// The workload itself stays on the server: the agent needs only A.
+struct WorkloadTask {
+  DomainEncoding encoding;
+  StrategySpec strategy;
+};
+
 struct Task {
   uint64_t study_id = 0;
   uint64_t round_id = 0;
   uint64_t task_id = 0;
   // εₜ, the amount the agent's budget is charged for answering.
   int64_t epsilon_nanos = 0;
-  std::variant<StatisticalQueryTask, HistogramTask> question;
+  std::variant<StatisticalQueryTask, HistogramTask, WorkloadTask> question;
 };
 
 // What leaves the agent for one task: only the randomizer's output.
-using ReportPayload = std::variant<FrequencyReport, ScalarReport>;
+using ReportPayload =
+    std::variant<FrequencyReport, ScalarReport, WorkloadReport>;
 
 // A client-chosen idempotency key: a retry resends the same id and bytes.
 using ReportId = std::array<uint8_t, 16>;

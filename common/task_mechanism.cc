@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/workload/strategy_factory.h"
 
 namespace ldp {
 namespace {
@@ -37,18 +38,24 @@ absl::StatusOr<std::shared_ptr<const TaskMechanism>> TaskMechanism::Create(
     spec.bound = (range.upper - range.lower) / 2;
     result->center_ = (range.upper + range.lower) / 2;
     ASSIGN_OR_RETURN(result->mechanism_, CreateRealMechanism(spec));
-  } else {
-    const auto& histogram = std::get<HistogramTask>(task.question);
-    FrequencyOracleSpec spec = histogram.oracle;
-    spec.domain_size = histogram.encoding.domain_size();
+  } else if (const auto* histogram = std::get_if<HistogramTask>(&task.question)) {
+    FrequencyOracleSpec spec = histogram->oracle;
+    spec.domain_size = histogram->encoding.domain_size();
     ASSIGN_OR_RETURN(result->oracle_, CreateFrequencyOracle(spec));
+  } else {
+    const auto& workload = std::get<WorkloadTask>(task.question);
+    StrategySpec spec = workload.strategy;
+    spec.domain_size = workload.encoding.domain_size();
+    ASSIGN_OR_RETURN(result->strategy_, CreateStrategy(spec));
   }
   RETURN_IF_ERROR(CheckCharge(result->implemented_epsilon(), task.epsilon_nanos));
   return std::shared_ptr<const TaskMechanism>(std::move(result));
 }
 
 double TaskMechanism::implemented_epsilon() const {
-  return oracle_ != nullptr ? oracle_->epsilon() : mechanism_->epsilon();
+  if (oracle_ != nullptr) return oracle_->epsilon();
+  if (strategy_ != nullptr) return strategy_->epsilon();
+  return mechanism_->epsilon();
 }
 
 ReportPayload TaskMechanism::Randomize(const Record& record,
@@ -60,6 +67,10 @@ ReportPayload TaskMechanism::Randomize(const Record& record,
   }
   // Query::Evaluate and DomainEncoding::Encode read every field through
   // SanitizeValue, so a raw record behaves exactly as its sanitized form.
+  if (strategy_ != nullptr) {
+    const auto& workload = std::get<WorkloadTask>(task_.question);
+    return strategy_->Randomize(workload.encoding.Encode(record), gen);
+  }
   const auto& histogram = std::get<HistogramTask>(task_.question);
   return oracle_->Randomize(histogram.encoding.Encode(record), gen);
 }
@@ -73,6 +84,14 @@ absl::Status TaskMechanism::Validate(const ReportPayload& payload) const {
     }
     return mechanism_->Validate(*scalar);
   }
+  if (strategy_ != nullptr) {
+    const auto* report = std::get_if<WorkloadReport>(&payload);
+    if (report == nullptr) {
+      return absl::InvalidArgumentError(
+          "this task expects a workload report (a workload question)");
+    }
+    return strategy_->Validate(*report);
+  }
   const auto* frequency = std::get_if<FrequencyReport>(&payload);
   if (frequency == nullptr) {
     return absl::InvalidArgumentError(
@@ -81,10 +100,13 @@ absl::Status TaskMechanism::Validate(const ReportPayload& payload) const {
   return oracle_->Validate(*frequency);
 }
 
-TaskAccumulator::TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism)
-    : mechanism_(std::move(mechanism)) {
+TaskAccumulator::TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism,
+                                 WorkloadEstimation workload)
+    : mechanism_(std::move(mechanism)), workload_(std::move(workload)) {
   if (mechanism_->oracle_ != nullptr) {
     histogram_ = mechanism_->oracle_->NewAccumulator();
+  } else if (mechanism_->strategy_ != nullptr) {
+    strategy_ = mechanism_->strategy_->NewAccumulator();
   } else {
     mean_ = std::make_unique<MeanAccumulator>(*mechanism_->mechanism_);
   }
@@ -99,6 +121,14 @@ absl::Status TaskAccumulator::Add(const ReportPayload& payload) {
     }
     return histogram_->Add(*report);
   }
+  if (strategy_ != nullptr) {
+    const auto* report = std::get_if<WorkloadReport>(&payload);
+    if (report == nullptr) {
+      return absl::InvalidArgumentError(
+          "this task expects a workload report (a workload question)");
+    }
+    return strategy_->Add(*report);
+  }
   const auto* report = std::get_if<ScalarReport>(&payload);
   if (report == nullptr) {
     return absl::InvalidArgumentError(
@@ -108,12 +138,29 @@ absl::Status TaskAccumulator::Add(const ReportPayload& payload) {
 }
 
 int64_t TaskAccumulator::num_reports() const {
-  return histogram_ != nullptr ? histogram_->num_reports()
-                               : mean_->num_reports();
+  if (histogram_ != nullptr) return histogram_->num_reports();
+  if (strategy_ != nullptr) return strategy_->num_reports();
+  return mean_->num_reports();
+}
+
+Eigen::VectorXd TaskAccumulator::StrategyEstimate() const {
+  return strategy_ != nullptr ? strategy_->Estimate() : Eigen::VectorXd();
 }
 
 TaskEstimate TaskAccumulator::Estimate(double confidence) const {
   if (histogram_ != nullptr) return histogram_->Estimate();
+  if (strategy_ != nullptr) {
+    const int64_t n = strategy_->num_reports();
+    if (workload_.estimator == nullptr) {
+      WorkloadAnswer answer;
+      answer.num_reports = n;
+      answer.epsilon = mechanism_->implemented_epsilon();
+      answer.confidence = confidence;
+      return answer;
+    }
+    return workload_.estimator->Estimate(strategy_->Estimate(), n, confidence,
+                                         workload_.consistency);
+  }
   ScalarEstimate estimate = mean_->Estimate(confidence);
   const double center = mechanism_->center_;
   estimate.value += center;

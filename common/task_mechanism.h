@@ -22,17 +22,22 @@
 #include "common/real_mechanism.h"
 #include "common/record_schema.h"
 #include "common/task.h"
+#include "common/workload/strategy.h"
+#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 
-using TaskEstimate = std::variant<ScalarEstimate, HistogramEstimate>;
+// A scalar, a histogram, or a workload's answers (workload_estimator.h).
+using TaskEstimate =
+    std::variant<ScalarEstimate, HistogramEstimate, WorkloadAnswer>;
 
 class TaskAccumulator;
 
 class TaskMechanism {
  public:
-  // InvalidArgument if the randomizer cannot be built, or if its implemented
-  // ε exceeds task.epsilon_nanos (rounded up to whole nano-ε), or εₜ ≤ 0.
+  // InvalidArgument if the randomizer (frequency oracle, real mechanism or
+  // workload strategy) cannot be built, or if its implemented ε exceeds
+  // task.epsilon_nanos (rounded up to whole nano-ε), or εₜ ≤ 0.
   static absl::StatusOr<std::shared_ptr<const TaskMechanism>> Create(
       const Task& task);
 
@@ -46,6 +51,12 @@ class TaskMechanism {
   // output.
   absl::Status Validate(const ReportPayload& payload) const;
 
+  // A workload task's strategy (null for other tasks); the server builds its
+  // WorkloadEstimator from it.
+  const std::shared_ptr<const StrategyMechanism>& strategy() const {
+    return strategy_;
+  }
+
  private:
   friend class TaskAccumulator;
   explicit TaskMechanism(Task task) : task_(std::move(task)) {}
@@ -54,7 +65,17 @@ class TaskMechanism {
   // Exactly one is set, matching task_.question.
   std::unique_ptr<FrequencyOracle> oracle_;
   std::unique_ptr<RealMechanism> mechanism_;
+  std::shared_ptr<const StrategyMechanism> strategy_;
   double center_ = 0;  // (lo + hi)/2 of a statistical query
+};
+
+// How a workload task's estimate is answered. The task carries only the
+// strategy A; the workload W lives in the study, so the server supplies the
+// estimator it built for the question (once: building it is O(N³)).
+struct WorkloadEstimation {
+  std::shared_ptr<const WorkloadEstimator> estimator{};
+  // Also compute consistent answers (WorkloadAnswer::consistent_answers).
+  bool consistency = false;
 };
 
 // Server-side sufficient statistics of one task's reports (several tasks
@@ -62,19 +83,27 @@ class TaskMechanism {
 // Thread-compatible.
 class TaskAccumulator {
  public:
-  explicit TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism);
+  // `workload`: required for a workload task's Estimate, ignored otherwise.
+  explicit TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism,
+                           WorkloadEstimation workload = {});
 
   // Validates and counts; an invalid payload changes nothing.
   absl::Status Add(const ReportPayload& payload);
   int64_t num_reports() const;
-  // A histogram (unbiased, with variances) or a scalar with its interval at
-  // `confidence`, shifted back to the query's own range.
+  // A histogram (unbiased, with variances), a scalar with its interval at
+  // `confidence`, shifted back to the query's own range, or a workload's
+  // answers with standard errors and a simultaneous band at `confidence`
+  // (without an estimator: num_reports and ε only, no answers).
   TaskEstimate Estimate(double confidence) const;
+  // A workload task's ŷ ≈ A·h (empty for other tasks).
+  Eigen::VectorXd StrategyEstimate() const;
 
  private:
   std::shared_ptr<const TaskMechanism> mechanism_;
+  WorkloadEstimation workload_;
   std::unique_ptr<FrequencyAccumulator> histogram_;
   std::unique_ptr<MeanAccumulator> mean_;
+  std::unique_ptr<StrategyAccumulator> strategy_;
 };
 
 }  // namespace ldp

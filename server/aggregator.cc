@@ -140,6 +140,10 @@ std::string MechanismName(const QuestionDecision& decision) {
   if (const auto* real = std::get_if<RealMechanismSpec>(&decision.randomizer)) {
     return std::string(RealMechanismKindName(real->kind));
   }
+  if (const auto* strategy =
+          std::get_if<StrategyDecision>(&decision.randomizer)) {
+    return std::string(StrategyKindName(strategy->spec.kind));
+  }
   return std::string(FrequencyOracleKindName(
       std::get<FrequencyOracleSpec>(decision.randomizer).kind));
 }
@@ -313,6 +317,11 @@ QuestionEstimate EstimateQuestion(const RoundRuntime& round, int q,
       .mechanism = MechanismName(plan.decisions().questions[q]),
       .question = round.task(q)};
   AddSamplingVariance(plan, q, result.estimate);
+  if (const auto* strategy = std::get_if<StrategyDecision>(
+          &plan.decisions().questions[q].randomizer)) {
+    result.strategy = *strategy;
+    result.workload_estimator = planned.workload.estimator;
+  }
   auto* histogram = std::get_if<HistogramEstimate>(&result.estimate);
   if (histogram == nullptr) return result;
   result.item_intervals.reserve(histogram->frequencies.size());
@@ -397,7 +406,7 @@ absl::StatusOr<RoundPlan> Aggregator::Impl::FirstRound(StudyRuntime& study) {
           "a NONINTERACTIVE study cannot name an analyst program; make it "
           "INTERACTIVE or drop the program");
     }
-    return RoundPlan::Create(spec);
+    return RoundPlan::Create(spec, options_.strategy_planner);
   }
   if (!spec.program.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -434,7 +443,8 @@ absl::StatusOr<RoundPlan> Aggregator::Impl::PlanProgramRound(
   }
   ASSIGN_OR_RETURN(RoundPlan plan,
                    RoundPlan::CreateForProgram(*study.spec, round,
-                                               study.schedule[index]));
+                                               study.schedule[index],
+                                               options_.strategy_planner));
   ASSIGN_OR_RETURN(std::string bytes,
                    options_.spec_codec->EncodeQuestions(round.questions));
   plan.set_questions_bytes(std::move(bytes));

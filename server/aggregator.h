@@ -103,6 +103,10 @@ struct AggregatorOptions {
   int max_reports_per_call = 1000;
   // Writes per group commit, at most (bounds one transaction's latency).
   int max_writes_per_commit = 8192;
+  // How workload questions' strategies are planned at CreateStudy (the
+  // optimizers' cache directory and time limit); wire_sized_only is
+  // always on.
+  StrategyPlannerOptions strategy_planner{};
 };
 
 struct Enrollment {
@@ -179,8 +183,9 @@ struct StudyPage {
 
 struct QuestionEstimate {
   std::string question_id{};
-  // ScalarEstimate (interval at the study's confidence) or
-  // HistogramEstimate (unbiased, with variances).
+  // ScalarEstimate (interval at the study's confidence),
+  // HistogramEstimate (unbiased, with variances) or WorkloadAnswer (band at
+  // the study's confidence).
   TaskEstimate estimate{};
   // Histograms only: per-item normal intervals at the study's confidence.
   std::vector<Interval> item_intervals{};
@@ -191,6 +196,10 @@ struct QuestionEstimate {
   double implemented_epsilon = 0;
   std::string mechanism{};
   std::shared_ptr<const Task> question{};  // labels: encoding.Describe(v)
+  // Workload questions: the strategy as planned (description, predicted
+  // variances) and the estimator, whose workload labels the answers.
+  std::optional<StrategyDecision> strategy{};
+  std::shared_ptr<const WorkloadEstimator> workload_estimator{};
 };
 
 struct RoundEstimates {

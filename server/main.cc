@@ -99,6 +99,12 @@ ABSL_FLAG(double, enroll_rate_per_peer, 10000,
           "(quotas in --enrollment_tokens_file bound the total).");
 ABSL_FLAG(double, enroll_burst_per_peer, 10000,
           "Per-peer Enroll bucket size.");
+ABSL_FLAG(std::string, strategy_cache_dir, "",
+          "Directory where optimized workload strategies are cached (an "
+          "optimized strategy for N = 1024 takes minutes to plan the first "
+          "time); created if missing. Empty = <db>.strategies/. Workload "
+          "questions are planned at CreateStudy, so a study asking one may "
+          "take that long to create (raise the analyst's call deadline).");
 ABSL_FLAG(int, max_message_bytes, 4 << 20,
           "Largest request message accepted (bytes); larger ones get "
           "RESOURCE_EXHAUSTED from gRPC before any parsing.");
@@ -230,12 +236,18 @@ int Run() {
   auto store = SqliteStore::Open({.path = absl::GetFlag(FLAGS_db)});
   if (!store.ok()) return Fail(store.status());
   ProtoStudySpecCodec codec;
-  auto aggregator = Aggregator::Create({.spec_codec = &codec,
-                                        .clock = RealClock::Get(),
-                                        .analyst_token = *analyst_token,
-                                        .enrollment_token = enrollment_token,
-                                        .enrollment_quotas = std::move(quotas)},
-                                       *std::move(store));
+  std::string strategy_cache_dir = absl::GetFlag(FLAGS_strategy_cache_dir);
+  if (strategy_cache_dir.empty()) {
+    strategy_cache_dir = absl::GetFlag(FLAGS_db) + ".strategies";
+  }
+  auto aggregator = Aggregator::Create(
+      {.spec_codec = &codec,
+       .clock = RealClock::Get(),
+       .analyst_token = *analyst_token,
+       .enrollment_token = enrollment_token,
+       .enrollment_quotas = std::move(quotas),
+       .strategy_planner = {.cache_dir = std::move(strategy_cache_dir)}},
+      *std::move(store));
   if (!aggregator.ok()) return Fail(aggregator.status());
 
   AgentServiceImpl agent_service(
@@ -311,7 +323,8 @@ int main(int argc, char** argv) {
       "Usage: ldp-server [--listen=ADDR] [--port=N] [--db=PATH] "
       "[--tls_cert_file=PEM --tls_key_file=PEM [--tls_client_ca_file=PEM "
       "[--require_client_cert]]] [--analyst_token_file=PATH] "
-      "[--enrollment_token_file=PATH] [--enrollment_tokens_file=PATH]\n"
+      "[--enrollment_token_file=PATH] [--enrollment_tokens_file=PATH] "
+      "[--strategy_cache_dir=DIR]\n"
       "Without TLS files the server speaks plaintext and listens only on "
       "loopback unless --allow_insecure is given.");
   ldp::ShowOnlyFlagsFrom("server/main");

@@ -1,6 +1,7 @@
 // Payload encoding: a version byte, the alternative's tag, then its fields
 // as varints (items, rows, levels) or fixed 64-bit words (bit vectors,
-// seeds).
+// seeds). A workload report is its tag, its group, then its inner frequency
+// report encoded as above (tag and fields).
 #include "server/payload_codec.h"
 
 #include <type_traits>
@@ -18,6 +19,7 @@ enum Tag : uint64_t {
   kSubset = 3,
   kSketch = 4,
   kScalar = 5,
+  kWorkload = 6,
 };
 
 void WriteWords(const std::vector<uint64_t>& words, ByteWriter& out) {
@@ -68,6 +70,13 @@ void WriteFrequency(const FrequencyReport& report, ByteWriter& out) {
         }
       },
       report);
+}
+
+// Only the inner reports strategies output (strategy.h).
+bool IsWorkloadInner(const FrequencyReport& report) {
+  return std::holds_alternative<ItemReport>(report) ||
+         std::holds_alternative<BitVectorReport>(report) ||
+         std::holds_alternative<HashedReport>(report);
 }
 
 bool ReadFrequency(uint64_t tag, ByteReader& in, ReportPayload* payload) {
@@ -123,6 +132,10 @@ std::string EncodePayload(const ReportPayload& payload) {
   if (const auto* scalar = std::get_if<ScalarReport>(&payload)) {
     out.Varint(kScalar);
     out.SignedVarint(scalar->level);
+  } else if (const auto* workload = std::get_if<WorkloadReport>(&payload)) {
+    out.Varint(kWorkload);
+    out.Varint(workload->group);
+    WriteFrequency(workload->inner, out);
   } else {
     WriteFrequency(std::get<FrequencyReport>(payload), out);
   }
@@ -141,6 +154,17 @@ absl::StatusOr<ReportPayload> DecodePayload(std::string_view bytes) {
     ScalarReport r;
     ok = in.SignedVarint(&r.level);
     payload = r;
+  } else if (ok && tag == kWorkload) {
+    WorkloadReport r;
+    uint64_t inner_tag = 0;
+    ReportPayload inner;
+    ok = ReadUint32(in, &r.group) && in.Varint(&inner_tag) &&
+         ReadFrequency(inner_tag, in, &inner) &&
+         IsWorkloadInner(std::get<FrequencyReport>(inner));
+    if (ok) {
+      r.inner = std::get<FrequencyReport>(std::move(inner));
+      payload = std::move(r);
+    }
   } else if (ok) {
     ok = ReadFrequency(tag, in, &payload);
   }

@@ -1,7 +1,11 @@
 // Plan encoding: a version byte, the strategy, the explanation, then per
 // question εₜ, weight and every field of its randomizer spec. Version 2 adds
 // a trailer for analyst-program rounds: a flag, then the round's name, slice
-// and question bytes. Version 1 plans (noninteractive) still decode.
+// and question bytes. Version 1 plans (noninteractive) still decode. A
+// question's randomizer is tagged 0 (real mechanism), 1 (frequency oracle)
+// or 2 (workload strategy: every StrategySpec field, then the description
+// and predicted variances); tag 2 needs no new version since no older plan
+// can hold it.
 #include "server/plan_codec.h"
 
 #include "server/byte_io.h"
@@ -17,8 +21,36 @@ constexpr uint64_t kLastRealKind =
     static_cast<uint64_t>(RealMechanismKind::kHybrid);
 constexpr uint64_t kLastOracleKind =
     static_cast<uint64_t>(FrequencyOracleKind::kLongitudinalUnaryEncoding);
+constexpr uint64_t kLastStrategyKind =
+    static_cast<uint64_t>(StrategyKind::kFactorization);
+constexpr uint64_t kMaxLevelWeights = 64;
+
+void WriteDoubles(const std::vector<double>& values, ByteWriter& out) {
+  out.Varint(values.size());
+  for (double v : values) out.Double(v);
+}
+
+void WriteStrategy(const StrategyDecision& decision, ByteWriter& out) {
+  const StrategySpec& spec = decision.spec;
+  out.Varint(2);
+  out.Varint(static_cast<uint64_t>(spec.kind));
+  out.Double(spec.epsilon);
+  for (uint32_t v :
+       {spec.domain_size, spec.branching, spec.num_bits, spec.order, spec.rows}) {
+    out.Varint(v);
+  }
+  WriteDoubles(spec.level_weights, out);
+  WriteDoubles(spec.matrix, out);
+  out.Bytes(decision.description);
+  out.Double(decision.v_max);
+  out.Double(decision.v_avg);
+}
 
 void WriteRandomizer(const QuestionDecision& q, ByteWriter& out) {
+  if (const auto* strategy = std::get_if<StrategyDecision>(&q.randomizer)) {
+    WriteStrategy(*strategy, out);
+    return;
+  }
   if (const auto* real = std::get_if<RealMechanismSpec>(&q.randomizer)) {
     out.Varint(0);
     out.Varint(static_cast<uint64_t>(real->kind));
@@ -79,6 +111,38 @@ bool ReadOracle(ByteReader& in, QuestionDecision* q) {
   return true;
 }
 
+bool ReadDoubles(ByteReader& in, uint64_t max_count,
+                 std::vector<double>* values) {
+  uint64_t count = 0;
+  if (!in.Count(&count, 8) || count > max_count) return false;
+  values->resize(count);
+  for (double& v : *values) {
+    if (!in.Double(&v)) return false;
+  }
+  return true;
+}
+
+bool ReadStrategy(ByteReader& in, QuestionDecision* q) {
+  StrategyDecision decision;
+  StrategySpec& spec = decision.spec;
+  uint64_t kind = 0;
+  std::string_view description;
+  if (!in.Varint(&kind) || kind > kLastStrategyKind ||
+      !in.Double(&spec.epsilon) || !ReadUint32(in, &spec.domain_size) ||
+      !ReadUint32(in, &spec.branching) || !ReadUint32(in, &spec.num_bits) ||
+      !ReadUint32(in, &spec.order) || !ReadUint32(in, &spec.rows) ||
+      !ReadDoubles(in, kMaxLevelWeights, &spec.level_weights) ||
+      !ReadDoubles(in, kMaxStrategyMatrixEntries, &spec.matrix) ||
+      !in.Bytes(&description, kMaxExplanation) || !in.Double(&decision.v_max) ||
+      !in.Double(&decision.v_avg)) {
+    return false;
+  }
+  spec.kind = static_cast<StrategyKind>(kind);
+  decision.description = std::string(description);
+  q->randomizer = std::move(decision);
+  return true;
+}
+
 bool ReadQuestion(ByteReader& in, QuestionDecision* q) {
   uint64_t tag = 0;
   if (!in.SignedVarint(&q->epsilon_nanos) || !in.Varint(&q->weight) ||
@@ -87,6 +151,7 @@ bool ReadQuestion(ByteReader& in, QuestionDecision* q) {
   }
   if (tag == 0) return ReadReal(in, q);
   if (tag == 1) return ReadOracle(in, q);
+  if (tag == 2) return ReadStrategy(in, q);
   return false;
 }
 

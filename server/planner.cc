@@ -10,11 +10,15 @@
 #include "absl/strings/str_format.h"
 #include "common/confidence_interval.h"
 #include "common/status_macros.h"
+#include "common/workload/strategy_factory.h"
 
 namespace ldp {
 namespace {
 
-using Randomizer = std::variant<RealMechanismSpec, FrequencyOracleSpec>;
+using Randomizer =
+    std::variant<RealMechanismSpec, FrequencyOracleSpec, StrategyDecision>;
+using EstimatorMap =
+    std::map<std::string, std::shared_ptr<const WorkloadEstimator>>;
 
 absl::Status ValidateRoundLimits(const StudySpec& spec) {
   if (spec.epsilon_cap_nanos <= 0) {
@@ -60,6 +64,17 @@ absl::Status ValidateQuestion(const StudySpec& spec, const Question& q) {
       return absl::InvalidArgumentError(absl::StrCat(
           "question ", q.id, ": its query was built for another schema"));
     }
+  } else if (const auto* w = std::get_if<WorkloadQuestion>(&q.kind)) {
+    absl::StatusOr<Workload> workload = Workload::Create(w->workload);
+    if (!workload.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id, ": invalid workload: ", workload.status().message()));
+    }
+    if (workload->domain_size() != w->encoding.domain_size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id, ": the workload is over ", workload->domain_size(),
+          " items but the encoding's domain has ", w->encoding.domain_size()));
+    }
   } else {
     const auto& histogram = std::get<HistogramQuestion>(q.kind);
     if (histogram.post_processing ==
@@ -96,14 +111,151 @@ absl::Status ValidateStudy(const StudySpec& spec, bool program_round = false) {
   return absl::OkStatus();
 }
 
+// A workload strategy the planning chose, with the estimator it built (if
+// any) so the plan need not build it again.
+struct ChosenStrategy {
+  StrategyDecision decision;
+  std::shared_ptr<const WorkloadEstimator> estimator;
+};
+
+ChosenStrategy FromCandidate(
+    const StrategyCandidate& candidate,
+    std::shared_ptr<const WorkloadEstimator> estimator) {
+  return {.decision = {.spec = candidate.spec,
+                       .description = candidate.description,
+                       .v_max = candidate.variance.v_max,
+                       .v_avg = candidate.variance.v_avg},
+          .estimator = std::move(estimator)};
+}
+
+// A strategy of the named kind the planner did not propose (e.g. a
+// branching it did not try), built with default parameters: Fourier over
+// the workload's bits up to its order (or over all log2 N bits), uniform
+// level weights.
+absl::StatusOr<ChosenStrategy> BuildNamedStrategy(const StrategyChoice& choice,
+                                                  const Workload& workload,
+                                                  double epsilon) {
+  StrategySpec spec;
+  spec.kind = choice.kind;
+  spec.epsilon = epsilon;
+  spec.domain_size = workload.domain_size();
+  spec.branching = choice.branching;
+  if (choice.kind == StrategyKind::kHierarchical && spec.branching == 0) {
+    spec.branching = 2;
+  }
+  if (choice.kind == StrategyKind::kFourier) {
+    const WorkloadSpec& w = workload.spec();
+    if (w.num_bits > 0) {
+      spec.num_bits = w.num_bits;
+      spec.order = w.order;
+    } else {
+      while ((uint64_t{1} << spec.num_bits) < workload.domain_size()) {
+        ++spec.num_bits;
+      }
+      spec.order = spec.num_bits;
+    }
+    spec.level_weights.assign(spec.order, 1.0);
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const StrategyMechanism> strategy,
+                   CreateStrategy(spec));
+  absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
+      WorkloadEstimator::Create(workload, strategy);
+  if (!estimator.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the ", std::string(StrategyKindName(choice.kind)),
+        " strategy cannot answer ",
+        workload.Describe(), ": ", estimator.status().message()));
+  }
+  const VarianceSummary variance = (*estimator)->Variance();
+  return ChosenStrategy{.decision = {.spec = std::move(spec),
+                                     .description = strategy->Describe(),
+                                     .v_max = variance.v_max,
+                                     .v_avg = variance.v_avg},
+                        .estimator = *std::move(estimator)};
+}
+
+absl::StatusOr<ChosenStrategy> PlanWorkload(
+    const WorkloadQuestion& question, double epsilon,
+    const StrategyPlannerOptions& base) {
+  ASSIGN_OR_RETURN(const Workload workload, Workload::Create(question.workload));
+  StrategyPlannerOptions options = base;
+  options.wire_sized_only = true;  // the task must carry it
+  if (!question.strategy.has_value()) {
+    ASSIGN_OR_RETURN(StrategyPlan plan, PlanStrategy(workload, epsilon, options));
+    return FromCandidate(plan.chosen, plan.estimator);
+  }
+  // Named: the planner's best candidate of that kind (and branching), with
+  // only the optimizer that kind needs (if the options allow it at all).
+  const StrategyChoice& choice = *question.strategy;
+  options.include_optimized_matrix =
+      base.include_optimized_matrix && choice.kind == StrategyKind::kMatrix;
+  options.include_factorization =
+      base.include_factorization && choice.kind == StrategyKind::kFactorization;
+  ASSIGN_OR_RETURN(StrategyPlan plan, PlanStrategy(workload, epsilon, options));
+  for (const StrategyCandidate& c : plan.candidates) {
+    if (c.spec.kind != choice.kind ||
+        (choice.branching != 0 && c.spec.branching != choice.branching)) {
+      continue;
+    }
+    return FromCandidate(
+        c, c.spec == plan.chosen.spec ? plan.estimator : nullptr);
+  }
+  if (choice.kind == StrategyKind::kMatrix ||
+      choice.kind == StrategyKind::kFactorization) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no ", std::string(StrategyKindName(choice.kind)), " strategy for ",
+        workload.Describe(),
+        " fits in a task (at most ", kMaxStrategyMatrixEntries,
+        " matrix entries); choose another strategy or let the planner choose"));
+  }
+  return BuildNamedStrategy(choice, workload, epsilon);
+}
+
+// What planning one study needs beyond the spec: the strategy planner's
+// options, and the workload strategies already planned (by question id and
+// ε, since sample and ε splitting may ask the same question twice).
+struct PlanningContext {
+  const StrategyPlannerOptions& strategies;
+  std::map<std::pair<std::string, int64_t>, ChosenStrategy> workloads{};
+
+  // The estimators of the strategies `decisions` kept.
+  EstimatorMap EstimatorsFor(const StudySpec& spec,
+                             const PlanDecisions& decisions) const {
+    EstimatorMap result;
+    for (size_t i = 0; i < spec.questions.size(); ++i) {
+      const auto it = workloads.find(
+          {spec.questions[i].id, decisions.questions[i].epsilon_nanos});
+      if (it != workloads.end() && it->second.estimator != nullptr) {
+        result[spec.questions[i].id] = it->second.estimator;
+      }
+    }
+    return result;
+  }
+};
+
 absl::StatusOr<Randomizer> ChooseRandomizer(const Question& q,
-                                            int64_t epsilon_nanos) {
+                                            int64_t epsilon_nanos,
+                                            PlanningContext& context) {
   const double epsilon = static_cast<double>(epsilon_nanos) / kNanosPerEpsilon;
   if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&q.kind)) {
     const QueryRange range = sq->query.output_range();
     return RealMechanismSpec{.kind = sq->mechanism,
                              .epsilon = epsilon,
                              .bound = (range.upper - range.lower) / 2};
+  }
+  if (const auto* w = std::get_if<WorkloadQuestion>(&q.kind)) {
+    const std::pair<std::string, int64_t> key{q.id, epsilon_nanos};
+    auto it = context.workloads.find(key);
+    if (it == context.workloads.end()) {
+      absl::StatusOr<ChosenStrategy> chosen =
+          PlanWorkload(*w, epsilon, context.strategies);
+      if (!chosen.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "question ", q.id, ": ", chosen.status().message()));
+      }
+      it = context.workloads.emplace(key, *std::move(chosen)).first;
+    }
+    return it->second.decision;
   }
   const auto& histogram = std::get<HistogramQuestion>(q.kind);
   const uint32_t n = histogram.encoding.domain_size();
@@ -122,6 +274,9 @@ absl::StatusOr<double> UnitVariance(const Randomizer& randomizer) {
   if (const auto* real = std::get_if<RealMechanismSpec>(&randomizer)) {
     ASSIGN_OR_RETURN(auto mechanism, CreateRealMechanism(*real));
     return mechanism->WorstCaseVariance() / (real->bound * real->bound);
+  }
+  if (const auto* strategy = std::get_if<StrategyDecision>(&randomizer)) {
+    return strategy->v_max;
   }
   ASSIGN_OR_RETURN(auto oracle, CreateFrequencyOracle(
                                     std::get<FrequencyOracleSpec>(randomizer)));
@@ -176,7 +331,8 @@ struct Candidate {
 };
 
 absl::StatusOr<std::optional<Candidate>> Evaluate(const StudySpec& spec,
-                                                  SplitStrategy strategy) {
+                                                  SplitStrategy strategy,
+                                                  PlanningContext& context) {
   const std::optional<std::vector<int64_t>> epsilons = Epsilons(spec, strategy);
   if (!epsilons.has_value()) return std::nullopt;
   const std::vector<uint64_t> weights =
@@ -188,7 +344,7 @@ absl::StatusOr<std::optional<Candidate>> Evaluate(const StudySpec& spec,
   Candidate candidate{.decisions = {.strategy = strategy}};
   for (size_t i = 0; i < spec.questions.size(); ++i) {
     ASSIGN_OR_RETURN(Randomizer randomizer,
-                     ChooseRandomizer(spec.questions[i], (*epsilons)[i]));
+                     ChooseRandomizer(spec.questions[i], (*epsilons)[i], context));
     ASSIGN_OR_RETURN(const double unit, UnitVariance(randomizer));
     const double share = strategy == SplitStrategy::kSampleSplitting
                              ? weights[i] / total_weight
@@ -241,12 +397,14 @@ std::string_view SplitStrategyName(SplitStrategy strategy) {
                                                      : "epsilon_splitting";
 }
 
-absl::StatusOr<RoundPlan> RoundPlan::Create(const StudySpec& spec) {
+absl::StatusOr<RoundPlan> RoundPlan::Create(
+    const StudySpec& spec, const StrategyPlannerOptions& strategies) {
   RETURN_IF_ERROR(ValidateStudy(spec));
+  PlanningContext context{.strategies = strategies};
   ASSIGN_OR_RETURN(std::optional<Candidate> sample,
-                   Evaluate(spec, SplitStrategy::kSampleSplitting));
+                   Evaluate(spec, SplitStrategy::kSampleSplitting, context));
   ASSIGN_OR_RETURN(std::optional<Candidate> split,
-                   Evaluate(spec, SplitStrategy::kEpsilonSplitting));
+                   Evaluate(spec, SplitStrategy::kEpsilonSplitting, context));
   // Sample splitting always exists (every εₜ ≤ cap). Ties go to it: fewer
   // tasks per agent.
   const bool take_split = spec.questions.size() > 1 && split.has_value() &&
@@ -254,12 +412,13 @@ absl::StatusOr<RoundPlan> RoundPlan::Create(const StudySpec& spec) {
   Candidate& chosen = take_split ? *split : *sample;
   const std::optional<Candidate>& other = take_split ? sample : split;
   chosen.decisions.explanation = Explain(chosen, other, spec.questions.size());
-  return Build(spec, std::move(chosen.decisions));
+  EstimatorMap estimators = context.EstimatorsFor(spec, chosen.decisions);
+  return Build(spec, std::move(chosen.decisions), estimators);
 }
 
 absl::StatusOr<RoundPlan> RoundPlan::CreateForProgram(
     const StudySpec& study, const ProgramRound& round,
-    const ScheduledRound& scheduled) {
+    const ScheduledRound& scheduled, const StrategyPlannerOptions& strategies) {
   StudySpec spec = study;
   spec.questions = round.questions;
   RETURN_IF_ERROR(ValidateStudy(spec, /*program_round=*/true));
@@ -271,8 +430,9 @@ absl::StatusOr<RoundPlan> RoundPlan::CreateForProgram(
           scheduled.epsilon_nanos, "]"));
     }
   }
+  PlanningContext context{.strategies = strategies};
   ASSIGN_OR_RETURN(std::optional<Candidate> sample,
-                   Evaluate(spec, SplitStrategy::kSampleSplitting));
+                   Evaluate(spec, SplitStrategy::kSampleSplitting, context));
   PlanDecisions decisions = std::move(sample->decisions);
   decisions.explanation = absl::StrFormat(
       "analyst program round \"%s\": the agents in [%g, %g) of the "
@@ -282,7 +442,8 @@ absl::StatusOr<RoundPlan> RoundPlan::CreateForProgram(
   decisions.from_program = true;
   decisions.round_name = scheduled.name;
   decisions.slice = scheduled.slice;
-  return Build(spec, std::move(decisions));
+  EstimatorMap estimators = context.EstimatorsFor(spec, decisions);
+  return Build(spec, std::move(decisions), estimators);
 }
 
 absl::StatusOr<RoundPlan> RoundPlan::Restore(const StudySpec& spec,
@@ -302,10 +463,22 @@ absl::StatusOr<Task> MakeQuestionTask(const Question& q,
                                       const QuestionDecision& decision) {
   const auto* real = std::get_if<RealMechanismSpec>(&decision.randomizer);
   const auto* oracle = std::get_if<FrequencyOracleSpec>(&decision.randomizer);
+  const auto* strategy = std::get_if<StrategyDecision>(&decision.randomizer);
+  if (const auto* w = std::get_if<WorkloadQuestion>(&q.kind)) {
+    if (strategy == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plan for question ", q.id, " names no strategy for a workload"));
+    }
+    StrategySpec spec = strategy->spec;
+    spec.domain_size = w->encoding.domain_size();
+    return Task{.epsilon_nanos = decision.epsilon_nanos,
+                .question = WorkloadTask{.encoding = w->encoding,
+                                         .strategy = std::move(spec)}};
+  }
   if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&q.kind)) {
     if (real == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "plan for question ", q.id, " names a frequency oracle for a query"));
+          "plan for question ", q.id, " names no real mechanism for a query"));
     }
     return Task{.epsilon_nanos = decision.epsilon_nanos,
                 .question = StatisticalQueryTask{.query = sq->query,
@@ -313,7 +486,7 @@ absl::StatusOr<Task> MakeQuestionTask(const Question& q,
   }
   if (oracle == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "plan for question ", q.id, " names a real mechanism for a histogram"));
+        "plan for question ", q.id, " names no frequency oracle for a histogram"));
   }
   return Task{.epsilon_nanos = decision.epsilon_nanos,
               .question = HistogramTask{
@@ -326,10 +499,36 @@ std::optional<ConsistencyMethod> PostProcessing(const Question& q) {
   return histogram == nullptr ? std::nullopt : histogram->post_processing;
 }
 
+// A workload question's estimation: the planning's estimator for this very
+// strategy, or one built now (after a restart, or for a strategy the
+// planning did not keep).
+absl::StatusOr<WorkloadEstimation> EstimationFor(
+    const Question& q, const TaskMechanism& mechanism,
+    const EstimatorMap& estimators) {
+  const auto* w = std::get_if<WorkloadQuestion>(&q.kind);
+  if (w == nullptr) return WorkloadEstimation{};
+  WorkloadEstimation result{.consistency = w->consistency};
+  if (auto it = estimators.find(q.id); it != estimators.end()) {
+    result.estimator = it->second;
+    return result;
+  }
+  ASSIGN_OR_RETURN(const Workload workload, Workload::Create(w->workload));
+  absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
+      WorkloadEstimator::Create(workload, mechanism.strategy());
+  if (!estimator.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "question ", q.id, ": its strategy cannot answer the workload: ",
+        estimator.status().message()));
+  }
+  result.estimator = *std::move(estimator);
+  return result;
+}
+
 }  // namespace
 
 absl::StatusOr<RoundPlan> RoundPlan::Build(const StudySpec& spec,
-                                           PlanDecisions decisions) {
+                                           PlanDecisions decisions,
+                                           const EstimatorMap& estimators) {
   if (decisions.questions.size() != spec.questions.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("plan has ", decisions.questions.size(),
@@ -349,12 +548,15 @@ absl::StatusOr<RoundPlan> RoundPlan::Build(const StudySpec& spec,
     ASSIGN_OR_RETURN(Task task, MakeQuestionTask(q, decision));
     ASSIGN_OR_RETURN(auto mechanism, TaskMechanism::Create(task));
     ASSIGN_OR_RETURN(const double unit, UnitVariance(decision.randomizer));
+    ASSIGN_OR_RETURN(WorkloadEstimation workload,
+                     EstimationFor(q, *mechanism, estimators));
     plan.questions_.push_back(
         {.question_id = q.id,
          .task = std::make_shared<const Task>(std::move(task)),
          .mechanism = std::move(mechanism),
          .unit_variance = unit,
-         .post_processing = PostProcessing(q)});
+         .post_processing = PostProcessing(q),
+         .workload = std::move(workload)});
   }
   unsigned __int128 cumulative = 0;
   for (size_t i = 0; i + 1 < decisions.questions.size(); ++i) {
@@ -388,7 +590,69 @@ bool RoundPlan::Assigns(uint64_t agent_id, int q) const {
   return SampleQuestion(agent_id) == q;
 }
 
+namespace {
+
+// (max_x w_jx − min_x w_jx)² / 4 for every row of a custom workload: the
+// largest variance w_j(x) can have over any population (Popoviciu).
+std::vector<double> CustomRowVarianceBounds(const WorkloadSpec& spec) {
+  const uint32_t m = spec.num_queries;
+  const uint32_t n = spec.domain_size;
+  std::vector<double> lo(m, 0.0), hi(m, 0.0);
+  if (!spec.dense.empty()) {
+    for (uint32_t j = 0; j < m; ++j) {
+      lo[j] = hi[j] = spec.dense[size_t{j} * n];
+      for (uint32_t x = 1; x < n; ++x) {
+        lo[j] = std::min(lo[j], spec.dense[size_t{j} * n + x]);
+        hi[j] = std::max(hi[j], spec.dense[size_t{j} * n + x]);
+      }
+    }
+  } else {
+    // Starting from lo = hi = 0 counts the zeros of rows with fewer than N
+    // entries, and at worst widens a full row's range (still a bound).
+    for (const SparseEntry& e : spec.sparse) {
+      if (e.row >= m) continue;
+      lo[e.row] = std::min(lo[e.row], e.value);
+      hi[e.row] = std::max(hi[e.row], e.value);
+    }
+  }
+  std::vector<double> bounds(m);
+  for (uint32_t j = 0; j < m; ++j) {
+    bounds[j] = (hi[j] - lo[j]) * (hi[j] - lo[j]) / 4;
+  }
+  return bounds;
+}
+
+void AddWorkloadSamplingVariance(const PlannedQuestion& planned,
+                                 WorkloadAnswer& answer) {
+  if (planned.workload.estimator == nullptr || answer.num_reports == 0) return;
+  const WorkloadSpec& spec = planned.workload.estimator->workload().spec();
+  const double n = static_cast<double>(answer.num_reports);
+  std::vector<double> bounds;
+  if (spec.kind == WorkloadKind::kCustom) bounds = CustomRowVarianceBounds(spec);
+  for (size_t j = 0; j < answer.answers.size() &&
+                     j < answer.standard_errors.size();
+       ++j) {
+    double variance = 0;
+    if (spec.kind == WorkloadKind::kCustom) {
+      variance = j < bounds.size() ? bounds[j] : 0;
+    } else {
+      const double a = std::clamp(answer.answers[j], 0.0, 1.0);
+      variance = a * (1 - a);
+    }
+    const double se = answer.standard_errors[j];
+    answer.standard_errors[j] = std::sqrt(se * se + variance / n);
+  }
+}
+
+}  // namespace
+
 void AddSamplingVariance(const RoundPlan& plan, int q, TaskEstimate& estimate) {
+  if (auto* workload = std::get_if<WorkloadAnswer>(&estimate)) {
+    if (plan.Share(q) < 1) {
+      AddWorkloadSamplingVariance(plan.questions()[q], *workload);
+    }
+    return;
+  }
   auto* histogram = std::get_if<HistogramEstimate>(&estimate);
   if (histogram == nullptr || plan.Share(q) >= 1 ||
       histogram->num_reports == 0) {

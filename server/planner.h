@@ -15,6 +15,15 @@
 // RealMechanism::WorstCaseVariance scaled to [-1, 1]), keeps the plan with
 // the smaller total, and says why in `explanation`.
 //
+// Workload questions (common/workload/) get their strategy here too: the
+// strategy planner's choice for (W, εₜ) among those a task can carry
+// (PlanStrategy with wire_sized_only), or the best strategy of the kind the
+// study names. Optimized strategies can take minutes to plan the first
+// time; they are cached on disk (StrategyPlannerOptions::cache_dir) and the
+// chosen StrategySpec is stored with the plan, so a restart never plans
+// again. For the split choice a workload question counts its predicted
+// worst-case per-user variance v_max.
+//
 // Assignment reads only the agent id, never data (DESIGN invariant 8): agent
 // a answers the question whose share of [0, 1) holds frac(a·φ), φ the golden
 // ratio — a low-discrepancy sequence, so any run of consecutive ids splits in
@@ -23,6 +32,7 @@
 #define LDP_SERVER_PLANNER_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +47,8 @@
 #include "common/study_spec.h"
 #include "common/task.h"
 #include "common/task_mechanism.h"
+#include "common/workload/strategy_planner.h"
+#include "common/workload/strategy_spec.h"
 #include "server/programs/analyst_program.h"
 #include "server/programs/program_schedule.h"
 
@@ -48,6 +60,18 @@ enum class SplitStrategy { kSampleSplitting, kEpsilonSplitting };
 
 std::string_view SplitStrategyName(SplitStrategy strategy);
 
+// A workload question's strategy as planned: the spec agents rebuild, and
+// what the analyst is told about it.
+struct StrategyDecision {
+  StrategySpec spec{};        // ε and N filled in
+  std::string description{};  // e.g. "hierarchical b=4, OUE"
+  // Predicted per-user variances (VarianceSummary) of the workload's answers.
+  double v_max = 0;
+  double v_avg = 0;
+  friend bool operator==(const StrategyDecision&,
+                         const StrategyDecision&) = default;
+};
+
 // What the planner decided for one question; with the study spec this is
 // all a plan needs to be rebuilt (plan_codec.h stores it).
 struct QuestionDecision {
@@ -55,7 +79,8 @@ struct QuestionDecision {
   // Relative share of the agents under sample splitting; 1 otherwise.
   uint64_t weight = 1;
   // The randomizer, fully specified (ε, N or bound filled in).
-  std::variant<RealMechanismSpec, FrequencyOracleSpec> randomizer{};
+  std::variant<RealMechanismSpec, FrequencyOracleSpec, StrategyDecision>
+      randomizer{};
 };
 
 struct PlanDecisions {
@@ -76,17 +101,22 @@ struct PlannedQuestion {
   // The question with its randomizer: epsilon_nanos set, ids 0.
   std::shared_ptr<const Task> task{};
   std::shared_ptr<const TaskMechanism> mechanism{};
-  // Variance of the estimate from one report (per item at frequency 0, or
-  // worst case for a query scaled to [-1, 1]).
+  // Variance of the estimate from one report (per item at frequency 0,
+  // worst case for a query scaled to [-1, 1], or a workload's v_max).
   double unit_variance = 0;
   std::optional<ConsistencyMethod> post_processing{};
+  // Workload questions: the estimator built for the task's strategy, and
+  // whether consistent answers are asked.
+  WorkloadEstimation workload{};
 };
 
 class RoundPlan {
  public:
   // Validates the spec's first-round questions (InvalidArgument naming the
-  // problem) and chooses the plan.
-  static absl::StatusOr<RoundPlan> Create(const StudySpec& spec);
+  // problem) and chooses the plan. `strategies` configures the planning of
+  // workload questions (wire_sized_only is always on).
+  static absl::StatusOr<RoundPlan> Create(
+      const StudySpec& spec, const StrategyPlannerOptions& strategies = {});
   // A round of an analyst program: the agents of `scheduled.slice` split
   // between `round.questions` by target_reports, each at the εₜ the program
   // set, which must be > 0 and ≤ scheduled.epsilon_nanos (InvalidArgument
@@ -94,7 +124,8 @@ class RoundPlan {
   // left for the caller to fill.
   static absl::StatusOr<RoundPlan> CreateForProgram(
       const StudySpec& study, const ProgramRound& round,
-      const ScheduledRound& scheduled);
+      const ScheduledRound& scheduled,
+      const StrategyPlannerOptions& strategies = {});
   // Rebuilds a plan from stored decisions (after a restart). For a program
   // round, `spec.questions` must be the round's questions.
   static absl::StatusOr<RoundPlan> Restore(const StudySpec& spec,
@@ -124,8 +155,12 @@ class RoundPlan {
 
  private:
   RoundPlan() = default;
-  static absl::StatusOr<RoundPlan> Build(const StudySpec& spec,
-                                         PlanDecisions decisions);
+  // `estimators`: workload estimators the planning already built, by
+  // question id (the rest are built here).
+  static absl::StatusOr<RoundPlan> Build(
+      const StudySpec& spec, PlanDecisions decisions,
+      const std::map<std::string, std::shared_ptr<const WorkloadEstimator>>&
+          estimators = {});
 
   PlanDecisions decisions_;
   std::vector<PlannedQuestion> questions_;
@@ -135,8 +170,10 @@ class RoundPlan {
 
 // Question q's estimate of the population from its reports' estimate: under
 // sample splitting only a random share of the population answered, so a
-// histogram also carries that share's sampling variance f(1 − f)/n
-// (statistical queries get it from their empirical spread already).
+// histogram also carries that share's sampling variance f(1 − f)/n, and a
+// workload answer a_j likewise a_j(1 − a_j)/n for its 0/1 queries, or the
+// bound (max_x w_jx − min_x w_jx)²/(4n) for a custom one (statistical
+// queries get it from their empirical spread already).
 void AddSamplingVariance(const RoundPlan& plan, int q, TaskEstimate& estimate);
 
 }  // namespace ldp

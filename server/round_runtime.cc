@@ -29,8 +29,8 @@ RoundRuntime::RoundRuntime(const RoundRow& row,
     auto task = std::make_shared<Task>(*planned.task);
     task->study_id = study_id_;
     task->round_id = round_id_;
-    questions_.push_back(
-        std::make_unique<Question>(std::move(task), planned.mechanism));
+    questions_.push_back(std::make_unique<Question>(
+        std::move(task), planned.mechanism, planned.workload));
   }
   if (row.state != RoundState::kOpen) close_claimed_ = true;
 }
@@ -59,8 +59,22 @@ bool RoundRuntime::QuorumReached(int64_t quorum) const {
 
 TaskEstimate RoundRuntime::Estimate(int q, double confidence) const {
   const Question& question = *questions_[q];
-  absl::MutexLock lock(&question.mutex);
-  return question.accumulator.Estimate(confidence);
+  const WorkloadEstimation& workload = plan_.questions()[q].workload;
+  if (workload.estimator == nullptr) {
+    absl::MutexLock lock(&question.mutex);
+    return question.accumulator.Estimate(confidence);
+  }
+  // A workload's reconstruction can take a while (m answers and their
+  // variances): copy the sufficient statistics, then let ingestion go on.
+  Eigen::VectorXd y_hat;
+  int64_t n = 0;
+  {
+    absl::MutexLock lock(&question.mutex);
+    y_hat = question.accumulator.StrategyEstimate();
+    n = question.accumulator.num_reports();
+  }
+  return workload.estimator->Estimate(y_hat, n, confidence,
+                                      workload.consistency);
 }
 
 }  // namespace ldp

@@ -96,9 +96,11 @@ class RoundRuntime {
 
  private:
   struct Question {
-    explicit Question(std::shared_ptr<const Task> t,
-                      std::shared_ptr<const TaskMechanism> mechanism)
-        : task(std::move(t)), accumulator(std::move(mechanism)) {}
+    Question(std::shared_ptr<const Task> t,
+             std::shared_ptr<const TaskMechanism> mechanism,
+             WorkloadEstimation workload)
+        : task(std::move(t)),
+          accumulator(std::move(mechanism), std::move(workload)) {}
     std::shared_ptr<const Task> task;
     mutable absl::Mutex mutex;
     TaskAccumulator accumulator ABSL_GUARDED_BY(mutex);

@@ -10,6 +10,8 @@
 #ifndef LDP_COMMON_WORKLOAD_GAMMA2_FACTORIZATION_H_
 #define LDP_COMMON_WORKLOAD_GAMMA2_FACTORIZATION_H_
 
+#include <cstdint>
+
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -38,6 +40,14 @@ struct Gamma2Factorization {
 // InvalidArgument for an all-zero workload.
 absl::StatusOr<Gamma2Factorization> FactorizeGamma2(
     const Workload& workload, const Gamma2Options& options = {});
+
+// C_DJW(ε, d) = coth²(ε/2)/(d·c_d²), c_d = Γ(d/2)/(√π·Γ((d+1)/2)): the
+// ℓ2-ball randomizer (vector_strategy.h) on a rank-d strategy with columns
+// of norm ≤ 1 has per-user variance ≤ C_DJW·‖r_j‖² for answer j, so γ₂ with
+// it gives v_max ≤ C_DJW(ε, rank)·upper_bound² (→ (π/2)·coth²(ε/2) for
+// large d; 7.352 at ε = 1, d = 1024). Exact for the ideal coin
+// π = e^ε/(1+e^ε); the 32-bit coin the strategy uses differs by < 1e-8.
+double DjwVarianceConstant(double epsilon, int64_t dimension);
 
 }  // namespace ldp
 

@@ -38,6 +38,10 @@ std::string_view StrategyKindName(StrategyKind kind);
 // Largest matrix (rows × N entries) a task may carry: 2 MiB of doubles, so a
 // task fits gRPC's default 4 MiB message with room to spare.
 inline constexpr uint64_t kMaxStrategyMatrixEntries = uint64_t{1} << 18;
+// Largest matrix the factory builds in process (servers plan with the wire
+// limit above; benchmarks and planning tools go up to N = 1024 with K = 4N
+// outputs): 2^23 doubles, 64 MiB.
+inline constexpr uint64_t kMaxInProcessStrategyMatrixEntries = uint64_t{1} << 23;
 
 struct StrategySpec {
   StrategyKind kind = StrategyKind::kIdentity;

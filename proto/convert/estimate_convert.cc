@@ -105,6 +105,51 @@ absl::Status CheckHistogramArrays(const v1::HistogramEstimate& proto) {
   return absl::OkStatus();
 }
 
+absl::Status CheckWorkloadArrays(const v1::WorkloadEstimate& proto) {
+  const int m = proto.answers_size();
+  const std::pair<int, const char*> sizes[] = {
+      {proto.standard_errors_size(), "standard_errors"},
+      {proto.band_lower_size(), "band_lower"},
+      {proto.band_upper_size(), "band_upper"},
+  };
+  for (const auto& [size, name] : sizes) {
+    if (size != m) {
+      return Invalid(name, absl::StrCat("has ", size, " entries but there are ",
+                                        m, " answers"));
+    }
+  }
+  if (proto.labels_size() != 0 && proto.labels_size() != m) {
+    return Invalid("labels", absl::StrCat("has ", proto.labels_size(),
+                                          " entries; expected 0 or ", m));
+  }
+  if (proto.consistent_answers_size() != 0 &&
+      proto.consistent_answers_size() != m) {
+    return Invalid("consistent_answers",
+                   absl::StrCat("has ", proto.consistent_answers_size(),
+                                " entries; expected 0 or ", m));
+  }
+  for (int j = 0; j < m; ++j) {
+    RETURN_IF_ERROR(CheckFinite(proto.answers(j), "answers"));
+    RETURN_IF_ERROR(
+        CheckStandardError(proto.standard_errors(j), "standard_errors"));
+    if (!(proto.band_lower(j) <= proto.band_upper(j))) {
+      return Invalid("band", absl::StrCat("of query ", j,
+                                          " must have lower <= upper, got [",
+                                          proto.band_lower(j), ", ",
+                                          proto.band_upper(j), "]"));
+    }
+  }
+  for (double a : proto.consistent_answers()) {
+    RETURN_IF_ERROR(CheckFinite(a, "consistent_answers"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckNonNegative(double x, std::string_view what) {
+  if (x >= 0 && std::isfinite(x)) return absl::OkStatus();
+  return Invalid(what, absl::StrCat("must be finite and >= 0, got ", x));
+}
+
 }  // namespace
 
 void ToProto(const ScalarRelease& release, v1::ScalarEstimate* proto) {
@@ -150,12 +195,46 @@ void ToProto(const HistogramRelease& release, v1::HistogramEstimate* proto) {
   }
 }
 
+void ToProto(const WorkloadRelease& release, v1::WorkloadEstimate* proto) {
+  proto->Clear();
+  const WorkloadAnswer& a = release.answer;
+  const double z = a.band_z;
+  for (size_t j = 0; j < a.answers.size(); ++j) {
+    const double se = j < a.standard_errors.size()
+                          ? a.standard_errors[j]
+                          : std::numeric_limits<double>::infinity();
+    // z·∞ with z = 0 would be NaN; an unknown error is an unbounded band.
+    const double half =
+        std::isinf(se) ? std::numeric_limits<double>::infinity() : z * se;
+    proto->add_answers(a.answers[j]);
+    proto->add_standard_errors(se);
+    proto->add_band_lower(a.answers[j] - half);
+    proto->add_band_upper(a.answers[j] + half);
+  }
+  proto->set_confidence(a.confidence);
+  proto->set_band_z(z);
+  for (const std::string& label : release.labels) proto->add_labels(label);
+  proto->set_num_reports(a.num_reports);
+  proto->set_epsilon_nanos(static_cast<uint64_t>(release.epsilon_nanos));
+  proto->set_implemented_epsilon(a.epsilon);
+  proto->set_strategy(release.strategy);
+  proto->set_workload(release.workload);
+  proto->set_predicted_v_max(release.predicted_v_max);
+  proto->set_predicted_v_avg(release.predicted_v_avg);
+  if (a.consistent_answers.has_value()) {
+    proto->mutable_consistent_answers()->Add(a.consistent_answers->begin(),
+                                             a.consistent_answers->end());
+  }
+}
+
 void ToProto(std::string_view question_id, const EstimateRelease& release,
              v1::QuestionEstimate* proto) {
   proto->Clear();
   proto->set_question_id(std::string(question_id));
   if (const auto* scalar = std::get_if<ScalarRelease>(&release)) {
     ToProto(*scalar, proto->mutable_scalar());
+  } else if (const auto* workload = std::get_if<WorkloadRelease>(&release)) {
+    ToProto(*workload, proto->mutable_workload());
   } else {
     ToProto(std::get<HistogramRelease>(release), proto->mutable_histogram());
   }
@@ -209,6 +288,36 @@ absl::StatusOr<HistogramRelease> HistogramEstimateFromProto(
   return release;
 }
 
+absl::StatusOr<WorkloadRelease> WorkloadEstimateFromProto(
+    const v1::WorkloadEstimate& proto) {
+  RETURN_IF_ERROR(CheckWorkloadArrays(proto));
+  RETURN_IF_ERROR(CheckCommon(proto.num_reports(), proto.epsilon_nanos(),
+                              proto.implemented_epsilon(), proto.confidence()));
+  RETURN_IF_ERROR(CheckNonNegative(proto.band_z(), "band_z"));
+  RETURN_IF_ERROR(CheckNonNegative(proto.predicted_v_max(), "predicted_v_max"));
+  RETURN_IF_ERROR(CheckNonNegative(proto.predicted_v_avg(), "predicted_v_avg"));
+  WorkloadRelease release;
+  WorkloadAnswer& a = release.answer;
+  a.num_reports = proto.num_reports();
+  a.epsilon = proto.implemented_epsilon();
+  a.confidence = proto.confidence();
+  a.answers.assign(proto.answers().begin(), proto.answers().end());
+  a.standard_errors.assign(proto.standard_errors().begin(),
+                           proto.standard_errors().end());
+  a.band_z = proto.band_z();
+  if (proto.consistent_answers_size() > 0) {
+    a.consistent_answers.emplace(proto.consistent_answers().begin(),
+                                 proto.consistent_answers().end());
+  }
+  release.labels.assign(proto.labels().begin(), proto.labels().end());
+  release.epsilon_nanos = static_cast<int64_t>(proto.epsilon_nanos());
+  release.strategy = proto.strategy();
+  release.workload = proto.workload();
+  release.predicted_v_max = proto.predicted_v_max();
+  release.predicted_v_avg = proto.predicted_v_avg();
+  return release;
+}
+
 absl::StatusOr<NamedEstimate> QuestionEstimateFromProto(
     const v1::QuestionEstimate& proto) {
   switch (proto.estimate_case()) {
@@ -221,6 +330,11 @@ absl::StatusOr<NamedEstimate> QuestionEstimateFromProto(
       ASSIGN_OR_RETURN(HistogramRelease histogram,
                        HistogramEstimateFromProto(proto.histogram()));
       return NamedEstimate{proto.question_id(), std::move(histogram)};
+    }
+    case v1::QuestionEstimate::kWorkload: {
+      ASSIGN_OR_RETURN(WorkloadRelease workload,
+                       WorkloadEstimateFromProto(proto.workload()));
+      return NamedEstimate{proto.question_id(), std::move(workload)};
     }
     case v1::QuestionEstimate::ESTIMATE_NOT_SET:
       break;

@@ -1,5 +1,5 @@
 // Released estimates <-> ldp.v1.ScalarEstimate / HistogramEstimate /
-// QuestionEstimate.
+// WorkloadEstimate / QuestionEstimate.
 //
 // The common/ estimate types carry what the accumulators compute; a released
 // answer also names the ε charged, the mechanism, item labels and an
@@ -21,6 +21,7 @@
 #include "common/consistency.h"
 #include "common/estimate.h"
 #include "common/histogram_estimate.h"
+#include "common/workload/workload_estimator.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 #include "proto/ldp/v1/types.pb.h"
 
@@ -50,7 +51,22 @@ struct HistogramRelease {
   std::optional<PostProcessedFrequencies> post_processed{};
 };
 
-using EstimateRelease = std::variant<ScalarRelease, HistogramRelease>;
+struct WorkloadRelease {
+  // n, implemented ε, the band's confidence and z, answers, standard errors
+  // and (if asked) consistent answers.
+  WorkloadAnswer answer{};
+  // One label per query (Workload::QueryLabel), or empty.
+  std::vector<std::string> labels{};
+  int64_t epsilon_nanos = 0;  // ε charged to each reporting agent
+  std::string strategy{};     // StrategyMechanism::Describe
+  std::string workload{};     // Workload::Describe
+  // The strategy's predicted per-user variances (VarianceSummary).
+  double predicted_v_max = 0;
+  double predicted_v_avg = 0;
+};
+
+using EstimateRelease =
+    std::variant<ScalarRelease, HistogramRelease, WorkloadRelease>;
 
 struct NamedEstimate {
   std::string question_id{};
@@ -61,6 +77,9 @@ struct NamedEstimate {
 // NormalInterval(f, se, confidence).
 void ToProto(const ScalarRelease& release, v1::ScalarEstimate* proto);
 void ToProto(const HistogramRelease& release, v1::HistogramEstimate* proto);
+// Workloads: band = answers ∓ band_z·standard_errors (∓∞ for an infinite
+// standard error).
+void ToProto(const WorkloadRelease& release, v1::WorkloadEstimate* proto);
 void ToProto(std::string_view question_id, const EstimateRelease& release,
              v1::QuestionEstimate* proto);
 
@@ -74,6 +93,12 @@ absl::StatusOr<ScalarRelease> ScalarEstimateFromProto(
     const v1::ScalarEstimate& proto);
 absl::StatusOr<HistogramRelease> HistogramEstimateFromProto(
     const v1::HistogramEstimate& proto);
+// Also InvalidArgument for answers, standard errors and band arrays of
+// unequal lengths, labels or consistent answers neither empty nor one per
+// query, a band_z or predicted variance that is negative or not finite, or
+// a band with lower > upper. The band is not read back (it is derived).
+absl::StatusOr<WorkloadRelease> WorkloadEstimateFromProto(
+    const v1::WorkloadEstimate& proto);
 // Also InvalidArgument when no estimate is set.
 absl::StatusOr<NamedEstimate> QuestionEstimateFromProto(
     const v1::QuestionEstimate& proto);

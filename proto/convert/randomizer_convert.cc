@@ -13,6 +13,7 @@ namespace {
 
 constexpr uint64_t kMaxNanos = std::numeric_limits<int64_t>::max();
 constexpr uint32_t kMaxResolutionBits = 30;
+constexpr int kMaxLevelWeights = 64;
 
 using Wire = v1::RandomizerSpec;
 
@@ -118,6 +119,45 @@ absl::StatusOr<RealMechanismSpec> RealFromProto(const Wire& proto) {
   return spec;
 }
 
+absl::StatusOr<StrategySpec> StrategyFromProto(const Wire& proto) {
+  const v1::StrategySpec& wire = proto.strategy();
+  StrategySpec spec;
+  spec.domain_size = proto.domain_size();
+  absl::StatusOr<StrategyKind> kind = StrategyKindFromProto(wire.kind());
+  if (!kind.ok()) return kind.status();
+  spec.kind = *kind;
+  if (wire.level_weights_size() > kMaxLevelWeights) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("strategy.level_weights has ", wire.level_weights_size(),
+                     " values; at most ", kMaxLevelWeights, " are allowed"));
+  }
+  if (static_cast<uint64_t>(wire.matrix_size()) > kMaxStrategyMatrixEntries) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("strategy.matrix has ", wire.matrix_size(),
+                     " values; at most ", kMaxStrategyMatrixEntries,
+                     " are allowed"));
+  }
+  for (double w : wire.level_weights()) {
+    if (!std::isfinite(w)) {
+      return absl::InvalidArgumentError(
+          "strategy.level_weights must be finite");
+    }
+  }
+  for (double a : wire.matrix()) {
+    if (!std::isfinite(a)) {
+      return absl::InvalidArgumentError("strategy.matrix must be finite");
+    }
+  }
+  spec.branching = wire.branching();
+  spec.num_bits = wire.num_bits();
+  spec.order = wire.order();
+  spec.level_weights.assign(wire.level_weights().begin(),
+                            wire.level_weights().end());
+  spec.rows = wire.rows();
+  spec.matrix.assign(wire.matrix().begin(), wire.matrix().end());
+  return spec;
+}
+
 absl::Status Invalid(const absl::Status& status) {
   return absl::InvalidArgumentError(
       absl::StrCat("invalid randomizer: ", status.message()));
@@ -158,7 +198,12 @@ absl::StatusOr<RandomizerConfig> RandomizerFromProto(const Wire& proto) {
   RandomizerConfig config;
   config.epsilon_nanos = static_cast<int64_t>(proto.epsilon_nanos());
   const double epsilon = NanosToEpsilon(config.epsilon_nanos);
-  if (IsRealMechanism(proto.mechanism_case())) {
+  if (proto.mechanism_case() == Wire::kStrategy) {
+    absl::StatusOr<StrategySpec> spec = StrategyFromProto(proto);
+    if (!spec.ok()) return Invalid(spec.status());
+    spec->epsilon = epsilon;
+    config.mechanism = *std::move(spec);
+  } else if (IsRealMechanism(proto.mechanism_case())) {
     absl::StatusOr<RealMechanismSpec> spec = RealFromProto(proto);
     if (!spec.ok()) return Invalid(spec.status());
     spec->epsilon = epsilon;
@@ -235,6 +280,58 @@ void MechanismToProto(const RealMechanismSpec& spec, Wire* proto) {
   }
 }
 
+absl::StatusOr<StrategyKind> StrategyKindFromProto(int kind) {
+  switch (kind) {
+    case v1::StrategySpec::IDENTITY:
+      return StrategyKind::kIdentity;
+    case v1::StrategySpec::HIERARCHICAL:
+      return StrategyKind::kHierarchical;
+    case v1::StrategySpec::HAAR:
+      return StrategyKind::kHaar;
+    case v1::StrategySpec::FOURIER:
+      return StrategyKind::kFourier;
+    case v1::StrategySpec::MATRIX:
+      return StrategyKind::kMatrix;
+    case v1::StrategySpec::FACTORIZATION:
+      return StrategyKind::kFactorization;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "strategy kind must be IDENTITY, HIERARCHICAL, HAAR, FOURIER, "
+          "MATRIX or FACTORIZATION, got ",
+          kind));
+  }
+}
+
+v1::StrategySpec::Kind StrategyKindToProto(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::kIdentity:
+      return v1::StrategySpec::IDENTITY;
+    case StrategyKind::kHierarchical:
+      return v1::StrategySpec::HIERARCHICAL;
+    case StrategyKind::kHaar:
+      return v1::StrategySpec::HAAR;
+    case StrategyKind::kFourier:
+      return v1::StrategySpec::FOURIER;
+    case StrategyKind::kMatrix:
+      return v1::StrategySpec::MATRIX;
+    case StrategyKind::kFactorization:
+      return v1::StrategySpec::FACTORIZATION;
+  }
+  return v1::StrategySpec::KIND_UNSPECIFIED;
+}
+
+void MechanismToProto(const StrategySpec& spec, Wire* proto) {
+  v1::StrategySpec* wire = proto->mutable_strategy();
+  wire->set_kind(StrategyKindToProto(spec.kind));
+  wire->set_branching(spec.branching);
+  wire->set_num_bits(spec.num_bits);
+  wire->set_order(spec.order);
+  wire->mutable_level_weights()->Add(spec.level_weights.begin(),
+                                     spec.level_weights.end());
+  wire->set_rows(spec.rows);
+  wire->mutable_matrix()->Add(spec.matrix.begin(), spec.matrix.end());
+}
+
 void ToProto(const RandomizerConfig& config, Wire* proto) {
   proto->Clear();
   proto->set_epsilon_nanos(static_cast<uint64_t>(config.epsilon_nanos));
@@ -242,6 +339,10 @@ void ToProto(const RandomizerConfig& config, Wire* proto) {
           std::get_if<FrequencyOracleSpec>(&config.mechanism)) {
     proto->set_domain_size(oracle->domain_size);
     MechanismToProto(*oracle, proto);
+  } else if (const auto* strategy =
+                 std::get_if<StrategySpec>(&config.mechanism)) {
+    proto->set_domain_size(strategy->domain_size);
+    MechanismToProto(*strategy, proto);
   } else {
     MechanismToProto(std::get<RealMechanismSpec>(config.mechanism), proto);
   }

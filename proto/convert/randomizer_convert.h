@@ -1,5 +1,5 @@
-// ldp.v1.RandomizerSpec <-> FrequencyOracleSpec / RealMechanismSpec plus the
-// exact ε in nano-ε.
+// ldp.v1.RandomizerSpec <-> FrequencyOracleSpec / RealMechanismSpec /
+// StrategySpec (workload strategies) plus the exact ε in nano-ε.
 //
 // The wire carries ε only as integer nano-ε so ledgers add exactly; the
 // common/ specs carry it as a double. Reading sets spec.epsilon =
@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "common/frequency_oracle_factory.h"
 #include "common/real_mechanism_factory.h"
+#include "common/workload/strategy_spec.h"
 #include "proto/ldp/v1/types.pb.h"
 
 namespace ldp {
@@ -29,15 +30,19 @@ struct RandomizerConfig {
   // εₜ in nano-ε, > 0.
   int64_t epsilon_nanos = 0;
   // The mechanism; its `epsilon` is epsilon_nanos / 1e9. A frequency
-  // oracle's `domain_size` is the wire value (may be 0 = not stated); a real
-  // mechanism's `bound` is 1 (the task's query range sets the real bound).
-  std::variant<FrequencyOracleSpec, RealMechanismSpec> mechanism{};
+  // oracle's or strategy's `domain_size` is the wire value (may be 0 = not
+  // stated); a real mechanism's `bound` is 1 (the task's query range sets
+  // the real bound).
+  std::variant<FrequencyOracleSpec, RealMechanismSpec, StrategySpec>
+      mechanism{};
 };
 
 // InvalidArgument unless 0 < epsilon_nanos ≤ 2^63 − 1, a mechanism is set,
 // a real mechanism has domain_size 0, and the parameters fit their types
-// (resolution_bits ≤ 30, OLH g ≠ 1, ...). Mechanism-specific limits beyond
-// that are CreateFrequencyOracle's / CreateRealMechanism's job.
+// (resolution_bits ≤ 30, OLH g ≠ 1, a strategy kind set, at most
+// kMaxStrategyMatrixEntries matrix values and 64 level weights, all
+// finite). Mechanism-specific limits beyond that are
+// CreateFrequencyOracle's / CreateRealMechanism's / CreateStrategy's job.
 absl::StatusOr<RandomizerConfig> RandomizerFromProto(
     const v1::RandomizerSpec& proto);
 
@@ -51,6 +56,12 @@ void ToProto(const RandomizerConfig& config, v1::RandomizerSpec* proto);
 void MechanismToProto(const FrequencyOracleSpec& spec,
                       v1::RandomizerSpec* proto);
 void MechanismToProto(const RealMechanismSpec& spec, v1::RandomizerSpec* proto);
+void MechanismToProto(const StrategySpec& spec, v1::RandomizerSpec* proto);
+
+// StrategyKind <-> the wire enum; InvalidArgument for KIND_UNSPECIFIED or an
+// unknown value.
+absl::StatusOr<StrategyKind> StrategyKindFromProto(int kind);
+v1::StrategySpec::Kind StrategyKindToProto(StrategyKind kind);
 
 }  // namespace ldp
 

@@ -81,11 +81,54 @@ void FrequencyToProto(const FrequencyReport& report, v1::Report* proto) {
   }
 }
 
+absl::StatusOr<WorkloadReport> WorkloadFromProto(
+    const v1::WorkloadPayload& proto) {
+  WorkloadReport report;
+  report.group = proto.group();
+  switch (proto.inner_case()) {
+    case v1::WorkloadPayload::kItem:
+      report.inner = ItemReport{.item = proto.item().item()};
+      return report;
+    case v1::WorkloadPayload::kBitVector: {
+      ASSIGN_OR_RETURN(std::vector<uint64_t> words,
+                       WordsFromProto(proto.bit_vector(), "workload.bit_vector"));
+      report.inner = BitVectorReport{.words = std::move(words)};
+      return report;
+    }
+    case v1::WorkloadPayload::kHashed:
+      report.inner = HashedReport{.seed = proto.hashed().seed(),
+                                  .bucket = proto.hashed().bucket()};
+      return report;
+    case v1::WorkloadPayload::INNER_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      "workload payload has no inner report (set item, bit_vector or hashed)");
+}
+
+void WorkloadToProto(const WorkloadReport& report, v1::WorkloadPayload* proto) {
+  proto->set_group(report.group);
+  if (const auto* item = std::get_if<ItemReport>(&report.inner)) {
+    proto->mutable_item()->set_item(item->item);
+  } else if (const auto* bits = std::get_if<BitVectorReport>(&report.inner)) {
+    WordsToProto(bits->words, proto->mutable_bit_vector());
+  } else if (const auto* hashed = std::get_if<HashedReport>(&report.inner)) {
+    proto->mutable_hashed()->set_seed(hashed->seed);
+    proto->mutable_hashed()->set_bucket(hashed->bucket);
+  }
+  // Strategies output nothing else; another inner report is left unset and
+  // the server refuses it (no inner report).
+}
+
 }  // namespace
 
 absl::StatusOr<ReportPayload> PayloadFromProto(const v1::Report& proto) {
   if (proto.payload_case() == v1::Report::kScalar) {
     return ReportPayload(ScalarReport{.level = proto.scalar().level()});
+  }
+  if (proto.payload_case() == v1::Report::kWorkload) {
+    ASSIGN_OR_RETURN(WorkloadReport report, WorkloadFromProto(proto.workload()));
+    return ReportPayload(std::move(report));
   }
   ASSIGN_OR_RETURN(FrequencyReport report, FrequencyFromProto(proto));
   return ReportPayload(std::move(report));
@@ -94,6 +137,8 @@ absl::StatusOr<ReportPayload> PayloadFromProto(const v1::Report& proto) {
 void PayloadToProto(const ReportPayload& payload, v1::Report* proto) {
   if (const auto* scalar = std::get_if<ScalarReport>(&payload)) {
     proto->mutable_scalar()->set_level(scalar->level);
+  } else if (const auto* workload = std::get_if<WorkloadReport>(&payload)) {
+    WorkloadToProto(*workload, proto->mutable_workload());
   } else {
     FrequencyToProto(std::get<FrequencyReport>(payload), proto);
   }

@@ -26,8 +26,9 @@ inline constexpr uint32_t kWireProtocolVersion = 1;
 inline constexpr int kMaxSubsetItems = 1 << 20;
 
 // InvalidArgument unless protocol_version is 1, report_id has exactly 16
-// bytes, a payload is set, bit vectors are well packed (≤ 2^25 bits) and
-// subset items are strictly ascending (≤ kMaxSubsetItems).
+// bytes, a payload is set (a workload payload with its inner report), bit
+// vectors are well packed (≤ 2^25 bits) and subset items are strictly
+// ascending (≤ kMaxSubsetItems).
 absl::StatusOr<TaskReport> ReportFromProto(const v1::Report& proto);
 
 // Overwrites `proto` (protocol_version 1). Bit vectors are written as

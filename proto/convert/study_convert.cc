@@ -23,6 +23,7 @@
 #include "proto/convert/randomizer_convert.h"
 #include "proto/convert/schema_convert.h"
 #include "proto/convert/time_convert.h"
+#include "proto/convert/workload_convert.h"
 
 namespace ldp {
 namespace {
@@ -69,7 +70,8 @@ absl::StatusOr<RealMechanismKind> QueryMechanismFromProto(
   if (spec == nullptr) {
     return absl::InvalidArgumentError(
         "a statistical query needs a real-valued randomizer (discrete_laplace, "
-        "duchi, piecewise or hybrid), got a frequency oracle");
+        "duchi, piecewise or hybrid), got a frequency oracle or a workload "
+        "strategy");
   }
   if (spec->resolution_bits != 0 || spec->num_cells != 0) {
     return absl::InvalidArgumentError(
@@ -97,7 +99,8 @@ absl::StatusOr<std::optional<FrequencyOracleSpec>> OracleFromProto(
   if (spec == nullptr) {
     return absl::InvalidArgumentError(
         "a histogram question needs a frequency-oracle randomizer (e.g. oue, "
-        "olh, grr), got a real-valued mechanism");
+        "olh, grr), got a real-valued mechanism or a workload strategy (ask a "
+        "workload question for those)");
   }
   spec->epsilon = NanosToEpsilon(static_cast<int64_t>(proto.epsilon_nanos()));
   spec->domain_size = domain_size;
@@ -134,7 +137,8 @@ absl::StatusOr<StatisticalQueryQuestion> QueryQuestionFromProto(
   return StatisticalQueryQuestion{.query = std::move(query), .mechanism = kind};
 }
 
-using QuestionKind = std::variant<StatisticalQueryQuestion, HistogramQuestion>;
+using QuestionKind =
+    std::variant<StatisticalQueryQuestion, HistogramQuestion, WorkloadQuestion>;
 
 absl::StatusOr<QuestionKind> KindFromProto(const v1::Question& proto,
                                            const RecordSchema& schema) {
@@ -148,11 +152,17 @@ absl::StatusOr<QuestionKind> KindFromProto(const v1::Question& proto,
       ASSIGN_OR_RETURN(HistogramQuestion q, HistogramFromProto(proto, schema));
       return QuestionKind(std::move(q));
     }
+    case v1::Question::kWorkload: {
+      ASSIGN_OR_RETURN(WorkloadQuestion q,
+                       WorkloadQuestionFromProto(proto.workload(),
+                                                 proto.randomizer(), schema));
+      return QuestionKind(std::move(q));
+    }
     case v1::Question::KIND_NOT_SET:
       break;
   }
   return absl::InvalidArgumentError(
-      "question has no kind (set statistical_query or histogram)");
+      "question has no kind (set statistical_query, histogram or workload)");
 }
 
 // proto3 will not parse a string field holding invalid UTF-8, so a spec
@@ -277,6 +287,10 @@ void ToProto(const Question& question, v1::Question* proto) {
   if (const auto* sq = std::get_if<StatisticalQueryQuestion>(&question.kind)) {
     ToProto(sq->query, proto->mutable_statistical_query());
     MechanismToProto(RealMechanismSpec{.kind = sq->mechanism}, randomizer);
+    return;
+  }
+  if (const auto* w = std::get_if<WorkloadQuestion>(&question.kind)) {
+    ToProto(*w, proto->mutable_workload());
     return;
   }
   const auto& h = std::get<HistogramQuestion>(question.kind);

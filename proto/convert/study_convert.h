@@ -8,7 +8,8 @@
 //   confidence 0 → 0.95; round_duration_seconds 0 → 1 hour;
 //   Question.randomizer.epsilon_nanos 0 → the planner decides;
 //   a statistical query without a mechanism → hybrid; a histogram question
-//   without a mechanism → the planner chooses the oracle.
+//   without a mechanism → the planner chooses the oracle; a workload
+//   question without a strategy → the planner chooses it.
 // StudySpec.deadline is validated but not represented in ldp::StudySpec
 // (the server keeps the analyst's original bytes).
 #ifndef LDP_PROTO_CONVERT_STUDY_CONVERT_H_
@@ -32,7 +33,8 @@ inline constexpr int kMaxDisplayNameLength = 1024;
 // characters; exactly one kind; a statistical query with a real-valued
 // mechanism (default parameters only: study_spec.h keeps just the kind) or
 // none; a histogram with a frequency oracle or none, whose domain_size is 0
-// or the encoding's N; a known post_processing name ("" = none);
+// or the encoding's N; a known post_processing name ("" = none); a valid
+// workload question (workload_convert.h);
 // epsilon_nanos and target_reports fit int64.
 absl::StatusOr<Question> QuestionFromProto(const v1::Question& proto,
                                            const RecordSchema& schema);

@@ -24,7 +24,8 @@ absl::StatusOr<StatisticalQueryTask> QueryTaskFromProto(
   if (mechanism == nullptr) {
     return absl::InvalidArgumentError(
         "a task with a query needs a real-valued randomizer (discrete_laplace, "
-        "duchi, piecewise or hybrid), got a frequency oracle");
+        "duchi, piecewise or hybrid), got a frequency oracle or a workload "
+        "strategy");
   }
   ASSIGN_OR_RETURN(Query query, QueryFromProto(proto.query(), schema));
   RealMechanismSpec spec = *mechanism;
@@ -32,27 +33,37 @@ absl::StatusOr<StatisticalQueryTask> QueryTaskFromProto(
   return StatisticalQueryTask{.query = std::move(query), .mechanism = spec};
 }
 
-absl::StatusOr<HistogramTask> HistogramTaskFromProto(
+using TaskQuestion =
+    std::variant<StatisticalQueryTask, HistogramTask, WorkloadTask>;
+
+// A domain encoding with a frequency oracle (a histogram task) or with a
+// workload strategy (a workload task).
+absl::StatusOr<TaskQuestion> EncodingTaskFromProto(
     const v1::Task& proto, const RecordSchema& schema,
     const RandomizerConfig& randomizer) {
-  const auto* oracle = std::get_if<FrequencyOracleSpec>(&randomizer.mechanism);
-  if (oracle == nullptr) {
+  if (std::holds_alternative<RealMechanismSpec>(randomizer.mechanism)) {
     return absl::InvalidArgumentError(
         "a task with a domain encoding needs a frequency-oracle randomizer "
-        "(e.g. oue, olh, grr), got a real-valued mechanism");
+        "(e.g. oue, olh, grr) or a workload strategy, got a real-valued "
+        "mechanism");
   }
   ASSIGN_OR_RETURN(DomainEncoding encoding,
                    EncodingFromProto(proto.encoding(), schema));
-  if (oracle->domain_size != encoding.domain_size()) {
+  const uint32_t stated = proto.randomizer().domain_size();
+  if (stated != encoding.domain_size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("randomizer.domain_size is ", oracle->domain_size,
+        absl::StrCat("randomizer.domain_size is ", stated,
                      " but the encoding's domain has ", encoding.domain_size(),
                      " items; they must be equal"));
   }
-  return HistogramTask{.encoding = std::move(encoding), .oracle = *oracle};
+  if (const auto* strategy = std::get_if<StrategySpec>(&randomizer.mechanism)) {
+    return TaskQuestion(
+        WorkloadTask{.encoding = std::move(encoding), .strategy = *strategy});
+  }
+  return TaskQuestion(HistogramTask{
+      .encoding = std::move(encoding),
+      .oracle = std::get<FrequencyOracleSpec>(randomizer.mechanism)});
 }
-
-using TaskQuestion = std::variant<StatisticalQueryTask, HistogramTask>;
 
 absl::StatusOr<TaskQuestion> QuestionFromProto(
     const v1::Task& proto, const RecordSchema& schema,
@@ -62,9 +73,7 @@ absl::StatusOr<TaskQuestion> QuestionFromProto(
                      QueryTaskFromProto(proto, schema, randomizer));
     return TaskQuestion(std::move(sq));
   }
-  ASSIGN_OR_RETURN(HistogramTask histogram,
-                   HistogramTaskFromProto(proto, schema, randomizer));
-  return TaskQuestion(std::move(histogram));
+  return EncodingTaskFromProto(proto, schema, randomizer);
 }
 
 absl::Status CheckCharge(const v1::Task& proto) {
@@ -137,6 +146,15 @@ void TaskToProto(const Task& task, const RecordSchema& schema,
         RandomizerConfig{.epsilon_nanos = EpsilonToNanos(sq->mechanism.epsilon),
                          .mechanism = sq->mechanism},
         proto->mutable_randomizer());
+    return;
+  }
+  if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
+    ToProto(workload->encoding, proto->mutable_encoding());
+    StrategySpec strategy = workload->strategy;
+    strategy.domain_size = workload->encoding.domain_size();
+    ToProto(RandomizerConfig{.epsilon_nanos = EpsilonToNanos(strategy.epsilon),
+                             .mechanism = std::move(strategy)},
+            proto->mutable_randomizer());
     return;
   }
   const auto& histogram = std::get<HistogramTask>(task.question);

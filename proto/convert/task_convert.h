@@ -32,7 +32,8 @@ struct TaskEnvelope {
 
 // InvalidArgument unless: schema, question and randomizer are set and
 // valid; a query comes with a real-valued mechanism and an encoding with a
-// frequency oracle whose domain_size equals the encoding's N; epsilon_nanos
+// frequency oracle (a HistogramTask) or a workload strategy (a
+// WorkloadTask) whose domain_size equals the encoding's N; epsilon_nanos
 // equals randomizer.epsilon_nanos, is > 0 and fits int64; the deadline (if
 // set) is a valid Timestamp. The real mechanism's bound is set to half the
 // query's output range (as TaskMechanism uses it).

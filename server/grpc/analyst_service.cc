@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "proto/convert/deterministic_bytes.h"
@@ -19,6 +20,9 @@ namespace {
 
 constexpr int kDefaultPageSize = 50;
 constexpr int kMaxPageSize = 1000;
+// Workloads with more queries release no labels (all ranges at N = 1024 has
+// 524,800): the answers' order is the workload's documented one.
+constexpr uint64_t kMaxWorkloadLabels = uint64_t{1} << 16;
 
 grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
                                      const absl::Status& status) {
@@ -101,7 +105,84 @@ void RoundToProto(const StudyInfo& study, const RoundInfo& round,
   out->set_plan_explanation(round.plan_explanation);
 }
 
+// The encoding's field names, for the bit workloads' "b<i>" (bit i is
+// field i of the product encoding, first field first).
+std::vector<std::string> BitFieldNames(const Task& task) {
+  const auto* w = std::get_if<WorkloadTask>(&task.question);
+  if (w == nullptr) return {};
+  if (const auto* field = std::get_if<FieldEncoding>(&w->encoding.spec())) {
+    return {field->field};
+  }
+  std::vector<std::string> names;
+  if (const auto* product = std::get_if<ProductEncoding>(&w->encoding.spec())) {
+    for (const FieldEncoding& f : product->fields) names.push_back(f.field);
+  }
+  return names;
+}
+
+// Replaces every "b<i>" token (at the start or after ' ' or '⊕') by field
+// i's name: "b0=1 b3=0" → "smoker=1 vegan=0".
+std::string NameBits(const std::string& label,
+                     const std::vector<std::string>& names) {
+  std::string out;
+  size_t i = 0;
+  while (i < label.size()) {
+    const bool token_start =
+        i == 0 || label[i - 1] == ' ' ||
+        (i >= 3 && label.compare(i - 3, 3, "⊕") == 0);
+    if (token_start && label[i] == 'b' && i + 1 < label.size() &&
+        absl::ascii_isdigit(static_cast<unsigned char>(label[i + 1]))) {
+      size_t end = i + 1;
+      while (end < label.size() &&
+             absl::ascii_isdigit(static_cast<unsigned char>(label[end]))) {
+        ++end;
+      }
+      size_t bit = 0;
+      if (absl::SimpleAtoi(label.substr(i + 1, end - i - 1), &bit) &&
+          bit < names.size()) {
+        out += names[bit];
+        i = end;
+        continue;
+      }
+    }
+    out += label[i++];
+  }
+  return out;
+}
+
+WorkloadRelease ToWorkloadRelease(const QuestionEstimate& q) {
+  WorkloadRelease release{.answer = std::get<WorkloadAnswer>(q.estimate),
+                          .epsilon_nanos = q.epsilon_nanos};
+  if (q.strategy.has_value()) {
+    release.strategy = q.strategy->description;
+    release.predicted_v_max = q.strategy->v_max;
+    release.predicted_v_avg = q.strategy->v_avg;
+  }
+  if (q.workload_estimator == nullptr) return release;
+  const Workload& workload = q.workload_estimator->workload();
+  release.workload = workload.Describe();
+  const uint64_t m = workload.num_queries();
+  if (m > kMaxWorkloadLabels || release.answer.answers.size() != m) {
+    return release;
+  }
+  const bool bits = workload.kind() == WorkloadKind::kMarginals ||
+                    workload.kind() == WorkloadKind::kParities;
+  const std::vector<std::string> names =
+      bits && q.question != nullptr ? BitFieldNames(*q.question)
+                                    : std::vector<std::string>();
+  release.labels.reserve(m);
+  for (uint64_t j = 0; j < m; ++j) {
+    std::string label = workload.QueryLabel(j);
+    release.labels.push_back(names.empty() ? std::move(label)
+                                           : NameBits(label, names));
+  }
+  return release;
+}
+
 EstimateRelease ToRelease(const QuestionEstimate& q, double confidence) {
+  if (std::holds_alternative<WorkloadAnswer>(q.estimate)) {
+    return ToWorkloadRelease(q);
+  }
   if (const auto* scalar = std::get_if<ScalarEstimate>(&q.estimate)) {
     return ScalarRelease{.estimate = *scalar,
                          .epsilon_nanos = q.epsilon_nanos,

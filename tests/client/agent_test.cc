@@ -61,6 +61,26 @@ AgentTask ColorHistogram(uint64_t task_id, int64_t charge_nanos,
       .schema = Schema()};
 }
 
+// The CDF of ages through a hierarchical tree; the strategy is specified at
+// `spec_epsilon` (which should equal the charge).
+AgentTask AgeCdf(uint64_t task_id, int64_t charge_nanos, double spec_epsilon,
+                 uint64_t study_id = 1) {
+  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "age"}, Schema());
+  EXPECT_OK(encoding);
+  StrategySpec strategy;
+  strategy.kind = StrategyKind::kHierarchical;
+  strategy.epsilon = spec_epsilon;
+  strategy.domain_size = 100;
+  strategy.branching = 4;
+  return AgentTask{.task = {.study_id = study_id,
+                            .round_id = 1,
+                            .task_id = task_id,
+                            .epsilon_nanos = charge_nanos,
+                            .question = WorkloadTask{.encoding = *encoding,
+                                                     .strategy = strategy}},
+                   .schema = Schema()};
+}
+
 // Records every state the agent saves; can be told to fail.
 class RecordingStore : public AgentStateStore {
  public:
@@ -366,6 +386,75 @@ TEST(Agent, KeepsItsBudgetMemoAndReportsAcrossARestart) {
   ASSERT_OK(repeat);
   EXPECT_EQ(repeat->source, AnswerSource::kMemo);
   EXPECT_EQ(repeat->report.payload, sent.payload);
+}
+
+// Workload tasks follow every rule histogram tasks do: the report is the
+// strategy's output, the ε checks refuse a mismatch either way, a repeat is
+// answered from the memo, odd records still yield one valid report, and the
+// report survives a restart byte for byte.
+TEST(Agent, AnswersWorkloadTasksLikeHistogramTasks) {
+  testing::TempDirectory dir;
+  SeededGenerator gen(17);
+  const AgentOptions options = {.record_json = kRecordJson,
+                                .max_epsilon_per_study_nanos = kOneEpsilon};
+  TaskReport sent;
+  {
+    auto store = FileAgentStateStore::Create({.directory = dir.path()});
+    ASSERT_OK(store);
+    auto agent = Agent::Create(options, std::move(*store), gen);
+    ASSERT_OK(agent);
+    // Specified below or above the charge: refused, nothing spent.
+    EXPECT_THAT((*agent)->Answer(AgeCdf(1, kOneEpsilon / 2, 0.25)),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_THAT((*agent)->Answer(AgeCdf(1, kOneEpsilon / 4, 0.5)),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    // Built for another schema: refused.
+    AgentTask other = AgeCdf(1, kOneEpsilon / 2, 0.5);
+    other.schema = *RecordSchema::Create({FieldSpec::Int("age", 0, 120)});
+    EXPECT_THAT((*agent)->Answer(other),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_FALSE((*agent)->Budget(1).has_value());
+
+    const AgentTask task = AgeCdf(1, kOneEpsilon / 2, 0.5);
+    SeededGenerator replay = gen;
+    auto answer = (*agent)->Answer(task);
+    ASSERT_OK(answer);
+    EXPECT_EQ(answer->source, AnswerSource::kFresh);
+    auto mechanism = TaskMechanism::Create(task.task);
+    ASSERT_OK(mechanism);
+    Record record;
+    record.values["age"] = int64_t{37};
+    record.values["color"] = std::string("green");
+    EXPECT_EQ(answer->report.payload, (*mechanism)->Randomize(record, replay));
+    EXPECT_TRUE(std::holds_alternative<WorkloadReport>(answer->report.payload));
+    EXPECT_OK((*mechanism)->Validate(answer->report.payload));
+    EXPECT_EQ((*agent)->Budget(1)->spent_nanos, kOneEpsilon / 2);
+    sent = answer->report;
+  }
+  auto store = FileAgentStateStore::Create({.directory = dir.path()});
+  ASSERT_OK(store);
+  auto agent = Agent::Create(options, std::move(*store), gen);
+  ASSERT_OK(agent);
+  ASSERT_EQ((*agent)->PendingReports().size(), 1u);
+  EXPECT_EQ((*agent)->PendingReports()[0].payload, sent.payload);
+  // The same question in a later round: the memo, at no cost.
+  AgentTask again = AgeCdf(2, kOneEpsilon / 2, 0.5);
+  again.task.round_id = 2;
+  auto repeat = (*agent)->Answer(again);
+  ASSERT_OK(repeat);
+  EXPECT_EQ(repeat->source, AnswerSource::kMemo);
+  EXPECT_EQ(repeat->report.payload, sent.payload);
+  EXPECT_EQ((*agent)->Budget(1)->spent_nanos, kOneEpsilon / 2);
+
+  for (const char* json : {R"({})", R"({"age": 1e9})", R"({"age": "n/a"})"}) {
+    SeededGenerator odd_gen(18);
+    TestAgent t = MakeAgent(odd_gen, {.record_json = json,
+                                      .max_epsilon_per_study_nanos = kOneEpsilon});
+    const AgentTask task = AgeCdf(1, kOneEpsilon / 2, 0.5);
+    auto answer = t.agent->Answer(task);
+    ASSERT_OK(answer) << json;
+    EXPECT_OK((*TaskMechanism::Create(task.task))->Validate(answer->report.payload));
+  }
 }
 
 TEST(Agent, ValidatesItsOptions) {

@@ -27,6 +27,11 @@ TEST(PayloadText, RoundTripsEveryPayloadKindExactly) {
       ScalarReport{-17},
       ScalarReport{std::numeric_limits<int64_t>::min()},
       ScalarReport{std::numeric_limits<int64_t>::max()},
+      WorkloadReport{.group = 0, .inner = ItemReport{3}},
+      WorkloadReport{.group = std::numeric_limits<uint32_t>::max(),
+                     .inner = BitVectorReport{{0xa1, 7}}},
+      WorkloadReport{.group = 2, .inner = BitVectorReport{}},
+      WorkloadReport{.group = 5, .inner = HashedReport{~uint64_t{0}, 1}},
   };
   for (const ReportPayload& payload : payloads) {
     const std::string text = PayloadToText(payload);
@@ -44,6 +49,11 @@ TEST(PayloadText, UsesTheDocumentedForm) {
   EXPECT_EQ(PayloadToText(FrequencyReport{SubsetReport{{1, 4, 9}}}),
             "subset:1.4.9");
   EXPECT_EQ(PayloadToText(ScalarReport{-17}), "scalar:-17");
+  EXPECT_EQ(PayloadToText(WorkloadReport{.group = 2, .inner = ItemReport{5}}),
+            "workload:2:item:5");
+  EXPECT_EQ(PayloadToText(WorkloadReport{.group = 0,
+                                         .inner = HashedReport{9, 1}}),
+            "workload:0:hashed:9:1");
 }
 
 TEST(PayloadText, RejectsAnythingMalformed) {
@@ -52,7 +62,10 @@ TEST(PayloadText, RejectsAnythingMalformed) {
         "item:+5", "item:5:6", "bits:a1", "bits:00000000000000A1",
         "bits:00000000000000a1.", "hashed:1", "hashed:1:2:3", "subset:1..2",
         "sketch:1:2", "scalar:", "scalar:1.5", "scalar:99999999999999999999",
-        "scalar:--1", "laplace:1", "scalar:1:2"}) {
+        "scalar:--1", "laplace:1", "scalar:1:2", "workload", "workload:1",
+        "workload:1:item", "workload:-1:item:5", "workload:1:subset:1.2",
+        "workload:1:sketch:1:2:0000000000000001", "workload:1:scalar:3",
+        "workload:1:workload:1:item:5", "workload::item:5"}) {
     EXPECT_THAT(PayloadFromText(text), StatusIs(absl::StatusCode::kDataLoss))
         << "'" << text << "'";
   }

@@ -44,6 +44,22 @@ Task ColorTask(const RecordSchema& schema) {
                              .epsilon = 1}}};
 }
 
+Task ColorCdfTask(const RecordSchema& schema) {
+  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
+  EXPECT_OK(encoding);
+  StrategySpec strategy;
+  strategy.kind = StrategyKind::kHierarchical;
+  strategy.epsilon = 1;
+  strategy.domain_size = 3;
+  strategy.branching = 2;
+  return Task{.study_id = 1,
+              .round_id = 1,
+              .task_id = 12,
+              .epsilon_nanos = kNanosPerEpsilon,
+              .question = WorkloadTask{.encoding = *encoding,
+                                       .strategy = std::move(strategy)}};
+}
+
 TEST(TaskFingerprint, IsAHexSha256) {
   const std::string fingerprint = TaskFingerprint(MeanAgeTask(Schema()), Schema());
   EXPECT_EQ(fingerprint.size(), 64u);
@@ -52,12 +68,15 @@ TEST(TaskFingerprint, IsAHexSha256) {
 
 TEST(TaskFingerprint, IgnoresIdsAndDerivedFields) {
   const RecordSchema schema = Schema();
-  for (const Task& base : {MeanAgeTask(schema), ColorTask(schema)}) {
+  for (const Task& base :
+       {MeanAgeTask(schema), ColorTask(schema), ColorCdfTask(schema)}) {
     Task other = base;
     other.task_id += 100;
     other.round_id += 5;
     if (auto* sq = std::get_if<StatisticalQueryTask>(&other.question)) {
       sq->mechanism.bound = 12345;  // TaskMechanism derives it from the range
+    } else if (auto* w = std::get_if<WorkloadTask>(&other.question)) {
+      w->strategy.domain_size = 77;  // likewise from the encoding
     } else {
       std::get<HistogramTask>(other.question).oracle.domain_size = 77;
     }
@@ -99,6 +118,27 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   ASSERT_OK(age);
   std::get<HistogramTask>(t.question).encoding = *age;
   add("encoding", t, schema);
+  // Workload tasks: every strategy field that shapes the report counts, and
+  // a workload task never collides with a histogram of the same encoding.
+  const Task cdf = ColorCdfTask(schema);
+  add("base workload", cdf, schema);
+  const std::vector<std::pair<const char*, std::function<void(StrategySpec&)>>>
+      strategy_changes = {
+          {"strategy kind", [](StrategySpec& s) { s.kind = StrategyKind::kHaar; }},
+          {"strategy epsilon", [](StrategySpec& s) { s.epsilon = 0.5; }},
+          {"branching", [](StrategySpec& s) { s.branching = 3; }},
+          {"bits", [](StrategySpec& s) { s.num_bits = 2; }},
+          {"order", [](StrategySpec& s) { s.order = 1; }},
+          {"weights", [](StrategySpec& s) { s.level_weights = {1.0}; }},
+          {"rows", [](StrategySpec& s) { s.rows = 2; }},
+          {"matrix", [](StrategySpec& s) { s.matrix = {0.0}; }},
+          {"matrix value", [](StrategySpec& s) { s.matrix = {-0.0}; }},
+      };
+  for (const auto& [name, change] : strategy_changes) {
+    t = cdf;
+    change(std::get<WorkloadTask>(t.question).strategy);
+    add(name, t, schema);
+  }
   for (size_t i = 0; i < variants.size(); ++i) {
     for (size_t j = i + 1; j < variants.size(); ++j) {
       EXPECT_NE(variants[i].second, variants[j].second)

@@ -9,6 +9,8 @@
 // DecodePayload): every payload goes to an accumulator of every fixed task
 // (one per oracle and real mechanism), which must reject what is invalid,
 // count what is valid, and keep its estimate and variances finite (and ≥ 0).
+// The fixed tasks include one per workload strategy, so stored workload
+// payloads reach the strategies' validation and accumulators.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -47,10 +49,18 @@ void FuzzPlan(std::string_view bytes) {
   }
 }
 
-void CheckEstimate(const TaskEstimate& estimate) {
+void CheckEstimate(const TaskAccumulator& accumulator) {
+  const TaskEstimate estimate = accumulator.Estimate(0.95);
   if (const auto* scalar = std::get_if<ScalarEstimate>(&estimate)) {
     Check(std::isfinite(scalar->value), "scalar estimate not finite");
     Check(std::isfinite(scalar->standard_error), "scalar standard error not finite");
+    return;
+  }
+  if (std::holds_alternative<WorkloadAnswer>(estimate)) {
+    // The fixtures attach no workload: check the strategy's ŷ ≈ A·h.
+    for (double y : accumulator.StrategyEstimate()) {
+      Check(std::isfinite(y), "strategy estimate not finite");
+    }
     return;
   }
   const auto& histogram = std::get<HistogramEstimate>(estimate);
@@ -82,7 +92,7 @@ void FuzzPayloads(std::string_view bytes) {
   }
   for (size_t i = 0; i < accumulators.size(); ++i) {
     Check(accumulators[i].num_reports() == accepted[i], "report count drifted");
-    if (accepted[i] > 0) CheckEstimate(accumulators[i].Estimate(0.95));
+    if (accepted[i] > 0) CheckEstimate(accumulators[i]);
   }
 }
 

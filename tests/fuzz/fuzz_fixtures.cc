@@ -35,6 +35,50 @@ Task HistogramTaskWith(FrequencyOracleSpec oracle) {
               .question = HistogramTask{.encoding = *encoding, .oracle = oracle}};
 }
 
+// Workload strategies over the same region × age domain (N = 64 = 2^6).
+Task WorkloadTaskWith(StrategySpec strategy) {
+  auto encoding = DomainEncoding::Create(
+      ProductEncoding{.fields = {{.field = "region"},
+                                 {.field = "age", .num_buckets = 8}}},
+      Schema());
+  Check(encoding.ok(), "fixture encoding rejected");
+  strategy.epsilon = 1;
+  strategy.domain_size = encoding->domain_size();
+  return Task{.task_id = 3,
+              .epsilon_nanos = kGenerousCharge,
+              .question = WorkloadTask{.encoding = *encoding,
+                                       .strategy = std::move(strategy)}};
+}
+
+std::vector<StrategySpec> WorkloadStrategies() {
+  constexpr uint32_t kN = 64;
+  std::vector<StrategySpec> specs(6);
+  specs[0].kind = StrategyKind::kIdentity;
+  specs[1].kind = StrategyKind::kHierarchical;
+  specs[1].branching = 4;
+  specs[2].kind = StrategyKind::kHaar;
+  specs[3].kind = StrategyKind::kFourier;
+  specs[3].num_bits = 6;
+  specs[3].order = 2;
+  specs[3].level_weights = {1, 2};
+  // Randomized response as a matrix, at e^0.9 < e^1 so rounding its
+  // entries cannot push it past ε = 1.
+  specs[4].kind = StrategyKind::kMatrix;
+  specs[4].rows = kN;
+  const double e = std::exp(0.9);
+  for (uint32_t o = 0; o < kN; ++o) {
+    for (uint32_t x = 0; x < kN; ++x) {
+      specs[4].matrix.push_back((o == x ? e : 1.0) / (e + kN - 1));
+    }
+  }
+  specs[5].kind = StrategyKind::kFactorization;
+  specs[5].rows = kN;
+  for (uint32_t r = 0; r < kN; ++r) {
+    for (uint32_t x = 0; x < kN; ++x) specs[5].matrix.push_back(r == x ? 1 : 0);
+  }
+  return specs;
+}
+
 Task IncomeTaskWith(RealMechanismKind kind) {
   auto query = Query::Create(expr::Field("income"), {0, 200}, Schema());
   Check(query.ok(), "fixture query rejected");
@@ -117,6 +161,9 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
     using R = RealMechanismKind;
     for (R kind : {R::kDiscreteLaplace, R::kDuchi, R::kPiecewise, R::kHybrid}) {
       out->push_back(Build(IncomeTaskWith(kind)));
+    }
+    for (StrategySpec& spec : WorkloadStrategies()) {
+      out->push_back(Build(WorkloadTaskWith(std::move(spec))));
     }
     return out;
   }();

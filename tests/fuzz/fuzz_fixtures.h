@@ -27,8 +27,9 @@ const RecordSchema& Schema();
 // typed, NaN and infinite, out of range, short and long bit vectors.
 const std::vector<Record>& Records();
 
-// One task per frequency oracle (over region × age, N = 64) and per real
-// mechanism (E[income]), each charged generously so Create never refuses.
+// One task per frequency oracle and per workload strategy (over region ×
+// age, N = 64) and per real mechanism (E[income]), each charged generously
+// so Create never refuses.
 const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms();
 
 // deploy/examples/demo_study.textproto's shape: two queries, one histogram.

@@ -1,7 +1,8 @@
 // libFuzzer target: an agent's report as it reaches the server.
 //
 // Bytes are parsed as a wire ldp.v1.Report (ReportFromProto, then
-// TaskMechanism::Validate against one task per oracle and mechanism) and as
+// TaskMechanism::Validate against one task per oracle, mechanism and
+// workload strategy) and as
 // a stored payload (server/payload_codec DecodePayload, which a restart
 // feeds from the database). Properties: nothing crashes; a payload a task
 // accepts is counted by its accumulator, whose estimate stays finite; the
@@ -22,9 +23,17 @@
 namespace ldp::fuzz {
 namespace {
 
-void CheckFinite(const TaskEstimate& estimate) {
+void CheckFinite(const TaskAccumulator& accumulator) {
+  const TaskEstimate estimate = accumulator.Estimate(0.95);
   if (const auto* scalar = std::get_if<ScalarEstimate>(&estimate)) {
     Check(std::isfinite(scalar->value), "scalar estimate not finite");
+    return;
+  }
+  if (std::holds_alternative<WorkloadAnswer>(estimate)) {
+    // The fixtures attach no workload: check the strategy's ŷ ≈ A·h.
+    for (double y : accumulator.StrategyEstimate()) {
+      Check(std::isfinite(y), "strategy estimate not finite");
+    }
     return;
   }
   for (double f : std::get<HistogramEstimate>(estimate).frequencies) {
@@ -40,7 +49,7 @@ void ValidateEverywhere(const ReportPayload& payload) {
     Check(valid.ok() == added.ok(), "Validate and Add disagree");
     Check(accumulator.num_reports() == (added.ok() ? 1 : 0),
           "a rejected payload was counted");
-    if (added.ok()) CheckFinite(accumulator.Estimate(0.95));
+    if (added.ok()) CheckFinite(accumulator);
   }
 }
 

@@ -44,6 +44,104 @@ HistogramRelease Histogram() {
               .frequencies = {0.25 / 1.05, 0, 0.8 / 1.05}}};
 }
 
+WorkloadRelease Workload() {
+  WorkloadRelease release;
+  WorkloadAnswer& a = release.answer;
+  a.num_reports = 20000;
+  a.epsilon = 0.99;
+  a.confidence = 0.999;
+  a.answers = {0.1, 0.35, 1.02};
+  a.standard_errors = {0.01, 0.02, 0.015};
+  a.band_z = 3.9;
+  a.consistent_answers = std::vector<double>{0.1, 0.35, 1.0};
+  release.labels = {"x ≤ 0", "x ≤ 1", "x ≤ 2"};
+  release.epsilon_nanos = 1'000'000'000;
+  release.strategy = "hierarchical b=4, OUE";
+  release.workload = "prefix N=3";
+  release.predicted_v_max = 12.5;
+  release.predicted_v_avg = 7.25;
+  return release;
+}
+
+TEST(EstimateConvert, WorkloadDerivesTheBandAndRoundTrips) {
+  const WorkloadRelease release = Workload();
+  v1::WorkloadEstimate proto;
+  ToProto(release, &proto);
+  ASSERT_EQ(proto.answers_size(), 3);
+  for (int j = 0; j < 3; ++j) {
+    const double half = 3.9 * release.answer.standard_errors[j];
+    EXPECT_EQ(proto.band_lower(j), release.answer.answers[j] - half);
+    EXPECT_EQ(proto.band_upper(j), release.answer.answers[j] + half);
+  }
+  EXPECT_EQ(proto.labels(1), "x ≤ 1");
+  EXPECT_EQ(proto.strategy(), "hierarchical b=4, OUE");
+  EXPECT_EQ(proto.workload(), "prefix N=3");
+  EXPECT_EQ(proto.consistent_answers(2), 1.0);
+  absl::StatusOr<WorkloadRelease> back = WorkloadEstimateFromProto(proto);
+  ASSERT_OK(back);
+  EXPECT_EQ(back->answer.answers, release.answer.answers);
+  EXPECT_EQ(back->answer.standard_errors, release.answer.standard_errors);
+  EXPECT_EQ(back->answer.band_z, 3.9);
+  EXPECT_EQ(back->answer.confidence, 0.999);
+  EXPECT_EQ(back->answer.num_reports, 20000);
+  EXPECT_EQ(back->answer.consistent_answers, release.answer.consistent_answers);
+  EXPECT_EQ(back->labels, release.labels);
+  EXPECT_EQ(back->predicted_v_max, 12.5);
+  EXPECT_EQ(back->predicted_v_avg, 7.25);
+  EXPECT_EQ(back->epsilon_nanos, 1'000'000'000);
+  v1::WorkloadEstimate again;
+  ToProto(*back, &again);
+  EXPECT_TRUE(ProtoEquals(again, proto));
+
+  // Before any report: infinite errors give an unbounded band, never NaN.
+  WorkloadRelease empty = Workload();
+  empty.answer.num_reports = 0;
+  empty.answer.band_z = 0;
+  empty.answer.standard_errors = {kInf, kInf, kInf};
+  empty.answer.consistent_answers.reset();
+  ToProto(empty, &proto);
+  EXPECT_EQ(proto.band_lower(0), -kInf);
+  EXPECT_EQ(proto.band_upper(0), kInf);
+  EXPECT_EQ(proto.consistent_answers_size(), 0);
+  EXPECT_OK(WorkloadEstimateFromProto(proto));
+}
+
+TEST(EstimateConvert, RejectsMalformedWorkloads) {
+  struct Case {
+    const char* name;
+    void (*mutate)(v1::WorkloadEstimate*);
+    const char* message;
+  };
+  using P = v1::WorkloadEstimate;
+  const Case cases[] = {
+      {"NaN answer", [](P* p) { p->set_answers(0, NAN); },
+       "answers must be finite"},
+      {"negative error", [](P* p) { p->set_standard_errors(1, -1); },
+       "standard_errors must be >= 0"},
+      {"short band", [](P* p) { p->mutable_band_upper()->RemoveLast(); },
+       "band_upper has 2 entries"},
+      {"inverted band", [](P* p) { p->set_band_lower(2, 5); },
+       "lower <= upper"},
+      {"label count", [](P* p) { p->add_labels("extra"); },
+       "labels has 4 entries"},
+      {"consistent count",
+       [](P* p) { p->mutable_consistent_answers()->RemoveLast(); },
+       "consistent_answers has 2 entries"},
+      {"negative z", [](P* p) { p->set_band_z(-1); }, "band_z"},
+      {"infinite v_max", [](P* p) { p->set_predicted_v_max(INFINITY); },
+       "predicted_v_max"},
+      {"confidence 0", [](P* p) { p->set_confidence(0); }, "confidence"},
+  };
+  for (const Case& c : cases) {
+    v1::WorkloadEstimate proto;
+    ToProto(Workload(), &proto);
+    c.mutate(&proto);
+    absl::StatusOr<WorkloadRelease> release = WorkloadEstimateFromProto(proto);
+    EXPECT_THAT(release, StatusIs(kInvalid)) << c.name;
+    EXPECT_THAT(release.status().message(), HasSubstr(c.message)) << c.name;
+  }
+}
+
 TEST(EstimateConvert, ScalarRoundTripsExactly) {
   v1::ScalarEstimate proto;
   ToProto(Scalar(), &proto);
@@ -129,7 +227,8 @@ TEST(EstimateConvert, EmptyRoundsCarryInfiniteUncertainty) {
 
 TEST(EstimateConvert, QuestionEstimatesRoundTrip) {
   for (const EstimateRelease& release :
-       {EstimateRelease(Scalar()), EstimateRelease(Histogram())}) {
+       {EstimateRelease(Scalar()), EstimateRelease(Histogram()),
+        EstimateRelease(Workload())}) {
     v1::QuestionEstimate proto;
     ToProto("q1", release, &proto);
     absl::StatusOr<NamedEstimate> back = QuestionEstimateFromProto(proto);

@@ -169,7 +169,12 @@ TEST(ProtoRoundTrip, ReportBatchWithEveryPayload) {
   sketch->mutable_bits()->set_packed(std::string(1, '\x01'));
   sketch->mutable_bits()->set_bit_length(1);
   add(6)->mutable_scalar()->set_level(-123456789012LL);
+  auto* workload = add(7)->mutable_workload();
+  workload->set_group(3);
+  workload->mutable_hashed()->set_seed(99);
+  workload->mutable_hashed()->set_bucket(1);
   ExpectRoundTrip(batch);
+  EXPECT_EQ(batch.reports(6).workload().inner_case(), v1::WorkloadPayload::kHashed);
   EXPECT_EQ(batch.reports(3).subset().items_size(), 3);
   EXPECT_EQ(batch.reports(5).payload_case(), v1::Report::kScalar);
 
@@ -213,6 +218,21 @@ TEST(ProtoRoundTrip, Estimates) {
   for (double f : {0.25, 0.45, 0.3, 0.0}) {
     h->mutable_post_processed()->add_frequencies(f);
   }
+  v1::QuestionEstimate* cdf = response.add_estimates();
+  cdf->set_question_id("age_cdf");
+  auto* w = cdf->mutable_workload();
+  for (double a : {0.1, 0.4, 1.0}) {
+    w->add_answers(a);
+    w->add_standard_errors(0.01);
+    w->add_band_lower(a - 0.04);
+    w->add_band_upper(a + 0.04);
+    w->add_labels("x ≤ t");
+  }
+  w->set_confidence(0.999);
+  w->set_band_z(3.9);
+  w->set_strategy("hierarchical b=4, OUE");
+  w->set_workload("prefix N=3");
+  w->set_predicted_v_max(12.5);
   ExpectRoundTrip(response);
 }
 

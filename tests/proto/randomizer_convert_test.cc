@@ -125,6 +125,57 @@ TEST(RandomizerConvert, RealMechanismGoldens) {
   }
 }
 
+TEST(RandomizerConvert, StrategyGoldens) {
+  const char* goldens[] = {
+      "domain_size: 16 strategy { kind: IDENTITY }",
+      "domain_size: 16 strategy { kind: HIERARCHICAL branching: 4 }",
+      "domain_size: 16 strategy { kind: HAAR }",
+      "domain_size: 8 strategy { kind: FOURIER num_bits: 3 order: 2 "
+      "level_weights: [ 1, 0.5 ] }",
+      "domain_size: 2 strategy { kind: MATRIX rows: 2 matrix: [ 0.7, 0.3, "
+      "0.3, 0.7 ] }",
+      "domain_size: 2 strategy { kind: FACTORIZATION rows: 1 matrix: [ 1, "
+      "-1 ] }",
+  };
+  for (const char* text : goldens) {
+    const auto proto = ParseText<v1::RandomizerSpec>(
+        std::string("epsilon_nanos: 250000000 ") + text);
+    absl::StatusOr<RandomizerConfig> config = RandomizerFromProto(proto);
+    ASSERT_OK(config) << text;
+    const auto* spec = std::get_if<StrategySpec>(&config->mechanism);
+    ASSERT_NE(spec, nullptr) << text;
+    EXPECT_EQ(spec->epsilon, 0.25) << text;
+    EXPECT_EQ(spec->domain_size, proto.domain_size()) << text;
+    EXPECT_EQ(spec->matrix.size(),
+              static_cast<size_t>(proto.strategy().matrix_size()));
+    v1::RandomizerSpec back;
+    ToProto(*config, &back);
+    EXPECT_TRUE(ProtoEquals(back, proto)) << text;
+  }
+  for (StrategyKind kind :
+       {StrategyKind::kIdentity, StrategyKind::kHierarchical,
+        StrategyKind::kHaar, StrategyKind::kFourier, StrategyKind::kMatrix,
+        StrategyKind::kFactorization}) {
+    absl::StatusOr<StrategyKind> back =
+        StrategyKindFromProto(StrategyKindToProto(kind));
+    ASSERT_OK(back);
+    EXPECT_EQ(*back, kind);
+  }
+}
+
+TEST(RandomizerConvert, RefusesOversizedStrategies) {
+  v1::RandomizerSpec proto = ParseText<v1::RandomizerSpec>(
+      "epsilon_nanos: 1 domain_size: 2 strategy { kind: MATRIX }");
+  proto.mutable_strategy()->mutable_matrix()->Resize(
+      static_cast<int>(kMaxStrategyMatrixEntries) + 1, 0.5);
+  EXPECT_THAT(RandomizerFromProto(proto).status().message(),
+              HasSubstr("at most 262144"));
+  proto.mutable_strategy()->clear_matrix();
+  proto.mutable_strategy()->mutable_level_weights()->Resize(65, 1.0);
+  EXPECT_THAT(RandomizerFromProto(proto).status().message(),
+              HasSubstr("level_weights has 65 values"));
+}
+
 TEST(RandomizerConvert, ConvertedSpecsBuildTheirMechanisms) {
   absl::StatusOr<RandomizerConfig> oue = RandomizerFromProto(
       ParseText<v1::RandomizerSpec>("epsilon_nanos: 1000000000 domain_size: 8 "
@@ -162,6 +213,13 @@ TEST(RandomizerConvert, RejectsMalformedSpecs) {
       {"longitudinal without permanent",
        "epsilon_nanos: 1 longitudinal_unary_encoding {}",
        "epsilon_permanent_nanos"},
+      {"strategy without kind", "epsilon_nanos: 1 strategy {}",
+       "strategy kind must be"},
+      {"strategy with an unknown kind", "epsilon_nanos: 1 strategy { kind: 9 }",
+       "got 9"},
+      {"infinite matrix entry",
+       "epsilon_nanos: 1 strategy { kind: MATRIX rows: 1 matrix: inf }",
+       "strategy.matrix must be finite"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<RandomizerConfig> config =

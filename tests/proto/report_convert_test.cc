@@ -36,6 +36,11 @@ std::vector<ReportPayload> EveryPayloadKind() {
       FrequencyReport(SketchReport{.row = 2, .column = 0, .bits = {0x3}}),
       FrequencyReport(SketchReport{.row = 1, .column = 7, .bits = {1}}),
       ScalarReport{.level = -12345},
+      WorkloadReport{.group = 3, .inner = ItemReport{.item = 17}},
+      WorkloadReport{.group = 0,
+                     .inner = BitVectorReport{.words = {0x9, 0x1}}},
+      WorkloadReport{.group = 7,
+                     .inner = HashedReport{.seed = 0x1234u, .bucket = 1}},
   };
 }
 
@@ -104,6 +109,28 @@ TEST(ReportConvert, ExactLengthBitVectorsValidateAgainstTheirOracle) {
   EXPECT_OK((*oracle)->Validate(frequency));
 }
 
+TEST(ReportConvert, WorkloadGoldenRoundTrip) {
+  const auto proto = ParseText<v1::Report>(R"pb(
+    protocol_version: 1
+    task_id: 5
+    agent_id: 6
+    report_id: "0123456789abcdef"
+    workload {
+      group: 2
+      bit_vector { packed: "\x01\x00\x00\x00\x00\x00\x00\x80" bit_length: 64 }
+    }
+  )pb");
+  absl::StatusOr<TaskReport> report = ReportFromProto(proto);
+  ASSERT_OK(report);
+  const auto& workload = std::get<WorkloadReport>(report->payload);
+  EXPECT_EQ(workload.group, 2u);
+  EXPECT_EQ(std::get<BitVectorReport>(workload.inner).words,
+            std::vector<uint64_t>{0x8000000000000001u});
+  v1::Report back;
+  ReportToProto(*report, 6, &back);
+  EXPECT_TRUE(ProtoEquals(back, proto));
+}
+
 TEST(ReportConvert, BytesAreDeterministicAndRoundTrip) {
   for (const ReportPayload& payload : EveryPayloadKind()) {
     const TaskReport report{
@@ -164,6 +191,13 @@ TEST(ReportConvert, RejectsMalformedReports) {
       {"subset duplicate",
        absl::StrCat(header, "subset { items: 1 items: 1 items: 4 }"),
        "items[0] = 1, items[1] = 1"},
+      {"workload without inner", absl::StrCat(header, "workload { group: 2 }"),
+       "no inner report"},
+      {"workload bits padding",
+       absl::StrCat(header, R"pb(workload {
+                                   bit_vector { packed: "\x04" bit_length: 2 }
+                                 })pb"),
+       "workload.bit_vector"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<TaskReport> report =

@@ -63,8 +63,23 @@ const std::string kQueryTask = WithSchema(R"pb(
   epsilon_nanos: 500000000
 )pb");
 
+// A workload task: the encoding and a strategy (a hierarchical tree over
+// the 121 ages, padded to 4^4).
+const std::string kWorkloadTask = WithSchema(R"pb(
+  study_id: 4
+  round_id: 5
+  task_id: 6
+  encoding { field { field: "age" } }
+  randomizer {
+    epsilon_nanos: 1000000000
+    domain_size: 121
+    strategy { kind: HIERARCHICAL branching: 4 }
+  }
+  epsilon_nanos: 1000000000
+)pb");
+
 TEST(TaskConvert, GoldenRoundTrips) {
-  for (const std::string& text : {kHistogramTask, kQueryTask}) {
+  for (const std::string& text : {kHistogramTask, kQueryTask, kWorkloadTask}) {
     const auto proto = ParseText<v1::Task>(text);
     absl::StatusOr<TaskEnvelope> envelope = TaskFromProto(proto);
     ASSERT_OK(envelope) << text;
@@ -101,12 +116,49 @@ TEST(TaskConvert, ReadsEveryPart) {
   EXPECT_EQ(q.mechanism.epsilon, 0.5);
   EXPECT_EQ(q.mechanism.bound, 55);  // half of [-10, 100]
   EXPECT_EQ(q.mechanism.num_cells, 32);
+
+  absl::StatusOr<TaskEnvelope> workload =
+      TaskFromProto(ParseText<v1::Task>(kWorkloadTask));
+  ASSERT_OK(workload);
+  const auto& w = std::get<WorkloadTask>(workload->task.question);
+  EXPECT_EQ(w.encoding.domain_size(), 121u);
+  EXPECT_EQ(w.strategy.kind, StrategyKind::kHierarchical);
+  EXPECT_EQ(w.strategy.branching, 4u);
+  EXPECT_EQ(w.strategy.epsilon, 1.0);
+  EXPECT_EQ(w.strategy.domain_size, 121u);
+}
+
+// Every strategy field survives the wire (an optimized matrix travels as
+// its values).
+TEST(TaskConvert, StrategyFieldsRoundTrip) {
+  const auto proto = ParseText<v1::Task>(WithSchema(R"pb(
+    encoding { field { field: "smoker" } }
+    randomizer {
+      epsilon_nanos: 2000000000
+      domain_size: 2
+      strategy {
+        kind: MATRIX
+        rows: 3
+        matrix: [ 0.5, 0.25, 0.25, 0.5, 0.25, 0.25 ]
+      }
+    }
+    epsilon_nanos: 2000000000
+  )pb"));
+  absl::StatusOr<TaskEnvelope> envelope = TaskFromProto(proto);
+  ASSERT_OK(envelope);
+  const auto& w = std::get<WorkloadTask>(envelope->task.question);
+  EXPECT_EQ(w.strategy.kind, StrategyKind::kMatrix);
+  EXPECT_EQ(w.strategy.rows, 3u);
+  EXPECT_EQ(w.strategy.matrix.size(), 6u);
+  v1::Task back;
+  TaskToProto(*envelope, &back);
+  EXPECT_TRUE(ProtoEquals(back, proto));
 }
 
 // Agent (from the wire) and server (in memory) build the same randomizer: the
 // same coins give the same report, and each side accepts the other's.
 TEST(TaskConvert, BothSidesBuildTheSameMechanism) {
-  for (const std::string& text : {kHistogramTask, kQueryTask}) {
+  for (const std::string& text : {kHistogramTask, kQueryTask, kWorkloadTask}) {
     absl::StatusOr<TaskEnvelope> server =
         TaskFromProto(ParseText<v1::Task>(text));
     ASSERT_OK(server);
@@ -119,7 +171,9 @@ TEST(TaskConvert, BothSidesBuildTheSameMechanism) {
     ASSERT_OK(server_mechanism);
     ASSERT_OK(agent_mechanism);
     Record record;
-    record.values = {{"country", std::string("it")}, {"income", 42.0}};
+    record.values = {{"country", std::string("it")},
+                     {"income", 42.0},
+                     {"age", int64_t{64}}};
     for (int seed = 0; seed < 50; ++seed) {
       SeededGenerator g1(seed), g2(seed);
       const ReportPayload a = (*agent_mechanism)->Randomize(record, g1);
@@ -210,6 +264,26 @@ TEST(TaskConvert, RejectsMalformedTasks) {
                        }
                        epsilon_nanos: 1000)pb"),
        "invalid query"},
+      {"query with strategy",
+       WithSchema(query,
+                  " randomizer { epsilon_nanos: 1000 strategy { kind: HAAR } }"
+                  " epsilon_nanos: 1000"),
+       "real-valued randomizer"},
+      {"strategy without kind",
+       WithSchema(encoding,
+                  " randomizer { epsilon_nanos: 1000 domain_size: 2 "
+                  "strategy {} } epsilon_nanos: 1000"),
+       "strategy kind must be"},
+      {"strategy domain size mismatch",
+       WithSchema(encoding,
+                  " randomizer { epsilon_nanos: 1000 domain_size: 3 "
+                  "strategy { kind: IDENTITY } } epsilon_nanos: 1000"),
+       "domain has 2 items"},
+      {"strategy with a NaN weight",
+       WithSchema(encoding,
+                  " randomizer { epsilon_nanos: 1000 domain_size: 2 strategy "
+                  "{ kind: FOURIER level_weights: nan } } epsilon_nanos: 1000"),
+       "level_weights must be finite"},
       {"bad deadline", WithSchema(encoding, olh, " deadline { nanos: -1 }"),
        "timestamp nanos"},
       {"bad schema",

@@ -23,6 +23,10 @@ std::vector<ReportPayload> Examples() {
       FrequencyReport(SubsetReport{.items = {1, 5, 1000000}}),
       FrequencyReport(SketchReport{.row = 2, .column = 9, .bits = {1}}),
       FrequencyReport(SketchReport{.row = 0, .column = 0, .bits = {3, 4, 5}}),
+      WorkloadReport{.group = 0, .inner = ItemReport{.item = 5}},
+      WorkloadReport{.group = 4, .inner = ItemReport{.item = 5}},
+      WorkloadReport{.group = UINT32_MAX, .inner = BitVectorReport{.words = {9}}},
+      WorkloadReport{.group = 1, .inner = HashedReport{.seed = 77, .bucket = 1}},
   };
 }
 
@@ -61,6 +65,10 @@ TEST(PayloadCodec, RejectsAnythingItCannotHaveWritten) {
       std::string("\x01\x01\x05", 3),                  // 5 words, no data
       std::string("\x01\x02\x01\x02", 4),              // seed truncated
       std::string("\x01\x05", 2),                      // level missing
+      std::string("\x01\x06\x02", 3),                  // workload, no inner
+      std::string("\x01\x06\x02\x05\x00", 5),          // inner is a scalar
+      std::string("\x01\x06\x02\x03\x00", 5),          // inner is a subset
+      std::string("\x01\x06\x02\x06\x00\x00\x00", 7),  // nested workload
   };
   for (const std::string& bytes : bad) {
     EXPECT_THAT(DecodePayload(bytes),

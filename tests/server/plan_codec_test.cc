@@ -100,6 +100,53 @@ TEST(PlanCodec, RoundTripsProgramRounds) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// A workload question's strategy is stored whole (an optimized matrix with
+// it), so a restart never plans again.
+TEST(PlanCodec, RoundTripsWorkloadStrategies) {
+  PlanDecisions plan = Example();
+  plan.questions.push_back(
+      {.epsilon_nanos = 1'000'000'000,
+       .weight = 3,
+       .randomizer = StrategyDecision{
+           .spec = {.kind = StrategyKind::kMatrix,
+                    .epsilon = 1,
+                    .domain_size = 2,
+                    .level_weights = {},
+                    .rows = 3,
+                    .matrix = {0.5, 0.25, 0.25, 0.5, 0.25, 0.25}},
+           .description = "optimized matrix K=3",
+           .v_max = 25.1,
+           .v_avg = 17.5}});
+  plan.questions.push_back(
+      {.epsilon_nanos = 7,
+       .randomizer = StrategyDecision{
+           .spec = {.kind = StrategyKind::kFourier,
+                    .epsilon = 7e-9,
+                    .domain_size = 256,
+                    .num_bits = 8,
+                    .order = 2,
+                    .level_weights = {0.25, 1.5},
+                    .rows = 0,
+                    .matrix = {}},
+           .description = "fourier d=8 k=2"}});
+  const std::string bytes = EncodePlan(plan);
+  absl::StatusOr<PlanDecisions> decoded = DecodePlan(bytes);
+  ASSERT_OK(decoded);
+  ASSERT_EQ(decoded->questions.size(), 4u);
+  for (int q = 2; q < 4; ++q) {
+    EXPECT_EQ(std::get<StrategyDecision>(decoded->questions[q].randomizer),
+              std::get<StrategyDecision>(plan.questions[q].randomizer));
+    EXPECT_EQ(decoded->questions[q].epsilon_nanos,
+              plan.questions[q].epsilon_nanos);
+  }
+  EXPECT_EQ(EncodePlan(*decoded), bytes);
+  for (size_t length = 1; length < bytes.size(); length += 7) {
+    EXPECT_THAT(DecodePlan(bytes.substr(0, length)),
+                StatusIs(absl::StatusCode::kInvalidArgument))
+        << length;
+  }
+}
+
 // Databases written before program rounds existed hold version-1 plans: the
 // same bytes without the trailer.
 TEST(PlanCodec, ReadsVersionOnePlans) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/server/test_studies.h"
@@ -12,6 +13,8 @@ namespace ldp {
 namespace {
 
 using testing::BucketHistogram;
+using testing::BucketWorkload;
+using testing::StructuredStrategiesOnly;
 using ::testing::HasSubstr;
 using testing::MakeStudy;
 using testing::MeanQuestion;
@@ -30,7 +33,7 @@ double DuchiUnitVariance(int64_t epsilon_nanos) {
 std::vector<Question> DuchiQuestions(int m) {
   std::vector<Question> questions;
   for (int i = 0; i < m; ++i) {
-    questions.push_back(MeanQuestion("q" + std::to_string(i), "x", -1, 1));
+    questions.push_back(MeanQuestion(absl::StrCat("q", i), "x", -1, 1));
   }
   return questions;
 }
@@ -248,6 +251,133 @@ TEST(Planner, RejectsMalformedStudies) {
   spec = MakeStudy(kNano, DuchiQuestions(1));
   spec.schema = *RecordSchema::Create({FieldSpec::Real("x", -1, 1)});
   invalid(spec);
+}
+
+// A workload question gets the strategy planner's choice for (W, εₜ): a
+// task agents can rebuild, the estimator that answers W from it, and the
+// predicted variance as the question's unit variance.
+TEST(Planner, PlansAWorkloadQuestion) {
+  const StudySpec spec = MakeStudy(kNano, {BucketWorkload("cdf")});
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Create(spec, StructuredStrategiesOnly());
+  ASSERT_OK(plan);
+  const auto& decision =
+      std::get<StrategyDecision>(plan->decisions().questions[0].randomizer);
+  EXPECT_EQ(decision.spec.epsilon, 1.0);
+  EXPECT_EQ(decision.spec.domain_size, 64u);
+  EXPECT_FALSE(decision.description.empty());
+  EXPECT_GT(decision.v_max, 0);
+  EXPECT_GE(decision.v_max, decision.v_avg);
+  // The planner's own choice under the same options.
+  const Workload cdf =
+      *Workload::Create({.kind = WorkloadKind::kPrefix, .domain_size = 64});
+  StrategyPlannerOptions options = StructuredStrategiesOnly();
+  options.wire_sized_only = true;
+  absl::StatusOr<StrategyPlan> direct = PlanStrategy(cdf, 1.0, options);
+  ASSERT_OK(direct);
+  EXPECT_EQ(decision.spec, direct->chosen.spec);
+  EXPECT_DOUBLE_EQ(decision.v_max, direct->chosen.variance.v_max);
+
+  const PlannedQuestion& planned = plan->questions()[0];
+  EXPECT_EQ(planned.unit_variance, decision.v_max);
+  const auto& task = std::get<WorkloadTask>(planned.task->question);
+  EXPECT_EQ(task.strategy, decision.spec);
+  EXPECT_EQ(task.encoding.domain_size(), 64u);
+  EXPECT_LE(planned.mechanism->implemented_epsilon(), 1.0);
+  ASSERT_NE(planned.mechanism->strategy(), nullptr);
+  ASSERT_NE(planned.workload.estimator, nullptr);
+  EXPECT_EQ(planned.workload.estimator->workload().num_queries(), 64u);
+  EXPECT_LT(planned.workload.estimator->ReconstructionError(), 1e-6);
+
+  // Restored (after a restart) from the decisions alone, without planning.
+  absl::StatusOr<RoundPlan> restored =
+      RoundPlan::Restore(spec, plan->decisions());
+  ASSERT_OK(restored);
+  EXPECT_EQ(std::get<WorkloadTask>(restored->questions()[0].task->question)
+                .strategy,
+            decision.spec);
+  ASSERT_NE(restored->questions()[0].workload.estimator, nullptr);
+  EXPECT_EQ(restored->questions()[0].workload.estimator->strategy().Describe(),
+            decision.description);
+}
+
+TEST(Planner, HonoursANamedStrategy) {
+  absl::StatusOr<RoundPlan> plan = RoundPlan::Create(
+      MakeStudy(kNano,
+                {BucketWorkload("tree", WorkloadKind::kAllRange,
+                                StrategyChoice{.kind = StrategyKind::kHierarchical,
+                                               .branching = 4},
+                                /*consistency=*/true),
+                 BucketWorkload("haar", WorkloadKind::kPrefix,
+                                StrategyChoice{.kind = StrategyKind::kHaar})}),
+      StructuredStrategiesOnly());
+  ASSERT_OK(plan);
+  const auto& tree =
+      std::get<StrategyDecision>(plan->decisions().questions[0].randomizer);
+  EXPECT_EQ(tree.spec.kind, StrategyKind::kHierarchical);
+  EXPECT_EQ(tree.spec.branching, 4u);
+  EXPECT_TRUE(plan->questions()[0].workload.consistency);
+  const auto& haar =
+      std::get<StrategyDecision>(plan->decisions().questions[1].randomizer);
+  EXPECT_EQ(haar.spec.kind, StrategyKind::kHaar);
+  EXPECT_FALSE(plan->questions()[1].workload.consistency);
+  for (const PlannedQuestion& q : plan->questions()) {
+    EXPECT_LE(q.mechanism->implemented_epsilon(),
+              double(q.task->epsilon_nanos) / kNano);
+    ASSERT_NE(q.workload.estimator, nullptr);
+    EXPECT_LT(q.workload.estimator->ReconstructionError(), 1e-6);
+  }
+}
+
+TEST(Planner, RefusesWorkloadsItCannotPlanNamingTheQuestion) {
+  // k > d.
+  Question bad_order = BucketWorkload("marginals");
+  std::get<WorkloadQuestion>(bad_order.kind).workload = {
+      .kind = WorkloadKind::kMarginals, .num_bits = 6, .order = 7};
+  absl::Status status =
+      RoundPlan::Create(MakeStudy(kNano, {bad_order}), StructuredStrategiesOnly())
+          .status();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(status.message(), HasSubstr("marginals"));
+  // A workload over another domain than its encoding's.
+  Question mismatch = BucketWorkload("mismatch");
+  std::get<WorkloadQuestion>(mismatch.kind).workload.domain_size = 32;
+  status = RoundPlan::Create(MakeStudy(kNano, {mismatch}),
+                             StructuredStrategiesOnly())
+               .status();
+  EXPECT_THAT(status.message(), HasSubstr("question mismatch"));
+  // An optimized kind when the optimizers are off finds no candidate.
+  status = RoundPlan::Create(
+               MakeStudy(kNano, {BucketWorkload(
+                                    "q", WorkloadKind::kPrefix,
+                                    StrategyChoice{.kind = StrategyKind::kMatrix})}),
+               {.include_optimized_matrix = false,
+                .include_factorization = false,
+                .optimizer_time_limit = absl::ZeroDuration()})
+               .status();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(status.message(), HasSubstr("question q"));
+}
+
+// Under sample splitting a workload's answers also carry the sampling
+// variance of the share that answered: a(1 − a)/n per 0/1 query.
+TEST(Planner, WorkloadAnswersCarrySamplingVariance) {
+  absl::StatusOr<RoundPlan> plan = RoundPlan::Create(
+      MakeStudy(kNano / 2, {BucketWorkload("cdf"), BucketHistogram("hist")}),
+      StructuredStrategiesOnly());
+  ASSERT_OK(plan);
+  ASSERT_EQ(plan->strategy(), SplitStrategy::kSampleSplitting);
+  WorkloadAnswer answer;
+  answer.num_reports = 100;
+  answer.answers.assign(64, 0.5);
+  answer.standard_errors.assign(64, 0.03);
+  answer.answers[0] = 0;
+  TaskEstimate estimate = answer;
+  AddSamplingVariance(*plan, 0, estimate);
+  const auto& after = std::get<WorkloadAnswer>(estimate);
+  EXPECT_DOUBLE_EQ(after.standard_errors[0], 0.03);  // a = 0: no spread
+  EXPECT_DOUBLE_EQ(after.standard_errors[1],
+                   std::sqrt(0.03 * 0.03 + 0.25 / 100));
 }
 
 // A program round asks only the agents of its slice, each one question,

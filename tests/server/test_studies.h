@@ -51,6 +51,27 @@ inline Question BucketHistogram(
                       .post_processing = post_processing}};
 }
 
+// The CDF (or another workload) of `bucket` (N = 64); the strategy is the
+// planner's unless `strategy` names one.
+inline Question BucketWorkload(
+    std::string id, WorkloadKind kind = WorkloadKind::kPrefix,
+    std::optional<StrategyChoice> strategy = std::nullopt,
+    bool consistency = false) {
+  return Question{
+      .id = std::move(id),
+      .kind = WorkloadQuestion{
+          .encoding = *DomainEncoding::Create(FieldEncoding{.field = "bucket"},
+                                              TestSchema()),
+          .workload = {.kind = kind, .domain_size = 64},
+          .strategy = strategy,
+          .consistency = consistency}};
+}
+
+// Strategy planning without the optimizers: fast enough for unit tests.
+inline StrategyPlannerOptions StructuredStrategiesOnly() {
+  return {.include_optimized_matrix = false, .include_factorization = false};
+}
+
 inline StudySpec MakeStudy(int64_t cap_nanos, std::vector<Question> questions) {
   return StudySpec{.display_name = "test study",
                    .schema = TestSchema(),

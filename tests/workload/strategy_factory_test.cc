@@ -1,2 +1,173 @@
-// Placeholder: tests land with the implementation (issue 5).
+// CreateStrategy: the shared field checks, and dispatch of every kind to
+// its family (grouped, matrix, vector) — the strategy it builds is the one
+// the family's own Create builds from the same spec.
+#include "common/workload/strategy_factory.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/workload/grouped_strategy.h"
+#include "common/workload/matrix_strategy.h"
+#include "common/workload/vector_strategy.h"
+#include "common/workload/workload.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::StatusIs;
+
+// StrategySpec by assignment: designated initializers that skip its
+// trailing vectors trip -Wmissing-field-initializers.
+StrategySpec Spec(StrategyKind kind, double epsilon, uint32_t n) {
+  StrategySpec spec;
+  spec.kind = kind;
+  spec.epsilon = epsilon;
+  spec.domain_size = n;
+  return spec;
+}
+
+// GRR on 3 items as an explicit output matrix (rows = outputs, row-major).
+StrategySpec GrrMatrix(double epsilon) {
+  const double e = std::exp(epsilon), keep = e / (e + 2), other = 1 / (e + 2);
+  StrategySpec spec = Spec(StrategyKind::kMatrix, epsilon, 3);
+  spec.rows = 3;
+  for (int o = 0; o < 3; ++o) {
+    for (int x = 0; x < 3; ++x) spec.matrix.push_back(o == x ? keep : other);
+  }
+  return spec;
+}
+
+// A = I_3 (unit columns) for the ℓ2-ball randomizer.
+StrategySpec IdentityFactorization(double epsilon) {
+  StrategySpec spec = Spec(StrategyKind::kFactorization, epsilon, 3);
+  spec.rows = 3;
+  for (int r = 0; r < 3; ++r) {
+    for (int x = 0; x < 3; ++x) spec.matrix.push_back(r == x ? 1 : 0);
+  }
+  return spec;
+}
+
+std::vector<StrategySpec> OneOfEachKind() {
+  StrategySpec tree = Spec(StrategyKind::kHierarchical, 1, 8);
+  tree.branching = 2;
+  StrategySpec fourier = Spec(StrategyKind::kFourier, 1, 8);
+  fourier.num_bits = 3;
+  fourier.order = 2;
+  fourier.level_weights = {1, 1};
+  return {Spec(StrategyKind::kIdentity, 1, 8),
+          tree,
+          Spec(StrategyKind::kHaar, 1, 8),
+          fourier,
+          GrrMatrix(1),
+          IdentityFactorization(1)};
+}
+
+absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateByFamily(
+    const StrategySpec& spec) {
+  switch (spec.kind) {
+    case StrategyKind::kMatrix:
+      return CreateMatrixStrategy(spec);
+    case StrategyKind::kFactorization:
+      return CreateVectorStrategy(spec);
+    default:
+      return CreateGroupedStrategy(spec);
+  }
+}
+
+TEST(StrategyFactory, DispatchesEveryKindToItsFamily) {
+  for (const StrategySpec& spec : OneOfEachKind()) {
+    const std::string kind(StrategyKindName(spec.kind));
+    SCOPED_TRACE(kind);
+    auto strategy = CreateStrategy(spec);
+    ASSERT_OK(strategy);
+    auto direct = CreateByFamily(spec);
+    ASSERT_OK(direct);
+    EXPECT_EQ((*strategy)->Describe(), (*direct)->Describe());
+    EXPECT_EQ((*strategy)->domain_size(), spec.domain_size);
+    EXPECT_EQ((*strategy)->output_dimension(), (*direct)->output_dimension());
+    EXPECT_EQ((*strategy)->epsilon(), (*direct)->epsilon());
+    EXPECT_LE((*strategy)->epsilon(), spec.epsilon);
+    EXPECT_EQ((*strategy)->StrategyMatrix(), (*direct)->StrategyMatrix());
+    // Agent and server built from the same spec: the same report for the
+    // same coins, decoded by either side's accumulator.
+    testing::SeededGenerator a(3), b(3);
+    const WorkloadReport report = (*strategy)->Randomize(1, a);
+    EXPECT_EQ(report, (*direct)->Randomize(1, b));
+    EXPECT_EQ((*strategy)->Probability(1, report),
+              (*direct)->Probability(1, report));
+    const auto accumulator = (*direct)->NewAccumulator();
+    EXPECT_OK(accumulator->Add(report));
+    const auto other = (*strategy)->NewAccumulator();
+    EXPECT_OK(other->Merge(*accumulator));
+    EXPECT_EQ(other->num_reports(), 1);
+  }
+}
+
+TEST(StrategyFactory, RejectsSharedFieldsWithTheirNames) {
+  const double nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity();
+  for (StrategySpec spec : OneOfEachKind()) {
+    const std::string kind(StrategyKindName(spec.kind));
+    for (double epsilon : {0.0, -1.0, nan, inf}) {
+      StrategySpec bad = spec;
+      bad.epsilon = epsilon;
+      auto strategy = CreateStrategy(bad);
+      EXPECT_THAT(strategy, StatusIs(absl::StatusCode::kInvalidArgument))
+          << kind << " " << epsilon;
+      EXPECT_THAT(std::string(strategy.status().message()),
+                  HasSubstr("epsilon"));
+    }
+    for (uint32_t n : {0u, kMaxWorkloadDomainSize + 1}) {
+      StrategySpec bad = spec;
+      bad.domain_size = n;
+      auto strategy = CreateStrategy(bad);
+      EXPECT_THAT(strategy, StatusIs(absl::StatusCode::kInvalidArgument))
+          << kind << " " << n;
+      EXPECT_THAT(std::string(strategy.status().message()),
+                  HasSubstr("domain_size"));
+    }
+  }
+}
+
+TEST(StrategyFactory, PassesFamilyErrorsThrough) {
+  StrategySpec tree = Spec(StrategyKind::kHierarchical, 1, 8);
+  tree.branching = 1;
+  EXPECT_THAT(CreateStrategy(tree),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  StrategySpec fourier = Spec(StrategyKind::kFourier, 1, 8);
+  fourier.num_bits = 4;
+  fourier.order = 1;
+  fourier.level_weights = {1};
+  auto bad_bits = CreateStrategy(fourier);
+  EXPECT_THAT(bad_bits, StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(std::string(bad_bits.status().message()),
+              HasSubstr("2^num_bits"));
+  StrategySpec matrix = GrrMatrix(1);
+  matrix.matrix.pop_back();
+  EXPECT_THAT(CreateStrategy(matrix),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  // A Q whose implemented ε exceeds the spec's.
+  StrategySpec leaky = GrrMatrix(2);
+  leaky.epsilon = 1;
+  EXPECT_THAT(CreateStrategy(leaky),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  StrategySpec vector = IdentityFactorization(1);
+  vector.rows = 0;
+  EXPECT_THAT(CreateStrategy(vector),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  StrategySpec unknown = IdentityFactorization(1);
+  unknown.kind = static_cast<StrategyKind>(99);
+  EXPECT_THAT(CreateStrategy(unknown),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace ldp

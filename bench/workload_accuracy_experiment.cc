@@ -1,0 +1,384 @@
+// Workload accuracy (issue 5): for every workload, ε and population size,
+// the predicted per-user variances of naive per-query answering, each fixed
+// strategy and the optimized ones, next to variances measured by simulation.
+//
+// v_j = n·Var(answer_j), answers as fractions. Two figures per mechanism:
+//   v_max: the worst query at the worst point-mass data (all agents hold the
+//          same item x). Measured: --reps_max runs at that x, n·variance of
+//          that one query's answer.
+//   v_avg: the mean over queries at uniform data. Measured: --reps_avg runs
+//          at uniform data (n/N agents per item), n·mean squared error per
+//          query averaged over queries (the estimators are unbiased, so the
+//          mean squared error is the variance).
+//   max error: the largest |answer_j − truth_j| over all queries at uniform
+//          data, averaged over runs, next to the simultaneous 95% bound
+//          z_{0.025/m}·sqrt(max_j v_j(uniform)/n).
+// Runs sample the server's sufficient statistics from their exact
+// distribution (StrategyMechanism::SampleEstimate: binomial and multinomial
+// counts), so n = 10^6 costs what n = 10^4 does; the per-agent randomizers
+// are checked against the same distributions in tests/workload. The vector
+// randomizer's statistic is continuous: it is measured agent by agent at
+// n = min(n, --vector_max_agents); its v does not depend on n (an average of
+// i.i.d. reports).
+//
+// Naive per-query answering splits the agents uniformly over the m queries;
+// each answers its one query's bit φ_j(x) by binary randomized response at
+// the full ε, and answer_j is the debiased mean of its group.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "bench/flag_lists.h"
+#include "common/confidence_interval.h"
+#include "common/workload/strategy_factory.h"
+#include "common/workload/strategy_planner.h"
+#include "common/workload/workload.h"
+#include "common/workload/workload_estimator.h"
+
+ABSL_FLAG(std::string, workloads,
+          "histogram:256,prefix:256,all_range:256,marginals:8:2,"
+          "histogram:1024,prefix:1024,all_range:1024",
+          "Comma-separated workloads: histogram:N, prefix:N, all_range:N, "
+          "marginals:d:k, parities:d:k.");
+ABSL_FLAG(std::string, epsilons, "0.5,1,2,4", "Comma-separated ε.");
+ABSL_FLAG(std::string, agents, "10000,100000,1000000",
+          "Comma-separated population sizes n.");
+ABSL_FLAG(int, reps_max, 5000, "Runs for the measured v_max (point mass).");
+ABSL_FLAG(int, reps_avg, 300, "Runs for the measured v_avg and max error.");
+ABSL_FLAG(int64_t, vector_max_agents, 10000,
+          "Largest n simulated agent by agent (vector randomizer).");
+ABSL_FLAG(int, vector_reps, 300, "Runs for the vector randomizer's figures.");
+ABSL_FLAG(std::string, cache_dir, "build/strategy-cache",
+          "Where optimized strategies are cached (empty: none).");
+ABSL_FLAG(int, optimizer_minutes, 10, "Time limit per optimization.");
+ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulation (not of any privacy noise).");
+ABSL_FLAG(std::string, csv, "", "If set, one CSV row per result is written here.");
+
+namespace ldp {
+namespace {
+
+struct Row {
+  std::string workload, mechanism;
+  uint32_t domain_size = 0;
+  uint64_t num_queries = 0;
+  double epsilon = 0;
+  int64_t agents = 0;
+  double predicted_max = 0, measured_max = 0;
+  double predicted_avg = 0, measured_avg = 0;
+  double bound_max_error = 0, measured_max_error = 0;
+  int reps_max = 0, reps_avg = 0;
+  double gamma2_lower = 0, gamma2_upper = 0;
+};
+
+absl::StatusOr<WorkloadSpec> ParseWorkload(const std::string& text) {
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  auto number = [&](size_t i) -> uint32_t {
+    uint32_t v = 0;
+    if (i >= parts.size() || !absl::SimpleAtoi(parts[i], &v)) return 0;
+    return v;
+  };
+  WorkloadSpec spec;
+  if (parts[0] == "histogram") spec.kind = WorkloadKind::kHistogram;
+  else if (parts[0] == "prefix") spec.kind = WorkloadKind::kPrefix;
+  else if (parts[0] == "all_range") spec.kind = WorkloadKind::kAllRange;
+  else if (parts[0] == "marginals") spec.kind = WorkloadKind::kMarginals;
+  else if (parts[0] == "parities") spec.kind = WorkloadKind::kParities;
+  else return absl::InvalidArgumentError("unknown workload \"" + text + "\"");
+  if (spec.kind == WorkloadKind::kMarginals || spec.kind == WorkloadKind::kParities) {
+    spec.num_bits = number(1);
+    spec.order = number(2);
+  } else {
+    spec.domain_size = number(1);
+  }
+  return spec;
+}
+
+// Uniform data: n/N agents per item, the remainder on the first items.
+std::vector<int64_t> UniformCounts(uint32_t domain_size, int64_t n) {
+  std::vector<int64_t> counts(domain_size, n / domain_size);
+  for (int64_t i = 0; i < n % domain_size; ++i) ++counts[i];
+  return counts;
+}
+
+Eigen::VectorXd Histogram(const std::vector<int64_t>& counts, int64_t n) {
+  Eigen::VectorXd h(counts.size());
+  for (size_t x = 0; x < counts.size(); ++x) h[x] = double(counts[x]) / n;
+  return h;
+}
+
+// Row j of R = W·B.
+Eigen::VectorXd ReconstructionRow(const WorkloadEstimator& estimator, uint64_t j) {
+  Eigen::VectorXd row;
+  estimator.workload().ForEachProjectedBlock(
+      estimator.reconstruction(), 4096,
+      [&](uint64_t first, const Eigen::MatrixXd& rows) {
+        if (j >= first && j < first + rows.rows()) row = rows.row(j - first).transpose();
+      });
+  return row;
+}
+
+struct Measured {
+  double v_max = 0, v_avg = 0, max_error = 0;
+  int reps_max = 0, reps_avg = 0;
+};
+
+Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSummary& predicted,
+                         int64_t n, bool per_agent, std::mt19937_64& gen) {
+  const Workload& workload = estimator.workload();
+  const StrategyMechanism& strategy = estimator.strategy();
+  const uint32_t domain = workload.domain_size();
+  Measured out;
+  const int64_t sim_n =
+      per_agent ? std::min<int64_t>(n, absl::GetFlag(FLAGS_vector_max_agents)) : n;
+  // v_max: one query, one point mass.
+  {
+    const Eigen::VectorXd r = ReconstructionRow(estimator, predicted.worst_query);
+    std::vector<int64_t> counts(domain, 0);
+    counts[predicted.worst_item] = sim_n;
+    Eigen::VectorXd h = Histogram(counts, sim_n);
+    const double truth = workload.Answer(h)[predicted.worst_query];
+    const int reps = per_agent ? absl::GetFlag(FLAGS_vector_reps) : absl::GetFlag(FLAGS_reps_max);
+    double sum_sq = 0;
+    for (int rep = 0; rep < reps; ++rep) {
+      const double err = r.dot(strategy.SampleEstimate(counts, gen)) - truth;
+      sum_sq += err * err;
+    }
+    out.v_max = sim_n * sum_sq / reps;
+    out.reps_max = reps;
+  }
+  // v_avg and max error: every query, uniform data.
+  {
+    const std::vector<int64_t> counts = UniformCounts(domain, sim_n);
+    const Eigen::VectorXd truth = workload.Answer(Histogram(counts, sim_n));
+    const int reps = per_agent ? absl::GetFlag(FLAGS_vector_reps) : absl::GetFlag(FLAGS_reps_avg);
+    Eigen::VectorXd sum_sq = Eigen::VectorXd::Zero(truth.size());
+    double sum_max = 0;
+    for (int rep = 0; rep < reps; ++rep) {
+      const Eigen::VectorXd h_hat = estimator.reconstruction() * strategy.SampleEstimate(counts, gen);
+      const Eigen::VectorXd err = workload.Answer(h_hat) - truth;
+      sum_sq += err.cwiseAbs2();
+      // Scale to n: the error of one query shrinks as 1/sqrt(n).
+      sum_max += err.cwiseAbs().maxCoeff() * std::sqrt(double(sim_n) / n);
+    }
+    out.v_avg = sim_n * sum_sq.mean() / reps;
+    out.max_error = sum_max / reps;
+    out.reps_avg = reps;
+  }
+  return out;
+}
+
+// Naive per-query answering (see the file comment).
+Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_64& gen) {
+  const uint64_t m = workload.num_queries();
+  const uint32_t domain = workload.domain_size();
+  const double p = std::exp(epsilon) / (1 + std::exp(epsilon)), q = 1 - p;
+  const double scale = 1.0 / ((p - q) * (p - q));
+  // Per-user variance of query j: m·P(1−P)/(p−q)², P = q + (p−q)·F_j.
+  auto variance = [&](double f) {
+    const double big_p = q + (p - q) * f;
+    return double(m) * big_p * (1 - big_p) * scale;
+  };
+  Row row;
+  row.num_queries = m;
+  // Point masses: F_j ∈ {0, 1} gives P(1−P) = p·q for every query.
+  row.predicted_max = variance(0);
+  const std::vector<int64_t> uniform = UniformCounts(domain, n);
+  const Eigen::VectorXd truth = workload.Answer(Histogram(uniform, n));
+  double v_sum = 0, v_top = 0;
+  for (uint64_t j = 0; j < m; ++j) {
+    v_sum += variance(truth[j]);
+    v_top = std::max(v_top, variance(truth[j]));
+  }
+  row.predicted_avg = v_sum / m;
+  row.bound_max_error = NormalQuantile(1 - 0.025 / m) * std::sqrt(v_top / n);
+  // Simulation: group sizes multinomial(n, 1/m); within a group of n_j the
+  // agents holding a 1 are Binomial(n_j, F_j) (i.i.d. draws; the fixed
+  // population's hypergeometric differs by a factor 1 − 1/m in variance).
+  auto run = [&](const Eigen::VectorXd& f, Eigen::VectorXd& answers) {
+    int64_t left = n;
+    for (uint64_t j = 0; j < m; ++j) {
+      const int64_t n_j = j + 1 == m ? left
+          : std::binomial_distribution<int64_t>(left, 1.0 / double(m - j))(gen);
+      left -= n_j;
+      const int64_t ones = std::binomial_distribution<int64_t>(n_j, f[j])(gen);
+      const int64_t said = std::binomial_distribution<int64_t>(ones, p)(gen) +
+                           std::binomial_distribution<int64_t>(n_j - ones, q)(gen);
+      answers[j] = n_j == 0 ? 0 : (double(said) / n_j - q) / (p - q);
+    }
+  };
+  const int reps_max = std::max(100, absl::GetFlag(FLAGS_reps_max) / 10);
+  const int reps_avg = std::max(20, absl::GetFlag(FLAGS_reps_avg) / 10);
+  Eigen::VectorXd answers(m);
+  {
+    // Query 0 at the point mass on item 0 (every point mass has the same v).
+    std::vector<int64_t> counts(domain, 0);
+    counts[0] = n;
+    const Eigen::VectorXd f = workload.Answer(Histogram(counts, n));
+    double sum_sq = 0;
+    for (int rep = 0; rep < reps_max; ++rep) {
+      run(f, answers);
+      sum_sq += (answers[0] - f[0]) * (answers[0] - f[0]);
+    }
+    row.measured_max = n * sum_sq / reps_max;
+  }
+  double sum_sq = 0, sum_max = 0;
+  for (int rep = 0; rep < reps_avg; ++rep) {
+    run(truth, answers);
+    sum_sq += (answers - truth).squaredNorm() / m;
+    sum_max += (answers - truth).cwiseAbs().maxCoeff();
+  }
+  row.measured_avg = n * sum_sq / reps_avg;
+  row.measured_max_error = sum_max / reps_avg;
+  row.reps_max = reps_max;
+  row.reps_avg = reps_avg;
+  return row;
+}
+
+void Print(const Row& r, std::FILE* csv) {
+  std::printf("%-16s %-5.2g %-8lld %-34s %9.2f %9.2f %6.3f %9.2f %9.2f %6.3f %8.4f %8.4f\n",
+              r.workload.c_str(), r.epsilon, static_cast<long long>(r.agents),
+              r.mechanism.c_str(), r.predicted_max, r.measured_max,
+              r.measured_max / r.predicted_max, r.predicted_avg, r.measured_avg,
+              r.measured_avg / r.predicted_avg, r.bound_max_error, r.measured_max_error);
+  std::fflush(stdout);
+  if (csv != nullptr) {
+    absl::FPrintF(csv, "%s,%u,%u,%g,%d,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g,%.6g\n",
+                  r.workload, r.domain_size, r.num_queries, r.epsilon, r.agents, r.mechanism,
+                  r.predicted_max, r.measured_max, r.predicted_avg, r.measured_avg,
+                  r.bound_max_error, r.measured_max_error, r.reps_max, r.reps_avg,
+                  r.gamma2_lower, r.gamma2_upper);
+    std::fflush(csv);
+  }
+}
+
+int Run() {
+  std::vector<double> epsilons;
+  std::vector<int64_t> agents;
+  if (!ParseList(absl::GetFlag(FLAGS_epsilons), "epsilons", epsilons) ||
+      !ParseList(absl::GetFlag(FLAGS_agents), "agents", agents)) {
+    return 2;
+  }
+  std::FILE* csv = nullptr;
+  if (!absl::GetFlag(FLAGS_csv).empty()) {
+    csv = std::fopen(absl::GetFlag(FLAGS_csv).c_str(), "w");
+    if (csv == nullptr) {
+      std::fprintf(stderr, "cannot write %s\n", absl::GetFlag(FLAGS_csv).c_str());
+      return 1;
+    }
+    std::fprintf(csv, "workload,N,m,epsilon,n,mechanism,predicted_v_max,measured_v_max,"
+                      "predicted_v_avg,measured_v_avg,bound_max_error_95,"
+                      "measured_max_error,reps_max,reps_avg,gamma2_lower,gamma2_upper\n");
+  }
+  std::printf("%-16s %-5s %-8s %-34s %9s %9s %6s %9s %9s %6s %8s %8s\n", "workload", "eps",
+              "n", "mechanism", "vmax", "vmax_obs", "ratio", "vavg", "vavg_obs", "ratio",
+              "err95", "err_obs");
+  std::mt19937_64 gen(absl::GetFlag(FLAGS_seed));
+  const std::vector<std::string> workloads =
+      absl::StrSplit(absl::GetFlag(FLAGS_workloads), ',');
+  for (const std::string& text : workloads) {
+    absl::StatusOr<WorkloadSpec> spec = ParseWorkload(text);
+    if (!spec.ok()) {
+      std::fprintf(stderr, "%s\n", spec.status().ToString().c_str());
+      return 2;
+    }
+    absl::StatusOr<Workload> workload = Workload::Create(*spec);
+    if (!workload.ok()) {
+      std::fprintf(stderr, "%s: %s\n", text.c_str(), workload.status().ToString().c_str());
+      return 2;
+    }
+    for (double epsilon : epsilons) {
+      StrategyPlannerOptions options;
+      options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
+      options.optimizer_time_limit = absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes));
+      const auto started = std::chrono::steady_clock::now();
+      absl::StatusOr<StrategyPlan> plan = PlanStrategy(*workload, epsilon, options);
+      if (!plan.ok()) {
+        std::fprintf(stderr, "%s ε=%g: %s\n", text.c_str(), epsilon,
+                     plan.status().ToString().c_str());
+        return 1;
+      }
+      std::printf("# %s ε=%g: planned %zu candidates in %.1f s; chosen: %s\n", text.c_str(),
+                  epsilon, plan->candidates.size(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                      .count(),
+                  plan->chosen.description.c_str());
+      for (int64_t n : agents) {
+        Row naive = NaiveRow(*workload, epsilon, n, gen);
+        naive.workload = text;
+        naive.mechanism = "naive (split, RR)";
+        naive.domain_size = workload->domain_size();
+        naive.epsilon = epsilon;
+        naive.agents = n;
+        Print(naive, csv);
+        for (const StrategyCandidate& candidate : plan->candidates) {
+          absl::StatusOr<std::unique_ptr<StrategyMechanism>> strategy =
+              CreateStrategy(candidate.spec);
+          if (!strategy.ok()) {
+            std::fprintf(stderr, "%s: %s\n", candidate.description.c_str(),
+                         strategy.status().ToString().c_str());
+            return 1;
+          }
+          absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
+              WorkloadEstimator::Create(*workload, std::move(*strategy));
+          if (!estimator.ok()) {
+            std::fprintf(stderr, "%s: %s\n", candidate.description.c_str(),
+                         estimator.status().ToString().c_str());
+            return 1;
+          }
+          const bool per_agent = candidate.spec.kind == StrategyKind::kFactorization;
+          const Measured measured =
+              MeasureStrategy(**estimator, candidate.variance, n, per_agent, gen);
+          const Eigen::VectorXd v_uniform = (*estimator)->Variances(
+              Histogram(UniformCounts(workload->domain_size(), n), n));
+          Row row;
+          row.workload = text;
+          row.mechanism = candidate.description +
+                          (candidate.description == plan->chosen.description ? " *" : "");
+          row.domain_size = workload->domain_size();
+          row.num_queries = workload->num_queries();
+          row.epsilon = epsilon;
+          row.agents = n;
+          row.predicted_max = candidate.variance.v_max;
+          row.measured_max = measured.v_max;
+          row.predicted_avg = candidate.variance.v_avg;
+          row.measured_avg = measured.v_avg;
+          row.bound_max_error = NormalQuantile(1 - 0.025 / double(workload->num_queries())) *
+                                std::sqrt(v_uniform.maxCoeff() / n);
+          row.measured_max_error = measured.max_error;
+          row.reps_max = measured.reps_max;
+          row.reps_avg = measured.reps_avg;
+          row.gamma2_lower = candidate.gamma2_lower;
+          row.gamma2_upper = candidate.gamma2_upper;
+          Print(row, csv);
+        }
+      }
+    }
+  }
+  if (csv != nullptr) std::fclose(csv);
+  return 0;
+}
+
+}  // namespace
+}  // namespace ldp
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Predicted vs measured per-user variance (v_max, v_avg) and max error of naive "
+      "answering, every fixed strategy and the optimized ones, per workload, ε and n.\n"
+      "usage: workload_accuracy_experiment [--workloads=prefix:256,...] [--epsilons=...] "
+      "[--agents=...] [--csv=FILE]");
+  absl::ParseCommandLine(argc, argv);
+  return ldp::Run();
+}

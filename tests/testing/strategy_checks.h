@@ -1,0 +1,544 @@
+// Checks every workload strategy must pass (strategy.h contract), so each
+// strategy's test states only what is particular to it (its report set,
+// sizes and seeds): the exact e^ε ratio by enumeration, samples that follow
+// Probability(), an unbiased ŷ ≈ A·h with the strategy's own closed-form
+// variances, rejection of malformed reports, mergeable accumulators, and a
+// SampleEstimate that agrees with agents randomizing one by one.
+// Thresholds follow statistics.h (5 standard errors, χ² at 1 − 1e-6).
+//
+// Reports with a continuous public part (the vector randomizer's direction
+// seed) cannot be enumerated: for them use ReportsDrawnFromRandomize for the
+// ratio check, and ExpectConditionalSamplesFollowProbability /
+// ExpectLikelihoodRatiosAverageToOne instead of the χ² check.
+#ifndef LDP_TESTS_TESTING_STRATEGY_CHECKS_H_
+#define LDP_TESTS_TESTING_STRATEGY_CHECKS_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/workload/strategy.h"
+#include "gtest/gtest.h"
+#include "tests/testing/frequency_oracle_checks.h"  // CountingGenerator
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp::testing {
+
+// A total key for a report (group, alternative and payload), for maps and
+// de-duplication: WorkloadReport has only operator==.
+inline std::string StrategyReportKey(const WorkloadReport& report) {
+  std::string key = absl::StrCat(report.group, "|", report.inner.index(), "|");
+  std::visit(
+      [&key](const auto& inner) {
+        using T = std::decay_t<decltype(inner)>;
+        if constexpr (std::is_same_v<T, ItemReport>) {
+          absl::StrAppend(&key, inner.item);
+        } else if constexpr (std::is_same_v<T, BitVectorReport>) {
+          absl::StrAppend(&key, absl::StrJoin(inner.words, ","));
+        } else if constexpr (std::is_same_v<T, HashedReport>) {
+          absl::StrAppend(&key, inner.seed, ",", inner.bucket);
+        } else if constexpr (std::is_same_v<T, SubsetReport>) {
+          absl::StrAppend(&key, absl::StrJoin(inner.items, ","));
+        } else {
+          absl::StrAppend(&key, inner.row, ",", inner.column, ",",
+                          absl::StrJoin(inner.bits, ","));
+        }
+      },
+      report.inner);
+  return key;
+}
+
+// The distinct reports seen in `draws_per_item` calls of Randomize for every
+// item, in first-seen order: the report set for strategies whose outputs
+// cannot be listed (the ratio check over them is then necessary, not
+// sufficient).
+inline std::vector<WorkloadReport> ReportsDrawnFromRandomize(
+    const StrategyMechanism& strategy, int draws_per_item, uint64_t seed) {
+  SeededGenerator gen(seed);
+  std::map<std::string, bool> seen;
+  std::vector<WorkloadReport> reports;
+  for (uint32_t x = 0; x < strategy.domain_size(); ++x) {
+    for (int i = 0; i < draws_per_item; ++i) {
+      WorkloadReport report = strategy.Randomize(x, gen);
+      if (seen.emplace(StrategyReportKey(report), true).second) {
+        reports.push_back(std::move(report));
+      }
+    }
+  }
+  return reports;
+}
+
+// (a) Over every item and every report in `reports`: each is valid, the max
+// likelihood ratio is ≤ e^{epsilon()}(1 + 1e-9), and epsilon() ≤ the
+// requested ε. With `complete` (the caller listed every report the strategy
+// can output): the ratio is attained (ln ratio = epsilon() within 1e-9),
+// epsilon() is within `max_rounding_loss` of the request, and each item's
+// probabilities sum to 1.
+inline void ExpectStrategyPrivacy(const StrategyMechanism& strategy,
+                                  const std::vector<WorkloadReport>& reports,
+                                  double requested_epsilon, bool complete,
+                                  double max_rounding_loss = 1e-6) {
+  ASSERT_FALSE(reports.empty());
+  std::vector<uint32_t> items;
+  for (uint32_t x = 0; x < strategy.domain_size(); ++x) items.push_back(x);
+  for (const WorkloadReport& report : reports) {
+    ASSERT_OK(strategy.Validate(report)) << StrategyReportKey(report);
+  }
+  const double ratio = MaxProbabilityRatio<uint32_t, WorkloadReport>(
+      items, reports, [&](const uint32_t& x, const WorkloadReport& r) {
+        return strategy.Probability(x, r);
+      });
+  EXPECT_LE(ratio, std::exp(strategy.epsilon()) * (1 + 1e-9))
+      << strategy.Describe();
+  EXPECT_LE(strategy.epsilon(), requested_epsilon) << strategy.Describe();
+  EXPECT_GT(strategy.epsilon(), 0) << strategy.Describe();
+  if (!complete) return;
+  EXPECT_NEAR(std::log(ratio), strategy.epsilon(), 1e-9) << strategy.Describe();
+  EXPECT_LE(requested_epsilon - strategy.epsilon(), max_rounding_loss);
+  for (uint32_t x : items) {
+    double total = 0;
+    for (const WorkloadReport& r : reports) total += strategy.Probability(x, r);
+    EXPECT_NEAR(total, 1.0, 1e-9) << strategy.Describe() << " item " << x;
+  }
+}
+
+// Pearson χ² with bins merged in an order fixed by the expectations alone
+// (stable by position among equal ones), each merged bin expecting ≥ 50.
+// (statistics.h's ChiSquare sorts (expected, observed) pairs, so among the
+// many equal expectations of a unary encoding it merges by observed count,
+// which inflates the statistic.)
+inline ChiSquareResult ChiSquareMergedByExpectation(
+    const std::vector<double>& observed, const std::vector<double>& expected,
+    double min_expected = 50.0) {
+  std::vector<size_t> order(expected.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return expected[a] < expected[b];
+  });
+  std::vector<double> merged_observed, merged_expected;
+  double pending_o = 0, pending_e = 0;
+  for (size_t i : order) {
+    pending_o += observed[i];
+    pending_e += expected[i];
+    if (pending_e >= min_expected) {
+      merged_observed.push_back(pending_o);
+      merged_expected.push_back(pending_e);
+      pending_o = pending_e = 0;
+    }
+  }
+  if (pending_e > 0 || pending_o > 0) {
+    if (merged_expected.empty()) {
+      merged_observed.push_back(pending_o);
+      merged_expected.push_back(pending_e);
+    } else {
+      merged_observed.back() += pending_o;
+      merged_expected.back() += pending_e;
+    }
+  }
+  // Every bin now expects ≥ min_expected, so ChiSquare merges nothing.
+  return ChiSquare(merged_observed, merged_expected, min_expected);
+}
+
+// (b) For each item in `items`: Pearson χ² of `draws_per_item` Randomize
+// calls against Probability over `reports`, which must list every report
+// (a sample outside it fails the check).
+inline void ExpectStrategySamplesFollowProbability(
+    const StrategyMechanism& strategy,
+    const std::vector<WorkloadReport>& reports,
+    const std::vector<uint32_t>& items, int draws_per_item, uint64_t seed) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    index.emplace(StrategyReportKey(reports[i]), i);
+  }
+  SeededGenerator gen(seed);
+  for (uint32_t x : items) {
+    std::vector<double> observed(reports.size(), 0), expected;
+    for (const WorkloadReport& r : reports) {
+      expected.push_back(draws_per_item * strategy.Probability(x, r));
+    }
+    int impossible = 0;
+    for (int i = 0; i < draws_per_item; ++i) {
+      const auto it = index.find(StrategyReportKey(strategy.Randomize(x, gen)));
+      if (it == index.end()) {
+        ++impossible;
+      } else {
+        observed[it->second] += 1;
+      }
+    }
+    EXPECT_EQ(impossible, 0) << strategy.Describe() << " item " << x;
+    const ChiSquareResult result =
+        ChiSquareMergedByExpectation(observed, expected);
+    EXPECT_TRUE(result.Passes())
+        << strategy.Describe() << " item " << x << ": chi2 " << result.statistic
+        << " df " << result.degrees_of_freedom;
+  }
+}
+
+// (b') For reports with a public part: `siblings(r)` lists every report
+// sharing r's public part (r included), whose probabilities given that part
+// sum to 1. Over `draws` samples for each item: those sums are 1, and the
+// probability of the chosen sibling averages what it should,
+// E[P(chosen)] = Σ_k p_k² (5σ, variance Σ p_k³ − (Σ p_k²)² per draw), and
+// so does the indicator of the first sibling (E = p_0): a randomizer that
+// ignores or inverts its conditional distribution fails one of them.
+inline void ExpectConditionalSamplesFollowProbability(
+    const StrategyMechanism& strategy, const std::vector<uint32_t>& items,
+    int draws, uint64_t seed,
+    const std::function<std::vector<WorkloadReport>(const WorkloadReport&)>&
+        siblings) {
+  SeededGenerator gen(seed);
+  for (uint32_t x : items) {
+    double chosen_sum = 0, chosen_var = 0, first_sum = 0, first_var = 0;
+    for (int i = 0; i < draws; ++i) {
+      const WorkloadReport report = strategy.Randomize(x, gen);
+      const std::vector<WorkloadReport> family = siblings(report);
+      ASSERT_FALSE(family.empty());
+      double total = 0, sq = 0, cube = 0, chosen = -1;
+      for (const WorkloadReport& s : family) {
+        const double p = strategy.Probability(x, s);
+        total += p;
+        sq += p * p;
+        cube += p * p * p;
+        if (s == report) chosen = p;
+      }
+      ASSERT_NEAR(total, 1.0, 1e-9) << "item " << x;
+      ASSERT_GE(chosen, 0) << "sample not among its siblings";
+      chosen_sum += chosen - sq;
+      chosen_var += cube - sq * sq;
+      const double p0 = strategy.Probability(x, family[0]);
+      first_sum += (report == family[0] ? 1.0 : 0.0) - p0;
+      first_var += p0 * (1 - p0);
+    }
+    EXPECT_LE(std::abs(chosen_sum), 5 * std::sqrt(chosen_var) + 1e-9)
+        << strategy.Describe() << " item " << x;
+    EXPECT_LE(std::abs(first_sum), 5 * std::sqrt(first_var) + 1e-9)
+        << strategy.Describe() << " item " << x;
+  }
+}
+
+// (b'') For every pair (x, x') of `items`: over `draws` reports r ~ R(x),
+// the mean of P(x', r)/P(x, r) is 1 (5σ; the ratio lies in
+// [e^{−ε}, e^{ε}]). Holds whenever the public part is drawn independently
+// of the item, so it also checks that.
+inline void ExpectLikelihoodRatiosAverageToOne(
+    const StrategyMechanism& strategy, const std::vector<uint32_t>& items,
+    int draws, uint64_t seed) {
+  SeededGenerator gen(seed);
+  const double half_range =
+      (std::exp(strategy.epsilon()) - std::exp(-strategy.epsilon())) / 2;
+  for (uint32_t x : items) {
+    std::vector<RunningMoments> moments(items.size());
+    for (int i = 0; i < draws; ++i) {
+      const WorkloadReport report = strategy.Randomize(x, gen);
+      const double p = strategy.Probability(x, report);
+      ASSERT_GT(p, 0) << "a sample has probability zero";
+      for (size_t j = 0; j < items.size(); ++j) {
+        moments[j].Add(strategy.Probability(items[j], report) / p);
+      }
+    }
+    for (size_t j = 0; j < items.size(); ++j) {
+      EXPECT_LE(std::abs(moments[j].mean() - 1),
+                5 * half_range / std::sqrt(static_cast<double>(draws)))
+          << strategy.Describe() << " x " << x << " x' " << items[j];
+    }
+  }
+}
+
+// With the same seed, every item uses exactly as many draws (the group is
+// sampled without looking at the item; DESIGN invariant 8).
+inline void ExpectStrategyDrawCountIndependentOfItem(
+    const StrategyMechanism& strategy, int calls_per_item = 50) {
+  std::vector<int64_t> draws;
+  for (uint32_t x = 0; x < strategy.domain_size(); ++x) {
+    CountingGenerator gen(1234);
+    for (int i = 0; i < calls_per_item; ++i) strategy.Randomize(x, gen);
+    draws.push_back(gen.draws());
+  }
+  for (uint32_t x = 1; x < strategy.domain_size(); ++x) {
+    EXPECT_EQ(draws[x], draws[0]) << strategy.Describe() << " item " << x;
+  }
+}
+
+// Items past the domain behave exactly like the last item.
+inline void ExpectStrategyClampsOutOfRangeItems(
+    const StrategyMechanism& strategy) {
+  const uint32_t last = strategy.domain_size() - 1;
+  SeededGenerator a(99), b(99);
+  for (int i = 0; i < 100; ++i) {
+    const WorkloadReport clamped =
+        strategy.Randomize(last + 1 + static_cast<uint32_t>(i), a);
+    EXPECT_EQ(clamped, strategy.Randomize(last, b));
+    EXPECT_EQ(strategy.Probability(~uint32_t{0}, clamped),
+              strategy.Probability(last, clamped));
+  }
+}
+
+// The linear structure is self-consistent: A is k×N, weights are k positive
+// numbers, PointMassVariances(rows) is b×N, non-negative, and its column x
+// equals Variances(rows, e_x); at any h, the variance is at least the
+// h-average of the point-mass variances (a mixture's variance ≥ the mean of
+// its components' variances).
+inline void ExpectVarianceFormsConsistent(const StrategyMechanism& strategy,
+                                          const Eigen::MatrixXd& rows,
+                                          const Eigen::VectorXd& h) {
+  const uint32_t n = strategy.domain_size();
+  const uint32_t k = strategy.output_dimension();
+  const Eigen::MatrixXd a = strategy.StrategyMatrix();
+  ASSERT_EQ(a.rows(), k);
+  ASSERT_EQ(a.cols(), n);
+  const Eigen::VectorXd weights = strategy.ReconstructionWeights();
+  ASSERT_EQ(weights.size(), k);
+  for (uint32_t i = 0; i < k; ++i) {
+    EXPECT_TRUE(std::isfinite(weights[i]) && weights[i] > 0) << "row " << i;
+  }
+  ASSERT_EQ(rows.cols(), k);
+  const Eigen::MatrixXd point = strategy.PointMassVariances(rows);
+  ASSERT_EQ(point.rows(), rows.rows());
+  ASSERT_EQ(point.cols(), n);
+  for (uint32_t x = 0; x < n; ++x) {
+    const Eigen::VectorXd at_x =
+        strategy.Variances(rows, Eigen::VectorXd::Unit(n, x));
+    ASSERT_EQ(at_x.size(), rows.rows());
+    for (Eigen::Index j = 0; j < rows.rows(); ++j) {
+      EXPECT_GE(point(j, x), -1e-9) << "row " << j << " item " << x;
+      EXPECT_NEAR(at_x[j], point(j, x), 1e-9 * (1 + std::abs(point(j, x))))
+          << "row " << j << " item " << x;
+    }
+  }
+  const Eigen::VectorXd mixed = strategy.Variances(rows, h);
+  const Eigen::VectorXd averaged = point * h;
+  for (Eigen::Index j = 0; j < rows.rows(); ++j) {
+    EXPECT_GE(mixed[j], averaged[j] - 1e-9 * (1 + std::abs(averaged[j])))
+        << "row " << j;
+  }
+}
+
+// counts[x] / Σ counts as a vector.
+inline Eigen::VectorXd HistogramOfCounts(const std::vector<int64_t>& counts) {
+  Eigen::VectorXd h(counts.size());
+  double n = 0;
+  for (int64_t c : counts) n += static_cast<double>(c);
+  for (size_t x = 0; x < counts.size(); ++x) {
+    h[static_cast<Eigen::Index>(x)] = static_cast<double>(counts[x]) / n;
+  }
+  return h;
+}
+
+// Feeds `accumulator` one real Randomize report per agent: counts[x] agents
+// hold item x, in item order.
+inline void AddAgentReports(const StrategyMechanism& strategy,
+                            const std::vector<int64_t>& counts,
+                            StrategyAccumulator& accumulator,
+                            absl::BitGenRef gen) {
+  for (uint32_t x = 0; x < counts.size(); ++x) {
+    for (int64_t i = 0; i < counts[x]; ++i) {
+      ASSERT_OK(accumulator.Add(strategy.Randomize(x, gen)));
+    }
+  }
+}
+
+// (c) `repetitions` independent populations of counts[x] agents holding x,
+// each randomized agent by agent and accumulated: every coordinate of the
+// averaged ŷ is within 5σ of A·h, σ² = Variances(I, h) / (n·repetitions)
+// (+1e-9 for coordinates the strategy knows exactly).
+inline void ExpectStrategyUnbiased(const StrategyMechanism& strategy,
+                                   const std::vector<int64_t>& counts,
+                                   int repetitions, uint64_t seed) {
+  ASSERT_EQ(counts.size(), strategy.domain_size());
+  const Eigen::VectorXd h = HistogramOfCounts(counts);
+  int64_t n = 0;
+  for (int64_t c : counts) n += c;
+  const uint32_t k = strategy.output_dimension();
+  const Eigen::VectorXd truth = strategy.StrategyMatrix() * h;
+  const Eigen::VectorXd per_user =
+      strategy.Variances(Eigen::MatrixXd::Identity(k, k), h);
+  SeededGenerator gen(seed);
+  Eigen::VectorXd sum = Eigen::VectorXd::Zero(k);
+  for (int r = 0; r < repetitions; ++r) {
+    const std::unique_ptr<StrategyAccumulator> accumulator =
+        strategy.NewAccumulator();
+    AddAgentReports(strategy, counts, *accumulator, gen);
+    if (::testing::Test::HasFatalFailure()) return;
+    ASSERT_EQ(accumulator->num_reports(), n);
+    const Eigen::VectorXd y = accumulator->Estimate();
+    ASSERT_EQ(y.size(), k);
+    sum += y;
+  }
+  const Eigen::VectorXd mean = sum / repetitions;
+  const double scale = static_cast<double>(n) * repetitions;
+  for (uint32_t i = 0; i < k; ++i) {
+    EXPECT_LE(std::abs(mean[i] - truth[i]),
+              5 * std::sqrt(per_user[i] / scale) + 1e-9)
+        << strategy.Describe() << " coordinate " << i << ": mean " << mean[i]
+        << " truth " << truth[i] << " per-user variance " << per_user[i];
+  }
+}
+
+// (d) Each malformed report: Validate says InvalidArgument, Probability is 0
+// for every item, and Add to an accumulator holding one report per item
+// fails without changing its count or estimate.
+inline void ExpectStrategyRejectsMalformed(
+    const StrategyMechanism& strategy,
+    const std::vector<WorkloadReport>& malformed) {
+  SeededGenerator gen(17);
+  const std::unique_ptr<StrategyAccumulator> accumulator =
+      strategy.NewAccumulator();
+  for (uint32_t x = 0; x < strategy.domain_size(); ++x) {
+    ASSERT_OK(accumulator->Add(strategy.Randomize(x, gen)));
+  }
+  const Eigen::VectorXd before = accumulator->Estimate();
+  const int64_t count = accumulator->num_reports();
+  for (size_t i = 0; i < malformed.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat("malformed report #", i, " ",
+                              StrategyReportKey(malformed[i])));
+    EXPECT_THAT(strategy.Validate(malformed[i]),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    for (uint32_t x = 0; x < strategy.domain_size(); ++x) {
+      EXPECT_EQ(strategy.Probability(x, malformed[i]), 0.0) << "item " << x;
+    }
+    EXPECT_THAT(accumulator->Add(malformed[i]),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_EQ(accumulator->num_reports(), count);
+    EXPECT_EQ(accumulator->Estimate(), before);
+  }
+}
+
+inline void ExpectSameStrategyEstimate(const Eigen::VectorXd& a,
+                                       const Eigen::VectorXd& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    // Exact for count-based accumulators; sums of doubles (the vector
+    // randomizer) may be re-associated by a merge.
+    EXPECT_NEAR(a[i], b[i], 1e-12 * (1 + std::abs(a[i]))) << "coordinate " << i;
+  }
+}
+
+// (e) `num_reports` reports of items i mod N split 1:2 over two
+// accumulators and merged estimate what one accumulator of all of them
+// does; merging an accumulator of any strategy in `others` (different kind
+// or parameters) is InvalidArgument and changes nothing.
+inline void ExpectStrategyMergeEqualsSingleAccumulator(
+    const StrategyMechanism& strategy,
+    const std::vector<const StrategyMechanism*>& others, int num_reports) {
+  SeededGenerator gen(23);
+  const std::unique_ptr<StrategyAccumulator> all = strategy.NewAccumulator();
+  const std::unique_ptr<StrategyAccumulator> left = strategy.NewAccumulator();
+  const std::unique_ptr<StrategyAccumulator> right = strategy.NewAccumulator();
+  for (int i = 0; i < num_reports; ++i) {
+    const WorkloadReport report = strategy.Randomize(
+        static_cast<uint32_t>(i) % strategy.domain_size(), gen);
+    ASSERT_OK(all->Add(report));
+    ASSERT_OK((i % 3 == 0 ? *left : *right).Add(report));
+  }
+  ASSERT_OK(left->Merge(*right));
+  EXPECT_EQ(left->num_reports(), num_reports);
+  ExpectSameStrategyEstimate(left->Estimate(), all->Estimate());
+  const Eigen::VectorXd merged = left->Estimate();
+  for (const StrategyMechanism* other : others) {
+    SCOPED_TRACE(other->Describe());
+    const std::unique_ptr<StrategyAccumulator> foreign =
+        other->NewAccumulator();
+    ASSERT_OK(foreign->Add(other->Randomize(0, gen)));
+    EXPECT_THAT(left->Merge(*foreign),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+    EXPECT_EQ(left->num_reports(), num_reports);
+    EXPECT_EQ(left->Estimate(), merged);
+  }
+}
+
+// (f) `repetitions` draws of rows·SampleEstimate(counts) and as many of
+// rows·(agent-by-agent accumulation), rows b×k (default: the identity, i.e.
+// ŷ itself). For each row and each path: the mean is within 5σ of
+// rows·A·h, and n times the sample variance lies in the bracket
+// [Σ_x h_x·PointMassVariances(rows)(j, x), Variances(rows, h)_j], widened
+// by 5·√(2/(R−1)) + `variance_slack` (relative). The two ends coincide at
+// a point mass; for a mixture the population here is fixed (counts), whose
+// variance is below the i.i.d.-agents prediction of Variances(rows, h) by
+// up to the spread of the items themselves. The two paths' means also
+// agree within 5σ. `variance_slack` absorbs finite-n effects of per-group
+// normalization (E[1/n_g] > 1/E[n_g]: relative (1 − π_g)/(n·π_g)) and the
+// sample variance's excess kurtosis; keep n·π_g ≳ 20. Returns the ratios
+// measured n·Var / Variances(rows, h) of the SampleEstimate path, for
+// reporting.
+inline std::vector<double> ExpectSampleEstimateMatchesAgents(
+    const StrategyMechanism& strategy, const std::vector<int64_t>& counts,
+    int repetitions, uint64_t seed, Eigen::MatrixXd rows = {},
+    double variance_slack = 0.02) {
+  std::vector<double> ratios;
+  const uint32_t k = strategy.output_dimension();
+  if (rows.size() == 0) rows = Eigen::MatrixXd::Identity(k, k);
+  EXPECT_EQ(rows.cols(), k);
+  EXPECT_EQ(counts.size(), strategy.domain_size());
+  if (rows.cols() != k || counts.size() != strategy.domain_size()) {
+    return ratios;
+  }
+  const Eigen::VectorXd h = HistogramOfCounts(counts);
+  int64_t n = 0;
+  for (int64_t c : counts) n += c;
+  const Eigen::VectorXd truth = rows * (strategy.StrategyMatrix() * h);
+  const Eigen::VectorXd upper =
+      strategy.Variances(rows, h) / static_cast<double>(n);
+  const Eigen::VectorXd lower =
+      strategy.PointMassVariances(rows) * h / static_cast<double>(n);
+  SeededGenerator gen(seed);
+  const Eigen::Index b = rows.rows();
+  std::vector<RunningMoments> sampled(b), agents(b);
+  for (int r = 0; r < repetitions; ++r) {
+    const Eigen::VectorXd y = strategy.SampleEstimate(counts, gen);
+    EXPECT_EQ(y.size(), k);
+    if (y.size() != k) return ratios;
+    const Eigen::VectorXd answers = rows * y;
+    for (Eigen::Index j = 0; j < b; ++j) sampled[j].Add(answers[j]);
+    const std::unique_ptr<StrategyAccumulator> accumulator =
+        strategy.NewAccumulator();
+    AddAgentReports(strategy, counts, *accumulator, gen);
+    if (::testing::Test::HasFailure()) return ratios;
+    const Eigen::VectorXd agent_answers = rows * accumulator->Estimate();
+    for (Eigen::Index j = 0; j < b; ++j) agents[j].Add(agent_answers[j]);
+  }
+  const double tolerance =
+      5 * std::sqrt(2.0 / (repetitions - 1)) + variance_slack;
+  for (Eigen::Index j = 0; j < b; ++j) {
+    EXPECT_LE(lower[j], upper[j] * (1 + 1e-9) + 1e-15) << "row " << j;
+    const double se = std::sqrt(upper[j] / repetitions);
+    for (const auto* path : {&sampled, &agents}) {
+      const char* name = path == &sampled ? "SampleEstimate" : "agents";
+      const RunningMoments& m = (*path)[j];
+      EXPECT_LE(std::abs(m.mean() - truth[j]), 5 * se + 1e-9)
+          << strategy.Describe() << " " << name << " row " << j << ": mean "
+          << m.mean() << " truth " << truth[j];
+      if (upper[j] > 1e-15) {
+        EXPECT_GE(m.variance(), lower[j] * (1 - tolerance))
+            << strategy.Describe() << " " << name << " row " << j
+            << ": n·Var measured " << m.variance() * n << " below "
+            << lower[j] * n;
+        EXPECT_LE(m.variance(), upper[j] * (1 + tolerance))
+            << strategy.Describe() << " " << name << " row " << j
+            << ": n·Var measured " << m.variance() * n << " above "
+            << upper[j] * n;
+      } else {
+        EXPECT_LE(m.variance(), 1e-15) << name << " row " << j;
+      }
+    }
+    EXPECT_LE(std::abs(sampled[j].mean() - agents[j].mean()),
+              5 * std::sqrt(2.0) * se + 1e-9)
+        << strategy.Describe() << " row " << j;
+    ratios.push_back(upper[j] > 0 ? sampled[j].variance() / upper[j] : 1.0);
+  }
+  return ratios;
+}
+
+}  // namespace ldp::testing
+
+#endif  // LDP_TESTS_TESTING_STRATEGY_CHECKS_H_
