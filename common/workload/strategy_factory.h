@@ -13,7 +13,8 @@ namespace ldp {
 // InvalidArgument (naming the field) for ε ≤ 0 or non-finite, N outside
 // [1, kMaxWorkloadDomainSize], b < 2, N ≠ 2^d, k outside [1, d], weights
 // not k positive finite numbers, a matrix of the wrong size or over
-// kMaxStrategyMatrixEntries, a Q that is not column-stochastic or whose
+// kMaxInProcessStrategyMatrixEntries (tasks carry at most
+// kMaxStrategyMatrixEntries; the wire edges check that), a Q that is not column-stochastic or whose
 // implemented ε exceeds spec.epsilon, an all-zero factorization column.
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateStrategy(
     const StrategySpec& spec);
