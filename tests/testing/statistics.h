@@ -39,6 +39,9 @@ struct ChiSquareResult {
 
 // Pearson χ² of observed counts against expected counts (same order). Bins
 // are merged, smallest expectation first, until each expects ≥ min_expected.
+// The merge order depends on the expectations alone (stable among equal
+// ones): ordering by observed counts too would group the high and the low
+// outcomes of a unary encoding's many equal bins and inflate the statistic.
 inline ChiSquareResult ChiSquare(const std::vector<double>& observed,
                                  const std::vector<double>& expected,
                                  double min_expected = 50.0) {
@@ -46,7 +49,9 @@ inline ChiSquareResult ChiSquare(const std::vector<double>& observed,
   for (size_t i = 0; i < observed.size(); ++i) {
     bins.emplace_back(expected[i], observed[i]);
   }
-  std::sort(bins.begin(), bins.end());
+  std::stable_sort(bins.begin(), bins.end(), [](const auto& a, const auto& b) {
+    return a.first < b.first;
+  });
   std::vector<std::pair<double, double>> merged;
   std::pair<double, double> pending{0, 0};
   for (const auto& bin : bins) {

@@ -113,43 +113,6 @@ inline void ExpectStrategyPrivacy(const StrategyMechanism& strategy,
   }
 }
 
-// Pearson χ² with bins merged in an order fixed by the expectations alone
-// (stable by position among equal ones), each merged bin expecting ≥ 50.
-// (statistics.h's ChiSquare sorts (expected, observed) pairs, so among the
-// many equal expectations of a unary encoding it merges by observed count,
-// which inflates the statistic.)
-inline ChiSquareResult ChiSquareMergedByExpectation(
-    const std::vector<double>& observed, const std::vector<double>& expected,
-    double min_expected = 50.0) {
-  std::vector<size_t> order(expected.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return expected[a] < expected[b];
-  });
-  std::vector<double> merged_observed, merged_expected;
-  double pending_o = 0, pending_e = 0;
-  for (size_t i : order) {
-    pending_o += observed[i];
-    pending_e += expected[i];
-    if (pending_e >= min_expected) {
-      merged_observed.push_back(pending_o);
-      merged_expected.push_back(pending_e);
-      pending_o = pending_e = 0;
-    }
-  }
-  if (pending_e > 0 || pending_o > 0) {
-    if (merged_expected.empty()) {
-      merged_observed.push_back(pending_o);
-      merged_expected.push_back(pending_e);
-    } else {
-      merged_observed.back() += pending_o;
-      merged_expected.back() += pending_e;
-    }
-  }
-  // Every bin now expects ≥ min_expected, so ChiSquare merges nothing.
-  return ChiSquare(merged_observed, merged_expected, min_expected);
-}
-
 // (b) For each item in `items`: Pearson χ² of `draws_per_item` Randomize
 // calls against Probability over `reports`, which must list every report
 // (a sample outside it fails the check).
@@ -178,7 +141,7 @@ inline void ExpectStrategySamplesFollowProbability(
     }
     EXPECT_EQ(impossible, 0) << strategy.Describe() << " item " << x;
     const ChiSquareResult result =
-        ChiSquareMergedByExpectation(observed, expected);
+        ChiSquare(observed, expected);
     EXPECT_TRUE(result.Passes())
         << strategy.Describe() << " item " << x << ": chi2 " << result.statistic
         << " df " << result.degrees_of_freedom;
