@@ -40,4 +40,17 @@ absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateStrategy(
       absl::StrCat("strategy: unknown kind ", static_cast<int>(spec.kind)));
 }
 
+StrategySpec MatrixStrategySpec(StrategyKind kind, double epsilon,
+                                const Eigen::MatrixXd& matrix) {
+  StrategySpec spec;
+  spec.kind = kind;
+  spec.epsilon = epsilon;
+  spec.domain_size = static_cast<uint32_t>(matrix.cols());
+  spec.rows = static_cast<uint32_t>(matrix.rows());
+  spec.matrix.resize(static_cast<size_t>(matrix.size()));
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      spec.matrix.data(), matrix.rows(), matrix.cols()) = matrix;
+  return spec;
+}
+
 }  // namespace ldp

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/workload/strategy.h"
 #include "common/workload/strategy_spec.h"
@@ -18,6 +19,11 @@ namespace ldp {
 // implemented ε exceeds spec.epsilon, an all-zero factorization column.
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateStrategy(
     const StrategySpec& spec);
+
+// The spec of a strategy given by its matrix (kind kMatrix: Q, K×N;
+// kFactorization: A, rank×N) at ε, the matrix stored row-major.
+StrategySpec MatrixStrategySpec(StrategyKind kind, double epsilon,
+                                const Eigen::MatrixXd& matrix);
 
 }  // namespace ldp
 

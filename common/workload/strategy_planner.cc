@@ -296,14 +296,6 @@ absl::StatusOr<OptimizedMatrix> CachedMatrix(
   return q;
 }
 
-std::vector<double> RowMajor(const Eigen::MatrixXd& m) {
-  std::vector<double> out(static_cast<size_t>(m.size()));
-  Eigen::Map<
-      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      out.data(), m.rows(), m.cols()) = m;
-  return out;
-}
-
 // ---------------------------------------------------------------------------
 // Candidates.
 
@@ -417,10 +409,8 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
   if (options.include_factorization && (!sized || FitsWire(max_rank, n))) {
     absl::StatusOr<Gamma2Factorization> f = CachedGamma2(workload, options);
     if (f.ok() && (!sized || FitsWire(f->strategy.rows(), n))) {
-      StrategySpec spec = base;
-      spec.kind = StrategyKind::kFactorization;
-      spec.rows = static_cast<uint32_t>(f->strategy.rows());
-      spec.matrix = RowMajor(f->strategy);
+      StrategySpec spec = MatrixStrategySpec(StrategyKind::kFactorization,
+                                             epsilon, f->strategy);
       const std::string note =
           absl::StrCat(", γ₂ ∈ [", f->lower_bound, ", ", f->upper_bound, "]");
       add(Score(workload, std::move(spec), note, f->lower_bound,
@@ -435,10 +425,8 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
     absl::StatusOr<OptimizedMatrix> q =
         CachedMatrix(workload, epsilon, options);
     if (q.ok() && (!sized || FitsWire(q->q.rows(), n))) {
-      StrategySpec spec = base;
-      spec.kind = StrategyKind::kMatrix;
-      spec.rows = static_cast<uint32_t>(q->q.rows());
-      spec.matrix = RowMajor(q->q);
+      StrategySpec spec =
+          MatrixStrategySpec(StrategyKind::kMatrix, epsilon, q->q);
       add(Score(workload, std::move(spec)));
     }
   }

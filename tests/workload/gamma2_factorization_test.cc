@@ -95,16 +95,8 @@ TEST(Gamma2, WithTheVectorRandomizerMeetsTheDjwBound) {
   const Workload w = Make({.kind = WorkloadKind::kPrefix, .domain_size = 16});
   absl::StatusOr<Gamma2Factorization> f = FactorizeGamma2(w);
   ASSERT_OK(f);
-  StrategySpec spec;
-  spec.kind = StrategyKind::kFactorization;
-  spec.epsilon = 1;
-  spec.domain_size = 16;
-  spec.rows = static_cast<uint32_t>(f->strategy.rows());
-  for (Eigen::Index i = 0; i < f->strategy.rows(); ++i) {
-    for (Eigen::Index x = 0; x < 16; ++x)
-      spec.matrix.push_back(f->strategy(i, x));
-  }
-  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(spec);
+  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(
+      MatrixStrategySpec(StrategyKind::kFactorization, 1, f->strategy));
   ASSERT_OK(s);
   absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
       WorkloadEstimator::Create(

@@ -34,15 +34,7 @@ Workload Prefix(uint32_t n) {
 }
 
 StrategySpec MatrixSpec(const Eigen::MatrixXd& q, double epsilon) {
-  StrategySpec spec;
-  spec.kind = StrategyKind::kMatrix;
-  spec.epsilon = epsilon;
-  spec.domain_size = static_cast<uint32_t>(q.cols());
-  spec.rows = static_cast<uint32_t>(q.rows());
-  for (Eigen::Index o = 0; o < q.rows(); ++o) {
-    for (Eigen::Index x = 0; x < q.cols(); ++x) spec.matrix.push_back(q(o, x));
-  }
-  return spec;
+  return MatrixStrategySpec(StrategyKind::kMatrix, epsilon, q);
 }
 
 VarianceSummary VarianceOf(const Workload& w, const StrategySpec& spec) {

@@ -28,15 +28,7 @@ using ::testing::HasSubstr;
 using testing::StatusIs;
 
 StrategySpec SpecOf(const Eigen::MatrixXd& q, double epsilon) {
-  StrategySpec spec;
-  spec.kind = StrategyKind::kMatrix;
-  spec.epsilon = epsilon;
-  spec.domain_size = static_cast<uint32_t>(q.cols());
-  spec.rows = static_cast<uint32_t>(q.rows());
-  for (Eigen::Index o = 0; o < q.rows(); ++o) {
-    for (Eigen::Index x = 0; x < q.cols(); ++x) spec.matrix.push_back(q(o, x));
-  }
-  return spec;
+  return MatrixStrategySpec(StrategyKind::kMatrix, epsilon, q);
 }
 
 // Randomized response as a K = N matrix at ε' = ε·(1 − 1e-8) (a hair under

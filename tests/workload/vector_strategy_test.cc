@@ -29,15 +29,7 @@ using ::testing::HasSubstr;
 using testing::StatusIs;
 
 StrategySpec SpecOf(const Eigen::MatrixXd& a, double epsilon) {
-  StrategySpec spec;
-  spec.kind = StrategyKind::kFactorization;
-  spec.epsilon = epsilon;
-  spec.domain_size = static_cast<uint32_t>(a.cols());
-  spec.rows = static_cast<uint32_t>(a.rows());
-  for (Eigen::Index i = 0; i < a.rows(); ++i) {
-    for (Eigen::Index x = 0; x < a.cols(); ++x) spec.matrix.push_back(a(i, x));
-  }
-  return spec;
+  return MatrixStrategySpec(StrategyKind::kFactorization, epsilon, a);
 }
 
 // A rank-3 strategy over N = 8 with column norms from 0.25 to exactly 1.
