@@ -113,6 +113,18 @@ TestAgent MakeAgent(SeededGenerator& gen, AgentOptions options = {}) {
   return {std::move(*agent), raw};
 }
 
+// An agent on a file store in `directory`: opening it again is a restart.
+std::unique_ptr<Agent> OpenFileAgent(const std::string& directory,
+                                     const AgentOptions& options,
+                                     SeededGenerator& gen) {
+  auto store = FileAgentStateStore::Create({.directory = directory});
+  EXPECT_OK(store);
+  if (!store.ok()) return nullptr;
+  auto agent = Agent::Create(options, std::move(*store), gen);
+  EXPECT_OK(agent);
+  return agent.ok() ? std::move(*agent) : nullptr;
+}
+
 // Invariant 1: the report is exactly TaskMechanism::Randomize of the record
 // (replayed here with an identically seeded generator), and then a report id
 // from the same generator; nothing else is in a TaskReport.
@@ -362,27 +374,23 @@ TEST(Agent, KeepsItsBudgetMemoAndReportsAcrossARestart) {
                                 .max_epsilon_per_study_nanos = kOneEpsilon};
   TaskReport sent;
   {
-    auto store = FileAgentStateStore::Create({.directory = dir.path()});
-    ASSERT_OK(store);
-    auto agent = Agent::Create(options, std::move(*store), gen);
-    ASSERT_OK(agent);
-    auto answer = (*agent)->Answer(ColorHistogram(1, 3 * kOneEpsilon / 4));
+    auto agent = OpenFileAgent(dir.path(), options, gen);
+    ASSERT_NE(agent, nullptr);
+    auto answer = agent->Answer(ColorHistogram(1, 3 * kOneEpsilon / 4));
     ASSERT_OK(answer);
     sent = answer->report;
   }
-  auto store = FileAgentStateStore::Create({.directory = dir.path()});
-  ASSERT_OK(store);
-  auto agent = Agent::Create(options, std::move(*store), gen);
-  ASSERT_OK(agent);
-  EXPECT_EQ((*agent)->Budget(1)->spent_nanos, 3 * kOneEpsilon / 4);
-  ASSERT_EQ((*agent)->PendingReports().size(), 1u);
-  EXPECT_EQ((*agent)->PendingReports()[0].report_id, sent.report_id);
-  EXPECT_EQ((*agent)->PendingReports()[0].payload, sent.payload);
+  auto agent = OpenFileAgent(dir.path(), options, gen);
+  ASSERT_NE(agent, nullptr);
+  EXPECT_EQ(agent->Budget(1)->spent_nanos, 3 * kOneEpsilon / 4);
+  ASSERT_EQ(agent->PendingReports().size(), 1u);
+  EXPECT_EQ(agent->PendingReports()[0].report_id, sent.report_id);
+  EXPECT_EQ(agent->PendingReports()[0].payload, sent.payload);
   // The remaining 1/4 ε does not cover a fresh 1/2 ε question...
-  EXPECT_THAT((*agent)->Answer(MeanAge(2, kOneEpsilon / 2, 0.5)),
+  EXPECT_THAT(agent->Answer(MeanAge(2, kOneEpsilon / 2, 0.5)),
               StatusIs(absl::StatusCode::kFailedPrecondition));
   // ...but the memoized one is still free.
-  auto repeat = (*agent)->Answer(ColorHistogram(3, 3 * kOneEpsilon / 4));
+  auto repeat = agent->Answer(ColorHistogram(3, 3 * kOneEpsilon / 4));
   ASSERT_OK(repeat);
   EXPECT_EQ(repeat->source, AnswerSource::kMemo);
   EXPECT_EQ(repeat->report.payload, sent.payload);
@@ -399,25 +407,23 @@ TEST(Agent, AnswersWorkloadTasksLikeHistogramTasks) {
                                 .max_epsilon_per_study_nanos = kOneEpsilon};
   TaskReport sent;
   {
-    auto store = FileAgentStateStore::Create({.directory = dir.path()});
-    ASSERT_OK(store);
-    auto agent = Agent::Create(options, std::move(*store), gen);
-    ASSERT_OK(agent);
+    auto agent = OpenFileAgent(dir.path(), options, gen);
+    ASSERT_NE(agent, nullptr);
     // Specified below or above the charge: refused, nothing spent.
-    EXPECT_THAT((*agent)->Answer(AgeCdf(1, kOneEpsilon / 2, 0.25)),
+    EXPECT_THAT(agent->Answer(AgeCdf(1, kOneEpsilon / 2, 0.25)),
                 StatusIs(absl::StatusCode::kInvalidArgument));
-    EXPECT_THAT((*agent)->Answer(AgeCdf(1, kOneEpsilon / 4, 0.5)),
+    EXPECT_THAT(agent->Answer(AgeCdf(1, kOneEpsilon / 4, 0.5)),
                 StatusIs(absl::StatusCode::kInvalidArgument));
     // Built for another schema: refused.
     AgentTask other = AgeCdf(1, kOneEpsilon / 2, 0.5);
     other.schema = *RecordSchema::Create({FieldSpec::Int("age", 0, 120)});
-    EXPECT_THAT((*agent)->Answer(other),
+    EXPECT_THAT(agent->Answer(other),
                 StatusIs(absl::StatusCode::kInvalidArgument));
-    EXPECT_FALSE((*agent)->Budget(1).has_value());
+    EXPECT_FALSE(agent->Budget(1).has_value());
 
     const AgentTask task = AgeCdf(1, kOneEpsilon / 2, 0.5);
     SeededGenerator replay = gen;
-    auto answer = (*agent)->Answer(task);
+    auto answer = agent->Answer(task);
     ASSERT_OK(answer);
     EXPECT_EQ(answer->source, AnswerSource::kFresh);
     auto mechanism = TaskMechanism::Create(task.task);
@@ -428,23 +434,21 @@ TEST(Agent, AnswersWorkloadTasksLikeHistogramTasks) {
     EXPECT_EQ(answer->report.payload, (*mechanism)->Randomize(record, replay));
     EXPECT_TRUE(std::holds_alternative<WorkloadReport>(answer->report.payload));
     EXPECT_OK((*mechanism)->Validate(answer->report.payload));
-    EXPECT_EQ((*agent)->Budget(1)->spent_nanos, kOneEpsilon / 2);
+    EXPECT_EQ(agent->Budget(1)->spent_nanos, kOneEpsilon / 2);
     sent = answer->report;
   }
-  auto store = FileAgentStateStore::Create({.directory = dir.path()});
-  ASSERT_OK(store);
-  auto agent = Agent::Create(options, std::move(*store), gen);
-  ASSERT_OK(agent);
-  ASSERT_EQ((*agent)->PendingReports().size(), 1u);
-  EXPECT_EQ((*agent)->PendingReports()[0].payload, sent.payload);
+  auto agent = OpenFileAgent(dir.path(), options, gen);
+  ASSERT_NE(agent, nullptr);
+  ASSERT_EQ(agent->PendingReports().size(), 1u);
+  EXPECT_EQ(agent->PendingReports()[0].payload, sent.payload);
   // The same question in a later round: the memo, at no cost.
   AgentTask again = AgeCdf(2, kOneEpsilon / 2, 0.5);
   again.task.round_id = 2;
-  auto repeat = (*agent)->Answer(again);
+  auto repeat = agent->Answer(again);
   ASSERT_OK(repeat);
   EXPECT_EQ(repeat->source, AnswerSource::kMemo);
   EXPECT_EQ(repeat->report.payload, sent.payload);
-  EXPECT_EQ((*agent)->Budget(1)->spent_nanos, kOneEpsilon / 2);
+  EXPECT_EQ(agent->Budget(1)->spent_nanos, kOneEpsilon / 2);
 
   for (const char* json : {R"({})", R"({"age": 1e9})", R"({"age": "n/a"})"}) {
     SeededGenerator odd_gen(18);
