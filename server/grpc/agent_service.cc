@@ -180,6 +180,20 @@ grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
   return reactor;
 }
 
+std::shared_ptr<const v1::Task> AgentServiceImpl::WireQuestion(
+    const TaskAssignment& assignment) {
+  constexpr size_t kMaxWireQuestions = 4096;
+  absl::MutexLock lock(&wire_mu_);
+  auto it = wire_questions_.find(assignment.question.get());
+  if (it != wire_questions_.end()) return it->second.second;
+  if (wire_questions_.size() >= kMaxWireQuestions) wire_questions_.clear();
+  auto wire = std::make_shared<v1::Task>();
+  TaskToProto(*assignment.question, assignment.study->schema, wire.get());
+  wire_questions_.emplace(assignment.question.get(),
+                          std::make_pair(assignment.question, wire));
+  return wire;
+}
+
 grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
     grpc::CallbackServerContext* context, const v1::GetTasksRequest* request,
     v1::GetTasksResponse* response) {
@@ -191,7 +205,8 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
   if (!tasks.ok()) return FinishWith(context, tasks.status());
   for (const TaskAssignment& assignment : *tasks) {
     v1::Task* wire = response->add_tasks();
-    TaskToProto(assignment.MakeTask(), assignment.study->schema, wire);
+    *wire = *WireQuestion(assignment);
+    wire->set_task_id(assignment.task_id);
     if (assignment.deadline != absl::InfiniteFuture()) {
       TimeToProto(assignment.deadline, wire->mutable_deadline());
     }
