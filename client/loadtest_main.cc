@@ -505,9 +505,7 @@ absl::Status PrintWorkloadEstimate(const std::string& id, const WorkloadRelease&
   double max_abs_z = 0, max_error = 0;
   for (size_t j = 0; j < truth.size(); ++j) {
     const double error = a.answers[j] - truth[j];
-    // 1e-9: a query every agent satisfies (the CDF's last) is exact up to
-    // rounding, with a standard error of (nearly) zero.
-    const double half = a.band_z * a.standard_errors[j] + 1e-9;
+    const double half = a.band_z * a.standard_errors[j];
     covered += std::abs(error) <= half;
     max_error = std::max(max_error, std::abs(error));
     if (a.standard_errors[j] > 0) {

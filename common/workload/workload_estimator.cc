@@ -197,7 +197,8 @@ WorkloadAnswer WorkloadEstimator::Estimate(const Eigen::VectorXd& y_hat,
   answer.standard_errors.resize(v.size());
   for (Eigen::Index j = 0; j < v.size(); ++j) {
     answer.standard_errors[j] =
-        n > 0 ? std::sqrt(std::max(v[j], 0.0) / static_cast<double>(n))
+        n > 0 ? std::max(std::sqrt(std::max(v[j], 0.0) / static_cast<double>(n)),
+                         kAnswerRoundingError)
               : std::numeric_limits<double>::infinity();
   }
   // Bonferroni over the m queries; an invalid confidence claims nothing.

@@ -32,6 +32,12 @@ struct VarianceSummary {
   double v_avg = 0;
 };
 
+// Answers are sums over O(N·k) double-precision products; this bounds their
+// rounding error. Standard errors never go below it, so a query with no
+// sampling variance (one every agent satisfies, like the CDF's last) still
+// gets a band that covers its truth.
+inline constexpr double kAnswerRoundingError = 1e-10;
+
 struct WorkloadAnswer {
   int64_t num_reports = 0;
   double epsilon = 0;
