@@ -18,7 +18,7 @@
 #include "common/real_mechanism_factory.h"
 #include "common/record_schema.h"
 #include "common/workload/strategy_spec.h"
-#include "common/workload/workload.h"
+#include "common/workload/workload_spec.h"
 
 namespace ldp {
 

@@ -20,8 +20,8 @@
 #include "common/query_expression.h"
 #include "common/real_mechanism.h"
 #include "common/real_mechanism_factory.h"
-#include "common/workload/strategy.h"
 #include "common/workload/strategy_spec.h"
+#include "common/workload/workload_report.h"
 
 namespace ldp {
 

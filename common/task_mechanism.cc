@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/workload/strategy.h"
 #include "common/workload/strategy_factory.h"
+#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 namespace {
@@ -137,14 +139,21 @@ absl::Status TaskAccumulator::Add(const ReportPayload& payload) {
   return mean_->Add(*report);
 }
 
+TaskAccumulator::~TaskAccumulator() = default;
+TaskAccumulator::TaskAccumulator(TaskAccumulator&&) noexcept = default;
+TaskAccumulator& TaskAccumulator::operator=(TaskAccumulator&&) noexcept =
+    default;
+
 int64_t TaskAccumulator::num_reports() const {
   if (histogram_ != nullptr) return histogram_->num_reports();
   if (strategy_ != nullptr) return strategy_->num_reports();
   return mean_->num_reports();
 }
 
-Eigen::VectorXd TaskAccumulator::StrategyEstimate() const {
-  return strategy_ != nullptr ? strategy_->Estimate() : Eigen::VectorXd();
+std::vector<double> TaskAccumulator::StrategyEstimate() const {
+  if (strategy_ == nullptr) return {};
+  const Eigen::VectorXd y = strategy_->Estimate();
+  return std::vector<double>(y.begin(), y.end());
 }
 
 TaskEstimate TaskAccumulator::Estimate(double confidence) const {

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <variant>
+#include <vector>
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
@@ -22,10 +23,13 @@
 #include "common/real_mechanism.h"
 #include "common/record_schema.h"
 #include "common/task.h"
-#include "common/workload/strategy.h"
-#include "common/workload/workload_estimator.h"
+#include "common/workload/workload_answer.h"
 
 namespace ldp {
+
+class StrategyAccumulator;  // workload/strategy.h
+class StrategyMechanism;    // workload/strategy.h
+class WorkloadEstimator;    // workload/workload_estimator.h
 
 // A scalar, a histogram, or a workload's answers (workload_estimator.h).
 using TaskEstimate =
@@ -86,6 +90,10 @@ class TaskAccumulator {
   // `workload`: required for a workload task's Estimate, ignored otherwise.
   explicit TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism,
                            WorkloadEstimation workload = {});
+  // Out of line: StrategyAccumulator is incomplete here.
+  ~TaskAccumulator();
+  TaskAccumulator(TaskAccumulator&&) noexcept;
+  TaskAccumulator& operator=(TaskAccumulator&&) noexcept;
 
   // Validates and counts; an invalid payload changes nothing.
   absl::Status Add(const ReportPayload& payload);
@@ -96,7 +104,7 @@ class TaskAccumulator {
   // (without an estimator: num_reports and ε only, no answers).
   TaskEstimate Estimate(double confidence) const;
   // A workload task's ŷ ≈ A·h (empty for other tasks).
-  Eigen::VectorXd StrategyEstimate() const;
+  std::vector<double> StrategyEstimate() const;
 
  private:
   std::shared_ptr<const TaskMechanism> mechanism_;

@@ -11,6 +11,8 @@
 #include "common/confidence_interval.h"
 #include "common/status_macros.h"
 #include "common/workload/strategy_factory.h"
+#include "common/workload/workload.h"
+#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 namespace {

@@ -1,6 +1,9 @@
 // One round's in-memory state; see the header.
 #include "server/round_runtime.h"
 
+#include "Eigen/Core"
+#include "common/workload/workload_estimator.h"
+
 namespace ldp {
 
 bool TaskIdSet::Insert(uint64_t task_id) {
@@ -66,14 +69,17 @@ TaskEstimate RoundRuntime::Estimate(int q, double confidence) const {
   }
   // A workload's reconstruction can take a while (m answers and their
   // variances): copy the sufficient statistics, then let ingestion go on.
-  Eigen::VectorXd y_hat;
+  std::vector<double> y_hat;
   int64_t n = 0;
   {
     absl::MutexLock lock(&question.mutex);
     y_hat = question.accumulator.StrategyEstimate();
     n = question.accumulator.num_reports();
   }
-  return workload.estimator->Estimate(y_hat, n, confidence,
+  return workload.estimator->Estimate(
+      Eigen::Map<const Eigen::VectorXd>(y_hat.data(),
+                                        static_cast<Eigen::Index>(y_hat.size())),
+      n, confidence,
                                       workload.consistency);
 }
 

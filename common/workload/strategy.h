@@ -27,20 +27,9 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "common/frequency_report.h"
+#include "common/workload/workload_report.h"
 
 namespace ldp {
-
-// What one agent sends for one workload task: the group it sampled (drawn
-// independently of its item, 0 for single-group strategies) and the inner
-// randomizer's output: an ItemReport (randomized response, an output of Q),
-// a BitVectorReport (unary encoding) or a HashedReport (vector randomizer:
-// `seed` names the public random direction, `bucket` ∈ {0, 1} its sign).
-struct WorkloadReport {
-  uint32_t group = 0;
-  FrequencyReport inner;
-  friend bool operator==(const WorkloadReport&, const WorkloadReport&) = default;
-};
 
 // Server-side sufficient statistics of one strategy's reports. Mergeable,
 // thread-compatible.

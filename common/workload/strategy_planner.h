@@ -14,10 +14,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "common/workload/strategy_spec.h"
-#include "common/workload/workload.h"
-#include "common/workload/workload_estimator.h"
+#include "common/workload/workload_answer.h"
 
 namespace ldp {
+
+class Workload;           // workload.h
+class WorkloadEstimator;  // workload_estimator.h
 
 struct StrategyPlannerOptions {
   bool include_optimized_matrix = true;

@@ -21,7 +21,7 @@
 #include "common/consistency.h"
 #include "common/estimate.h"
 #include "common/histogram_estimate.h"
-#include "common/workload/workload_estimator.h"
+#include "common/workload/workload_answer.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 #include "proto/ldp/v1/types.pb.h"
 

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/workload/workload.h"
 #include "proto/convert/encoding_convert.h"
 #include "proto/convert/randomizer_convert.h"
 

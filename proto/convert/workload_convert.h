@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "common/record_schema.h"
 #include "common/study_spec.h"
-#include "common/workload/workload.h"
+#include "common/workload/workload_spec.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 
 namespace ldp {

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/workload/workload_estimator.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/estimate_convert.h"
 #include "proto/convert/grpc_status.h"

@@ -3,9 +3,12 @@
 #include <cmath>
 #include <string>
 
+#include "common/workload/strategy.h"
+#include "common/workload/workload.h"
 #include "gtest/gtest.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
+#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 namespace {

@@ -12,6 +12,7 @@
 #include "proto/convert/study_convert.h"
 #include "tests/proto/convert_testing.h"
 #include "tests/testing/status_matchers.h"
+#include "common/workload/workload.h"
 
 namespace ldp {
 namespace {

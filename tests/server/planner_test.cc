@@ -8,6 +8,8 @@
 #include "gtest/gtest.h"
 #include "tests/server/test_studies.h"
 #include "tests/testing/status_matchers.h"
+#include "common/workload/workload.h"
+#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 namespace {

@@ -16,6 +16,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "common/workload/workload.h"
+#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 namespace {
