@@ -288,6 +288,15 @@ void PrintWorkload(const std::string& id, const v1::WorkloadEstimate& w, int row
               w.confidence() * 100, w.band_z(), w.predicted_v_max(),
               w.predicted_v_avg(),
               w.consistent_answers_size() > 0 ? "; last column: consistent" : "");
+  if (!w.best_fixed_strategy().empty()) {
+    std::printf("  best fixed strategy: %s, v_max %.4g\n",
+                w.best_fixed_strategy().c_str(), w.best_fixed_v_max());
+  }
+  if (w.gamma2_upper() > 0) {
+    std::printf("  gamma2(W) certified in [%.6g, %.6g] (factorization found / "
+                "dual lower bound)\n",
+                w.gamma2_lower(), w.gamma2_upper());
+  }
   if (rows <= 0 || m <= rows) {
     for (int j = 0; j < m; ++j) PrintWorkloadRow(w, j);
     return;

@@ -517,6 +517,14 @@ absl::Status PrintWorkloadEstimate(const std::string& id, const WorkloadRelease&
               static_cast<long long>(a.num_reports), a.epsilon);
   std::printf("  predicted per-user variance: v_max %.4g, v_avg %.4g\n",
               w.predicted_v_max, w.predicted_v_avg);
+  if (!w.best_fixed_strategy.empty()) {
+    std::printf("  best fixed strategy: %s, v_max %.4g\n",
+                w.best_fixed_strategy.c_str(), w.best_fixed_v_max);
+  }
+  if (w.gamma2_upper > 0) {
+    std::printf("  gamma2(W) certified in [%.6g, %.6g]\n", w.gamma2_lower,
+                w.gamma2_upper);
+  }
   std::printf("  %d of %zu answers inside the simultaneous %g%% band "
               "(+- %.3g se); max |error| %.4g, max |z| %.3g\n",
               covered, truth.size(), a.confidence * 100, a.band_z, max_error,

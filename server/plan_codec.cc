@@ -3,9 +3,11 @@
 // a trailer for analyst-program rounds: a flag, then the round's name, slice
 // and question bytes. Version 1 plans (noninteractive) still decode. A
 // question's randomizer is tagged 0 (real mechanism), 1 (frequency oracle)
-// or 2 (workload strategy: every StrategySpec field, then the description
-// and predicted variances); tag 2 needs no new version since no older plan
-// can hold it.
+// or 3 (workload strategy: every StrategySpec field, then the description,
+// predicted variances and what the choice was measured against: the best
+// fixed strategy's name and v_max, γ₂'s certified interval). Tag 2 is tag 3
+// without the comparison, written before it existed; it still decodes.
+// New tags need no new version since no older plan can hold them.
 #include "server/plan_codec.h"
 
 #include "server/byte_io.h"
@@ -32,7 +34,7 @@ void WriteDoubles(const std::vector<double>& values, ByteWriter& out) {
 
 void WriteStrategy(const StrategyDecision& decision, ByteWriter& out) {
   const StrategySpec& spec = decision.spec;
-  out.Varint(2);
+  out.Varint(3);
   out.Varint(static_cast<uint64_t>(spec.kind));
   out.Double(spec.epsilon);
   for (uint32_t v :
@@ -44,6 +46,10 @@ void WriteStrategy(const StrategyDecision& decision, ByteWriter& out) {
   out.Bytes(decision.description);
   out.Double(decision.v_max);
   out.Double(decision.v_avg);
+  out.Bytes(decision.best_fixed);
+  out.Double(decision.best_fixed_v_max);
+  out.Double(decision.gamma2_lower);
+  out.Double(decision.gamma2_upper);
 }
 
 void WriteRandomizer(const QuestionDecision& q, ByteWriter& out) {
@@ -122,7 +128,7 @@ bool ReadDoubles(ByteReader& in, uint64_t max_count,
   return true;
 }
 
-bool ReadStrategy(ByteReader& in, QuestionDecision* q) {
+bool ReadStrategy(ByteReader& in, bool with_comparison, QuestionDecision* q) {
   StrategyDecision decision;
   StrategySpec& spec = decision.spec;
   uint64_t kind = 0;
@@ -137,8 +143,17 @@ bool ReadStrategy(ByteReader& in, QuestionDecision* q) {
       !in.Double(&decision.v_avg)) {
     return false;
   }
+  std::string_view best_fixed;
+  if (with_comparison &&
+      (!in.Bytes(&best_fixed, kMaxExplanation) ||
+       !in.Double(&decision.best_fixed_v_max) ||
+       !in.Double(&decision.gamma2_lower) ||
+       !in.Double(&decision.gamma2_upper))) {
+    return false;
+  }
   spec.kind = static_cast<StrategyKind>(kind);
   decision.description = std::string(description);
+  decision.best_fixed = std::string(best_fixed);
   q->randomizer = std::move(decision);
   return true;
 }
@@ -151,7 +166,7 @@ bool ReadQuestion(ByteReader& in, QuestionDecision* q) {
   }
   if (tag == 0) return ReadReal(in, q);
   if (tag == 1) return ReadOracle(in, q);
-  if (tag == 2) return ReadStrategy(in, q);
+  if (tag == 2 || tag == 3) return ReadStrategy(in, tag == 3, q);
   return false;
 }
 

@@ -125,7 +125,7 @@ ChosenStrategy FromCandidate(
     std::shared_ptr<const WorkloadEstimator> estimator) {
   return {.decision = {.spec = candidate.spec,
                        .description = candidate.description,
-                       .v_max = candidate.variance.v_max,
+                       .v_max = candidate.variance.worst(),
                        .v_avg = candidate.variance.v_avg},
           .estimator = std::move(estimator)};
 }
@@ -171,9 +171,27 @@ absl::StatusOr<ChosenStrategy> BuildNamedStrategy(const StrategyChoice& choice,
   const VarianceSummary variance = (*estimator)->Variance();
   return ChosenStrategy{.decision = {.spec = std::move(spec),
                                      .description = strategy->Describe(),
-                                     .v_max = variance.v_max,
+                                     .v_max = variance.worst(),
                                      .v_avg = variance.v_avg},
                         .estimator = *std::move(estimator)};
+}
+
+// Fills in what the chosen strategy is measured against (StrategyDecision).
+ChosenStrategy WithComparison(ChosenStrategy chosen, const StrategyPlan& plan) {
+  StrategyDecision& d = chosen.decision;
+  for (const StrategyCandidate& c : plan.candidates) {
+    if (c.spec.kind == StrategyKind::kFactorization) {
+      d.gamma2_lower = c.gamma2_lower;
+      d.gamma2_upper = c.gamma2_upper;
+      continue;
+    }
+    if (c.spec.kind == StrategyKind::kMatrix) continue;
+    if (d.best_fixed.empty() || c.variance.worst() < d.best_fixed_v_max) {
+      d.best_fixed = c.description;
+      d.best_fixed_v_max = c.variance.worst();
+    }
+  }
+  return chosen;
 }
 
 absl::StatusOr<ChosenStrategy> PlanWorkload(
@@ -184,7 +202,7 @@ absl::StatusOr<ChosenStrategy> PlanWorkload(
   options.wire_sized_only = true;  // the task must carry it
   if (!question.strategy.has_value()) {
     ASSIGN_OR_RETURN(StrategyPlan plan, PlanStrategy(workload, epsilon, options));
-    return FromCandidate(plan.chosen, plan.estimator);
+    return WithComparison(FromCandidate(plan.chosen, plan.estimator), plan);
   }
   // Named: the planner's best candidate of that kind (and branching), with
   // only the optimizer that kind needs (if the options allow it at all).
@@ -199,8 +217,9 @@ absl::StatusOr<ChosenStrategy> PlanWorkload(
         (choice.branching != 0 && c.spec.branching != choice.branching)) {
       continue;
     }
-    return FromCandidate(
-        c, c.spec == plan.chosen.spec ? plan.estimator : nullptr);
+    return WithComparison(
+        FromCandidate(c, c.spec == plan.chosen.spec ? plan.estimator : nullptr),
+        plan);
   }
   if (choice.kind == StrategyKind::kMatrix ||
       choice.kind == StrategyKind::kFactorization) {
@@ -210,7 +229,9 @@ absl::StatusOr<ChosenStrategy> PlanWorkload(
         " fits in a task (at most ", kMaxStrategyMatrixEntries,
         " matrix entries); choose another strategy or let the planner choose"));
   }
-  return BuildNamedStrategy(choice, workload, epsilon);
+  ASSIGN_OR_RETURN(ChosenStrategy named,
+                   BuildNamedStrategy(choice, workload, epsilon));
+  return WithComparison(std::move(named), plan);
 }
 
 // What planning one study needs beyond the spec: the strategy planner's

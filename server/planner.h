@@ -65,9 +65,20 @@ std::string_view SplitStrategyName(SplitStrategy strategy);
 struct StrategyDecision {
   StrategySpec spec{};        // ε and N filled in
   std::string description{};  // e.g. "hierarchical b=4, OUE"
-  // Predicted per-user variances (VarianceSummary) of the workload's answers.
+  // Predicted per-user variances of the workload's answers: the worst query
+  // at the worst of point-mass and uniform data (VarianceSummary::worst),
+  // and the mean at uniform data.
   double v_max = 0;
   double v_avg = 0;
+  // What the choice is measured against: the best fixed (structured)
+  // strategy the planner built and its v_max ("" and 0 if none), and γ₂(W)
+  // certified in [gamma2_lower, gamma2_upper] by the factorization's
+  // primal–dual iteration (0 and 0 when it was not computed: a named
+  // structured strategy, or a factorization too large for a task).
+  std::string best_fixed{};
+  double best_fixed_v_max = 0;
+  double gamma2_lower = 0;
+  double gamma2_upper = 0;
   friend bool operator==(const StrategyDecision&,
                          const StrategyDecision&) = default;
 };

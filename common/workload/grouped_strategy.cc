@@ -50,6 +50,7 @@
 #include "common/unary_encoding.h"
 #include "common/validation.h"
 #include "common/walsh_hadamard.h"
+#include "common/workload/report_count.h"
 #include "common/workload/workload.h"
 
 namespace ldp {
@@ -572,48 +573,15 @@ class GroupedStrategy : public StrategyMechanism {
 
   Eigen::VectorXd Variances(const Eigen::MatrixXd& rows,
                             const Eigen::VectorXd& h) const override {
-    const Layout& l = *layout_;
-    const Eigen::VectorXd y = GroupDistributions(h);
-    const Eigen::Index b = rows.rows();
-    Eigen::VectorXd v = Eigen::VectorXd::Zero(b);
-    Eigen::ArrayXd first(b), second(b);
-    for (uint32_t g = 0; g < l.num_groups(); ++g) {
-      const Level& level = l.levels[l.level_of[g]];
-      const double gap = level.p - level.q;
-      const uint32_t k = level.group_size, o = l.offset[g];
-      const double inverse_pi = 1 / l.GroupProbability(g);
-      const double scale = inverse_pi / (gap * gap);
-      if (level.inner == InnerKind::kOue) {
-        // Bits are independent given the item, not across a mixture:
-        // Cov = diag(P_i(1 − P_i))/(p − q)² − (y·yᵀ − diag(y_i²)).
-        first.setZero();
-        for (uint32_t i = 0; i < k; ++i) {
-          const double share = y[o + i];
-          const double support = level.q + gap * share;
-          v += (scale * support * (1 - support) + inverse_pi * share * share) *
-               rows.col(o + i).cwiseAbs2();
-          first += share * rows.col(o + i).array();
-        }
-        v -= inverse_pi * first.square().matrix();
-      } else if (k == 2) {
-        // Σ r_i²P_i − (Σ r_i P_i)² = P_0·P_1·(r_0 − r_1)² when P_0 + P_1 = 1.
-        const double support = level.q + gap * y[o];
-        v += (scale * support * (1 - support)) *
-             (rows.col(o) - rows.col(o + 1)).cwiseAbs2();
-      } else {
-        // rᵀ(diag(P) − P·Pᵀ)r.
-        first.setZero();
-        second.setZero();
-        for (uint32_t i = 0; i < k; ++i) {
-          const double support = level.q + gap * y[o + i];
-          first += support * rows.col(o + i).array();
-          second += support * rows.col(o + i).array().square();
-        }
-        v += (scale * (second - first.square())).matrix();
-      }
-    }
-    return v;
+    return GroupVariances(rows, h, 0);
   }
+
+  Eigen::VectorXd FiniteSampleVariances(const Eigen::MatrixXd& rows,
+                                        const Eigen::VectorXd& h,
+                                        int64_t n) const override {
+    return GroupVariances(rows, h, n);
+  }
+
 
   Eigen::VectorXd SampleEstimate(absl::Span<const int64_t> counts,
                                  absl::BitGenRef gen) const override {
@@ -679,6 +647,65 @@ class GroupedStrategy : public StrategyMechanism {
   }
 
  private:
+  // n = 0: the limit, each group's report count n_g replaced by n·π_g.
+  // n > 0: n_g ~ Binomial(n, π_g); given n_g > 0 the group's estimate has
+  // covariance Cov_g/n_g, so the factor 1/π_g becomes n·E[1/n_g; n_g > 0],
+  // and an empty group (estimated as zeros) adds its bias
+  // n·Pr[n_g = 0]·(r·y_g)². Cross terms need two groups empty at once and
+  // are left out.
+  Eigen::VectorXd GroupVariances(const Eigen::MatrixXd& rows,
+                                 const Eigen::VectorXd& h, int64_t n) const {
+    const Layout& l = *layout_;
+    const Eigen::VectorXd y = GroupDistributions(h);
+    const Eigen::Index b = rows.rows();
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(b);
+    Eigen::ArrayXd first(b), second(b), mean(b);
+    for (uint32_t g = 0; g < l.num_groups(); ++g) {
+      const Level& level = l.levels[l.level_of[g]];
+      const double gap = level.p - level.q;
+      const uint32_t k = level.group_size, o = l.offset[g];
+      const double pi = l.GroupProbability(g);
+      double inverse_pi = 1 / pi;
+      if (n > 0) {
+        const ReportCountMoments moments = MomentsOfReportCount(n, pi);
+        inverse_pi = static_cast<double>(n) * moments.inverse_mean;
+        mean.setZero();
+        for (uint32_t i = 0; i < k; ++i) mean += y[o + i] * rows.col(o + i).array();
+        v += (static_cast<double>(n) * moments.empty) * mean.square().matrix();
+      }
+      const double scale = inverse_pi / (gap * gap);
+      if (level.inner == InnerKind::kOue) {
+        // Bits are independent given the item, not across a mixture:
+        // Cov = diag(P_i(1 − P_i))/(p − q)² − (y·yᵀ − diag(y_i²)).
+        first.setZero();
+        for (uint32_t i = 0; i < k; ++i) {
+          const double share = y[o + i];
+          const double support = level.q + gap * share;
+          v += (scale * support * (1 - support) + inverse_pi * share * share) *
+               rows.col(o + i).cwiseAbs2();
+          first += share * rows.col(o + i).array();
+        }
+        v -= inverse_pi * first.square().matrix();
+      } else if (k == 2) {
+        // Σ r_i²P_i − (Σ r_i P_i)² = P_0·P_1·(r_0 − r_1)² when P_0 + P_1 = 1.
+        const double support = level.q + gap * y[o];
+        v += (scale * support * (1 - support)) *
+             (rows.col(o) - rows.col(o + 1)).cwiseAbs2();
+      } else {
+        // rᵀ(diag(P) − P·Pᵀ)r.
+        first.setZero();
+        second.setZero();
+        for (uint32_t i = 0; i < k; ++i) {
+          const double support = level.q + gap * y[o + i];
+          first += support * rows.col(o + i).array();
+          second += support * rows.col(o + i).array().square();
+        }
+        v += (scale * (second - first.square())).matrix();
+      }
+    }
+    return v;
+  }
+
   // A·h: each group's distribution over its rows.
   Eigen::VectorXd GroupDistributions(const Eigen::VectorXd& h) const {
     const Layout& l = *layout_;

@@ -82,6 +82,17 @@ class StrategyMechanism {
   virtual Eigen::MatrixXd PointMassVariances(const Eigen::MatrixXd& rows) const = 0;
   virtual Eigen::VectorXd Variances(const Eigen::MatrixXd& rows,
                                     const Eigen::VectorXd& h) const = 0;
+  // The same at n agents drawn iid from h: n·E[(r·ŷ − r·A·h)²] for ŷ as the
+  // server computes it. Variances is its limit as n grows; they agree for
+  // strategies whose ŷ is a plain average of decoded reports (the default).
+  // Grouped strategies normalize each group by its random report count
+  // and estimate an empty group as zeros, which costs more when n·π_g is
+  // small (Haar's finest coefficients at n = 10^4).
+  virtual Eigen::VectorXd FiniteSampleVariances(const Eigen::MatrixXd& rows,
+                                                const Eigen::VectorXd& h,
+                                                int64_t n) const {
+    return Variances(rows, h);
+  }
 
   // Draws ŷ exactly as the server would compute it from `counts[x]` agents
   // holding each x (N values), without randomizing agent by agent: the

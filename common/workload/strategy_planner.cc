@@ -47,7 +47,8 @@
 namespace ldp {
 namespace {
 
-// Two candidates whose v_max differ by less than this (relative) tie; the
+// Two candidates whose worst-case variances (VarianceSummary::worst) differ
+// by less than this (relative) tie; the
 // same strategy reached by two routes differs only by rounding.
 constexpr double kTieTolerance = 1e-7;
 
@@ -438,11 +439,11 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
   }
 
   // The first candidate (simplest) within the tie tolerance of the minimum.
-  double best = scored.front().candidate.variance.v_max;
+  double best = scored.front().candidate.variance.worst();
   for (const Scored& s : scored)
-    best = std::min(best, s.candidate.variance.v_max);
+    best = std::min(best, s.candidate.variance.worst());
   size_t chosen = 0;
-  while (scored[chosen].candidate.variance.v_max > best * (1 + kTieTolerance)) {
+  while (scored[chosen].candidate.variance.worst() > best * (1 + kTieTolerance)) {
     ++chosen;
   }
 
@@ -452,8 +453,8 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
   std::vector<size_t> order(scored.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return scored[a].candidate.variance.v_max <
-           scored[b].candidate.variance.v_max;
+    return scored[a].candidate.variance.worst() <
+           scored[b].candidate.variance.worst();
   });
   // Best first, the chosen one leading its tie group.
   std::rotate(order.begin(), std::find(order.begin(), order.end(), chosen),

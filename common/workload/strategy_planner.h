@@ -1,9 +1,10 @@
 // Chooses the strategy for (W, ε): builds every candidate that fits —
 // identity, hierarchical trees, Haar, Fourier (bit workloads), the
 // γ₂-optimal factorization with the ℓ2-ball randomizer, and an optimized
-// matrix Q — predicts each one's v_max from its closed-form variances, and
-// keeps the smallest. Optimized candidates are cached on disk by a hash of
-// (workload, ε, options), so N = 1024 is optimized once.
+// matrix Q — predicts each one's worst-query variance at point-mass and at
+// uniform data from its closed forms, and keeps the smallest worst.
+// Optimized candidates are cached on disk by a hash of (workload, ε,
+// options), so N = 1024 is optimized once.
 #ifndef LDP_COMMON_WORKLOAD_STRATEGY_PLANNER_H_
 #define LDP_COMMON_WORKLOAD_STRATEGY_PLANNER_H_
 
@@ -43,7 +44,8 @@ struct StrategyCandidate {
 
 struct StrategyPlan {
   StrategyCandidate chosen;
-  std::vector<StrategyCandidate> candidates;  // best (smallest v_max) first
+  // Best (smallest VarianceSummary::worst) first.
+  std::vector<StrategyCandidate> candidates;
   std::shared_ptr<const WorkloadEstimator> estimator;  // for `chosen`
 };
 

@@ -4,7 +4,8 @@
 // (factorization-and-sq.md §1).
 //
 // Agent with item x, v = a_x:
-//  1. Ṽ = +v/‖v‖ with probability ½ + ‖v‖/2, else −v/‖v‖ (E[Ṽ] = v);
+//  1. Ṽ = +v/‖v‖ with probability ½ + ‖v‖/2, else −v/‖v‖ (E[Ṽ] = v; for
+//     v = 0, ±e₁ with probability ½ each);
 //  2. a 64-bit seed s, drawn independently of x; U = the unit vector the
 //     seed names (UnitDirection below, identical on agent and server);
 //  3. with probability π = e^ε/(1+e^ε) send the sign σ with ⟨σU, Ṽ⟩ ≥ 0,
@@ -293,12 +294,11 @@ absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateVectorStrategy(
           "vector strategy: column ", x, " of the matrix has norm ", norm,
           " > 1 (scale A so that every column lies in the unit ball)"));
     }
-    if (norm == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "vector strategy: column ", x, " of the matrix is all zero (item ", x,
-          " would carry no signal)"));
-    }
-    data->directions.col(x) = data->a.col(x) / norm;
+    // An item no query asks about has a zero column: any unit direction,
+    // each sign with probability ½, keeps E[Ṽ] = 0.
+    data->directions.col(x) =
+        norm > 0 ? Eigen::VectorXd(data->a.col(x) / norm)
+                 : Eigen::VectorXd::Unit(data->d, 0);
     // Pr[Ṽ = +v/‖v‖] = (1 + ‖v‖)/2, to the nearest 2^-32.
     const double p = std::min(1.0, (1 + norm) / 2);
     data->plus.push_back(CoinProbability::FromNumerator(static_cast<uint64_t>(

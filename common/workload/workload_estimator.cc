@@ -153,20 +153,24 @@ VarianceSummary WorkloadEstimator::Variance() const {
           summary.worst_query = first + static_cast<uint64_t>(row);
           summary.worst_item = static_cast<uint32_t>(item);
         }
-        total += strategy_->Variances(rows, uniform).sum();
+        const Eigen::VectorXd spread = strategy_->Variances(rows, uniform);
+        total += spread.sum();
+        summary.v_max_uniform = std::max(summary.v_max_uniform, spread.maxCoeff());
       });
   summary.v_max = std::max(summary.v_max, 0.0);
   summary.v_avg = total / static_cast<double>(workload_.num_queries());
   return summary;
 }
 
-Eigen::VectorXd WorkloadEstimator::Variances(const Eigen::VectorXd& h) const {
+Eigen::VectorXd WorkloadEstimator::Variances(const Eigen::VectorXd& h,
+                                             int64_t n) const {
   Eigen::VectorXd v(workload_.num_queries());
   workload_.ForEachProjectedBlock(
       reconstruction_, kBlockRows,
       [&](uint64_t first, const Eigen::MatrixXd& rows) {
         v.segment(static_cast<Eigen::Index>(first), rows.rows()) =
-            strategy_->Variances(rows, h);
+            n > 0 ? strategy_->FiniteSampleVariances(rows, h, n)
+                  : strategy_->Variances(rows, h);
       });
   return v;
 }
@@ -193,7 +197,9 @@ WorkloadAnswer WorkloadEstimator::Estimate(const Eigen::VectorXd& y_hat,
       ProjectOntoSimplex(absl::MakeConstSpan(h.data(), h.size()));
   const Eigen::VectorXd h_plus = Eigen::Map<const Eigen::VectorXd>(
       projected.data(), static_cast<Eigen::Index>(projected.size()));
-  const Eigen::VectorXd v = Variances(h_plus);
+  // At the actual n: a grouped strategy with groups of few reports (Haar's
+  // finest level at small n) varies more than its limit says.
+  const Eigen::VectorXd v = Variances(h_plus, std::max<int64_t>(n, 0));
   answer.standard_errors.resize(v.size());
   for (Eigen::Index j = 0; j < v.size(); ++j) {
     answer.standard_errors[j] =

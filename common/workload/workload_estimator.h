@@ -6,7 +6,8 @@
 // space; Create checks it and refuses a strategy that cannot answer the
 // workload. Variances are the strategy's closed forms (strategy.h); the
 // standard errors shown to analysts plug in the estimated histogram
-// projected onto the simplex, so they never come out negative.
+// projected onto the simplex, so they never come out negative, and use the
+// variances at the actual number of reports, not their large-n limit.
 #ifndef LDP_COMMON_WORKLOAD_WORKLOAD_ESTIMATOR_H_
 #define LDP_COMMON_WORKLOAD_WORKLOAD_ESTIMATOR_H_
 
@@ -41,8 +42,9 @@ class WorkloadEstimator {
 
   // Predicted per-user variances (closed forms, no sampling).
   VarianceSummary Variance() const;
-  // v_j at histogram h for every query (m values).
-  Eigen::VectorXd Variances(const Eigen::VectorXd& h) const;
+  // v_j at histogram h for every query (m values): the limit, or with
+  // n > 0 at n agents (StrategyMechanism::FiniteSampleVariances).
+  Eigen::VectorXd Variances(const Eigen::VectorXd& h, int64_t n = 0) const;
 
   // R·ŷ (m values).
   Eigen::VectorXd Answers(const Eigen::VectorXd& y_hat) const;

@@ -221,6 +221,10 @@ void ToProto(const WorkloadRelease& release, v1::WorkloadEstimate* proto) {
   proto->set_workload(release.workload);
   proto->set_predicted_v_max(release.predicted_v_max);
   proto->set_predicted_v_avg(release.predicted_v_avg);
+  proto->set_best_fixed_strategy(release.best_fixed_strategy);
+  proto->set_best_fixed_v_max(release.best_fixed_v_max);
+  proto->set_gamma2_lower(release.gamma2_lower);
+  proto->set_gamma2_upper(release.gamma2_upper);
   if (a.consistent_answers.has_value()) {
     proto->mutable_consistent_answers()->Add(a.consistent_answers->begin(),
                                              a.consistent_answers->end());
@@ -296,6 +300,14 @@ absl::StatusOr<WorkloadRelease> WorkloadEstimateFromProto(
   RETURN_IF_ERROR(CheckNonNegative(proto.band_z(), "band_z"));
   RETURN_IF_ERROR(CheckNonNegative(proto.predicted_v_max(), "predicted_v_max"));
   RETURN_IF_ERROR(CheckNonNegative(proto.predicted_v_avg(), "predicted_v_avg"));
+  RETURN_IF_ERROR(CheckNonNegative(proto.best_fixed_v_max(), "best_fixed_v_max"));
+  RETURN_IF_ERROR(CheckNonNegative(proto.gamma2_lower(), "gamma2_lower"));
+  RETURN_IF_ERROR(CheckNonNegative(proto.gamma2_upper(), "gamma2_upper"));
+  if (proto.gamma2_lower() > proto.gamma2_upper()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "gamma2_lower (", proto.gamma2_lower(), ") exceeds gamma2_upper (",
+        proto.gamma2_upper(), ")"));
+  }
   WorkloadRelease release;
   WorkloadAnswer& a = release.answer;
   a.num_reports = proto.num_reports();
@@ -315,6 +327,10 @@ absl::StatusOr<WorkloadRelease> WorkloadEstimateFromProto(
   release.workload = proto.workload();
   release.predicted_v_max = proto.predicted_v_max();
   release.predicted_v_avg = proto.predicted_v_avg();
+  release.best_fixed_strategy = proto.best_fixed_strategy();
+  release.best_fixed_v_max = proto.best_fixed_v_max();
+  release.gamma2_lower = proto.gamma2_lower();
+  release.gamma2_upper = proto.gamma2_upper();
   return release;
 }
 

@@ -63,6 +63,11 @@ struct WorkloadRelease {
   // The strategy's predicted per-user variances (VarianceSummary).
   double predicted_v_max = 0;
   double predicted_v_avg = 0;
+  // What the planner measured its choice against (StrategyDecision).
+  std::string best_fixed_strategy{};
+  double best_fixed_v_max = 0;
+  double gamma2_lower = 0;
+  double gamma2_upper = 0;
 };
 
 using EstimateRelease =

@@ -158,6 +158,10 @@ WorkloadRelease ToWorkloadRelease(const QuestionEstimate& q) {
     release.strategy = q.strategy->description;
     release.predicted_v_max = q.strategy->v_max;
     release.predicted_v_avg = q.strategy->v_avg;
+    release.best_fixed_strategy = q.strategy->best_fixed;
+    release.best_fixed_v_max = q.strategy->best_fixed_v_max;
+    release.gamma2_lower = q.strategy->gamma2_lower;
+    release.gamma2_upper = q.strategy->gamma2_upper;
   }
   if (q.workload_estimator == nullptr) return release;
   const Workload& workload = q.workload_estimator->workload();

@@ -5,10 +5,10 @@
 
 #include "common/workload/strategy.h"
 #include "common/workload/workload.h"
+#include "common/workload/workload_estimator.h"
 #include "gtest/gtest.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
-#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 namespace {

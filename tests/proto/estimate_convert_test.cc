@@ -60,6 +60,10 @@ WorkloadRelease Workload() {
   release.workload = "prefix N=3";
   release.predicted_v_max = 12.5;
   release.predicted_v_avg = 7.25;
+  release.best_fixed_strategy = "haar, HRR";
+  release.best_fixed_v_max = 14.5;
+  release.gamma2_lower = 1.70;
+  release.gamma2_upper = 1.71;
   return release;
 }
 
@@ -88,6 +92,10 @@ TEST(EstimateConvert, WorkloadDerivesTheBandAndRoundTrips) {
   EXPECT_EQ(back->labels, release.labels);
   EXPECT_EQ(back->predicted_v_max, 12.5);
   EXPECT_EQ(back->predicted_v_avg, 7.25);
+  EXPECT_EQ(back->best_fixed_strategy, "haar, HRR");
+  EXPECT_EQ(back->best_fixed_v_max, 14.5);
+  EXPECT_EQ(back->gamma2_lower, 1.70);
+  EXPECT_EQ(back->gamma2_upper, 1.71);
   EXPECT_EQ(back->epsilon_nanos, 1'000'000'000);
   v1::WorkloadEstimate again;
   ToProto(*back, &again);
@@ -131,6 +139,10 @@ TEST(EstimateConvert, RejectsMalformedWorkloads) {
       {"infinite v_max", [](P* p) { p->set_predicted_v_max(INFINITY); },
        "predicted_v_max"},
       {"confidence 0", [](P* p) { p->set_confidence(0); }, "confidence"},
+      {"inverted gamma2", [](P* p) { p->set_gamma2_lower(2); },
+       "gamma2_lower (2) exceeds gamma2_upper"},
+      {"negative best fixed", [](P* p) { p->set_best_fixed_v_max(-1); },
+       "best_fixed_v_max"},
   };
   for (const Case& c : cases) {
     v1::WorkloadEstimate proto;

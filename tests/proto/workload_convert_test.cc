@@ -6,13 +6,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/workload/workload.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/convert/schema_convert.h"
 #include "proto/convert/study_convert.h"
 #include "tests/proto/convert_testing.h"
 #include "tests/testing/status_matchers.h"
-#include "common/workload/workload.h"
 
 namespace ldp {
 namespace {

@@ -116,7 +116,11 @@ TEST(PlanCodec, RoundTripsWorkloadStrategies) {
                     .matrix = {0.5, 0.25, 0.25, 0.5, 0.25, 0.25}},
            .description = "optimized matrix K=3",
            .v_max = 25.1,
-           .v_avg = 17.5}});
+           .v_avg = 17.5,
+           .best_fixed = "haar, HRR",
+           .best_fixed_v_max = 37.5,
+           .gamma2_lower = 2.5327,
+           .gamma2_upper = 2.5328}});
   plan.questions.push_back(
       {.epsilon_nanos = 7,
        .randomizer = StrategyDecision{

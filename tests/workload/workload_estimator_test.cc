@@ -309,8 +309,12 @@ TEST(WorkloadEstimator, EstimateReportsAnswersErrorsAndBand) {
       ProjectOntoSimplex(absl::MakeConstSpan(h.data(), h.size()));
   const Eigen::VectorXd h_plus =
       Eigen::Map<const Eigen::VectorXd>(projected.data(), 16);
-  const Eigen::VectorXd v = estimator->Variances(h_plus);
+  // At the actual n (a tree's groups are few and large: within 0.1% of the
+  // limit here).
+  const Eigen::VectorXd v = estimator->Variances(h_plus, n);
+  const Eigen::VectorXd limit = estimator->Variances(h_plus);
   for (uint32_t j = 0; j < 16; ++j) {
+    EXPECT_NEAR(v[j], limit[j], 1e-3 * limit[j]);
     EXPECT_NEAR(answer.answers[j], expected[j], 1e-12);
     EXPECT_NEAR(answers[j], expected[j], 1e-12);
     EXPECT_NEAR(answer.standard_errors[j], std::sqrt(v[j] / n), 1e-15);
