@@ -7,9 +7,10 @@
 //   v_max: the worst query at the worst point-mass data (all agents hold the
 //          same item x). Measured: --reps_max runs at that x, n·mean squared
 //          error of that one query's answer.
-//   v_avg: the mean over queries at uniform h. Measured: --reps_avg runs,
-//          each with multinomial counts from h, n·mean squared error per
-//          query averaged over queries.
+//   v_avg: the mean over queries at uniform h. Measured: runs of n agents
+//          drawn from h (until the relative standard error is --target_rse,
+//          at most --reps_avg runs), n·mean squared error per query averaged
+//          over queries.
 //   max error: the largest |answer_j − truth_j| over all queries at uniform
 //          h, averaged over runs, next to the simultaneous 95% bound
 //          z_{0.025/m}·sqrt(max_j v_j(uniform)/n).
@@ -24,9 +25,10 @@
 // are checked against the same distributions in tests/workload. The vector
 // randomizer's statistic is continuous and its ŷ a plain average of iid
 // reports, so n·Var does not depend on n: its v_max is the variance of one
-// agent's answer over --vector_reps_max agents, its v_avg and max error come
-// from --vector_reps runs of --vector_max_agents agents, measured once per
-// workload and ε and shown for every n.
+// agent's answer over --vector_reps_max agents, its v_avg likewise from
+// single agents drawn from h, its max error from --vector_reps runs of
+// --vector_max_agents agents; measured once per workload and ε and shown
+// for every n.
 //
 // Naive per-query answering splits the agents uniformly over the m queries;
 // each answers its one query's bit φ_j(x) by binary randomized response at
@@ -65,13 +67,16 @@ ABSL_FLAG(std::string, epsilons, "0.5,1,2,4", "Comma-separated ε.");
 ABSL_FLAG(std::string, agents, "10000,100000,1000000",
           "Comma-separated population sizes n.");
 ABSL_FLAG(int, reps_max, 10000, "Runs for the measured v_max (point mass).");
-ABSL_FLAG(int, reps_avg, 300, "Runs for the measured v_avg and max error.");
+ABSL_FLAG(int, reps_avg, 5000,
+          "Most runs for the measured v_avg and max error (see --target_rse).");
+ABSL_FLAG(double, target_rse, 0.02,
+          "Runs for v_avg stop once its relative standard error is this small.");
 ABSL_FLAG(int64_t, vector_max_agents, 2000,
-          "Agents per run of the vector randomizer's v_avg (its n·Var does not "
-          "depend on n).");
-ABSL_FLAG(int, vector_reps, 1000, "Runs for the vector randomizer's v_avg.");
+          "Agents per run of the vector randomizer's max error.");
+ABSL_FLAG(int, vector_reps, 100, "Runs for the vector randomizer's max error.");
 ABSL_FLAG(int, vector_reps_max, 20000,
-          "Single agents for the vector randomizer's v_max.");
+          "Single agents for the vector randomizer's v_max, and the most for "
+          "its v_avg (its n·Var does not depend on n).");
 ABSL_FLAG(std::string, cache_dir, "build/strategy-cache",
           "Where optimized strategies are cached (empty: none).");
 ABSL_FLAG(int, optimizer_minutes, 10, "Time limit per optimization.");
@@ -133,21 +138,6 @@ struct Measured {
   int reps_max = 0, reps_avg = 0;
 };
 
-// Counts of n agents drawn iid from h (sequential binomials).
-std::vector<int64_t> MultinomialCounts(const Eigen::VectorXd& h, int64_t n,
-                                       std::mt19937_64& gen) {
-  std::vector<int64_t> counts(h.size(), 0);
-  int64_t left = n;
-  double mass_left = 1;
-  for (Eigen::Index x = 0; x < h.size() && left > 0; ++x) {
-    const double p = x + 1 == h.size() ? 1.0 : std::clamp(h[x] / mass_left, 0.0, 1.0);
-    counts[x] = std::binomial_distribution<int64_t>(left, p)(gen);
-    left -= counts[x];
-    mass_left -= h[x];
-  }
-  return counts;
-}
-
 Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSummary& predicted,
                          int64_t n, bool per_agent, std::mt19937_64& gen) {
   const Workload& workload = estimator.workload();
@@ -173,26 +163,52 @@ Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSumma
     out.v_max = double(agents) * sum_sq / reps;
     out.reps_max = reps;
   }
-  // v_avg and max error: every query, agents iid from the uniform h.
+  // v_avg: every query, agents iid from the uniform h (one agent per run
+  // for the vector randomizer). Runs go on until the measured v_avg's
+  // relative standard error, from the runs' own spread, is at most
+  // --target_rse (at least 100 runs, at most --reps_avg, or
+  // --vector_reps_max for the vector randomizer): strongly correlated
+  // queries (prefixes) need thousands of runs, a histogram a hundred.
+  const Eigen::VectorXd h = Eigen::VectorXd::Constant(domain, 1.0 / domain);
+  const Eigen::VectorXd truth = workload.Answer(h);
+  auto run = [&](int64_t agents) {
+    const Eigen::VectorXd h_hat =
+        estimator.reconstruction() * strategy.SampleIidEstimate(h, agents, gen);
+    return Eigen::VectorXd(workload.Answer(h_hat) - truth);
+  };
   {
-    const int64_t sim_n =
-        per_agent ? std::min<int64_t>(n, absl::GetFlag(FLAGS_vector_max_agents)) : n;
-    const Eigen::VectorXd h = Eigen::VectorXd::Constant(domain, 1.0 / domain);
-    const Eigen::VectorXd truth = workload.Answer(h);
-    const int reps = per_agent ? absl::GetFlag(FLAGS_vector_reps) : absl::GetFlag(FLAGS_reps_avg);
-    Eigen::VectorXd sum_sq = Eigen::VectorXd::Zero(truth.size());
+    const int64_t agents = per_agent ? 1 : n;
+    const int cap = per_agent ? absl::GetFlag(FLAGS_vector_reps_max) : absl::GetFlag(FLAGS_reps_avg);
+    const double target = absl::GetFlag(FLAGS_target_rse);
+    double sum = 0, sum_sq = 0, sum_max = 0;
+    int reps = 0;
+    while (reps < cap) {
+      const Eigen::VectorXd err = run(agents);
+      const double s = double(agents) * err.squaredNorm() / double(err.size());
+      sum += s;
+      sum_sq += s * s;
+      sum_max += err.cwiseAbs().maxCoeff();
+      ++reps;
+      if (reps >= 100 && reps % 25 == 0) {
+        const double mean = sum / reps;
+        const double var = std::max(0.0, sum_sq / reps - mean * mean) * reps / (reps - 1);
+        if (std::sqrt(var / reps) <= target * mean) break;
+      }
+    }
+    out.v_avg = sum / reps;
+    out.reps_avg = reps;
+    out.max_error = sum_max / reps;
+  }
+  // Max error of the vector randomizer: --vector_reps runs of
+  // --vector_max_agents agents, scaled to n (an error shrinks as 1/√n).
+  if (per_agent) {
+    const int64_t agents = std::min<int64_t>(n, absl::GetFlag(FLAGS_vector_max_agents));
+    const int reps = absl::GetFlag(FLAGS_vector_reps);
     double sum_max = 0;
     for (int rep = 0; rep < reps; ++rep) {
-      const std::vector<int64_t> counts = MultinomialCounts(h, sim_n, gen);
-      const Eigen::VectorXd h_hat = estimator.reconstruction() * strategy.SampleEstimate(counts, gen);
-      const Eigen::VectorXd err = workload.Answer(h_hat) - truth;
-      sum_sq += err.cwiseAbs2();
-      // Scale to n: the error of one query shrinks as 1/sqrt(n).
-      sum_max += err.cwiseAbs().maxCoeff() * std::sqrt(double(sim_n) / n);
+      sum_max += run(agents).cwiseAbs().maxCoeff() * std::sqrt(double(agents) / n);
     }
-    out.v_avg = sim_n * sum_sq.mean() / reps;
     out.max_error = sum_max / reps;
-    out.reps_avg = reps;
   }
   return out;
 }
@@ -241,7 +257,9 @@ Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_6
     return n_j == 0 ? 0.0 : (double(said) / n_j - q) / (p - q);
   };
   const int reps_max = absl::GetFlag(FLAGS_reps_max);
-  const int reps_avg = std::max(20, absl::GetFlag(FLAGS_reps_avg) / 10);
+  // The m queries' groups are independent: 40 runs average 40·m squared
+  // errors.
+  const int reps_avg = 40;
   {
     // Query 0 at the point mass on item 0: F_0 = 1.
     Eigen::VectorXd h = Eigen::VectorXd::Zero(domain);
@@ -368,8 +386,10 @@ int Run() {
         }
         estimators.push_back(*std::move(estimator));
       }
-      // The vector randomizer's figures do not depend on n: measured once.
-      std::vector<std::optional<Measured>> per_agent_measured(estimators.size());
+      // The vector randomizer's figures do not depend on n: measured once
+      // (at the first n; its max error then scales as 1/√n).
+      std::vector<std::optional<std::pair<Measured, int64_t>>> per_agent_measured(
+          estimators.size());
       const uint32_t domain = workload->domain_size();
       const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(domain, 1.0 / domain);
       for (int64_t n : agents) {
@@ -386,10 +406,11 @@ int Run() {
           const bool per_agent = candidate.spec.kind == StrategyKind::kFactorization;
           Measured measured;
           if (per_agent && per_agent_measured[c].has_value()) {
-            measured = *per_agent_measured[c];
+            measured = per_agent_measured[c]->first;
+            measured.max_error *= std::sqrt(double(per_agent_measured[c]->second) / n);
           } else {
             measured = MeasureStrategy(estimator, candidate.variance, n, per_agent, gen);
-            if (per_agent) per_agent_measured[c] = measured;
+            if (per_agent) per_agent_measured[c] = std::make_pair(measured, n);
           }
           Eigen::VectorXd point = Eigen::VectorXd::Zero(domain);
           point[candidate.variance.worst_item] = 1;

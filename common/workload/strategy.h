@@ -102,6 +102,12 @@ class StrategyMechanism {
   // samples its agents one by one.
   virtual Eigen::VectorXd SampleEstimate(absl::Span<const int64_t> counts,
                                          absl::BitGenRef gen) const = 0;
+  // The same for n agents drawn iid from the histogram h (N values summing
+  // to 1). The default draws multinomial counts and calls SampleEstimate;
+  // a strategy whose reports are iid from a mixture draws them directly.
+  virtual Eigen::VectorXd SampleIidEstimate(const Eigen::VectorXd& h,
+                                            int64_t n,
+                                            absl::BitGenRef gen) const;
 };
 
 }  // namespace ldp
