@@ -49,7 +49,10 @@ asan() {
 # aggregator are where threads meet. These tests use no gRPC; gRPC is
 # Debian's uninstrumented build and would drown real reports in false ones.
 # absl's mutexes are uninstrumented too: tests/sanitizers/tsan_absl_sync.cc
-# tells TSan about them. Each binary runs all its tests in one process.
+# tells TSan about them. Debian's OpenBLAS hands work to its own thread pool
+# through synchronization TSan cannot see, so BLAS runs single-threaded
+# here (OPENBLAS_NUM_THREADS=1): the threads under test are ours. Each
+# binary runs all its tests in one process.
 tsan() {
   configure build-tsan -DLDP_SANITIZE=thread
   local tests
@@ -60,6 +63,7 @@ tsan() {
   local t
   for t in $tests; do
     echo "-- $t"
+    OPENBLAS_NUM_THREADS=1 \
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp" \
         "build-tsan/tests/$t" --gtest_brief=1
   done
