@@ -660,6 +660,15 @@ class GroupedStrategy : public StrategyMechanism {
     const Eigen::Index b = rows.rows();
     Eigen::VectorXd v = Eigen::VectorXd::Zero(b);
     Eigen::ArrayXd first(b), second(b), mean(b);
+    // The groups of a level share π: one count distribution per level
+    // (Haar has 1023 groups at N = 1024 but 10 levels).
+    std::vector<ReportCountMoments> level_moments;
+    if (n > 0) {
+      for (const Level& level : l.levels) {
+        level_moments.push_back(MomentsOfReportCount(
+            n, level.probability / static_cast<double>(level.num_groups)));
+      }
+    }
     for (uint32_t g = 0; g < l.num_groups(); ++g) {
       const Level& level = l.levels[l.level_of[g]];
       const double gap = level.p - level.q;
@@ -667,7 +676,7 @@ class GroupedStrategy : public StrategyMechanism {
       const double pi = l.GroupProbability(g);
       double inverse_pi = 1 / pi;
       if (n > 0) {
-        const ReportCountMoments moments = MomentsOfReportCount(n, pi);
+        const ReportCountMoments& moments = level_moments[l.level_of[g]];
         inverse_pi = static_cast<double>(n) * moments.inverse_mean;
         mean.setZero();
         for (uint32_t i = 0; i < k; ++i) mean += y[o + i] * rows.col(o + i).array();
