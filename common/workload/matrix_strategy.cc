@@ -118,6 +118,7 @@ class MatrixAccumulator final : public StrategyAccumulator {
     return y;
   }
 
+ private:
   std::shared_ptr<const MatrixData> data_;
   std::vector<int64_t> counts_;
   int64_t num_reports_ = 0;
@@ -237,7 +238,7 @@ class MatrixStrategy final : public StrategyMechanism {
   // output counts are one multinomial over the K outputs.
   Eigen::VectorXd SampleIidEstimate(const Eigen::VectorXd& h, int64_t n,
                                     absl::BitGenRef gen) const override {
-    std::vector<double> mixture(data_->k, 0);
+    Eigen::VectorXd mixture = Eigen::VectorXd::Zero(data_->k);
     const int64_t items = std::min<int64_t>(h.size(), data_->n);
     for (int64_t x = 0; x < items; ++x) {
       if (h[x] <= 0) continue;
@@ -247,18 +248,8 @@ class MatrixStrategy final : public StrategyMechanism {
             share * static_cast<double>(data_->weights[x * data_->k + o]);
       }
     }
-    std::vector<int64_t> outputs(data_->k, 0);
-    int64_t left = std::max<int64_t>(n, 0);
-    double mass_left = 1;
-    for (int64_t o = 0; o < data_->k && left > 0; ++o) {
-      const double p = o + 1 == data_->k
-                           ? 1.0
-                           : std::clamp(mixture[o] / mass_left, 0.0, 1.0);
-      outputs[o] = Binomial(left, p, gen);
-      left -= outputs[o];
-      mass_left -= mixture[o];
-    }
-    return Frequencies(outputs, std::max<int64_t>(n, 0));
+    return Frequencies(SampleMultinomialCounts(mixture, n, gen),
+                       std::max<int64_t>(n, 0));
   }
 
  private:

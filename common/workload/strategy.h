@@ -110,6 +110,11 @@ class StrategyMechanism {
                                             absl::BitGenRef gen) const;
 };
 
+// Counts of n draws from the distribution p (sequential binomials; the
+// last category takes the rest). For the samplers above.
+std::vector<int64_t> SampleMultinomialCounts(const Eigen::VectorXd& p,
+                                             int64_t n, absl::BitGenRef gen);
+
 }  // namespace ldp
 
 #endif  // LDP_COMMON_WORKLOAD_STRATEGY_H_
