@@ -16,6 +16,8 @@
 #include "Eigen/Core"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "common/workload/workload.h"
+#include "common/workload/workload_estimator.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/strategy_checks.h"
@@ -401,6 +403,43 @@ TEST(GroupedStrategy, FiniteSampleVarianceMatchesSmallGroups) {
   // Plenty of reports per group: the two agree.
   EXPECT_NEAR(strategy->FiniteSampleVariances(r, h, 100'000'000)[0], limit,
               1e-4 * limit);
+}
+
+// A whole histogram answer sums every group's estimate. With a few reports
+// per finest group, two groups are often empty together and their biases
+// (which cancel within a Haar level) enter as cross terms: the prediction
+// must carry them to match.
+TEST(GroupedStrategy, FiniteSampleVarianceCountsGroupsEmptyTogether) {
+  auto strategy = Make(Haar(64, 4.0));
+  ASSERT_NE(strategy, nullptr);
+  absl::StatusOr<Workload> histogram = Workload::Create(
+      {.kind = WorkloadKind::kHistogram, .domain_size = 64});
+  ASSERT_OK(histogram);
+  absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
+      WorkloadEstimator::Create(*histogram, std::move(strategy));
+  ASSERT_OK(estimator);
+  const StrategyMechanism& haar = (*estimator)->strategy();
+  constexpr uint32_t kItem = 21;
+  constexpr int64_t kAgents = 120;
+  const Eigen::MatrixXd r = (*estimator)->reconstruction().row(kItem);
+  Eigen::VectorXd h = Eigen::VectorXd::Zero(64);
+  h[kItem] = 1;
+  const double finite = haar.FiniteSampleVariances(r, h, kAgents)[0];
+  const double limit = haar.Variances(r, h)[0];
+  std::vector<int64_t> counts(64, 0);
+  counts[kItem] = kAgents;
+  testing::SeededGenerator gen(1001);
+  testing::RunningMoments squared_error;
+  constexpr int kRuns = 40'000;
+  for (int run = 0; run < kRuns; ++run) {
+    const double error = r.row(0).dot(haar.SampleEstimate(counts, gen)) - 1.0;
+    squared_error.Add(double(kAgents) * error * error);
+  }
+  const double se = std::sqrt(squared_error.variance() / kRuns);
+  EXPECT_NEAR(squared_error.mean(), finite, 5 * se)
+      << "limit " << limit << ", finite " << finite;
+  EXPECT_GT(std::abs(squared_error.mean() - limit), 5 * se)
+      << "limit " << limit << ", finite " << finite;
 }
 
 TEST(GroupedStrategy, EmptyAccumulatorEstimatesZeros) {

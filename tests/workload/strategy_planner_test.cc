@@ -50,9 +50,23 @@ void ExpectConsistent(const StrategyPlan& plan) {
   EXPECT_EQ(plan.candidates.front().spec, plan.chosen.spec);
   EXPECT_DOUBLE_EQ(plan.estimator->Variance().v_max,
                    plan.chosen.variance.v_max);
+  // The chosen worst case is within 3% of the best and no worse than any
+  // fixed strategy's; among those near ties its v_avg is the smallest.
+  double best = plan.chosen.variance.worst();
+  for (const StrategyCandidate& c : plan.candidates)
+    best = std::min(best, c.variance.worst());
+  EXPECT_LE(plan.chosen.variance.worst(), best * 1.03 * (1 + 1e-9));
   for (const StrategyCandidate& c : plan.candidates) {
     SCOPED_TRACE(c.description);
-    EXPECT_LE(plan.chosen.variance.worst(), c.variance.worst() * (1 + 1e-6));
+    const bool fixed = c.spec.kind != StrategyKind::kMatrix &&
+                       c.spec.kind != StrategyKind::kFactorization;
+    if (fixed) {
+      EXPECT_LE(plan.chosen.variance.worst(), c.variance.worst() * (1 + 1e-6));
+    }
+    if (c.variance.worst() <= best * 1.03 &&
+        c.variance.worst() <= plan.chosen.variance.worst()) {
+      EXPECT_LE(plan.chosen.variance.v_avg, c.variance.v_avg * (1 + 1e-6));
+    }
     EXPECT_GE(c.variance.worst(), c.variance.v_max);
     EXPECT_GE(c.variance.v_max_uniform, c.variance.v_avg * (1 - 1e-12));
     EXPECT_GT(c.variance.v_max, 0);
@@ -95,14 +109,27 @@ TEST(StrategyPlanner, PrefixTriesEveryFamilyAndKeepsTheBest) {
   EXPECT_NE(plan->chosen.spec.kind, StrategyKind::kIdentity);
 }
 
+// At N = 64 the optimized Q's worst case is a hair below OUE's (4.57 vs
+// 4.59) but its average is above (3.72 vs 3.66): a near tie, which goes to
+// the smaller average.
 TEST(StrategyPlanner, HistogramChoosesTheIdentity) {
-  const Workload histogram =
-      Make({.kind = WorkloadKind::kHistogram, .domain_size = 16});
-  StrategyPlannerOptions options = Quick();
-  absl::StatusOr<StrategyPlan> plan = PlanStrategy(histogram, 1.0, options);
-  ASSERT_OK(plan);
-  ExpectConsistent(*plan);
-  EXPECT_EQ(plan->chosen.spec.kind, StrategyKind::kIdentity);
+  for (uint32_t n : {16u, 64u}) {
+    SCOPED_TRACE(n);
+    const Workload histogram =
+        Make({.kind = WorkloadKind::kHistogram, .domain_size = n});
+    absl::StatusOr<StrategyPlan> plan = PlanStrategy(histogram, 1.0, Quick());
+    ASSERT_OK(plan);
+    ExpectConsistent(*plan);
+    EXPECT_EQ(plan->chosen.spec.kind, StrategyKind::kIdentity);
+    if (n != 64) continue;
+    bool near_tie = false;
+    for (const StrategyCandidate& c : plan->candidates) {
+      if (c.spec.kind != StrategyKind::kMatrix) continue;
+      near_tie = c.variance.worst() < plan->chosen.variance.worst() &&
+                 c.variance.v_avg > plan->chosen.variance.v_avg;
+    }
+    EXPECT_TRUE(near_tie);
+  }
 }
 
 // At ε = 4 Haar's worst point mass (randomized response is nearly exact
