@@ -3,7 +3,10 @@
 workload and ε (rows: mechanism × n) with the large-n limit (the planner's
 figure), the prediction at n, the measurement and their ratio, then a final
 check that every measured/predicted ratio lies within ±10%. Several CSV files
-(e.g. one per part of the grid) are read in order."""
+(e.g. one per part of the grid) are read in order; a row of a later file
+replaces an earlier one for the same workload, ε, n and mechanism (a partial
+rerun, e.g. --mechanisms=haar), and a later file that marks the planner's
+choice for a workload, ε and n takes the mark from earlier rows there."""
 import csv
 import sys
 from statistics import NormalDist
@@ -11,7 +14,19 @@ from collections import OrderedDict
 
 
 def main(paths):
-    rows = [r for path in paths for r in csv.DictReader(open(path))]
+    latest = OrderedDict()
+    for path in paths:
+        new_rows = list(csv.DictReader(open(path)))
+        rechosen = {(r["workload"], r["epsilon"], r["n"]) for r in new_rows
+                    if r["mechanism"].endswith(" *")}
+        for key, r in latest.items():
+            if key[:3] in rechosen:
+                r["mechanism"] = r["mechanism"].removesuffix(" *")
+        for r in new_rows:
+            key = (r["workload"], r["epsilon"], r["n"],
+                   r["mechanism"].removesuffix(" *"))
+            latest[key] = r
+    rows = list(latest.values())
     groups = OrderedDict()
     for r in rows:
         groups.setdefault((r["workload"], r["epsilon"]), []).append(r)

@@ -47,6 +47,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -82,6 +83,11 @@ ABSL_FLAG(std::string, cache_dir, "build/strategy-cache",
 ABSL_FLAG(int, optimizer_minutes, 10, "Time limit per optimization.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulation (not of any privacy noise).");
 ABSL_FLAG(std::string, csv, "", "If set, one CSV row per result is written here.");
+ABSL_FLAG(std::string, mechanisms, "",
+          "Comma-separated substrings (e.g. haar,naive): only mechanisms whose "
+          "description contains one are measured; empty: all. Without "
+          "\"optimized\" and \"factorization\" the optimizers are not run, and "
+          "no row is marked as the planner's choice.");
 
 namespace ldp {
 namespace {
@@ -131,6 +137,16 @@ Eigen::VectorXd ReconstructionRow(const WorkloadEstimator& estimator, uint64_t j
         if (j >= first && j < first + rows.rows()) row = rows.row(j - first).transpose();
       });
   return row;
+}
+
+// Whether --mechanisms selects the mechanism with this description.
+bool Selected(const std::string& description) {
+  const std::string flag = absl::GetFlag(FLAGS_mechanisms);
+  if (flag.empty()) return true;
+  for (absl::string_view part : absl::StrSplit(flag, ',', absl::SkipEmpty())) {
+    if (absl::StrContains(description, part)) return true;
+  }
+  return false;
 }
 
 struct Measured {
@@ -353,6 +369,9 @@ int Run() {
     }
     for (double epsilon : epsilons) {
       StrategyPlannerOptions options;
+      options.include_optimized_matrix = Selected("optimized matrix");
+      options.include_factorization = Selected("factorization");
+      const bool full_plan = options.include_optimized_matrix && options.include_factorization;
       options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
       options.optimizer_time_limit = absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes));
       const auto started = std::chrono::steady_clock::now();
@@ -370,6 +389,10 @@ int Run() {
       // Every candidate's estimator, built once per workload and ε.
       std::vector<std::shared_ptr<const WorkloadEstimator>> estimators;
       for (const StrategyCandidate& candidate : plan->candidates) {
+        if (!Selected(candidate.description)) {
+          estimators.push_back(nullptr);
+          continue;
+        }
         absl::StatusOr<std::unique_ptr<StrategyMechanism>> strategy =
             CreateStrategy(candidate.spec);
         if (!strategy.ok()) {
@@ -393,15 +416,18 @@ int Run() {
       const uint32_t domain = workload->domain_size();
       const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(domain, 1.0 / domain);
       for (int64_t n : agents) {
-        Row naive = NaiveRow(*workload, epsilon, n, gen);
-        naive.workload = text;
-        naive.mechanism = "naive (split, RR)";
-        naive.domain_size = domain;
-        naive.epsilon = epsilon;
-        naive.agents = n;
-        Print(naive, csv);
+        if (Selected("naive (split, RR)")) {
+          Row naive = NaiveRow(*workload, epsilon, n, gen);
+          naive.workload = text;
+          naive.mechanism = "naive (split, RR)";
+          naive.domain_size = domain;
+          naive.epsilon = epsilon;
+          naive.agents = n;
+          Print(naive, csv);
+        }
         for (size_t c = 0; c < plan->candidates.size(); ++c) {
           const StrategyCandidate& candidate = plan->candidates[c];
+          if (!Selected(candidate.description)) continue;
           const WorkloadEstimator& estimator = *estimators[c];
           const bool per_agent = candidate.spec.kind == StrategyKind::kFactorization;
           Measured measured;
@@ -418,7 +444,8 @@ int Run() {
           Row row;
           row.workload = text;
           row.mechanism = candidate.description +
-                          (candidate.description == plan->chosen.description ? " *" : "");
+                          (full_plan && candidate.description == plan->chosen.description
+                               ? " *" : "");
           row.domain_size = domain;
           row.num_queries = workload->num_queries();
           row.epsilon = epsilon;
