@@ -8,7 +8,14 @@
 //                              --plot=FILE.svg [--truth=FILE.json] to draw
 //                              them
 //   ldp budget AGENT           what the server has charged an agent
+//   ldp plan FILE ...          runs ldp-plan: a forecast, no server needed
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -32,10 +39,10 @@
 #include "client/workload_plot.h"
 #include "common/flags_usage.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/convert/grpc_status.h"
+#include "proto/convert/study_file.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ldp-server address.");
@@ -84,6 +91,9 @@ constexpr char kUsage[] =
     "                            [--plot=FILE.svg [--truth=FILE.json]\n"
     "                            [--question=QID]]\n"
     "  ldp budget AGENT [--study=S]\n"
+    "  ldp plan FILE [--agents=N] [--target_error=TAU] [--simulate]\n"
+    "                            forecast a study without a server (ldp plan\n"
+    "                            --help)\n"
     "Common flags: --server=HOST:PORT --token_file=PATH [--tls_ca_file=PEM]";
 
 int Fail(const absl::Status& status) {
@@ -151,26 +161,6 @@ absl::StatusOr<uint64_t> ParseId(const std::vector<char*>& args, size_t i,
     return absl::InvalidArgumentError(absl::StrCat("expected ", what, "\n", kUsage));
   }
   return id;
-}
-
-absl::StatusOr<v1::StudySpec> ParseSpec(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  v1::StudySpec spec;
-  if (absl::EndsWith(path, ".json")) {
-    auto status = google::protobuf::util::JsonStringToMessage(*text, &spec);
-    if (!status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, " is not an ldp.v1.StudySpec in JSON: ", status.ToString()));
-    }
-    return spec;
-  }
-  if (!google::protobuf::TextFormat::ParseFromString(*text, &spec)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, " is not an ldp.v1.StudySpec in text format (see the parser "
-              "messages above; use a .json name for JSON)"));
-  }
-  return spec;
 }
 
 void PrintRound(const v1::Round& round) {
@@ -425,7 +415,7 @@ absl::Status Run(const std::vector<char*>& args) {
   if (!analyst.ok()) return analyst.status();
   if (command == "study" && sub == "create") {
     if (args.size() < 4) return absl::InvalidArgumentError(absl::StrCat("expected FILE\n", kUsage));
-    auto spec = ParseSpec(args[3]);
+    auto spec = ReadStudySpecFile(args[3]);
     if (!spec.ok()) return spec.status();
     v1::CreateStudyRequest request;
     *request.mutable_spec() = *spec;
@@ -494,6 +484,20 @@ absl::Status Run(const std::vector<char*>& args) {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
+  // `ldp plan` is ldp-plan, built next to this binary: planning runs the
+  // server's planner in process, which this gRPC client does not link.
+  if (argc >= 2 && std::string_view(argv[1]) == "plan") {
+    std::vector<char*> plan_args = {const_cast<char*>("ldp plan")};
+    for (int i = 2; i < argc; ++i) plan_args.push_back(argv[i]);
+    plan_args.push_back(nullptr);
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (!error) execv((self.parent_path() / "ldp-plan").c_str(), plan_args.data());
+    execvp("ldp-plan", plan_args.data());
+    std::fprintf(stderr, "ldp: cannot run ldp-plan (next to ldp or on PATH): %s\n",
+                 std::strerror(errno));
+    return 1;
+  }
   absl::SetProgramUsageMessage(ldp::kUsage);
   ldp::ShowOnlyFlagsFrom("ldp_cli_main");
   const std::vector<char*> args = absl::ParseCommandLine(argc, argv);

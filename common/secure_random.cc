@@ -58,6 +58,22 @@ absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::Create() {
   return random;
 }
 
+absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::CreateForSimulation(
+    uint64_t seed) {
+  std::unique_ptr<SecureRandom> random(new SecureRandom());
+  random->simulated_ = true;
+  random->seed_ = seed;
+  random->cipher_ = std::make_unique<CipherState>();
+  random->cipher_->ctx.reset(EVP_CIPHER_CTX_new());
+  if (random->cipher_->ctx == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot allocate a cipher context: ", OpenSslError()));
+  }
+  absl::Status keyed = random->Rekey();
+  if (!keyed.ok()) return keyed;
+  return random;
+}
+
 SecureRandom::~SecureRandom() {
   OPENSSL_cleanse(buffer_.data(), sizeof(buffer_));
 }
@@ -69,7 +85,21 @@ uint64_t SecureRandom::CurrentForkGeneration() {
 absl::Status SecureRandom::Rekey() {
   // 32-byte key and 16-byte IV (counter + nonce), both fresh from the DRBG.
   unsigned char key_iv[48];
-  if (RAND_bytes(key_iv, sizeof(key_iv)) != 1) {
+  if (simulated_) {
+    // Key and IV: SHA-256 of (label, seed, key number), twice.
+    for (int half = 0; half < 2; ++half) {
+      const std::string input = absl::StrCat("ldp simulation coins/", seed_, "/",
+                                             keys_derived_, "/", half);
+      unsigned char digest[EVP_MAX_MD_SIZE];
+      unsigned int length = 0;
+      if (EVP_Digest(input.data(), input.size(), digest, &length, EVP_sha256(),
+                     nullptr) != 1) {
+        return absl::InternalError(absl::StrCat("SHA-256 failed: ", OpenSslError()));
+      }
+      std::memcpy(key_iv + 32 * half, digest, half == 0 ? 32 : 16);
+    }
+    ++keys_derived_;
+  } else if (RAND_bytes(key_iv, sizeof(key_iv)) != 1) {
     return absl::UnavailableError(
         absl::StrCat("RAND_bytes failed: ", OpenSslError()));
   }

@@ -40,6 +40,14 @@ class SecureRandom {
   // entropy or set up ChaCha20.
   static absl::StatusOr<std::unique_ptr<SecureRandom>> Create();
 
+  // The same ChaCha20 stream keyed from SHA-256 of `seed` instead: the same
+  // seed gives the same coins, so a simulation (`ldp plan --simulate`, 200
+  // seeded runs) is reproducible while every coin still comes from this
+  // cipher. Anyone who knows the seed predicts every coin: only for
+  // simulated agents, never for an agent holding a person's record.
+  static absl::StatusOr<std::unique_ptr<SecureRandom>> CreateForSimulation(
+      uint64_t seed);
+
   SecureRandom(const SecureRandom&) = delete;
   SecureRandom& operator=(const SecureRandom&) = delete;
   ~SecureRandom();
@@ -69,6 +77,10 @@ class SecureRandom {
   int position_ = kWords;
   uint64_t refills_since_key_ = 0;
   uint64_t fork_generation_ = 0;
+  // CreateForSimulation: the seed, and how many keys were derived from it.
+  bool simulated_ = false;
+  uint64_t seed_ = 0;
+  uint64_t keys_derived_ = 0;
 };
 
 }  // namespace ldp
