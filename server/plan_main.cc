@@ -4,9 +4,12 @@
 // planner and randomizers (server/study_forecast.h), no server needed.
 // --simulate runs the study in process on a synthetic population and prints
 // predicted against observed error.
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "common/task.h"
 #include "proto/convert/study_convert.h"
 #include "proto/convert/study_file.h"
+#include "server/planner.h"
 #include "server/study_forecast.h"
 
 ABSL_FLAG(int64_t, agents, 0,
@@ -114,17 +118,44 @@ void PrintForecast(const StudyForecast& f, const ForecastOptions& options) {
   }
 }
 
+// The smallest n meeting τ in simulation, for a scalar question: √n_q·|error|
+// is scale-free, so its quantile q at the confidence gives n_q = (q/τ)²
+// reports, n_q/share agents.
+std::string SimulatedAgentsNeeded(const QuestionSimulation& s, double share,
+                                  double confidence, double tau) {
+  if (s.scaled_errors.empty() || tau <= 0) return "-";
+  std::vector<double> errors = s.scaled_errors;
+  const size_t k = std::min(errors.size() - 1,
+                            static_cast<size_t>(confidence * static_cast<double>(errors.size())));
+  std::nth_element(errors.begin(), errors.begin() + static_cast<std::ptrdiff_t>(k),
+                   errors.end());
+  const double q = errors[k];
+  return Agents(static_cast<int64_t>(std::ceil((q / tau) * (q / tau) / share)));
+}
+
 void PrintSimulation(const std::vector<QuestionSimulation>& simulated,
-                     int64_t agents, int runs) {
+                     const StudyForecast& forecast, const ForecastOptions& options,
+                     int runs) {
   std::printf("\nsimulation: %d runs of %lld synthetic agents (errors against "
               "each run's own population; prediction at that population):\n",
-              runs, static_cast<long long>(agents));
-  std::printf("%-16s %12s %14s %14s %8s %9s\n", "question", "reports/run",
+              runs, static_cast<long long>(options.num_agents));
+  std::printf("%-16s %12s %14s %14s %8s %9s", "question", "reports/run",
               "predicted RMS", "observed RMS", "ratio", "coverage");
-  for (const QuestionSimulation& s : simulated) {
-    std::printf("%-16s %12.0f %14.5g %14.5g %8.3f %9.3f\n", s.question_id.c_str(),
+  if (options.target_error > 0) std::printf(" %14s %14s", "planned n(τ)", "simulated n(τ)");
+  std::printf("\n");
+  for (size_t i = 0; i < simulated.size(); ++i) {
+    const QuestionSimulation& s = simulated[i];
+    const QuestionForecast& f = forecast.questions[i];
+    std::printf("%-16s %12.0f %14.5g %14.5g %8.3f %9.3f", s.question_id.c_str(),
                 s.mean_reports, s.predicted_rmse, s.observed_rmse,
                 s.observed_rmse / s.predicted_rmse, s.coverage);
+    if (options.target_error > 0) {
+      std::printf(" %14s %14s", Agents(f.local.agents_needed).c_str(),
+                  SimulatedAgentsNeeded(s, f.share, forecast.confidence,
+                                        options.target_error)
+                      .c_str());
+    }
+    std::printf("\n");
   }
 }
 
@@ -153,9 +184,19 @@ absl::Status Run(const std::vector<char*>& args) {
   StrategyPlannerOptions strategies;
   strategies.cache_dir = absl::GetFlag(FLAGS_strategy_cache_dir);
   strategies.optimizer_time_limit = absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes));
+  // One plan for the forecast and the simulation (optimizing a workload
+  // strategy can take minutes).
+  std::optional<RoundPlan> plan;
+  if (!spec->program.has_value()) {
+    absl::StatusOr<RoundPlan> made = RoundPlan::Create(*spec, strategies);
+    if (!made.ok()) return made.status();
+    plan = *std::move(made);
+  }
+  const RoundPlan* shared_plan = plan.has_value() ? &*plan : nullptr;
   const ForecastOptions options{.num_agents = agents,
                                 .target_error = absl::GetFlag(FLAGS_target_error),
-                                .strategies = strategies};
+                                .strategies = strategies,
+                                .plan = shared_plan};
   absl::StatusOr<StudyForecast> forecast = ForecastStudy(*spec, options);
   if (!forecast.ok()) return forecast.status();
   std::printf("study \"%s\"\n", spec->display_name.c_str());
@@ -165,10 +206,10 @@ absl::Status Run(const std::vector<char*>& args) {
   absl::StatusOr<std::vector<QuestionSimulation>> simulated = SimulateForecast(
       *spec,
       {.num_agents = agents, .runs = runs, .seed = absl::GetFlag(FLAGS_seed),
-       .strategies = strategies},
+       .strategies = strategies, .plan = shared_plan},
       SyntheticPopulation(*spec, absl::GetFlag(FLAGS_seed)));
   if (!simulated.ok()) return simulated.status();
-  PrintSimulation(*simulated, agents, runs);
+  PrintSimulation(*simulated, *forecast, options, runs);
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -193,7 +194,11 @@ absl::StatusOr<StudyForecast> ForecastStudy(const StudySpec& spec,
                          .epsilon_cap_nanos = spec.epsilon_cap_nanos};
   if (spec.program.has_value()) return ForecastProgram(spec, std::move(forecast));
 
-  ASSIGN_OR_RETURN(const RoundPlan plan, RoundPlan::Create(spec, options.strategies));
+  std::optional<RoundPlan> own_plan;
+  if (options.plan == nullptr) {
+    ASSIGN_OR_RETURN(own_plan, RoundPlan::Create(spec, options.strategies));
+  }
+  const RoundPlan& plan = options.plan != nullptr ? *options.plan : *own_plan;
   forecast.split = std::string(SplitStrategyName(plan.strategy()));
   forecast.explanation = plan.decisions().explanation;
   const size_t m = plan.questions().size();
@@ -312,7 +317,11 @@ absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
         "a simulation needs at least 1 agent and 1 run, got ", options.num_agents,
         " agents and ", options.runs, " runs"));
   }
-  ASSIGN_OR_RETURN(const RoundPlan plan, RoundPlan::Create(spec, options.strategies));
+  std::optional<RoundPlan> own_plan;
+  if (options.plan == nullptr) {
+    ASSIGN_OR_RETURN(own_plan, RoundPlan::Create(spec, options.strategies));
+  }
+  const RoundPlan& plan = options.plan != nullptr ? *options.plan : *own_plan;
   const size_t m = plan.questions().size();
   const double n = static_cast<double>(options.num_agents);
   const double z = NormalQuantile(1 - (1 - spec.confidence) / 2);

@@ -33,6 +33,7 @@
 #include "common/record_schema.h"
 #include "common/study_spec.h"
 #include "common/workload/strategy_planner.h"
+#include "server/planner.h"
 #include "server/programs/program_schedule.h"
 
 namespace ldp {
@@ -45,6 +46,10 @@ struct ForecastOptions {
   double target_error = 0;
   // How workload strategies are planned (as the server would).
   StrategyPlannerOptions strategies{};
+  // The study's plan, if already made (RoundPlan::Create(spec, strategies)
+  // otherwise): planning an optimized strategy can take minutes, so a
+  // forecast and a simulation of one study share one.
+  const RoundPlan* plan = nullptr;
 };
 
 // One side (local or central) of a question's forecast.
@@ -106,6 +111,7 @@ struct SimulationOptions {
   int runs = 200;          // ≥ 1
   uint64_t seed = 1;       // population and randomizer coins
   StrategyPlannerOptions strategies{};
+  const RoundPlan* plan = nullptr;  // as in ForecastOptions
 };
 
 // A question's predicted vs observed error over the runs.

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/confidence_interval.h"
+#include "common/domain_encoding.h"
 #include "common/frequency_oracle_factory.h"
 #include "common/query_expression.h"
 #include "gmock/gmock.h"
@@ -50,11 +51,13 @@ Question NegativeShare(std::string id,
 // prediction at the population, the forecast's worst case not below it.
 void ExpectSimulationMatches(const StudySpec& spec, int64_t agents,
                              const StrategyPlannerOptions& strategies = {}) {
-  absl::StatusOr<StudyForecast> forecast = ForecastStudy(
-      spec, {.num_agents = agents, .strategies = strategies});
+  absl::StatusOr<RoundPlan> plan = RoundPlan::Create(spec, strategies);
+  ASSERT_OK(plan);
+  absl::StatusOr<StudyForecast> forecast =
+      ForecastStudy(spec, {.num_agents = agents, .plan = &*plan});
   ASSERT_OK(forecast);
   absl::StatusOr<std::vector<QuestionSimulation>> simulated = SimulateForecast(
-      spec, {.num_agents = agents, .runs = 200, .seed = 7, .strategies = strategies},
+      spec, {.num_agents = agents, .runs = 200, .seed = 7, .plan = &*plan},
       SyntheticPopulation(spec, 11));
   ASSERT_OK(simulated);
   ASSERT_EQ(simulated->size(), forecast->questions.size());
@@ -114,6 +117,29 @@ TEST(StudyForecast, EveryWorkloadStrategyMatchesItsSimulation) {
                                          StrategyChoice{.kind = kind})}),
         3000, options);
   }
+}
+
+// 2-way marginals over four bool fields through the Fourier strategy.
+TEST(StudyForecast, FourierMarginalsMatchTheirSimulation) {
+  const RecordSchema schema =
+      *RecordSchema::Create({FieldSpec::Bool("a"), FieldSpec::Bool("b"),
+                             FieldSpec::Bool("c"), FieldSpec::Bool("d")});
+  absl::StatusOr<DomainEncoding> encoding = DomainEncoding::Create(
+      ProductEncoding{.fields = {{.field = "a"}, {.field = "b"}, {.field = "c"},
+                                 {.field = "d"}}},
+      schema);
+  ASSERT_OK(encoding);
+  const StudySpec spec{
+      .display_name = "marginals",
+      .schema = schema,
+      .epsilon_cap_nanos = kNano,
+      .questions = {Question{
+          .id = "pairs",
+          .kind = WorkloadQuestion{
+              .encoding = *encoding,
+              .workload = {.kind = WorkloadKind::kMarginals, .num_bits = 4, .order = 2},
+              .strategy = StrategyChoice{.kind = StrategyKind::kFourier}}}}};
+  ExpectSimulationMatches(spec, 3000, StructuredStrategiesOnly());
 }
 
 // Sample splitting: each question's reporters are a random share, whose
