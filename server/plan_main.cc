@@ -80,6 +80,15 @@ void PrintForecast(const StudyForecast& f, const ForecastOptions& options) {
                 i + 1, r.name.c_str(), r.slice.begin, r.slice.end,
                 Epsilon(r.epsilon_nanos));
   }
+  if (f.program_agents_needed > 0) {
+    std::printf("the program's planner needs %s agents for its accuracy goal",
+                Agents(f.program_agents_needed).c_str());
+    if (f.central_learner_agents > 0) {
+      std::printf("; central model: %s needs %s", f.central_learner.c_str(),
+                  Agents(f.central_learner_agents).c_str());
+    }
+    std::printf("\n");
+  }
   if (f.questions.empty()) return;
   std::printf("\nper question, at confidence %g (half-width of one estimate; "
               "local = this study, central = Laplace by a trusted curator "

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/central/central_baseline.h"
 #include "common/central/exponential_mechanism.h"
+#include "common/central/private_pac_learner.h"
 #include "common/confidence_interval.h"
 #include "common/secure_random.h"
 #include "common/frequency_oracle_factory.h"
@@ -26,6 +27,8 @@
 #include "common/workload/workload_estimator.h"
 #include "server/planner.h"
 #include "server/programs/program_registry.h"
+#include "server/programs/sq_program.h"
+#include "server/programs/threshold_learner.h"
 
 namespace ldp {
 namespace {
@@ -168,11 +171,29 @@ ErrorForecast CentralSide(std::string mechanism, double epsilon,
 
 absl::StatusOr<StudyForecast> ForecastProgram(const StudySpec& spec,
                                               StudyForecast forecast) {
-  ASSIGN_OR_RETURN(auto program,
-                   CreateAnalystProgram(*spec.program,
-                                        {.schema = spec.schema,
-                                         .epsilon_cap_nanos = spec.epsilon_cap_nanos,
-                                         .confidence = spec.confidence}));
+  const ProgramContext context{.schema = spec.schema,
+                               .epsilon_cap_nanos = spec.epsilon_cap_nanos,
+                               .confidence = spec.confidence};
+  ASSIGN_OR_RETURN(auto program, CreateAnalystProgram(*spec.program, context));
+  if (const auto* sq = dynamic_cast<const SqProgram*>(program.get())) {
+    forecast.program_agents_needed = sq->predicted_agents();
+  }
+  if (spec.program->name == "threshold_learner") {
+    ASSIGN_OR_RETURN(const ThresholdLearnerGoal goal,
+                     ThresholdLearnerGoalOf(*spec.program, context));
+    const double epsilon = static_cast<double>(spec.epsilon_cap_nanos) /
+                           static_cast<double>(kNanosPerEpsilon);
+    const PacGoal pac{.max_error = goal.accuracy,
+                      .confidence = 1 - goal.failure_probability};
+    const size_t concepts = static_cast<size_t>(goal.num_concepts);
+    ASSIGN_OR_RETURN(forecast.central_learner_agents,
+                     goal.realizable
+                         ? PrivateLearnerSampleSize(concepts, epsilon, pac)
+                         : PrivateAgnosticLearnerSampleSize(concepts, epsilon, pac));
+    forecast.central_learner = absl::StrCat(
+        "private PAC learner (exponential mechanism over ", goal.num_concepts,
+        " thresholds, ", goal.realizable ? "realizable" : "agnostic", ")");
+  }
   forecast.schedule = program->Schedule();
   RETURN_IF_ERROR(CheckSchedule(forecast.schedule, spec.epsilon_cap_nanos));
   forecast.num_rounds = static_cast<int>(forecast.schedule.size());

@@ -99,6 +99,13 @@ struct StudyForecast {
   // `questions` is empty.
   int num_rounds = 1;
   std::vector<ScheduledRound> schedule{};
+  // Programs that state it: the agents their own planner needs for their
+  // accuracy goal (0 if unknown), and the central model's counterpart where
+  // the library has one (threshold_learner: the private PAC learner over
+  // the same N + 1 thresholds at the same ε, α and β).
+  int64_t program_agents_needed = 0;
+  std::string central_learner{};
+  int64_t central_learner_agents = 0;
   std::vector<QuestionForecast> questions{};
 };
 

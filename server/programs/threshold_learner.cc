@@ -303,4 +303,13 @@ absl::StatusOr<int64_t> ThresholdFromResult(const ProgramResult& result) {
   return absl::InvalidArgumentError("the result states no \"threshold\"");
 }
 
+absl::StatusOr<ThresholdLearnerGoal> ThresholdLearnerGoalOf(
+    const ProgramSpec& spec, const ProgramContext& context) {
+  ASSIGN_OR_RETURN(const ThresholdConfig config, ParseConfig(spec, context));
+  return ThresholdLearnerGoal{.num_concepts = config.num_candidates(),
+                              .accuracy = config.accuracy,
+                              .failure_probability = config.failure_probability,
+                              .realizable = config.adaptive};
+}
+
 }  // namespace ldp

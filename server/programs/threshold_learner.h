@@ -54,6 +54,19 @@ absl::StatusOr<std::unique_ptr<const SqAlgorithm>> CreateThresholdSqAlgorithm(
 absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateThresholdLearnerProgram(
     const ProgramSpec& spec, const ProgramContext& context);
 
+// What a threshold_learner spec asks for, for comparisons with the central
+// model (ldp plan): |C| = N + 1 thresholds, α, β, and whether the learner
+// assumes realizable labels (adaptive) or not (nonadaptive). The spec's
+// errors as CreateThresholdLearnerProgram reports them.
+struct ThresholdLearnerGoal {
+  int64_t num_concepts = 0;
+  double accuracy = 0;
+  double failure_probability = 0;
+  bool realizable = true;
+};
+absl::StatusOr<ThresholdLearnerGoal> ThresholdLearnerGoalOf(
+    const ProgramSpec& spec, const ProgramContext& context);
+
 // The t̂ a program's result states.
 absl::StatusOr<int64_t> ThresholdFromResult(const ProgramResult& result);
 

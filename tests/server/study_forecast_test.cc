@@ -210,6 +210,11 @@ TEST(StudyForecast, ProgramsShowTheirSchedule) {
   EXPECT_GT(forecast->epsilon_spent_nanos, 0);
   EXPECT_LE(forecast->epsilon_spent_nanos, spec.epsilon_cap_nanos);
   EXPECT_TRUE(forecast->questions.empty());
+  // Locally the SQ learner needs far more agents than the central private
+  // PAC learner over the same 65 thresholds at the same ε, α, β.
+  EXPECT_GT(forecast->central_learner_agents, 0);
+  EXPECT_GT(forecast->program_agents_needed, 10 * forecast->central_learner_agents);
+  EXPECT_THAT(forecast->central_learner, HasSubstr("65 thresholds"));
   ExpectInvalid(SimulateForecast(spec, {.num_agents = 10}, SyntheticPopulation(spec, 1))
                     .status(),
                 "noninteractive");
