@@ -18,6 +18,9 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build -j2 workload_accuracy_experiment
 mkdir -p bench/results
+# Parts 5 and up are partial reruns (see bench/WORKLOADS.md); a full run
+# supersedes them.
+rm -f bench/results/workload_accuracy.part[5-9].*
 start=$SECONDS
 part() {  # part K WORKLOADS...: one run of the experiment
   local out="bench/results/workload_accuracy.part$1"
