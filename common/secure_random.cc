@@ -46,22 +46,18 @@ absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::Create() {
   if (!registered) {
     return absl::InternalError("cannot register the fork handler");
   }
-  std::unique_ptr<SecureRandom> random(new SecureRandom());
-  random->cipher_ = std::make_unique<CipherState>();
-  random->cipher_->ctx.reset(EVP_CIPHER_CTX_new());
-  if (random->cipher_->ctx == nullptr) {
-    return absl::InternalError(
-        absl::StrCat("cannot allocate a cipher context: ", OpenSslError()));
-  }
-  absl::Status keyed = random->Rekey();
-  if (!keyed.ok()) return keyed;
-  return random;
+  return Keyed(/*simulated=*/false, 0);
 }
 
 absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::CreateForSimulation(
     uint64_t seed) {
+  return Keyed(/*simulated=*/true, seed);
+}
+
+absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::Keyed(bool simulated,
+                                                                  uint64_t seed) {
   std::unique_ptr<SecureRandom> random(new SecureRandom());
-  random->simulated_ = true;
+  random->simulated_ = simulated;
   random->seed_ = seed;
   random->cipher_ = std::make_unique<CipherState>();
   random->cipher_->ctx.reset(EVP_CIPHER_CTX_new());

@@ -65,6 +65,9 @@ class SecureRandom {
   static constexpr uint64_t kRefillsPerKey = uint64_t{1} << 18;
 
   SecureRandom() = default;
+  // A new instance keyed from RAND_bytes, or from `seed` if `simulated`.
+  static absl::StatusOr<std::unique_ptr<SecureRandom>> Keyed(bool simulated,
+                                                             uint64_t seed);
   // Incremented in every child by a pthread_atfork handler; a cheap load,
   // unlike getpid(), which is a system call on current glibc.
   static uint64_t CurrentForkGeneration();
