@@ -91,6 +91,13 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
         MakeStudy(kNano, {BucketHistogram("h", FrequencyOracleSpec{.kind = kind})}),
         3000);
   }
+  // Longitudinal: one report per agent at ε₁ = 1 from a memo at ε∞ = 2.
+  ExpectSimulationMatches(
+      MakeStudy(kNano, {BucketHistogram(
+                           "h", FrequencyOracleSpec{
+                                    .kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
+                                    .epsilon_permanent = 2})}),
+      3000);
 }
 
 TEST(StudyForecast, EveryRealMechanismMatchesItsSimulation) {
