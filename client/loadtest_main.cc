@@ -1,8 +1,10 @@
 // ldp-loadtest: drives ldp-server with N simulated agents, each a real agent
 // session through the client library (Agent + AgentClient, state in memory),
-// then prints the server's estimates beside the true population values,
-// the error of each in standard errors, ingest throughput and the p50/p99
-// latency of report acknowledgements.
+// showing progress on stderr, then prints the server's estimates beside the
+// true population values, the error of each in standard errors, ingest
+// throughput, the p50/p90/p99/max latency of report acknowledgements and
+// errors by status code; --out DIR writes the same as files and plots
+// (loadtest_output.h).
 //
 // Flow: create one noninteractive study (a histogram of `item` and the mean
 // of `value`, see population_source.h; or with --workload one workload
@@ -12,8 +14,12 @@
 // sharing a few channels; fetch the estimates. The truth each estimate is
 // compared with is computed over the agents whose report for that question
 // was acknowledged, which is exactly the population the estimate describes.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <optional>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
@@ -33,7 +40,10 @@
 #include "client/atomic_file.h"
 #include "client/estimate_comparison.h"
 #include "client/latency_stats.h"
+#include "client/loadtest_output.h"
 #include "client/population_source.h"
+#include "client/progress_meter.h"
+#include "common/clock.h"
 #include "common/confidence_interval.h"
 #include "common/flags_usage.h"
 #include "common/secure_random.h"
@@ -88,6 +98,13 @@ ABSL_FLAG(int, workload_order, 2,
 ABSL_FLAG(std::string, strategy, "",
           "With --workload: identity, hierarchical, haar, fourier, matrix or "
           "factorization; empty = the server's planner chooses.");
+ABSL_FLAG(std::string, out, "",
+          "If set, a directory for the run's report as files: summary.json, "
+          "throughput.csv/.svg, estimates.csv and one estimate-vs-truth SVG "
+          "per question.");
+ABSL_FLAG(std::string, progress, "auto",
+          "Progress on stderr: 'bar' (redrawn in place), 'lines' (every 5 s), "
+          "'none', or 'auto' (bar on a terminal, lines otherwise).");
 ABSL_FLAG(std::string, truth_out, "",
           "With --workload: write the true answers (over the agents whose "
           "report was acknowledged) to this JSON file, for `ldp results "
@@ -120,9 +137,14 @@ struct Totals {
   int64_t refusals = 0, accepted = 0, rejected = 0, upload_failures = 0;
   PopulationTruth histogram_truth, mean_truth, workload_truth;
   std::string first_error;
+  // "enroll UNAVAILABLE", "ack INVALID_ARGUMENT", ... → count.
+  std::map<std::string, int64_t> errors;
 
-  void Error(const absl::Status& status) {
-    if (first_error.empty()) first_error = status.ToString();
+  // A failed call or a rejected report: `where` is enroll, poll, answer,
+  // upload or ack.
+  void Error(absl::string_view where, const absl::Status& status) {
+    if (first_error.empty()) first_error = absl::StrCat(where, ": ", status.ToString());
+    ++errors[absl::StrCat(where, " ", absl::StatusCodeToString(status.code()))];
   }
   void Merge(const Totals& o) {
     sessions += o.sessions;
@@ -137,6 +159,7 @@ struct Totals {
     mean_truth.Merge(o.mean_truth);
     workload_truth.Merge(o.workload_truth);
     if (first_error.empty()) first_error = o.first_error;
+    for (const auto& [what, count] : o.errors) errors[what] += count;
   }
 };
 
@@ -149,6 +172,8 @@ struct Shared {
   std::atomic<int64_t> next_agent{0};
   LatencyStats ack_latency{};
   std::mutex mutex{};
+  ProgressMeter* progress = nullptr;
+  ThroughputTimeline* timeline = nullptr;
 };
 
 absl::StatusOr<PopulationOptions> PopulationFromFlags() {
@@ -350,7 +375,7 @@ void AnswerTasks(Agent& agent, const TaskBatch& batch, uint64_t study_id,
     ++totals.tasks;
     if (auto answer = agent.Answer(task); !answer.ok()) {
       ++totals.refusals;
-      totals.Error(answer.status());
+      totals.Error("answer", answer.status());
     }
   }
 }
@@ -360,7 +385,7 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
   ++totals.sessions;
   if (auto enrolled = client.Enroll(shared.config.enrollment_token); !enrolled.ok()) {
     ++totals.enroll_failures;
-    return totals.Error(enrolled.status());
+    return totals.Error("enroll", enrolled.status());
   }
   const Config& config = shared.config;
   auto agent = Agent::Create({.record = config.num_bits > 0
@@ -372,7 +397,7 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
   auto batch = client.GetTasks();
   if (!agent.ok() || !batch.ok()) {
     ++totals.poll_failures;
-    return totals.Error(!agent.ok() ? agent.status() : batch.status());
+    return totals.Error("poll", !agent.ok() ? agent.status() : batch.status());
   }
   AnswerTasks(**agent, *batch, shared.study_id, totals);
   const std::vector<TaskReport> pending = (*agent)->PendingReports();
@@ -382,17 +407,19 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
   shared.ack_latency.Record(absl::Now() - start);
   if (!acks.ok()) {
     ++totals.upload_failures;
-    return totals.Error(acks.status());
+    return totals.Error("upload", acks.status());
   }
   const uint32_t item = shared.population.ItemOf(index);
   const double value = shared.population.ValueOf(item);
+  int64_t accepted_here = 0;
   for (size_t i = 0; i < pending.size(); ++i) {
     if (!(*acks)[i].ok()) {
       ++totals.rejected;
-      totals.Error((*acks)[i]);
+      totals.Error("ack", (*acks)[i]);
       continue;
     }
     ++totals.accepted;
+    ++accepted_here;
     const ReportPayload& payload = pending[i].payload;
     PopulationTruth& truth =
         std::holds_alternative<WorkloadReport>(payload)    ? totals.workload_truth
@@ -400,23 +427,25 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
                                                            : totals.mean_truth;
     truth.Add(item, value);
   }
+  if (shared.timeline != nullptr) shared.timeline->Record(absl::Now(), accepted_here);
 }
 
 void Worker(int worker, Shared& shared) {
   Totals totals(shared.population.domain_size());
   auto random = SecureRandom::Create();
   if (!random.ok()) {
-    totals.Error(random.status());
+    totals.Error("setup", random.status());
   } else {
     auto stub = shared.stubs[worker % shared.stubs.size()];
     for (int64_t i = shared.next_agent++; i < shared.population.num_agents();
          i = shared.next_agent++) {
       auto client = AgentClient::Create({}, stub, **random);
       if (!client.ok()) {
-        totals.Error(client.status());
+        totals.Error("setup", client.status());
         break;
       }
       RunSession(i, **client, **random, shared, totals);
+      if (shared.progress != nullptr) shared.progress->Add(1);
     }
   }
   std::lock_guard<std::mutex> lock(shared.mutex);
@@ -440,6 +469,16 @@ std::vector<std::shared_ptr<v1::AgentService::StubInterface>> MakeStubs(
         absl::GetFlag(FLAGS_server), credentials, arguments)));
   }
   return stubs;
+}
+
+// --progress: whether to draw a bar (true) or print lines (false).
+absl::StatusOr<bool> ProgressBarWanted() {
+  const std::string mode = absl::GetFlag(FLAGS_progress);
+  if (mode == "bar") return true;
+  if (mode == "lines" || mode == "none") return false;
+  if (mode == "auto") return isatty(fileno(stderr)) != 0;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--progress must be auto, bar, lines or none, got '", mode, "'"));
 }
 
 // Runs every session; returns the wall time they took.
@@ -466,13 +505,40 @@ void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
               static_cast<long long>(t.enroll_failures),
               static_cast<long long>(t.poll_failures),
               static_cast<long long>(t.upload_failures));
+  for (const auto& [what, count] : t.errors) {
+    std::printf("  errors %-34s %lld\n", what.c_str(), static_cast<long long>(count));
+  }
   if (!t.first_error.empty()) std::printf("  first error: %s\n", t.first_error.c_str());
   std::printf("  throughput: %.0f reports/s (sessions incl. enroll and poll)\n",
               seconds > 0 ? t.accepted / seconds : 0.0);
-  std::printf("  ack latency per upload: p50 %s, p99 %s over %lld uploads\n",
+  std::printf("  ack latency per upload: p50 %s, p90 %s, p99 %s, max %s over %lld uploads\n",
               absl::FormatDuration(shared.ack_latency.Quantile(0.5)).c_str(),
+              absl::FormatDuration(shared.ack_latency.Quantile(0.9)).c_str(),
               absl::FormatDuration(shared.ack_latency.Quantile(0.99)).c_str(),
+              absl::FormatDuration(shared.ack_latency.Quantile(1.0)).c_str(),
               static_cast<long long>(shared.ack_latency.count()));
+}
+
+LoadtestSummary Summary(const Shared& shared, absl::Duration elapsed) {
+  const Totals& t = shared.totals;
+  LoadtestSummary s{.mode = "sessions",
+                    .agents = t.sessions,
+                    .reports_accepted = t.accepted,
+                    .reports_rejected = t.rejected,
+                    .seconds = absl::ToDoubleSeconds(elapsed),
+                    .uploads = shared.ack_latency.count(),
+                    .p50 = shared.ack_latency.Quantile(0.5),
+                    .p90 = shared.ack_latency.Quantile(0.9),
+                    .p99 = shared.ack_latency.Quantile(0.99),
+                    .max = shared.ack_latency.Quantile(1.0),
+                    .errors = t.errors};
+  for (const char* flag : {"server", "agents", "threads", "channels", "distribution",
+                           "domain", "zipf", "epsilon", "seed", "workload", "strategy"}) {
+    if (const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag)) {
+      s.configuration[flag] = f->CurrentValue();
+    }
+  }
+  return s;
 }
 
 // W·h over the agents whose workload report was acknowledged.
@@ -494,7 +560,8 @@ absl::Status WriteTruth(const std::string& path, const std::vector<double>& trut
 }
 
 absl::Status PrintWorkloadEstimate(const std::string& id, const WorkloadRelease& w,
-                                   const Shared& shared) {
+                                   const Shared& shared,
+                                   std::vector<EstimateSeries>& series) {
   ASSIGN_OR_RETURN(const std::vector<double> truth, WorkloadTruth(shared));
   const WorkloadAnswer& a = w.answer;
   if (a.answers.size() != truth.size()) {
@@ -503,9 +570,23 @@ absl::Status PrintWorkloadEstimate(const std::string& id, const WorkloadRelease&
   }
   int covered = 0;
   double max_abs_z = 0, max_error = 0;
+  EstimateSeries& out = series.emplace_back(EstimateSeries{
+      .question = id,
+      .title = absl::StrCat(id, ": ", w.workload),
+      .subtitle = absl::StrFormat("%s, n = %d, epsilon %.4g, %g%% simultaneous band",
+                                  w.strategy, a.num_reports, a.epsilon, a.confidence * 100),
+      .simultaneous_band = true});
   for (size_t j = 0; j < truth.size(); ++j) {
     const double error = a.answers[j] - truth[j];
     const double half = a.band_z * a.standard_errors[j];
+    out.values.push_back(
+        {.label = j < w.labels.size() ? w.labels[j] : absl::StrCat("q", j),
+         .truth = truth[j],
+         .estimate = a.answers[j],
+         .standard_error = a.standard_errors[j],
+         .interval = {.lower = a.answers[j] - half, .upper = a.answers[j] + half},
+         .z = a.standard_errors[j] > 0 ? error / a.standard_errors[j] : 0,
+         .covered = std::abs(error) <= half});
     covered += std::abs(error) <= half;
     max_error = std::max(max_error, std::abs(error));
     if (a.standard_errors[j] > 0) {
@@ -547,10 +628,11 @@ absl::Status PrintWorkloadEstimate(const std::string& id, const WorkloadRelease&
   return absl::OkStatus();
 }
 
-absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared) {
+absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared,
+                           std::vector<EstimateSeries>& series) {
   const Totals& t = shared.totals;
   if (const auto* w = std::get_if<WorkloadRelease>(&named.estimate)) {
-    return PrintWorkloadEstimate(named.question_id, *w, shared);
+    return PrintWorkloadEstimate(named.question_id, *w, shared, series);
   }
   if (const auto* h = std::get_if<HistogramRelease>(&named.estimate)) {
     ASSIGN_OR_RETURN(HistogramComparison comparison,
@@ -560,6 +642,13 @@ absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared) {
                 named.question_id.c_str(), h->mechanism.c_str(),
                 static_cast<long long>(h->estimate.num_reports), h->estimate.epsilon);
     std::printf("%s", FormatHistogramComparison(comparison, absl::GetFlag(FLAGS_top)).c_str());
+    series.push_back({.question = named.question_id,
+                      .title = absl::StrCat(named.question_id, ": histogram of item"),
+                      .subtitle = absl::StrFormat(
+                          "%s, n = %d, epsilon %.4g, %g%% interval per item",
+                          h->mechanism, h->estimate.num_reports, h->estimate.epsilon,
+                          h->confidence * 100),
+                      .values = comparison.items});
     return absl::OkStatus();
   }
   const auto& s = std::get<ScalarRelease>(named.estimate);
@@ -567,13 +656,18 @@ absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared) {
               named.question_id.c_str(), s.mechanism.c_str(),
               static_cast<long long>(s.estimate.num_reports), s.estimate.epsilon,
               shared.population.Truth().MeanValue());
-  std::printf("%s", FormatScalarComparison(
-                        CompareScalar(s.estimate, t.mean_truth.MeanValue(), "mean value"))
-                        .c_str());
+  const ComparedValue mean = CompareScalar(s.estimate, t.mean_truth.MeanValue(), "mean value");
+  std::printf("%s", FormatScalarComparison(mean).c_str());
+  series.push_back({.question = named.question_id,
+                    .title = absl::StrCat(named.question_id, ": mean of value"),
+                    .subtitle = absl::StrFormat("%s, n = %d, epsilon %.4g", s.mechanism,
+                                                s.estimate.num_reports, s.estimate.epsilon),
+                    .values = {mean}});
   return absl::OkStatus();
 }
 
-absl::Status PrintEstimates(v1::AnalystService::Stub& analyst, const Shared& shared) {
+absl::Status PrintEstimates(v1::AnalystService::Stub& analyst, const Shared& shared,
+                            std::vector<EstimateSeries>& series) {
   v1::GetEstimatesRequest request;
   request.set_study_id(shared.study_id);
   v1::GetEstimatesResponse response;
@@ -589,7 +683,7 @@ absl::Status PrintEstimates(v1::AnalystService::Stub& analyst, const Shared& sha
   }
   for (const v1::QuestionEstimate& proto : response.estimates()) {
     ASSIGN_OR_RETURN(NamedEstimate named, QuestionEstimateFromProto(proto));
-    RETURN_IF_ERROR(PrintEstimate(named, shared));
+    RETURN_IF_ERROR(PrintEstimate(named, shared, series));
   }
   return absl::OkStatus();
 }
@@ -615,9 +709,27 @@ absl::Status Run() {
               absl::GetFlag(FLAGS_distribution).c_str(), population->domain_size(),
               absl::GetFlag(FLAGS_epsilon));
   shared.stubs = MakeStubs(credentials);
+  ASSIGN_OR_RETURN(const bool bar, ProgressBarWanted());
+  std::optional<ProgressMeter> progress;
+  if (absl::GetFlag(FLAGS_progress) != "none") {
+    progress.emplace(ProgressOptions{.total = population->num_agents(), .terminal = bar},
+                     RealClock::Get(), stderr);
+    shared.progress = &*progress;
+  }
+  ThroughputTimeline timeline(absl::Now());
+  shared.timeline = &timeline;
   const absl::Duration elapsed = RunSessions(shared);
+  if (progress.has_value()) progress->Finish();
   PrintThroughput(shared, elapsed);
-  return PrintEstimates(*analyst, shared);
+  std::vector<EstimateSeries> series;
+  RETURN_IF_ERROR(PrintEstimates(*analyst, shared, series));
+  if (const std::string dir = absl::GetFlag(FLAGS_out); !dir.empty()) {
+    RETURN_IF_ERROR(WriteLoadtestOutput(dir, Summary(shared, elapsed),
+                                        timeline.PerSecond(), series));
+    std::printf("\nReport written to %s/ (summary.json, throughput.csv/.svg, "
+                "estimates.csv, one SVG per question)\n", dir.c_str());
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -631,7 +743,8 @@ int main(int argc, char** argv) {
       "[--enrollment_token=T] [--agents=N] [--threads=T] "
       "[--distribution=uniform|zipf|gaussian|csv] [--domain=N] [--epsilon=E] "
       "[--workload=prefix|all_range|histogram|marginals|parities "
-      "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]]");
+      "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "
+      "[--out=DIR] [--progress=auto|bar|lines|none]");
   ldp::ShowOnlyFlagsFrom("loadtest_main");
   absl::ParseCommandLine(argc, argv);
   if (const absl::Status status = ldp::Run(); !status.ok()) {

@@ -152,9 +152,11 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
   }
   absl::StrAppendFormat(
       &svg,
-      "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">query "
-      "(%s … %s)</text>\n",
-      (x0 + x1) / 2, y0 + 36, Escape(p.first_label), Escape(p.last_label));
+      "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s%s</text>\n",
+      (x0 + x1) / 2, y0 + 36, Escape(p.x_name),
+      p.first_label.empty() && p.last_label.empty()
+          ? std::string()
+          : absl::StrCat(" (", Escape(p.first_label), " … ", Escape(p.last_label), ")"));
   // The band: upper ends left to right, then lower ends back.
   std::string band = Points(f, p.upper);
   std::vector<double> lower_back(p.lower.rbegin(), p.lower.rend());
@@ -163,9 +165,11 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
     absl::StrAppendFormat(&back, " %.2f,%.2f", f.X(m - 1 - i),
                           f.Y(lower_back[i]));
   }
-  absl::StrAppend(&svg, "<polygon fill=\"#9ecae1\" fill-opacity=\"0.6\" "
-                        "stroke=\"none\" points=\"",
-                  band, back, "\"/>\n");
+  if (!p.band_name.empty()) {
+    absl::StrAppend(&svg, "<polygon fill=\"#9ecae1\" fill-opacity=\"0.6\" "
+                          "stroke=\"none\" points=\"",
+                    band, back, "\"/>\n");
+  }
   if (!p.truth.empty()) {
     absl::StrAppend(&svg,
                     "<polyline fill=\"none\" stroke=\"#d62728\" "
@@ -178,15 +182,20 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
                   Points(f, p.estimates), "\"/>\n");
   // Legend, in the header to the right (never over the data).
   const double lx = x1 - 330, ly = 30;
+  absl::StrAppend(&svg, "<g>");
+  if (!p.band_name.empty()) {
+    absl::StrAppendFormat(
+        &svg,
+        "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" "
+        "fill=\"#9ecae1\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>",
+        lx, ly, lx + 20, ly + 10, Escape(p.band_name));
+  }
   absl::StrAppendFormat(
       &svg,
-      "<g><rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" "
-      "fill=\"#9ecae1\"/><text x=\"%.0f\" y=\"%.0f\">simultaneous band</text>"
       "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
       "stroke=\"#08519c\" stroke-width=\"2\"/><text x=\"%.0f\" "
-      "y=\"%.0f\">estimate</text>",
-      lx, ly, lx + 20, ly + 10, lx + 140, ly + 5, lx + 154, ly + 5, lx + 160,
-      ly + 10);
+      "y=\"%.0f\">%s</text>",
+      lx + 140, ly + 5, lx + 154, ly + 5, lx + 160, ly + 10, Escape(p.estimate_name));
   if (!p.truth.empty()) {
     absl::StrAppendFormat(
         &svg,

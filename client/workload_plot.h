@@ -26,6 +26,12 @@ struct WorkloadPlot {
   // First and last query labels, shown under the x axis (may be empty).
   std::string first_label{};
   std::string last_label{};
+  // What the axis and legend call things; other line plots (ldp-loadtest's
+  // throughput over time) reuse the drawing with their own words. An empty
+  // band_name draws no band and no band legend.
+  std::string x_name = "query";
+  std::string band_name = "simultaneous band";
+  std::string estimate_name = "estimate";
 };
 
 // InvalidArgument for no queries, arrays of unequal lengths, or a

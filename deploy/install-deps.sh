@@ -9,6 +9,9 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev nlohmann-json3-dev
+  # The /metrics endpoint: prometheus-cpp's text format and its civetweb
+  # HTTP exposer (a well-kept server instead of an HTTP parser of our own).
+  prometheus-cpp-dev
   # Workload optimizers: Eigen on OpenBLAS and LAPACKE (dense eigensolvers
   # and products at N = 1024 in seconds, not minutes).
   libeigen3-dev libopenblas-dev liblapacke-dev

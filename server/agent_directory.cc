@@ -44,7 +44,9 @@ void AgentDirectory::Add(uint64_t agent_id, const CredentialHash& hash) {
   }
   const size_t index = agent_id & (kChunkSize - 1);
   chunk->hashes[index] = hash;
-  chunk->present[index].store(true, std::memory_order_release);
+  if (!chunk->present[index].exchange(true, std::memory_order_acq_rel)) {
+    size_.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 bool AgentDirectory::Contains(uint64_t agent_id) const {

@@ -33,6 +33,8 @@ class AgentDirectory {
   // Whether the agent exists and `hash` is its credential's (constant time
   // in the hash).
   bool Verify(uint64_t agent_id, const CredentialHash& hash) const;
+  // Agents added (metrics).
+  int64_t size() const { return size_.load(std::memory_order_relaxed); }
 
  private:
   static constexpr int kChunkBits = 16;
@@ -48,6 +50,7 @@ class AgentDirectory {
   // One slot per 2^16 ids up to kMaxAgentId; null until an id needs it.
   std::unique_ptr<std::atomic<Chunk*>[]> chunks_;
   absl::Mutex grow_mutex_;
+  std::atomic<int64_t> size_{0};
 };
 
 }  // namespace ldp

@@ -31,6 +31,23 @@ constexpr size_t kMinAnalystTokenLength = 16;
 // later job in the same group already sees the round closed. For an
 // interactive study the same transaction stores the program's next round,
 // or closes the study when the program is done.
+// For the round_closed event.
+std::string_view CloseReason(RoundState state) {
+  switch (state) {
+    case RoundState::kOpen: return "open";
+    case RoundState::kClosedQuorum: return "quorum";
+    case RoundState::kClosedDeadline: return "deadline";
+    case RoundState::kClosedEarly: return "early";
+  }
+  return "unknown";
+}
+
+int64_t TotalReports(const RoundRuntime& round) {
+  int64_t total = 0;
+  for (int q = 0; q < round.num_questions(); ++q) total += round.num_reports(q);
+  return total;
+}
+
 class CloseRoundJob final : public CommitJob {
  public:
   CloseRoundJob(Aggregator::Impl* impl, RoundEntry entry, RoundState state)
@@ -71,7 +88,28 @@ class CloseRoundJob final : public CommitJob {
   // A failed close stays closed in memory; after a restart the deadline or
   // quorum closes the round again, and the program is asked again.
   void Finish(const absl::Status& status) override {
-    if (status.ok() && next_ != nullptr) {
+    const RoundRuntime& round = *entry_.round;
+    if (!status.ok()) {
+      impl_->Log(LogLevel::kWarning, "round_close_failed",
+                 {{"study", absl::StrCat(entry_.study->study_id)},
+                  {"round", absl::StrCat(round.round_id())},
+                  {"error", std::string(status.message())}});
+      return;
+    }
+    impl_->Log(LogLevel::kInfo, "round_closed",
+               {{"study", absl::StrCat(entry_.study->study_id)},
+                {"round", absl::StrCat(round.round_id())},
+                {"state", std::string(CloseReason(round.state()))},
+                {"reports", absl::StrCat(TotalReports(round))}});
+    if (entry_.study->state.load() == StudyState::kClosed) {
+      impl_->Log(LogLevel::kInfo, "study_closed",
+                 {{"study", absl::StrCat(entry_.study->study_id)}});
+    }
+    if (next_ != nullptr) {
+      impl_->Log(LogLevel::kInfo, "round_opened",
+                 {{"study", absl::StrCat(entry_.study->study_id)},
+                  {"round", absl::StrCat(next_->round_id())},
+                  {"name", next_->plan().decisions().round_name}});
       impl_->RegisterRound(entry_.study, std::move(next_));
     }
   }
@@ -110,7 +148,16 @@ class CreateStudyJob final : public CommitJob {
       *result_ = absl::UnavailableError(absl::StrCat(
           "the study was not stored (", commit_status.message(), "); retry"));
     } else {
-      if (holder_ == study_->study_id) impl_->Register(study_);
+      if (holder_ == study_->study_id) {
+        impl_->Register(study_);
+        impl_->Log(LogLevel::kInfo, "study_created",
+                   {{"study", absl::StrCat(study_->study_id)},
+                    {"name", study_->spec->display_name},
+                    {"mode", study_->spec->mode == StudyMode::kInteractive
+                                 ? "interactive"
+                                 : "noninteractive"},
+                    {"round", absl::StrCat(round_row_.round_id)}});
+      }
       *result_ = holder_;
     }
     done_->Notify();
@@ -197,8 +244,9 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
                        options.enrollment_quotas.empty()),
       store_(std::move(store)),
       random_(std::move(random)),
-      queue_(std::make_unique<CommitQueue>(store_.get(),
-                                           options.max_writes_per_commit)) {
+      queue_(std::make_unique<CommitQueue>(
+          store_.get(), options.max_writes_per_commit, options.clock,
+          [this](absl::Duration commit) { stats_.RecordCommit(commit); })) {
   absl::MutexLock lock(&enrollment_mutex_);
   if (!options.enrollment_token.empty()) {
     enrollment_batches_[EnrollmentBatchKey(options.enrollment_token)] = {};
@@ -712,6 +760,23 @@ void Aggregator::CloseExpiredRounds() { impl_->CloseExpiredRounds(); }
 
 CommitQueueStats Aggregator::commit_stats() const {
   return impl_->queue().stats();
+}
+
+AggregatorStats Aggregator::Stats() const { return impl_->Stats(); }
+
+AggregatorStats Aggregator::Impl::Stats() const {
+  AggregatorStats out{.counters = stats_.Read(),
+                      .agents_enrolled = agents_.size(),
+                      .commits = queue_->stats()};
+  for (const auto& study : AllStudies()) {
+    ++(study->state.load() == StudyState::kActive ? out.studies_active
+                                                  : out.studies_closed);
+    out.reports_stored += study->num_reports.load(std::memory_order_relaxed);
+    for (const auto& round : study->Rounds()) {
+      ++(round->state() == RoundState::kOpen ? out.rounds_open : out.rounds_closed);
+    }
+  }
+  return out;
 }
 
 }  // namespace ldp

@@ -47,6 +47,8 @@
 #include "common/task.h"
 #include "common/task_mechanism.h"
 #include "server/commit_queue.h"
+#include "server/event_log.h"
+#include "server/server_stats.h"
 #include "server/planner.h"
 #include "server/store.h"
 
@@ -107,6 +109,9 @@ struct AggregatorOptions {
   // optimizers' cache directory and time limit); wire_sized_only is
   // always on.
   StrategyPlannerOptions strategy_planner{};
+  // Structured events (studies created, rounds opened and closed, failed
+  // commits, refused enrollments); not owned, may be null.
+  EventLog* event_log = nullptr;
 };
 
 struct Enrollment {
@@ -211,6 +216,19 @@ struct RoundEstimates {
   std::vector<QuestionEstimate> questions{};  // in the spec's order
 };
 
+// What operators watch (server/metrics/ exports it): counters since the
+// process started, and the state of studies and rounds now.
+struct AggregatorStats {
+  ServerStats::Snapshot counters{};
+  int64_t studies_active = 0;
+  int64_t studies_closed = 0;
+  int64_t rounds_open = 0;
+  int64_t rounds_closed = 0;
+  int64_t agents_enrolled = 0;  // in the store, including earlier runs
+  int64_t reports_stored = 0;   // over all studies
+  CommitQueueStats commits{};
+};
+
 class Aggregator {
  public:
   // Reloads everything `store` holds. InvalidArgument for missing options;
@@ -297,6 +315,8 @@ class Aggregator {
 
   // Group-commit counters since construction (transactions, jobs).
   CommitQueueStats commit_stats() const;
+  // Everything operators watch; thread-safe, cheap (a pass over studies).
+  AggregatorStats Stats() const;
 
  public:
   class Impl;  // internal (aggregator_impl.h)

@@ -17,6 +17,7 @@
 #include "common/secure_random.h"
 #include "server/agent_directory.h"
 #include "server/aggregator.h"
+#include "server/server_stats.h"
 #include "server/commit_queue.h"
 #include "server/credential.h"
 #include "server/programs/analyst_program.h"
@@ -151,6 +152,14 @@ class Aggregator::Impl {
   CommitQueue& queue() { return *queue_; }
   const CommitQueue& queue() const { return *queue_; }
   AgentDirectory& agents() { return agents_; }
+  ServerStats& stats() { return stats_; }
+  // Writes an event if the options name an event log.
+  void Log(LogLevel level, std::string_view event,
+           std::initializer_list<LogField> fields) const {
+    if (options_.event_log != nullptr) options_.event_log->Write(level, event, fields);
+  }
+  // For Aggregator::Stats (aggregator.cc).
+  AggregatorStats Stats() const;
   // Queues the durable close of a round whose state the caller decided
   // (state already set for quorum; set by the job for deadlines).
   void QueueClose(const RoundEntry& entry, RoundState state);
@@ -209,6 +218,7 @@ class Aggregator::Impl {
   const bool open_enrollment_;
   std::unique_ptr<Store> store_;
   AgentDirectory agents_;
+  ServerStats stats_;
 
   absl::Mutex random_mutex_;
   std::unique_ptr<SecureRandom> random_ ABSL_GUARDED_BY(random_mutex_);

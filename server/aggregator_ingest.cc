@@ -34,7 +34,10 @@ class EnrollJob final : public CommitJob {
   }
 
   void Finish(const absl::Status& commit_status) override {
+    impl_->stats().RecordEnrollment(commit_status.ok());
     if (!commit_status.ok()) {
+      impl_->Log(LogLevel::kWarning, "store_commit_failed",
+                 {{"job", "enroll"}, {"error", std::string(commit_status.message())}});
       impl_->ReleaseEnrollment(row_.enrollment_batch);
       std::move(done_)(absl::UnavailableError(absl::StrCat(
           "enrollment was not stored (", commit_status.message(), "); retry")));
@@ -56,11 +59,17 @@ class UploadJob final : public CommitJob {
  public:
   UploadJob(Aggregator::Impl* impl, size_t num_reports,
             absl::AnyInvocable<void(std::vector<absl::Status>) &&> done)
-      : impl_(impl), statuses_(num_reports), done_(std::move(done)) {}
+      : impl_(impl),
+        started_(impl->clock().Now()),
+        statuses_(num_reports),
+        done_(std::move(done)) {}
 
   std::vector<absl::Status>& statuses() { return statuses_; }
   std::vector<PendingReport>& pending() { return pending_; }
-  void CompleteNow() { std::move(done_)(std::move(statuses_)); }
+  void CompleteNow() {
+    impl_->stats().RecordUpload(statuses_, impl_->clock().Now() - started_);
+    std::move(done_)(std::move(statuses_));
+  }
 
   int64_t NumWrites() const override {
     return static_cast<int64_t>(pending_.size());
@@ -83,8 +92,17 @@ class UploadJob final : public CommitJob {
   }
 
   void Finish(const absl::Status& commit_status) override {
+    if (!commit_status.ok()) {
+      impl_->Log(LogLevel::kWarning, "store_commit_failed",
+                 {{"job", "upload"},
+                  {"reports", absl::StrCat(pending_.size())},
+                  {"error", std::string(commit_status.message())}});
+    }
     for (PendingReport& p : pending_) {
       statuses_[p.index] = Complete(p, commit_status);
+      if (statuses_[p.index].ok() && p.result.outcome == AppendOutcome::kStored) {
+        impl_->stats().AddCharged(p.row.epsilon_nanos);
+      }
     }
     const RoundRuntime* last_round = nullptr;
     for (const PendingReport& p : pending_) {
@@ -140,6 +158,7 @@ class UploadJob final : public CommitJob {
   }
 
   Aggregator::Impl* impl_;
+  const absl::Time started_;
   std::vector<absl::Status> statuses_;
   std::vector<PendingReport> pending_;
   absl::AnyInvocable<void(std::vector<absl::Status>) &&> done_;
@@ -158,11 +177,16 @@ void Aggregator::Impl::EnrollAsync(
     absl::MutexLock lock(&enrollment_mutex_);
     auto it = enrollment_batches_.find(batch);
     if (it == enrollment_batches_.end()) {
+      stats_.RecordEnrollment(false);
+      Log(LogLevel::kInfo, "enrollment_refused", {{"reason", "wrong_token"}});
       std::move(done)(absl::UnauthenticatedError("wrong enrollment token"));
       return;
     }
     EnrollmentBatch& quota = it->second;
     if (quota.max_agents > 0 && quota.enrolled >= quota.max_agents) {
+      stats_.RecordEnrollment(false);
+      Log(LogLevel::kInfo, "enrollment_refused",
+          {{"reason", "quota_used_up"}, {"quota", absl::StrCat(quota.max_agents)}});
       std::move(done)(absl::ResourceExhaustedError(absl::StrCat(
           "this enrollment token has admitted its quota of ", quota.max_agents,
           " agents; ask the operator for a new token")));

@@ -6,9 +6,13 @@
 
 namespace ldp {
 
-CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit)
+CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit,
+                         const Clock* clock,
+                         std::function<void(absl::Duration)> observe_commit)
     : store_(store),
       max_writes_per_commit_(std::max<int64_t>(1, max_writes_per_commit)),
+      clock_(clock),
+      observe_commit_(std::move(observe_commit)),
       writer_([this] { Run(); }) {}
 
 CommitQueue::~CommitQueue() { Stop(); }
@@ -68,6 +72,7 @@ void CommitQueue::Run() {
 }
 
 void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
+  const absl::Time started = clock_ != nullptr ? clock_->Now() : absl::InfinitePast();
   absl::Status status = store_->Transact([&](StoreTransaction& transaction) {
     for (auto& job : group) {
       absl::Status applied = job->Apply(transaction);
@@ -75,6 +80,7 @@ void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
     }
     return absl::OkStatus();
   });
+  if (clock_ != nullptr && observe_commit_) observe_commit_(clock_->Now() - started);
   const bool isolate = !status.ok() && group.size() > 1;
   {
     // Before any Finish, so a completed caller sees its own commit counted.

@@ -15,12 +15,15 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
 #include "server/store.h"
 
 namespace ldp {
@@ -49,8 +52,12 @@ struct CommitQueueStats {
 
 class CommitQueue {
  public:
-  // `store` must outlive the queue. max_writes_per_commit ≥ 1.
-  CommitQueue(Store* store, int64_t max_writes_per_commit);
+  // `store` must outlive the queue. max_writes_per_commit ≥ 1. With a
+  // clock, every transaction's duration goes to `observe_commit` (on the
+  // writer thread).
+  CommitQueue(Store* store, int64_t max_writes_per_commit,
+              const Clock* clock = nullptr,
+              std::function<void(absl::Duration)> observe_commit = nullptr);
   // Stop()s.
   ~CommitQueue();
   CommitQueue(const CommitQueue&) = delete;
@@ -72,6 +79,8 @@ class CommitQueue {
 
   Store* const store_;
   const int64_t max_writes_per_commit_;
+  const Clock* const clock_;
+  const std::function<void(absl::Duration)> observe_commit_;
   mutable absl::Mutex mutex_;
   std::deque<std::unique_ptr<CommitJob>> queue_ ABSL_GUARDED_BY(mutex_);
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;

@@ -37,7 +37,9 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "server/aggregator.h"
+#include "server/event_log.h"
 #include "server/grpc/agent_service.h"
+#include "server/metrics/metrics_endpoint.h"
 #include "server/grpc/analyst_service.h"
 #include "server/grpc/tls_credentials.h"
 #include "server/rate_limiter.h"
@@ -105,6 +107,17 @@ ABSL_FLAG(std::string, strategy_cache_dir, "",
           "time); created if missing. Empty = <db>.strategies/. Workload "
           "questions are planned at CreateStudy, so a study asking one may "
           "take that long to create (raise the analyst's call deadline).");
+ABSL_FLAG(std::string, log_level, "info",
+          "Structured events on stderr (one logfmt line each: ts=... "
+          "level=... event=... key=value...) at this level and above: "
+          "debug, info, warning or error.");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "HOST:PORT to serve Prometheus metrics on at /metrics (e.g. "
+          "127.0.0.1:9464; port 0 picks a free one, see --metrics_port_file); "
+          "empty = no metrics endpoint. Plain HTTP without authentication: "
+          "keep it on loopback or a private network.");
+ABSL_FLAG(std::string, metrics_port_file, "",
+          "If set, the /metrics port is written here once it listens.");
 ABSL_FLAG(int, max_message_bytes, 4 << 20,
           "Largest request message accepted (bytes); larger ones get "
           "RESOURCE_EXHAUSTED from gRPC before any parsing.");
@@ -233,6 +246,10 @@ int Run() {
                          .burst = absl::GetFlag(FLAGS_enroll_burst_per_peer)});
   if (!enroll_limiter.ok()) return Fail(enroll_limiter.status());
 
+  auto log_level = ParseLogLevel(absl::GetFlag(FLAGS_log_level));
+  if (!log_level.ok()) return Fail(log_level.status());
+  LineEventLog event_log(*log_level, RealClock::Get());
+
   auto store = SqliteStore::Open({.path = absl::GetFlag(FLAGS_db)});
   if (!store.ok()) return Fail(store.status());
   ProtoStudySpecCodec codec;
@@ -246,9 +263,22 @@ int Run() {
        .analyst_token = *analyst_token,
        .enrollment_token = enrollment_token,
        .enrollment_quotas = std::move(quotas),
-       .strategy_planner = {.cache_dir = std::move(strategy_cache_dir)}},
+       .strategy_planner = {.cache_dir = std::move(strategy_cache_dir)},
+       .event_log = &event_log},
       *std::move(store));
   if (!aggregator.ok()) return Fail(aggregator.status());
+
+  std::unique_ptr<MetricsEndpoint> metrics;
+  if (const std::string address = absl::GetFlag(FLAGS_metrics_listen); !address.empty()) {
+    auto started = MetricsEndpoint::Start(address, aggregator->get());
+    if (!started.ok()) return Fail(started.status());
+    metrics = *std::move(started);
+    if (const std::string path = absl::GetFlag(FLAGS_metrics_port_file); !path.empty()) {
+      std::ofstream(path) << metrics->port() << "\n";
+    }
+    std::printf("ldp-server: metrics on http://%s:%d/metrics\n",
+                std::string(address.substr(0, address.rfind(':'))).c_str(), metrics->port());
+  }
 
   AgentServiceImpl agent_service(
       aggregator->get(),
@@ -287,6 +317,11 @@ int Run() {
                                                               : "TLS"),
               absl::GetFlag(FLAGS_db).c_str());
   std::fflush(stdout);
+  event_log.Write(LogLevel::kInfo, "server_started",
+                  {{"listen", absl::StrCat(absl::GetFlag(FLAGS_listen), ":", port)},
+                   {"db", absl::GetFlag(FLAGS_db)},
+                   {"tls", absl::GetFlag(FLAGS_tls_cert_file).empty() ? "no" : "yes"},
+                   {"metrics_port", absl::StrCat(metrics == nullptr ? 0 : metrics->port())}});
 
   // Rounds close at their deadline even when no analyst is watching.
   std::atomic<bool> stopping{false};
@@ -306,6 +341,7 @@ int Run() {
   int received = 0;
   sigwait(&signals, &received);
   std::printf("ldp-server: signal %d, shutting down\n", received);
+  event_log.Write(LogLevel::kInfo, "server_stopping", {{"signal", absl::StrCat(received)}});
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   stopping = true;
   closer.join();
@@ -324,7 +360,7 @@ int main(int argc, char** argv) {
       "[--tls_cert_file=PEM --tls_key_file=PEM [--tls_client_ca_file=PEM "
       "[--require_client_cert]]] [--analyst_token_file=PATH] "
       "[--enrollment_token_file=PATH] [--enrollment_tokens_file=PATH] "
-      "[--strategy_cache_dir=DIR]\n"
+      "[--strategy_cache_dir=DIR] [--metrics_listen=HOST:PORT]\n"
       "Without TLS files the server speaks plaintext and listens only on "
       "loopback unless --allow_insecure is given.");
   ldp::ShowOnlyFlagsFrom("server/main");

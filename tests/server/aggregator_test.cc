@@ -8,7 +8,9 @@
 #include <random>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/sqlite_store.h"
@@ -20,7 +22,10 @@ namespace ldp {
 namespace {
 
 using testing::BucketHistogram;
+using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::MakeStudy;
 using testing::MapSpecCodec;
@@ -42,6 +47,26 @@ Record RecordFor(uint64_t agent_id) {
                            {"y", 10 * c}}};
 }
 
+// Keeps every event as "event key=value ..." (values unquoted).
+class RecordingEventLog final : public EventLog {
+ public:
+  void Write(LogLevel level, std::string_view event,
+             std::initializer_list<LogField> fields) override {
+    std::string line(event);
+    for (const LogField& f : fields) absl::StrAppend(&line, " ", std::string(f.key), "=", f.value);
+    absl::MutexLock lock(&mutex_);
+    lines_.push_back(std::move(line));
+  }
+  std::vector<std::string> lines() const {
+    absl::MutexLock lock(&mutex_);
+    return lines_;
+  }
+
+ private:
+  mutable absl::Mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
 class AggregatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -62,7 +87,8 @@ class AggregatorTest : public ::testing::Test {
         Aggregator::Create({.spec_codec = &codec_,
                             .clock = &clock_,
                             .analyst_token = kAnalystToken,
-                            .enrollment_token = std::move(enrollment_token)},
+                            .enrollment_token = std::move(enrollment_token),
+                            .event_log = &events_},
                            *std::move(store));
     ASSERT_OK(aggregator);
     aggregator_ = *std::move(aggregator);
@@ -123,6 +149,7 @@ class AggregatorTest : public ::testing::Test {
   }
 
   std::string dir_;
+  RecordingEventLog events_;
   FakeClock clock_;
   MapSpecCodec codec_;
   int next_spec_ = 0;
@@ -368,6 +395,51 @@ TEST_F(AggregatorTest, ADuplicateIsRefusedAndAnIdenticalRetryCountsOnce) {
   EXPECT_EQ((*ledger)[0].spent_nanos, kNano);
   EXPECT_EQ((*ledger)[0].cap_nanos, kNano);
   EXPECT_THAT(*aggregator_->GetTasks(agent), IsEmpty());
+}
+
+// What operators see (Stats, exported at /metrics; the event log) follows
+// the work: outcomes by status, ε charged once, rounds and studies by
+// state, and one event per study and round change.
+TEST_F(AggregatorTest, StatsAndEventsFollowTheWork) {
+  const uint64_t study_id =
+      CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  AggregatorStats stats = aggregator_->Stats();
+  EXPECT_EQ(stats.studies_active, 1);
+  EXPECT_EQ(stats.rounds_open, 1);
+  const std::vector<Enrollment> agents = EnrollMany(3);
+  std::vector<TaskReport> sent;
+  for (const Enrollment& e : agents) {
+    EXPECT_THAT(AnswerAll(e.agent_id, &sent), ElementsAre(absl::OkStatus()));
+  }
+  // An identical retry (OK, not charged) and a conflicting one.
+  TaskReport conflict = sent[0];
+  conflict.report_id[0] ^= 1;
+  EXPECT_THAT(aggregator_->UploadReports(agents.back().agent_id, {sent[0], conflict}),
+              ElementsAre(absl::OkStatus(), StatusIs(absl::StatusCode::kAlreadyExists)));
+  stats = aggregator_->Stats();
+  EXPECT_EQ(stats.agents_enrolled, 3);
+  EXPECT_EQ(stats.counters.enrollments, 3u);
+  EXPECT_EQ(stats.counters.report_outcomes[0], 4u);
+  EXPECT_EQ(stats.counters.report_outcomes[static_cast<int>(absl::StatusCode::kAlreadyExists)], 1u);
+  EXPECT_EQ(stats.counters.charged_nanos, uint64_t{3 * kNano});
+  EXPECT_EQ(stats.reports_stored, 3);
+  EXPECT_EQ(stats.counters.upload_latency.count, 4u);
+  EXPECT_GE(stats.counters.commit_latency.count, 1u);
+  EXPECT_GE(stats.commits.transactions, 1);
+
+  clock_.Advance(absl::Hours(2));  // past the round's deadline
+  aggregator_->CloseExpiredRounds();
+  ASSERT_OK(aggregator_->GetStudy(study_id));
+  stats = aggregator_->Stats();
+  EXPECT_EQ(stats.rounds_open, 0);
+  EXPECT_EQ(stats.rounds_closed, 1);
+  EXPECT_EQ(stats.studies_closed, 1);
+  const std::vector<std::string> lines = events_.lines();
+  const std::string id = absl::StrCat(study_id);
+  EXPECT_THAT(lines, Contains(HasSubstr("study_created study=" + id)));
+  EXPECT_THAT(lines, Contains(AllOf(HasSubstr("round_closed study=" + id),
+                                    HasSubstr("state=deadline"), HasSubstr("reports=3"))));
+  EXPECT_THAT(lines, Contains(HasSubstr("study_closed study=" + id)));
 }
 
 TEST_F(AggregatorTest, EachReportGetsItsOwnStatusInOrder) {
