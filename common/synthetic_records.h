@@ -27,7 +27,8 @@ class SyntheticRecords {
  public:
   SyntheticRecords(RecordSchema schema, uint64_t seed);
 
-  // The record of `agent_id`: every field of the schema, in range.
+  // The record of `agent_id`: every field of the schema, in range (already
+  // what Sanitize would return).
   Record Get(uint64_t agent_id) const;
 
   const RecordSchema& schema() const { return schema_; }

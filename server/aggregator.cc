@@ -246,7 +246,8 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
       random_(std::move(random)),
       queue_(std::make_unique<CommitQueue>(
           store_.get(), options.max_writes_per_commit, options.clock,
-          [this](absl::Duration commit) { stats_.RecordCommit(commit); })) {
+          [this](absl::Duration commit) { stats_.RecordCommit(commit); },
+          options.max_queued_writes)) {
   absl::MutexLock lock(&enrollment_mutex_);
   if (!options.enrollment_token.empty()) {
     enrollment_batches_[EnrollmentBatchKey(options.enrollment_token)] = {};
@@ -767,7 +768,8 @@ AggregatorStats Aggregator::Stats() const { return impl_->Stats(); }
 AggregatorStats Aggregator::Impl::Stats() const {
   AggregatorStats out{.counters = stats_.Read(),
                       .agents_enrolled = agents_.size(),
-                      .commits = queue_->stats()};
+                      .commits = queue_->stats(),
+                      .queued_writes = queue_->queued_writes()};
   for (const auto& study : AllStudies()) {
     ++(study->state.load() == StudyState::kActive ? out.studies_active
                                                   : out.studies_closed);

@@ -105,6 +105,11 @@ struct AggregatorOptions {
   int max_reports_per_call = 1000;
   // Writes per group commit, at most (bounds one transaction's latency).
   int max_writes_per_commit = 8192;
+  // Backpressure: writes (reports, enrollments) waiting for a commit, at
+  // most; beyond it uploads and enrollments are answered RESOURCE_EXHAUSTED
+  // (retry with backoff) instead of queueing without limit. A queued report
+  // holds ~0.5 KB, so the default bounds the queue near 50 MB. 0 = no bound.
+  int64_t max_queued_writes = 100'000;
   // How workload questions' strategies are planned at CreateStudy (the
   // optimizers' cache directory and time limit); wire_sized_only is
   // always on.
@@ -227,6 +232,7 @@ struct AggregatorStats {
   int64_t agents_enrolled = 0;  // in the store, including earlier runs
   int64_t reports_stored = 0;   // over all studies
   CommitQueueStats commits{};
+  int64_t queued_writes = 0;    // waiting for a commit now
 };
 
 class Aggregator {

@@ -20,6 +20,13 @@
 namespace ldp {
 namespace {
 
+// The backpressure answer: nothing was stored, the caller retries later.
+absl::Status Overloaded() {
+  return absl::ResourceExhaustedError(
+      "the server is overloaded (its commit queue is full); nothing was "
+      "stored, retry with backoff");
+}
+
 class EnrollJob final : public CommitJob {
  public:
   EnrollJob(Aggregator::Impl* impl, AgentRow row, std::string token,
@@ -32,6 +39,9 @@ class EnrollJob final : public CommitJob {
   absl::Status Apply(StoreTransaction& transaction) override {
     return transaction.InsertAgent(row_);
   }
+
+  // Never submitted (backpressure): answer `status` instead.
+  void Refuse(absl::Status status) { std::move(done_)(std::move(status)); }
 
   void Finish(const absl::Status& commit_status) override {
     impl_->stats().RecordEnrollment(commit_status.ok());
@@ -206,13 +216,19 @@ void Aggregator::Impl::EnrollAsync(
     absl::MutexLock lock(&random_mutex_);
     credential = IssueCredential(agent_id, *random_);
   }
-  queue_->Submit(std::make_unique<EnrollJob>(
+  std::unique_ptr<CommitJob> job = std::make_unique<EnrollJob>(
       this,
       AgentRow{.agent_id = agent_id,
                .credential_hash = credential.hash,
                .enrolled_at = clock().Now(),
-               .enrollment_batch = std::move(batch)},
-      std::move(credential.bearer_token), std::move(done)));
+               .enrollment_batch = batch},
+      std::move(credential.bearer_token), std::move(done));
+  if (!queue_->TrySubmit(job)) {
+    // Overloaded: refuse now (the id is simply never used).
+    ReleaseEnrollment(batch);
+    stats_.RecordEnrollment(false);
+    static_cast<EnrollJob&>(*job).Refuse(Overloaded());
+  }
 }
 
 void Aggregator::Impl::ReleaseEnrollment(const std::string& batch) {
@@ -320,7 +336,14 @@ void Aggregator::Impl::UploadReportsAsync(
     job->CompleteNow();
     return;
   }
-  queue_->Submit(std::move(job));
+  std::unique_ptr<CommitJob> submitted = std::move(job);
+  if (!queue_->TrySubmit(submitted)) {
+    auto& refused = static_cast<UploadJob&>(*submitted);
+    for (const PendingReport& p : refused.pending()) {
+      refused.statuses()[p.index] = Overloaded();
+    }
+    refused.CompleteNow();
+  }
 }
 
 absl::Status Aggregator::Impl::AdmitReport(

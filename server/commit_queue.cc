@@ -8,11 +8,13 @@ namespace ldp {
 
 CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit,
                          const Clock* clock,
-                         std::function<void(absl::Duration)> observe_commit)
+                         std::function<void(absl::Duration)> observe_commit,
+                         int64_t max_queued_writes)
     : store_(store),
       max_writes_per_commit_(std::max<int64_t>(1, max_writes_per_commit)),
       clock_(clock),
       observe_commit_(std::move(observe_commit)),
+      max_queued_writes_(std::max<int64_t>(0, max_queued_writes)),
       writer_([this] { Run(); }) {}
 
 CommitQueue::~CommitQueue() { Stop(); }
@@ -30,11 +32,29 @@ void CommitQueue::Submit(std::unique_ptr<CommitJob> job) {
   {
     absl::MutexLock lock(&mutex_);
     if (!stopped_) {
+      queued_writes_ += job->NumWrites();
       queue_.push_back(std::move(job));
       return;
     }
   }
   job->Finish(absl::UnavailableError("the server is shutting down"));
+}
+
+bool CommitQueue::TrySubmit(std::unique_ptr<CommitJob>& job) {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (max_queued_writes_ > 0 && queued_writes_ > 0 &&
+        queued_writes_ + job->NumWrites() > max_queued_writes_) {
+      return false;
+    }
+  }
+  Submit(std::move(job));
+  return true;
+}
+
+int64_t CommitQueue::queued_writes() const {
+  absl::MutexLock lock(&mutex_);
+  return queued_writes_;
 }
 
 CommitQueueStats CommitQueue::stats() const {
@@ -62,6 +82,7 @@ void CommitQueue::Run() {
       while (!queue_.empty() &&
              (group.empty() || writes < max_writes_per_commit_)) {
         writes += queue_.front()->NumWrites();
+        queued_writes_ -= queue_.front()->NumWrites();
         group.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }

@@ -54,10 +54,12 @@ class CommitQueue {
  public:
   // `store` must outlive the queue. max_writes_per_commit ≥ 1. With a
   // clock, every transaction's duration goes to `observe_commit` (on the
-  // writer thread).
+  // writer thread). max_queued_writes > 0 bounds the writes waiting for a
+  // commit (TrySubmit refuses beyond it); 0 = no bound.
   CommitQueue(Store* store, int64_t max_writes_per_commit,
               const Clock* clock = nullptr,
-              std::function<void(absl::Duration)> observe_commit = nullptr);
+              std::function<void(absl::Duration)> observe_commit = nullptr,
+              int64_t max_queued_writes = 0);
   // Stop()s.
   ~CommitQueue();
   CommitQueue(const CommitQueue&) = delete;
@@ -66,6 +68,13 @@ class CommitQueue {
   // Thread-safe, including from Finish on the writer thread. After Stop()
   // has returned, the job is finished at once with UNAVAILABLE.
   void Submit(std::unique_ptr<CommitJob> job);
+  // As Submit, unless the writes already waiting plus the job's would pass
+  // max_queued_writes (and some are waiting): then the job is left with the
+  // caller and false returned. This is the server's backpressure: under
+  // overload it refuses work instead of queueing without limit.
+  bool TrySubmit(std::unique_ptr<CommitJob>& job);
+  // Writes waiting for a commit now.
+  int64_t queued_writes() const;
 
   // Commits every job submitted so far (and any their Finish submits), then
   // joins the writer thread. Idempotent.
@@ -83,6 +92,8 @@ class CommitQueue {
   const std::function<void(absl::Duration)> observe_commit_;
   mutable absl::Mutex mutex_;
   std::deque<std::unique_ptr<CommitJob>> queue_ ABSL_GUARDED_BY(mutex_);
+  int64_t queued_writes_ ABSL_GUARDED_BY(mutex_) = 0;
+  const int64_t max_queued_writes_;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
   CommitQueueStats stats_ ABSL_GUARDED_BY(mutex_);

@@ -107,6 +107,11 @@ ABSL_FLAG(std::string, strategy_cache_dir, "",
           "time); created if missing. Empty = <db>.strategies/. Workload "
           "questions are planned at CreateStudy, so a study asking one may "
           "take that long to create (raise the analyst's call deadline).");
+ABSL_FLAG(int64_t, max_queued_writes, 100'000,
+          "Backpressure: reports and enrollments waiting for a commit, at "
+          "most; beyond it they are answered RESOURCE_EXHAUSTED (agents retry "
+          "with backoff) instead of queueing without limit (~0.5 KB each). "
+          "0 = no bound.");
 ABSL_FLAG(std::string, log_level, "info",
           "Structured events on stderr (one logfmt line each: ts=... "
           "level=... event=... key=value...) at this level and above: "
@@ -263,6 +268,7 @@ int Run() {
        .analyst_token = *analyst_token,
        .enrollment_token = enrollment_token,
        .enrollment_quotas = std::move(quotas),
+       .max_queued_writes = absl::GetFlag(FLAGS_max_queued_writes),
        .strategy_planner = {.cache_dir = std::move(strategy_cache_dir)},
        .event_log = &event_log},
       *std::move(store));

@@ -113,6 +113,12 @@ std::vector<MetricFamily> MetricFamilies(const AggregatorStats& stats) {
                        "committed since the server started.",
                        MetricType::Counter, static_cast<double>(stats.commits.jobs)));
 
+  out.push_back(Single("ldp_store_queued_writes",
+                       "Writes waiting for a group commit now (bounded by "
+                       "--max_queued_writes; beyond it the server answers "
+                       "RESOURCE_EXHAUSTED).",
+                       MetricType::Gauge, static_cast<double>(stats.queued_writes)));
+
   MetricFamily studies = Family("ldp_studies", "Studies by state.", MetricType::Gauge);
   studies.metric.push_back(Value(static_cast<double>(stats.studies_active),
                                  MetricType::Gauge, {{.name = "state", .value = "active"}}));

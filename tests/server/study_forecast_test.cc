@@ -89,7 +89,7 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
     SCOPED_TRACE(FrequencyOracleKindName(kind));
     ExpectSimulationMatches(
         MakeStudy(kNano, {BucketHistogram("h", FrequencyOracleSpec{.kind = kind})}),
-        3000);
+        1500);
   }
   // Longitudinal: one report per agent at ε₁ = 1 from a memo at ε∞ = 2.
   ExpectSimulationMatches(
@@ -97,7 +97,7 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
                            "h", FrequencyOracleSpec{
                                     .kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
                                     .epsilon_permanent = 2})}),
-      3000);
+      1500);
 }
 
 TEST(StudyForecast, EveryRealMechanismMatchesItsSimulation) {
@@ -108,7 +108,7 @@ TEST(StudyForecast, EveryRealMechanismMatchesItsSimulation) {
     ExpectSimulationMatches(
         MakeStudy(kNano, {MeanQuestion("mean", "x", -1, 1, kind),
                           NegativeShare("share", kind)}),
-        4000);
+        2000);
   }
 }
 
@@ -122,7 +122,7 @@ TEST(StudyForecast, EveryWorkloadStrategyMatchesItsSimulation) {
     ExpectSimulationMatches(
         MakeStudy(kNano, {BucketWorkload("cdf", WorkloadKind::kPrefix,
                                          StrategyChoice{.kind = kind})}),
-        3000, options);
+        1500, options);
   }
 }
 
@@ -146,7 +146,7 @@ TEST(StudyForecast, FourierMarginalsMatchTheirSimulation) {
               .encoding = *encoding,
               .workload = {.kind = WorkloadKind::kMarginals, .num_bits = 4, .order = 2},
               .strategy = StrategyChoice{.kind = StrategyKind::kFourier}}}}};
-  ExpectSimulationMatches(spec, 3000, StructuredStrategiesOnly());
+  ExpectSimulationMatches(spec, 1500, StructuredStrategiesOnly());
 }
 
 // Sample splitting: each question's reporters are a random share, whose
@@ -156,18 +156,20 @@ TEST(StudyForecast, SampleSplittingMatchesItsSimulation) {
       MakeStudy(kNano / 2, {MeanQuestion("mean", "x", -1, 1),
                             NegativeShare("share", RealMechanismKind::kDuchi),
                             BucketHistogram("h")});
-  absl::StatusOr<StudyForecast> forecast = ForecastStudy(spec, {.num_agents = 6000});
+  absl::StatusOr<StudyForecast> forecast = ForecastStudy(spec, {.num_agents = 3000});
   ASSERT_OK(forecast);
   EXPECT_EQ(forecast->split, "sample_splitting");
   for (const QuestionForecast& q : forecast->questions) {
     EXPECT_NEAR(q.share, 1.0 / 3, 1e-9);
   }
-  ExpectSimulationMatches(spec, 6000);
+  ExpectSimulationMatches(spec, 3000);
 }
 
 // The planner's n for τ = 0.01 at 95% for a counting query at ε = 1 against
 // the smallest n that meets τ in simulation. The simulated errors' 95th
-// percentile of √n·|error| is scale-free, so n_sim = (q₉₅/τ)².
+// percentile of √n·|error| is scale-free (a mean of n iid reports), so
+// n_sim = (q₉₅/τ)², measured at n/32 (~1,100 agents) to keep 2,000 runs
+// cheap.
 TEST(StudyForecast, AgentsNeededMatchTheSimulatedMinimum) {
   const StudySpec spec = MakeStudy(kNano, {NegativeShare("share")});
   absl::StatusOr<StudyForecast> forecast =
@@ -176,7 +178,7 @@ TEST(StudyForecast, AgentsNeededMatchTheSimulatedMinimum) {
   const int64_t planned = forecast->questions[0].local.agents_needed;
   ASSERT_GT(planned, 1000);
   absl::StatusOr<std::vector<QuestionSimulation>> simulated = SimulateForecast(
-      spec, {.num_agents = planned / 8, .runs = 2000, .seed = 3},
+      spec, {.num_agents = planned / 32, .runs = 2000, .seed = 3},
       SyntheticPopulation(spec, 5));
   ASSERT_OK(simulated);
   std::vector<double> errors = (*simulated)[0].scaled_errors;
