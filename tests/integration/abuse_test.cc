@@ -23,12 +23,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "tests/integration/color_study.h"
 #include "tests/integration/mean_study.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
@@ -38,21 +38,6 @@ namespace {
 
 using ::absl::StatusCode;
 
-constexpr char kHistogramSpec[] = R"pb(
-  display_name: "abuse-histogram"
-  epsilon_cap_nanos: 1000000000
-  mode: NONINTERACTIVE
-  confidence: 0.95
-  round_duration_seconds: 3600
-  schema {
-    fields { name: "color" categorical_field { categories: [ "r", "g", "b", "y" ] } }
-  }
-  questions {
-    question_id: "colors"
-    histogram { encoding { field { field: "color" } } }
-    randomizer { grr {} }
-  }
-)pb";
 
 // The mean study, with its round shortened to `round_seconds` if > 0.
 v1::StudySpec MeanSpec(int round_seconds = 0) {
@@ -62,13 +47,6 @@ v1::StudySpec MeanSpec(int round_seconds = 0) {
 }
 
 constexpr uint32_t kCategories = 4;
-
-v1::StudySpec ParseSpec(const char* text, int round_seconds = 0) {
-  v1::StudySpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec));
-  if (round_seconds > 0) spec.set_round_duration_seconds(round_seconds);
-  return spec;
-}
 
 std::string Bearer(const std::string& token) { return "Bearer " + token; }
 
@@ -101,7 +79,7 @@ class AbuseTest : public ::testing::Test {
     analyst_ = std::make_unique<AnalystClient>(server_);
     agent_stub_ = v1::AgentService::NewStub(server_.NewChannel());
     analyst_stub_ = v1::AnalystService::NewStub(server_.NewChannel());
-    auto histogram = analyst_->CreateStudy(ParseSpec(kHistogramSpec));
+    auto histogram = analyst_->CreateStudy(ColorStudy("abuse-histogram"));
     ASSERT_OK(histogram);
     histogram_ = histogram->study_id();
     auto mean = analyst_->CreateStudy(MeanSpec());

@@ -19,31 +19,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
+#include "tests/integration/color_study.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
 namespace {
-
-constexpr char kColorStudy[] = R"pb(
-  display_name: "metrics"
-  epsilon_cap_nanos: 1000000000
-  mode: NONINTERACTIVE
-  confidence: 0.95
-  round_duration_seconds: 3600
-  schema {
-    fields { name: "color" categorical_field { categories: [ "r", "g", "b", "y" ] } }
-  }
-  questions {
-    question_id: "colors"
-    histogram { encoding { field { field: "color" } } }
-    randomizer { grr {} }
-  }
-)pb";
 
 // GET /metrics; the body, or "" on any failure (the test then fails on
 // missing samples).
@@ -127,9 +111,7 @@ class MetricsTest : public ::testing::Test {
 
 TEST_F(MetricsTest, CountersMoveWithAcceptedAndRejectedReports) {
   AnalystClient analyst(server_);
-  v1::StudySpec spec;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kColorStudy, &spec));
-  ASSERT_OK(analyst.CreateStudy(spec));
+  ASSERT_OK(analyst.CreateStudy(ColorStudy("metrics")));
 
   // Enroll one agent and fetch its task.
   grpc::ClientContext enroll_context;

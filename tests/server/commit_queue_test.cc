@@ -111,6 +111,17 @@ class RecordingJob final : public CommitJob {
   bool fail_;
 };
 
+// Notifies when finished: a marker that everything before it committed.
+class Signal final : public CommitJob {
+ public:
+  explicit Signal(absl::Notification* n) : n_(n) {}
+  absl::Status Apply(StoreTransaction&) override { return absl::OkStatus(); }
+  void Finish(const absl::Status&) override { n_->Notify(); }
+
+ private:
+  absl::Notification* n_;
+};
+
 TEST(CommitQueue, FinishesEveryJobOnceInSubmissionOrder) {
   FakeStore store;
   Log log;
@@ -145,13 +156,6 @@ TEST(CommitQueue, JobsQueuedDuringACommitShareTheNextOne) {
   for (auto& thread : threads) thread.join();
   store.Release();
   absl::Notification last;
-  class Signal final : public CommitJob {
-   public:
-    explicit Signal(absl::Notification* n) : n_(n) {}
-    absl::Status Apply(StoreTransaction&) override { return absl::OkStatus(); }
-    void Finish(const absl::Status&) override { n_->Notify(); }
-    absl::Notification* n_;
-  };
   queue.Submit(std::make_unique<Signal>(&last));
   last.WaitForNotification();
   // The held commit, then the 200 queued jobs together, then maybe the
@@ -203,13 +207,6 @@ TEST(CommitQueue, TrySubmitRefusesBeyondTheQueueBound) {
     // Drained: a job larger than the whole bound still goes when the
     // queue is empty (it could never go otherwise).
     absl::Notification drained;
-    class Signal final : public CommitJob {
-     public:
-      explicit Signal(absl::Notification* n) : n_(n) {}
-      absl::Status Apply(StoreTransaction&) override { return absl::OkStatus(); }
-      void Finish(const absl::Status&) override { n_->Notify(); }
-      absl::Notification* n_;
-    };
     queue.Submit(std::make_unique<Signal>(&drained));
     drained.WaitForNotification();
     EXPECT_EQ(queue.queued_writes(), 0);
