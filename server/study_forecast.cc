@@ -287,14 +287,16 @@ absl::StatusOr<StudyForecast> ForecastStudy(const StudySpec& spec,
       ASSIGN_OR_RETURN(const double central,
                        CentralWorkloadWorstVariance(estimator.workload(), 1,
                                                     central_epsilon));
+      // The plan already holds the strategy's worst-case variance
+      // (StrategyDecision::v_max = VarianceSummary::worst()): recomputing it
+      // would score every query again (minutes for all ranges at N = 1024).
+      const StrategyDecision& decision =
+          std::get<StrategyDecision>(plan.decisions().questions[i].randomizer);
       out.kind = "workload";
       out.num_estimates = static_cast<int64_t>(estimator.workload().num_queries());
-      out.unit_variance =
-          estimator.Variance().worst() + max_spread * (1 - out.share);
-      out.local = LocalSide(
-          std::get<StrategyDecision>(plan.decisions().questions[i].randomizer)
-              .description,
-          epsilon, out.unit_variance, out.share, z, options, confidence);
+      out.unit_variance = decision.v_max + max_spread * (1 - out.share);
+      out.local = LocalSide(decision.description, epsilon, out.unit_variance,
+                            out.share, z, options, confidence);
       out.central = CentralSide("Laplace histogram, then W", central_epsilon,
                                 central, false, z, options, confidence);
     }
