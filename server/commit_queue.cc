@@ -29,26 +29,29 @@ void CommitQueue::Stop() {
 }
 
 void CommitQueue::Submit(std::unique_ptr<CommitJob> job) {
-  {
-    absl::MutexLock lock(&mutex_);
-    if (!stopped_) {
-      queued_writes_ += job->NumWrites();
-      queue_.push_back(std::move(job));
-      return;
-    }
-  }
-  job->Finish(absl::UnavailableError("the server is shutting down"));
+  Enqueue(job, /*bounded=*/false);
 }
 
 bool CommitQueue::TrySubmit(std::unique_ptr<CommitJob>& job) {
+  return Enqueue(job, /*bounded=*/true);
+}
+
+bool CommitQueue::Enqueue(std::unique_ptr<CommitJob>& job, bool bounded) {
   {
     absl::MutexLock lock(&mutex_);
-    if (max_queued_writes_ > 0 && queued_writes_ > 0 &&
-        queued_writes_ + job->NumWrites() > max_queued_writes_) {
-      return false;
+    if (!stopped_) {
+      const int64_t writes = job->NumWrites();
+      if (bounded && max_queued_writes_ > 0 && queued_writes_ > 0 &&
+          queued_writes_ + writes > max_queued_writes_) {
+        return false;
+      }
+      queued_writes_ += writes;
+      queue_.push_back(std::move(job));
+      return true;
     }
   }
-  Submit(std::move(job));
+  std::unique_ptr<CommitJob> refused = std::move(job);
+  refused->Finish(absl::UnavailableError("the server is shutting down"));
   return true;
 }
 

@@ -83,6 +83,8 @@ class CommitQueue {
   CommitQueueStats stats() const;
 
  private:
+  // Submit and TrySubmit under one lock; false only when bounded and full.
+  bool Enqueue(std::unique_ptr<CommitJob>& job, bool bounded);
   void Run();
   void CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group);
 

@@ -613,8 +613,6 @@ bool RoundPlan::Assigns(uint64_t agent_id, int q) const {
   return SampleQuestion(agent_id) == q;
 }
 
-namespace {
-
 // (max_x w_jx − min_x w_jx)² / 4 for every row of a custom workload: the
 // largest variance w_j(x) can have over any population (Popoviciu).
 std::vector<double> CustomRowVarianceBounds(const WorkloadSpec& spec) {
@@ -644,6 +642,8 @@ std::vector<double> CustomRowVarianceBounds(const WorkloadSpec& spec) {
   }
   return bounds;
 }
+
+namespace {
 
 void AddWorkloadSamplingVariance(const PlannedQuestion& planned,
                                  WorkloadAnswer& answer) {

@@ -187,6 +187,10 @@ class RoundPlan {
 // queries get it from their empirical spread already).
 void AddSamplingVariance(const RoundPlan& plan, int q, TaskEstimate& estimate);
 
+// (max_x w_jx − min_x w_jx)² / 4 for every row of a custom workload: the
+// largest variance w_j(x) can have over any population (Popoviciu).
+std::vector<double> CustomRowVarianceBounds(const WorkloadSpec& spec);
+
 }  // namespace ldp
 
 #endif  // LDP_SERVER_PLANNER_H_

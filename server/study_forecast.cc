@@ -100,13 +100,12 @@ double WorstHistogramUnitVariance(const FrequencyOracle& oracle, double share) {
   return worst;
 }
 
-// The largest spread (max_x w_jx − min_x w_jx)²/4 of a workload's rows:
-// 1/4 for the built-in 0/1 workloads.
-absl::StatusOr<double> WorkloadMaxSpread(const Workload& workload) {
+// The largest variance a workload row can have over agents: 1/4 for the
+// built-in 0/1 workloads, Popoviciu's bound for a custom one.
+double WorkloadMaxSpread(const Workload& workload) {
   if (workload.kind() != WorkloadKind::kCustom) return 0.25;
-  ASSIGN_OR_RETURN(const Eigen::MatrixXd w, workload.Dense());
-  const Eigen::VectorXd range = w.rowwise().maxCoeff() - w.rowwise().minCoeff();
-  return range.cwiseAbs2().maxCoeff() / 4;
+  const std::vector<double> bounds = CustomRowVarianceBounds(workload.spec());
+  return bounds.empty() ? 0 : *std::max_element(bounds.begin(), bounds.end());
 }
 
 int64_t CeilAgents(double agents) {
@@ -283,7 +282,7 @@ absl::StatusOr<StudyForecast> ForecastStudy(const StudySpec& spec,
       }
     } else {
       const WorkloadEstimator& estimator = *planned.workload.estimator;
-      ASSIGN_OR_RETURN(const double max_spread, WorkloadMaxSpread(estimator.workload()));
+      const double max_spread = WorkloadMaxSpread(estimator.workload());
       ASSIGN_OR_RETURN(const double central,
                        CentralWorkloadWorstVariance(estimator.workload(), 1,
                                                     central_epsilon));
