@@ -228,6 +228,12 @@ int Run() {
   if (absl::GetFlag(FLAGS_max_message_bytes) < 1024) {
     return Fail(absl::InvalidArgumentError("--max_message_bytes must be >= 1024"));
   }
+  if (absl::GetFlag(FLAGS_max_queued_writes) < 0) {
+    return Fail(absl::InvalidArgumentError(
+        "--max_queued_writes must be >= 0 (0 = no bound)"));
+  }
+  auto log_level = ParseLogLevel(absl::GetFlag(FLAGS_log_level));
+  if (!log_level.ok()) return Fail(log_level.status());
   auto analyst_token = AnalystToken();
   if (!analyst_token.ok()) return Fail(analyst_token.status());
   std::string enrollment_token;
@@ -251,8 +257,6 @@ int Run() {
                          .burst = absl::GetFlag(FLAGS_enroll_burst_per_peer)});
   if (!enroll_limiter.ok()) return Fail(enroll_limiter.status());
 
-  auto log_level = ParseLogLevel(absl::GetFlag(FLAGS_log_level));
-  if (!log_level.ok()) return Fail(log_level.status());
   LineEventLog event_log(*log_level, RealClock::Get());
 
   auto store = SqliteStore::Open({.path = absl::GetFlag(FLAGS_db)});
