@@ -15,7 +15,6 @@
 namespace ldp {
 namespace {
 
-constexpr char kVersion1 = 1;
 constexpr char kVersion = 2;
 constexpr size_t kMaxQuestionsBytes = size_t{64} << 20;
 constexpr size_t kMaxExplanation = 1 << 16;
@@ -198,7 +197,8 @@ absl::StatusOr<PlanDecisions> DecodePlan(std::string_view bytes) {
   const auto malformed = [] {
     return absl::InvalidArgumentError("stored round plan is malformed");
   };
-  if (bytes.empty() || (bytes.front() != kVersion && bytes.front() != kVersion1)) {
+  if (bytes.empty() ||
+      (bytes.front() != kVersion && bytes.front() != kPlanVersion1)) {
     return absl::InvalidArgumentError(
         "stored round plan has an unknown version");
   }

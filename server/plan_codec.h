@@ -14,9 +14,14 @@
 
 namespace ldp {
 
+// The first byte of a plan written before analyst-program rounds existed;
+// such plans still decode, and EncodePlan writes them in the current form.
+inline constexpr char kPlanVersion1 = 1;
+
 std::string EncodePlan(const PlanDecisions& plan);
 
-// InvalidArgument for anything EncodePlan cannot have produced.
+// InvalidArgument for anything EncodePlan, now or in an older version,
+// cannot have produced.
 absl::StatusOr<PlanDecisions> DecodePlan(std::string_view bytes);
 
 }  // namespace ldp
