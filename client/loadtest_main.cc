@@ -1,5 +1,6 @@
 // ldp-loadtest: drives ldp-server with N simulated agents, each a real agent
-// session through the client library (Agent + AgentClient, state in memory),
+// session through the client library (Agent + AgentClient, state in memory)
+// or, with --mode=bulk, batches of Agents over relay streams (RelayClient),
 // showing progress on stderr, then prints the server's estimates beside the
 // true population values, the error of each in standard errors, ingest
 // throughput, the p50/p90/p99/max latency of report acknowledgements and
@@ -43,6 +44,7 @@
 #include "client/loadtest_output.h"
 #include "client/population_source.h"
 #include "client/progress_meter.h"
+#include "client/relay_client.h"
 #include "common/clock.h"
 #include "common/confidence_interval.h"
 #include "common/flags_usage.h"
@@ -55,14 +57,27 @@
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/study_convert.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "proto/ldp/v1/relay_service.grpc.pb.h"
 
 ABSL_FLAG(std::string, server, "localhost:50051", "ldp-server address (host:port).");
 ABSL_FLAG(std::string, analyst_token_file, "",
           "File holding the analyst token (to create the study and read "
           "estimates). Required.");
 ABSL_FLAG(std::string, enrollment_token, "", "Token the agents enroll with.");
+ABSL_FLAG(std::string, mode, "sessions",
+          "sessions: every agent enrolls, polls and uploads on its own calls "
+          "(AgentService), --threads at a time. bulk: agents are enrolled, "
+          "polled and uploaded --batch at a time over --streams relay "
+          "streams (RelayService; the server needs --relay_service), for raw "
+          "ingest throughput. Both run every report through a real Agent.");
 ABSL_FLAG(int64_t, agents, 1000, "Number of simulated agents (>= 1).");
 ABSL_FLAG(int, threads, 8, "Worker threads running agent sessions (>= 1).");
+ABSL_FLAG(int, streams, 4,
+          "--mode=bulk: concurrent relay streams, each with its own worker "
+          "thread and one batch in flight (>= 1).");
+ABSL_FLAG(int, batch, 1000,
+          "--mode=bulk: agents per EnrollBatch/GetTasksBatch call and reports "
+          "per upload message (1 to 1000).");
 ABSL_FLAG(int, channels, 2, "gRPC channels shared by the workers (>= 1).");
 ABSL_FLAG(std::string, tls_ca_file, "",
           "PEM CA certificate(s) to verify a TLS server; empty (and no "
@@ -169,6 +184,7 @@ struct Shared {
   uint64_t study_id = 0;
   Totals totals;
   std::vector<std::shared_ptr<v1::AgentService::StubInterface>> stubs{};
+  std::vector<std::shared_ptr<v1::RelayService::StubInterface>> relay_stubs{};
   std::atomic<int64_t> next_agent{0};
   LatencyStats ack_latency{};
   std::mutex mutex{};
@@ -263,8 +279,19 @@ absl::StatusOr<Config> ConfigFromFlags() {
   config.epsilon_nanos = static_cast<int64_t>(epsilon * kNanosPerEpsilon + 0.5);
   RETURN_IF_ERROR(ValidateConfidence(config.confidence));
   if (absl::GetFlag(FLAGS_threads) < 1 || absl::GetFlag(FLAGS_channels) < 1 ||
-      absl::GetFlag(FLAGS_round_seconds) < 1) {
-    return absl::InvalidArgumentError("--threads, --channels and --round_seconds must be >= 1");
+      absl::GetFlag(FLAGS_streams) < 1 || absl::GetFlag(FLAGS_round_seconds) < 1) {
+    return absl::InvalidArgumentError(
+        "--threads, --channels, --streams and --round_seconds must be >= 1");
+  }
+  if (const std::string mode = absl::GetFlag(FLAGS_mode);
+      mode != "sessions" && mode != "bulk") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--mode must be sessions or bulk, got '", mode, "'"));
+  }
+  if (absl::GetFlag(FLAGS_batch) < 1 || absl::GetFlag(FLAGS_batch) > 1000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--batch must be 1 to 1000 (the server's limit per call), got ",
+        absl::GetFlag(FLAGS_batch)));
   }
   ASSIGN_OR_RETURN(std::optional<std::string> token,
                    ReadFileIfExists(absl::GetFlag(FLAGS_analyst_token_file)));
@@ -380,6 +407,37 @@ void AnswerTasks(Agent& agent, const TaskBatch& batch, uint64_t study_id,
   }
 }
 
+// Counts one report's ack; an accepted report adds agent `index` to the
+// truth of its question. Returns 1 if accepted.
+int64_t Tally(const absl::Status& ack, const ReportPayload& payload, int64_t index,
+              const Shared& shared, Totals& totals) {
+  if (!ack.ok()) {
+    ++totals.rejected;
+    totals.Error("ack", ack);
+    return 0;
+  }
+  ++totals.accepted;
+  const uint32_t item = shared.population.ItemOf(index);
+  PopulationTruth& truth =
+      std::holds_alternative<WorkloadReport>(payload)    ? totals.workload_truth
+      : std::holds_alternative<FrequencyReport>(payload) ? totals.histogram_truth
+                                                         : totals.mean_truth;
+  truth.Add(item, shared.population.ValueOf(item));
+  return 1;
+}
+
+// The simulated agent `index`: its record, an in-memory state store.
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(int64_t index, const Shared& shared,
+                                                 SecureRandom& random) {
+  const Config& config = shared.config;
+  return Agent::Create(
+      {.record = config.num_bits > 0
+                     ? BitRecord(shared.population.ItemOf(index), config.num_bits)
+                     : shared.population.RecordOf(index),
+       .max_epsilon_per_study_nanos = config.epsilon_nanos},
+      std::make_unique<MemoryAgentStateStore>(), random);
+}
+
 void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
                 Shared& shared, Totals& totals) {
   ++totals.sessions;
@@ -387,13 +445,7 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
     ++totals.enroll_failures;
     return totals.Error("enroll", enrolled.status());
   }
-  const Config& config = shared.config;
-  auto agent = Agent::Create({.record = config.num_bits > 0
-                                            ? BitRecord(shared.population.ItemOf(index),
-                                                        config.num_bits)
-                                            : shared.population.RecordOf(index),
-                              .max_epsilon_per_study_nanos = shared.config.epsilon_nanos},
-                             std::make_unique<MemoryAgentStateStore>(), random);
+  auto agent = MakeAgent(index, shared, random);
   auto batch = client.GetTasks();
   if (!agent.ok() || !batch.ok()) {
     ++totals.poll_failures;
@@ -409,23 +461,9 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
     ++totals.upload_failures;
     return totals.Error("upload", acks.status());
   }
-  const uint32_t item = shared.population.ItemOf(index);
-  const double value = shared.population.ValueOf(item);
   int64_t accepted_here = 0;
   for (size_t i = 0; i < pending.size(); ++i) {
-    if (!(*acks)[i].ok()) {
-      ++totals.rejected;
-      totals.Error("ack", (*acks)[i]);
-      continue;
-    }
-    ++totals.accepted;
-    ++accepted_here;
-    const ReportPayload& payload = pending[i].payload;
-    PopulationTruth& truth =
-        std::holds_alternative<WorkloadReport>(payload)    ? totals.workload_truth
-        : std::holds_alternative<FrequencyReport>(payload) ? totals.histogram_truth
-                                                           : totals.mean_truth;
-    truth.Add(item, value);
+    accepted_here += Tally((*acks)[i], pending[i].payload, index, shared, totals);
   }
   if (shared.timeline != nullptr) shared.timeline->Record(absl::Now(), accepted_here);
 }
@@ -452,23 +490,125 @@ void Worker(int worker, Shared& shared) {
   shared.totals.Merge(totals);
 }
 
+// One relay stream's share of --mode=bulk: claims --batch agents at a time,
+// enrolls them in one call, polls their tasks in one call, lets each Agent
+// answer, and uploads the reports --batch per message on its stream.
+class BulkWorker {
+ public:
+  BulkWorker(int worker, Shared& shared)
+      : shared_(shared),
+        totals_(shared.population.domain_size()),
+        relay_(shared.relay_stubs[worker % shared.relay_stubs.size()],
+               absl::Seconds(60)),
+        batch_(absl::GetFlag(FLAGS_batch)) {}
+
+  void Run() {
+    auto random = SecureRandom::Create();
+    if (!random.ok()) return Merge(random.status());
+    stream_ = relay_.OpenUploadStream();
+    const int64_t n = shared_.population.num_agents();
+    for (int64_t first = shared_.next_agent.fetch_add(batch_); first < n;
+         first = shared_.next_agent.fetch_add(batch_)) {
+      const int count = static_cast<int>(std::min<int64_t>(batch_, n - first));
+      RunBatch(first, count, **random);
+      if (shared_.progress != nullptr) shared_.progress->Add(count);
+    }
+    if (absl::Status closed = stream_->Close(); !closed.ok()) {
+      totals_.Error("upload", closed);
+    }
+    Merge(absl::OkStatus());
+  }
+
+ private:
+  void Merge(const absl::Status& setup) {
+    if (!setup.ok()) totals_.Error("setup", setup);
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    shared_.totals.Merge(totals_);
+  }
+
+  void RunBatch(int64_t first, int count, SecureRandom& random) {
+    totals_.sessions += count;
+    auto agents = relay_.EnrollBatch(shared_.config.enrollment_token, count);
+    if (!agents.ok()) {
+      totals_.enroll_failures += count;
+      return totals_.Error("enroll", agents.status());
+    }
+    std::vector<const RelayedAgent*> polled;
+    for (const RelayedAgent& agent : *agents) polled.push_back(&agent);
+    auto batches = relay_.GetTasksBatch(polled);
+    if (!batches.ok()) {
+      totals_.poll_failures += count;
+      return totals_.Error("poll", batches.status());
+    }
+    std::vector<RelayedTaskReport> reports;
+    std::vector<int64_t> owner;  // agent index of each report
+    for (int k = 0; k < count; ++k) {
+      auto agent = MakeAgent(first + k, shared_, random);
+      const absl::StatusOr<TaskBatch>& tasks = (*batches)[k];
+      if (!agent.ok() || !tasks.ok()) {
+        ++totals_.poll_failures;
+        totals_.Error("poll", !agent.ok() ? agent.status() : tasks.status());
+        continue;
+      }
+      AnswerTasks(**agent, *tasks, shared_.study_id, totals_);
+      for (TaskReport& report : (*agent)->PendingReports()) {
+        reports.push_back({.agent = &(*agents)[k], .report = std::move(report)});
+        owner.push_back(first + k);
+      }
+    }
+    for (size_t begin = 0; begin < reports.size(); begin += batch_) {
+      const size_t end = std::min(reports.size(), begin + batch_);
+      Upload(std::vector<RelayedTaskReport>(reports.begin() + begin,
+                                            reports.begin() + end),
+             absl::MakeConstSpan(owner).subspan(begin, end - begin));
+    }
+  }
+
+  void Upload(const std::vector<RelayedTaskReport>& chunk,
+              absl::Span<const int64_t> owner) {
+    const absl::Time start = absl::Now();
+    auto acks = stream_->Send(chunk);
+    shared_.ack_latency.Record(absl::Now() - start);
+    if (!acks.ok()) {
+      totals_.upload_failures += static_cast<int64_t>(chunk.size());
+      totals_.Error("upload", acks.status());
+      stream_ = relay_.OpenUploadStream();  // the old one is finished
+      return;
+    }
+    int64_t accepted = 0;
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      accepted += Tally((*acks)[i], chunk[i].report.payload, owner[i], shared_, totals_);
+    }
+    if (shared_.timeline != nullptr) shared_.timeline->Record(absl::Now(), accepted);
+  }
+
+  Shared& shared_;
+  Totals totals_;
+  RelayClient relay_;
+  const int batch_;
+  std::unique_ptr<RelayClient::UploadStream> stream_;
+};
+
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials() {
   return ChannelCredentialsFromFiles({.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
                                       .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
                                       .key_file = absl::GetFlag(FLAGS_tls_key_file)});
 }
 
-std::vector<std::shared_ptr<v1::AgentService::StubInterface>> MakeStubs(
-    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
-  std::vector<std::shared_ptr<v1::AgentService::StubInterface>> stubs;
-  for (int c = 0; c < absl::GetFlag(FLAGS_channels); ++c) {
+// --channels channels (bulk: one per stream), each with its own connection.
+void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+               bool bulk, Shared& shared) {
+  const int channels =
+      bulk ? absl::GetFlag(FLAGS_streams) : absl::GetFlag(FLAGS_channels);
+  for (int c = 0; c < channels; ++c) {
     grpc::ChannelArguments arguments;
     // A distinct argument gives each channel its own connection.
     arguments.SetInt("ldp.loadtest_channel", c);
-    stubs.push_back(v1::AgentService::NewStub(grpc::CreateCustomChannel(
-        absl::GetFlag(FLAGS_server), credentials, arguments)));
+    auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server),
+                                             credentials, arguments);
+    shared.stubs.push_back(v1::AgentService::NewStub(channel));
+    shared.relay_stubs.push_back(v1::RelayService::NewStub(channel));
   }
-  return stubs;
 }
 
 // --progress: whether to draw a bar (true) or print lines (false).
@@ -481,11 +621,16 @@ absl::StatusOr<bool> ProgressBarWanted() {
       "--progress must be auto, bar, lines or none, got '", mode, "'"));
 }
 
-// Runs every session; returns the wall time they took.
-absl::Duration RunSessions(Shared& shared) {
+// Runs every session (or every bulk batch); returns the wall time they took.
+absl::Duration RunSessions(Shared& shared, bool bulk) {
   const absl::Time start = absl::Now();
   std::vector<std::thread> workers;
-  for (int w = 0; w < absl::GetFlag(FLAGS_threads); ++w) {
+  if (bulk) {
+    for (int w = 0; w < absl::GetFlag(FLAGS_streams); ++w) {
+      workers.emplace_back([w, &shared] { BulkWorker(w, shared).Run(); });
+    }
+  }
+  for (int w = 0; !bulk && w < absl::GetFlag(FLAGS_threads); ++w) {
     workers.emplace_back(Worker, w, std::ref(shared));
   }
   for (std::thread& worker : workers) worker.join();
@@ -495,9 +640,15 @@ absl::Duration RunSessions(Shared& shared) {
 void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
   const Totals& t = shared.totals;
   const double seconds = absl::ToDoubleSeconds(elapsed);
-  std::printf("Sessions: %lld agents in %.2f s (%d threads, %d channels)\n",
-              static_cast<long long>(t.sessions), seconds,
-              absl::GetFlag(FLAGS_threads), absl::GetFlag(FLAGS_channels));
+  if (absl::GetFlag(FLAGS_mode) == "bulk") {
+    std::printf("Bulk: %lld agents in %.2f s (%d relay streams, %d per batch)\n",
+                static_cast<long long>(t.sessions), seconds,
+                absl::GetFlag(FLAGS_streams), absl::GetFlag(FLAGS_batch));
+  } else {
+    std::printf("Sessions: %lld agents in %.2f s (%d threads, %d channels)\n",
+                static_cast<long long>(t.sessions), seconds,
+                absl::GetFlag(FLAGS_threads), absl::GetFlag(FLAGS_channels));
+  }
   std::printf("  tasks %lld, refused %lld, reports accepted %lld, rejected %lld\n",
               static_cast<long long>(t.tasks), static_cast<long long>(t.refusals),
               static_cast<long long>(t.accepted), static_cast<long long>(t.rejected));
@@ -509,9 +660,9 @@ void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
     std::printf("  errors %-34s %lld\n", what.c_str(), static_cast<long long>(count));
   }
   if (!t.first_error.empty()) std::printf("  first error: %s\n", t.first_error.c_str());
-  std::printf("  throughput: %.0f reports/s (sessions incl. enroll and poll)\n",
+  std::printf("  throughput: %.0f reports/s (incl. enroll and poll)\n",
               seconds > 0 ? t.accepted / seconds : 0.0);
-  std::printf("  ack latency per upload: p50 %s, p90 %s, p99 %s, max %s over %lld uploads\n",
+  std::printf("  ack latency per upload message: p50 %s, p90 %s, p99 %s, max %s over %lld uploads\n",
               absl::FormatDuration(shared.ack_latency.Quantile(0.5)).c_str(),
               absl::FormatDuration(shared.ack_latency.Quantile(0.9)).c_str(),
               absl::FormatDuration(shared.ack_latency.Quantile(0.99)).c_str(),
@@ -521,7 +672,7 @@ void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
 
 LoadtestSummary Summary(const Shared& shared, absl::Duration elapsed) {
   const Totals& t = shared.totals;
-  LoadtestSummary s{.mode = "sessions",
+  LoadtestSummary s{.mode = absl::GetFlag(FLAGS_mode),
                     .agents = t.sessions,
                     .reports_accepted = t.accepted,
                     .reports_rejected = t.rejected,
@@ -532,7 +683,8 @@ LoadtestSummary Summary(const Shared& shared, absl::Duration elapsed) {
                     .p99 = shared.ack_latency.Quantile(0.99),
                     .max = shared.ack_latency.Quantile(1.0),
                     .errors = t.errors};
-  for (const char* flag : {"server", "agents", "threads", "channels", "distribution",
+  for (const char* flag : {"server", "mode", "agents", "threads", "channels",
+                           "streams", "batch", "distribution",
                            "domain", "zipf", "epsilon", "seed", "workload", "strategy"}) {
     if (const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag)) {
       s.configuration[flag] = f->CurrentValue();
@@ -708,7 +860,8 @@ absl::Status Run() {
               static_cast<long long>(population->num_agents()),
               absl::GetFlag(FLAGS_distribution).c_str(), population->domain_size(),
               absl::GetFlag(FLAGS_epsilon));
-  shared.stubs = MakeStubs(credentials);
+  const bool bulk = absl::GetFlag(FLAGS_mode) == "bulk";
+  MakeStubs(credentials, bulk, shared);
   ASSIGN_OR_RETURN(const bool bar, ProgressBarWanted());
   std::optional<ProgressMeter> progress;
   if (absl::GetFlag(FLAGS_progress) != "none") {
@@ -718,7 +871,7 @@ absl::Status Run() {
   }
   ThroughputTimeline timeline(absl::Now());
   shared.timeline = &timeline;
-  const absl::Duration elapsed = RunSessions(shared);
+  const absl::Duration elapsed = RunSessions(shared, bulk);
   if (progress.has_value()) progress->Finish();
   PrintThroughput(shared, elapsed);
   std::vector<EstimateSeries> series;
@@ -740,7 +893,8 @@ int main(int argc, char** argv) {
       "Load-tests ldp-server with simulated agents (real agent sessions over "
       "gRPC) and prints estimates beside the true population values.\n"
       "Usage: ldp-loadtest --server=HOST:PORT --analyst_token_file=FILE "
-      "[--enrollment_token=T] [--agents=N] [--threads=T] "
+      "[--enrollment_token=T] [--agents=N] [--mode=sessions|bulk] "
+      "[--threads=T] [--streams=S --batch=B] "
       "[--distribution=uniform|zipf|gaussian|csv] [--domain=N] [--epsilon=E] "
       "[--workload=prefix|all_range|histogram|marginals|parities "
       "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "

@@ -28,10 +28,15 @@ absl::StatusOr<std::unique_ptr<HybridMechanism>> HybridMechanism::Create(
           : CoinProbability::FromNumerator(0);
   auto mechanism = std::unique_ptr<HybridMechanism>(
       new HybridMechanism(std::move(piecewise), std::move(duchi), alpha));
-  mechanism->worst_case_variance_ =
-      MaxOfPiecewiseQuadratic([&](double x) { return mechanism->Variance(x); },
-                              mechanism->piecewise_->InputGrid());
   return mechanism;
+}
+
+double HybridMechanism::WorstCaseVariance() const {
+  absl::call_once(worst_case_once_, [this] {
+    worst_case_variance_ = MaxOfPiecewiseQuadratic(
+        [this](double x) { return Variance(x); }, piecewise_->InputGrid());
+  });
+  return worst_case_variance_;
 }
 
 HybridMechanism::HybridMechanism(std::unique_ptr<PiecewiseMechanism> piecewise,

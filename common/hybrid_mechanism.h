@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "absl/base/call_once.h"
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -55,7 +56,9 @@ class HybridMechanism final : public RealMechanism {
   // their rounding coins' 2^-32 resolution, so the mixture's between-branch
   // term, α(1 − α)(mean_PM − mean_Duchi)², is below 1e-18·b² and omitted.
   double Variance(double x) const override;
-  double WorstCaseVariance() const override { return worst_case_variance_; }
+  // Exact (O(grid) evaluations), computed on first use: agents build a
+  // mechanism per task and never ask.
+  double WorstCaseVariance() const override;
 
   // Pr[piecewise branch], the implemented α.
   CoinProbability piecewise_probability() const { return alpha_; }
@@ -76,7 +79,8 @@ class HybridMechanism final : public RealMechanism {
   std::unique_ptr<DuchiMechanism> duchi_;
   CoinProbability alpha_;
   double epsilon_;
-  double worst_case_variance_ = 0;
+  mutable absl::once_flag worst_case_once_;
+  mutable double worst_case_variance_ = 0;
 };
 
 }  // namespace ldp

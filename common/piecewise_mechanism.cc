@@ -80,9 +80,15 @@ absl::StatusOr<std::unique_ptr<PiecewiseMechanism>> PiecewiseMechanism::Create(
   auto mechanism = std::unique_ptr<PiecewiseMechanism>(
       new PiecewiseMechanism(options.bound, options.num_cells, band,
                              CoinProbability::FromNumerator(k), implemented));
-  mechanism->worst_case_variance_ = MaxOfPiecewiseQuadratic(
-      [&](double x) { return mechanism->Variance(x); }, mechanism->InputGrid());
   return mechanism;
+}
+
+double PiecewiseMechanism::WorstCaseVariance() const {
+  absl::call_once(worst_case_once_, [this] {
+    worst_case_variance_ = MaxOfPiecewiseQuadratic(
+        [this](double x) { return Variance(x); }, InputGrid());
+  });
+  return worst_case_variance_;
 }
 
 PiecewiseMechanism::PiecewiseMechanism(double bound, int64_t num_cells,

@@ -30,6 +30,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/base/call_once.h"
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -66,7 +67,9 @@ class PiecewiseMechanism final : public RealMechanism {
   absl::Status Validate(const ScalarReport& report) const override;
   double Decode(const ScalarReport& report) const override;
   double Variance(double x) const override;
-  double WorstCaseVariance() const override { return worst_case_variance_; }
+  // Exact (O(grid) evaluations), computed on first use: agents build a
+  // mechanism per task and never ask.
+  double WorstCaseVariance() const override;
 
   int64_t num_cells() const { return num_cells_; }
   // m, the cells in the high-probability band.
@@ -95,7 +98,8 @@ class PiecewiseMechanism final : public RealMechanism {
   double outside_cell_probability_;  // q_out
   double decode_scale_;              // Decode(c) = scale·c + offset
   double decode_offset_;
-  double worst_case_variance_ = 0;
+  mutable absl::once_flag worst_case_once_;
+  mutable double worst_case_variance_ = 0;
 };
 
 }  // namespace ldp

@@ -701,6 +701,12 @@ void Aggregator::EnrollAsync(
   impl_->EnrollAsync(enrollment_token, std::move(done));
 }
 
+void Aggregator::EnrollManyAsync(
+    std::string_view enrollment_token, int count,
+    absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {
+  impl_->EnrollManyAsync(enrollment_token, count, std::move(done));
+}
+
 absl::StatusOr<uint64_t> Aggregator::AuthenticateAgent(
     std::string_view bearer_token) const {
   return impl_->AuthenticateAgent(bearer_token);
@@ -728,6 +734,12 @@ void Aggregator::UploadReportsAsync(
     uint64_t agent_id, std::vector<TaskReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
   impl_->UploadReportsAsync(agent_id, std::move(reports), std::move(done));
+}
+
+void Aggregator::UploadAgentReportsAsync(
+    std::vector<AgentReport> reports,
+    absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
+  impl_->UploadAgentReportsAsync(std::move(reports), std::move(done));
 }
 
 absl::StatusOr<std::vector<LedgerEntry>> Aggregator::GetBudget(

@@ -125,6 +125,13 @@ struct Enrollment {
   std::string bearer_token{};
 };
 
+// One report with the authenticated agent it comes from: a relay uploads
+// many agents' reports in one call (relay_service.proto).
+struct AgentReport {
+  uint64_t agent_id = 0;
+  TaskReport report{};
+};
+
 // One task as the agent receives it. The question and randomizer are shared
 // by every agent answering the same question of the same round, so an
 // adapter may cache their wire form keyed by `question.get()`.
@@ -256,6 +263,13 @@ class Aggregator {
   void EnrollAsync(
       std::string_view enrollment_token,
       absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
+  // `count` agents (1 to max_reports_per_call) in one commit, for relays;
+  // all or none: INVALID_ARGUMENT for a bad count, and as Enroll otherwise
+  // (RESOURCE_EXHAUSTED if the token's quota has fewer than `count` left).
+  void EnrollManyAsync(
+      std::string_view enrollment_token, int count,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
+          done);
 
   // The agent the token belongs to; UNAUTHENTICATED otherwise. Constant
   // time in the secret.
@@ -283,6 +297,12 @@ class Aggregator {
   // on the calling thread if nothing needs writing). It must not block.
   void UploadReportsAsync(
       uint64_t agent_id, std::vector<TaskReport> reports,
+      absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
+  // As UploadReportsAsync, each report from its own agent (every agent_id
+  // authenticated by the caller): how a relay's batch is one group commit.
+  // At most max_reports_per_call reports.
+  void UploadAgentReportsAsync(
+      std::vector<AgentReport> reports,
       absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
 
   // The server's ledger for the agent: one entry per study it was charged

@@ -113,14 +113,21 @@ class Aggregator::Impl {
   void EnrollAsync(
       std::string_view enrollment_token,
       absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
+  void EnrollManyAsync(
+      std::string_view enrollment_token, int count,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
+          done);
   absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view token) const;
-  // Gives back a slot Enroll reserved in `batch` for an agent that was not
-  // stored after all.
-  void ReleaseEnrollment(const std::string& batch);
+  // Gives back `count` slots Enroll reserved in `batch` for agents that were
+  // not stored after all.
+  void ReleaseEnrollment(const std::string& batch, int64_t count);
   absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
                                                        int max_tasks);
   void UploadReportsAsync(
       uint64_t agent_id, std::vector<TaskReport> reports,
+      absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
+  void UploadAgentReportsAsync(
+      std::vector<AgentReport> reports,
       absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
   absl::StatusOr<std::vector<LedgerEntry>> GetBudget(uint64_t agent_id,
                                                      uint64_t study_id);

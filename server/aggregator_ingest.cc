@@ -27,42 +27,70 @@ absl::Status Overloaded() {
       "stored, retry with backoff");
 }
 
+// Stores one or more agents in one transaction: a relay's EnrollBatch is
+// one job, so a thousand enrollments cost one commit, not a thousand.
 class EnrollJob final : public CommitJob {
  public:
-  EnrollJob(Aggregator::Impl* impl, AgentRow row, std::string token,
-            absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done)
+  EnrollJob(Aggregator::Impl* impl, std::vector<AgentRow> rows,
+            std::vector<std::string> tokens, std::string batch,
+            absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
+                done)
       : impl_(impl),
-        row_(row),
-        token_(std::move(token)),
+        rows_(std::move(rows)),
+        tokens_(std::move(tokens)),
+        batch_(std::move(batch)),
         done_(std::move(done)) {}
 
+  int64_t NumWrites() const override {
+    return static_cast<int64_t>(rows_.size());
+  }
+
   absl::Status Apply(StoreTransaction& transaction) override {
-    return transaction.InsertAgent(row_);
+    for (const AgentRow& row : rows_) {
+      RETURN_IF_ERROR(transaction.InsertAgent(row));
+    }
+    return absl::OkStatus();
   }
 
   // Never submitted (backpressure): answer `status` instead.
-  void Refuse(absl::Status status) { std::move(done_)(std::move(status)); }
+  void Refuse(absl::Status status) {
+    impl_->ReleaseEnrollment(batch_, rows_.size());
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      impl_->stats().RecordEnrollment(false);
+    }
+    std::move(done_)(std::move(status));
+  }
 
   void Finish(const absl::Status& commit_status) override {
-    impl_->stats().RecordEnrollment(commit_status.ok());
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      impl_->stats().RecordEnrollment(commit_status.ok());
+    }
     if (!commit_status.ok()) {
       impl_->Log(LogLevel::kWarning, "store_commit_failed",
-                 {{"job", "enroll"}, {"error", std::string(commit_status.message())}});
-      impl_->ReleaseEnrollment(row_.enrollment_batch);
+                 {{"job", "enroll"},
+                  {"agents", absl::StrCat(rows_.size())},
+                  {"error", std::string(commit_status.message())}});
+      impl_->ReleaseEnrollment(batch_, rows_.size());
       std::move(done_)(absl::UnavailableError(absl::StrCat(
           "enrollment was not stored (", commit_status.message(), "); retry")));
       return;
     }
-    impl_->agents().Add(row_.agent_id, row_.credential_hash);
-    std::move(done_)(Enrollment{.agent_id = row_.agent_id,
-                                .bearer_token = std::move(token_)});
+    std::vector<Enrollment> enrollments;
+    enrollments.reserve(rows_.size());
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      impl_->agents().Add(rows_[i].agent_id, rows_[i].credential_hash);
+      enrollments.push_back({.agent_id = rows_[i].agent_id,
+                             .bearer_token = std::move(tokens_[i])});
+    }
+    std::move(done_)(std::move(enrollments));
   }
 
  private:
   Aggregator::Impl* impl_;
-  AgentRow row_;
-  std::string token_;
-  absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done_;
+  std::vector<AgentRow> rows_;
+  std::vector<std::string> tokens_;
+  const std::string batch_;
+  absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done_;
 };
 
 class UploadJob final : public CommitJob {
@@ -176,10 +204,20 @@ class UploadJob final : public CommitJob {
 
 }  // namespace
 
-void Aggregator::Impl::EnrollAsync(
-    std::string_view enrollment_token,
-    absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
-  // Reserve a slot in the token's quota before anything is written, so
+void Aggregator::Impl::EnrollManyAsync(
+    std::string_view enrollment_token, int count,
+    absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {
+  if (count < 1 || count > options_.max_reports_per_call) {
+    std::move(done)(absl::InvalidArgumentError(absl::StrCat(
+        "enroll 1 to ", options_.max_reports_per_call,
+        " agents per call, not ", count)));
+    return;
+  }
+  const auto refuse = [&](absl::Status status) {
+    for (int i = 0; i < count; ++i) stats_.RecordEnrollment(false);
+    std::move(done)(std::move(status));
+  };
+  // Reserve the slots in the token's quota before anything is written, so
   // concurrent enrollments cannot overshoot it; given back on failure.
   std::string batch;
   if (!open_enrollment_) {
@@ -187,55 +225,68 @@ void Aggregator::Impl::EnrollAsync(
     absl::MutexLock lock(&enrollment_mutex_);
     auto it = enrollment_batches_.find(batch);
     if (it == enrollment_batches_.end()) {
-      stats_.RecordEnrollment(false);
       Log(LogLevel::kInfo, "enrollment_refused", {{"reason", "wrong_token"}});
-      std::move(done)(absl::UnauthenticatedError("wrong enrollment token"));
-      return;
+      return refuse(absl::UnauthenticatedError("wrong enrollment token"));
     }
     EnrollmentBatch& quota = it->second;
-    if (quota.max_agents > 0 && quota.enrolled >= quota.max_agents) {
-      stats_.RecordEnrollment(false);
+    if (quota.max_agents > 0 && quota.enrolled + count > quota.max_agents) {
       Log(LogLevel::kInfo, "enrollment_refused",
           {{"reason", "quota_used_up"}, {"quota", absl::StrCat(quota.max_agents)}});
-      std::move(done)(absl::ResourceExhaustedError(absl::StrCat(
-          "this enrollment token has admitted its quota of ", quota.max_agents,
-          " agents; ask the operator for a new token")));
-      return;
+      return refuse(absl::ResourceExhaustedError(absl::StrCat(
+          "this enrollment token admits ", quota.max_agents, " agents and has ",
+          quota.max_agents - quota.enrolled, " left, fewer than the ", count,
+          " asked for; ask the operator for a new token")));
     }
-    ++quota.enrolled;
+    quota.enrolled += count;
   }
-  const uint64_t agent_id = next_agent_id_.fetch_add(1);
-  if (agent_id > kMaxAgentId) {
-    ReleaseEnrollment(batch);
-    std::move(done)(absl::ResourceExhaustedError(
+  const uint64_t first_id = next_agent_id_.fetch_add(count);
+  if (first_id + count - 1 > kMaxAgentId) {
+    ReleaseEnrollment(batch, count);
+    return refuse(absl::ResourceExhaustedError(
         "the server has enrolled the largest number of agents it supports"));
-    return;
   }
-  IssuedCredential credential;
+  std::vector<AgentRow> rows;
+  std::vector<std::string> tokens;
+  rows.reserve(count);
+  tokens.reserve(count);
+  const absl::Time now = clock().Now();
   {
     absl::MutexLock lock(&random_mutex_);
-    credential = IssueCredential(agent_id, *random_);
+    for (int i = 0; i < count; ++i) {
+      IssuedCredential credential = IssueCredential(first_id + i, *random_);
+      rows.push_back({.agent_id = first_id + i,
+                      .credential_hash = credential.hash,
+                      .enrolled_at = now,
+                      .enrollment_batch = batch});
+      tokens.push_back(std::move(credential.bearer_token));
+    }
   }
   std::unique_ptr<CommitJob> job = std::make_unique<EnrollJob>(
-      this,
-      AgentRow{.agent_id = agent_id,
-               .credential_hash = credential.hash,
-               .enrolled_at = clock().Now(),
-               .enrollment_batch = batch},
-      std::move(credential.bearer_token), std::move(done));
+      this, std::move(rows), std::move(tokens), std::move(batch),
+      std::move(done));
   if (!queue_->TrySubmit(job)) {
-    // Overloaded: refuse now (the id is simply never used).
-    ReleaseEnrollment(batch);
-    stats_.RecordEnrollment(false);
+    // Overloaded: refuse now (the ids are simply never used).
     static_cast<EnrollJob&>(*job).Refuse(Overloaded());
   }
 }
 
-void Aggregator::Impl::ReleaseEnrollment(const std::string& batch) {
+void Aggregator::Impl::EnrollAsync(
+    std::string_view enrollment_token,
+    absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
+  EnrollManyAsync(
+      enrollment_token, 1,
+      [done = std::move(done)](
+          absl::StatusOr<std::vector<Enrollment>> enrolled) mutable {
+        if (!enrolled.ok()) return std::move(done)(enrolled.status());
+        std::move(done)(std::move(enrolled->front()));
+      });
+}
+
+void Aggregator::Impl::ReleaseEnrollment(const std::string& batch, int64_t count) {
   if (batch.empty()) return;
   absl::MutexLock lock(&enrollment_mutex_);
   auto it = enrollment_batches_.find(batch);
-  if (it != enrollment_batches_.end()) --it->second.enrolled;
+  if (it != enrollment_batches_.end()) it->second.enrolled -= count;
 }
 
 // Why an agent credential cannot be forged: the bearer secret is 32 bytes
@@ -312,6 +363,17 @@ absl::StatusOr<RoundEntry> Aggregator::Impl::AdmitTask(
 void Aggregator::Impl::UploadReportsAsync(
     uint64_t agent_id, std::vector<TaskReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
+  std::vector<AgentReport> from_agent;
+  from_agent.reserve(reports.size());
+  for (TaskReport& report : reports) {
+    from_agent.push_back({.agent_id = agent_id, .report = std::move(report)});
+  }
+  UploadAgentReportsAsync(std::move(from_agent), std::move(done));
+}
+
+void Aggregator::Impl::UploadAgentReportsAsync(
+    std::vector<AgentReport> reports,
+    absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
   auto job = std::make_unique<UploadJob>(this, reports.size(), std::move(done));
   if (reports.size() > static_cast<size_t>(options_.max_reports_per_call)) {
     for (absl::Status& status : job->statuses()) {
@@ -324,8 +386,9 @@ void Aggregator::Impl::UploadReportsAsync(
   const absl::Time now = clock().Now();
   RoundEntry cache;
   for (size_t i = 0; i < reports.size(); ++i) {
-    absl::Status status = AdmitReport(agent_id, std::move(reports[i]), now,
-                                      cache, job->pending());
+    absl::Status status = AdmitReport(reports[i].agent_id,
+                                      std::move(reports[i].report), now, cache,
+                                      job->pending());
     if (!status.ok()) {
       job->statuses()[i] = std::move(status);
     } else {

@@ -39,6 +39,7 @@
 #include "server/aggregator.h"
 #include "server/event_log.h"
 #include "server/grpc/agent_service.h"
+#include "server/grpc/relay_service.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/grpc/analyst_service.h"
 #include "server/grpc/tls_credentials.h"
@@ -112,6 +113,13 @@ ABSL_FLAG(int64_t, max_queued_writes, 100'000,
           "most; beyond it they are answered RESOURCE_EXHAUSTED (agents retry "
           "with backoff) instead of queueing without limit (~0.5 KB each). "
           "0 = no bound.");
+ABSL_FLAG(bool, relay_service, false,
+          "Also serve ldp.v1.RelayService: one connection enrolls, polls and "
+          "uploads for up to 1000 agents per call (an ingestion gateway, or "
+          "ldp-loadtest --mode=bulk). Each item still carries its agent's "
+          "own bearer token and passes every check, but the per-agent rate "
+          "limit does not apply and --enroll_rate_per_peer counts calls, not "
+          "agents: enable it only for relays you trust to pace themselves.");
 ABSL_FLAG(std::string, log_level, "info",
           "Structured events on stderr (one logfmt line each: ts=... "
           "level=... event=... key=value...) at this level and above: "
@@ -295,6 +303,10 @@ int Run() {
       {.agent_limiter = agent_limiter->get(),
        .enroll_limiter = enroll_limiter->get(),
        .require_client_certificate = absl::GetFlag(FLAGS_require_client_cert)});
+  RelayServiceImpl relay_service(
+      aggregator->get(),
+      {.enroll_limiter = enroll_limiter->get(),
+       .require_client_certificate = absl::GetFlag(FLAGS_require_client_cert)});
   AnalystServiceImpl analyst_service(aggregator->get());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -305,6 +317,7 @@ int Run() {
                            *credentials, &port);
   builder.RegisterService(&agent_service);
   builder.RegisterService(&analyst_service);
+  if (absl::GetFlag(FLAGS_relay_service)) builder.RegisterService(&relay_service);
   builder.SetMaxReceiveMessageSize(absl::GetFlag(FLAGS_max_message_bytes));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {

@@ -9,36 +9,12 @@
 #include "common/status_macros.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
-#include "proto/convert/task_convert.h"
-#include "proto/convert/time_convert.h"
 #include "server/grpc/auth_metadata.h"
+#include "server/grpc/call_status.h"
 #include "server/grpc/ledger_proto.h"
 
 namespace ldp {
 namespace {
-
-grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
-                                     const absl::Status& status) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
-  return reactor;
-}
-
-// OK, or RESOURCE_EXHAUSTED (with the retry trailer set) when `key` is over
-// `limiter`'s rate.
-absl::Status Throttle(RateLimiter* limiter, std::string_view key,
-                      std::string_view who, grpc::CallbackServerContext* context) {
-  if (limiter == nullptr) return absl::OkStatus();
-  const absl::Duration wait = limiter->Acquire(key);
-  if (wait == absl::ZeroDuration()) return absl::OkStatus();
-  AddRetryAfter(*context, wait);
-  return RateLimitedError(who, limiter->limit(), wait);
-}
-
-void SetAck(const absl::Status& status, v1::ReportAck* ack) {
-  ack->set_code(static_cast<int32_t>(status.code()));
-  ack->set_message(std::string(status.message()));
-}
 
 // Reads batches one at a time; each is committed (group commit across all
 // streams) before the next is read, so acks are final and in order. Each
@@ -180,20 +156,6 @@ grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
   return reactor;
 }
 
-std::shared_ptr<const v1::Task> AgentServiceImpl::WireQuestion(
-    const TaskAssignment& assignment) {
-  constexpr size_t kMaxWireQuestions = 4096;
-  absl::MutexLock lock(&wire_mu_);
-  auto it = wire_questions_.find(assignment.question.get());
-  if (it != wire_questions_.end()) return it->second.second;
-  if (wire_questions_.size() >= kMaxWireQuestions) wire_questions_.clear();
-  auto wire = std::make_shared<v1::Task>();
-  TaskToProto(*assignment.question, assignment.study->schema, wire.get());
-  wire_questions_.emplace(assignment.question.get(),
-                          std::make_pair(assignment.question, wire));
-  return wire;
-}
-
 grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
     grpc::CallbackServerContext* context, const v1::GetTasksRequest* request,
     v1::GetTasksResponse* response) {
@@ -205,11 +167,8 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
   if (!tasks.ok()) return FinishWith(context, tasks.status());
   for (const TaskAssignment& assignment : *tasks) {
     v1::Task* wire = response->add_tasks();
-    *wire = *WireQuestion(assignment);
+    *wire = *wire_questions_.Get(assignment);
     wire->set_task_id(assignment.task_id);
-    if (assignment.deadline != absl::InfiniteFuture()) {
-      TimeToProto(assignment.deadline, wire->mutable_deadline());
-    }
   }
   response->set_poll_after_seconds(tasks->empty() ? 10 : 0);
   return FinishWith(context, absl::OkStatus());

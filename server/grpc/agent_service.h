@@ -7,11 +7,9 @@
 #ifndef LDP_SERVER_GRPC_AGENT_SERVICE_H_
 #define LDP_SERVER_GRPC_AGENT_SERVICE_H_
 
-#include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "server/aggregator.h"
+#include "server/grpc/wire_question_cache.h"
 #include "server/rate_limiter.h"
 
 namespace ldp {
@@ -54,18 +52,9 @@ class AgentServiceImpl final : public v1::AgentService::CallbackService {
                                         uint64_t claimed_agent_id,
                                         bool charge) const;
 
-  // The wire form of an assignment's question (task_id and deadline unset),
-  // converted once per question rather than once per agent: a workload task
-  // can carry a 2 MiB strategy matrix. Holds the question alive while cached;
-  // cleared when it outgrows kMaxWireQuestions (old rounds' questions).
-  std::shared_ptr<const v1::Task> WireQuestion(const TaskAssignment& assignment);
-
   Aggregator* aggregator_;  // not owned
   const AgentServiceOptions options_;
-  absl::Mutex wire_mu_;
-  absl::flat_hash_map<const Task*, std::pair<std::shared_ptr<const Task>,
-                                             std::shared_ptr<const v1::Task>>>
-      wire_questions_ ABSL_GUARDED_BY(wire_mu_);
+  WireQuestionCache wire_questions_;
 };
 
 }  // namespace ldp

@@ -1,0 +1,235 @@
+// RelayService adapter; see the header.
+#include "server/grpc/relay_service.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "proto/convert/grpc_status.h"
+#include "proto/convert/report_convert.h"
+#include "server/grpc/auth_metadata.h"
+#include "server/grpc/call_status.h"
+
+namespace ldp {
+namespace {
+
+// The limit of every batch: the aggregator's max_reports_per_call default,
+// also the proto's documented bound.
+constexpr int kMaxBatch = 1000;
+
+absl::Status BatchTooLarge(int size, const char* what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("at most ", kMaxBatch, " ", what, " per call, got ", size));
+}
+
+// Authenticates each relayed report with its own token: consecutive reports
+// of one agent (the usual order) are checked once.
+class TokenCheck {
+ public:
+  explicit TokenCheck(const Aggregator* aggregator) : aggregator_(aggregator) {}
+  absl::StatusOr<uint64_t> Agent(const std::string& token) {
+    if (!last_token_.empty() && token == last_token_) return last_agent_;
+    absl::StatusOr<uint64_t> agent = aggregator_->AuthenticateAgent(token);
+    if (agent.ok()) {
+      last_token_ = token;
+      last_agent_ = *agent;
+    }
+    return agent;
+  }
+
+ private:
+  const Aggregator* aggregator_;
+  std::string last_token_;
+  uint64_t last_agent_ = 0;
+};
+
+// One batch read, committed, acknowledged; then the next read. Every stream
+// runs this loop, and the aggregator's writer commits the batches of all
+// streams together (group commit).
+class RelayUploadReactor final
+    : public grpc::ServerBidiReactor<v1::RelayUploadRequest,
+                                     v1::RelayUploadResponse> {
+ public:
+  explicit RelayUploadReactor(Aggregator* aggregator) : aggregator_(aggregator) {
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    response_.Clear();
+    if (request_.reports_size() > kMaxBatch) {
+      const absl::Status status =
+          BatchTooLarge(request_.reports_size(), "reports");
+      for (const v1::RelayedReport& item : request_.reports()) {
+        v1::ReportAck* ack = response_.add_acks();
+        ack->set_report_id(item.report().report_id());
+        SetAck(status, ack);
+      }
+      StartWrite(&response_);
+      return;
+    }
+    std::vector<AgentReport> reports;
+    std::vector<int> ack_index;  // the ack each admitted report fills
+    reports.reserve(request_.reports_size());
+    TokenCheck tokens(aggregator_);
+    for (const v1::RelayedReport& item : request_.reports()) {
+      const int index = response_.acks_size();
+      v1::ReportAck* ack = response_.add_acks();
+      ack->set_report_id(item.report().report_id());
+      absl::StatusOr<uint64_t> agent = tokens.Agent(item.bearer_token());
+      if (!agent.ok()) {
+        SetAck(agent.status(), ack);
+        continue;
+      }
+      if (item.report().agent_id() != *agent) {
+        SetAck(absl::PermissionDeniedError(absl::StrCat(
+                   "report names agent ", item.report().agent_id(),
+                   " but its bearer token belongs to agent ", *agent)),
+               ack);
+        continue;
+      }
+      absl::StatusOr<TaskReport> report = ReportFromProto(item.report());
+      if (!report.ok()) {
+        SetAck(report.status(), ack);
+        continue;
+      }
+      reports.push_back({.agent_id = *agent, .report = *std::move(report)});
+      ack_index.push_back(index);
+    }
+    aggregator_->UploadAgentReportsAsync(
+        std::move(reports), [this, ack_index = std::move(ack_index)](
+                                std::vector<absl::Status> statuses) {
+          for (size_t i = 0; i < statuses.size() && i < ack_index.size(); ++i) {
+            SetAck(statuses[i], response_.mutable_acks(ack_index[i]));
+          }
+          StartWrite(&response_);
+        });
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED,
+                          "the relay went away before its acks were sent"));
+      return;
+    }
+    StartRead(&request_);
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  Aggregator* aggregator_;
+  v1::RelayUploadRequest request_;
+  v1::RelayUploadResponse response_;
+};
+
+class RejectingRelayUploadReactor final
+    : public grpc::ServerBidiReactor<v1::RelayUploadRequest,
+                                     v1::RelayUploadResponse> {
+ public:
+  explicit RejectingRelayUploadReactor(const absl::Status& status) {
+    Finish(ToGrpcStatus(status));
+  }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+absl::Status RelayServiceImpl::CheckRelay(
+    const grpc::CallbackServerContext& context) const {
+  if (options_.require_client_certificate &&
+      !HasVerifiedClientCertificate(context)) {
+    return absl::UnauthenticatedError(
+        "this server requires relays to present a client certificate "
+        "(mutual TLS)");
+  }
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* RelayServiceImpl::EnrollBatch(
+    grpc::CallbackServerContext* context, const v1::EnrollBatchRequest* request,
+    v1::EnrollBatchResponse* response) {
+  if (absl::Status relay = CheckRelay(*context); !relay.ok()) {
+    return FinishWith(context, relay);
+  }
+  if (request->count() < 1 || request->count() > kMaxBatch) {
+    return FinishWith(context, absl::InvalidArgumentError(absl::StrCat(
+                                   "count must be 1 to ", kMaxBatch, ", got ",
+                                   request->count())));
+  }
+  const std::string peer = PeerAddress(*context);
+  if (absl::Status throttled = Throttle(options_.enroll_limiter, peer,
+                                        absl::StrCat("peer ", peer), context);
+      !throttled.ok()) {
+    return FinishWith(context, throttled);
+  }
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  aggregator_->EnrollManyAsync(
+      request->enrollment_token(), static_cast<int>(request->count()),
+      [reactor, response](absl::StatusOr<std::vector<Enrollment>> enrolled) {
+        if (enrolled.ok()) {
+          for (Enrollment& enrollment : *enrolled) {
+            v1::EnrollResponse* agent = response->add_agents();
+            agent->set_agent_id(enrollment.agent_id);
+            agent->mutable_credential()->set_bearer_token(
+                std::move(enrollment.bearer_token));
+          }
+        }
+        reactor->Finish(ToGrpcStatus(enrolled.status()));
+      });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
+    grpc::CallbackServerContext* context,
+    const v1::GetTasksBatchRequest* request,
+    v1::GetTasksBatchResponse* response) {
+  if (absl::Status relay = CheckRelay(*context); !relay.ok()) {
+    return FinishWith(context, relay);
+  }
+  if (request->agents_size() > kMaxBatch) {
+    return FinishWith(context, BatchTooLarge(request->agents_size(), "agents"));
+  }
+  absl::flat_hash_map<const Task*, uint32_t> question_index;
+  for (const v1::AgentTasksRequest& call : request->agents()) {
+    v1::AgentTasks* out = response->add_agents();
+    absl::StatusOr<uint64_t> agent =
+        aggregator_->AuthenticateAgent(call.bearer_token());
+    absl::StatusOr<std::vector<TaskAssignment>> tasks =
+        agent.ok() ? aggregator_->GetTasks(
+                         *agent, static_cast<int>(
+                                     std::min<uint32_t>(call.max_tasks(), 1 << 16)))
+                   : agent.status();
+    if (!tasks.ok()) {
+      out->set_code(static_cast<int32_t>(tasks.status().code()));
+      out->set_message(std::string(tasks.status().message()));
+      continue;
+    }
+    out->set_agent_id(*agent);
+    for (const TaskAssignment& assignment : *tasks) {
+      auto [it, added] = question_index.try_emplace(
+          assignment.question.get(),
+          static_cast<uint32_t>(response->questions_size()));
+      if (added) *response->add_questions() = *wire_questions_.Get(assignment);
+      v1::AssignedTask* task = out->add_tasks();
+      task->set_question(it->second);
+      task->set_task_id(assignment.task_id);
+    }
+  }
+  return FinishWith(context, absl::OkStatus());
+}
+
+grpc::ServerBidiReactor<v1::RelayUploadRequest, v1::RelayUploadResponse>*
+RelayServiceImpl::UploadReports(grpc::CallbackServerContext* context) {
+  if (absl::Status relay = CheckRelay(*context); !relay.ok()) {
+    return new RejectingRelayUploadReactor(relay);
+  }
+  return new RelayUploadReactor(aggregator_);
+}
+
+}  // namespace ldp

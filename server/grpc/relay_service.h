@@ -1,0 +1,58 @@
+// The RelayService gRPC adapter (proto/ldp/v1/relay_service.proto): many
+// agents' calls over one connection, each item authenticated with its own
+// agent's bearer token and handed to the same Aggregator methods as the
+// AgentService call it stands for, so a relay skips no check. What it saves
+// is per-call overhead: one message, one commit, per thousand agents.
+//
+// Transport policy differs from AgentService in one way: the per-agent rate
+// limit does not apply (a relay paces many agents), and the enroll limit is
+// charged once per EnrollBatch call. That is why the server offers this
+// service only when asked (--relay_service).
+#ifndef LDP_SERVER_GRPC_RELAY_SERVICE_H_
+#define LDP_SERVER_GRPC_RELAY_SERVICE_H_
+
+#include "proto/ldp/v1/relay_service.grpc.pb.h"
+#include "server/aggregator.h"
+#include "server/grpc/wire_question_cache.h"
+#include "server/rate_limiter.h"
+
+namespace ldp {
+
+struct RelayServiceOptions {
+  // Per peer address: one token per EnrollBatch call. Null = no limit. Not
+  // owned.
+  RateLimiter* enroll_limiter = nullptr;
+  // Refuse (UNAUTHENTICATED) relays without a verified client certificate.
+  bool require_client_certificate = false;
+};
+
+class RelayServiceImpl final : public v1::RelayService::CallbackService {
+ public:
+  // `aggregator` is not owned and must outlive the service.
+  explicit RelayServiceImpl(Aggregator* aggregator,
+                            RelayServiceOptions options = {})
+      : aggregator_(aggregator), options_(options) {}
+
+  grpc::ServerUnaryReactor* EnrollBatch(
+      grpc::CallbackServerContext* context,
+      const v1::EnrollBatchRequest* request,
+      v1::EnrollBatchResponse* response) override;
+  grpc::ServerUnaryReactor* GetTasksBatch(
+      grpc::CallbackServerContext* context,
+      const v1::GetTasksBatchRequest* request,
+      v1::GetTasksBatchResponse* response) override;
+  grpc::ServerBidiReactor<v1::RelayUploadRequest, v1::RelayUploadResponse>*
+  UploadReports(grpc::CallbackServerContext* context) override;
+
+ private:
+  // OK, or UNAUTHENTICATED when a client certificate is required and absent.
+  absl::Status CheckRelay(const grpc::CallbackServerContext& context) const;
+
+  Aggregator* aggregator_;  // not owned
+  const RelayServiceOptions options_;
+  WireQuestionCache wire_questions_;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_GRPC_RELAY_SERVICE_H_
