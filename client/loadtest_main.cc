@@ -87,7 +87,21 @@ ABSL_FLAG(std::string, tls_cert_file, "",
           "that requires mutual TLS (with --tls_key_file).");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file.");
 ABSL_FLAG(std::string, distribution, "zipf",
-          "Item distribution: uniform, zipf, gaussian or csv.");
+          "Item distribution: uniform, zipf, gaussian, mixture (see "
+          "--mixture), masked_parity (see --parity_mask) or csv.");
+ABSL_FLAG(std::string, mixture, "zipf:0.7,uniform:0.3",
+          "With --distribution=mixture: weighted components, e.g. "
+          "'zipf(s=1.3):0.5,gaussian(mean=100,sd=8):0.3,uniform:0.2' (kinds "
+          "uniform, zipf, gaussian; weights are normalized; unset parameters "
+          "come from --zipf and --gaussian_*).");
+ABSL_FLAG(uint32_t, parity_mask, 0,
+          "With --distribution=masked_parity (--domain = 2^d): the item's "
+          "first d-1 bits (fields bit0..) are uniform features x and its last "
+          "bit the label parity(x & mask) flipped with probability "
+          "--parity_noise; the mask's binary digits line up with bit0.. . "
+          "0 = drawn from --seed (printed).");
+ABSL_FLAG(double, parity_noise, 0.1,
+          "With --distribution=masked_parity: label noise, in [0, 0.5).");
 ABSL_FLAG(std::string, csv, "",
           "With --distribution=csv: file with one item per line (optional "
           "header 'item'); agent i takes row i mod rows.");
@@ -199,7 +213,12 @@ absl::StatusOr<PopulationOptions> PopulationFromFlags() {
                             .num_agents = absl::GetFlag(FLAGS_agents),
                             .domain_size = absl::GetFlag(FLAGS_domain),
                             .zipf_exponent = absl::GetFlag(FLAGS_zipf),
-                            .seed = absl::GetFlag(FLAGS_seed)};
+                            .seed = absl::GetFlag(FLAGS_seed),
+                            .parity_noise = absl::GetFlag(FLAGS_parity_noise),
+                            .parity_mask = absl::GetFlag(FLAGS_parity_mask)};
+  if (kind == PopulationKind::kMixture) {
+    ASSIGN_OR_RETURN(options.components, ParseMixture(absl::GetFlag(FLAGS_mixture)));
+  }
   if (absl::GetFlag(FLAGS_gaussian_mean) >= 0) {
     options.gaussian_mean = absl::GetFlag(FLAGS_gaussian_mean);
   }
@@ -860,6 +879,10 @@ absl::Status Run() {
               static_cast<long long>(population->num_agents()),
               absl::GetFlag(FLAGS_distribution).c_str(), population->domain_size(),
               absl::GetFlag(FLAGS_epsilon));
+  if (options.kind == PopulationKind::kMaskedParity) {
+    std::printf("Masked parity: label = parity(x & 0x%x) flipped with probability %g\n",
+                population->parity_mask(), options.parity_noise);
+  }
   const bool bulk = absl::GetFlag(FLAGS_mode) == "bulk";
   MakeStubs(credentials, bulk, shared);
   ASSIGN_OR_RETURN(const bool bar, ProgressBarWanted());
@@ -895,7 +918,7 @@ int main(int argc, char** argv) {
       "Usage: ldp-loadtest --server=HOST:PORT --analyst_token_file=FILE "
       "[--enrollment_token=T] [--agents=N] [--mode=sessions|bulk] "
       "[--threads=T] [--streams=S --batch=B] "
-      "[--distribution=uniform|zipf|gaussian|csv] [--domain=N] [--epsilon=E] "
+      "[--distribution=uniform|zipf|gaussian|mixture|masked_parity|csv] [--domain=N] [--epsilon=E] "
       "[--workload=prefix|all_range|histogram|marginals|parities "
       "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "
       "[--out=DIR] [--progress=auto|bar|lines|none]");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/notification.h"
 #include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -76,6 +77,40 @@ TEST_F(EnrollmentQuotaTest, ATokenAdmitsItsQuotaAndNoMore) {
   EXPECT_THAT(aggregator_->Enroll("batch-c"),
               StatusIs(absl::StatusCode::kUnauthenticated));
   EXPECT_THAT(aggregator_->Enroll(""), StatusIs(absl::StatusCode::kUnauthenticated));
+}
+
+// A relay's batch enrollment takes its whole count from the quota, all or
+// none, and the agents it creates survive a restart like single ones.
+TEST_F(EnrollmentQuotaTest, BatchEnrollmentTakesItsCountAllOrNone) {
+  Start({{.token = "batch-a", .max_agents = 10}});
+  const auto enroll_many = [&](int count) {
+    absl::StatusOr<std::vector<Enrollment>> result;
+    absl::Notification done;
+    aggregator_->EnrollManyAsync("batch-a", count,
+                                 [&](absl::StatusOr<std::vector<Enrollment>> e) {
+                                   result = std::move(e);
+                                   done.Notify();
+                                 });
+    done.WaitForNotification();
+    return result;
+  };
+  absl::StatusOr<std::vector<Enrollment>> first = enroll_many(8);
+  ASSERT_OK(first);
+  ASSERT_EQ(first->size(), 8u);
+  for (const Enrollment& e : *first) {
+    EXPECT_THAT(aggregator_->AuthenticateAgent(e.bearer_token),
+                testing::IsOkAndHolds(e.agent_id));
+  }
+  EXPECT_THAT(enroll_many(3), StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(enroll_many(0), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(enroll_many(1001), StatusIs(absl::StatusCode::kInvalidArgument));
+  ASSERT_OK(enroll_many(2));
+  EXPECT_THAT(aggregator_->Enroll("batch-a"),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  Start({{.token = "batch-a", .max_agents = 10}});
+  EXPECT_THAT(aggregator_->Enroll("batch-a"),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_OK(aggregator_->AuthenticateAgent(first->back().bearer_token));
 }
 
 TEST_F(EnrollmentQuotaTest, CountsSurviveARestart) {
