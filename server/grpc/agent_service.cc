@@ -136,9 +136,7 @@ grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
         "this server requires agents to present a client certificate "
         "(mutual TLS) to enroll"));
   }
-  const std::string peer = PeerAddress(*context);
-  if (absl::Status throttled = Throttle(options_.enroll_limiter, peer,
-                                        absl::StrCat("peer ", peer), context);
+  if (absl::Status throttled = ThrottlePeer(options_.enroll_limiter, context);
       !throttled.ok()) {
     return FinishWith(context, throttled);
   }

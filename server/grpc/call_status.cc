@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "proto/convert/grpc_status.h"
 #include "server/grpc/auth_metadata.h"
 
@@ -27,6 +28,13 @@ absl::Status Throttle(RateLimiter* limiter, std::string_view key,
   if (wait == absl::ZeroDuration()) return absl::OkStatus();
   AddRetryAfter(*context, wait);
   return RateLimitedError(who, limiter->limit(), wait);
+}
+
+absl::Status ThrottlePeer(RateLimiter* limiter,
+                          grpc::CallbackServerContext* context) {
+  if (limiter == nullptr) return absl::OkStatus();
+  const std::string peer = PeerAddress(*context);
+  return Throttle(limiter, peer, absl::StrCat("peer ", peer), context);
 }
 
 }  // namespace ldp

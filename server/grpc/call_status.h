@@ -26,6 +26,10 @@ void SetAck(const absl::Status& status, v1::ReportAck* ack);
 absl::Status Throttle(RateLimiter* limiter, std::string_view key,
                       std::string_view who, grpc::CallbackServerContext* context);
 
+// Throttle keyed by the caller's address (PeerAddress): the enroll limit.
+absl::Status ThrottlePeer(RateLimiter* limiter,
+                          grpc::CallbackServerContext* context);
+
 }  // namespace ldp
 
 #endif  // LDP_SERVER_GRPC_CALL_STATUS_H_

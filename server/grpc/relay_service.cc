@@ -162,9 +162,7 @@ grpc::ServerUnaryReactor* RelayServiceImpl::EnrollBatch(
                                    "count must be 1 to ", kMaxBatch, ", got ",
                                    request->count())));
   }
-  const std::string peer = PeerAddress(*context);
-  if (absl::Status throttled = Throttle(options_.enroll_limiter, peer,
-                                        absl::StrCat("peer ", peer), context);
+  if (absl::Status throttled = ThrottlePeer(options_.enroll_limiter, context);
       !throttled.ok()) {
     return FinishWith(context, throttled);
   }
