@@ -75,6 +75,10 @@ ABSL_FLAG(int, threads, 8, "Worker threads running agent sessions (>= 1).");
 ABSL_FLAG(int, streams, 4,
           "--mode=bulk: concurrent relay streams, each with its own worker "
           "thread and one batch in flight (>= 1).");
+ABSL_FLAG(double, rate, 0,
+          "Agents started per second, at most, over all workers (to measure "
+          "latency below peak, e.g. at 80% of a previous run's rate); 0 = as "
+          "fast as the server answers.");
 ABSL_FLAG(int, batch, 1000,
           "--mode=bulk: agents per EnrollBatch/GetTasksBatch call and reports "
           "per upload message (1 to 1000).");
@@ -200,6 +204,9 @@ struct Shared {
   std::vector<std::shared_ptr<v1::AgentService::StubInterface>> stubs{};
   std::vector<std::shared_ptr<v1::RelayService::StubInterface>> relay_stubs{};
   std::atomic<int64_t> next_agent{0};
+  // --rate: agent i starts no earlier than start + i / rate.
+  double rate = 0;
+  absl::Time start = absl::Now();
   LatencyStats ack_latency{};
   std::mutex mutex{};
   ProgressMeter* progress = nullptr;
@@ -306,6 +313,11 @@ absl::StatusOr<Config> ConfigFromFlags() {
       mode != "sessions" && mode != "bulk") {
     return absl::InvalidArgumentError(
         absl::StrCat("--mode must be sessions or bulk, got '", mode, "'"));
+  }
+  if (!(absl::GetFlag(FLAGS_rate) >= 0) || absl::GetFlag(FLAGS_rate) > 1e9) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--rate must be 0 (no limit) or a positive number of agents per "
+        "second, got ", absl::GetFlag(FLAGS_rate)));
   }
   if (absl::GetFlag(FLAGS_batch) < 1 || absl::GetFlag(FLAGS_batch) > 1000) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -445,6 +457,15 @@ int64_t Tally(const absl::Status& ack, const ReportPayload& payload, int64_t ind
   return 1;
 }
 
+// Waits until agent `index` may start (--rate).
+void Pace(int64_t index, const Shared& shared) {
+  if (shared.rate <= 0) return;
+  const absl::Time due =
+      shared.start + absl::Seconds(static_cast<double>(index) / shared.rate);
+  const absl::Duration wait = due - absl::Now();
+  if (wait > absl::ZeroDuration()) absl::SleepFor(wait);
+}
+
 // The simulated agent `index`: its record, an in-memory state store.
 absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(int64_t index, const Shared& shared,
                                                  SecureRandom& random) {
@@ -501,6 +522,7 @@ void Worker(int worker, Shared& shared) {
         totals.Error("setup", client.status());
         break;
       }
+      Pace(i, shared);
       RunSession(i, **client, **random, shared, totals);
       if (shared.progress != nullptr) shared.progress->Add(1);
     }
@@ -529,6 +551,7 @@ class BulkWorker {
     for (int64_t first = shared_.next_agent.fetch_add(batch_); first < n;
          first = shared_.next_agent.fetch_add(batch_)) {
       const int count = static_cast<int>(std::min<int64_t>(batch_, n - first));
+      Pace(first, shared_);
       RunBatch(first, count, **random);
       if (shared_.progress != nullptr) shared_.progress->Add(count);
     }
@@ -643,6 +666,8 @@ absl::StatusOr<bool> ProgressBarWanted() {
 // Runs every session (or every bulk batch); returns the wall time they took.
 absl::Duration RunSessions(Shared& shared, bool bulk) {
   const absl::Time start = absl::Now();
+  shared.start = start;
+  shared.rate = absl::GetFlag(FLAGS_rate);
   std::vector<std::thread> workers;
   if (bulk) {
     for (int w = 0; w < absl::GetFlag(FLAGS_streams); ++w) {
@@ -702,7 +727,7 @@ LoadtestSummary Summary(const Shared& shared, absl::Duration elapsed) {
                     .p99 = shared.ack_latency.Quantile(0.99),
                     .max = shared.ack_latency.Quantile(1.0),
                     .errors = t.errors};
-  for (const char* flag : {"server", "mode", "agents", "threads", "channels",
+  for (const char* flag : {"server", "mode", "agents", "rate", "threads", "channels",
                            "streams", "batch", "distribution",
                            "domain", "zipf", "epsilon", "seed", "workload", "strategy"}) {
     if (const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag)) {
@@ -917,7 +942,7 @@ int main(int argc, char** argv) {
       "gRPC) and prints estimates beside the true population values.\n"
       "Usage: ldp-loadtest --server=HOST:PORT --analyst_token_file=FILE "
       "[--enrollment_token=T] [--agents=N] [--mode=sessions|bulk] "
-      "[--threads=T] [--streams=S --batch=B] "
+      "[--threads=T] [--streams=S --batch=B] [--rate=AGENTS_PER_S] "
       "[--distribution=uniform|zipf|gaussian|mixture|masked_parity|csv] [--domain=N] [--epsilon=E] "
       "[--workload=prefix|all_range|histogram|marginals|parities "
       "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Ingest benchmark (bench/INGEST.md): ldp-server's bulk ingest beside two
+# baselines measured in the same run on the same machine, so its throughput
+# reads as a fraction of what gRPC alone and gRPC plus the disk allow:
+#   1. ingest_sink_baseline --mode=count   bare gRPC sink, counts and acks
+#   2. ingest_sink_baseline --mode=append  the same, plus append + group-
+#                                          commit fdatasync before each ack
+#   3. ldp-server --relay_service on its embedded SQLite store, driven by
+#      ldp-loadtest --mode=bulk with REPORTS/REPORTS_PER_AGENT agents (its
+#      default study splits the agents between its 2 questions, so each
+#      agent sends 1 report; the run fails unless exactly REPORTS arrive)
+# then a second, paced run on the same server at PACED_FRACTION (0.8) of the
+# peak rate (ldp-loadtest --rate; PACED_REPORTS reports) for the latency
+# below saturation, and prints one table (reports/s, p50/p99 ack latency,
+# fractions of the baselines, the server's peak RSS per agent) with the
+# machine it ran on.
+#
+# Usage: bench/run_ingest_benchmark.sh [--reports=N] [--streams=S]
+#          [--batch=B] [--report_bytes=R] [--build=DIR]
+#          [--db_dir=DIR] [--out_dir=DIR] [--sink_only] [--no_build]
+# Every option can also come from the environment (REPORTS, STREAMS, BATCH,
+# REPORT_BYTES, BUILD, DB_DIR, OUT_DIR, SINK_ONLY=1, NO_BUILD=1);
+# flags win. Defaults: REPORTS=10000000 STREAMS=4 BATCH=1000
+# REPORT_BYTES=120 BUILD=build, DB_DIR=$BUILD (a fresh temporary
+# directory is made inside it and removed at exit: keep it on the disk under
+# test, not tmpfs). With OUT_DIR the table is also written to
+# $OUT_DIR/ingest_benchmark.txt and ldp-loadtest's report to
+# $OUT_DIR/ldp-loadtest/. SERVER_FLAGS and LOADTEST_FLAGS add flags to
+# ldp-server and ldp-loadtest. Unless NO_BUILD=1 the three programs are
+# built first (ninja through cmake --build, JOBS=2 jobs). Both clients
+# open one gRPC channel (TCP connection) per stream.
+#
+# REPORT_BYTES=120: a relay's bulk report carries a bearer token (~80 B),
+# a report id (16 B), the randomized payload and the task id, ~120 B on the
+# wire; the sink sends opaque reports of that size so both move the same
+# bytes per report.
+#
+# Figures depend on what else the machine is doing: run it on a quiet one.
+set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+
+for arg in "$@"; do
+  case "$arg" in
+    --reports=*) REPORTS="${arg#*=}" ;;
+    --streams=*) STREAMS="${arg#*=}" ;;
+    --batch=*) BATCH="${arg#*=}" ;;
+    --report_bytes=*) REPORT_BYTES="${arg#*=}" ;;
+    --build=*) BUILD="${arg#*=}" ;;
+    --db_dir=*) DB_DIR="${arg#*=}" ;;
+    --out_dir=*) OUT_DIR="${arg#*=}" ;;
+    --sink_only) SINK_ONLY=1 ;;
+    --no_build) NO_BUILD=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run_ingest_benchmark.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+cd "$(dirname "$0")/.."
+REPO="$PWD"
+REPORTS="${REPORTS:-10000000}"
+STREAMS="${STREAMS:-4}"
+BATCH="${BATCH:-1000}"
+REPORT_BYTES="${REPORT_BYTES:-120}"
+BUILD="${BUILD:-build}"
+DB_DIR="${DB_DIR:-$BUILD}"
+OUT_DIR="${OUT_DIR:-}"
+SINK_ONLY="${SINK_ONLY:-0}"
+NO_BUILD="${NO_BUILD:-0}"
+REPORTS_PER_AGENT="${REPORTS_PER_AGENT:-1}"  # ldp-loadtest's default study
+for v in REPORTS STREAMS BATCH REPORT_BYTES REPORTS_PER_AGENT; do
+  if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
+    echo "run_ingest_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
+  fi
+done
+AGENTS=$((REPORTS / REPORTS_PER_AGENT))
+if [ "$SINK_ONLY" != 1 ] && [ $((AGENTS * REPORTS_PER_AGENT)) -ne "$REPORTS" ]; then
+  echo "run_ingest_benchmark.sh: REPORTS must be a multiple of REPORTS_PER_AGENT" >&2; exit 2
+fi
+
+if [ "$NO_BUILD" != 1 ]; then
+  targets=(ingest_sink_baseline)
+  [ "$SINK_ONLY" = 1 ] || targets+=(ldp-server ldp-loadtest)
+  cmake --build "$BUILD" -j "${JOBS:-2}" --target "${targets[@]}"
+fi
+SINK="$BUILD/bench/ingest_sink_baseline"
+[ -x "$SINK" ] || { echo "missing $SINK (build the ingest_sink_baseline target)" >&2; exit 1; }
+
+mkdir -p "$DB_DIR"
+WORK="$(mktemp -d "$DB_DIR/ingest-bench.XXXXXX")"
+SERVER_PID=""
+cleanup() {
+  local rc=$?
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID"
+    wait "$SERVER_PID" || true
+  fi
+  if [ "$rc" -ne 0 ] && [ -s "$WORK/server.log" ]; then
+    echo "--- last lines of ldp-server's log:" >&2; tail -n 20 "$WORK/server.log" >&2
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# value KEY LINE: the value of KEY=value in a 'sink key=value ...' line.
+value() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+run_sink() {  # run_sink MODE [FLAGS...]: prints the sink's key=value line
+  local log="$WORK/sink-$1.log"
+  "$SINK" --mode="$1" --reports="$REPORTS" --streams="$STREAMS" --batch="$BATCH" \
+    --report_bytes="$REPORT_BYTES" "${@:2}" > "$log"
+  grep '^sink ' "$log"
+}
+
+echo "== ingest_sink_baseline --mode=count ($REPORTS reports of $REPORT_BYTES B)" >&2
+COUNT_LINE="$(run_sink count)"
+echo "$COUNT_LINE" >&2
+echo "== ingest_sink_baseline --mode=append (file in $WORK)" >&2
+APPEND_LINE="$(run_sink append --file="$WORK/sink-append.bin")"
+echo "$APPEND_LINE" >&2
+
+SERVER_ROW=""
+PACED_ROW=""
+RSS_LINE=""
+if [ "$SINK_ONLY" != 1 ]; then
+  OUT="${OUT_DIR:+$OUT_DIR/ldp-loadtest}"
+  OUT="${OUT:-$WORK/ldp-loadtest}"
+  mkdir -p "$OUT"
+  echo "== ldp-server --relay_service (database $WORK/ldp.db)" >&2
+  # shellcheck disable=SC2086  # SERVER_FLAGS is a list of flags
+  "$BUILD/server/ldp-server" --db="$WORK/ldp.db" --port=0 --port_file="$WORK/port" \
+    --relay_service ${SERVER_FLAGS:-} > "$WORK/server.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 300); do
+    [ -s "$WORK/port" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -s "$WORK/port" ] || { echo "ldp-server did not start" >&2; exit 1; }
+  echo "== ldp-loadtest --mode=bulk: $AGENTS agents x $REPORTS_PER_AGENT report(s)" >&2
+  # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
+  "$BUILD/client/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
+    --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=bulk \
+    --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
+    --out="$OUT" --progress=lines ${LOADTEST_FLAGS:-} >&2
+  # Peak, not current: the high-water mark over the whole run.
+  RSS_KB="$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$SERVER_PID/status")"
+  # Latency below saturation: a second study on the same server, paced at
+  # PACED_FRACTION (0.8) of the peak rate just measured, PACED_REPORTS
+  # reports (default a tenth of REPORTS, at least 100,000).
+  PEAK_AGENTS_PER_S="$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["agents"] / s["seconds"])' "$OUT/summary.json")"
+  PACED_RATE="$(awk -v p="$PEAK_AGENTS_PER_S" -v f="${PACED_FRACTION:-0.8}" 'BEGIN { printf "%.0f", p * f }')"
+  PACED_AGENTS=$(( ${PACED_REPORTS:-$(( REPORTS / 10 > 100000 ? REPORTS / 10 : 100000 ))} / REPORTS_PER_AGENT ))
+  echo "== ldp-loadtest --mode=bulk --rate=$PACED_RATE: $PACED_AGENTS agents at ${PACED_FRACTION:-0.8} of peak" >&2
+  # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
+  "$BUILD/client/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
+    --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=bulk \
+    --agents="$PACED_AGENTS" --streams="$STREAMS" --batch="$BATCH" --rate="$PACED_RATE" \
+    --out="$OUT-paced" --progress=lines ${LOADTEST_FLAGS:-} >&2
+  PACED_ROW="$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); l=s["ack_latency_seconds"]; print(s["reports_per_second"], l["p50"]*1e3, l["p99"]*1e3)' "$OUT-paced/summary.json")"
+  kill "$SERVER_PID"
+  wait "$SERVER_PID" || true  # its exit status on SIGTERM is not ours
+  SERVER_PID=""
+  SERVER_ROW="$(python3 - "$OUT/summary.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+if s.get("mode") != "bulk":
+    sys.exit(f"summary.json: mode is {s.get('mode')!r}, expected 'bulk'")
+lat = s["ack_latency_seconds"]
+print(s["reports_accepted"], s["seconds"], s["reports_per_second"],
+      lat["p50"] * 1e3, lat["p99"] * 1e3)
+EOF
+)"
+  read -r ACCEPTED _ _ _ _ <<<"$SERVER_ROW"
+  if [ "$ACCEPTED" -ne "$REPORTS" ]; then
+    echo "ldp-server accepted $ACCEPTED of $REPORTS reports" >&2; exit 1
+  fi
+  RSS_LINE="$(awk -v kb="$RSS_KB" -v a="$AGENTS" 'BEGIN {
+    printf "ldp-server peak RSS (VmHWM): %.1f MiB for %d agents = %.0f bytes/agent\n",
+           kb / 1024, a, kb * 1024 / a }')"
+fi
+
+REV="$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  REV="$REV (with uncommitted changes)"
+fi
+CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+FS="$(df -PT "$WORK" | awk 'NR == 2 { print $1 " (" $2 ")" }')"
+
+report() {
+  echo "# Ingest benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "machine: $(nproc) CPUs, ${CPU:-unknown CPU}, $(uname -sr); disk under test: $FS"
+  echo "commit: $REV"
+  echo "run: $REPORTS reports ($REPORT_BYTES B each in the sink), $STREAMS streams (one connection each), $BATCH reports/batch, one batch in flight per stream"
+  echo
+  printf '%-28s %12s %9s %9s %9s %9s\n' system reports/s p50_ms p99_ms "/count" "/append"
+  local count_rps append_rps
+  count_rps="$(value reports_per_second "$COUNT_LINE")"
+  append_rps="$(value reports_per_second "$APPEND_LINE")"
+  row() {  # row NAME RPS P50 P99
+    awk -v n="$1" -v r="$2" -v p50="$3" -v p99="$4" -v c="$count_rps" -v a="$append_rps" \
+      'BEGIN { printf "%-28s %12.0f %9.2f %9.2f %9.3f %9.3f\n", n, r, p50, p99, r / c, r / a }'
+  }
+  row "sink count" "$count_rps" "$(value p50_ms "$COUNT_LINE")" "$(value p99_ms "$COUNT_LINE")"
+  row "sink append+fdatasync" "$append_rps" "$(value p50_ms "$APPEND_LINE")" \
+    "$(value p99_ms "$APPEND_LINE")"
+  if [ -n "$SERVER_ROW" ]; then
+    local rps p50 p99
+    read -r _ _ rps p50 p99 <<<"$SERVER_ROW"
+    row "ldp-server bulk (SQLite)" "$rps" "$p50" "$p99"
+    read -r rps p50 p99 <<<"$PACED_ROW"
+    row "ldp-server at ${PACED_FRACTION:-0.8} of peak" "$rps" "$p50" "$p99"
+    echo
+    echo "ldp-server: ldp-loadtest's figures; its wall time also covers enrolling and"
+    echo "polling the agents (EnrollBatch, GetTasksBatch), which the sink does not do."
+    echo "$RSS_LINE"
+  else
+    echo "ldp-server bulk (SQLite)     not run (--sink_only)"
+  fi
+  echo
+  echo "sink append: $(value commits "$APPEND_LINE") group commits, $(value batches_per_commit "$APPEND_LINE") batches each"
+  echo "raw: $COUNT_LINE"
+  echo "raw: $APPEND_LINE"
+}
+
+if [ -n "$OUT_DIR" ]; then
+  mkdir -p "$OUT_DIR"
+  report | tee "$OUT_DIR/ingest_benchmark.txt"
+else
+  report
+fi
