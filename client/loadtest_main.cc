@@ -552,7 +552,7 @@ class BulkWorker {
          first = shared_.next_agent.fetch_add(batch_)) {
       const int count = static_cast<int>(std::min<int64_t>(batch_, n - first));
       Pace(first, shared_);
-      RunBatch(first, count, **random);
+      if (!RunBatch(first, count, **random)) break;
       if (shared_.progress != nullptr) shared_.progress->Add(count);
     }
     if (absl::Status closed = stream_->Close(); !closed.ok()) {
@@ -568,19 +568,22 @@ class BulkWorker {
     shared_.totals.Merge(totals_);
   }
 
-  void RunBatch(int64_t first, int count, SecureRandom& random) {
+  // False when no later batch can do better (no relay API on the server).
+  bool RunBatch(int64_t first, int count, SecureRandom& random) {
     totals_.sessions += count;
     auto agents = relay_.EnrollBatch(shared_.config.enrollment_token, count);
     if (!agents.ok()) {
       totals_.enroll_failures += count;
-      return totals_.Error("enroll", agents.status());
+      totals_.Error("enroll", agents.status());
+      return !absl::IsUnimplemented(agents.status());
     }
     std::vector<const RelayedAgent*> polled;
     for (const RelayedAgent& agent : *agents) polled.push_back(&agent);
     auto batches = relay_.GetTasksBatch(polled);
     if (!batches.ok()) {
       totals_.poll_failures += count;
-      return totals_.Error("poll", batches.status());
+      totals_.Error("poll", batches.status());
+      return true;
     }
     std::vector<RelayedTaskReport> reports;
     std::vector<int64_t> owner;  // agent index of each report
@@ -604,6 +607,7 @@ class BulkWorker {
                                             reports.begin() + end),
              absl::MakeConstSpan(owner).subspan(begin, end - begin));
     }
+    return true;
   }
 
   void Upload(const std::vector<RelayedTaskReport>& chunk,

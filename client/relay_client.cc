@@ -29,8 +29,14 @@ absl::StatusOr<std::vector<RelayedAgent>> RelayClient::EnrollBatch(
   request.set_count(static_cast<uint32_t>(count));
   v1::EnrollBatchResponse response;
   auto context = NewContext();
-  RETURN_IF_ERROR(
-      FromGrpcStatus(stub_->EnrollBatch(context.get(), request, &response)));
+  const absl::Status status =
+      FromGrpcStatus(stub_->EnrollBatch(context.get(), request, &response));
+  if (absl::IsUnimplemented(status)) {
+    return absl::UnimplementedError(
+        "the server does not offer the relay API: start ldp-server with "
+        "--relay_service (or use --mode=sessions)");
+  }
+  RETURN_IF_ERROR(status);
   if (response.agents_size() != count) {
     return absl::InternalError(absl::StrCat("asked for ", count,
                                             " agents, the server enrolled ",
