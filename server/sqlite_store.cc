@@ -472,14 +472,34 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
     return absl::InvalidArgumentError(
         absl::StrCat("cache_kib must be >= 64, got ", options.cache_kib));
   }
+  if (options.checkpoint_pages < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "checkpoint_pages must be >= 0, got ", options.checkpoint_pages));
+  }
   std::unique_ptr<SqliteStore> store(new SqliteStore());
   ASSIGN_OR_RETURN(store->writer_, OpenConnection(options, /*writer=*/true));
+  if (options.checkpoint_pages > 0) {
+    ASSIGN_OR_RETURN(store->checkpointer_, WalCheckpointer::Start(options.path));
+    store->checkpoint_pages_ = options.checkpoint_pages;
+    // Replaces SQLite's automatic checkpoint on this connection.
+    sqlite3_wal_hook(store->writer_->db, &SqliteStore::OnWalCommit, store.get());
+  }
   absl::MutexLock lock(&store->reader_mutex_);
   ASSIGN_OR_RETURN(store->reader_, OpenConnection(options, /*writer=*/false));
   return store;
 }
 
-SqliteStore::~SqliteStore() = default;
+SqliteStore::~SqliteStore() {
+  if (writer_ != nullptr) sqlite3_wal_hook(writer_->db, nullptr, nullptr);
+  checkpointer_.reset();
+}
+
+int SqliteStore::OnWalCommit(void* store, sqlite3* /*db*/, const char* /*name*/,
+                             int pages) {
+  auto* self = static_cast<SqliteStore*>(store);
+  if (pages >= self->checkpoint_pages_) self->checkpointer_->Request();
+  return SQLITE_OK;
+}
 
 absl::Status SqliteStore::Transact(
     absl::FunctionRef<absl::Status(StoreTransaction&)> body) {

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "server/store.h"
+#include "server/wal_checkpointer.h"
 
 namespace ldp {
 namespace sqlite_internal {
@@ -32,6 +33,11 @@ struct SqliteStoreOptions {
   std::string path;
   // Page cache of the writer connection, in KiB.
   int cache_kib = 32 * 1024;
+  // Once a commit leaves this many pages in the write-ahead log, a thread
+  // of the store's own checkpoints it (wal_checkpointer.h) so that no
+  // commit pays for it; 0 = SQLite's automatic checkpoint, inside the
+  // commit that crosses 10,000 pages.
+  int checkpoint_pages = 10'000;
 };
 
 class SqliteStore final : public Store {
@@ -55,12 +61,22 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<LedgerEntry>> GetLedger(
       uint64_t agent_id, uint64_t study_id) override;
 
+  // Checkpoints the store's own thread has run (0 with checkpoint_pages 0).
+  int64_t checkpoints() const {
+    return checkpointer_ == nullptr ? 0 : checkpointer_->checkpoints();
+  }
+
  private:
   class Transaction;
 
   SqliteStore() = default;
+  // The writer connection's commit hook: asks for a checkpoint once the
+  // log holds checkpoint_pages_.
+  static int OnWalCommit(void* store, sqlite3* db, const char* name, int pages);
 
   std::unique_ptr<sqlite_internal::Connection> writer_;
+  std::unique_ptr<WalCheckpointer> checkpointer_;  // null: SQLite's own
+  int checkpoint_pages_ = 0;
   absl::Mutex reader_mutex_;
   std::unique_ptr<sqlite_internal::Connection> reader_
       ABSL_GUARDED_BY(reader_mutex_);

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
@@ -288,7 +291,41 @@ TEST_F(SqliteStoreTest, RefusesDatabasesThatAreNotItsOwn) {
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
+// A commit that leaves more than checkpoint_pages in the log wakes the
+// store's checkpoint thread (the writer no longer checkpoints inside a
+// commit), and what it copies is the committed data.
+TEST_F(SqliteStoreTest, CheckpointsRunOnTheirOwnThread) {
+  constexpr int kReports = 400;
+  {
+    auto store = SqliteStore::Open({.path = path_, .checkpoint_pages = 8});
+    ASSERT_OK(store);
+    for (int i = 1; i <= kReports; i += 4) {
+      ASSERT_OK((*store)->Transact([&](StoreTransaction& t) -> absl::Status {
+        for (int j = i; j < i + 4; ++j) {
+          // 2 KiB each: about 200 pages of log in all.
+          RETURN_IF_ERROR(
+              t.AppendReport(Report(j, 1, 1, std::string(2048, 'p'))).status());
+        }
+        return absl::OkStatus();
+      }));
+    }
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    while ((*store)->checkpoints() == 0 && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    EXPECT_GE((*store)->checkpoints(), 1);
+    EXPECT_EQ(CountReports(**store), kReports);
+  }
+  auto unthreaded = SqliteStore::Open({.path = path_, .checkpoint_pages = 0});
+  ASSERT_OK(unthreaded);
+  EXPECT_EQ(CountReports(**unthreaded), kReports);
+  EXPECT_EQ(Spent(**unthreaded), kReports);
+  EXPECT_EQ((*unthreaded)->checkpoints(), 0);
+}
+
 TEST_F(SqliteStoreTest, RejectsBadOptions) {
+  EXPECT_THAT(SqliteStore::Open({.path = path_, .checkpoint_pages = -1}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(SqliteStore::Open({.path = ""}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(SqliteStore::Open({.path = path_, .cache_kib = 1}),
