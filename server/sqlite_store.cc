@@ -195,8 +195,10 @@ absl::Status Configure(sqlite3* db, int cache_kib) {
   RETURN_IF_ERROR(EnableWal(db));
   RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
   RETURN_IF_ERROR(Exec(db, "PRAGMA temp_store=MEMORY"));
-  // Fewer, larger checkpoints (the writer pays for them inside commits),
-  // and a log truncated back to a bounded size after each.
+  // With checkpoint_pages 0 the writer checkpoints inside the commit that
+  // crosses this: fewer, larger ones. Otherwise the store's wal_hook
+  // replaces it (wal_checkpointer.h). Either way the log is truncated back
+  // to a bounded size after each.
   RETURN_IF_ERROR(Exec(db, "PRAGMA wal_autocheckpoint=10000"));
   RETURN_IF_ERROR(Exec(db, "PRAGMA journal_size_limit=67108864"));
   return Exec(db, absl::StrCat("PRAGMA cache_size=-", cache_kib).c_str());
