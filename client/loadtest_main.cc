@@ -926,6 +926,14 @@ absl::Status Run() {
   const absl::Duration elapsed = RunSessions(shared, bulk);
   if (progress.has_value()) progress->Finish();
   PrintThroughput(shared, elapsed);
+  if (shared.totals.accepted == 0) {
+    // Nothing to estimate; say why instead of printing empty estimates.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no report was accepted",
+        shared.totals.first_error.empty()
+            ? std::string()
+            : absl::StrCat(" (first error: ", shared.totals.first_error, ")")));
+  }
   std::vector<EstimateSeries> series;
   RETURN_IF_ERROR(PrintEstimates(*analyst, shared, series));
   if (const std::string dir = absl::GetFlag(FLAGS_out); !dir.empty()) {
