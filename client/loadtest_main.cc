@@ -603,14 +603,13 @@ class BulkWorker {
     }
     for (size_t begin = 0; begin < reports.size(); begin += batch_) {
       const size_t end = std::min(reports.size(), begin + batch_);
-      Upload(std::vector<RelayedTaskReport>(reports.begin() + begin,
-                                            reports.begin() + end),
+      Upload(absl::MakeConstSpan(reports).subspan(begin, end - begin),
              absl::MakeConstSpan(owner).subspan(begin, end - begin));
     }
     return true;
   }
 
-  void Upload(const std::vector<RelayedTaskReport>& chunk,
+  void Upload(absl::Span<const RelayedTaskReport> chunk,
               absl::Span<const int64_t> owner) {
     const absl::Time start = absl::Now();
     auto acks = stream_->Send(chunk);

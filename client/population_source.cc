@@ -155,10 +155,8 @@ absl::StatusOr<MixtureComponent> ParseComponent(absl::string_view text) {
         "unknown kind '", kind_name, "'; use uniform, zipf or gaussian"));
   }
   MixtureComponent c{.kind = *kind};
-  if (!IsMixable(c.kind)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "only uniform, zipf and gaussian can be mixed, not ", kind_name));
-  }
+  // Before the parameters, whose names depend on a mixable kind.
+  RETURN_IF_ERROR(ValidateComponent(c, /*allow_unset=*/true));
   if (open != absl::string_view::npos) {
     if (head.back() != ')' || head.find_first_of("()", open + 1) != head.size() - 1) {
       return absl::InvalidArgumentError(

@@ -118,7 +118,7 @@ RelayClient::UploadStream::~UploadStream() {
 }
 
 absl::StatusOr<std::vector<absl::Status>> RelayClient::UploadStream::Send(
-    const std::vector<RelayedTaskReport>& reports) {
+    absl::Span<const RelayedTaskReport> reports) {
   v1::RelayUploadRequest request;
   for (const RelayedTaskReport& item : reports) {
     v1::RelayedReport* wire = request.add_reports();

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "client/agent.h"
 #include "client/agent_client.h"
 #include "grpcpp/client_context.h"
@@ -54,7 +55,7 @@ class RelayClient {
    public:
     ~UploadStream();
     absl::StatusOr<std::vector<absl::Status>> Send(
-        const std::vector<RelayedTaskReport>& reports);
+        absl::Span<const RelayedTaskReport> reports);
     // Half-closes and returns the stream's final status.
     absl::Status Close();
 

@@ -701,6 +701,10 @@ void Aggregator::EnrollAsync(
   impl_->EnrollAsync(enrollment_token, std::move(done));
 }
 
+int Aggregator::max_reports_per_call() const {
+  return impl_->options().max_reports_per_call;
+}
+
 void Aggregator::EnrollManyAsync(
     std::string_view enrollment_token, int count,
     absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {

@@ -263,6 +263,10 @@ class Aggregator {
   void EnrollAsync(
       std::string_view enrollment_token,
       absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
+  // The most reports one upload call, and agents one batch enrollment, may
+  // carry (AggregatorOptions::max_reports_per_call).
+  int max_reports_per_call() const;
+
   // `count` agents (1 to max_reports_per_call) in one commit, for relays;
   // all or none: INVALID_ARGUMENT for a bad count, and as Enroll otherwise
   // (RESOURCE_EXHAUSTED if the token's quota has fewer than `count` left).

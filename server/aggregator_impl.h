@@ -156,6 +156,7 @@ class Aggregator::Impl {
 
   // Shared by the jobs (writer thread).
   const Clock& clock() const { return *options_.clock; }
+  const AggregatorOptions& options() const { return options_; }
   CommitQueue& queue() { return *queue_; }
   const CommitQueue& queue() const { return *queue_; }
   AgentDirectory& agents() { return agents_; }

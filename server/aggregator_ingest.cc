@@ -31,14 +31,14 @@ absl::Status Overloaded() {
 // one job, so a thousand enrollments cost one commit, not a thousand.
 class EnrollJob final : public CommitJob {
  public:
+  // `rows` (non-empty) share one enrollment batch; tokens[i] is rows[i]'s.
   EnrollJob(Aggregator::Impl* impl, std::vector<AgentRow> rows,
-            std::vector<std::string> tokens, std::string batch,
+            std::vector<std::string> tokens,
             absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
                 done)
       : impl_(impl),
         rows_(std::move(rows)),
         tokens_(std::move(tokens)),
-        batch_(std::move(batch)),
         done_(std::move(done)) {}
 
   int64_t NumWrites() const override {
@@ -54,23 +54,19 @@ class EnrollJob final : public CommitJob {
 
   // Never submitted (backpressure): answer `status` instead.
   void Refuse(absl::Status status) {
-    impl_->ReleaseEnrollment(batch_, rows_.size());
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      impl_->stats().RecordEnrollment(false);
-    }
+    impl_->ReleaseEnrollment(batch(), NumWrites());
+    impl_->stats().RecordEnrollment(false, NumWrites());
     std::move(done_)(std::move(status));
   }
 
   void Finish(const absl::Status& commit_status) override {
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      impl_->stats().RecordEnrollment(commit_status.ok());
-    }
+    impl_->stats().RecordEnrollment(commit_status.ok(), NumWrites());
     if (!commit_status.ok()) {
       impl_->Log(LogLevel::kWarning, "store_commit_failed",
                  {{"job", "enroll"},
                   {"agents", absl::StrCat(rows_.size())},
                   {"error", std::string(commit_status.message())}});
-      impl_->ReleaseEnrollment(batch_, rows_.size());
+      impl_->ReleaseEnrollment(batch(), NumWrites());
       std::move(done_)(absl::UnavailableError(absl::StrCat(
           "enrollment was not stored (", commit_status.message(), "); retry")));
       return;
@@ -86,10 +82,11 @@ class EnrollJob final : public CommitJob {
   }
 
  private:
+  const std::string& batch() const { return rows_.front().enrollment_batch; }
+
   Aggregator::Impl* impl_;
   std::vector<AgentRow> rows_;
   std::vector<std::string> tokens_;
-  const std::string batch_;
   absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done_;
 };
 
@@ -214,7 +211,7 @@ void Aggregator::Impl::EnrollManyAsync(
     return;
   }
   const auto refuse = [&](absl::Status status) {
-    for (int i = 0; i < count; ++i) stats_.RecordEnrollment(false);
+    stats_.RecordEnrollment(false, count);
     std::move(done)(std::move(status));
   };
   // Reserve the slots in the token's quota before anything is written, so
@@ -262,8 +259,7 @@ void Aggregator::Impl::EnrollManyAsync(
     }
   }
   std::unique_ptr<CommitJob> job = std::make_unique<EnrollJob>(
-      this, std::move(rows), std::move(tokens), std::move(batch),
-      std::move(done));
+      this, std::move(rows), std::move(tokens), std::move(done));
   if (!queue_->TrySubmit(job)) {
     // Overloaded: refuse now (the ids are simply never used).
     static_cast<EnrollJob&>(*job).Refuse(Overloaded());

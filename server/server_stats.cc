@@ -34,8 +34,9 @@ void ServerStats::RecordUpload(absl::Span<const absl::Status> statuses,
   upload_latency_.Observe(latency);
 }
 
-void ServerStats::RecordEnrollment(bool ok) {
-  (ok ? enrollments_ : enrollments_refused_).fetch_add(1, std::memory_order_relaxed);
+void ServerStats::RecordEnrollment(bool ok, int64_t count) {
+  (ok ? enrollments_ : enrollments_refused_)
+      .fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
 }
 
 void ServerStats::AddCharged(int64_t nanos) {

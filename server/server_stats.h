@@ -59,7 +59,8 @@ class ServerStats {
   // the call to its answer.
   void RecordUpload(absl::Span<const absl::Status> statuses,
                     absl::Duration latency);
-  void RecordEnrollment(bool ok);
+  // `count` agents enrolled (ok) or refused.
+  void RecordEnrollment(bool ok, int64_t count = 1);
   void AddCharged(int64_t nanos);
   void RecordCommit(absl::Duration latency) { commit_latency_.Observe(latency); }
 

@@ -1,7 +1,10 @@
 // RelayService adapter; see the header.
 #include "server/grpc/relay_service.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,21 +18,22 @@
 namespace ldp {
 namespace {
 
-// The limit of every batch: the aggregator's max_reports_per_call default,
-// also the proto's documented bound.
-constexpr int kMaxBatch = 1000;
-
-absl::Status BatchTooLarge(int size, const char* what) {
+// Refused before any item is authenticated: the aggregator would refuse the
+// batch anyway, after the relay had paid for every token check.
+absl::Status BatchTooLarge(const Aggregator& aggregator, int size,
+                           const char* what) {
   return absl::InvalidArgumentError(
-      absl::StrCat("at most ", kMaxBatch, " ", what, " per call, got ", size));
+      absl::StrCat("at most ", aggregator.max_reports_per_call(), " ", what,
+                   " per call, got ", size));
 }
 
 // Authenticates each relayed report with its own token: consecutive reports
-// of one agent (the usual order) are checked once.
+// of one agent (the usual order) are checked once. The tokens are views
+// into the request, which outlives the check.
 class TokenCheck {
  public:
   explicit TokenCheck(const Aggregator* aggregator) : aggregator_(aggregator) {}
-  absl::StatusOr<uint64_t> Agent(const std::string& token) {
+  absl::StatusOr<uint64_t> Agent(std::string_view token) {
     if (!last_token_.empty() && token == last_token_) return last_agent_;
     absl::StatusOr<uint64_t> agent = aggregator_->AuthenticateAgent(token);
     if (agent.ok()) {
@@ -41,7 +45,7 @@ class TokenCheck {
 
  private:
   const Aggregator* aggregator_;
-  std::string last_token_;
+  std::string_view last_token_;
   uint64_t last_agent_ = 0;
 };
 
@@ -62,9 +66,9 @@ class RelayUploadReactor final
       return;
     }
     response_.Clear();
-    if (request_.reports_size() > kMaxBatch) {
+    if (request_.reports_size() > aggregator_->max_reports_per_call()) {
       const absl::Status status =
-          BatchTooLarge(request_.reports_size(), "reports");
+          BatchTooLarge(*aggregator_, request_.reports_size(), "reports");
       for (const v1::RelayedReport& item : request_.reports()) {
         v1::ReportAck* ack = response_.add_acks();
         ack->set_report_id(item.report().report_id());
@@ -157,18 +161,15 @@ grpc::ServerUnaryReactor* RelayServiceImpl::EnrollBatch(
   if (absl::Status relay = CheckRelay(*context); !relay.ok()) {
     return FinishWith(context, relay);
   }
-  if (request->count() < 1 || request->count() > kMaxBatch) {
-    return FinishWith(context, absl::InvalidArgumentError(absl::StrCat(
-                                   "count must be 1 to ", kMaxBatch, ", got ",
-                                   request->count())));
-  }
   if (absl::Status throttled = ThrottlePeer(options_.enroll_limiter, context);
       !throttled.ok()) {
     return FinishWith(context, throttled);
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   aggregator_->EnrollManyAsync(
-      request->enrollment_token(), static_cast<int>(request->count()),
+      // The aggregator checks the count (1 to max_reports_per_call).
+      request->enrollment_token(),
+      static_cast<int>(std::min<uint32_t>(request->count(), INT32_MAX)),
       [reactor, response](absl::StatusOr<std::vector<Enrollment>> enrolled) {
         if (enrolled.ok()) {
           for (Enrollment& enrollment : *enrolled) {
@@ -190,8 +191,9 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
   if (absl::Status relay = CheckRelay(*context); !relay.ok()) {
     return FinishWith(context, relay);
   }
-  if (request->agents_size() > kMaxBatch) {
-    return FinishWith(context, BatchTooLarge(request->agents_size(), "agents"));
+  if (request->agents_size() > aggregator_->max_reports_per_call()) {
+    return FinishWith(context, BatchTooLarge(*aggregator_,
+                                             request->agents_size(), "agents"));
   }
   absl::flat_hash_map<const Task*, uint32_t> question_index;
   for (const v1::AgentTasksRequest& call : request->agents()) {
