@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "common/task.h"
 
 namespace ldp {
@@ -90,6 +92,8 @@ enum class AppendOutcome {
                     // charge
   kConflict,        // the task already has a different report: ALREADY_EXISTS
   kOverCap,         // the charge would exceed the cap: nothing stored
+  kRoundClosed,     // shared stores: another server closed the round in the
+                    // database first; nothing stored
 };
 
 struct AppendResult {
@@ -130,13 +134,54 @@ class StoreTransaction {
   // Stores the report and charges ledger(agent, study) by epsilon_nanos
   // atomically: at most one report per task, at most `cap_nanos` spent.
   virtual absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) = 0;
+  // As AppendReport on each row in turn (results[i] is rows[i]'s); a store
+  // that can charge a whole batch in one round trip overrides it.
+  virtual absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
+                                     absl::Span<AppendResult> results) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      absl::StatusOr<AppendResult> result = AppendReport(*rows[i]);
+      if (!result.ok()) return result.status();
+      results[i] = *result;
+    }
+    return absl::OkStatus();
+  }
 };
 
+enum class IdKind { kAgent = 1, kStudy = 2, kRound = 3 };
+
 // Writes (`Transact`) and loads come from one thread at a time; `GetLedger`
-// may be called from any thread concurrently with them.
+// may be called from any thread concurrently with them. Shared stores also
+// take loads, polls and the calls below from a second thread concurrently
+// with writes.
 class Store {
  public:
   virtual ~Store() = default;
+
+  // True when several servers may run on this store at once (PostgreSQL).
+  // Then ids come from ReserveIds, agents another server enrolled are found
+  // with FindAgent, and each server follows the others' reports with
+  // PollReports; the database, not a server's memory, refuses duplicates,
+  // over-cap charges and reports to closed rounds.
+  virtual bool shared() const { return false; }
+  // Shared stores: `count` (≥ 1) consecutive ids of `kind` that no other
+  // server will use; returns the first. Thread-safe.
+  virtual absl::StatusOr<uint64_t> ReserveIds(IdKind kind, int64_t count) {
+    return absl::UnimplementedError("this store is not shared");
+  }
+  // Shared stores: the agent's row, or nullopt if no server enrolled it.
+  // Thread-safe.
+  virtual absl::StatusOr<std::optional<AgentRow>> FindAgent(uint64_t agent_id) {
+    return absl::UnimplementedError("this store is not shared");
+  }
+  // Shared stores: visits every report committed since `*cursor` (every
+  // report from a zero cursor), then advances the cursor. A report may be
+  // visited more than once; callers dedupe by task id. epsilon_nanos,
+  // cap_nanos and study_id are 0.
+  virtual absl::Status PollReports(
+      uint64_t* cursor,
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+    return absl::UnimplementedError("this store is not shared");
+  }
 
   // Runs `body` in one transaction and commits it durably if `body` returns
   // OK; otherwise, or if the commit fails, rolls everything back and
