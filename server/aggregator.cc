@@ -56,11 +56,18 @@ class CloseRoundJob final : public CommitJob {
   absl::Status Apply(StoreTransaction& transaction) override {
     RoundRuntime& round = *entry_.round;
     if (round.state() == RoundState::kOpen) round.set_state(state_);
-    RETURN_IF_ERROR(transaction.SetRoundState(round.round_id(), round.state()));
+    ASSIGN_OR_RETURN(const bool closed_here,
+                     transaction.CloseRound(round.round_id(), round.state()));
+    // Another server on the shared store closed it first; it plans what
+    // comes next, and Follow brings that here.
+    if (!closed_here) return absl::OkStatus();
     StudyRuntime& study = *entry_.study;
     bool close_study = study.spec->mode == StudyMode::kNoninteractive;
     if (study.program != nullptr && study.state.load() == StudyState::kActive &&
         study.LatestRound() == entry_.round && round.ClaimAdvance()) {
+      // The program must see every report of the round, also those other
+      // servers stored: the close above waited for their transactions.
+      if (impl_->shared_store()) RETURN_IF_ERROR(impl_->Follow(false));
       absl::StatusOr<std::shared_ptr<RoundRuntime>> next =
           impl_->PlanNextRound(study, impl_->clock().Now());
       if (!next.ok()) {
@@ -218,6 +225,9 @@ absl::Status ValidateOptions(const AggregatorOptions& options) {
           "an enrollment token is listed twice; each token must have one quota");
     }
   }
+  if (options.follow_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("follow_interval must be > 0");
+  }
   if (options.default_max_tasks < 1 || options.max_reports_per_call < 1 ||
       options.max_writes_per_commit < 1) {
     return absl::InvalidArgumentError(
@@ -257,8 +267,16 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
   }
 }
 
-// Finish every queued write while everything the jobs touch is alive.
-Aggregator::Impl::~Impl() { queue_->Stop(); }
+// Stop following first (it reads what the jobs write), then finish every
+// queued write while everything the jobs touch is alive.
+Aggregator::Impl::~Impl() {
+  {
+    absl::MutexLock lock(&follower_mutex_);
+    stop_following_ = true;
+  }
+  if (follower_.joinable()) follower_.join();
+  queue_->Stop();
+}
 
 void Aggregator::Impl::QueueClose(const RoundEntry& entry, RoundState state) {
   queue_->Submit(std::make_unique<CloseRoundJob>(this, entry, state));
@@ -284,8 +302,12 @@ void Aggregator::Impl::CloseExpiredRounds() {
   Barrier();
 }
 
+// With a shared store the follower may register a study (or round) from
+// the database just before the job that wrote it does: the first copy
+// stays, so reports are never counted into a copy that is then dropped.
 void Aggregator::Impl::Register(std::shared_ptr<StudyRuntime> study) {
   absl::MutexLock lock(&registry_mutex_);
+  if (studies_.contains(study->study_id)) return;
   for (const auto& round : study->Rounds()) {
     rounds_[round->round_id()] = {.round = round, .study = study};
   }
@@ -426,12 +448,12 @@ absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
   auto study = std::make_shared<StudyRuntime>();
   study->spec = std::make_shared<const StudySpec>(std::move(spec));
   ASSIGN_OR_RETURN(RoundPlan plan, FirstRound(*study));
-  const uint64_t round_id = next_round_id_.fetch_add(1);
+  ASSIGN_OR_RETURN(const uint64_t round_id, NextIds(IdKind::kRound, 1));
   if (round_id > kMaxRoundId) {
     return absl::ResourceExhaustedError(
         "the server has started the largest number of rounds it supports");
   }
-  study->study_id = next_study_id_.fetch_add(1);
+  ASSIGN_OR_RETURN(study->study_id, NextIds(IdKind::kStudy, 1));
   study->spec_bytes =
       std::make_shared<const std::string>(std::move(spec_bytes));
   study->request_id = std::move(request_id);
@@ -513,7 +535,7 @@ absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::PlanNextRound(
   }
   ASSIGN_OR_RETURN(RoundPlan plan,
                    PlanProgramRound(study, *step.round, history.size()));
-  const uint64_t round_id = next_round_id_.fetch_add(1);
+  ASSIGN_OR_RETURN(const uint64_t round_id, NextIds(IdKind::kRound, 1));
   if (round_id > kMaxRoundId) {
     return absl::ResourceExhaustedError(
         "the server has started the largest number of rounds it supports");
@@ -530,6 +552,7 @@ absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::PlanNextRound(
 void Aggregator::Impl::RegisterRound(const std::shared_ptr<StudyRuntime>& study,
                                      std::shared_ptr<RoundRuntime> round) {
   absl::MutexLock lock(&registry_mutex_);
+  if (rounds_.contains(round->round_id())) return;
   rounds_[round->round_id()] = {.round = round, .study = study};
   study->AddRound(std::move(round));
 }
@@ -544,6 +567,7 @@ RoundRow Aggregator::Impl::RowOf(const RoundRuntime& round) const {
 }
 
 absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
+  RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
   CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
   if (study == nullptr) {
@@ -597,6 +621,7 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
 }
 
 absl::StatusOr<StudyInfo> Aggregator::Impl::GetStudy(uint64_t study_id) {
+  RETURN_IF_ERROR(CatchUp(/*with_ledger=*/true));
   CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
   if (study == nullptr) {
@@ -606,6 +631,8 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::GetStudy(uint64_t study_id) {
 }
 
 StudyPage Aggregator::Impl::ListStudies(int page_size, uint64_t page_start) {
+  // A page from this server's memory is still right if catching up fails.
+  (void)CatchUp(/*with_ledger=*/true);
   CloseExpiredRounds();
   const size_t limit =
       page_size <= 0 ? kDefaultPageSize : std::min(page_size, kMaxPageSize);
@@ -625,6 +652,7 @@ StudyPage Aggregator::Impl::ListStudies(int page_size, uint64_t page_start) {
 
 absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
     uint64_t study_id, uint64_t round_id) {
+  RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
   CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
   if (study == nullptr) {
@@ -676,6 +704,7 @@ absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
   auto impl =
       std::make_unique<Impl>(options, std::move(store), std::move(random));
   RETURN_IF_ERROR(impl->Load());
+  impl->StartFollowing();
   return std::unique_ptr<Aggregator>(new Aggregator(std::move(impl)));
 }
 

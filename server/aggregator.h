@@ -117,6 +117,11 @@ struct AggregatorOptions {
   // Structured events (studies created, rounds opened and closed, failed
   // commits, refused enrollments); not owned, may be null.
   EventLog* event_log = nullptr;
+  // Shared stores (several servers on one database): how often this server
+  // reads what the others wrote (studies, rounds, reports). Analyst calls
+  // also catch up first, so their answers never lag; this bounds how stale
+  // task lists and quorum checks can be. > 0.
+  absl::Duration follow_interval = absl::Milliseconds(250);
 };
 
 struct Enrollment {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -109,6 +110,20 @@ class Aggregator::Impl {
   // aggregator_load.cc
   absl::Status Load();
 
+  // aggregator_follow.cc: with a shared store, what other servers wrote.
+  // Brings in their studies, rounds (new ones and closes) and reports, each
+  // report counted once; with_ledger also refreshes the studies' ledger
+  // summaries (a scan of the ledger: for analyst calls, not every poll).
+  absl::Status Follow(bool with_ledger);
+  // Starts the thread that calls Follow every options().follow_interval
+  // (shared stores only); stopped by the destructor.
+  void StartFollowing();
+  // Follow, for analyst calls: their answers include every server's
+  // reports. UNAVAILABLE if the database cannot be read.
+  absl::Status CatchUp(bool with_ledger);
+  // `count` fresh ids of `kind`: from memory, or from the shared store.
+  absl::StatusOr<uint64_t> NextIds(IdKind kind, int64_t count);
+
   // aggregator_ingest.cc
   void EnrollAsync(
       std::string_view enrollment_token,
@@ -117,7 +132,7 @@ class Aggregator::Impl {
       std::string_view enrollment_token, int count,
       absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
           done);
-  absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view token) const;
+  absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view token);
   // Gives back `count` slots Enroll reserved in `batch` for agents that were
   // not stored after all.
   void ReleaseEnrollment(const std::string& batch, int64_t count);
@@ -158,6 +173,7 @@ class Aggregator::Impl {
   const Clock& clock() const { return *options_.clock; }
   const AggregatorOptions& options() const { return options_; }
   CommitQueue& queue() { return *queue_; }
+  bool shared_store() const { return store_->shared(); }
   const CommitQueue& queue() const { return *queue_; }
   AgentDirectory& agents() { return agents_; }
   ServerStats& stats() { return stats_; }
@@ -191,6 +207,8 @@ class Aggregator::Impl {
   // Interactive studies at load: rebuilds the program, and plans the next
   // round if a crash came between a round's close and the next one.
   absl::Status ResumeProgram(const std::shared_ptr<StudyRuntime>& study);
+  // The program's reported result, recomputed from the study's rounds.
+  absl::Status RecomputeProgramResult(StudyRuntime& study);
   // An interactive study's program and schedule, from its spec (at creation
   // and at load).
   absl::Status LoadProgram(StudyRuntime& study);
@@ -207,6 +225,17 @@ class Aggregator::Impl {
   absl::Status LoadRounds(
       const absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>&
           studies);
+  // A stored study or round as it runs (at load, and when following).
+  absl::StatusOr<std::shared_ptr<StudyRuntime>> StudyFromRow(StudyRow row);
+  absl::StatusOr<std::shared_ptr<RoundRuntime>> RoundFromRow(
+      const StudyRuntime& study, const RoundRow& row);
+  // Follow's parts (under follow_mutex_).
+  absl::Status FollowStudiesAndRounds();
+  absl::Status FollowReports();
+  // Counts a report read from the store unless counted already; false when
+  // its round is not known here (yet).
+  absl::StatusOr<bool> CountStoredReport(const ReportRow& row,
+                                         RoundEntry& cache);
 
   const AggregatorOptions options_;
   CredentialHash analyst_hash_;
@@ -242,6 +271,17 @@ class Aggregator::Impl {
       ABSL_GUARDED_BY(registry_mutex_);
   absl::flat_hash_map<std::string, uint64_t> request_ids_
       ABSL_GUARDED_BY(registry_mutex_);
+
+  // Shared stores: one Follow at a time, from where the last one stopped.
+  absl::Mutex follow_mutex_;
+  uint64_t report_cursor_ ABSL_GUARDED_BY(follow_mutex_) = 0;
+  // Agent ids reserved from a shared store and not yet used: [next, end).
+  absl::Mutex id_block_mutex_;
+  uint64_t agent_block_next_ ABSL_GUARDED_BY(id_block_mutex_) = 0;
+  uint64_t agent_block_end_ ABSL_GUARDED_BY(id_block_mutex_) = 0;
+  absl::Mutex follower_mutex_;
+  bool stop_following_ ABSL_GUARDED_BY(follower_mutex_) = false;
+  std::thread follower_;
 
   // Last: destroyed first, so jobs still queued finish while everything
   // they touch is alive.

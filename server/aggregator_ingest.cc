@@ -110,8 +110,14 @@ class UploadJob final : public CommitJob {
     return static_cast<int64_t>(pending_.size());
   }
 
+  // The job's reports go to the store as one batch: a shared store charges
+  // them in a constant number of round trips.
   absl::Status Apply(StoreTransaction& transaction) override {
     const absl::Time now = impl_->clock().Now();
+    std::vector<const ReportRow*> rows;
+    std::vector<PendingReport*> admitted;
+    rows.reserve(pending_.size());
+    admitted.reserve(pending_.size());
     for (PendingReport& p : pending_) {
       RoundRuntime& round = *p.entry.round;
       p.admitted = round.AcceptsReportsAt(now);
@@ -121,8 +127,12 @@ class UploadJob final : public CommitJob {
         }
         continue;
       }
-      ASSIGN_OR_RETURN(p.result, transaction.AppendReport(p.row));
+      rows.push_back(&p.row);
+      admitted.push_back(&p);
     }
+    std::vector<AppendResult> results(rows.size());
+    RETURN_IF_ERROR(transaction.AppendReports(rows, absl::MakeSpan(results)));
+    for (size_t i = 0; i < admitted.size(); ++i) admitted[i]->result = results[i];
     return absl::OkStatus();
   }
 
@@ -169,6 +179,9 @@ class UploadJob final : public CommitJob {
       case AppendOutcome::kConflict:
         return absl::AlreadyExistsError(absl::StrCat(
             "task ", p.row.task_id, " already has a different report"));
+      case AppendOutcome::kRoundClosed:
+        return absl::FailedPreconditionError(
+            absl::StrCat("round ", p.row.round_id, " is closed"));
       case AppendOutcome::kOverCap:
         break;
     }
@@ -180,10 +193,12 @@ class UploadJob final : public CommitJob {
 
   // Writer thread only, so plain load-then-store suffices for the counters.
   static void Count(PendingReport& p) {
-    // Cannot fail: admission validated the payload with the same mechanism.
-    (void)p.entry.round->Accumulate(p.row.task_id, p.question, p.payload);
     StudyRuntime& study = *p.entry.study;
-    study.num_reports.fetch_add(1, std::memory_order_relaxed);
+    // Fails only when a server following a shared store already counted
+    // the report: admission validated the payload with the same mechanism.
+    if (p.entry.round->Accumulate(p.row.task_id, p.question, p.payload).ok()) {
+      study.num_reports.fetch_add(1, std::memory_order_relaxed);
+    }
     if (p.result.first_charge) {
       study.num_agents.fetch_add(1, std::memory_order_relaxed);
     }
@@ -236,12 +251,19 @@ void Aggregator::Impl::EnrollManyAsync(
     }
     quota.enrolled += count;
   }
-  const uint64_t first_id = next_agent_id_.fetch_add(count);
-  if (first_id + count - 1 > kMaxAgentId) {
+  absl::StatusOr<uint64_t> first = NextIds(IdKind::kAgent, count);
+  if (!first.ok() || *first + count - 1 > kMaxAgentId) {
     ReleaseEnrollment(batch, count);
-    return refuse(absl::ResourceExhaustedError(
-        "the server has enrolled the largest number of agents it supports"));
+    return refuse(
+        first.ok()
+            ? absl::ResourceExhaustedError("the server has enrolled the "
+                                           "largest number of agents it "
+                                           "supports")
+            : absl::UnavailableError(absl::StrCat(
+                  "cannot reserve agent ids (", first.status().message(),
+                  "); retry")));
   }
+  const uint64_t first_id = *first;
   std::vector<AgentRow> rows;
   std::vector<std::string> tokens;
   rows.reserve(count);
@@ -290,13 +312,27 @@ void Aggregator::Impl::ReleaseEnrollment(const std::string& batch, int64_t count
 // 2^-256 per try; the server stores only SHA-256 of it, so even a copy of
 // the database yields no usable credential; and the comparison runs in
 // constant time, so timing reveals nothing about how close a guess was.
+//
+// With a shared store, an agent another server enrolled is looked up in the
+// database the first time it shows up here (say after failing over).
 absl::StatusOr<uint64_t> Aggregator::Impl::AuthenticateAgent(
-    std::string_view token) const {
+    std::string_view token) {
   ASSIGN_OR_RETURN(const ParsedToken parsed, ParseBearerToken(token));
-  if (!agents_.Verify(parsed.agent_id, parsed.hash)) {
-    return absl::UnauthenticatedError("unknown agent or wrong credential");
+  if (agents_.Verify(parsed.agent_id, parsed.hash)) return parsed.agent_id;
+  if (store_->shared() && !agents_.Contains(parsed.agent_id)) {
+    absl::StatusOr<std::optional<AgentRow>> row =
+        store_->FindAgent(parsed.agent_id);
+    if (!row.ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "cannot look the agent up in the database (", row.status().message(),
+          "); retry"));
+    }
+    if (row->has_value()) {
+      agents_.Add((*row)->agent_id, (*row)->credential_hash);
+      if (agents_.Verify(parsed.agent_id, parsed.hash)) return parsed.agent_id;
+    }
   }
-  return parsed.agent_id;
+  return absl::UnauthenticatedError("unknown agent or wrong credential");
 }
 
 absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(

@@ -44,22 +44,9 @@ absl::Status Aggregator::Impl::Load() {
   absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>> studies;
   uint64_t max_study = 0;
   for (StudyRow& row : rows) {
-    absl::StatusOr<StudySpec> spec = options_.spec_codec->Decode(row.spec);
-    if (!spec.ok()) return Corrupt("study", row.study_id, spec.status());
-    auto study = std::make_shared<StudyRuntime>();
-    study->study_id = row.study_id;
-    study->spec = std::make_shared<const StudySpec>(*std::move(spec));
-    study->spec_bytes =
-        std::make_shared<const std::string>(std::move(row.spec));
-    study->request_id = std::move(row.request_id);
-    study->created_at = row.created_at;
-    study->state = row.state;
-    if (study->spec->mode == StudyMode::kInteractive) {
-      absl::Status program = LoadProgram(*study);
-      if (!program.ok()) return Corrupt("study", row.study_id, program);
-    }
-    studies[row.study_id] = study;
-    max_study = std::max(max_study, row.study_id);
+    const uint64_t id = row.study_id;
+    ASSIGN_OR_RETURN(studies[id], StudyFromRow(std::move(row)));
+    max_study = std::max(max_study, id);
   }
   next_study_id_ = max_study + 1;
   RETURN_IF_ERROR(LoadRounds(studies));
@@ -85,6 +72,47 @@ absl::Status Aggregator::Impl::Load() {
     if (study->program != nullptr) RETURN_IF_ERROR(ResumeProgram(study));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::StudyFromRow(
+    StudyRow row) {
+  absl::StatusOr<StudySpec> spec = options_.spec_codec->Decode(row.spec);
+  if (!spec.ok()) return Corrupt("study", row.study_id, spec.status());
+  auto study = std::make_shared<StudyRuntime>();
+  study->study_id = row.study_id;
+  study->spec = std::make_shared<const StudySpec>(*std::move(spec));
+  study->spec_bytes = std::make_shared<const std::string>(std::move(row.spec));
+  study->request_id = std::move(row.request_id);
+  study->created_at = row.created_at;
+  study->state = row.state;
+  if (study->spec->mode == StudyMode::kInteractive) {
+    absl::Status program = LoadProgram(*study);
+    if (!program.ok()) return Corrupt("study", row.study_id, program);
+  }
+  return study;
+}
+
+absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::RoundFromRow(
+    const StudyRuntime& study, const RoundRow& row) {
+  absl::StatusOr<PlanDecisions> decisions = DecodePlan(row.plan);
+  if (!decisions.ok()) return Corrupt("round", row.round_id, decisions.status());
+  std::optional<StudySpec> round_spec;
+  const StudySpec* spec = study.spec.get();
+  if (decisions->from_program) {
+    absl::StatusOr<std::vector<Question>> questions =
+        options_.spec_codec->DecodeQuestions(decisions->questions_bytes,
+                                             study.spec->schema);
+    if (!questions.ok()) {
+      return Corrupt("round", row.round_id, questions.status());
+    }
+    round_spec = *study.spec;
+    round_spec->questions = *std::move(questions);
+    spec = &*round_spec;
+  }
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Restore(*spec, *std::move(decisions));
+  if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
+  return std::make_shared<RoundRuntime>(row, study.spec, *std::move(plan));
 }
 
 absl::Status Aggregator::Impl::LoadProgram(StudyRuntime& study) {
@@ -116,8 +144,15 @@ absl::Status Aggregator::Impl::ResumeProgram(
                                          latest->state());
     return absl::OkStatus();
   }
-  // Recompute what the program reported: with the open round's request, or
-  // its final result for a finished study.
+  return RecomputeProgramResult(*study);
+}
+
+// What the program reported: with the open round's request, or its final
+// result for a finished study.
+absl::Status Aggregator::Impl::RecomputeProgramResult(StudyRuntime& study_ref) {
+  StudyRuntime* study = &study_ref;
+  const std::vector<std::shared_ptr<RoundRuntime>> rounds = study->Rounds();
+  if (rounds.empty()) return absl::OkStatus();
   std::vector<RoundAnswers> history;
   const size_t closed = study->state.load() == StudyState::kActive
                             ? rounds.size() - 1
@@ -148,27 +183,9 @@ absl::Status Aggregator::Impl::LoadRounds(
                      absl::NotFoundError("its study is missing"));
     }
     StudyRuntime& study = *it->second;
-    absl::StatusOr<PlanDecisions> decisions = DecodePlan(row.plan);
-    if (!decisions.ok())
-      return Corrupt("round", row.round_id, decisions.status());
-    std::optional<StudySpec> round_spec;
-    const StudySpec* spec = study.spec.get();
-    if (decisions->from_program) {
-      absl::StatusOr<std::vector<Question>> questions =
-          options_.spec_codec->DecodeQuestions(decisions->questions_bytes,
-                                               study.spec->schema);
-      if (!questions.ok()) {
-        return Corrupt("round", row.round_id, questions.status());
-      }
-      round_spec = *study.spec;
-      round_spec->questions = *std::move(questions);
-      spec = &*round_spec;
-    }
-    absl::StatusOr<RoundPlan> plan =
-        RoundPlan::Restore(*spec, *std::move(decisions));
-    if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
-    study.AddRound(
-        std::make_shared<RoundRuntime>(row, study.spec, *std::move(plan)));
+    ASSIGN_OR_RETURN(std::shared_ptr<RoundRuntime> round,
+                     RoundFromRow(study, row));
+    study.AddRound(std::move(round));
     max_round = std::max(max_round, row.round_id);
   }
   next_round_id_ = max_round + 1;
@@ -176,25 +193,43 @@ absl::Status Aggregator::Impl::LoadRounds(
 }
 
 absl::Status Aggregator::Impl::LoadReports() {
+  // A shared store is read as the first step of following it, so that
+  // later polls pick up exactly where this one ended.
+  if (store_->shared()) {
+    absl::MutexLock lock(&follow_mutex_);
+    return FollowReports();
+  }
   RoundEntry cache;
   return store_->ForEachReport([&](const ReportRow& row) -> absl::Status {
-    const TaskKey key = UnpackTaskId(row.task_id);
-    if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
-      cache = FindRound(key.round_id);
-    }
-    const int q = static_cast<int>(key.question);
-    if (cache.round == nullptr || q >= cache.round->num_questions()) {
+    ASSIGN_OR_RETURN(const bool known, CountStoredReport(row, cache));
+    if (!known) {
       return Corrupt("report for task", row.task_id,
                      absl::NotFoundError("its round or question is missing"));
     }
-    absl::StatusOr<ReportPayload> payload = DecodePayload(row.payload);
-    if (!payload.ok())
-      return Corrupt("report for task", row.task_id, payload.status());
-    absl::Status added = cache.round->Accumulate(row.task_id, q, *payload);
-    if (!added.ok()) return Corrupt("report for task", row.task_id, added);
-    cache.study->num_reports.fetch_add(1, std::memory_order_relaxed);
     return absl::OkStatus();
   });
+}
+
+absl::StatusOr<bool> Aggregator::Impl::CountStoredReport(const ReportRow& row,
+                                                         RoundEntry& cache) {
+  const TaskKey key = UnpackTaskId(row.task_id);
+  if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
+    cache = FindRound(key.round_id);
+  }
+  const int q = static_cast<int>(key.question);
+  if (cache.round == nullptr || q >= cache.round->num_questions()) return false;
+  if (cache.round->HasReport(row.task_id)) return true;
+  absl::StatusOr<ReportPayload> payload = DecodePayload(row.payload);
+  if (!payload.ok()) {
+    return Corrupt("report for task", row.task_id, payload.status());
+  }
+  absl::Status added = cache.round->Accumulate(row.task_id, q, *payload);
+  if (added.ok()) {
+    cache.study->num_reports.fetch_add(1, std::memory_order_relaxed);
+  } else if (!absl::IsAlreadyExists(added)) {
+    return Corrupt("report for task", row.task_id, added);
+  }
+  return true;
 }
 
 }  // namespace ldp

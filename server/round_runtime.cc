@@ -12,6 +12,12 @@ bool TaskIdSet::Insert(uint64_t task_id) {
   return shard.ids.insert(task_id).second;
 }
 
+void TaskIdSet::Erase(uint64_t task_id) {
+  Shard& shard = ShardOf(task_id);
+  absl::MutexLock lock(&shard.mutex);
+  shard.ids.erase(task_id);
+}
+
 bool TaskIdSet::Contains(uint64_t task_id) const {
   Shard& shard = ShardOf(task_id);
   absl::MutexLock lock(&shard.mutex);
@@ -40,14 +46,22 @@ RoundRuntime::RoundRuntime(const RoundRow& row,
 
 absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,
                                       const ReportPayload& payload) {
+  // The task is claimed first: with a shared store, the writer (a report
+  // this server stored) and the follower (the same report read back from
+  // the database) may both offer it, and exactly one must count it.
+  if (!reported_.Insert(task_id)) {
+    return absl::AlreadyExistsError("the task's report is already counted");
+  }
   Question& question = *questions_[q];
   {
     absl::MutexLock lock(&question.mutex);
     absl::Status status = question.accumulator.Add(payload);
-    if (!status.ok()) return status;
+    if (!status.ok()) {
+      reported_.Erase(task_id);
+      return status;
+    }
   }
   question.num_reports.fetch_add(1, std::memory_order_relaxed);
-  reported_.Insert(task_id);
   return absl::OkStatus();
 }
 

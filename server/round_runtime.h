@@ -2,8 +2,9 @@
 // per question, which tasks already have a stored report, and whether it
 // still accepts reports.
 //
-// Threading: the aggregator's writer thread is the only one that adds
-// reports and changes the state; request threads read concurrently. Each
+// Threading: the aggregator's writer thread adds reports and changes the
+// state (with a shared store, so does the thread following the database);
+// request threads read concurrently. Each
 // question's accumulator has its own lock, taken once per stored report by
 // the writer and briefly by estimate readers, so ingestion never contends
 // on it; the set of reported tasks is sharded for the same reason.
@@ -31,6 +32,7 @@ namespace ldp {
 class TaskIdSet {
  public:
   bool Insert(uint64_t task_id);  // false if already present
+  void Erase(uint64_t task_id);
   bool Contains(uint64_t task_id) const;
 
  private:
@@ -82,7 +84,8 @@ class RoundRuntime {
   // program for the round after this one.
   bool ClaimAdvance() { return !advance_claimed_.exchange(true); }
 
-  // Writer thread (or reload): counts a stored report for question q.
+  // Counts a stored report for question q, once: AlreadyExists if the task
+  // was counted before. Thread-safe.
   absl::Status Accumulate(uint64_t task_id, int q,
                           const ReportPayload& payload);
   bool HasReport(uint64_t task_id) const { return reported_.Contains(task_id); }

@@ -131,6 +131,14 @@ class StoreTransaction {
   virtual absl::Status SetStudyState(uint64_t study_id, StudyState state) = 0;
   virtual absl::Status InsertRound(const RoundRow& row) = 0;
   virtual absl::Status SetRoundState(uint64_t round_id, RoundState state) = 0;
+  // Closes an open round with `state`. False (nothing written) when a shared
+  // store finds the round already closed by another server: that server
+  // then owns what follows the close (an interactive study's next round).
+  virtual absl::StatusOr<bool> CloseRound(uint64_t round_id, RoundState state) {
+    absl::Status status = SetRoundState(round_id, state);
+    if (!status.ok()) return status;
+    return true;
+  }
   // Stores the report and charges ledger(agent, study) by epsilon_nanos
   // atomically: at most one report per task, at most `cap_nanos` spent.
   virtual absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) = 0;

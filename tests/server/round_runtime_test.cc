@@ -69,6 +69,11 @@ TEST(RoundRuntime, CountsValidReportsTowardsTheQuorum) {
   const ReportPayload payload = round->mechanism(1).Randomize(
       Record{.values = {{"bucket", int64_t{3}}}}, gen);
   EXPECT_OK(round->Accumulate(t2, 1, payload));
+  // Offered again (say by a replica following the shared store): not
+  // counted twice.
+  EXPECT_EQ(round->Accumulate(t2, 1, payload).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(round->num_reports(1), 1);
   EXPECT_TRUE(round->QuorumReached(1));
   EXPECT_FALSE(round->QuorumReached(2));
   EXPECT_EQ(std::get<HistogramEstimate>(round->Estimate(1, 0.95)).num_reports,
