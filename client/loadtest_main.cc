@@ -35,6 +35,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "client/agent.h"
 #include "client/agent_client.h"
@@ -59,7 +60,11 @@
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 
-ABSL_FLAG(std::string, server, "localhost:50051", "ldp-server address (host:port).");
+ABSL_FLAG(std::string, server, "localhost:50051",
+          "ldp-server address (host:port), or several replicas on one "
+          "PostgreSQL database, comma-separated: the study is created on the "
+          "first, estimates are read from each (they must agree), and the "
+          "channels (bulk: streams) take the replicas in turn.");
 ABSL_FLAG(std::string, analyst_token_file, "",
           "File holding the analyst token (to create the study and read "
           "estimates). Required.");
@@ -640,6 +645,11 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials() {
                                       .key_file = absl::GetFlag(FLAGS_tls_key_file)});
 }
 
+// --server's replicas, in order.
+std::vector<std::string> Servers() {
+  return absl::StrSplit(absl::GetFlag(FLAGS_server), ',', absl::SkipEmpty());
+}
+
 // --channels channels (bulk: one per stream), each with its own connection.
 void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
                bool bulk, Shared& shared) {
@@ -649,7 +659,8 @@ void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
     grpc::ChannelArguments arguments;
     // A distinct argument gives each channel its own connection.
     arguments.SetInt("ldp.loadtest_channel", c);
-    auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server),
+    const std::vector<std::string> servers = Servers();
+    auto channel = grpc::CreateCustomChannel(servers[c % servers.size()],
                                              credentials, arguments);
     shared.stubs.push_back(v1::AgentService::NewStub(channel));
     shared.relay_stubs.push_back(v1::RelayService::NewStub(channel));
@@ -887,14 +898,69 @@ absl::Status PrintEstimates(v1::AnalystService::Stub& analyst, const Shared& sha
   return absl::OkStatus();
 }
 
+// Replicas after the first learn of a new study from their database within
+// their follow interval; asking each for it makes them catch up now, so no
+// agent is sent there before its replica has the study's tasks.
+absl::Status WaitForStudyOnReplicas(
+    const std::vector<std::unique_ptr<v1::AnalystService::Stub>>& replicas,
+    const Shared& shared) {
+  for (size_t r = 1; r < replicas.size(); ++r) {
+    v1::GetStudyRequest request;
+    request.set_study_id(shared.study_id);
+    v1::Study study;
+    auto context = AnalystContext(shared.config);
+    absl::Status status =
+        FromGrpcStatus(replicas[r]->GetStudy(context.get(), request, &study));
+    if (!status.ok()) {
+      return absl::Status(status.code(), absl::StrCat("replica ", Servers()[r],
+                                                      " does not have study ",
+                                                      shared.study_id, ": ",
+                                                      status.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Every replica must give the same estimates (they all read one database).
+absl::Status CheckReplicasAgree(
+    const std::vector<std::unique_ptr<v1::AnalystService::Stub>>& replicas,
+    const Shared& shared) {
+  std::string first;
+  for (size_t r = 0; r < replicas.size(); ++r) {
+    v1::GetEstimatesRequest request;
+    request.set_study_id(shared.study_id);
+    v1::GetEstimatesResponse response;
+    auto context = AnalystContext(shared.config);
+    RETURN_IF_ERROR(
+        FromGrpcStatus(replicas[r]->GetEstimates(context.get(), request, &response)));
+    std::string bytes;
+    response.SerializeToString(&bytes);
+    if (r == 0) {
+      first = std::move(bytes);
+    } else if (bytes != first) {
+      return absl::InternalError(absl::StrCat(
+          "replica ", Servers()[r], " gives other estimates than ", Servers()[0]));
+    }
+  }
+  if (replicas.size() > 1) {
+    std::printf("\nAll %zu replicas give the same estimates.\n", replicas.size());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run() {
   ASSIGN_OR_RETURN(const Config config, ConfigFromFlags());
   ASSIGN_OR_RETURN(const PopulationOptions options, PopulationFromFlags());
   ASSIGN_OR_RETURN(auto population, PopulationSource::Create(options));
   ASSIGN_OR_RETURN(const StudySpec spec, MakeStudySpec(*population, config));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials, Credentials());
-  auto analyst = v1::AnalystService::NewStub(
-      grpc::CreateChannel(absl::GetFlag(FLAGS_server), credentials));
+  if (Servers().empty()) return absl::InvalidArgumentError("--server is empty");
+  std::vector<std::unique_ptr<v1::AnalystService::Stub>> replicas;
+  for (const std::string& server : Servers()) {
+    replicas.push_back(
+        v1::AnalystService::NewStub(grpc::CreateChannel(server, credentials)));
+  }
+  v1::AnalystService::Stub* analyst = replicas.front().get();
   Shared shared{.config = config,
                 .population = *population,
                 .totals = Totals(population->domain_size())};
@@ -911,6 +977,7 @@ absl::Status Run() {
     std::printf("Masked parity: label = parity(x & 0x%x) flipped with probability %g\n",
                 population->parity_mask(), options.parity_noise);
   }
+  RETURN_IF_ERROR(WaitForStudyOnReplicas(replicas, shared));
   const bool bulk = absl::GetFlag(FLAGS_mode) == "bulk";
   MakeStubs(credentials, bulk, shared);
   ASSIGN_OR_RETURN(const bool bar, ProgressBarWanted());
@@ -935,6 +1002,7 @@ absl::Status Run() {
   }
   std::vector<EstimateSeries> series;
   RETURN_IF_ERROR(PrintEstimates(*analyst, shared, series));
+  RETURN_IF_ERROR(CheckReplicasAgree(replicas, shared));
   if (const std::string dir = absl::GetFlag(FLAGS_out); !dir.empty()) {
     RETURN_IF_ERROR(WriteLoadtestOutput(dir, Summary(shared, elapsed),
                                         timeline.PerSecond(), series));

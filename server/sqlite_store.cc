@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -14,16 +15,20 @@
 namespace ldp {
 namespace {
 
-// Version 2 added agents.enrollment_batch; a version-1 file is upgraded in
-// place (the column defaults to "", i.e. open enrollment).
-constexpr int kSchemaVersion = 2;
+// The schema's migrations, applied in order at open; PRAGMA user_version
+// records the last one applied. A migration is never edited once released:
+// a change is a new entry.
+struct Migration {
+  int version;
+  const char* sql;
+};
 
-constexpr const char* kSchema = R"sql(
+constexpr Migration kMigrations[] = {
+    {1, R"sql(
 CREATE TABLE agents(
   agent_id INTEGER PRIMARY KEY,
   credential_hash BLOB NOT NULL,
-  enrolled_at INTEGER NOT NULL,
-  enrollment_batch BLOB NOT NULL DEFAULT x'');
+  enrolled_at INTEGER NOT NULL);
 CREATE TABLE studies(
   study_id INTEGER PRIMARY KEY,
   spec BLOB NOT NULL,
@@ -50,7 +55,14 @@ CREATE TABLE ledger(
   spent_nanos INTEGER NOT NULL,
   cap_nanos INTEGER NOT NULL,
   PRIMARY KEY(agent_id, study_id)) WITHOUT ROWID;
-)sql";
+)sql"},
+    // Enrollment quotas: which token admitted each agent ("" = open).
+    {2, "ALTER TABLE agents ADD COLUMN enrollment_batch BLOB NOT NULL "
+        "DEFAULT x''"},
+};
+
+constexpr int kSchemaVersion =
+    kMigrations[std::size(kMigrations) - 1].version;
 
 absl::Status SqliteError(sqlite3* db, const std::string& what, int code) {
   std::string message =
@@ -214,28 +226,28 @@ absl::StatusOr<int64_t> QueryInt(sqlite3* db, const char* sql) {
 absl::Status EnsureSchema(sqlite3* db) {
   ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
   if (version == kSchemaVersion) return absl::OkStatus();
-  if (version == 1) {
-    RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
-    absl::Status status = Exec(
-        db, "ALTER TABLE agents ADD COLUMN enrollment_batch BLOB NOT NULL DEFAULT x''");
-    if (status.ok()) status = Exec(db, "PRAGMA user_version=2");
-    if (status.ok()) return Exec(db, "COMMIT");
-    (void)Exec(db, "ROLLBACK");
-    return status;
+  if (version > kSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "database schema version ", version, " is newer than this ldp-server "
+        "knows (", kSchemaVersion, "); run a newer ldp-server"));
   }
-  if (version != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("database schema version ", version,
-                     " is not supported (expected ", kSchemaVersion, ")"));
+  if (version == 0) {
+    ASSIGN_OR_RETURN(const int64_t tables,
+                     QueryInt(db, "SELECT count(*) FROM sqlite_master"));
+    if (tables != 0) {
+      return absl::FailedPreconditionError(
+          "the database file holds tables but is not an LDP aggregator store");
+    }
   }
-  ASSIGN_OR_RETURN(const int64_t tables,
-                   QueryInt(db, "SELECT count(*) FROM sqlite_master"));
-  if (tables != 0) {
-    return absl::FailedPreconditionError(
-        "the database file holds tables but is not an LDP aggregator store");
-  }
+  // All pending migrations in one transaction: a crash leaves the old
+  // version whole.
   RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
-  absl::Status status = Exec(db, kSchema);
+  absl::Status status;
+  for (const Migration& migration : kMigrations) {
+    if (migration.version <= version) continue;
+    status = Exec(db, migration.sql);
+    if (!status.ok()) break;
+  }
   if (status.ok()) {
     status =
         Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str());

@@ -291,6 +291,47 @@ TEST_F(SqliteStoreTest, RefusesDatabasesThatAreNotItsOwn) {
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
+// A file written by the first release (schema version 1: no enrollment
+// batch column) is migrated at open, its rows kept.
+TEST_F(SqliteStoreTest, MigratesAVersionOneDatabaseInPlace) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+  const char* v1 =
+      "CREATE TABLE agents(agent_id INTEGER PRIMARY KEY, credential_hash BLOB "
+      "NOT NULL, enrolled_at INTEGER NOT NULL);"
+      "CREATE TABLE studies(study_id INTEGER PRIMARY KEY, spec BLOB NOT NULL, "
+      "request_id TEXT UNIQUE, state INTEGER NOT NULL, created_at INTEGER NOT "
+      "NULL);"
+      "CREATE TABLE rounds(round_id INTEGER PRIMARY KEY, study_id INTEGER NOT "
+      "NULL, state INTEGER NOT NULL, start_time INTEGER NOT NULL, deadline "
+      "INTEGER NOT NULL, plan BLOB NOT NULL);"
+      "CREATE TABLE reports(task_id INTEGER PRIMARY KEY, round_id INTEGER NOT "
+      "NULL, agent_id INTEGER NOT NULL, report_id BLOB NOT NULL, payload BLOB "
+      "NOT NULL, received_at INTEGER NOT NULL);"
+      "CREATE TABLE ledger(agent_id INTEGER NOT NULL, study_id INTEGER NOT "
+      "NULL, spent_nanos INTEGER NOT NULL, cap_nanos INTEGER NOT NULL, "
+      "PRIMARY KEY(agent_id, study_id)) WITHOUT ROWID;"
+      "INSERT INTO agents VALUES(7, zeroblob(32), 5);"
+      "PRAGMA user_version=1;";
+  ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto store = Open();
+  std::vector<AgentRow> agents;
+  ASSERT_OK(store->ForEachAgent([&](const AgentRow& row) {
+    agents.push_back(row);
+    return absl::OkStatus();
+  }));
+  ASSERT_EQ(agents.size(), 1u);
+  EXPECT_EQ(agents[0].agent_id, 7u);
+  EXPECT_EQ(agents[0].enrollment_batch, "");
+  // Migrated once: the new column takes writes, and reopening is a no-op.
+  ASSERT_OK(store->Transact([](StoreTransaction& t) {
+    return t.InsertAgent({.agent_id = 8, .enrollment_batch = "batch"});
+  }));
+  store.reset();
+  EXPECT_OK(SqliteStore::Open({.path = path_}));
+}
+
 // A commit that leaves more than checkpoint_pages in the log wakes the
 // store's checkpoint thread (the writer no longer checkpoints inside a
 // commit), and what it copies is the committed data.
