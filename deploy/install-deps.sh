@@ -9,6 +9,8 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev nlohmann-json3-dev
+  # The shared store (libpq) and the PostgreSQL 15 server its tests run on.
+  postgresql libpq-dev
   # The /metrics endpoint: prometheus-cpp's text format and its civetweb
   # HTTP exposer (a well-kept server instead of an HTTP parser of our own).
   prometheus-cpp-dev

@@ -1,0 +1,36 @@
+// The PostgreSQL store's schema, as an ordered list of migrations.
+//
+// Why migrations rather than one CREATE script: several servers share one
+// database and are upgraded one at a time, so the schema must move forward
+// in recorded steps (table schema_migrations) that a newer binary applies
+// once and an older binary can recognise as "newer than I know" and refuse.
+// A released migration is never edited: a change is a new, higher version.
+#ifndef LDP_SERVER_POSTGRES_SCHEMA_H_
+#define LDP_SERVER_POSTGRES_SCHEMA_H_
+
+#include <cstdint>
+
+#include "absl/types/span.h"
+
+namespace ldp::postgres_schema {
+
+struct Migration {
+  int version = 0;  // ≥ 1, strictly increasing along the list
+  const char* sql = nullptr;
+};
+
+// Every migration this binary knows, in the order they are applied.
+absl::Span<const Migration> Migrations();
+
+// The highest version in Migrations().
+int LatestVersion();
+
+// Key of the transaction-scoped advisory lock that serializes migrations,
+// so replicas starting together neither race nor fail on each other's
+// CREATE TABLE. Advisory locks are per database; the value only has to be
+// one no other application on the database uses ("LDPSCHEM" in ASCII).
+inline constexpr int64_t kMigrationLockKey = 0x4C44505343484D;
+
+}  // namespace ldp::postgres_schema
+
+#endif  // LDP_SERVER_POSTGRES_SCHEMA_H_

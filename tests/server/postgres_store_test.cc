@@ -1,0 +1,995 @@
+// The PostgreSQL store against a real server: the throwaway cluster of
+// tests/postgres/with_postgres.sh (ctest runs this binary through it). Each
+// test gets a database of its own.
+#include "server/postgres_store.h"
+
+#include <libpq-fe.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/sqlite_store.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using testing::IsOkAndHolds;
+using testing::StatusIs;
+
+constexpr int64_t kCap = 1'000'000'000;
+
+// `url` with its database name replaced.
+std::string WithDatabase(const std::string& url, const std::string& db) {
+  const size_t query = std::min(url.find('?'), url.size());
+  const size_t slash = url.rfind('/', query);
+  return url.substr(0, slash + 1) + db + url.substr(query);
+}
+
+// Runs `sql` on a connection of its own; the rows as text.
+std::vector<std::vector<std::string>> Sql(const std::string& url,
+                                          const std::string& sql) {
+  std::vector<std::vector<std::string>> rows;
+  PGconn* conn = PQconnectdb(url.c_str());
+  if (PQstatus(conn) != CONNECTION_OK) {
+    ADD_FAILURE() << "cannot connect to " << url << ": "
+                  << PQerrorMessage(conn);
+    PQfinish(conn);
+    return rows;
+  }
+  PGresult* result = PQexec(conn, sql.c_str());
+  const ExecStatusType status = PQresultStatus(result);
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+    ADD_FAILURE() << sql << ": " << PQresultErrorMessage(result);
+  } else {
+    for (int i = 0; i < PQntuples(result); ++i) {
+      rows.emplace_back();
+      for (int j = 0; j < PQnfields(result); ++j) {
+        rows.back().emplace_back(PQgetvalue(result, i, j));
+      }
+    }
+  }
+  PQclear(result);
+  PQfinish(conn);
+  return rows;
+}
+
+std::string SqlValue(const std::string& url, const std::string& sql) {
+  const auto rows = Sql(url, sql);
+  return rows.empty() || rows[0].empty() ? "" : rows[0][0];
+}
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* base = getenv("LDP_TEST_POSTGRES_URL");
+    ASSERT_NE(base, nullptr)
+        << "LDP_TEST_POSTGRES_URL is not set: run this test through "
+           "tests/postgres/with_postgres.sh (ctest does), e.g. "
+           "bash tests/postgres/with_postgres.sh build/tests/"
+           "server_postgres_store_test";
+    admin_url_ = base;
+    static int counter = 0;
+    db_ = absl::StrCat("ldp_test_", getpid(), "_", ++counter);
+    Sql(admin_url_, "CREATE DATABASE " + db_);
+    url_ = WithDatabase(admin_url_, db_);
+  }
+  void TearDown() override {
+    if (!db_.empty()) {
+      Sql(admin_url_, "DROP DATABASE IF EXISTS " + db_ + " WITH (FORCE)");
+    }
+  }
+
+  // A store on this test's database, with round 1 open.
+  std::unique_ptr<PostgresStore> Open() {
+    auto store = PostgresStore::Open({.url = url_});
+    EXPECT_OK(store);
+    if (!store.ok()) return nullptr;
+    EXPECT_OK((*store)->Transact([](StoreTransaction& t) {
+      return t.InsertRound({.round_id = 1, .study_id = 1, .plan = "p"});
+    }));
+    return *std::move(store);
+  }
+
+  static ReportRow Report(uint64_t task_id, uint8_t id_byte,
+                          int64_t epsilon_nanos = 400'000'000,
+                          std::string payload = "payload") {
+    ReportRow row{.task_id = task_id,
+                  .round_id = 1,
+                  .study_id = 1,
+                  .agent_id = 7,
+                  .payload = std::move(payload),
+                  .epsilon_nanos = epsilon_nanos,
+                  .cap_nanos = kCap,
+                  .received_at = absl::FromUnixSeconds(100)};
+    row.report_id.fill(id_byte);
+    return row;
+  }
+
+  static AppendResult Append(Store& store, const ReportRow& row) {
+    AppendResult result;
+    EXPECT_OK(store.Transact([&](StoreTransaction& t) -> absl::Status {
+      ASSIGN_OR_RETURN(result, t.AppendReport(row));
+      return absl::OkStatus();
+    }));
+    return result;
+  }
+
+  static std::vector<AppendResult> AppendBatch(
+      Store& store, const std::vector<ReportRow>& rows) {
+    std::vector<const ReportRow*> pointers;
+    for (const ReportRow& row : rows) pointers.push_back(&row);
+    std::vector<AppendResult> results(rows.size());
+    EXPECT_OK(store.Transact([&](StoreTransaction& t) {
+      return t.AppendReports(pointers, absl::MakeSpan(results));
+    }));
+    return results;
+  }
+
+  static int CountReports(Store& store) {
+    int count = 0;
+    EXPECT_OK(store.ForEachReport([&](const ReportRow&) {
+      ++count;
+      return absl::OkStatus();
+    }));
+    return count;
+  }
+
+  static int64_t Spent(Store& store, uint64_t agent_id = 7,
+                       uint64_t study_id = 1) {
+    absl::StatusOr<std::vector<LedgerEntry>> ledger =
+        store.GetLedger(agent_id, study_id);
+    EXPECT_OK(ledger);
+    return !ledger.ok() || ledger->empty() ? 0 : ledger->front().spent_nanos;
+  }
+
+  // Ends every connection to this test's database but the caller's, and
+  // waits until they are gone.
+  void KillConnections() {
+    Sql(url_,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (absl::Now() < deadline &&
+           SqlValue(url_,
+                    "SELECT count(*) FROM pg_stat_activity "
+                    "WHERE datname = current_database() "
+                    "AND pid <> pg_backend_pid()") != "0") {
+      absl::SleepFor(absl::Milliseconds(5));
+    }
+  }
+
+  std::string admin_url_;
+  std::string db_;
+  std::string url_;
+};
+
+TEST(PostgresUrlTest, RedactsPasswords) {
+  EXPECT_EQ(RedactPostgresUrl("postgresql://ldp:s3cret@db:5432/ldp"),
+            "postgresql://ldp@db:5432/ldp");
+  EXPECT_EQ(RedactPostgresUrl("postgresql://ldp@db/ldp?password=s3cret&x=1"),
+            "postgresql://ldp@db/ldp?password=redacted&x=1");
+  EXPECT_EQ(RedactPostgresUrl("postgresql://db/ldp"), "postgresql://db/ldp");
+  // Everything that might be the password goes, up to the last '@'.
+  EXPECT_EQ(RedactPostgresUrl("postgresql://a:b@c@d/e"), "postgresql://a@d/e");
+}
+
+TEST_F(PostgresStoreTest, AppliesMigrationsOnceAndReopeningIsANoOp) {
+  auto first = Open();
+  ASSERT_NE(first, nullptr);
+  const std::string applied = SqlValue(
+      url_, "SELECT version || ' ' || applied_at FROM schema_migrations");
+  EXPECT_THAT(applied, ::testing::StartsWith("1 "));
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"), "1");
+  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(kind || ':' || next_id, ',' "
+                           "ORDER BY kind) FROM id_blocks"),
+            "1:1,2:1,3:1");
+  first.reset();
+  // Two replicas starting together on the migrated database, then again.
+  std::vector<absl::StatusOr<std::unique_ptr<PostgresStore>>> stores(2);
+  std::thread a([&] { stores[0] = PostgresStore::Open({.url = url_}); });
+  std::thread b([&] { stores[1] = PostgresStore::Open({.url = url_}); });
+  a.join();
+  b.join();
+  EXPECT_OK(stores[0]);
+  EXPECT_OK(stores[1]);
+  EXPECT_EQ(SqlValue(url_, "SELECT version || ' ' || applied_at "
+                           "FROM schema_migrations"),
+            applied);
+}
+
+TEST_F(PostgresStoreTest, ReplicasStartingTogetherMigrateOnce) {
+  std::vector<absl::StatusOr<std::unique_ptr<PostgresStore>>> stores(3);
+  std::vector<std::thread> threads;
+  for (auto& store : stores) {
+    threads.emplace_back([&] { store = PostgresStore::Open({.url = url_}); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const auto& store : stores) EXPECT_OK(store);
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"), "1");
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM id_blocks"), "3");
+}
+
+TEST_F(PostgresStoreTest, RefusesANewerSchemaAndForeignTables) {
+  ASSERT_NE(Open(), nullptr);
+  Sql(url_, "INSERT INTO schema_migrations(version) VALUES (999)");
+  absl::StatusOr<std::unique_ptr<PostgresStore>> newer =
+      PostgresStore::Open({.url = url_});
+  EXPECT_THAT(newer, StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(std::string(newer.status().message()),
+              ::testing::HasSubstr("999"));
+
+  const std::string other = db_ + "_other";
+  Sql(admin_url_, "CREATE DATABASE " + other);
+  Sql(WithDatabase(admin_url_, other), "CREATE TABLE agents(x int)");
+  EXPECT_THAT(PostgresStore::Open({.url = WithDatabase(admin_url_, other)}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+  Sql(admin_url_, "DROP DATABASE " + other + " WITH (FORCE)");
+}
+
+TEST_F(PostgresStoreTest, RejectsBadOptionsAndReportsAnUnreachableDatabase) {
+  EXPECT_THAT(PostgresStore::Open({.url = ""}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(PostgresStore::Open({.url = "mysql://db/x"}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(PostgresStore::Open({.url = "postgresql://db:notaport/x"}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(PostgresStore::Open({.url = url_, .max_retries = -1}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      PostgresStore::Open({.url = url_, .connect_timeout = absl::ZeroDuration()}),
+      StatusIs(absl::StatusCode::kInvalidArgument));
+  // Port 1 refuses at once; the message names the server, not the password.
+  absl::StatusOr<std::unique_ptr<PostgresStore>> unreachable =
+      PostgresStore::Open({.url = "postgresql://ldp:s3cret@127.0.0.1:1/ldp",
+                           .connect_timeout = absl::Milliseconds(300)});
+  EXPECT_THAT(unreachable, StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_THAT(std::string(unreachable.status().message()),
+              ::testing::HasSubstr("127.0.0.1:1"));
+  EXPECT_THAT(std::string(unreachable.status().message()),
+              ::testing::Not(::testing::HasSubstr("s3cret")));
+}
+
+// The behavioural tests of sqlite_store_test.cc, on PostgreSQL.
+
+TEST_F(PostgresStoreTest, StoresAReportAndChargesItOnce) {
+  auto store = Open();
+  const AppendResult result = Append(*store, Report(11, 1));
+  EXPECT_EQ(result.outcome, AppendOutcome::kStored);
+  EXPECT_EQ(result.spent_nanos, 400'000'000);
+  EXPECT_TRUE(result.first_charge);
+  const AppendResult second = Append(*store, Report(12, 2));
+  EXPECT_EQ(second.outcome, AppendOutcome::kStored);
+  EXPECT_EQ(second.spent_nanos, 800'000'000);
+  EXPECT_FALSE(second.first_charge);
+  EXPECT_EQ(CountReports(*store), 2);
+  absl::StatusOr<std::vector<LedgerEntry>> ledger = store->GetLedger(7, 0);
+  ASSERT_OK(ledger);
+  ASSERT_EQ(ledger->size(), 1u);
+  EXPECT_EQ((*ledger)[0].study_id, 1u);
+  EXPECT_EQ((*ledger)[0].cap_nanos, kCap);
+  EXPECT_EQ((*ledger)[0].spent_nanos, 800'000'000);
+  EXPECT_THAT(store->GetLedger(7, 2), IsOkAndHolds(::testing::IsEmpty()));
+  EXPECT_THAT(store->GetLedger(8, 0), IsOkAndHolds(::testing::IsEmpty()));
+}
+
+TEST_F(PostgresStoreTest, IdenticalRetryIsAcceptedWithoutASecondCharge) {
+  auto store = Open();
+  Append(*store, Report(11, 1));
+  const AppendResult retry = Append(*store, Report(11, 1));
+  EXPECT_EQ(retry.outcome, AppendOutcome::kIdenticalRetry);
+  EXPECT_EQ(retry.spent_nanos, 400'000'000);
+  EXPECT_FALSE(retry.first_charge);
+  EXPECT_EQ(Spent(*store), 400'000'000);
+  EXPECT_EQ(CountReports(*store), 1);
+}
+
+TEST_F(PostgresStoreTest, ADifferentReportForTheSameTaskConflicts) {
+  auto store = Open();
+  Append(*store, Report(11, 1));
+  EXPECT_EQ(Append(*store, Report(11, 2)).outcome, AppendOutcome::kConflict);
+  EXPECT_EQ(Append(*store, Report(11, 1, 400'000'000, "other")).outcome,
+            AppendOutcome::kConflict);
+  ReportRow other_agent = Report(11, 1);
+  other_agent.agent_id = 8;
+  EXPECT_EQ(Append(*store, other_agent).outcome, AppendOutcome::kConflict);
+  EXPECT_EQ(Spent(*store), 400'000'000);
+  EXPECT_EQ(Spent(*store, 8), 0);
+  EXPECT_EQ(CountReports(*store), 1);
+}
+
+TEST_F(PostgresStoreTest, NeverChargesBeyondTheCapAndStoresNothingThen) {
+  auto store = Open();
+  EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
+  EXPECT_EQ(Append(*store, Report(2, 2)).outcome, AppendOutcome::kStored);
+  const AppendResult over = Append(*store, Report(3, 3));
+  EXPECT_EQ(over.outcome, AppendOutcome::kOverCap);
+  EXPECT_EQ(over.spent_nanos, 800'000'000);
+  // Exactly up to the cap is fine.
+  EXPECT_EQ(Append(*store, Report(4, 4, 200'000'000)).outcome,
+            AppendOutcome::kStored);
+  EXPECT_EQ(Append(*store, Report(5, 5, 1)).outcome, AppendOutcome::kOverCap);
+  EXPECT_EQ(Spent(*store), kCap);
+  EXPECT_EQ(CountReports(*store), 3);
+  // A charge larger than the cap on its own, and a non-positive one.
+  EXPECT_EQ(Append(*store, Report(6, 6, kCap + 1)).outcome,
+            AppendOutcome::kOverCap);
+  EXPECT_EQ(Append(*store, Report(7, 7, 0)).outcome, AppendOutcome::kOverCap);
+  EXPECT_EQ(CountReports(*store), 3);
+  // A fresh agent whose very first charge is over the cap: no ledger row.
+  ReportRow greedy = Report(8, 8, kCap + 1);
+  greedy.agent_id = 9;
+  const AppendResult refused = Append(*store, greedy);
+  EXPECT_EQ(refused.outcome, AppendOutcome::kOverCap);
+  EXPECT_EQ(refused.spent_nanos, 0);
+  EXPECT_THAT(store->GetLedger(9, 0), IsOkAndHolds(::testing::IsEmpty()));
+}
+
+TEST_F(PostgresStoreTest, AFailedTransactionLeavesNoTrace) {
+  auto store = Open();
+  EXPECT_THAT(store->Transact([&](StoreTransaction& t) -> absl::Status {
+    EXPECT_OK(t.AppendReport(Report(1, 1)));
+    EXPECT_OK(t.InsertAgent({.agent_id = 7}));
+    return absl::AbortedError("caller gave up");
+  }),
+              StatusIs(absl::StatusCode::kAborted));
+  EXPECT_EQ(CountReports(*store), 0);
+  EXPECT_EQ(Spent(*store), 0);
+  int agents = 0;
+  EXPECT_OK(store->ForEachAgent([&](const AgentRow&) {
+    ++agents;
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(agents, 0);
+  // The store is usable afterwards.
+  EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
+}
+
+TEST_F(PostgresStoreTest, ARepeatedRequestIdReturnsTheFirstStudy) {
+  auto store = Open();
+  uint64_t first = 0, second = 0, third = 0, again = 0;
+  ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
+    ASSIGN_OR_RETURN(first, t.InsertStudy({.study_id = 1, .spec = "a",
+                                           .request_id = "r"}));
+    ASSIGN_OR_RETURN(second, t.InsertStudy({.study_id = 2, .spec = "b",
+                                            .request_id = "r"}));
+    ASSIGN_OR_RETURN(third, t.InsertStudy({.study_id = 3, .spec = "c"}));
+    // The same insert again (a re-run after a lost commit).
+    ASSIGN_OR_RETURN(again, t.InsertStudy({.study_id = 3, .spec = "c"}));
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(first, 1u);
+  EXPECT_EQ(second, 1u);
+  EXPECT_EQ(third, 3u);
+  EXPECT_EQ(again, 3u);
+  absl::StatusOr<std::vector<StudyRow>> studies = store->LoadStudies();
+  ASSERT_OK(studies);
+  ASSERT_EQ(studies->size(), 2u);
+  EXPECT_EQ((*studies)[0].request_id, "r");
+  EXPECT_EQ((*studies)[0].spec, "a");
+  EXPECT_EQ((*studies)[1].request_id, "");
+}
+
+TEST_F(PostgresStoreTest, EverythingSurvivesReopening) {
+  CredentialHash hash;
+  for (int i = 0; i < 32; ++i) hash[i] = static_cast<uint8_t>(i * 7);
+  {
+    auto store = Open();
+    Append(*store, Report(uint64_t{1} << 62 | 5, 9));
+    ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
+      EXPECT_OK(t.InsertAgent({.agent_id = 7,
+                               .credential_hash = hash,
+                               .enrolled_at = absl::FromUnixSeconds(5),
+                               .enrollment_batch = std::string("b\0t", 3)}));
+      EXPECT_OK(t.InsertStudy({.study_id = 1,
+                               .spec = std::string("spec\0bytes", 10),
+                               .created_at = absl::FromUnixSeconds(6)}));
+      EXPECT_OK(t.InsertRound({.round_id = 2,
+                               .study_id = 1,
+                               .start_time = absl::FromUnixSeconds(6),
+                               .deadline = absl::FromUnixSeconds(66),
+                               .plan = "plan"}));
+      EXPECT_OK(t.SetRoundState(2, RoundState::kClosedQuorum));
+      EXPECT_OK(t.SetStudyState(1, StudyState::kClosed));
+      return absl::OkStatus();
+    }));
+  }
+  auto store = Open();
+  AgentRow agent;
+  ASSERT_OK(store->ForEachAgent([&](const AgentRow& a) {
+    agent = a;
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(agent.agent_id, 7u);
+  EXPECT_EQ(agent.credential_hash, hash);
+  EXPECT_EQ(agent.enrolled_at, absl::FromUnixSeconds(5));
+  EXPECT_EQ(agent.enrollment_batch, std::string("b\0t", 3));
+  absl::StatusOr<std::vector<StudyRow>> studies = store->LoadStudies();
+  ASSERT_OK(studies);
+  ASSERT_EQ(studies->size(), 1u);
+  EXPECT_EQ((*studies)[0].spec, std::string("spec\0bytes", 10));
+  EXPECT_EQ((*studies)[0].state, StudyState::kClosed);
+  EXPECT_EQ((*studies)[0].created_at, absl::FromUnixSeconds(6));
+  absl::StatusOr<std::vector<RoundRow>> rounds = store->LoadRounds();
+  ASSERT_OK(rounds);
+  ASSERT_EQ(rounds->size(), 2u);
+  EXPECT_EQ((*rounds)[0].round_id, 1u);
+  EXPECT_EQ((*rounds)[0].state, RoundState::kOpen);
+  EXPECT_EQ((*rounds)[1].state, RoundState::kClosedQuorum);
+  EXPECT_EQ((*rounds)[1].start_time, absl::FromUnixSeconds(6));
+  EXPECT_EQ((*rounds)[1].deadline, absl::FromUnixSeconds(66));
+  EXPECT_EQ((*rounds)[1].plan, "plan");
+  ReportRow report;
+  ASSERT_OK(store->ForEachReport([&](const ReportRow& r) {
+    report = r;
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(report.task_id, uint64_t{1} << 62 | 5);
+  EXPECT_EQ(report.round_id, 1u);
+  EXPECT_EQ(report.agent_id, 7u);
+  EXPECT_EQ(report.report_id, Report(0, 9).report_id);
+  EXPECT_EQ(report.payload, "payload");
+  EXPECT_EQ(report.received_at, absl::FromUnixSeconds(100));
+  absl::StatusOr<std::vector<LedgerSummary>> summary = store->SummarizeLedger();
+  ASSERT_OK(summary);
+  ASSERT_EQ(summary->size(), 1u);
+  EXPECT_EQ((*summary)[0].study_id, 1u);
+  EXPECT_EQ((*summary)[0].num_agents, 1);
+  EXPECT_EQ((*summary)[0].max_spent_nanos, 400'000'000);
+}
+
+// A process killed with SIGKILL right after commits returned keeps every one
+// of them, and loses the transaction it had not committed.
+TEST_F(PostgresStoreTest, CommittedReportsSurviveSigkill) {
+  ASSERT_NE(Open(), nullptr);
+  GTEST_FLAG_SET(death_test_style, "fast");
+  constexpr int kCommitted = 20;
+  EXPECT_EXIT(
+      {
+        auto store = PostgresStore::Open({.url = url_});
+        if (!store.ok()) _exit(1);
+        for (int i = 1; i <= kCommitted; ++i) {
+          absl::Status status = (*store)->Transact([&](StoreTransaction& t) {
+            return t.AppendReport(Report(i, 1, 1)).status();
+          });
+          if (!status.ok()) _exit(2);
+        }
+        (void)(*store)->Transact([&](StoreTransaction& t) {
+          (void)t.AppendReport(Report(kCommitted + 1, 1, 1));
+          raise(SIGKILL);  // mid-transaction
+          return absl::OkStatus();
+        });
+        _exit(3);
+      },
+      ::testing::KilledBySignal(SIGKILL), "");
+  auto store = Open();
+  EXPECT_EQ(CountReports(*store), kCommitted);
+  EXPECT_EQ(Spent(*store), kCommitted);
+}
+
+// ---- Batches -------------------------------------------------------------
+
+TEST_F(PostgresStoreTest, ABatchDecidesRepeatsOfATaskAsOneByOneWould) {
+  auto store = Open();
+  Append(*store, Report(20, 5));
+  const std::vector<AppendResult> results = AppendBatch(
+      *store, {Report(10, 1), Report(10, 1), Report(10, 2), Report(11, 3),
+               Report(20, 5), Report(20, 6), Report(10, 1, 400'000'000, "x")});
+  ASSERT_EQ(results.size(), 7u);
+  EXPECT_EQ(results[0].outcome, AppendOutcome::kStored);
+  EXPECT_EQ(results[0].spent_nanos, 800'000'000);
+  EXPECT_FALSE(results[0].first_charge);
+  EXPECT_EQ(results[1].outcome, AppendOutcome::kIdenticalRetry);
+  EXPECT_EQ(results[2].outcome, AppendOutcome::kConflict);
+  // 400 + 400 + 400 > cap: the second new task does not fit.
+  EXPECT_EQ(results[3].outcome, AppendOutcome::kOverCap);
+  EXPECT_EQ(results[3].spent_nanos, 800'000'000);
+  EXPECT_EQ(results[4].outcome, AppendOutcome::kIdenticalRetry);
+  EXPECT_EQ(results[5].outcome, AppendOutcome::kConflict);
+  EXPECT_EQ(results[6].outcome, AppendOutcome::kConflict);
+  for (const AppendResult& r : results) {
+    if (r.outcome != AppendOutcome::kStored) {
+      EXPECT_FALSE(r.first_charge);
+    }
+  }
+  EXPECT_EQ(CountReports(*store), 2);
+  EXPECT_EQ(Spent(*store), 800'000'000);
+}
+
+TEST_F(PostgresStoreTest, ABatchPastTheCapStoresWhatFitsInOrder) {
+  auto store = Open();
+  std::vector<ReportRow> rows;
+  // Agent 7: 300 + 300 + 300 fit, 300 does not, 100 does, 1 does not.
+  for (const int64_t eps : {300, 300, 300, 300, 100, 1}) {
+    rows.push_back(Report(rows.size() + 1, 1,
+                          eps == 1 ? 1 : eps * 1'000'000));
+  }
+  // Agent 8 in the same batch, well within its cap, and a non-positive
+  // charge.
+  for (int i = 0; i < 3; ++i) {
+    ReportRow row = Report(100 + i, 2, 100'000'000);
+    row.agent_id = 8;
+    rows.push_back(row);
+  }
+  rows.push_back(Report(200, 3, -5));
+  const std::vector<AppendResult> results = AppendBatch(*store, rows);
+  const AppendOutcome kStored = AppendOutcome::kStored;
+  const AppendOutcome kOverCap = AppendOutcome::kOverCap;
+  const std::vector<AppendOutcome> expected = {
+      kStored, kStored, kStored, kOverCap, kStored, kOverCap,
+      kStored, kStored, kStored, kOverCap};
+  ASSERT_EQ(results.size(), expected.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].outcome, expected[i]) << "row " << i;
+  }
+  EXPECT_EQ(results[0].spent_nanos, 300'000'000);
+  EXPECT_TRUE(results[0].first_charge);
+  EXPECT_EQ(results[1].spent_nanos, 600'000'000);
+  EXPECT_FALSE(results[1].first_charge);
+  EXPECT_EQ(results[2].spent_nanos, 900'000'000);
+  EXPECT_EQ(results[3].spent_nanos, 900'000'000);
+  EXPECT_EQ(results[4].spent_nanos, kCap);
+  EXPECT_EQ(results[5].spent_nanos, kCap);
+  EXPECT_TRUE(results[6].first_charge);
+  EXPECT_EQ(results[6].spent_nanos, 100'000'000);
+  EXPECT_FALSE(results[7].first_charge);
+  EXPECT_EQ(results[8].spent_nanos, 300'000'000);
+  EXPECT_EQ(Spent(*store, 7), kCap);
+  EXPECT_EQ(Spent(*store, 8), 300'000'000);
+  EXPECT_EQ(CountReports(*store), 7);
+}
+
+TEST_F(PostgresStoreTest, ReportsToARoundThatIsNotOpenAreRefused) {
+  auto store = Open();
+  Append(*store, Report(1, 1, 100));
+  ASSERT_OK(store->Transact([](StoreTransaction& t) -> absl::Status {
+    RETURN_IF_ERROR(t.InsertRound({.round_id = 2, .study_id = 1}));
+    RETURN_IF_ERROR(t.SetRoundState(2, RoundState::kClosedDeadline));
+    // Only an open round changes state: the first close stays.
+    return t.SetRoundState(2, RoundState::kClosedEarly);
+  }));
+  std::vector<ReportRow> rows = {Report(1, 1, 100), Report(2, 2, 100),
+                                 Report(3, 3, 100), Report(4, 4, 100)};
+  rows[1].round_id = 2;   // closed
+  rows[2].round_id = 99;  // not stored at all
+  const std::vector<AppendResult> results = AppendBatch(*store, rows);
+  EXPECT_EQ(results[0].outcome, AppendOutcome::kIdenticalRetry);
+  EXPECT_EQ(results[1].outcome, AppendOutcome::kRoundClosed);
+  EXPECT_EQ(results[2].outcome, AppendOutcome::kRoundClosed);
+  EXPECT_EQ(results[3].outcome, AppendOutcome::kStored);
+  EXPECT_EQ(results[3].spent_nanos, 200);
+  EXPECT_EQ(results[1].spent_nanos, 200);
+  // Closing round 1 now: a retry of a stored report is still a retry.
+  ASSERT_OK(store->Transact([](StoreTransaction& t) {
+    return t.SetRoundState(1, RoundState::kClosedQuorum);
+  }));
+  EXPECT_EQ(Append(*store, Report(4, 4, 100)).outcome,
+            AppendOutcome::kIdenticalRetry);
+  EXPECT_EQ(Append(*store, Report(5, 5, 100)).outcome,
+            AppendOutcome::kRoundClosed);
+  EXPECT_EQ(CountReports(*store), 2);
+  EXPECT_EQ(Spent(*store), 200);
+  absl::StatusOr<std::vector<RoundRow>> rounds = store->LoadRounds();
+  ASSERT_OK(rounds);
+  ASSERT_EQ(rounds->size(), 2u);
+  EXPECT_EQ((*rounds)[0].state, RoundState::kClosedQuorum);
+  EXPECT_EQ((*rounds)[1].state, RoundState::kClosedDeadline);
+}
+
+// Random batches through both stores: SQLite's one-by-one loop is the
+// oracle for outcomes, first charges and the spend of stored rows.
+TEST_F(PostgresStoreTest, BatchesAgreeWithTheSqliteStore) {
+  auto store = Open();
+  std::string dir = ::testing::TempDir() + "ldp_pg_oracle_XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  auto oracle = SqliteStore::Open({.path = dir + "/oracle.db"});
+  ASSERT_OK(oracle);
+  std::mt19937_64 random(20240611);
+  for (int seed = 0; seed < 30; ++seed) {
+    const uint64_t base = static_cast<uint64_t>(seed) * 1000;
+    for (int batch = 0; batch < 3; ++batch) {
+      std::vector<ReportRow> rows;
+      for (int i = 0; i < 25; ++i) {
+        // A task fixes its agent, study and charge, as task ids do.
+        const uint64_t task = base + 1 + random() % 40;
+        ReportRow row = Report(task, static_cast<uint8_t>(1 + random() % 2));
+        row.agent_id = base + 1 + task % 3;
+        row.study_id = 1 + task % 2;
+        row.cap_nanos = row.study_id == 1 ? 1000 : 1500;
+        row.epsilon_nanos = task % 11 == 0 ? 0 : 1 + static_cast<int64_t>(
+                                                         task * 7919 % 300);
+        row.payload = std::string(1, random() % 4 == 0 ? 'b' : 'a');
+        rows.push_back(row);
+      }
+      const std::vector<AppendResult> got = AppendBatch(*store, rows);
+      const std::vector<AppendResult> want = AppendBatch(**oracle, rows);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        SCOPED_TRACE(absl::StrCat("seed ", seed, " batch ", batch, " row ", i,
+                                  " task ", rows[i].task_id));
+        EXPECT_EQ(got[i].outcome, want[i].outcome);
+        EXPECT_EQ(got[i].first_charge, want[i].first_charge);
+        if (want[i].outcome == AppendOutcome::kStored) {
+          EXPECT_EQ(got[i].spent_nanos, want[i].spent_nanos);
+        }
+      }
+    }
+    for (uint64_t agent = base + 1; agent <= base + 3; ++agent) {
+      EXPECT_THAT(store->GetLedger(agent, 0),
+                  IsOkAndHolds(::testing::Pointwise(
+                      ::testing::Truly([](const auto& pair) {
+                        const auto& [a, b] = pair;
+                        return a.study_id == b.study_id &&
+                               a.cap_nanos == b.cap_nanos &&
+                               a.spent_nanos == b.spent_nanos;
+                      }),
+                      *(*oracle)->GetLedger(agent, 0))));
+    }
+  }
+  EXPECT_EQ(CountReports(*store), CountReports(**oracle));
+  oracle->reset();
+  std::filesystem::remove_all(dir);
+}
+
+// Many fetches: loads and polls stream in chunks.
+TEST_F(PostgresStoreTest, LoadsStreamLargeTables) {
+  auto store = Open();
+  constexpr int kReports = 25'000;
+  for (int first = 1; first <= kReports; first += 1000) {
+    std::vector<ReportRow> rows;
+    for (int task = first; task < first + 1000; ++task) {
+      ReportRow row = Report(task, 1, 1);
+      row.agent_id = static_cast<uint64_t>(task);
+      rows.push_back(row);
+    }
+    for (const AppendResult& r : AppendBatch(*store, rows)) {
+      ASSERT_EQ(r.outcome, AppendOutcome::kStored);
+    }
+  }
+  uint64_t last = 0;
+  int count = 0;
+  ASSERT_OK(store->ForEachReport([&](const ReportRow& row) {
+    EXPECT_GT(row.task_id, last);
+    last = row.task_id;
+    ++count;
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(count, kReports);
+  uint64_t cursor = 0;
+  count = 0;
+  ASSERT_OK(store->PollReports(&cursor, [&](const ReportRow&) {
+    ++count;
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(count, kReports);
+  absl::StatusOr<std::vector<LedgerSummary>> summary = store->SummarizeLedger();
+  ASSERT_OK(summary);
+  ASSERT_EQ(summary->size(), 1u);
+  EXPECT_EQ((*summary)[0].num_agents, kReports);
+  EXPECT_EQ((*summary)[0].max_spent_nanos, 1);
+  // A visitor's error stops the load and comes back as is.
+  count = 0;
+  EXPECT_THAT(store->ForEachReport([&](const ReportRow&) {
+    return ++count == 5 ? absl::CancelledError("enough") : absl::OkStatus();
+  }),
+              StatusIs(absl::StatusCode::kCancelled));
+  EXPECT_EQ(count, 5);
+  EXPECT_EQ(CountReports(*store), kReports);
+}
+
+// ---- Several replicas on one database ------------------------------------
+
+TEST_F(PostgresStoreTest, TwoReplicasAppendingTheSameReportsStoreAndChargeOnce) {
+  auto a = Open();
+  auto b = Open();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  constexpr int kAgents = 300;
+  constexpr int kPerAgent = 8;
+  constexpr int64_t kEps = 1000;
+  std::vector<ReportRow> all;
+  for (int agent = 1; agent <= kAgents; ++agent) {
+    for (int j = 0; j < kPerAgent; ++j) {
+      ReportRow row = Report(static_cast<uint64_t>(agent * 100 + j), 1, kEps);
+      row.agent_id = static_cast<uint64_t>(agent);
+      all.push_back(row);
+    }
+  }
+  // Different batch boundaries and orders on each replica.
+  auto run = [&](PostgresStore& store, bool reverse, size_t batch_size,
+                 std::vector<AppendResult>& outcomes) {
+    std::vector<ReportRow> rows = all;
+    if (reverse) std::reverse(rows.begin(), rows.end());
+    for (size_t first = 0; first < rows.size(); first += batch_size) {
+      const size_t end = std::min(rows.size(), first + batch_size);
+      std::vector<ReportRow> batch(rows.begin() + first, rows.begin() + end);
+      for (const AppendResult& r : AppendBatch(store, batch)) {
+        outcomes.push_back(r);
+      }
+    }
+  };
+  std::vector<AppendResult> outcomes_a, outcomes_b;
+  std::thread ta([&] { run(*a, false, 150, outcomes_a); });
+  std::thread tb([&] { run(*b, true, 110, outcomes_b); });
+  ta.join();
+  tb.join();
+  int stored = 0, retries = 0, first_charges = 0;
+  for (const auto* outcomes : {&outcomes_a, &outcomes_b}) {
+    for (const AppendResult& r : *outcomes) {
+      if (r.outcome == AppendOutcome::kStored) ++stored;
+      if (r.outcome == AppendOutcome::kIdenticalRetry) ++retries;
+      if (r.first_charge) ++first_charges;
+    }
+  }
+  EXPECT_EQ(stored, kAgents * kPerAgent);
+  EXPECT_EQ(retries, kAgents * kPerAgent);
+  EXPECT_EQ(first_charges, kAgents);
+  EXPECT_EQ(CountReports(*a), kAgents * kPerAgent);
+  for (int agent = 1; agent <= kAgents; agent += 37) {
+    EXPECT_EQ(Spent(*b, agent), kPerAgent * kEps) << "agent " << agent;
+  }
+  absl::StatusOr<std::vector<LedgerSummary>> summary = a->SummarizeLedger();
+  ASSERT_OK(summary);
+  ASSERT_EQ(summary->size(), 1u);
+  EXPECT_EQ((*summary)[0].num_agents, kAgents);
+  EXPECT_EQ((*summary)[0].max_spent_nanos, kPerAgent * kEps);
+}
+
+TEST_F(PostgresStoreTest, TwoReplicasChargingOneAgentNeverPassTheCap) {
+  auto a = Open();
+  auto b = Open();
+  // 40 different tasks of one agent, 100 each against a cap of 1,000:
+  // whichever replica stores them, exactly ten fit.
+  auto run = [&](PostgresStore& store, uint64_t first_task, int* stored) {
+    for (uint64_t task = first_task; task < first_task + 20; task += 4) {
+      std::vector<ReportRow> rows;
+      for (uint64_t t = task; t < task + 4; ++t) {
+        ReportRow row = Report(t, 1, 100);
+        row.cap_nanos = 1000;
+        rows.push_back(row);
+      }
+      for (const AppendResult& r : AppendBatch(store, rows)) {
+        if (r.outcome == AppendOutcome::kStored) ++*stored;
+      }
+    }
+  };
+  int stored_a = 0, stored_b = 0;
+  std::thread ta([&] { run(*a, 1, &stored_a); });
+  std::thread tb([&] { run(*b, 101, &stored_b); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(stored_a + stored_b, 10);
+  EXPECT_EQ(CountReports(*a), 10);
+  EXPECT_EQ(Spent(*a), 1000);
+}
+
+TEST_F(PostgresStoreTest, ReservedIdsNeverOverlap) {
+  auto a = Open();
+  auto b = Open();
+  std::vector<std::pair<uint64_t, uint64_t>> blocks_a, blocks_b;
+  auto run = [](PostgresStore& store, int seed,
+                std::vector<std::pair<uint64_t, uint64_t>>& blocks) {
+    std::mt19937 random(seed);
+    for (int i = 0; i < 200; ++i) {
+      const int64_t count = 1 + random() % 50;
+      absl::StatusOr<uint64_t> first = store.ReserveIds(IdKind::kAgent, count);
+      ASSERT_OK(first);
+      blocks.emplace_back(*first, *first + static_cast<uint64_t>(count));
+    }
+  };
+  std::thread ta([&] { run(*a, 1, blocks_a); });
+  std::thread tb([&] { run(*b, 2, blocks_b); });
+  ta.join();
+  tb.join();
+  std::vector<std::pair<uint64_t, uint64_t>> all = blocks_a;
+  all.insert(all.end(), blocks_b.begin(), blocks_b.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), 400u);
+  EXPECT_EQ(all.front().first, 1u);
+  for (size_t i = 1; i < all.size(); ++i) {
+    EXPECT_EQ(all[i - 1].second, all[i].first);  // no overlap, no gap
+  }
+  // Each kind counts on its own.
+  EXPECT_THAT(a->ReserveIds(IdKind::kStudy, 1), IsOkAndHolds(1u));
+  EXPECT_THAT(b->ReserveIds(IdKind::kStudy, 3), IsOkAndHolds(2u));
+  EXPECT_THAT(a->ReserveIds(IdKind::kRound, 1), IsOkAndHolds(1u));
+  EXPECT_THAT(a->ReserveIds(IdKind::kRound, 0),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_F(PostgresStoreTest, FindsAgentsAnotherReplicaEnrolled) {
+  auto a = Open();
+  auto b = Open();
+  EXPECT_THAT(b->FindAgent(42), IsOkAndHolds(::testing::Eq(std::nullopt)));
+  CredentialHash hash;
+  hash.fill(0xab);
+  const AgentRow row{.agent_id = 42,
+                     .credential_hash = hash,
+                     .enrolled_at = absl::FromUnixNanos(123'456'789),
+                     .enrollment_batch = "batch"};
+  ASSERT_OK(a->Transact([&](StoreTransaction& t) -> absl::Status {
+    RETURN_IF_ERROR(t.InsertAgent(row));
+    return t.InsertAgent(row);  // a re-run finds its own row
+  }));
+  absl::StatusOr<std::optional<AgentRow>> found = b->FindAgent(42);
+  ASSERT_OK(found);
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->agent_id, 42u);
+  EXPECT_EQ((*found)->credential_hash, hash);
+  EXPECT_EQ((*found)->enrolled_at, absl::FromUnixNanos(123'456'789));
+  EXPECT_EQ((*found)->enrollment_batch, "batch");
+}
+
+absl::flat_hash_set<uint64_t> Poll(Store& store, uint64_t* cursor) {
+  absl::flat_hash_set<uint64_t> tasks;
+  EXPECT_OK(store.PollReports(cursor, [&](const ReportRow& row) {
+    EXPECT_EQ(row.round_id, 1u);
+    EXPECT_EQ(row.payload, "payload");
+    tasks.insert(row.task_id);
+    return absl::OkStatus();
+  }));
+  return tasks;
+}
+
+TEST_F(PostgresStoreTest, PollingMissesNoCommit) {
+  auto a = Open();
+  auto b = Open();
+  Append(*a, Report(1, 1, 1));
+  Append(*b, Report(2, 1, 1));
+  uint64_t cursor = 0;
+  EXPECT_THAT(Poll(*b, &cursor), ::testing::UnorderedElementsAre(1, 2));
+  EXPECT_GT(cursor, 0u);
+  Append(*a, Report(3, 1, 1));
+  Append(*b, Report(4, 1, 1));
+  EXPECT_THAT(Poll(*a, &cursor), ::testing::IsSupersetOf({3u, 4u}));
+
+  // A transaction that began writing before the next poll commits after
+  // it, behind a later one: the poll after its commit still reads it.
+  absl::Notification appended, go;
+  std::atomic<int> runs = 0;
+  std::thread writer([&] {
+    EXPECT_OK(a->Transact([&](StoreTransaction& t) -> absl::Status {
+      RETURN_IF_ERROR(t.AppendReport(Report(5, 1, 1)).status());
+      if (runs++ == 0) {
+        appended.Notify();
+        go.WaitForNotification();
+      }
+      return absl::OkStatus();
+    }));
+  });
+  appended.WaitForNotification();
+  // Another agent: the open transaction holds agent 7's ledger row.
+  ReportRow other = Report(6, 1, 1);
+  other.agent_id = 8;
+  Append(*b, other);
+  const absl::flat_hash_set<uint64_t> during = Poll(*b, &cursor);
+  EXPECT_TRUE(during.contains(6));
+  EXPECT_FALSE(during.contains(5));
+  go.Notify();
+  writer.join();
+  EXPECT_TRUE(Poll(*b, &cursor).contains(5));
+  EXPECT_EQ(runs, 1);
+}
+
+// ---- Lost connections and restarts ------------------------------------------
+
+TEST_F(PostgresStoreTest, ReconnectsAfterItsConnectionsAreKilled) {
+  auto store = Open();
+  EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
+  KillConnections();
+  // The next transaction reconnects; the committed report is a retry.
+  const AppendResult retry = Append(*store, Report(1, 1));
+  EXPECT_EQ(retry.outcome, AppendOutcome::kIdenticalRetry);
+  EXPECT_EQ(retry.spent_nanos, 400'000'000);
+  EXPECT_EQ(Append(*store, Report(2, 2)).outcome, AppendOutcome::kStored);
+  KillConnections();
+  EXPECT_EQ(CountReports(*store), 2);
+  EXPECT_EQ(Spent(*store), 800'000'000);
+  EXPECT_THAT(store->ReserveIds(IdKind::kRound, 1), IsOkAndHolds(1u));
+  KillConnections();
+  uint64_t cursor = 0;
+  EXPECT_EQ(Poll(*store, &cursor).size(), 2u);
+  EXPECT_THAT(store->FindAgent(7), IsOkAndHolds(::testing::Eq(std::nullopt)));
+}
+
+TEST_F(PostgresStoreTest, ATransactionCutOffBeforeItsCommitRunsAgain) {
+  auto store = Open();
+  int runs = 0;
+  std::vector<AppendOutcome> outcomes;
+  ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
+    ASSIGN_OR_RETURN(const AppendResult result, t.AppendReport(Report(1, 1)));
+    outcomes.push_back(result.outcome);
+    if (runs++ == 0) KillConnections();  // the commit will find it gone
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(runs, 2);
+  EXPECT_THAT(outcomes, ::testing::ElementsAre(AppendOutcome::kStored,
+                                               AppendOutcome::kStored));
+  EXPECT_EQ(CountReports(*store), 1);
+  EXPECT_EQ(Spent(*store), 400'000'000);
+}
+
+TEST_F(PostgresStoreTest, OpenWaitsForADatabaseThatIsStillComingUp) {
+  const char* pg_ctl = getenv("LDP_TEST_PGCTL");
+  const char* pg_data = getenv("LDP_TEST_PGDATA");
+  ASSERT_NE(pg_ctl, nullptr);
+  ASSERT_NE(pg_data, nullptr);
+  auto store = Open();
+  Append(*store, Report(1, 1));
+  const std::string ctl = absl::StrCat("'", pg_ctl, "' -D '", pg_data, "' ");
+  ASSERT_EQ(system((ctl + "-m fast -w stop >/dev/null").c_str()), 0);
+  // The old store fails while the server is down, and recovers after.
+  EXPECT_THAT(store->GetLedger(7, 1), StatusIs(absl::StatusCode::kUnavailable));
+  std::thread starter([&] {
+    absl::SleepFor(absl::Milliseconds(300));
+    EXPECT_EQ(system((ctl + "-l '" + pg_data +
+                      "/../server.log' -w start >/dev/null")
+                         .c_str()),
+              0);
+  });
+  auto reopened = PostgresStore::Open({.url = url_,
+                                       .connect_timeout = absl::Seconds(60)});
+  starter.join();
+  ASSERT_OK(reopened);
+  EXPECT_EQ(CountReports(**reopened), 1);
+  EXPECT_EQ(Append(*store, Report(2, 2)).outcome, AppendOutcome::kStored);
+  EXPECT_EQ(Spent(**reopened), 800'000'000);
+}
+
+// A throwaway throughput measurement (not a test of speed): run it with
+// --gtest_also_run_disabled_tests --gtest_filter=*Throughput*. 200,000
+// reports of distinct agents in transactions of 1,000, through one store,
+// then through two stores (replicas) side by side.
+TEST_F(PostgresStoreTest, DISABLED_Throughput) {
+  constexpr int kReports = 200'000;
+  constexpr int kBatch = 1'000;
+  auto run = [](PostgresStore& store, int first_task, int count) {
+    for (int first = first_task; first < first_task + count; first += kBatch) {
+      std::vector<ReportRow> rows;
+      for (int i = first; i < first + kBatch; ++i) {
+        ReportRow row = Report(static_cast<uint64_t>(i), 1, 1,
+                               std::string(40, 'p'));
+        row.agent_id = static_cast<uint64_t>(i);
+        rows.push_back(std::move(row));
+      }
+      AppendBatch(store, rows);
+    }
+  };
+  auto a = Open();
+  auto b = Open();
+  absl::Time start = absl::Now();
+  run(*a, 1, kReports);
+  double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  std::cout << "one store: " << kReports / seconds << " reports/s ("
+            << seconds << " s)\n";
+  start = absl::Now();
+  std::thread ta([&] { run(*a, kReports + 1, kReports / 2); });
+  std::thread tb([&] { run(*b, kReports + 1 + kReports / 2, kReports / 2); });
+  ta.join();
+  tb.join();
+  seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  std::cout << "two stores: " << kReports / seconds << " reports/s ("
+            << seconds << " s)\n";
+  EXPECT_EQ(CountReports(*a), 2 * kReports);
+}
+
+}  // namespace
+}  // namespace ldp
