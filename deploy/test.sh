@@ -63,9 +63,12 @@ tsan() {
   local t
   for t in $tests; do
     echo "-- $t"
+    # PostgreSQL tests need the throwaway server ctest gives them too.
+    local run=()
+    case "$t" in *postgres*) run=(bash tests/postgres/with_postgres.sh) ;; esac
     OPENBLAS_NUM_THREADS=1 \
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp" \
-        "build-tsan/tests/$t" --gtest_brief=1
+        "${run[@]}" "build-tsan/tests/$t" --gtest_brief=1
   done
 }
 

@@ -33,6 +33,7 @@
 #include "common/clock.h"
 #include "common/flags_usage.h"
 #include "common/secure_random.h"
+#include "common/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -44,6 +45,7 @@
 #include "server/grpc/analyst_service.h"
 #include "server/grpc/tls_credentials.h"
 #include "server/rate_limiter.h"
+#include "server/postgres_store.h"
 #include "server/sqlite_store.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1",
@@ -53,8 +55,23 @@ ABSL_FLAG(int, port, 50051, "TCP port; 0 picks a free one (see --port_file).");
 ABSL_FLAG(std::string, port_file, "",
           "If set, the chosen port is written here once the server listens.");
 ABSL_FLAG(std::string, db, "ldp.db",
-          "SQLite database (WAL) holding agents, studies, reports and the "
-          "budget ledger; created if missing, resumed if present.");
+          "Where agents, studies, reports and the budget ledger live. A path: "
+          "the embedded SQLite database (WAL), created if missing, resumed if "
+          "present. A postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?PARAMS] "
+          "URL (libpq syntax): PostgreSQL, which several ldp-server replicas "
+          "may share (then --analyst_token_file is required, so that all "
+          "replicas accept the same analyst). Schema migrations are applied "
+          "at start-up either way.");
+ABSL_FLAG(int, health_port, -1,
+          "If >= 0, a second, plaintext listener on --listen at this port "
+          "(0 = any free one) that serves only grpc.health.v1, for probes "
+          "that cannot speak TLS (Kubernetes' native gRPC probe). It reveals "
+          "nothing but SERVING / NOT_SERVING; NOT_SERVING from the shutdown "
+          "signal on. -1 = none.");
+ABSL_FLAG(int, follow_interval_ms, 250,
+          "PostgreSQL only: how often this replica reads the studies, rounds "
+          "and reports other replicas stored (analyst calls always catch up "
+          "first).");
 ABSL_FLAG(std::string, analyst_token_file, "",
           "File holding the analyst credential (>= 16 characters). If unset, "
           "<db>.analyst_token is used, and created with a fresh random token "
@@ -105,7 +122,8 @@ ABSL_FLAG(double, enroll_burst_per_peer, 10000,
 ABSL_FLAG(std::string, strategy_cache_dir, "",
           "Directory where optimized workload strategies are cached (an "
           "optimized strategy for N = 1024 takes minutes to plan the first "
-          "time); created if missing. Empty = <db>.strategies/. Workload "
+          "time); created if missing. Empty = <db>.strategies/ (ldp.strategies/ "
+          "with a PostgreSQL --db). Workload "
           "questions are planned at CreateStudy, so a study asking one may "
           "take that long to create (raise the analyst's call deadline).");
 ABSL_FLAG(int64_t, max_queued_writes, 100'000,
@@ -167,9 +185,38 @@ absl::StatusOr<std::string> CreateToken(const std::string& path) {
   return token;
 }
 
+bool IsPostgresUrl(absl::string_view db) {
+  return absl::StartsWith(db, "postgresql://") ||
+         absl::StartsWith(db, "postgres://");
+}
+
+// --db as it may be printed and logged: without a URL's password.
+std::string PrintableDb() {
+  const std::string db = absl::GetFlag(FLAGS_db);
+  return IsPostgresUrl(db) ? RedactPostgresUrl(db) : db;
+}
+
+absl::StatusOr<std::unique_ptr<Store>> OpenStore() {
+  const std::string db = absl::GetFlag(FLAGS_db);
+  if (IsPostgresUrl(db)) {
+    ASSIGN_OR_RETURN(std::unique_ptr<PostgresStore> store,
+                     PostgresStore::Open({.url = db}));
+    return std::unique_ptr<Store>(std::move(store));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store,
+                   SqliteStore::Open({.path = db}));
+  return std::unique_ptr<Store>(std::move(store));
+}
+
 absl::StatusOr<std::string> AnalystToken() {
   std::string path = absl::GetFlag(FLAGS_analyst_token_file);
   if (!path.empty()) return ReadToken(path);
+  if (IsPostgresUrl(absl::GetFlag(FLAGS_db))) {
+    return absl::InvalidArgumentError(
+        "with a PostgreSQL --db, give --analyst_token_file (the same file, or "
+        "a copy, on every replica), so that all replicas accept one analyst "
+        "token");
+  }
   path = absl::GetFlag(FLAGS_db) + ".analyst_token";
   if (access(path.c_str(), F_OK) == 0) return ReadToken(path);
   auto token = CreateToken(path);
@@ -267,23 +314,29 @@ int Run() {
 
   LineEventLog event_log(*log_level, RealClock::Get());
 
-  auto store = SqliteStore::Open({.path = absl::GetFlag(FLAGS_db)});
+  if (absl::GetFlag(FLAGS_follow_interval_ms) < 1) {
+    return Fail(absl::InvalidArgumentError("--follow_interval_ms must be >= 1"));
+  }
+  auto store = OpenStore();
   if (!store.ok()) return Fail(store.status());
   ProtoStudySpecCodec codec;
   std::string strategy_cache_dir = absl::GetFlag(FLAGS_strategy_cache_dir);
   if (strategy_cache_dir.empty()) {
-    strategy_cache_dir = absl::GetFlag(FLAGS_db) + ".strategies";
+    strategy_cache_dir = IsPostgresUrl(absl::GetFlag(FLAGS_db))
+                             ? std::string("ldp.strategies")
+                             : absl::GetFlag(FLAGS_db) + ".strategies";
   }
-  auto aggregator = Aggregator::Create(
-      {.spec_codec = &codec,
-       .clock = RealClock::Get(),
-       .analyst_token = *analyst_token,
-       .enrollment_token = enrollment_token,
-       .enrollment_quotas = std::move(quotas),
-       .max_queued_writes = absl::GetFlag(FLAGS_max_queued_writes),
-       .strategy_planner = {.cache_dir = std::move(strategy_cache_dir)},
-       .event_log = &event_log},
-      *std::move(store));
+  AggregatorOptions options;
+  options.spec_codec = &codec;
+  options.clock = RealClock::Get();
+  options.analyst_token = *analyst_token;
+  options.enrollment_token = enrollment_token;
+  options.enrollment_quotas = std::move(quotas);
+  options.max_queued_writes = absl::GetFlag(FLAGS_max_queued_writes);
+  options.strategy_planner.cache_dir = std::move(strategy_cache_dir);
+  options.event_log = &event_log;
+  options.follow_interval = absl::Milliseconds(absl::GetFlag(FLAGS_follow_interval_ms));
+  auto aggregator = Aggregator::Create(options, *std::move(store));
   if (!aggregator.ok()) return Fail(aggregator.status());
 
   std::unique_ptr<MetricsEndpoint> metrics;
@@ -329,6 +382,22 @@ int Run() {
             : " Or --tls_key_file is not the key of --tls_cert_file; gRPC's "
               "log above says which)")));
   }
+  // The probes' own listener: health only, so plaintext reveals nothing.
+  std::unique_ptr<grpc::Server> health_server;
+  if (const int health_port = absl::GetFlag(FLAGS_health_port); health_port >= 0) {
+    grpc::ServerBuilder health_builder;
+    int bound = 0;
+    health_builder.AddListeningPort(
+        absl::StrCat(absl::GetFlag(FLAGS_listen), ":", health_port),
+        grpc::InsecureServerCredentials(), &bound);
+    health_server = health_builder.BuildAndStart();
+    if (health_server == nullptr || bound == 0) {
+      return Fail(absl::UnavailableError(absl::StrCat(
+          "cannot listen on ", absl::GetFlag(FLAGS_listen), ":", health_port,
+          " for --health_port (in use?)")));
+    }
+    std::printf("ldp-server: grpc.health.v1 (plaintext) on port %d\n", bound);
+  }
   if (const std::string path = absl::GetFlag(FLAGS_port_file); !path.empty()) {
     std::ofstream(path) << port << "\n";
   }
@@ -338,11 +407,11 @@ int Run() {
                   ? "plaintext"
                   : (absl::GetFlag(FLAGS_require_client_cert) ? "TLS, agents need client certificates"
                                                               : "TLS"),
-              absl::GetFlag(FLAGS_db).c_str());
+              PrintableDb().c_str());
   std::fflush(stdout);
   event_log.Write(LogLevel::kInfo, "server_started",
                   {{"listen", absl::StrCat(absl::GetFlag(FLAGS_listen), ":", port)},
-                   {"db", absl::GetFlag(FLAGS_db)},
+                   {"db", PrintableDb()},
                    {"tls", absl::GetFlag(FLAGS_tls_cert_file).empty() ? "no" : "yes"},
                    {"metrics_port", absl::StrCat(metrics == nullptr ? 0 : metrics->port())}});
 
@@ -365,7 +434,13 @@ int Run() {
   sigwait(&signals, &received);
   std::printf("ldp-server: signal %d, shutting down\n", received);
   event_log.Write(LogLevel::kInfo, "server_stopping", {{"signal", absl::StrCat(received)}});
+  // Probes see NOT_SERVING first, so balancers stop sending new work.
+  server->GetHealthCheckService()->SetServingStatus(false);
+  if (health_server != nullptr) {
+    health_server->GetHealthCheckService()->SetServingStatus(false);
+  }
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  if (health_server != nullptr) health_server->Shutdown();
   stopping = true;
   closer.join();
   return 0;
@@ -379,7 +454,7 @@ int main(int argc, char** argv) {
       "The LDP aggregator: collects locally randomized reports over gRPC, "
       "keeps every agent's privacy budget in its store, and serves "
       "estimates with confidence intervals.\n"
-      "Usage: ldp-server [--listen=ADDR] [--port=N] [--db=PATH] "
+      "Usage: ldp-server [--listen=ADDR] [--port=N] [--db=PATH|postgresql://URL] "
       "[--tls_cert_file=PEM --tls_key_file=PEM [--tls_client_ca_file=PEM "
       "[--require_client_cert]]] [--analyst_token_file=PATH] "
       "[--enrollment_token_file=PATH] [--enrollment_tokens_file=PATH] "
