@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Scale-out benchmark (issue 8): durable bulk ingest of ldp-server on
+#   1. its embedded SQLite store (one server),
+#   2. PostgreSQL with one replica,
+#   3. PostgreSQL with two replicas on the same database,
+# each driven by ldp-loadtest --mode=bulk with AGENTS agents (one report
+# each) over STREAMS relay streams (with two replicas the streams alternate
+# between them, and ldp-loadtest checks that both give the same estimates).
+# PostgreSQL is a throwaway local cluster (tests/postgres/with_postgres.sh,
+# fsync on, Debian defaults otherwise); each PostgreSQL run gets a fresh
+# database. Prints one table with the machine it ran on.
+#
+# Usage: bench/run_replicas_benchmark.sh [--agents=N] [--streams=S]
+#          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build]
+# Environment: AGENTS (default 1000000), STREAMS (8), BATCH (1000), BUILD
+# (build), OUT_DIR (ldp-loadtest reports and the table go there if set),
+# NO_BUILD=1, SERVER_FLAGS (added to every ldp-server). Run it on a quiet
+# machine: the load generator, the replicas and PostgreSQL share its CPUs.
+set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+for arg in "$@"; do
+  case "$arg" in
+    --agents=*) AGENTS="${arg#*=}" ;;
+    --streams=*) STREAMS="${arg#*=}" ;;
+    --batch=*) BATCH="${arg#*=}" ;;
+    --build=*) BUILD="${arg#*=}" ;;
+    --out_dir=*) OUT_DIR="${arg#*=}" ;;
+    --no_build) NO_BUILD=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run_replicas_benchmark.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+cd "$(dirname "$0")/.."
+export AGENTS="${AGENTS:-1000000}" STREAMS="${STREAMS:-8}" BATCH="${BATCH:-1000}"
+export BUILD="${BUILD:-build}" OUT_DIR="${OUT_DIR:-}" NO_BUILD="${NO_BUILD:-0}"
+for v in AGENTS STREAMS BATCH; do
+  if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
+    echo "run_replicas_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
+  fi
+done
+
+# Under a throwaway PostgreSQL cluster: re-run inside the wrapper.
+if [ -z "${LDP_TEST_POSTGRES_URL:-}" ]; then
+  if [ "$NO_BUILD" != 1 ]; then
+    cmake --build "$BUILD" -j "${JOBS:-2}" --target ldp-server ldp-loadtest
+  fi
+  exec bash tests/postgres/with_postgres.sh bash "$0" --no_build
+fi
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/replicas-bench.XXXXXX")"
+PIDS=()
+cleanup() {
+  local rc=$?
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ "$rc" -ne 0 ]; then
+    for log in "$WORK"/server-*.log; do
+      [ -s "$log" ] && { echo "--- last lines of $log:" >&2; tail -n 20 "$log" >&2; }
+    done
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "replicas-benchmark-analyst-token-0123456789" > "$WORK/analyst_token"
+BASE_URL="${LDP_TEST_POSTGRES_URL%/*}"  # postgresql://user@host:port
+
+start_server() {  # start_server NAME DB: starts ldp-server, prints its port
+  local name="$1" db="$2"
+  # shellcheck disable=SC2086  # SERVER_FLAGS is a list of flags
+  "$BUILD/server/ldp-server" --db="$db" --port=0 --port_file="$WORK/port-$name" \
+    --analyst_token_file="$WORK/analyst_token" --relay_service \
+    --strategy_cache_dir="$WORK/strategies" ${SERVER_FLAGS:-} \
+    > "$WORK/server-$name.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 300); do
+    [ -s "$WORK/port-$name" ] && break
+    kill -0 "${PIDS[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -s "$WORK/port-$name" ] || { echo "ldp-server $name did not start" >&2; exit 1; }
+  cat "$WORK/port-$name"
+}
+
+stop_servers() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  PIDS=()
+}
+
+fresh_database() {  # fresh_database NAME: prints its URL
+  psql -q -d "$BASE_URL/postgres" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >&2
+  echo "$BASE_URL/$1"
+}
+
+ROWS=()
+run() {  # run LABEL SERVERS: one ldp-loadtest run, appends a table row
+  local label="$1" servers="$2" out="$WORK/out-$1"
+  echo "== $label: ldp-loadtest --mode=bulk --agents=$AGENTS --server=$servers" >&2
+  "$BUILD/client/ldp-loadtest" --server="$servers" --analyst_token_file="$WORK/analyst_token" \
+    --mode=bulk --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
+    --out="$out" --progress=lines >&2
+  ROWS+=("$(python3 - "$out/summary.json" "$label" "$AGENTS" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+if s["reports_accepted"] != int(sys.argv[3]):
+    sys.exit(f"{sys.argv[2]}: {s['reports_accepted']} of {sys.argv[3]} reports accepted")
+lat = s["ack_latency_seconds"]
+print(f"{sys.argv[2]:<28} {s['reports_per_second']:>12.0f} {lat['p50']*1e3:>9.1f} {lat['p99']*1e3:>9.1f}")
+EOF
+)")
+  if [ -n "$OUT_DIR" ]; then mkdir -p "$OUT_DIR"; cp -r "$out" "$OUT_DIR/$label"; fi
+}
+
+port="$(start_server sqlite "$WORK/ldp.db")"
+run embedded-sqlite "127.0.0.1:$port"
+stop_servers
+
+url="$(fresh_database bench_one)"
+port="$(start_server pg1 "$url")"
+run postgresql-1-replica "127.0.0.1:$port"
+stop_servers
+
+url="$(fresh_database bench_two)"
+port_a="$(start_server pg2a "$url")"
+port_b="$(start_server pg2b "$url")"
+run postgresql-2-replicas "127.0.0.1:$port_a,127.0.0.1:$port_b"
+stop_servers
+
+TABLE=/dev/null
+[ -z "$OUT_DIR" ] || TABLE="$OUT_DIR/replicas_benchmark.txt"
+REV="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+{
+  echo "# Scale-out benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "machine: $(nproc) CPUs, ${CPU:-unknown CPU}, $(uname -sr); PostgreSQL $(postgres --version 2>/dev/null || "$(ls -d /usr/lib/postgresql/*/bin | tail -n 1)/postgres" --version)"
+  echo "commit: $REV; $AGENTS agents x 1 report, $STREAMS streams, $BATCH reports/batch"
+  echo
+  printf '%-28s %12s %9s %9s\n' system reports/s p50_ms p99_ms
+  printf '%s\n' "${ROWS[@]}"
+} | tee "$TABLE"
