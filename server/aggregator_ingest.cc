@@ -46,10 +46,7 @@ class EnrollJob final : public CommitJob {
   }
 
   absl::Status Apply(StoreTransaction& transaction) override {
-    for (const AgentRow& row : rows_) {
-      RETURN_IF_ERROR(transaction.InsertAgent(row));
-    }
-    return absl::OkStatus();
+    return transaction.InsertAgents(rows_);
   }
 
   // Never submitted (backpressure): answer `status` instead.

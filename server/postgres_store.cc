@@ -516,6 +516,11 @@ constexpr Statement kInsertAgent = {
     "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
     "enrollment_batch) VALUES($1, $2, $3, $4) "
     "ON CONFLICT (agent_id) DO NOTHING"};
+constexpr Statement kInsertAgents = {
+    "ldp_insert_agents",
+    "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
+    "enrollment_batch) SELECT * FROM unnest($1::int8[], $2::bytea[], "
+    "$3::int8[], $4::bytea[]) ON CONFLICT (agent_id) DO NOTHING"};
 // No conflict target: neither a repeated request id nor a re-run of the
 // same insert (study_id) writes anything.
 constexpr Statement kInsertStudy = {
@@ -731,6 +736,25 @@ class PostgresStore::Transaction final : public StoreTransaction {
         .Int(Nanos(row.enrolled_at))
         .Bytes(row.enrollment_batch);
     return Run(kInsertAgent, p).status();
+  }
+
+  // A relay's batch of enrollments in one round trip.
+  absl::Status InsertAgents(absl::Span<const AgentRow> rows) override {
+    std::vector<int64_t> ids, times;
+    std::vector<std::string_view> hashes, batches;
+    ids.reserve(rows.size());
+    times.reserve(rows.size());
+    hashes.reserve(rows.size());
+    batches.reserve(rows.size());
+    for (const AgentRow& row : rows) {
+      ids.push_back(Signed(row.agent_id));
+      hashes.push_back(AsBytes(row.credential_hash));
+      times.push_back(Nanos(row.enrolled_at));
+      batches.push_back(row.enrollment_batch);
+    }
+    Params p;
+    p.IntArray(ids).BytesArray(hashes).IntArray(times).BytesArray(batches);
+    return Run(kInsertAgents, p).status();
   }
 
   absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) override {

@@ -124,6 +124,15 @@ class StoreTransaction {
   virtual ~StoreTransaction() = default;
 
   virtual absl::Status InsertAgent(const AgentRow& row) = 0;
+  // As InsertAgent on each row; a store that can insert a batch in one
+  // round trip overrides it.
+  virtual absl::Status InsertAgents(absl::Span<const AgentRow> rows) {
+    for (const AgentRow& row : rows) {
+      absl::Status status = InsertAgent(row);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
   // Returns the id of the study that holds `row.request_id`: `row.study_id`
   // if inserted, or the earlier study's id (and nothing is written) when a
   // study with the same non-empty request id exists.

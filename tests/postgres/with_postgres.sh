@@ -64,6 +64,11 @@ unix_socket_directories = '$dir'
 max_connections = 100
 fsync = on
 EOF
+# LDP_PG_SETTINGS: more postgresql.conf lines (benchmarks size the server
+# like a production one; tests keep the defaults).
+if [ -n "${LDP_PG_SETTINGS:-}" ]; then
+  printf '%s\n' "$LDP_PG_SETTINGS" >>"$data/postgresql.conf"
+fi
 
 # A test restarts the server with this (pg_ctl as the cluster's owner).
 cat >"$dir/pg_ctl" <<EOF
