@@ -172,6 +172,10 @@ class UploadJob final : public CommitJob {
         Count(p);
         return absl::OkStatus();
       case AppendOutcome::kIdenticalRetry:
+        // Usually counted already (Accumulate then does nothing); with a
+        // shared store it may be this server's own earlier write, whose
+        // commit reply was lost, which no poll here brings back.
+        Count(p);
         return absl::OkStatus();
       case AppendOutcome::kConflict:
         return absl::AlreadyExistsError(absl::StrCat(

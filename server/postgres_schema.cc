@@ -11,7 +11,8 @@ namespace {
 // the SQLite store, so rows mean the same in both.
 //
 // reports.xid is the writing transaction's id: PollReports follows new
-// reports by it (see PostgresStore::PollReports). The ledger is updated in
+// reports by it (see PostgresStore::PollReports); reports.writer names the
+// store instance that wrote the row, whose own polls skip it. The ledger is updated in
 // place at every charge; fillfactor 70 leaves room on each page for those
 // updates to stay HOT (no index write per charge). id_blocks hands out id
 // ranges to the servers (IdKind: 1 agents, 2 studies, 3 rounds).
@@ -41,7 +42,8 @@ CREATE TABLE reports(
   report_id bytea NOT NULL,
   payload bytea NOT NULL,
   received_at bigint NOT NULL,
-  xid xid8 NOT NULL DEFAULT pg_current_xact_id());
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  writer bigint NOT NULL DEFAULT 0);
 CREATE INDEX reports_xid ON reports(xid);
 CREATE TABLE ledger(
   agent_id bigint,

@@ -6,6 +6,7 @@
 #include "server/postgres_store.h"
 
 #include <libpq-fe.h>
+#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstring>
@@ -573,8 +574,8 @@ WITH input AS (
   ORDER BY round_id FOR SHARE
 ), ins AS (
   INSERT INTO reports(task_id, round_id, agent_id, report_id, payload,
-                      received_at)
-  SELECT task_id, round_id, agent_id, report_id, payload, received_at
+                      received_at, writer)
+  SELECT task_id, round_id, agent_id, report_id, payload, received_at, $10
   FROM input WHERE round_id IN (SELECT round_id FROM open_rounds)
   ORDER BY task_id
   ON CONFLICT (task_id) DO NOTHING
@@ -621,8 +622,8 @@ WITH open_round AS (
   SELECT round_id FROM rounds WHERE round_id = $2 AND state = 1 FOR SHARE
 ), ins AS (
   INSERT INTO reports(task_id, round_id, agent_id, report_id, payload,
-                      received_at)
-  SELECT $1, $2, $3, $4, $5, $6 FROM open_round
+                      received_at, writer)
+  SELECT $1, $2, $3, $4, $5, $6, $7 FROM open_round
   ON CONFLICT (task_id) DO NOTHING
   RETURNING task_id
 )
@@ -718,11 +719,23 @@ absl::StatusOr<AgentRow> AgentFromRow(const Result& r, int row) {
 
 }  // namespace
 
+// A random positive id per store instance (and per failed transaction):
+// which rows a poll may skip. Not secret; OpenSSL's generator is simply
+// the one at hand.
+int64_t NewWriterId() {
+  uint64_t id = 0;
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(&id), sizeof(id)) != 1) {
+    id = static_cast<uint64_t>(absl::ToUnixNanos(absl::Now()));
+  }
+  return static_cast<int64_t>((id >> 1) | 1);
+}
+
 // ---- Transactions -------------------------------------------------------
 
 class PostgresStore::Transaction final : public StoreTransaction {
  public:
-  explicit Transaction(Connection& c) : c_(c) {}
+  // `writer`: the store's id, stamped on every report row it writes.
+  Transaction(Connection& c, int64_t writer) : c_(c), writer_(writer) {}
 
   // The first storage error of this transaction. PostgreSQL refuses every
   // later statement until the rollback, so Transact decides from this one
@@ -920,7 +933,8 @@ class PostgresStore::Transaction final : public StoreTransaction {
         .BytesArray(payload)
         .IntArray(eps)
         .IntArray(cap)
-        .IntArray(received);
+        .IntArray(received)
+        .Int(writer_);
     ASSIGN_OR_RETURN(Result r, Run(kAppendBatch, p));
     if (r.rows() != static_cast<int>(m)) {
       return absl::InternalError(
@@ -1057,7 +1071,8 @@ class PostgresStore::Transaction final : public StoreTransaction {
         .Int(Signed(row.agent_id))
         .Bytes(AsBytes(row.report_id))
         .Bytes(row.payload)
-        .Int(Nanos(row.received_at));
+        .Int(Nanos(row.received_at))
+        .Int(writer_);
     ASSIGN_OR_RETURN(Result appended, Run(kAppendOne, p));
     const bool open = appended.Bool(0, 0);
     const bool inserted = appended.Bool(0, 1);
@@ -1109,6 +1124,7 @@ class PostgresStore::Transaction final : public StoreTransaction {
   }
 
   Connection& c_;
+  const int64_t writer_;
   absl::Status failure_;
 };
 
@@ -1164,6 +1180,7 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
   const absl::Time deadline = absl::Now() + options.connect_timeout;
   std::unique_ptr<PostgresStore> store(new PostgresStore());
   store->max_retries_ = options.max_retries;
+  store->writer_id_ = NewWriterId();
   {
     absl::MutexLock lock(&store->writer_mutex_);
     store->writer_ = std::make_unique<Connection>(options.url, redacted);
@@ -1194,7 +1211,7 @@ absl::Status PostgresStore::Transact(
       status = c.Exec("begin", "BEGIN ISOLATION LEVEL READ COMMITTED").status();
     }
     if (status.ok()) {
-      Transaction transaction(c);
+      Transaction transaction(c, writer_id_.load());
       status = body(transaction);
       // A failed statement aborts the transaction whatever the body made
       // of its error; if the cause is transient, running again can help.
@@ -1211,8 +1228,14 @@ absl::Status PostgresStore::Transact(
       }
     }
     c.Abandon();
-    if (!IsRetryable(status)) return Final(status);
-    if (attempt >= max_retries_) {
+    if (!IsRetryable(status) || attempt >= max_retries_) {
+      // A lost COMMIT may have committed after all, and the caller counts
+      // nothing of a failed transaction. Such rows carry this writer id,
+      // which polls skip; so take a new id and have the next poll read
+      // everything not written under it (callers dedupe by task id).
+      writer_id_ = NewWriterId();
+      rescan_ = true;
+      if (!IsRetryable(status)) return Final(status);
       return absl::UnavailableError(
           absl::StrCat("PostgreSQL transaction failed ", attempt + 1,
                        " times; last: ", status.message()));
@@ -1363,10 +1386,13 @@ absl::Status PostgresStore::PollReports(
     uint64_t* cursor, absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
   uint64_t xmin = 0;
   ReportRow report;
+  // This store's own rows are skipped: its caller counted them when their
+  // transaction committed (or counts them from the retry that finds them).
+  const uint64_t from = rescan_.exchange(false) ? 0 : *cursor;
   RETURN_IF_ERROR(Read(
       absl::StrCat("SELECT task_id, round_id, agent_id, report_id, payload, "
                    "received_at FROM reports WHERE xid >= '",
-                   *cursor, "'::xid8"),
+                   from, "'::xid8 AND writer <> ", writer_id_.load()),
       /*revisit_ok=*/true, &xmin,
       [&](const Result& r, int i) { return VisitReport(r, i, report, visit); },
       [] {}));

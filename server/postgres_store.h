@@ -24,6 +24,7 @@
 #ifndef LDP_SERVER_POSTGRES_STORE_H_
 #define LDP_SERVER_POSTGRES_STORE_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -104,6 +105,11 @@ class PostgresStore final : public Store {
       absl::FunctionRef<void()> restart);
 
   int max_retries_ = 0;
+  // Stamped on the report rows this instance writes (reports.writer), so
+  // that PollReports skips them; renewed, with a full rescan, after a
+  // failed transaction (see Transact).
+  std::atomic<int64_t> writer_id_{0};
+  std::atomic<bool> rescan_{false};
   absl::Mutex writer_mutex_;
   std::unique_ptr<postgres_internal::Connection> writer_
       ABSL_GUARDED_BY(writer_mutex_);

@@ -673,9 +673,11 @@ TEST_F(PostgresStoreTest, LoadsStreamLargeTables) {
     return absl::OkStatus();
   }));
   EXPECT_EQ(count, kReports);
+  // Another instance (say this replica restarted) polls them all.
+  auto reader = Open();
   uint64_t cursor = 0;
   count = 0;
-  ASSERT_OK(store->PollReports(&cursor, [&](const ReportRow&) {
+  ASSERT_OK(reader->PollReports(&cursor, [&](const ReportRow&) {
     ++count;
     return absl::OkStatus();
   }));
@@ -854,12 +856,19 @@ TEST_F(PostgresStoreTest, PollingMissesNoCommit) {
   auto b = Open();
   Append(*a, Report(1, 1, 1));
   Append(*b, Report(2, 1, 1));
+  // Each instance's polls skip what it wrote itself (its caller counted
+  // that at commit) and bring what the other wrote.
   uint64_t cursor = 0;
-  EXPECT_THAT(Poll(*b, &cursor), ::testing::UnorderedElementsAre(1, 2));
+  EXPECT_THAT(Poll(*b, &cursor), ::testing::UnorderedElementsAre(1));
   EXPECT_GT(cursor, 0u);
+  uint64_t cursor_a = 0;
+  EXPECT_THAT(Poll(*a, &cursor_a), ::testing::UnorderedElementsAre(2));
   Append(*a, Report(3, 1, 1));
   Append(*b, Report(4, 1, 1));
-  EXPECT_THAT(Poll(*a, &cursor), ::testing::IsSupersetOf({3u, 4u}));
+  const absl::flat_hash_set<uint64_t> next = Poll(*a, &cursor_a);
+  EXPECT_TRUE(next.contains(4));
+  EXPECT_FALSE(next.contains(3));
+  EXPECT_TRUE(Poll(*b, &cursor).contains(3));
 
   // A transaction that began writing before the next poll commits after
   // it, behind a later one: the poll after its commit still reads it.
@@ -880,12 +889,14 @@ TEST_F(PostgresStoreTest, PollingMissesNoCommit) {
   ReportRow other = Report(6, 1, 1);
   other.agent_id = 8;
   Append(*b, other);
-  const absl::flat_hash_set<uint64_t> during = Poll(*b, &cursor);
+  auto c = Open();  // a third replica follows both
+  uint64_t cursor_c = 0;
+  const absl::flat_hash_set<uint64_t> during = Poll(*c, &cursor_c);
   EXPECT_TRUE(during.contains(6));
   EXPECT_FALSE(during.contains(5));
   go.Notify();
   writer.join();
-  EXPECT_TRUE(Poll(*b, &cursor).contains(5));
+  EXPECT_TRUE(Poll(*c, &cursor_c).contains(5));
   EXPECT_EQ(runs, 1);
 }
 
@@ -905,8 +916,11 @@ TEST_F(PostgresStoreTest, ReconnectsAfterItsConnectionsAreKilled) {
   EXPECT_EQ(Spent(*store), 800'000'000);
   EXPECT_THAT(store->ReserveIds(IdKind::kRound, 1), IsOkAndHolds(1u));
   KillConnections();
+  auto other = Open();
   uint64_t cursor = 0;
-  EXPECT_EQ(Poll(*store, &cursor).size(), 2u);
+  EXPECT_EQ(Poll(*other, &cursor).size(), 2u);
+  KillConnections();
+  EXPECT_EQ(Poll(*other, &cursor).size(), 0u);
   EXPECT_THAT(store->FindAgent(7), IsOkAndHolds(::testing::Eq(std::nullopt)));
 }
 
@@ -925,6 +939,28 @@ TEST_F(PostgresStoreTest, ATransactionCutOffBeforeItsCommitRunsAgain) {
                                                AppendOutcome::kStored));
   EXPECT_EQ(CountReports(*store), 1);
   EXPECT_EQ(Spent(*store), 400'000'000);
+}
+
+// After a transaction that finally failed (its commit may have landed
+// unseen), the next poll reads everything again, this instance's own rows
+// included: whatever it wrote is then counted once the caller dedupes.
+TEST_F(PostgresStoreTest, AFailedTransactionMakesTheNextPollReadOwnRowsToo) {
+  auto first = Open();  // creates round 1
+  auto opened = PostgresStore::Open({.url = url_, .max_retries = 1});
+  ASSERT_OK(opened);
+  PostgresStore& store = **opened;
+  EXPECT_EQ(Append(store, Report(1, 1)).outcome, AppendOutcome::kStored);
+  uint64_t cursor = 0;
+  EXPECT_TRUE(Poll(store, &cursor).empty());  // its own row
+  EXPECT_THAT(store.Transact([&](StoreTransaction& t) -> absl::Status {
+    (void)t.AppendReport(Report(2, 2));
+    KillConnections();
+    return absl::OkStatus();
+  }),
+              StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_EQ(CountReports(store), 1);
+  EXPECT_THAT(Poll(store, &cursor), ::testing::UnorderedElementsAre(1));
+  EXPECT_TRUE(Poll(store, &cursor).empty());
 }
 
 TEST_F(PostgresStoreTest, OpenWaitsForADatabaseThatIsStillComingUp) {
