@@ -517,11 +517,15 @@ constexpr Statement kInsertAgent = {
     "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
     "enrollment_batch) VALUES($1, $2, $3, $4) "
     "ON CONFLICT (agent_id) DO NOTHING"};
+// The ids are fresh from ReserveIds, so only a re-run of this very batch
+// (after a lost COMMIT) can find them taken, and then all of them: one
+// probe for the first id replaces a speculative insertion per row.
 constexpr Statement kInsertAgents = {
     "ldp_insert_agents",
     "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
     "enrollment_batch) SELECT * FROM unnest($1::int8[], $2::bytea[], "
-    "$3::int8[], $4::bytea[]) ON CONFLICT (agent_id) DO NOTHING"};
+    "$3::int8[], $4::bytea[]) WHERE NOT EXISTS "
+    "(SELECT 1 FROM agents WHERE agent_id = ($1::int8[])[1])"};
 // No conflict target: neither a repeated request id nor a re-run of the
 // same insert (study_id) writes anything.
 constexpr Statement kInsertStudy = {
@@ -1267,6 +1271,12 @@ absl::Status PostgresStore::Read(
             c.RunOnce("snapshot",
                       "SELECT pg_snapshot_xmin(pg_current_snapshot())", none));
         *snapshot_xmin = static_cast<uint64_t>(xmin.Int(0, 0));
+        // Following changes reads the newest rows by their xid. Until
+        // autovacuum has analyzed the table, the planner guesses that a
+        // third of it qualifies, and for a cursor it then picks a scan of
+        // the whole table on every poll; the xid index is always right.
+        RETURN_IF_ERROR(
+            c.Exec("no seqscan", "SET LOCAL enable_seqscan = off").status());
       }
       RETURN_IF_ERROR(
           c.Exec("declare cursor",
