@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (and .ci/run): install, build, run every test,
 # then the sanitizer and fuzz jobs (issue 7):
-#   1. Release build in build/ and the whole ctest suite;
+#   1. Release build in build/ and the whole ctest suite (PostgreSQL tests
+#      run through tests/postgres/with_postgres.sh, a throwaway cluster on
+#      loopback), then deploy/lint.sh over the deployment files;
 #   2. ASan + UBSan build in build-asan/ and the whole ctest suite again;
 #   3. TSan build in build-tsan/ and the server-core tests (tests/server_*);
 #   4. libFuzzer build (clang) in build-fuzz/ and every fuzz target for
@@ -83,6 +85,7 @@ fuzz() {
 total=$SECONDS
 bash deploy/install-deps.sh
 job "release build + ctest" release
+job "deploy lint" bash deploy/lint.sh
 if [ "${LDP_CI_QUICK:-0}" = 1 ]; then
   echo "LDP_CI_QUICK=1: skipping the sanitizer and fuzz jobs"
   exit 0

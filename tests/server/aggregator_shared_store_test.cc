@@ -1,0 +1,189 @@
+// Two aggregators in one process, each on its own PostgresStore over one
+// database (two replicas without gRPC, so the TSan job sees the follower
+// thread meet the writer): run through tests/postgres/with_postgres.sh.
+//
+// What the database must decide rather than a replica's memory: an agent
+// enrolled on one replica authenticates on the other; a report sent to
+// both is stored, charged and counted once; a round one replica closed
+// refuses reports at the other even before it has heard of the close; and
+// both give the same estimates.
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/aggregator.h"
+#include "server/postgres_store.h"
+#include "tests/server/test_studies.h"
+#include "tests/testing/statistics.h"
+#include "tests/testing/status_matchers.h"
+
+namespace ldp {
+namespace {
+
+using testing::MakeStudy;
+using testing::MapSpecCodec;
+using testing::MeanQuestion;
+using testing::SeededGenerator;
+using testing::StatusIs;
+
+constexpr int64_t kNano = kNanosPerEpsilon;
+constexpr char kAnalystToken[] = "analyst-secret-0123456789";
+
+class SharedStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* url = std::getenv("LDP_TEST_POSTGRES_URL");
+    ASSERT_NE(url, nullptr) << "run through tests/postgres/with_postgres.sh";
+    // Both tests share the database: every spec is known before a replica
+    // loads the other test's studies.
+    codec_.Add("mean", MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+    StudySpec quorum = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
+    quorum.quorum = 2;
+    codec_.Add("quorum", std::move(quorum));
+    a_ = Start(url, absl::Milliseconds(20));
+    // B follows only when an analyst asks: what it has not heard of yet,
+    // the database must still get right.
+    b_ = Start(url, absl::Hours(1));
+    ASSERT_NE(a_, nullptr);
+    ASSERT_NE(b_, nullptr);
+  }
+
+  std::unique_ptr<Aggregator> Start(const std::string& url,
+                                    absl::Duration follow) {
+    auto store = PostgresStore::Open({.url = url});
+    EXPECT_OK(store);
+    if (!store.ok()) return nullptr;
+    auto aggregator = Aggregator::Create({.spec_codec = &codec_,
+                                          .clock = &clock_,
+                                          .analyst_token = kAnalystToken,
+                                          .follow_interval = follow},
+                                         *std::move(store));
+    EXPECT_OK(aggregator);
+    return aggregator.ok() ? *std::move(aggregator) : nullptr;
+  }
+
+  TaskReport Answer(const TaskAssignment& assignment, double x) {
+    auto mechanism = TaskMechanism::Create(assignment.MakeTask());
+    EXPECT_OK(mechanism);
+    TaskReport report{.task_id = assignment.task_id,
+                      .payload = (*mechanism)->Randomize(
+                          Record{.values = {{"x", x}, {"bucket", int64_t{0}}, {"y", 0.0}}},
+                          gen_)};
+    for (uint8_t& byte : report.report_id) byte = static_cast<uint8_t>(gen_());
+    return report;
+  }
+
+  // The agent's one task in `study_id` (the other test's study may be
+  // open too).
+  static std::vector<TaskAssignment> TasksOf(
+      absl::StatusOr<std::vector<TaskAssignment>> tasks, uint64_t study_id) {
+    EXPECT_OK(tasks);
+    std::vector<TaskAssignment> mine;
+    if (!tasks.ok()) return mine;
+    for (TaskAssignment& task : *tasks) {
+      if (task.question->study_id == study_id) mine.push_back(std::move(task));
+    }
+    return mine;
+  }
+
+  FakeClock clock_;
+  MapSpecCodec codec_;
+  SeededGenerator gen_{8};
+  std::unique_ptr<Aggregator> a_;
+  std::unique_ptr<Aggregator> b_;
+};
+
+TEST_F(SharedStoreTest, TwoReplicasCountEveryAgentOnceAndAgree) {
+  constexpr int kAgentsEach = 150;
+  const std::string spec = "mean";
+  absl::StatusOr<StudyInfo> study = a_->CreateStudy(spec, "req-1");
+  ASSERT_OK(study);
+  // The same request id at B: the same study, not a second one.
+  absl::StatusOr<StudyInfo> again = b_->CreateStudy(spec, "req-1");
+  ASSERT_OK(again);
+  EXPECT_EQ(again->study_id, study->study_id);
+
+  // Enrolled on one replica each; every third agent also sends its report
+  // to the other replica, from another thread, at the same time.
+  std::vector<std::thread> threads;
+  for (Aggregator* home : {a_.get(), b_.get()}) {
+    Aggregator* other = home == a_.get() ? b_.get() : a_.get();
+    for (int i = 0; i < kAgentsEach; ++i) {
+      absl::StatusOr<Enrollment> agent = home->Enroll("");
+      ASSERT_OK(agent);
+      // The other replica knows it by its token, from the database.
+      ASSERT_THAT(other->AuthenticateAgent(agent->bearer_token),
+                  testing::IsOkAndHolds(agent->agent_id));
+      const std::vector<TaskAssignment> tasks =
+          TasksOf(home->GetTasks(agent->agent_id), study->study_id);
+      ASSERT_EQ(tasks.size(), 1u);
+      const TaskReport report = Answer(tasks[0], i % 2 == 0 ? 0.5 : -0.25);
+      if (i % 3 == 0) {
+        threads.emplace_back([other, id = agent->agent_id, report] {
+          EXPECT_THAT(other->UploadReports(id, {report}),
+                      ::testing::ElementsAre(absl::OkStatus()));
+        });
+      }
+      EXPECT_THAT(home->UploadReports(agent->agent_id, {report}),
+                  ::testing::ElementsAre(absl::OkStatus()));
+    }
+  }
+  for (std::thread& t : threads) t.join();
+
+  absl::StatusOr<RoundEstimates> from_a = a_->GetEstimates(study->study_id);
+  absl::StatusOr<RoundEstimates> from_b = b_->GetEstimates(study->study_id);
+  ASSERT_OK(from_a);
+  ASSERT_OK(from_b);
+  const auto& ea = std::get<ScalarEstimate>(from_a->questions[0].estimate);
+  const auto& eb = std::get<ScalarEstimate>(from_b->questions[0].estimate);
+  EXPECT_EQ(ea.num_reports, 2 * kAgentsEach);
+  EXPECT_EQ(eb.num_reports, 2 * kAgentsEach);
+  EXPECT_EQ(ea.value, eb.value);
+  EXPECT_EQ(ea.standard_error, eb.standard_error);
+  for (Aggregator* replica : {a_.get(), b_.get()}) {
+    absl::StatusOr<StudyInfo> info = replica->GetStudy(study->study_id);
+    ASSERT_OK(info);
+    EXPECT_EQ(info->num_agents, 2 * kAgentsEach);
+    EXPECT_EQ(info->max_spent_nanos, kNano);  // nobody charged twice
+  }
+}
+
+TEST_F(SharedStoreTest, ARoundClosedOnOneReplicaRefusesReportsOnTheOther) {
+  absl::StatusOr<StudyInfo> study = a_->CreateStudy("quorum", "");
+  ASSERT_OK(study);
+  ASSERT_OK(b_->GetStudy(study->study_id));  // B learns of the open round
+  // B's agent gets its task while the round is open.
+  absl::StatusOr<Enrollment> late = b_->Enroll("");
+  ASSERT_OK(late);
+  const std::vector<TaskAssignment> late_tasks =
+      TasksOf(b_->GetTasks(late->agent_id), study->study_id);
+  ASSERT_EQ(late_tasks.size(), 1u);
+  // Two reports at A reach the quorum: A closes the round.
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<Enrollment> agent = a_->Enroll("");
+    ASSERT_OK(agent);
+    const std::vector<TaskAssignment> tasks =
+        TasksOf(a_->GetTasks(agent->agent_id), study->study_id);
+    ASSERT_EQ(tasks.size(), 1u);
+    EXPECT_THAT(a_->UploadReports(agent->agent_id, {Answer(tasks[0], 0.1)}),
+                ::testing::ElementsAre(absl::OkStatus()));
+  }
+  absl::StatusOr<StudyInfo> closed = a_->GetStudy(study->study_id);
+  ASSERT_OK(closed);
+  ASSERT_EQ(closed->rounds.size(), 1u);
+  EXPECT_NE(closed->rounds[0].state, RoundState::kOpen);
+  // B has not followed since, yet the database refuses the report.
+  EXPECT_THAT(b_->UploadReports(late->agent_id, {Answer(late_tasks[0], 0.1)}),
+              ::testing::ElementsAre(StatusIs(absl::StatusCode::kFailedPrecondition)));
+  absl::StatusOr<RoundEstimates> at_b = b_->GetEstimates(study->study_id);
+  ASSERT_OK(at_b);
+  EXPECT_NE(at_b->state, RoundState::kOpen);
+  EXPECT_EQ(std::get<ScalarEstimate>(at_b->questions[0].estimate).num_reports, 2);
+}
+
+}  // namespace
+}  // namespace ldp
