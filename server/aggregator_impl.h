@@ -146,6 +146,9 @@ class Aggregator::Impl {
       absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
   absl::StatusOr<std::vector<LedgerEntry>> GetBudget(uint64_t agent_id,
                                                      uint64_t study_id);
+  // Whether the agent is enrolled: in memory, or (shared stores) enrolled
+  // by another server, then remembered. UNAVAILABLE if the database fails.
+  absl::StatusOr<bool> KnowsAgent(uint64_t agent_id);
 
   // aggregator.cc
   absl::Status AuthenticateAnalyst(std::string_view token) const;

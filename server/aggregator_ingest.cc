@@ -321,16 +321,9 @@ absl::StatusOr<uint64_t> Aggregator::Impl::AuthenticateAgent(
   ASSIGN_OR_RETURN(const ParsedToken parsed, ParseBearerToken(token));
   if (agents_.Verify(parsed.agent_id, parsed.hash)) return parsed.agent_id;
   if (store_->shared() && !agents_.Contains(parsed.agent_id)) {
-    absl::StatusOr<std::optional<AgentRow>> row =
-        store_->FindAgent(parsed.agent_id);
-    if (!row.ok()) {
-      return absl::UnavailableError(absl::StrCat(
-          "cannot look the agent up in the database (", row.status().message(),
-          "); retry"));
-    }
-    if (row->has_value()) {
-      agents_.Add((*row)->agent_id, (*row)->credential_hash);
-      if (agents_.Verify(parsed.agent_id, parsed.hash)) return parsed.agent_id;
+    ASSIGN_OR_RETURN(const bool known, KnowsAgent(parsed.agent_id));
+    if (known && agents_.Verify(parsed.agent_id, parsed.hash)) {
+      return parsed.agent_id;
     }
   }
   return absl::UnauthenticatedError("unknown agent or wrong credential");
@@ -472,10 +465,23 @@ absl::Status Aggregator::Impl::AdmitReport(
 
 absl::StatusOr<std::vector<LedgerEntry>> Aggregator::Impl::GetBudget(
     uint64_t agent_id, uint64_t study_id) {
-  if (!agents_.Contains(agent_id)) {
-    return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
-  }
+  ASSIGN_OR_RETURN(const bool known, KnowsAgent(agent_id));
+  if (!known) return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
   return store_->GetLedger(agent_id, study_id);
+}
+
+absl::StatusOr<bool> Aggregator::Impl::KnowsAgent(uint64_t agent_id) {
+  if (agents_.Contains(agent_id)) return true;
+  if (!store_->shared()) return false;
+  absl::StatusOr<std::optional<AgentRow>> row = store_->FindAgent(agent_id);
+  if (!row.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot look the agent up in the database (", row.status().message(),
+        "); retry"));
+  }
+  if (!row->has_value()) return false;
+  agents_.Add((*row)->agent_id, (*row)->credential_hash);
+  return true;
 }
 
 void Aggregator::Impl::CheckQuorum(const RoundEntry& entry) {

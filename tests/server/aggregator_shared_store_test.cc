@@ -144,10 +144,28 @@ TEST_F(SharedStoreTest, TwoReplicasCountEveryAgentOnceAndAgree) {
   EXPECT_EQ(eb.num_reports, 2 * kAgentsEach);
   EXPECT_EQ(ea.value, eb.value);
   EXPECT_EQ(ea.standard_error, eb.standard_error);
+  // An agent enrolled at A: its budget, charged once, read at B.
+  absl::StatusOr<Enrollment> fresh = a_->Enroll("");
+  ASSERT_OK(fresh);
+  const std::vector<TaskAssignment> fresh_tasks =
+      TasksOf(a_->GetTasks(fresh->agent_id), study->study_id);
+  ASSERT_EQ(fresh_tasks.size(), 1u);
+  const TaskReport fresh_report = Answer(fresh_tasks[0], 0.0);
+  EXPECT_THAT(a_->UploadReports(fresh->agent_id, {fresh_report}),
+              ::testing::ElementsAre(absl::OkStatus()));
+  EXPECT_THAT(b_->UploadReports(fresh->agent_id, {fresh_report}),
+              ::testing::ElementsAre(absl::OkStatus()));
+  absl::StatusOr<std::vector<LedgerEntry>> budget =
+      b_->GetBudget(fresh->agent_id, study->study_id);
+  ASSERT_OK(budget);
+  ASSERT_EQ(budget->size(), 1u);
+  EXPECT_EQ((*budget)[0].spent_nanos, kNano);
+  EXPECT_THAT(b_->GetBudget(999'999, 0), StatusIs(absl::StatusCode::kNotFound));
+
   for (Aggregator* replica : {a_.get(), b_.get()}) {
     absl::StatusOr<StudyInfo> info = replica->GetStudy(study->study_id);
     ASSERT_OK(info);
-    EXPECT_EQ(info->num_agents, 2 * kAgentsEach);
+    EXPECT_EQ(info->num_agents, 2 * kAgentsEach + 1);
     EXPECT_EQ(info->max_spent_nanos, kNano);  // nobody charged twice
   }
 }
