@@ -320,7 +320,8 @@ absl::StatusOr<uint64_t> Aggregator::Impl::AuthenticateAgent(
     std::string_view token) {
   ASSIGN_OR_RETURN(const ParsedToken parsed, ParseBearerToken(token));
   if (agents_.Verify(parsed.agent_id, parsed.hash)) return parsed.agent_id;
-  if (store_->shared() && !agents_.Contains(parsed.agent_id)) {
+  // Known here already: the credential was simply wrong.
+  if (!agents_.Contains(parsed.agent_id)) {
     ASSIGN_OR_RETURN(const bool known, KnowsAgent(parsed.agent_id));
     if (known && agents_.Verify(parsed.agent_id, parsed.hash)) {
       return parsed.agent_id;

@@ -185,11 +185,6 @@ absl::StatusOr<std::string> CreateToken(const std::string& path) {
   return token;
 }
 
-bool IsPostgresUrl(absl::string_view db) {
-  return absl::StartsWith(db, "postgresql://") ||
-         absl::StartsWith(db, "postgres://");
-}
-
 // --db as it may be printed and logged: without a URL's password.
 std::string PrintableDb() {
   const std::string db = absl::GetFlag(FLAGS_db);

@@ -107,6 +107,11 @@ std::string TrimMessage(const char* message) {
 
 }  // namespace
 
+bool IsPostgresUrl(absl::string_view text) {
+  return absl::StartsWith(text, "postgresql://") ||
+         absl::StartsWith(text, "postgres://");
+}
+
 std::string RedactPostgresUrl(std::string_view url) {
   std::string out(url);
   // The password of the userinfo: scheme://user:password@host...
@@ -1136,8 +1141,7 @@ class PostgresStore::Transaction final : public StoreTransaction {
 
 absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
     const PostgresStoreOptions& options) {
-  if (!absl::StartsWith(options.url, "postgresql://") &&
-      !absl::StartsWith(options.url, "postgres://")) {
+  if (!IsPostgresUrl(options.url)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the PostgreSQL URL must look like postgresql://user@host:port/db, "
         "got \"",

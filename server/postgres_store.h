@@ -32,6 +32,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "server/store.h"
 
@@ -52,6 +53,10 @@ struct PostgresStoreOptions {
   // next to a database that is still coming up waits for it.
   absl::Duration connect_timeout = absl::Seconds(10);
 };
+
+// Whether `text` is a PostgreSQL connection URI (postgresql:// or
+// postgres://) rather than, say, a SQLite file path.
+bool IsPostgresUrl(absl::string_view text);
 
 // `url` with any password removed, for messages and logs.
 std::string RedactPostgresUrl(std::string_view url);
