@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "client/agent_budget.h"
 #include "client/retry.h"
 #include "client/task_fingerprint.h"
 #include "common/record_json.h"
@@ -77,11 +79,15 @@ absl::Status CheckSchema(const AgentTask& agent_task) {
   return absl::OkStatus();
 }
 
-}  // namespace
+absl::Status CheckCap(absl::string_view name, int64_t cap, bool allow_unlimited) {
+  if (cap > 0 && (cap != kUnlimitedNanos || allow_unlimited)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, " must be > 0 nano-epsilon, got ", cap));
+}
 
-absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(
-    const AgentOptions& options, std::unique_ptr<AgentStateStore> store,
-    absl::BitGenRef gen) {
+absl::Status ValidateOptions(const AgentOptions& options) {
   if (options.record_json.empty() == !options.record.has_value()) {
     return absl::InvalidArgumentError(
         "set exactly one of record_json (the record file's text) and record");
@@ -93,58 +99,211 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(
           absl::StrCat("the record file is unusable: ", s.message()));
     }
   }
-  if (options.max_epsilon_per_study_nanos <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_epsilon_per_study_nanos must be > 0, got ",
-        options.max_epsilon_per_study_nanos));
+  RETURN_IF_ERROR(CheckCap("max_epsilon_per_study_nanos",
+                           options.max_epsilon_per_study_nanos, false));
+  RETURN_IF_ERROR(CheckCap("caps.lifetime_nanos", options.caps.lifetime_nanos, true));
+  RETURN_IF_ERROR(CheckCap("caps.period_nanos", options.caps.period_nanos, true));
+  if (options.caps.period_seconds <= 0) {
+    return absl::InvalidArgumentError("caps.period_seconds must be > 0");
   }
-  if (options.max_total_epsilon_nanos < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_total_epsilon_nanos must be >= 0 (0 = no total limit), got ",
-        options.max_total_epsilon_nanos));
+  if (options.retention <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("retention must be positive");
   }
+  if (options.max_state_bytes < 4096) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_state_bytes must be at least 4096, got ", options.max_state_bytes));
+  }
+  return absl::OkStatus();
+}
+
+// Drops what no longer protects anything: charges older than the period,
+// memo entries and permanent responses past retention (a later repeat is
+// charged again, within the caps), reports whose round has closed (the
+// server would refuse a resend anyway), and studies untouched for the
+// retention (the lifetime spend keeps their charges).
+void Prune(AgentState& state, int64_t now, int64_t retention) {
+  const int64_t period_start = now - state.caps.period_seconds;
+  std::erase_if(state.spends,
+                [&](const SpendEntry& s) { return s.at <= period_start; });
+  const int64_t kept_since = now - retention;
+  std::erase_if(state.memo,
+                [&](const auto& e) { return e.second.created <= kept_since; });
+  std::erase_if(state.permanent,
+                [&](const auto& e) { return e.second.created <= kept_since; });
+  std::erase_if(state.reports,
+                [&](const auto& e) { return e.second.expires <= now; });
+  std::erase_if(state.studies, [&](const auto& e) {
+    return e.second.last_used <= kept_since;
+  });
+}
+
+bool IsBitVector(const ReportPayload& payload) {
+  const auto* frequency = std::get_if<FrequencyReport>(&payload);
+  return frequency != nullptr && std::holds_alternative<BitVectorReport>(*frequency);
+}
+
+}  // namespace
+
+// One AnswerAll's working copy of the state, its serialized size kept up to
+// date entry by entry (serializing it all per task would be quadratic).
+class Agent::Batch {
+ public:
+  Batch(const AgentState& state, int64_t now, int64_t retention)
+      : next(state), now(now) {
+    Prune(next, now, retention);
+    bytes = static_cast<int64_t>(SerializeAgentState(next).size());
+  }
+
+  AgentState next;
+  const int64_t now;
+  int64_t bytes = 0;
+  bool changed = false;
+};
+
+absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(
+    const AgentOptions& options, std::unique_ptr<AgentStateStore> store,
+    absl::BitGenRef gen) {
+  RETURN_IF_ERROR(ValidateOptions(options));
   if (store == nullptr) return absl::InvalidArgumentError("store is null");
   ASSIGN_OR_RETURN(AgentState state, store->Load());
+  // The owner's caps are the ones in force; the state records them so the
+  // file shows under which caps the spend was made.
+  state.caps = options.caps;
   return std::unique_ptr<Agent>(
       new Agent(options, std::move(store), gen, std::move(state)));
 }
 
-absl::StatusOr<AgentAnswer> Agent::Answer(const AgentTask& agent_task) {
+const Clock& Agent::clock() const {
+  return options_.clock != nullptr ? *options_.clock : *RealClock::Get();
+}
+
+absl::StatusOr<AgentAnswer> Agent::Answer(const AgentTask& task) {
+  return std::move(AnswerAll(absl::MakeConstSpan(&task, 1))[0]);
+}
+
+std::vector<absl::StatusOr<AgentAnswer>> Agent::AnswerAll(
+    absl::Span<const AgentTask> tasks) {
+  Batch batch(state_, absl::ToUnixSeconds(clock().Now()),
+              absl::ToInt64Seconds(options_.retention));
+  std::vector<absl::StatusOr<AgentAnswer>> answers;
+  answers.reserve(tasks.size());
+  for (const AgentTask& task : tasks) answers.push_back(AnswerOne(task, batch));
+  if (!batch.changed) return answers;
+  // Durable first: if this fails, nothing new is returned and nothing sent.
+  if (absl::Status saved = store_->Save(batch.next); !saved.ok()) {
+    for (auto& answer : answers) {
+      if (answer.ok() && answer->source != AnswerSource::kStored) answer = saved;
+    }
+    return answers;
+  }
+  state_ = std::move(batch.next);
+  return answers;
+}
+
+absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
+                                              Batch& batch) {
   const Task& task = agent_task.task;
   auto mechanism = TaskMechanism::Create(task);
   if (!mechanism.ok()) return Refusal(task, mechanism.status());
   if (auto s = CheckEpsilonMatches(task); !s.ok()) return Refusal(task, s);
   if (auto s = CheckSchema(agent_task); !s.ok()) return Refusal(task, s);
-  if (auto it = state_.reports.find(task.task_id); it != state_.reports.end()) {
+  if (auto it = batch.next.reports.find(task.task_id);
+      it != batch.next.reports.end()) {
     return AgentAnswer{it->second.report, AnswerSource::kStored};
   }
-  const Clock& clock =
-      options_.clock != nullptr ? *options_.clock : *RealClock::Get();
-  const absl::Time now = clock.Now();
-  if (now >= agent_task.deadline) {
+  if (clock().Now() >= agent_task.deadline) {
     return Refusal(task, absl::FailedPreconditionError(absl::StrCat(
                              "its round closed at ",
                              absl::FormatTime(agent_task.deadline))));
   }
-  const Record record = RecordFor(agent_task);
-  AgentState next = state_;
-  const std::string key = TaskFingerprint(task, agent_task.schema);
-  if (auto memo = state_.memo.find(key);
-      !key.empty() && memo != state_.memo.end()) {
-    return Commit(std::move(next), {task.task_id, NewReportId(), memo->second},
-                  AnswerSource::kMemo);
+  Draft draft;
+  draft.key = TaskFingerprint((*mechanism)->canonical_task(), agent_task.schema);
+  if (draft.key.empty()) {
+    return Refusal(task, absl::InternalError("cannot fingerprint the question"));
   }
-  StudyBudget budget;
-  if (auto s = CheckBudget(agent_task, budget); !s.ok()) {
+  const Record record = RecordFor(agent_task);
+  if ((*mechanism)->longitudinal()) {
+    DraftLongitudinal(**mechanism, record, batch, draft);
+  } else {
+    DraftAnswer(**mechanism, record, batch, draft);
+  }
+  if (absl::Status s = Settle(agent_task, batch, draft); !s.ok()) {
     return Refusal(task, s);
   }
-  budget.spent_nanos += task.epsilon_nanos;
-  next.studies[task.study_id] = budget;
-  ReportPayload payload = (*mechanism)->Randomize(record, gen_);
-  if (!key.empty()) next.memo[key] = payload;
-  return Commit(std::move(next),
-                {task.task_id, NewReportId(), std::move(payload)},
-                AnswerSource::kFresh);
+  return AgentAnswer{batch.next.reports.at(task.task_id).report,
+                     draft.charge > 0 ? AnswerSource::kFresh
+                                      : AnswerSource::kMemo};
+}
+
+// The memo's payload, or a fresh one (to be charged in full).
+void Agent::DraftAnswer(const TaskMechanism& mechanism, const Record& record,
+                        const Batch& batch, Draft& draft) {
+  if (auto memo = batch.next.memo.find(draft.key);
+      memo != batch.next.memo.end()) {
+    draft.payload = memo->second.payload;
+    return;
+  }
+  draft.payload = mechanism.Randomize(record, gen_);
+  draft.charge = mechanism.task().epsilon_nanos;
+  draft.new_memo = true;
+}
+
+// A report drawn from the value's permanent response. A candidate response
+// is drawn every time, used or not, so the work does not tell whether the
+// value is new; the charge is εₜ until the response's ε∞ is paid.
+void Agent::DraftLongitudinal(const TaskMechanism& mechanism,
+                              const Record& record, const Batch& batch,
+                              Draft& draft) {
+  draft.value_key = ValueFingerprint(draft.key, mechanism.Item(record));
+  draft.permanent = PermanentResponse{
+      .payload = mechanism.Memoize(mechanism.Item(record), gen_),
+      .created = batch.now};
+  if (auto it = batch.next.permanent.find(draft.value_key);
+      it != batch.next.permanent.end() && IsBitVector(it->second.payload)) {
+    draft.permanent = it->second;
+  }
+  draft.charge = std::clamp(mechanism.epsilon_infinity_nanos() -
+                                draft.permanent.charged_nanos,
+                            int64_t{0}, mechanism.task().epsilon_nanos);
+  draft.permanent.charged_nanos += draft.charge;
+  draft.payload = mechanism.RandomizeFromMemo(draft.permanent.payload, gen_);
+}
+
+// Checks the caps and the state's size cap, then books the draft.
+absl::Status Agent::Settle(const AgentTask& agent_task, Batch& batch,
+                           const Draft& draft) {
+  const Task& task = agent_task.task;
+  const Charge charge{.study_id = task.study_id,
+                      .nanos = draft.charge,
+                      .own_study_cap = options_.max_epsilon_per_study_nanos,
+                      .announced_cap = agent_task.study_cap_nanos,
+                      .now = batch.now};
+  if (draft.charge > 0) RETURN_IF_ERROR(CheckCharge(batch.next, charge));
+  StoredReport stored{
+      .report = {task.task_id, NewReportId(), draft.payload},
+      .expires = agent_task.deadline == absl::InfiniteFuture()
+                     ? batch.now + absl::ToInt64Seconds(options_.retention)
+                     : absl::ToUnixSeconds(agent_task.deadline)};
+  int64_t grows = static_cast<int64_t>(ReportLine(stored).size());
+  const MemoEntry memo{draft.payload, batch.now};
+  if (draft.new_memo) grows += static_cast<int64_t>(MemoLine(draft.key, memo).size());
+  if (!draft.value_key.empty()) {
+    grows += static_cast<int64_t>(PermanentLine(draft.value_key, draft.permanent).size());
+  }
+  constexpr int64_t kChargeLines = 160;  // study, spend and lifetime lines
+  if (batch.bytes + grows + kChargeLines > options_.max_state_bytes) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the agent's saved state would exceed its cap of ",
+        options_.max_state_bytes, " bytes; it frees up as rounds close and "
+        "memoized answers pass their retention"));
+  }
+  if (draft.charge > 0) grows += BookCharge(batch.next, charge);
+  if (draft.new_memo) batch.next.memo[draft.key] = memo;
+  if (!draft.value_key.empty()) batch.next.permanent[draft.value_key] = draft.permanent;
+  batch.next.reports[task.task_id] = std::move(stored);
+  batch.bytes += grows;
+  batch.changed = true;
+  return absl::OkStatus();
 }
 
 Record Agent::RecordFor(const AgentTask& task) const {
@@ -154,43 +313,6 @@ Record Agent::RecordFor(const AgentTask& task) const {
   // refusal); it is defaulted instead. The file's syntax was checked once in
   // Create.
   return ParseRecordJsonLenient(options_.record_json, task.schema).record;
-}
-
-absl::Status Agent::CheckBudget(const AgentTask& task,
-                                StudyBudget& budget) const {
-  const auto it = state_.studies.find(task.task.study_id);
-  budget = it != state_.studies.end()
-               ? it->second
-               : StudyBudget{options_.max_epsilon_per_study_nanos, 0};
-  // Caps only ever go down: the agent's own limit and the server's
-  // announcement both bound it, and it never drops below what is spent.
-  int64_t cap = std::min(budget.cap_nanos, options_.max_epsilon_per_study_nanos);
-  if (task.study_cap_nanos > 0) cap = std::min(cap, task.study_cap_nanos);
-  budget.cap_nanos = std::max(cap, budget.spent_nanos);
-  const int64_t charge = task.task.epsilon_nanos;
-  if (charge > budget.cap_nanos - budget.spent_nanos) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "it charges ", Epsilon(charge), " epsilon but only ",
-        Epsilon(budget.cap_nanos - budget.spent_nanos), " of the study's cap ",
-        Epsilon(budget.cap_nanos), " remains"));
-  }
-  const int64_t total_limit = options_.max_total_epsilon_nanos;
-  if (total_limit > 0 && charge > total_limit - state_.TotalSpentNanos()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "it charges ", Epsilon(charge), " epsilon but only ",
-        Epsilon(total_limit - state_.TotalSpentNanos()),
-        " of the agent's total limit ", Epsilon(total_limit), " remains"));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<AgentAnswer> Agent::Commit(AgentState next, TaskReport report,
-                                          AnswerSource source) {
-  next.reports[report.task_id] = StoredReport{report, /*settled=*/false};
-  // Durable first: if this fails, nothing is returned and nothing is sent.
-  RETURN_IF_ERROR(store_->Save(next));
-  state_ = std::move(next);
-  return AgentAnswer{std::move(report), source};
 }
 
 ReportId Agent::NewReportId() {
@@ -205,17 +327,35 @@ ReportId Agent::NewReportId() {
 }
 
 absl::Status Agent::RecordAck(uint64_t task_id, const absl::Status& ack) {
-  auto it = state_.reports.find(task_id);
-  if (it == state_.reports.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("the agent never answered task ", task_id));
-  }
-  if (it->second.settled || IsTransient(ack.code())) return absl::OkStatus();
+  const std::pair<uint64_t, absl::Status> one{task_id, ack};
+  return RecordAcks(absl::MakeConstSpan(&one, 1));
+}
+
+absl::Status Agent::RecordAcks(
+    absl::Span<const std::pair<uint64_t, absl::Status>> acks) {
+  absl::Status result;
   AgentState next = state_;
-  next.reports[task_id].settled = true;
+  bool changed = false;
+  for (const auto& [task_id, ack] : acks) {
+    auto it = next.reports.find(task_id);
+    if (it == next.reports.end()) {
+      result.Update(absl::NotFoundError(
+          absl::StrCat("the agent never answered task ", task_id)));
+      continue;
+    }
+    if (it->second.settled || IsTransient(ack.code())) continue;
+    it->second.settled = true;
+    changed = true;
+  }
+  if (!changed) return result;
   RETURN_IF_ERROR(store_->Save(next));
   state_ = std::move(next);
-  return absl::OkStatus();
+  return result;
+}
+
+int64_t Agent::period_spent_nanos() const {
+  return state_.SpentSince(absl::ToUnixSeconds(clock().Now()) -
+                           state_.caps.period_seconds);
 }
 
 std::vector<TaskReport> Agent::PendingReports() const {

@@ -10,8 +10,13 @@
 //     at most the εₜ it charges (TaskMechanism::Create), its randomizer is
 //     specified at exactly εₜ, its question fits the study's schema, its
 //     round is still open and εₜ fits the remaining budget;
-//   - a repeated identical question (same TaskFingerprint) is answered with
-//     the memoized payload, free of charge;
+//   - a task is refused if its charge would break the study's cap, the
+//     lifetime cap or the rolling period's cap (AgentCaps; on by default),
+//     or if the saved state would outgrow its size cap;
+//   - a repeated question (same canonical TaskFingerprint, whatever its
+//     ids) is answered with the memoized payload, free of charge; a
+//     longitudinal question keeps one permanent response per value and is
+//     charged until that response's ε∞ is paid, then never again;
 //   - the spend, the memo and the new report are saved durably BEFORE the
 //     report is returned to be sent, and a task answered before returns the
 //     very same report (same report_id and payload) — what makes retries and
@@ -26,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -33,13 +39,34 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "client/agent_state.h"
 #include "client/agent_state_store.h"
 #include "common/clock.h"
 #include "common/record_schema.h"
 #include "common/task.h"
+#include "common/task_mechanism.h"
 
 namespace ldp {
+
+// The agent's default caps, on unless its owner explicitly lifts them.
+// Why these values: a lifetime cap is what makes "no server learns more
+// than ε" a statement about the device rather than about one study; 10
+// allows ten full studies at the per-study default of 1. The rolling
+// per-period cap (2 per 24 h) is the strictest of the per-day budgets
+// deployed systems publish (Apple: 2 for health data, 4-8 elsewhere), so a
+// server cannot spend a device's lifetime budget in one burst: it takes at
+// least five days.
+inline constexpr int64_t kDefaultStudyCapNanos = kNanosPerEpsilon;
+inline constexpr int64_t kDefaultLifetimeCapNanos = 10 * kNanosPerEpsilon;
+inline constexpr int64_t kDefaultPeriodCapNanos = 2 * kNanosPerEpsilon;
+inline constexpr int64_t kDefaultPeriodSeconds = 24 * 3600;
+// How long memoized answers (and settled reports of rounds without a
+// deadline) are kept; a question re-asked after that is answered afresh
+// and charged again, within the caps.
+inline constexpr absl::Duration kDefaultRetention = absl::Hours(24 * 365);
+// The state file's size cap: 1 MiB holds about 10^4 memo entries.
+inline constexpr int64_t kDefaultMaxStateBytes = 1 << 20;
 
 struct AgentOptions {
   // The agent's record as JSON text (its data file, see record_json.h),
@@ -49,12 +76,18 @@ struct AgentOptions {
   std::optional<Record> record{};
   // The most the agent ever spends on one study, in nano-ε (> 0). A study
   // whose server announces a lower cap gets the lower one.
-  int64_t max_epsilon_per_study_nanos = 0;
-  // The most it spends across all studies; 0 = no limit beyond the per-study
-  // caps.
-  int64_t max_total_epsilon_nanos = 0;
-  // Current time, to skip tasks whose round has closed; RealClock if null.
-  // Must outlive the agent.
+  int64_t max_epsilon_per_study_nanos = kDefaultStudyCapNanos;
+  // The lifetime cap and the cap per rolling period (nano-ε, > 0, or
+  // kUnlimitedNanos only on the owner's explicit request). The server has
+  // no say in them.
+  AgentCaps caps{.lifetime_nanos = kDefaultLifetimeCapNanos,
+                 .period_nanos = kDefaultPeriodCapNanos,
+                 .period_seconds = kDefaultPeriodSeconds};
+  absl::Duration retention = kDefaultRetention;
+  // Tasks that would grow the saved state beyond this are refused.
+  int64_t max_state_bytes = kDefaultMaxStateBytes;
+  // Current time, to skip tasks whose round has closed and to date charges;
+  // RealClock if null. Must outlive the agent.
   const Clock* clock = nullptr;
 };
 
@@ -71,7 +104,8 @@ struct AgentTask {
 
 enum class AnswerSource {
   kFresh,   // randomized now, budget charged
-  kMemo,    // an identical earlier question's payload, no charge
+  kMemo,    // an identical earlier question's payload (or a longitudinal
+            // report whose permanent response is paid for), no charge
   kStored,  // this very task was answered before: the same report again
 };
 
@@ -95,12 +129,20 @@ class Agent {
   // InvalidArgument (malformed or inconsistent task), FailedPrecondition
   // (over budget, round closed, record does not fit the schema); store
   // errors pass through and nothing is returned to send.
+  // FailedPrecondition also when the saved state would outgrow its cap.
   absl::StatusOr<AgentAnswer> Answer(const AgentTask& task);
+  // Answers a poll's tasks in order and saves once, before returning any.
+  // If the save fails, every answer that needed it carries its error.
+  std::vector<absl::StatusOr<AgentAnswer>> AnswerAll(
+      absl::Span<const AgentTask> tasks);
 
   // The server's verdict on the report for `task_id`. OK or a permanent
   // refusal settles it; a transient error (retry.h) leaves it pending so it
   // is resent. NotFound for a task the agent never answered.
   absl::Status RecordAck(uint64_t task_id, const absl::Status& ack);
+  // Many verdicts, saved once; the first error (the others still apply).
+  absl::Status RecordAcks(
+      absl::Span<const std::pair<uint64_t, absl::Status>> acks);
 
   // Reports not yet settled, by task id: to resend, byte for byte.
   std::vector<TaskReport> PendingReports() const;
@@ -108,9 +150,22 @@ class Agent {
   // The agent's own ledger for a study it has answered; nullopt otherwise.
   std::optional<StudyBudget> Budget(uint64_t study_id) const;
   int64_t total_spent_nanos() const { return state_.TotalSpentNanos(); }
+  // Spend within the rolling period that ends now.
+  int64_t period_spent_nanos() const;
   const AgentState& state() const { return state_; }
 
  private:
+  class Batch;  // one AnswerAll's working copy of the state (agent.cc)
+  // One answer before it is booked.
+  struct Draft {
+    std::string key;        // the question's canonical fingerprint
+    ReportPayload payload;  // what would be sent
+    int64_t charge = 0;     // nano-ε to book; 0 = free
+    bool new_memo = false;  // book payload under key in the memo
+    std::string value_key;  // longitudinal: (question, value) fingerprint
+    PermanentResponse permanent;  // longitudinal: the response to keep
+  };
+
   Agent(const AgentOptions& options, std::unique_ptr<AgentStateStore> store,
         absl::BitGenRef gen, AgentState state)
       : options_(options),
@@ -118,10 +173,14 @@ class Agent {
         gen_(gen),
         state_(std::move(state)) {}
 
+  const Clock& clock() const;
   Record RecordFor(const AgentTask& task) const;
-  absl::Status CheckBudget(const AgentTask& task, StudyBudget& budget) const;
-  absl::StatusOr<AgentAnswer> Commit(AgentState next, TaskReport report,
-                                     AnswerSource source);
+  absl::StatusOr<AgentAnswer> AnswerOne(const AgentTask& task, Batch& batch);
+  void DraftAnswer(const TaskMechanism& mechanism, const Record& record,
+                   const Batch& batch, Draft& draft);
+  void DraftLongitudinal(const TaskMechanism& mechanism, const Record& record,
+                         const Batch& batch, Draft& draft);
+  absl::Status Settle(const AgentTask& task, Batch& batch, const Draft& draft);
   ReportId NewReportId();
 
   AgentOptions options_;

@@ -10,6 +10,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/random/distributions.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/credentials.h"
@@ -278,8 +279,8 @@ absl::StatusOr<std::vector<absl::Status>> AgentClient::Upload(
 void AgentClient::AnswerTasks(Agent& agent, const TaskBatch& batch,
                               CycleResult& result) {
   std::map<uint64_t, std::optional<int64_t>> caps;  // per study, this cycle
-  for (const AgentTask& received : batch.tasks) {
-    AgentTask task = received;
+  std::vector<AgentTask> tasks = batch.tasks;
+  for (AgentTask& task : tasks) {
     const uint64_t study = task.task.study_id;
     if (!agent.Budget(study).has_value() && !caps.contains(study)) {
       auto cap = StudyCap(study);
@@ -288,7 +289,8 @@ void AgentClient::AnswerTasks(Agent& agent, const TaskBatch& batch,
     if (auto it = caps.find(study); it != caps.end() && it->second) {
       task.study_cap_nanos = *it->second;
     }
-    auto answer = agent.Answer(task);
+  }
+  for (const auto& answer : agent.AnswerAll(tasks)) {
     if (!answer.ok()) {
       result.refusals.push_back(answer.status());
     } else if (answer->source == AnswerSource::kFresh) {
@@ -301,9 +303,24 @@ void AgentClient::AnswerTasks(Agent& agent, const TaskBatch& batch,
   }
 }
 
+// Invariant 8: when reports leave must not depend on how long the record's
+// answers took, so they wait for a moment drawn (independently of the
+// record) in [window/2, window] after the poll returned.
+void AgentClient::WaitForSendSlot(absl::Time polled) {
+  if (options_.send_window <= absl::ZeroDuration()) return;
+  const int64_t window = absl::ToInt64Microseconds(options_.send_window);
+  const absl::Time slot =
+      polled + absl::Microseconds(absl::Uniform<int64_t>(
+                   absl::IntervalClosed, gen_, window / 2, window));
+  const absl::Duration wait = slot - absl::Now();
+  if (wait <= absl::ZeroDuration()) return;
+  options_.sleep ? options_.sleep(wait) : absl::SleepFor(wait);
+}
+
 CycleResult AgentClient::RunOnce(Agent& agent) {
   CycleResult result;
   absl::StatusOr<TaskBatch> batch = GetTasks();
+  const absl::Time polled = absl::Now();
   if (batch.ok()) {
     result.tasks_received =
         static_cast<int>(batch->tasks.size() + batch->malformed.size());
@@ -317,11 +334,14 @@ CycleResult AgentClient::RunOnce(Agent& agent) {
   const std::vector<TaskReport> pending = agent.PendingReports();
   result.reports_sent = static_cast<int>(pending.size());
   if (pending.empty()) return result;
+  WaitForSendSlot(polled);
   auto acks = Upload(pending);
   if (!acks.ok()) {
     result.upload_status = acks.status();
     return result;
   }
+  std::vector<std::pair<uint64_t, absl::Status>> verdicts;
+  verdicts.reserve(pending.size());
   for (size_t i = 0; i < pending.size(); ++i) {
     const absl::Status& ack = (*acks)[i];
     if (ack.ok()) {
@@ -329,8 +349,9 @@ CycleResult AgentClient::RunOnce(Agent& agent) {
     } else if (!IsTransient(ack.code())) {
       result.rejections.push_back(ack);
     }
-    result.upload_status.Update(agent.RecordAck(pending[i].task_id, ack));
+    verdicts.emplace_back(pending[i].task_id, ack);
   }
+  result.upload_status.Update(agent.RecordAcks(verdicts));
   return result;
 }
 

@@ -70,7 +70,12 @@ struct AgentClientOptions {
   absl::Duration rpc_timeout = absl::Seconds(30);
   // Tasks asked for per poll; 0 = the server's default.
   uint32_t max_tasks = 0;
-  // Waits between tries; absl::SleepFor if unset (tests record instead).
+  // Reports leave at a moment drawn uniformly from [W/2, W] after the poll
+  // returned, never when their computation ends (DESIGN invariant 8).
+  // Zero only for simulations whose timing nobody observes.
+  absl::Duration send_window = absl::Seconds(2);
+  // Waits (between tries, and for the send slot); absl::SleepFor if unset
+  // (tests record instead).
   std::function<void(absl::Duration)> sleep{};
 };
 
@@ -150,6 +155,7 @@ class AgentClient {
   absl::Status UploadOnce(const std::vector<v1::UploadReportsRequest>& batches,
                           v1::UploadReportsResponse* response);
   void AnswerTasks(Agent& agent, const TaskBatch& batch, CycleResult& result);
+  void WaitForSendSlot(absl::Time polled);
 
   AgentClientOptions options_;
   std::shared_ptr<v1::AgentService::StubInterface> stub_;

@@ -1,6 +1,7 @@
 // AgentState ↔ text; see the header.
 #include "client/agent_state.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -13,16 +14,19 @@
 namespace ldp {
 namespace {
 
-constexpr absl::string_view kHeader = "ldp-agent-state 1";
+constexpr absl::string_view kHeaderV1 = "ldp-agent-state 1";
+constexpr absl::string_view kHeader = "ldp-agent-state 2";
 
 absl::Status LineError(int line, absl::string_view problem) {
   return absl::DataLossError(
       absl::StrCat("agent state line ", line, ": ", problem));
 }
 
-template <typename Int>
-absl::StatusOr<Int> ParseNumber(absl::string_view text, int line) {
-  Int value{};
+// Non-negative integers; `infinite` (if given) spells kNever/kUnlimitedNanos.
+absl::StatusOr<int64_t> ParseNumber(absl::string_view text, int line,
+                                    absl::string_view infinite = "") {
+  if (!infinite.empty() && text == infinite) return kNever;
+  int64_t value = 0;
   if (text.empty() || text.find_first_not_of("0123456789") != text.npos ||
       !absl::SimpleAtoi(text, &value)) {
     return LineError(line, absl::StrCat("bad number '", text, "'"));
@@ -30,10 +34,26 @@ absl::StatusOr<Int> ParseNumber(absl::string_view text, int line) {
   return value;
 }
 
+absl::StatusOr<uint64_t> ParseId(absl::string_view text, int line) {
+  uint64_t value = 0;
+  if (text.empty() || text.find_first_not_of("0123456789") != text.npos ||
+      !absl::SimpleAtoi(text, &value)) {
+    return LineError(line, absl::StrCat("bad id '", text, "'"));
+  }
+  return value;
+}
+
+std::string Number(int64_t value, absl::string_view infinite) {
+  return value == kNever ? std::string(infinite) : absl::StrCat(value);
+}
+
+bool IsHex(absl::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789abcdef") == text.npos;
+}
+
 absl::StatusOr<ReportId> ParseReportId(absl::string_view hex, int line) {
   ReportId id{};
-  if (hex.size() != 2 * id.size() ||
-      hex.find_first_not_of("0123456789abcdef") != hex.npos) {
+  if (hex.size() != 2 * id.size() || !IsHex(hex)) {
     return LineError(line, "report id must be 32 lowercase hex digits");
   }
   const std::string bytes = absl::HexStringToBytes(hex);
@@ -41,100 +61,232 @@ absl::StatusOr<ReportId> ParseReportId(absl::string_view hex, int line) {
   return id;
 }
 
-absl::Status ParseStudy(const std::vector<absl::string_view>& f, int line,
-                        AgentState& state) {
-  if (f.size() != 4) return LineError(line, "study needs 3 numbers");
-  ASSIGN_OR_RETURN(const uint64_t id, ParseNumber<uint64_t>(f[1], line));
-  ASSIGN_OR_RETURN(const int64_t cap, ParseNumber<int64_t>(f[2], line));
-  ASSIGN_OR_RETURN(const int64_t spent, ParseNumber<int64_t>(f[3], line));
-  if (spent > cap) return LineError(line, "spent exceeds the cap");
-  if (!state.studies.emplace(id, StudyBudget{cap, spent}).second) {
-    return LineError(line, "study listed twice");
-  }
-  return absl::OkStatus();
-}
+// Parses one file; `v1` files lack times, caps and the lifetime line.
+class StateParser {
+ public:
+  explicit StateParser(bool v1) : v1_(v1) {}
 
-absl::Status ParseMemo(const std::vector<absl::string_view>& f, int line,
-                       AgentState& state) {
-  if (f.size() != 3 || f[1].empty() ||
-      f[1].find_first_not_of("0123456789abcdef") != f[1].npos) {
-    return LineError(line, "memo needs a hex key and a payload");
+  absl::Status Line(absl::string_view text, int line) {
+    f_ = absl::StrSplit(text, ' ');
+    line_ = line;
+    const absl::string_view kind = f_[0];
+    if (kind == "study") return Study();
+    if (kind == "memo") return Memo();
+    if (kind == "report") return Report();
+    if (!v1_ && kind == "caps") return Caps();
+    if (!v1_ && kind == "lifetime") return Lifetime();
+    if (!v1_ && kind == "spend") return Spend();
+    if (!v1_ && kind == "prr") return Permanent();
+    return LineError(line, absl::StrCat("unknown entry '", kind, "'"));
   }
-  ASSIGN_OR_RETURN(ReportPayload payload, PayloadFromText(f[2]));
-  if (!state.memo.emplace(std::string(f[1]), std::move(payload)).second) {
-    return LineError(line, "memo key listed twice");
-  }
-  return absl::OkStatus();
-}
 
-absl::Status ParseReport(const std::vector<absl::string_view>& f, int line,
-                         AgentState& state) {
-  if (f.size() != 5 || (f[3] != "pending" && f[3] != "settled")) {
-    return LineError(line, "report needs task, id, pending|settled, payload");
+  absl::StatusOr<AgentState> Finish() {
+    if (v1_) {
+      for (const auto& [id, budget] : state_.studies) {
+        state_.lifetime_spent_nanos += budget.spent_nanos;
+      }
+    } else if (!seen_lifetime_ || !seen_caps_) {
+      return absl::DataLossError("agent state lacks its caps or lifetime line");
+    }
+    return std::move(state_);
   }
-  StoredReport stored;
-  ASSIGN_OR_RETURN(stored.report.task_id, ParseNumber<uint64_t>(f[1], line));
-  ASSIGN_OR_RETURN(stored.report.report_id, ParseReportId(f[2], line));
-  stored.settled = f[3] == "settled";
-  ASSIGN_OR_RETURN(stored.report.payload, PayloadFromText(f[4]));
-  const uint64_t task_id = stored.report.task_id;
-  if (!state.reports.emplace(task_id, std::move(stored)).second) {
-    return LineError(line, "task listed twice");
-  }
-  return absl::OkStatus();
-}
 
-absl::Status ParseLine(absl::string_view text, int line, AgentState& state) {
-  const std::vector<absl::string_view> fields = absl::StrSplit(text, ' ');
-  if (fields[0] == "study") return ParseStudy(fields, line, state);
-  if (fields[0] == "memo") return ParseMemo(fields, line, state);
-  if (fields[0] == "report") return ParseReport(fields, line, state);
-  return LineError(line, absl::StrCat("unknown entry '", fields[0], "'"));
-}
+ private:
+  absl::Status Fields(size_t v1, size_t v2, absl::string_view what) {
+    if (f_.size() != (v1_ ? v1 : v2)) return LineError(line_, what);
+    return absl::OkStatus();
+  }
+
+  absl::Status Caps() {
+    RETURN_IF_ERROR(Fields(0, 4, "caps needs 3 numbers"));
+    if (seen_caps_) return LineError(line_, "caps listed twice");
+    seen_caps_ = true;
+    ASSIGN_OR_RETURN(state_.caps.lifetime_nanos,
+                     ParseNumber(f_[1], line_, "unlimited"));
+    ASSIGN_OR_RETURN(state_.caps.period_nanos,
+                     ParseNumber(f_[2], line_, "unlimited"));
+    ASSIGN_OR_RETURN(state_.caps.period_seconds, ParseNumber(f_[3], line_));
+    if (state_.caps.period_seconds <= 0) {
+      return LineError(line_, "the period must be positive");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Lifetime() {
+    RETURN_IF_ERROR(Fields(0, 2, "lifetime needs 1 number"));
+    if (seen_lifetime_) return LineError(line_, "lifetime listed twice");
+    seen_lifetime_ = true;
+    ASSIGN_OR_RETURN(state_.lifetime_spent_nanos, ParseNumber(f_[1], line_));
+    return absl::OkStatus();
+  }
+
+  absl::Status Spend() {
+    RETURN_IF_ERROR(Fields(0, 3, "spend needs 2 numbers"));
+    SpendEntry spend;
+    ASSIGN_OR_RETURN(spend.at, ParseNumber(f_[1], line_));
+    ASSIGN_OR_RETURN(spend.nanos, ParseNumber(f_[2], line_));
+    if (!state_.spends.empty() && spend.at < state_.spends.back().at) {
+      return LineError(line_, "spend entries out of order");
+    }
+    state_.spends.push_back(spend);
+    return absl::OkStatus();
+  }
+
+  absl::Status Study() {
+    RETURN_IF_ERROR(Fields(4, 5, "study needs its numbers"));
+    ASSIGN_OR_RETURN(const uint64_t id, ParseId(f_[1], line_));
+    StudyBudget budget;
+    ASSIGN_OR_RETURN(budget.cap_nanos, ParseNumber(f_[2], line_));
+    ASSIGN_OR_RETURN(budget.spent_nanos, ParseNumber(f_[3], line_));
+    if (!v1_) {
+      ASSIGN_OR_RETURN(budget.last_used, ParseNumber(f_[4], line_));
+    }
+    if (budget.spent_nanos > budget.cap_nanos) {
+      return LineError(line_, "spent exceeds the cap");
+    }
+    if (!state_.studies.emplace(id, budget).second) {
+      return LineError(line_, "study listed twice");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Memo() {
+    RETURN_IF_ERROR(Fields(3, 4, "memo needs a hex key and a payload"));
+    if (!IsHex(f_[1])) return LineError(line_, "memo needs a hex key");
+    MemoEntry entry;
+    if (!v1_) {
+      ASSIGN_OR_RETURN(entry.created, ParseNumber(f_[2], line_));
+    }
+    ASSIGN_OR_RETURN(entry.payload, PayloadFromText(f_.back()));
+    if (!state_.memo.emplace(std::string(f_[1]), std::move(entry)).second) {
+      return LineError(line_, "memo key listed twice");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Permanent() {
+    RETURN_IF_ERROR(Fields(0, 5, "prr needs key, created, charged, payload"));
+    if (!IsHex(f_[1])) return LineError(line_, "prr needs a hex key");
+    PermanentResponse entry;
+    ASSIGN_OR_RETURN(entry.created, ParseNumber(f_[2], line_));
+    ASSIGN_OR_RETURN(entry.charged_nanos, ParseNumber(f_[3], line_));
+    ASSIGN_OR_RETURN(entry.payload, PayloadFromText(f_[4]));
+    if (!state_.permanent.emplace(std::string(f_[1]), std::move(entry)).second) {
+      return LineError(line_, "prr key listed twice");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Report() {
+    RETURN_IF_ERROR(Fields(5, 6, "report needs its fields"));
+    if (f_[3] != "pending" && f_[3] != "settled") {
+      return LineError(line_, "report must be pending or settled");
+    }
+    StoredReport stored;
+    ASSIGN_OR_RETURN(stored.report.task_id, ParseId(f_[1], line_));
+    ASSIGN_OR_RETURN(stored.report.report_id, ParseReportId(f_[2], line_));
+    stored.settled = f_[3] == "settled";
+    if (!v1_) {
+      ASSIGN_OR_RETURN(stored.expires, ParseNumber(f_[4], line_, "never"));
+    }
+    ASSIGN_OR_RETURN(stored.report.payload, PayloadFromText(f_.back()));
+    const uint64_t task_id = stored.report.task_id;
+    if (!state_.reports.emplace(task_id, std::move(stored)).second) {
+      return LineError(line_, "task listed twice");
+    }
+    return absl::OkStatus();
+  }
+
+  const bool v1_;
+  bool seen_caps_ = false;
+  bool seen_lifetime_ = false;
+  std::vector<absl::string_view> f_;
+  int line_ = 0;
+  AgentState state_;
+};
 
 }  // namespace
 
-int64_t AgentState::TotalSpentNanos() const {
+int64_t AgentState::SpentSince(int64_t since) const {
   int64_t total = 0;
-  for (const auto& [id, budget] : studies) total += budget.spent_nanos;
+  for (const SpendEntry& spend : spends) {
+    if (spend.at > since) total += spend.nanos;
+  }
   return total;
 }
 
+bool operator==(const MemoEntry& a, const MemoEntry& b) {
+  return a.created == b.created && a.payload == b.payload;
+}
+
+bool operator==(const PermanentResponse& a, const PermanentResponse& b) {
+  return a.created == b.created && a.charged_nanos == b.charged_nanos &&
+         a.payload == b.payload;
+}
+
 bool operator==(const StoredReport& a, const StoredReport& b) {
-  return a.settled == b.settled && a.report.task_id == b.report.task_id &&
+  return a.settled == b.settled && a.expires == b.expires &&
+         a.report.task_id == b.report.task_id &&
          a.report.report_id == b.report.report_id &&
          a.report.payload == b.report.payload;
 }
 
 bool operator==(const AgentState& a, const AgentState& b) {
-  return a.studies == b.studies && a.memo == b.memo && a.reports == b.reports;
+  return a.caps == b.caps && a.lifetime_spent_nanos == b.lifetime_spent_nanos &&
+         a.spends == b.spends && a.studies == b.studies && a.memo == b.memo &&
+         a.permanent == b.permanent && a.reports == b.reports;
+}
+
+std::string StudyLine(uint64_t id, const StudyBudget& budget) {
+  return absl::StrCat("study ", id, " ", budget.cap_nanos, " ",
+                      budget.spent_nanos, " ", budget.last_used, "\n");
+}
+
+std::string SpendLine(const SpendEntry& spend) {
+  return absl::StrCat("spend ", spend.at, " ", spend.nanos, "\n");
+}
+
+std::string MemoLine(const std::string& key, const MemoEntry& entry) {
+  return absl::StrCat("memo ", key, " ", entry.created, " ",
+                      PayloadToText(entry.payload), "\n");
+}
+
+std::string PermanentLine(const std::string& key,
+                          const PermanentResponse& entry) {
+  return absl::StrCat("prr ", key, " ", entry.created, " ", entry.charged_nanos,
+                      " ", PayloadToText(entry.payload), "\n");
+}
+
+std::string ReportLine(const StoredReport& stored) {
+  const auto& id = stored.report.report_id;
+  return absl::StrCat(
+      "report ", stored.report.task_id, " ",
+      absl::BytesToHexString(absl::string_view(
+          reinterpret_cast<const char*>(id.data()), id.size())),
+      stored.settled ? " settled " : " pending ", Number(stored.expires, "never"),
+      " ", PayloadToText(stored.report.payload), "\n");
 }
 
 std::string SerializeAgentState(const AgentState& state) {
   std::string out = absl::StrCat(kHeader, "\n");
-  for (const auto& [id, budget] : state.studies) {
-    absl::StrAppend(&out, "study ", id, " ", budget.cap_nanos, " ",
-                    budget.spent_nanos, "\n");
+  absl::StrAppend(&out, "caps ", Number(state.caps.lifetime_nanos, "unlimited"),
+                  " ", Number(state.caps.period_nanos, "unlimited"), " ",
+                  state.caps.period_seconds, "\n");
+  absl::StrAppend(&out, "lifetime ", state.lifetime_spent_nanos, "\n");
+  for (const SpendEntry& spend : state.spends) out += SpendLine(spend);
+  for (const auto& [id, budget] : state.studies) out += StudyLine(id, budget);
+  for (const auto& [key, entry] : state.memo) out += MemoLine(key, entry);
+  for (const auto& [key, entry] : state.permanent) {
+    out += PermanentLine(key, entry);
   }
-  for (const auto& [key, payload] : state.memo) {
-    absl::StrAppend(&out, "memo ", key, " ", PayloadToText(payload), "\n");
-  }
-  for (const auto& [task_id, stored] : state.reports) {
-    const auto& id = stored.report.report_id;
-    absl::StrAppend(
-        &out, "report ", task_id, " ",
-        absl::BytesToHexString(absl::string_view(
-            reinterpret_cast<const char*>(id.data()), id.size())),
-        stored.settled ? " settled " : " pending ",
-        PayloadToText(stored.report.payload), "\n");
-  }
+  for (const auto& [task_id, stored] : state.reports) out += ReportLine(stored);
   absl::StrAppend(&out, "end\n");
   return out;
 }
 
 absl::StatusOr<AgentState> ParseAgentState(absl::string_view text) {
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  if (lines.empty() || lines[0] != kHeader) {
+  if (lines.empty() || (lines[0] != kHeader && lines[0] != kHeaderV1)) {
     return absl::DataLossError(
         absl::StrCat("agent state must start with '", kHeader, "'"));
   }
@@ -143,11 +295,11 @@ absl::StatusOr<AgentState> ParseAgentState(absl::string_view text) {
       lines[lines.size() - 2] != "end") {
     return absl::DataLossError("agent state is truncated (no final 'end')");
   }
-  AgentState state;
+  StateParser parser(/*v1=*/lines[0] == kHeaderV1);
   for (size_t i = 1; i + 2 < lines.size(); ++i) {
-    RETURN_IF_ERROR(ParseLine(lines[i], static_cast<int>(i + 1), state));
+    RETURN_IF_ERROR(parser.Line(lines[i], static_cast<int>(i + 1)));
   }
-  return state;
+  return parser.Finish();
 }
 
 }  // namespace ldp

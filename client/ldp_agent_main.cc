@@ -46,8 +46,33 @@ ABSL_FLAG(std::string, enrollment_token, "",
 ABSL_FLAG(double, max_epsilon_per_study, 1.0,
           "The most privacy budget (epsilon) this device spends on any one "
           "study, whatever the server asks; a lower server cap wins.");
-ABSL_FLAG(double, max_total_epsilon, 0.0,
-          "The most epsilon spent across all studies; 0 = no total limit.");
+ABSL_FLAG(double, max_total_epsilon, 10.0,
+          "Lifetime cap: the most epsilon this device ever spends, across "
+          "all studies and servers (> 0). The default allows ten studies at "
+          "the default per-study cap; repeated questions cost nothing.");
+ABSL_FLAG(double, max_epsilon_per_period, 2.0,
+          "The most epsilon spent in any rolling --budget_period_hours "
+          "window (> 0), so no server can spend the lifetime cap in one "
+          "burst. 2 per 24 h is the strictest per-day budget deployed "
+          "systems publish.");
+ABSL_FLAG(int, budget_period_hours, 24,
+          "Length of the rolling window of --max_epsilon_per_period.");
+ABSL_FLAG(bool, unlimited_budget, false,
+          "Lift the lifetime and per-period caps (the per-study cap stays). "
+          "Unsafe: a server can then ask for a new study every day for "
+          "ever. Logs a warning.");
+ABSL_FLAG(int, max_state_kib, 1024,
+          "Size cap of the state file in KiB; a task that would grow it "
+          "beyond this is refused until rounds close and memo entries "
+          "expire.");
+ABSL_FLAG(int, memo_retention_days, 365,
+          "Days a memoized answer (and a longitudinal permanent response) is "
+          "kept; a question asked again after that is answered afresh and "
+          "charged again, within the caps.");
+ABSL_FLAG(int, send_window_ms, 2000,
+          "Reports leave at a moment drawn uniformly from [W/2, W] ms after "
+          "the poll returned, never when their computation ends, so the "
+          "send time cannot tell anything about the record (>= 10).");
 ABSL_FLAG(bool, once, false,
           "Run one poll/answer/upload cycle and exit (status 0 if the poll "
           "and the upload succeeded).");
@@ -161,22 +186,63 @@ void SleepUnlessStopped(absl::Duration duration) {
   }
 }
 
-absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& dir,
-                                                 SecureRandom& random) {
-  ASSIGN_OR_RETURN(const int64_t per_study,
+// The caps from the flags; "no limit" only through --unlimited_budget.
+absl::StatusOr<AgentCaps> CapsFromFlags() {
+  const int hours = absl::GetFlag(FLAGS_budget_period_hours);
+  if (hours < 1 || hours > 24 * 3650) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--budget_period_hours must be in [1, 87600], got ", hours));
+  }
+  AgentCaps caps{.period_seconds = int64_t{hours} * 3600};
+  ASSIGN_OR_RETURN(caps.lifetime_nanos,
+                   EpsilonFlagToNanos("max_total_epsilon",
+                                      absl::GetFlag(FLAGS_max_total_epsilon),
+                                      /*allow_zero=*/false));
+  ASSIGN_OR_RETURN(caps.period_nanos,
+                   EpsilonFlagToNanos("max_epsilon_per_period",
+                                      absl::GetFlag(FLAGS_max_epsilon_per_period),
+                                      /*allow_zero=*/false));
+  if (absl::GetFlag(FLAGS_unlimited_budget)) {
+    std::fprintf(stderr,
+                 "ldp-agent: WARNING: --unlimited_budget: no lifetime or "
+                 "per-period cap; only the per-study cap of %g epsilon "
+                 "bounds what servers learn, and they can open new studies "
+                 "without end\n",
+                 absl::GetFlag(FLAGS_max_epsilon_per_study));
+    caps.lifetime_nanos = kUnlimitedNanos;
+    caps.period_nanos = kUnlimitedNanos;
+  }
+  return caps;
+}
+
+absl::StatusOr<AgentOptions> OptionsFromFlags() {
+  AgentOptions options;
+  ASSIGN_OR_RETURN(options.max_epsilon_per_study_nanos,
                    EpsilonFlagToNanos("max_epsilon_per_study",
                                       absl::GetFlag(FLAGS_max_epsilon_per_study),
                                       /*allow_zero=*/false));
-  ASSIGN_OR_RETURN(const int64_t total,
-                   EpsilonFlagToNanos("max_total_epsilon",
-                                      absl::GetFlag(FLAGS_max_total_epsilon),
-                                      /*allow_zero=*/true));
-  ASSIGN_OR_RETURN(std::string record_json, ReadRecordFile());
+  ASSIGN_OR_RETURN(options.caps, CapsFromFlags());
+  const int kib = absl::GetFlag(FLAGS_max_state_kib);
+  const int days = absl::GetFlag(FLAGS_memo_retention_days);
+  if (kib < 4 || kib > (1 << 20)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_state_kib must be in [4, 1048576], got ", kib));
+  }
+  if (days < 1 || days > 36500) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--memo_retention_days must be in [1, 36500], got ", days));
+  }
+  options.max_state_bytes = int64_t{kib} * 1024;
+  options.retention = absl::Hours(24) * days;
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(const std::string& dir,
+                                                 SecureRandom& random) {
+  ASSIGN_OR_RETURN(AgentOptions options, OptionsFromFlags());
+  ASSIGN_OR_RETURN(options.record_json, ReadRecordFile());
   ASSIGN_OR_RETURN(auto store, FileAgentStateStore::Create({.directory = dir}));
-  return Agent::Create({.record_json = std::move(record_json),
-                        .max_epsilon_per_study_nanos = per_study,
-                        .max_total_epsilon_nanos = total},
-                       std::move(store), random);
+  return Agent::Create(options, std::move(store), random);
 }
 
 absl::Status Loop(AgentClient& client, Agent& agent) {
@@ -200,12 +266,16 @@ absl::Status Run() {
   if (absl::GetFlag(FLAGS_rpc_timeout_seconds) < 1) {
     return absl::InvalidArgumentError("--rpc_timeout_seconds must be >= 1");
   }
+  if (absl::GetFlag(FLAGS_send_window_ms) < 10) {
+    return absl::InvalidArgumentError("--send_window_ms must be >= 10");
+  }
   ASSIGN_OR_RETURN(const std::string dir, PrepareStateDir());
   ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random, SecureRandom::Create());
   ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(dir, *random));
   ASSIGN_OR_RETURN(auto channel, MakeChannel());
   const AgentClientOptions options = {
-      .rpc_timeout = absl::Seconds(absl::GetFlag(FLAGS_rpc_timeout_seconds))};
+      .rpc_timeout = absl::Seconds(absl::GetFlag(FLAGS_rpc_timeout_seconds)),
+      .send_window = absl::Milliseconds(absl::GetFlag(FLAGS_send_window_ms))};
   ASSIGN_OR_RETURN(auto client,
                    AgentClient::CreateForChannel(options, channel, *random));
   RETURN_IF_ERROR(EnsureCredential(dir, *client));
@@ -221,7 +291,10 @@ int main(int argc, char** argv) {
       "local record under this device's own privacy budget, and uploads only "
       "randomized reports.\nUsage: ldp-agent --server=HOST:PORT "
       "--record=record.json --state_dir=DIR [--enrollment_token=T] "
-      "[--max_epsilon_per_study=E] [--once]");
+      "[--max_epsilon_per_study=E] [--once]\n"
+      "Every cap is on by default: 1 epsilon per study, 2 per rolling 24 h, "
+      "10 in the device's lifetime. A question asked again under any ids is "
+      "answered from memory at no cost.");
   ldp::ShowOnlyFlagsFrom("ldp_agent_main");
   absl::ParseCommandLine(argc, argv);
   std::signal(SIGINT, ldp::RequestStop);

@@ -479,7 +479,11 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(int64_t index, const Shared& sh
       {.record = config.num_bits > 0
                      ? BitRecord(shared.population.ItemOf(index), config.num_bits)
                      : shared.population.RecordOf(index),
-       .max_epsilon_per_study_nanos = config.epsilon_nanos},
+       .max_epsilon_per_study_nanos = config.epsilon_nanos,
+       // A simulated agent lives for this one study: its caps are the
+       // study's charge, so it refuses anything beyond it like a device.
+       .caps = {.lifetime_nanos = config.epsilon_nanos,
+                .period_nanos = config.epsilon_nanos}},
       std::make_unique<MemoryAgentStateStore>(), random);
 }
 

@@ -5,6 +5,8 @@
 
 #include <bit>
 #include <cstdint>
+#include <set>
+#include <string>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/string_view.h"
@@ -54,9 +56,16 @@ void WriteValue(const FieldValue& value, CanonicalWriter& w) {
       value);
 }
 
-void WriteSchema(const RecordSchema& schema, CanonicalWriter& w) {
-  w.Int(schema.fields().size());
-  for (const FieldSpec& field : schema.fields()) {
+// Only the fields the question reads, by name: fields it never reads, and
+// their order, cannot change its answer.
+void WriteSchema(const RecordSchema& schema, const std::set<std::string>& read,
+                 CanonicalWriter& w) {
+  w.Int(read.size());
+  for (const std::string& name : read) {
+    const FieldSpec* found = schema.Find(name);
+    w.Int(found != nullptr);
+    if (found == nullptr) continue;
+    const FieldSpec& field = *found;
     w.String(field.name);
     w.Int(static_cast<uint64_t>(field.kind));
     w.Int(static_cast<uint64_t>(field.int_lower));
@@ -84,9 +93,41 @@ void WriteNode(const QueryNode& node, CanonicalWriter& w) {
   for (const QueryNode& child : node.children) WriteNode(child, w);
 }
 
+void CollectFields(const QueryNode& node, std::set<std::string>& read) {
+  if (!node.field.empty()) read.insert(node.field);
+  for (const QueryNode& child : node.children) CollectFields(child, read);
+}
+
+void CollectFields(const DomainEncodingSpec& spec, std::set<std::string>& read) {
+  if (const auto* field = std::get_if<FieldEncoding>(&spec)) {
+    read.insert(field->field);
+  } else if (const auto* product = std::get_if<ProductEncoding>(&spec)) {
+    for (const FieldEncoding& f : product->fields) read.insert(f.field);
+  } else if (const auto* prefix = std::get_if<PrefixEncoding>(&spec)) {
+    read.insert(prefix->field);
+  } else {
+    CollectFields(std::get<QueryValueEncoding>(spec).query.root(), read);
+  }
+}
+
+// Every field the question reads.
+std::set<std::string> FieldsRead(const Task& task) {
+  std::set<std::string> read;
+  if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
+    CollectFields(sq->query.root(), read);
+  } else if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
+    CollectFields(workload->encoding.spec(), read);
+  } else {
+    CollectFields(std::get<HistogramTask>(task.question).encoding.spec(), read);
+  }
+  return read;
+}
+
 // The query's own schema too: it reads (and clamps) fields through it.
 void WriteQuery(const Query& query, CanonicalWriter& w) {
-  WriteSchema(query.schema(), w);
+  std::set<std::string> read;
+  CollectFields(query.root(), read);
+  WriteSchema(query.schema(), read, w);
   WriteNode(query.root(), w);
   w.Real(query.output_range().lower);
   w.Real(query.output_range().upper);
@@ -156,25 +197,37 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
   w.Real(o.epsilon_permanent);
 }
 
-}  // namespace
 
-std::string TaskFingerprint(const Task& task, const RecordSchema& schema) {
-  CanonicalWriter w;
-  w.String("ldp-task-fingerprint-v1");
-  w.Int(task.study_id);
-  w.Int(static_cast<uint64_t>(task.epsilon_nanos));
-  WriteSchema(schema, w);
-  WriteQuestion(task, w);
+std::string Sha256Hex(const std::string& bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   // SHA-256 of an in-memory buffer cannot fail short of memory exhaustion;
   // an empty fingerprint would merely disable the memo (never reuse).
-  if (EVP_Digest(w.bytes().data(), w.bytes().size(), digest, &length,
-                 EVP_sha256(), nullptr) != 1) {
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(),
+                 nullptr) != 1) {
     return "";
   }
   return absl::BytesToHexString(
       absl::string_view(reinterpret_cast<const char*>(digest), length));
+}
+
+}  // namespace
+
+std::string ValueFingerprint(const std::string& fingerprint, uint32_t item) {
+  CanonicalWriter w;
+  w.String("ldp-value-fingerprint-v1");
+  w.String(fingerprint);
+  w.Int(item);
+  return Sha256Hex(w.bytes());
+}
+
+std::string TaskFingerprint(const Task& canonical, const RecordSchema& schema) {
+  CanonicalWriter w;
+  w.String("ldp-task-fingerprint-v2");
+  WriteSchema(schema, FieldsRead(canonical), w);
+  const Task& task = canonical;
+  WriteQuestion(task, w);
+  return Sha256Hex(w.bytes());
 }
 
 }  // namespace ldp

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/canonical_task.h"
+#include "common/longitudinal.h"
 #include "common/status_macros.h"
 #include "common/workload/strategy.h"
 #include "common/workload/strategy_factory.h"
@@ -51,6 +53,9 @@ absl::StatusOr<std::shared_ptr<const TaskMechanism>> TaskMechanism::Create(
     ASSIGN_OR_RETURN(result->strategy_, CreateStrategy(spec));
   }
   RETURN_IF_ERROR(CheckCharge(result->implemented_epsilon(), task.epsilon_nanos));
+  result->canonical_ =
+      CanonicalTask(task, result->oracle_.get(), result->mechanism_.get(),
+                    result->strategy_.get());
   return std::shared_ptr<const TaskMechanism>(std::move(result));
 }
 
@@ -58,6 +63,36 @@ double TaskMechanism::implemented_epsilon() const {
   if (oracle_ != nullptr) return oracle_->epsilon();
   if (strategy_ != nullptr) return strategy_->epsilon();
   return mechanism_->epsilon();
+}
+
+const LongitudinalUnaryEncoding* TaskMechanism::longitudinal_oracle() const {
+  return dynamic_cast<const LongitudinalUnaryEncoding*>(oracle_.get());
+}
+
+bool TaskMechanism::longitudinal() const {
+  return longitudinal_oracle() != nullptr;
+}
+
+int64_t TaskMechanism::epsilon_infinity_nanos() const {
+  const LongitudinalUnaryEncoding* oracle = longitudinal_oracle();
+  if (oracle == nullptr) return 0;
+  return static_cast<int64_t>(
+      std::ceil(oracle->epsilon_infinity() * kNanosPerEpsilon));
+}
+
+uint32_t TaskMechanism::Item(const Record& record) const {
+  return std::get<HistogramTask>(task_.question).encoding.Encode(record);
+}
+
+ReportPayload TaskMechanism::Memoize(uint32_t item, absl::BitGenRef gen) const {
+  return FrequencyReport{longitudinal_oracle()->Memoize(item, gen)};
+}
+
+ReportPayload TaskMechanism::RandomizeFromMemo(const ReportPayload& permanent,
+                                               absl::BitGenRef gen) const {
+  const auto& bits =
+      std::get<BitVectorReport>(std::get<FrequencyReport>(permanent));
+  return longitudinal_oracle()->RandomizeFromMemo(bits, gen);
 }
 
 ReportPayload TaskMechanism::Randomize(const Record& record,

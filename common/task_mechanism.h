@@ -36,6 +36,7 @@ using TaskEstimate =
     std::variant<ScalarEstimate, HistogramEstimate, WorkloadAnswer>;
 
 class TaskAccumulator;
+class LongitudinalUnaryEncoding;  // longitudinal.h
 
 class TaskMechanism {
  public:
@@ -46,10 +47,28 @@ class TaskMechanism {
       const Task& task);
 
   const Task& task() const { return task_; }
+  // The question with ids and charge cleared, ignored parameters zeroed and
+  // every default made explicit (canonical_task.h): the agent's memo key.
+  const Task& canonical_task() const { return canonical_; }
   double implemented_epsilon() const;
 
   // Sanitizes, evaluates and randomizes; the only thing that leaves an agent.
   ReportPayload Randomize(const Record& record, absl::BitGenRef gen) const;
+
+  // Longitudinal tasks (a memoized permanent response per value, see
+  // longitudinal.h). The agent keeps the permanent response per (question,
+  // value) and draws every report from it, so all reports of one value
+  // together leak at most ε∞.
+  bool longitudinal() const;
+  // ε∞ in nano-ε, rounded up; 0 for other tasks.
+  int64_t epsilon_infinity_nanos() const;
+  // The record's item under the task's encoding (longitudinal tasks).
+  uint32_t Item(const Record& record) const;
+  // A permanent response for `item` (FrequencyReport{BitVectorReport}).
+  ReportPayload Memoize(uint32_t item, absl::BitGenRef gen) const;
+  // A fresh report drawn from a permanent response Memoize returned.
+  ReportPayload RandomizeFromMemo(const ReportPayload& permanent,
+                                  absl::BitGenRef gen) const;
 
   // InvalidArgument unless `payload` is a report this task's randomizer can
   // output.
@@ -63,9 +82,13 @@ class TaskMechanism {
 
  private:
   friend class TaskAccumulator;
-  explicit TaskMechanism(Task task) : task_(std::move(task)) {}
+  explicit TaskMechanism(Task task)
+      : task_(std::move(task)), canonical_(task_) {}
+
+  const LongitudinalUnaryEncoding* longitudinal_oracle() const;
 
   Task task_;
+  Task canonical_;
   // Exactly one is set, matching task_.question.
   std::unique_ptr<FrequencyOracle> oracle_;
   std::unique_ptr<RealMechanism> mechanism_;

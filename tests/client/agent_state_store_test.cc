@@ -15,8 +15,9 @@ using testing::StatusIs;
 
 AgentState SomeState() {
   AgentState state;
-  state.studies[7] = {.cap_nanos = 3, .spent_nanos = 2};
-  state.memo["beef"] = ScalarReport{11};
+  state.studies[7] = {.cap_nanos = 3, .spent_nanos = 2, .last_used = 5};
+  state.lifetime_spent_nanos = 2;
+  state.memo["beef"] = {ScalarReport{11}, 4};
   return state;
 }
 
