@@ -222,9 +222,9 @@ TEST(Agent, TakesTheLowerOfItsCapAndTheServersAndNeverRaisesIt) {
 TEST(Agent, RespectsATotalLimitAcrossStudies) {
   SeededGenerator gen(6);
   TestAgent t = MakeAgent(gen, {.max_epsilon_per_study_nanos = kOneEpsilon,
-                                .max_total_epsilon_nanos = 3 * kOneEpsilon / 2});
+                                .caps = {.lifetime_nanos = 3 * kOneEpsilon / 2}});
   ASSERT_OK(t.agent->Answer(ColorHistogram(1, kOneEpsilon, /*study=*/1)));
-  EXPECT_THAT(t.agent->Answer(ColorHistogram(2, kOneEpsilon, /*study=*/2)),
+  EXPECT_THAT(t.agent->Answer(MeanAge(2, kOneEpsilon, 1.0, /*study=*/2)),
               StatusIs(absl::StatusCode::kFailedPrecondition));
   ASSERT_OK(t.agent->Answer(ColorHistogram(3, kOneEpsilon / 2, /*study=*/2)));
   EXPECT_EQ(t.agent->total_spent_nanos(), 3 * kOneEpsilon / 2);
@@ -299,7 +299,8 @@ TEST(Agent, SettlesReportsOnFinalAcksAndKeepsTransientOnesPending) {
   TestAgent t = MakeAgent(gen);
   ASSERT_OK(t.agent->Answer(MeanAge(1, kOneEpsilon / 4, 0.25)));
   ASSERT_OK(t.agent->Answer(ColorHistogram(2, kOneEpsilon / 4)));
-  ASSERT_OK(t.agent->Answer(MeanAge(3, kOneEpsilon / 4, 0.25, /*study=*/2)));
+  // Another question (not a memo answer): study 2 is charged.
+  ASSERT_OK(t.agent->Answer(MeanAge(3, kOneEpsilon / 4 + 1, 0.250000001, /*study=*/2)));
   ASSERT_OK(t.agent->RecordAck(1, absl::OkStatus()));
   ASSERT_OK(t.agent->RecordAck(2, absl::UnavailableError("try later")));
   ASSERT_OK(t.agent->RecordAck(3, absl::FailedPreconditionError("round closed")));
@@ -310,7 +311,8 @@ TEST(Agent, SettlesReportsOnFinalAcksAndKeepsTransientOnesPending) {
   EXPECT_THAT(t.agent->RecordAck(99, absl::OkStatus()),
               StatusIs(absl::StatusCode::kNotFound));
   // Budget is never refunded: the server saw the report either way.
-  EXPECT_EQ(t.agent->Budget(2)->spent_nanos, kOneEpsilon / 4);
+  ASSERT_TRUE(t.agent->Budget(2).has_value());
+  EXPECT_EQ(t.agent->Budget(2)->spent_nanos, kOneEpsilon / 4 + 1);
 }
 
 TEST(Agent, RefusesQuestionsBuiltForAnotherSchema) {
@@ -471,10 +473,18 @@ TEST(Agent, ValidatesItsOptions) {
   EXPECT_THAT(create({.record_json = "{}", .record = Record{},
                       .max_epsilon_per_study_nanos = kOneEpsilon}),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(create({.record_json = "{}"}),
+  EXPECT_THAT(create({.record_json = "{}", .max_epsilon_per_study_nanos = 0}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(create({.record_json = "{}", .max_epsilon_per_study_nanos = 1,
-                      .max_total_epsilon_nanos = -1}),
+                      .caps = {.lifetime_nanos = -1}}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(create({.record_json = "{}", .caps = {.period_nanos = 0}}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(create({.record_json = "{}", .caps = {.period_seconds = 0}}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(create({.record_json = "{}", .max_state_bytes = 100}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(create({.record_json = "{}", .retention = absl::ZeroDuration()}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Agent::Create({.record = Record{}, .max_epsilon_per_study_nanos = 1},
                             nullptr, gen),

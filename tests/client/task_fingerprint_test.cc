@@ -73,6 +73,8 @@ TEST(TaskFingerprint, IgnoresIdsAndDerivedFields) {
     Task other = base;
     other.task_id += 100;
     other.round_id += 5;
+    other.study_id += 7;       // the server names studies as it likes
+    other.epsilon_nanos += 1;  // the charge is not the randomizer
     if (auto* sq = std::get_if<StatisticalQueryTask>(&other.question)) {
       sq->mechanism.bound = 12345;  // TaskMechanism derives it from the range
     } else if (auto* w = std::get_if<WorkloadTask>(&other.question)) {
@@ -95,12 +97,6 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   add("base sq", sq, schema);
   add("base histogram", histogram, schema);
   Task t = sq;
-  t.study_id = 2;
-  add("study", t, schema);
-  t = sq;
-  t.epsilon_nanos += 1;
-  add("charge", t, schema);
-  t = sq;
   std::get<StatisticalQueryTask>(t.question).mechanism.epsilon = 0.5;
   add("mechanism epsilon", t, schema);
   t = sq;
