@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/agent_budget.h"
 #include "client/retry.h"
-#include "client/task_fingerprint.h"
+#include "common/task_fingerprint.h"
 #include "common/record_json.h"
 #include "common/status_macros.h"
 #include "common/task_mechanism.h"

@@ -1,5 +1,5 @@
 // Canonical encoding + SHA-256 of a task's question; see the header.
-#include "client/task_fingerprint.h"
+#include "common/task_fingerprint.h"
 
 #include <openssl/evp.h>
 

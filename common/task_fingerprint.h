@@ -16,8 +16,8 @@
 // The fingerprint is SHA-256 over an unambiguous tagged encoding of those
 // values (every string length-prefixed, every double by its bit pattern),
 // as 64 lowercase hex digits.
-#ifndef LDP_CLIENT_TASK_FINGERPRINT_H_
-#define LDP_CLIENT_TASK_FINGERPRINT_H_
+#ifndef LDP_COMMON_TASK_FINGERPRINT_H_
+#define LDP_COMMON_TASK_FINGERPRINT_H_
 
 #include <string>
 
@@ -36,4 +36,4 @@ std::string ValueFingerprint(const std::string& fingerprint, uint32_t item);
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_TASK_FINGERPRINT_H_
+#endif  // LDP_COMMON_TASK_FINGERPRINT_H_

@@ -48,6 +48,7 @@ struct StudyRuntime {
   }
   void AddRound(std::shared_ptr<RoundRuntime> round) {
     absl::MutexLock lock(&mutex);
+    round->LinkEarlierAskings(rounds);
     rounds.push_back(std::move(round));
   }
   std::optional<ProgramResult> Result(bool* done) const {

@@ -8,11 +8,13 @@
 // writer thread inside the group's transaction; accumulating runs on the
 // writer thread after the commit, so an estimate never includes a report
 // that is not durable.
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/aggregator_impl.h"
+#include "server/ledger_charge.h"
 #include "server/credential.h"
 #include "server/payload_codec.h"
 #include "server/task_id.h"
@@ -456,7 +458,14 @@ absl::Status Aggregator::Impl::AdmitReport(
            .agent_id = agent_id,
            .report_id = report.report_id,
            .payload = EncodePayload(report.payload),
-           .epsilon_nanos = round.task(q)->epsilon_nanos,
+           .epsilon_nanos = LedgerCharge(
+               round, q, agent_id,
+               [&pending](uint64_t id) {
+                 return std::any_of(pending.begin(), pending.end(),
+                                    [id](const PendingReport& p) {
+                                      return p.row.task_id == id;
+                                    });
+               }),
            .cap_nanos = entry.study->spec->epsilon_cap_nanos,
            .received_at = now};
   p.payload = std::move(report.payload);

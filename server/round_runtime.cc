@@ -2,6 +2,7 @@
 #include "server/round_runtime.h"
 
 #include "Eigen/Core"
+#include "common/task_fingerprint.h"
 #include "common/workload/workload_estimator.h"
 
 namespace ldp {
@@ -40,8 +41,31 @@ RoundRuntime::RoundRuntime(const RoundRow& row,
     task->round_id = round_id_;
     questions_.push_back(std::make_unique<Question>(
         std::move(task), planned.mechanism, planned.workload));
+    questions_.back()->fingerprint =
+        TaskFingerprint(planned.mechanism->canonical_task(), study_->schema);
   }
   if (row.state != RoundState::kOpen) close_claimed_ = true;
+}
+
+void RoundRuntime::LinkEarlierAskings(
+    const std::vector<std::shared_ptr<RoundRuntime>>& earlier) {
+  for (int q = 0; q < num_questions(); ++q) {
+    Question& question = *questions_[q];
+    for (const auto& round : earlier) {
+      for (int e = 0; e < round->num_questions(); ++e) {
+        if (round->fingerprint(e) == question.fingerprint) {
+          question.earlier.push_back({round, e});
+        }
+      }
+    }
+  }
+  // Earlier questions of this same round: never a cycle, since the round
+  // holds itself only through `questions_`, which it owns.
+  for (int q = 0; q < num_questions(); ++q) {
+    for (int e = 0; e < q; ++e) {
+      if (fingerprint(e) == fingerprint(q)) questions_[q]->earlier.push_back({nullptr, e});
+    }
+  }
 }
 
 absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -97,6 +98,26 @@ class RoundRuntime {
 
   TaskEstimate Estimate(int q, double confidence) const;
 
+  // Repeated questions. An honest agent answers a question it answered
+  // before (same canonical fingerprint, task_fingerprint.h) from memory,
+  // so the server must not charge it again either (ledger_charge.h).
+  struct Asking {
+    std::shared_ptr<const RoundRuntime> round;  // null: this round
+    int question = 0;
+  };
+  const std::string& fingerprint(int q) const { return questions_[q]->fingerprint; }
+  // Where this study asked question q before: earlier rounds, and earlier
+  // questions of this round. Set by LinkEarlierAskings before the round is
+  // published, read-only after.
+  const std::vector<Asking>& earlier_askings(int q) const {
+    return questions_[q]->earlier;
+  }
+  // Links every question to the earlier askings of the same question among
+  // `earlier` (the study's rounds before this one). Call once, before the
+  // round is visible to any other thread.
+  void LinkEarlierAskings(
+      const std::vector<std::shared_ptr<RoundRuntime>>& earlier);
+
  private:
   struct Question {
     Question(std::shared_ptr<const Task> t,
@@ -105,6 +126,8 @@ class RoundRuntime {
         : task(std::move(t)),
           accumulator(std::move(mechanism), std::move(workload)) {}
     std::shared_ptr<const Task> task;
+    std::string fingerprint;
+    std::vector<Asking> earlier;
     mutable absl::Mutex mutex;
     TaskAccumulator accumulator ABSL_GUARDED_BY(mutex);
     std::atomic<int64_t> num_reports{0};

@@ -334,7 +334,11 @@ class SqliteStore::Transaction final : public StoreTransaction {
     const int64_t cap = ledger.has_value()
                             ? std::min(ledger->cap, row.cap_nanos)
                             : row.cap_nanos;
-    if (row.epsilon_nanos <= 0 || row.epsilon_nanos > cap - spent) {
+    // A repeated question (server/ledger_charge.h) is stored at no charge.
+    if (row.epsilon_nanos == 0) {
+      return AppendResult{.outcome = AppendOutcome::kStored, .spent_nanos = spent};
+    }
+    if (row.epsilon_nanos < 0 || row.epsilon_nanos > cap - spent) {
       Use remove(*s_.delete_report);
       remove->Bind(1, Signed(row.task_id));
       RETURN_IF_ERROR(remove->Run());

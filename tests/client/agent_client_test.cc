@@ -218,7 +218,11 @@ struct Harness {
   std::vector<absl::Duration> sleeps;
   std::unique_ptr<AgentClient> client;
 
-  explicit Harness(SeededGenerator& gen, AgentClientOptions options = {}) {
+  // Without `send_slot`, reports leave at once, so `sleeps` holds only the
+  // retry backoff the tests look at.
+  explicit Harness(SeededGenerator& gen, AgentClientOptions options = {},
+                   bool send_slot = false) {
+    if (!send_slot) options.send_window = absl::ZeroDuration();
     options.sleep = [this](absl::Duration d) { sleeps.push_back(d); };
     auto created = AgentClient::Create(options, service, gen);
     EXPECT_OK(created);
@@ -526,6 +530,25 @@ TEST(AgentClient, KeepsReportsPendingWhenAcksDoNotMatchTheUpload) {
   auto nothing = h.client->Upload({});
   ASSERT_OK(nothing);
   EXPECT_TRUE(nothing->empty());
+}
+
+// Invariant 8: reports wait for a slot drawn in [W/2, W] after the poll,
+// not for the end of their computation; no reports, no wait.
+TEST(AgentClient, SendsReportsInASlotAfterThePoll) {
+  SeededGenerator gen(21);
+  Harness h(gen, {.send_window = absl::Seconds(10)}, /*send_slot=*/true);
+  auto agent = MakeAgent(gen);
+  ASSERT_OK(h.client->RunOnce(*agent).upload_status);
+  EXPECT_TRUE(h.sleeps.empty());  // no task, nothing to send
+  h.service->tasks = {Wire(IncomeTask(1, kOneEpsilon / 2))};
+  const CycleResult result = h.client->RunOnce(*agent);
+  ASSERT_OK(result.upload_status);
+  EXPECT_EQ(result.reports_accepted, 1);
+  ASSERT_EQ(h.sleeps.size(), 1u);
+  // The slot is at least W/2 after the poll; the answer took far less than
+  // the 1 s of slack this leaves.
+  EXPECT_GE(h.sleeps[0], absl::Seconds(4));
+  EXPECT_LE(h.sleeps[0], absl::Seconds(10));
 }
 
 TEST(AgentClient, EnrollsAndAuthenticatesLaterCalls) {

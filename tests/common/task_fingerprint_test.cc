@@ -1,4 +1,4 @@
-#include "client/task_fingerprint.h"
+#include "common/task_fingerprint.h"
 
 #include <functional>
 #include <string>

@@ -40,8 +40,11 @@ inline std::vector<AgentOutcome> RunAgents(
       auto channel = server.NewChannel();
       for (size_t i = next++; i < records.size(); i = next++) {
         std::mt19937_64 gen(1000 + i);
+        // Simulated devices that live for one study: the caps are its cap.
         auto agent = Agent::Create({.record = records[i],
-                                    .max_epsilon_per_study_nanos = agent_cap_nanos},
+                                    .max_epsilon_per_study_nanos = agent_cap_nanos,
+                                    .caps = {.lifetime_nanos = agent_cap_nanos,
+                                             .period_nanos = agent_cap_nanos}},
                                    std::make_unique<MemoryAgentStateStore>(), gen);
         auto client = AgentClient::CreateForChannel(
             {.max_attempts = 3, .sleep = [](absl::Duration) {}}, channel, gen);

@@ -80,7 +80,9 @@ TEST(InteractiveStudy, MaskedParityIsLearnedExactlyAcrossRestarts) {
     devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
     auto agent = Agent::Create(
         {.record = SampleMaskedParityRecord(truth, *devices[i].gen),
-         .max_epsilon_per_study_nanos = kCap},
+         .max_epsilon_per_study_nanos = kCap,
+         // Above the default 2 per day: these devices opted into this study.
+         .caps = {.lifetime_nanos = kCap, .period_nanos = kCap}},
         std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
     ASSERT_OK(agent);
     devices[i].agent = *std::move(agent);

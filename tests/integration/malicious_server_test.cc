@@ -149,7 +149,7 @@ class MaliciousServerTest : public ::testing::Test {
     ASSERT_NE(server_, nullptr);
     ASSERT_GT(port, 0);
     auto client = AgentClient::CreateForChannel(
-        {.max_attempts = 1},
+        {.max_attempts = 1, .send_window = absl::Milliseconds(20)},
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
                             grpc::InsecureChannelCredentials()),
         gen_);
@@ -163,15 +163,15 @@ class MaliciousServerTest : public ::testing::Test {
     if (server_ != nullptr) server_->Shutdown();
   }
 
-  // The agent allows itself 1 ε per study and `total_limit_nanos` overall.
+  // The agent allows itself 1 ε per study and `total_limit_nanos` overall
+  // (0: the default lifetime cap).
   void MakeAgent(int64_t total_limit_nanos) {
     Record record;
     record.values["x"] = 0.7;
     record.values["color"] = std::string("g");
-    auto agent = Agent::Create({.record = record,
-                                .max_epsilon_per_study_nanos = kNanos,
-                                .max_total_epsilon_nanos = total_limit_nanos},
-                               std::make_unique<MemoryAgentStateStore>(), gen_);
+    AgentOptions options{.record = record, .max_epsilon_per_study_nanos = kNanos};
+    if (total_limit_nanos > 0) options.caps.lifetime_nanos = total_limit_nanos;
+    auto agent = Agent::Create(options, std::make_unique<MemoryAgentStateStore>(), gen_);
     ASSERT_OK(agent);
     agent_ = *std::move(agent);
   }
@@ -226,23 +226,37 @@ TEST_F(MaliciousServerTest, TasksBeyondTheBudgetAreRefusedEvenWhenTheServerClaim
   EXPECT_EQ(sent[0].agent_id(), kAgentId);
 }
 
-TEST_F(MaliciousServerTest, TheSameQuestionInManyStudiesIsBoundedByTheTotalLimit) {
-  // The memo is per study, so a server that copies one question into new
-  // studies gets fresh answers; the agent's total limit (here 1.5 ε) is
-  // what bounds that.
-  ASSERT_NO_FATAL_FAILURE(MakeAgent(/*total_limit_nanos=*/3 * kNanos / 2));
+TEST_F(MaliciousServerTest, TheSameQuestionInManyStudiesIsAnsweredOnce) {
+  // The memo is keyed by what the question is, not by the study that asks
+  // it: copies in new studies get the same payload at no cost.
   std::vector<v1::Task> copies;
   for (uint64_t study = 10; study < 15; ++study) {
     copies.push_back(MeanTask(study, 1, 1000 + study, kNanos));
   }
   const CycleResult result = Cycle(copies);
   EXPECT_EQ(result.answered_fresh, 1);
-  ASSERT_EQ(result.refusals.size(), 4u);
-  for (const absl::Status& refusal : result.refusals) {
-    EXPECT_THAT(refusal, StatusIs(absl::StatusCode::kFailedPrecondition));
-  }
+  EXPECT_EQ(result.answered_from_memo, 4);
+  EXPECT_TRUE(result.refusals.empty());
   EXPECT_EQ(agent_->total_spent_nanos(), kNanos);
-  EXPECT_EQ(fake_.received().size(), 1u);
+  const std::vector<v1::Report> sent = fake_.received();
+  ASSERT_EQ(sent.size(), 5u);
+  for (const v1::Report& report : sent) {
+    EXPECT_EQ(report.scalar().SerializeAsString(),
+              sent[0].scalar().SerializeAsString());
+  }
+}
+
+TEST_F(MaliciousServerTest, NewQuestionsInManyStudiesAreBoundedByTheLifetimeCap) {
+  ASSERT_NO_FATAL_FAILURE(MakeAgent(/*total_limit_nanos=*/3 * kNanos / 2));
+  std::vector<v1::Task> studies;
+  for (uint64_t study = 10; study < 15; ++study) {
+    studies.push_back(ColorTask(study, 1, 1000 + study, kNanos / 2 + study));
+  }
+  const CycleResult result = Cycle(studies);
+  EXPECT_EQ(result.answered_fresh, 2);
+  EXPECT_EQ(result.refusals.size(), 3u);
+  EXPECT_LE(agent_->total_spent_nanos(), 3 * kNanos / 2);
+  EXPECT_EQ(fake_.received().size(), 2u);
 }
 
 TEST_F(MaliciousServerTest, RandomizersThatDoNotMatchTheChargedEpsilonAreRefused) {

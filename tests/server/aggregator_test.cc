@@ -623,7 +623,7 @@ TEST_F(AggregatorTest, RejectsInvalidStudiesAndUnknownIds) {
 TEST_F(AggregatorTest, EpsilonSplittingHandsEveryAgentEveryQuestion) {
   const uint64_t study_id =
       CreateStudy(MakeStudy(8 * kNano, {MeanQuestion("a", "x", -1, 1),
-                                        MeanQuestion("b", "x", -1, 1)}));
+                                        MeanQuestion("b", "y", 0, 10)}));
   ASSERT_EQ(aggregator_->GetStudy(study_id)->rounds[0].strategy,
             SplitStrategy::kEpsilonSplitting);
   const uint64_t agent = aggregator_->Enroll("")->agent_id;
@@ -638,6 +638,35 @@ TEST_F(AggregatorTest, EpsilonSplittingHandsEveryAgentEveryQuestion) {
   EXPECT_THAT(AnswerAll(agent),
               ElementsAre(absl::OkStatus(), absl::OkStatus()));
   EXPECT_EQ((*aggregator_->GetBudget(agent))[0].spent_nanos, 8 * kNano);
+}
+
+// A question asked twice in one study is answered once by an honest agent
+// (the second from its memo, at no cost): the ledger charges it once too,
+// while each question keeps its own estimate with the agent counted once.
+TEST_F(AggregatorTest, ARepeatedQuestionIsChargedOnce) {
+  const uint64_t study_id =
+      CreateStudy(MakeStudy(8 * kNano, {MeanQuestion("a", "x", -1, 1),
+                                        MeanQuestion("again", "x", -1, 1)}));
+  ASSERT_EQ(aggregator_->GetStudy(study_id)->rounds[0].strategy,
+            SplitStrategy::kEpsilonSplitting);
+  const uint64_t agent = aggregator_->Enroll("")->agent_id;
+  absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(agent);
+  ASSERT_OK(tasks);
+  ASSERT_EQ(tasks->size(), 2u);
+  std::vector<TaskReport> reports = {Answer((*tasks)[0], RecordFor(agent)),
+                                     Answer((*tasks)[1], RecordFor(agent))};
+  reports[1].payload = reports[0].payload;  // the memo's answer
+  EXPECT_THAT(aggregator_->UploadReports(agent, reports),
+              ElementsAre(absl::OkStatus(), absl::OkStatus()));
+  EXPECT_EQ((*aggregator_->GetBudget(agent, study_id))[0].spent_nanos, 4 * kNano);
+  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  ASSERT_OK(estimates);
+  for (const auto& question : estimates->questions) {
+    EXPECT_EQ(std::get<ScalarEstimate>(question.estimate).num_reports, 1);
+  }
+  // Charged once even across a restart (the reports are reloaded).
+  Restart();
+  EXPECT_EQ((*aggregator_->GetBudget(agent, study_id))[0].spent_nanos, 4 * kNano);
 }
 
 }  // namespace

@@ -330,11 +330,16 @@ TEST_F(PostgresStoreTest, NeverChargesBeyondTheCapAndStoresNothingThen) {
   EXPECT_EQ(Append(*store, Report(5, 5, 1)).outcome, AppendOutcome::kOverCap);
   EXPECT_EQ(Spent(*store), kCap);
   EXPECT_EQ(CountReports(*store), 3);
-  // A charge larger than the cap on its own, and a non-positive one.
+  // A charge larger than the cap on its own, and a negative one.
   EXPECT_EQ(Append(*store, Report(6, 6, kCap + 1)).outcome,
             AppendOutcome::kOverCap);
-  EXPECT_EQ(Append(*store, Report(7, 7, 0)).outcome, AppendOutcome::kOverCap);
+  EXPECT_EQ(Append(*store, Report(7, 7, -1)).outcome, AppendOutcome::kOverCap);
   EXPECT_EQ(CountReports(*store), 3);
+  // A zero charge (a repeated question, server/ledger_charge.h) is stored
+  // even at the cap, and changes no spend.
+  EXPECT_EQ(Append(*store, Report(10, 10, 0)).outcome, AppendOutcome::kStored);
+  EXPECT_EQ(Spent(*store), kCap);
+  EXPECT_EQ(CountReports(*store), 4);
   // A fresh agent whose very first charge is over the cap: no ledger row.
   ReportRow greedy = Report(8, 8, kCap + 1);
   greedy.agent_id = 9;
