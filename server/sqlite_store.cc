@@ -329,15 +329,13 @@ class SqliteStore::Transaction final : public StoreTransaction {
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
     ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
     if (!inserted) return CompareWithStored(row);
+    // A repeated question (server/ledger_charge.h) is stored at no charge.
+    if (row.epsilon_nanos == 0) return AppendResult{};
     ASSIGN_OR_RETURN(const std::optional<Ledger> ledger, ReadLedger(row));
     const int64_t spent = ledger.has_value() ? ledger->spent : 0;
     const int64_t cap = ledger.has_value()
                             ? std::min(ledger->cap, row.cap_nanos)
                             : row.cap_nanos;
-    // A repeated question (server/ledger_charge.h) is stored at no charge.
-    if (row.epsilon_nanos == 0) {
-      return AppendResult{.outcome = AppendOutcome::kStored, .spent_nanos = spent};
-    }
     if (row.epsilon_nanos < 0 || row.epsilon_nanos > cap - spent) {
       Use remove(*s_.delete_report);
       remove->Bind(1, Signed(row.task_id));
