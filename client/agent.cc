@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "client/agent_budget.h"
 #include "client/retry.h"
 #include "common/task_fingerprint.h"
@@ -16,10 +17,6 @@
 
 namespace ldp {
 namespace {
-
-double Epsilon(int64_t nanos) {
-  return static_cast<double>(nanos) / kNanosPerEpsilon;
-}
 
 // Prefixes the reason with which task was refused, keeping the code.
 absl::Status Refusal(const Task& task, const absl::Status& reason) {
@@ -55,8 +52,9 @@ absl::Status CheckEpsilonMatches(const Task& task) {
   if (!(std::abs(specified_nanos - static_cast<double>(task.epsilon_nanos)) <=
         1.0)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "it charges ", Epsilon(task.epsilon_nanos),
-        " epsilon but its randomizer is specified at ", specified,
+        "it charges ", EpsilonText(task.epsilon_nanos),
+        " epsilon but its randomizer is specified at ",
+        absl::StrFormat("%.10g", specified),
         " epsilon; the two must match"));
   }
   return absl::OkStatus();

@@ -3,16 +3,10 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_format.h"
+#include "absl/strings/str_cat.h"
 
 namespace ldp {
 namespace {
-
-// ε with nine decimals: every nano-ε shows, so a refusal never reads
-// "charges 1 but only 1 remains".
-std::string Eps(int64_t nanos) {
-  return absl::StrFormat("%.9f", static_cast<double>(nanos) / 1e9);
-}
 
 StudyBudget StudyAfterCaps(const AgentState& state, const Charge& charge) {
   const auto it = state.studies.find(charge.study_id);
@@ -28,8 +22,8 @@ StudyBudget StudyAfterCaps(const AgentState& state, const Charge& charge) {
 absl::Status Exceeds(const Charge& charge, int64_t remaining,
                      absl::string_view which, int64_t cap) {
   return absl::FailedPreconditionError(absl::StrCat(
-      "it charges ", Eps(charge.nanos), " epsilon but only ", Eps(remaining),
-      " of ", which, " ", Eps(cap), " remains"));
+      "it charges ", EpsilonText(charge.nanos), " epsilon but only ", EpsilonText(remaining),
+      " of ", which, " ", EpsilonText(cap), " remains"));
 }
 
 }  // namespace

@@ -12,8 +12,10 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <variant>
 
+#include "absl/strings/str_format.h"
 #include "common/domain_encoding.h"
 #include "common/frequency_oracle_factory.h"
 #include "common/frequency_report.h"
@@ -28,6 +30,19 @@ namespace ldp {
 // ε is charged and stored as an integer number of nano-ε, so budget sums and
 // comparisons are exact; 1 ε = 1e9 nano-ε.
 inline constexpr int64_t kNanosPerEpsilon = 1'000'000'000;
+
+// nano-ε as an exact decimal ("1.000000001", "0.5", "2"), for messages that
+// compare amounts: rounding could print "charges 1 but only 1 remains".
+inline std::string EpsilonText(int64_t nanos) {
+  const uint64_t magnitude = nanos < 0 ? 0 - static_cast<uint64_t>(nanos)
+                                       : static_cast<uint64_t>(nanos);
+  std::string text = absl::StrFormat(
+      "%s%d.%09d", nanos < 0 ? "-" : "", magnitude / kNanosPerEpsilon,
+      magnitude % kNanosPerEpsilon);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
 
 // A statistical query φ(record) ∈ [lo, hi], randomized as φ − (lo + hi)/2 by
 // a mechanism whose bound is (hi − lo)/2.

@@ -366,21 +366,20 @@ absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
 absl::StatusOr<RoundEntry> Aggregator::Impl::AdmitTask(
     uint64_t agent_id, uint64_t task_id, RoundEntry& cache) const {
   const TaskKey key = UnpackTaskId(task_id);
+  // Another agent's task gets exactly the answer an unknown task gets, and
+  // before any lookup: a caller must not learn which agent ids are enrolled.
+  const auto not_found = [task_id] {
+    return absl::NotFoundError(
+        absl::StrCat("no task ", task_id, " for this agent"));
+  };
+  if (key.agent_id != agent_id) return not_found();
   if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
     cache = FindRound(key.round_id);
   }
   const RoundRuntime* round = cache.round.get();
-  const auto not_found = [task_id] {
-    return absl::NotFoundError(absl::StrCat("no task ", task_id));
-  };
   if (round == nullptr ||
       !round->plan().Assigns(key.agent_id, static_cast<int>(key.question))) {
     return not_found();
-  }
-  if (key.agent_id != agent_id) {
-    if (!agents_.Contains(key.agent_id)) return not_found();
-    return absl::PermissionDeniedError(
-        absl::StrCat("task ", task_id, " belongs to another agent"));
   }
   if (round->state() != RoundState::kOpen) {
     return absl::FailedPreconditionError(

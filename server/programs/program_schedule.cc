@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/task.h"
 
 namespace ldp {
 namespace {
@@ -17,10 +18,6 @@ unsigned __int128 ToFixed(double x) {
   if (x >= 1.0) return static_cast<unsigned __int128>(1) << 64;
   if (x <= 0.0) return 0;
   return static_cast<unsigned __int128>(std::ldexp(x, 64));
-}
-
-std::string Epsilon(int64_t nanos) {
-  return absl::StrFormat("%.9g", static_cast<double>(nanos) / 1e9);
 }
 
 }  // namespace
@@ -83,7 +80,7 @@ absl::Status CheckSchedule(absl::Span<const ScheduledRound> schedule,
         total = std::min<int64_t>(total, INT64_MAX - round.epsilon_nanos) +
                 round.epsilon_nanos;
         names.push_back(absl::StrCat(r + 1, " (\"", round.name,
-                                     "\", ε=", Epsilon(round.epsilon_nanos),
+                                     "\", ε=", EpsilonText(round.epsilon_nanos),
                                      ")"));
       }
     }
@@ -97,8 +94,8 @@ absl::Status CheckSchedule(absl::Span<const ScheduledRound> schedule,
           "%s agents in [%g, %g) of the population: they need ε=%s but the "
           "per-agent cap is ε=%s (short by %s); raise the cap or give the "
           "rounds disjoint slices",
-          who, lo, hi, Epsilon(total), Epsilon(cap_nanos),
-          Epsilon(total - cap_nanos)));
+          who, lo, hi, EpsilonText(total), EpsilonText(cap_nanos),
+          EpsilonText(total - cap_nanos)));
     }
   }
   return absl::OkStatus();

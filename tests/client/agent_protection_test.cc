@@ -135,11 +135,28 @@ TEST(AgentProtection, ThePeriodCapIsARollingWindow) {
   ASSERT_OK(agent->Answer(grr(2)));
   const auto refused = agent->Answer(Mean(3, 3, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps, 2));
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kFailedPrecondition));
-  EXPECT_NE(refused.status().message().find("1.000000000 epsilon but only 0.000000000"),
+  EXPECT_NE(refused.status().message().find("charges 1 epsilon but only 0 of"),
             std::string::npos)
       << refused.status();
   clock.Advance(absl::Hours(1));
   EXPECT_OK(agent->Answer(Mean(4, 4, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps, 2)));
+}
+
+// Refusals print amounts exactly: a nano-ε short is visible.
+TEST(AgentProtection, RefusalsShowEveryNanoEpsilon) {
+  SeededGenerator gen(8);
+  FakeClock clock(absl::FromUnixSeconds(1'800'000'000));
+  auto agent = MakeAgent(gen, clock, {.max_epsilon_per_study_nanos = 5 * kEps});
+  ASSERT_OK(agent->Answer(Histogram(1, 1, Grr(1.000000001), kEps + 1, Schema())));
+  const auto refused = agent->Answer(
+      Mean(2, 2, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps));
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_NE(refused.status().message().find(
+                "charges 1 epsilon but only 0.999999999 of the agent's cap"),
+            std::string::npos)
+      << refused.status();
+  EXPECT_EQ(EpsilonText(-1'500'000'000), "-1.5");
+  EXPECT_EQ(EpsilonText(2 * kEps), "2");
 }
 
 // The same question under a thousand study ids: one fresh answer, one

@@ -426,23 +426,40 @@ TEST_F(AbuseTest, MalformedPayloadsAreInvalidArgument) {
              {StatusCode::kOk, StatusCode::kOk});
 }
 
-TEST_F(AbuseTest, UnknownTasksAreNotFoundAndOtherAgentsTasksPermissionDenied) {
+// Issue 19 item 4: a report for another agent's task gets exactly what a
+// report for an unknown task gets, so no caller learns which agent ids are
+// enrolled. (A report naming another agent_id than the caller's own is
+// PermissionDenied: that says nothing about the other agent.)
+TEST_F(AbuseTest, OtherAgentsTasksLookExactlyLikeUnknownTasks) {
   const Snapshot before = Take();
   std::vector<v1::Report> reports;
-  for (uint64_t task_id : {uint64_t{0}, uint64_t{0x123456789}, ~uint64_t{0}}) {
-    v1::Report unknown = ItemReport(alice_, histogram_, 1);
-    unknown.set_task_id(task_id);
-    reports.push_back(unknown);
+  // Bob's real task id, with Bob swapped for an agent id nobody enrolled.
+  const uint64_t bobs_id = bob_.tasks[histogram_].task_id();
+  const uint64_t nobodys_id = (bobs_id & ~(uint64_t{0xffffffff} << 12)) |
+                              (uint64_t{0x7fffffff} << 12);
+  for (uint64_t task_id : {uint64_t{0}, uint64_t{0x123456789}, ~uint64_t{0},
+                           nobodys_id, bobs_id}) {
+    v1::Report report = ItemReport(alice_, histogram_, 1);
+    report.set_task_id(task_id);
+    reports.push_back(report);
   }
-  // Alice answers Bob's tasks: as herself, and pretending to be Bob.
-  v1::Report bobs_task = ItemReport(alice_, histogram_, 1);
-  bobs_task.set_task_id(bob_.tasks[histogram_].task_id());
-  reports.push_back(bobs_task);
-  v1::Report as_bob = ScalarReport(bob_, mean_, 3);
+  v1::Report as_bob = ScalarReport(bob_, mean_, 3);  // Alice claims Bob's id
   reports.push_back(as_bob);
-  ExpectAcks(Upload(Bearer(alice_.token), {Batch(reports)}),
-             {StatusCode::kNotFound, StatusCode::kNotFound, StatusCode::kNotFound,
-              StatusCode::kPermissionDenied, StatusCode::kPermissionDenied});
+  const UploadResult result = Upload(Bearer(alice_.token), {Batch(reports)});
+  ExpectAcks(result, {StatusCode::kNotFound, StatusCode::kNotFound,
+                      StatusCode::kNotFound, StatusCode::kNotFound,
+                      StatusCode::kNotFound, StatusCode::kPermissionDenied});
+  ASSERT_EQ(result.response.acks_size(), 6);
+  const v1::UploadReportsResponse& response = result.response;
+  // The same words too, but for the task id itself.
+  const auto message = [&](int i) {
+    std::string text = response.acks(i).message();
+    const std::string id = absl::StrCat(reports[i].task_id());
+    text.replace(text.find(id), id.size(), "<id>");
+    return text;
+  };
+  EXPECT_EQ(message(3), message(4));
+  EXPECT_EQ(message(1), message(4));
   // Reading another agent's tasks or budget is refused too.
   v1::GetTasksResponse tasks;
   EXPECT_EQ(GetTasks(Bearer(alice_.token), bob_.id, &tasks).error_code(),

@@ -104,7 +104,9 @@ TEST_F(RelayTest, EveryItemIsCheckedAsItsAgentsOwnCall) {
   absl::StatusOr<std::vector<absl::Status>> acks = stream->Send(bad);
   ASSERT_OK(acks);
   ASSERT_EQ(acks->size(), 2u);
-  EXPECT_THAT((*acks)[0], StatusIs(absl::StatusCode::kPermissionDenied));
+  // Another agent's task is answered as an unknown task is (no oracle of
+  // who is enrolled).
+  EXPECT_THAT((*acks)[0], StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT((*acks)[1], StatusIs(absl::StatusCode::kUnauthenticated));
 
   acks = stream->Send(reports);
