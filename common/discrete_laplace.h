@@ -5,20 +5,30 @@
 // 2022). Here the input lives on the lattice γ·ℤ with γ = bound·2^-k: x is
 // clamped, rounded to a neighbouring lattice point by unbiased randomized
 // rounding (real_input.h), and shifted by discrete Laplace noise on ℤ,
-// Pr[Z = z] ∝ exp(−|z| / s), sampled exactly from integer coins with
-// Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential
-// Privacy" (NeurIPS 2020), Algorithms 1 and 2. Every input can produce every
-// level, so no output reveals the input by its mere possibility.
+// Pr[Z = z] ∝ exp(−|z| / s), sampled exactly from integer coins as the
+// difference of two geometrics drawn as in Canonne, Kamath and Steinke,
+// "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020),
+// Algorithms 1 and 2. Every input can produce every level, so no output
+// reveals the input by its mere possibility.
 //
 // Privacy: lattice inputs are at most Δ = 2^(k+1) steps apart, so the scale
 // s = Δ/ε' in lattice steps gives ε'-LDP. s is the rational num/den with den
 // a power of two and num rounded up, so the implemented ε' = Δ·den/num never
 // exceeds the requested ε (and is within ~1e-12 relative of it).
 //
-// Timing: the CKS sampler's running time grows with |noise| (it loops
-// longer for larger draws; Jin et al., S&P 2022). The server sees when a
-// report arrives, so the agent layer must decouple send time from sampling
-// time; this class does not try to make sampling constant-time.
+// Timing (DESIGN invariant 8): the server sees rounded(x) + noise, so work
+// that grew with |noise| would reveal x (the textbook CKS loops run longer
+// for larger draws; Jin et al., S&P 2022). Here the noise is the difference
+// of two geometrics built from CKS coin chains, and the sampler always
+// draws exactly kPaddedSteps 128-bit uniforms (2·kPaddedSteps + 1 generator
+// draws per report with the rounding coin), each step doing the same
+// arithmetic and applying its outcome by selection, not by branching;
+// uniforms drawn after the noise is complete are ignored. The budget is set
+// so that the unpadded sampler would need more uniforms with probability
+// < 2^-64; only then does the loop go on (and the work vary), which keeps
+// the output exactly discrete Laplace. The only other variation is a
+// uniform's internal redraw (probability < 2^-61 per report, independent
+// of the value drawn).
 #ifndef LDP_COMMON_DISCRETE_LAPLACE_H_
 #define LDP_COMMON_DISCRETE_LAPLACE_H_
 
@@ -49,6 +59,11 @@ class DiscreteLaplaceMechanism final : public RealMechanism {
   // lies beyond that with probability < e^-64, and a forged one can move
   // the mean of n reports by at most (2^k + 64 s)·γ / n.
   static constexpr int kValidationScales = 64;
+  // 128-bit uniforms per report: one per coin and one per fresh u of the
+  // four runs of coin chains (see the .cc). A chain stops at coin K with
+  // Pr[K ≥ k] = γ^(k−1)/(k−1)!, so the runs together need more than 168
+  // uniforms with probability 2^-64.1 (computed in constant_work_test).
+  static constexpr int kPaddedSteps = 168;
 
   static absl::StatusOr<std::unique_ptr<DiscreteLaplaceMechanism>> Create(
       const DiscreteLaplaceOptions& options);

@@ -152,7 +152,12 @@ uint32_t EncodeReal(const Digit& d, double x) {
   double guess = std::floor((x - lower) / RealWidth(d));
   guess = std::clamp(guess, 0.0, static_cast<double>(d.num_buckets - 1));
   auto i = static_cast<uint32_t>(guess);
-  // Agree exactly with the edges the labels show.
+  // Agree exactly with the edges the labels show. Rounding in the quotient
+  // can put x one bucket off; one test each way, always made, corrects that
+  // with the same work whatever x is (DESIGN invariant 8). The loops are a
+  // safety net for anything larger.
+  i -= (i > 0) & (x < RealEdge(d, i)) ? 1 : 0;
+  i += (i + 1 < d.num_buckets) & (x >= RealEdge(d, i + 1)) ? 1 : 0;
   while (i > 0 && x < RealEdge(d, i)) --i;
   while (i + 1 < d.num_buckets && x >= RealEdge(d, i + 1)) ++i;
   return i;
@@ -171,9 +176,7 @@ uint32_t EncodeDigit(const Digit& d, const FieldValue& v) {
   if (const int64_t* i = std::get_if<int64_t>(&v)) return EncodeInt(d, *i);
   if (const double* x = std::get_if<double>(&v)) return EncodeReal(d, *x);
   if (const auto* c = std::get_if<std::string>(&v)) {
-    const auto& cats = d.spec.categories;
-    return static_cast<uint32_t>(std::find(cats.begin(), cats.end(), *c) -
-                                 cats.begin());
+    return CategoryIndex(d.spec, *c);
   }
   return 0;
 }

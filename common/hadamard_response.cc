@@ -127,13 +127,15 @@ FrequencyReport HadamardResponse::Randomize(uint32_t item,
                                             absl::BitGenRef gen) const {
   item = std::min(item, params_.domain_size - 1);
   const bool want_in_half = FlipCoin(params_.in_half, gen);
-  // Rejection sampling gives an exactly uniform element of the chosen half;
-  // each draw lands in it with probability 1/2 whatever the item, so the
-  // number of draws reveals nothing.
+  // One uniform column, moved into the chosen half if it fell outside:
+  // flipping a set bit of row v + 1 flips the parity that decides C_v, so
+  // y ↦ y ^ bit pairs the two halves and the result is exactly uniform on
+  // the chosen one. Rejection sampling would be just as exact, but its
+  // number of draws would depend on the item for given coins.
+  const uint64_t row = uint64_t{item} + 1;
+  const uint64_t pair_bit = row & (0 - row);
   uint64_t y = UniformBelow(params_.output_size, gen);
-  while (InHalf(item, y) != want_in_half) {
-    y = UniformBelow(params_.output_size, gen);
-  }
+  y ^= pair_bit & (0 - uint64_t{InHalf(item, y) != want_in_half});
   return ItemReport{.item = static_cast<uint32_t>(y)};
 }
 

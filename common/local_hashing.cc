@@ -193,13 +193,14 @@ FrequencyReport OptimizedLocalHashing::Randomize(uint32_t item,
   item = std::min(item, params_.domain_size - 1);
   HashedReport report{.seed = static_cast<uint64_t>(gen())};
   const uint32_t y = HashBucket(report.seed, item, params_.num_buckets);
-  report.bucket = y;
-  if (!FlipCoin(params_.keep, gen)) {
-    // A uniform bucket other than y.
-    const auto other =
-        static_cast<uint32_t>(UniformBelow(params_.num_buckets - 1, gen));
-    report.bucket = other < y ? other : other + 1;
-  }
+  // Both draws happen every time, so neither the draw count nor the work
+  // tells whether the bucket is the item's own (DESIGN invariant 8).
+  const bool keep = FlipCoin(params_.keep, gen);
+  // A uniform bucket other than y.
+  auto other =
+      static_cast<uint32_t>(UniformBelow(params_.num_buckets - 1, gen));
+  other += other >= y ? 1 : 0;
+  report.bucket = keep ? y : other;
   return report;
 }
 

@@ -135,11 +135,14 @@ double PiecewiseMechanism::SecondMoment(int64_t j) const {
 ScalarReport PiecewiseMechanism::Randomize(double x,
                                            absl::BitGenRef gen) const {
   const int64_t j = RoundToPosition(x, bound_, num_positions()).Sample(gen);
-  if (FlipCoin(inside_, gen)) {
-    return {.level = j + static_cast<int64_t>(UniformBelow(band_cells_, gen))};
-  }
+  // Both cells are drawn every time: the work must not tell whether the
+  // report fell in the band, which sits at the input (DESIGN invariant 8).
+  const bool inside = FlipCoin(inside_, gen);
+  const int64_t in_band =
+      j + static_cast<int64_t>(UniformBelow(band_cells_, gen));
   const int64_t u = static_cast<int64_t>(UniformBelow(num_positions(), gen));
-  return {.level = u < j ? u : u + band_cells_};
+  const int64_t outside = u < j ? u : u + band_cells_;
+  return {.level = inside ? in_band : outside};
 }
 
 double PiecewiseMechanism::Probability(double x,

@@ -22,9 +22,7 @@ double FieldNumber(const FieldSpec& spec, const FieldValue& value) {
   }
   if (const double* d = std::get_if<double>(&value)) return *d;
   if (const std::string* c = std::get_if<std::string>(&value)) {
-    const auto it =
-        std::find(spec.categories.begin(), spec.categories.end(), *c);
-    return static_cast<double>(it - spec.categories.begin());
+    return static_cast<double>(CategoryIndex(spec, *c));
   }
   return 0;  // bit vectors are rejected by the type checker
 }
@@ -121,8 +119,13 @@ double Query::EvaluateLeaf(const QueryNode& node, const Record& record) const {
     case QueryOp::kField:
       return FieldNumber(*schema_.Find(node.field), value);
     case QueryOp::kCategoryIs: {
+      // By index: a string comparison would stop at the first differing
+      // byte, and its time would tell how close the record's category is.
+      const FieldSpec& spec = *schema_.Find(node.field);
       const auto* category = std::get_if<std::string>(&value);
-      return FromBool(category != nullptr && *category == node.category);
+      return FromBool(category != nullptr &&
+                      CategoryIndex(spec, *category) ==
+                          CategoryIndex(spec, node.category));
     }
     case QueryOp::kBitAt: {
       const auto* bits = std::get_if<std::vector<bool>>(&value);

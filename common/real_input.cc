@@ -22,25 +22,28 @@ absl::Status ValidateEpsilonAndBound(double epsilon, double bound) {
 }
 
 double ClampToBound(double x, double bound) {
-  if (std::isnan(x)) return 0;
-  return std::fmin(std::fmax(x, -bound), bound);
+  // Computed either way, then selected: NaN takes no path of its own.
+  const double clamped = std::fmin(std::fmax(x, -bound), bound);
+  return std::isnan(x) ? 0.0 : clamped;
 }
 
 RandomizedRounding RandomizedRounding::Of(double position, int64_t n) {
-  constexpr CoinProbability kNever = CoinProbability::FromNumerator(0);
-  if (!(position > 0)) return RandomizedRounding(0, kNever);  // also NaN
-  if (position >= static_cast<double>(n)) return RandomizedRounding(n, kNever);
-  int64_t lower = static_cast<int64_t>(std::floor(position));
+  // Clamping first (fmax maps NaN to 0) sends every position through the
+  // same operations: an out-of-range or odd input differs from a normal one
+  // only in the values selected below, not in the work (DESIGN invariant 8).
+  const double clamped =
+      std::fmin(std::fmax(position, 0.0), static_cast<double>(n));
+  int64_t lower = static_cast<int64_t>(std::floor(clamped));
   // Nearest multiple of 2^-32: the rounding coin only needs to be close to
   // the fraction (pre-processing), and nearest halves the residual bias.
   uint64_t up = static_cast<uint64_t>(std::llround(std::ldexp(
-      position - static_cast<double>(lower), CoinProbability::kBits)));
-  if (up >= CoinProbability::kDenominator) {
-    ++lower;
-    up = 0;
-  }
-  if (lower >= n) return RandomizedRounding(n, kNever);
-  return RandomizedRounding(lower, CoinProbability::FromNumerator(up));
+      clamped - static_cast<double>(lower), CoinProbability::kBits)));
+  const bool carry = up >= CoinProbability::kDenominator;
+  lower += carry ? 1 : 0;
+  const bool at_top = lower >= n;
+  const uint64_t fraction = carry || at_top ? 0 : up;
+  return RandomizedRounding(at_top ? n : lower,
+                            CoinProbability::FromNumerator(fraction));
 }
 
 }  // namespace ldp

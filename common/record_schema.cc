@@ -136,6 +136,28 @@ FieldValue SanitizeNumber(const FieldSpec& f, const FieldValue& v) {
   return std::clamp(*d, f.real_lower, f.real_upper);
 }
 
+// Where the default category sits; the schema is public, so this search
+// may stop early.
+uint32_t DefaultCategoryIndex(const FieldSpec& f) {
+  const auto* name = f.default_value.has_value()
+                         ? std::get_if<std::string>(&*f.default_value)
+                         : nullptr;
+  if (name == nullptr) return 0;
+  const auto it = std::find(f.categories.begin(), f.categories.end(), *name);
+  return it == f.categories.end()
+             ? 0
+             : static_cast<uint32_t>(it - f.categories.begin());
+}
+
+// A sanitized categorical value: always one lookup, also for a value of the
+// wrong type (looked up as "", which is never a category).
+FieldValue SanitizeCategory(const FieldSpec& f, const FieldValue& v) {
+  if (f.categories.empty()) return DefaultValue(f);  // unvalidated specs only
+  static const std::string* const kNoCategory = new std::string();
+  const auto* name = std::get_if<std::string>(&v);
+  return f.categories[CategoryIndex(f, name != nullptr ? *name : *kNoCategory)];
+}
+
 FieldValue SanitizeBits(const FieldSpec& f, const FieldValue& v) {
   const auto* bits = std::get_if<std::vector<bool>>(&v);
   if (bits == nullptr) return DefaultValue(f);
@@ -231,19 +253,33 @@ FieldValue SanitizeValue(const FieldSpec& spec, const FieldValue* value) {
     case FieldKind::kInt:
     case FieldKind::kReal:
       return SanitizeNumber(spec, *value);
-    case FieldKind::kCategorical: {
-      const auto* c = std::get_if<std::string>(value);
-      if (c != nullptr &&
-          std::find(spec.categories.begin(), spec.categories.end(), *c) !=
-              spec.categories.end()) {
-        return *c;
-      }
-      return DefaultValue(spec);
-    }
+    case FieldKind::kCategorical:
+      return SanitizeCategory(spec, *value);
     case FieldKind::kBitVector:
       return SanitizeBits(spec, *value);
   }
   return DefaultValue(spec);
+}
+
+uint32_t CategoryIndex(const FieldSpec& spec, const std::string& value) {
+  const uint32_t fallback = DefaultCategoryIndex(spec);  // always computed
+  const size_t size = value.size();
+  uint32_t index = 0;
+  bool found = false;
+  for (size_t i = 0; i < spec.categories.size(); ++i) {
+    const std::string& category = spec.categories[i];
+    // Nonzero iff they differ. Past its end `value` reads as its
+    // terminating NUL; the length test has already told them apart then.
+    uint32_t diff = category.size() != size ? 1 : 0;
+    for (size_t j = 0; j < category.size(); ++j) {
+      diff |= static_cast<uint8_t>(category[j]) ^
+              static_cast<uint8_t>(value.data()[std::min(j, size)]);
+    }
+    const uint32_t match = 0 - static_cast<uint32_t>(diff == 0);
+    index |= match & static_cast<uint32_t>(i);
+    found |= diff == 0;
+  }
+  return found ? index : fallback;
 }
 
 std::string BitString(const std::vector<bool>& bits) {

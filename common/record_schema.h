@@ -102,6 +102,13 @@ class RecordSchema {
 // bound / first category / false / all-zero bits.
 FieldValue DefaultValue(const FieldSpec& spec);
 
+// The index of `value` in spec.categories, or of the field's default
+// category (see `DefaultValue`) when it is none of them. `value` is
+// compared with every byte of every category, with no early exit, so the
+// time depends on the schema alone, not on which category a record holds
+// or whether it holds one (DESIGN invariant 8).
+uint32_t CategoryIndex(const FieldSpec& spec, const std::string& value);
+
 // `value` made valid for `spec` (nullptr = missing). Ints and reals are
 // clamped into bounds and converted into each other (reals round to the
 // nearest integer); NaN, an unknown category or any other type mismatch

@@ -109,17 +109,26 @@ void SampleUniformSubset(uint32_t others, uint32_t count,
   }
 }
 
-// Shifts every bit at position ≥ pos up by one, leaving a zero at pos: turns
-// a subset of the N − 1 items other than v into a subset of [N].
-void InsertZeroBit(std::vector<uint64_t>& bits, uint32_t pos) {
-  const size_t word = pos / 64;
-  for (size_t w = bits.size() - 1; w > word; --w) {
-    bits[w] = (bits[w] << 1) | (bits[w - 1] >> 63);
-  }
+// Shifts every bit at position ≥ pos up by one and puts `bit` at pos: turns
+// a subset of the N − 1 items other than v into a subset of [N]. Every word
+// is rewritten by masks, whatever pos is, so the work does not reveal the
+// item (DESIGN invariant 8).
+void InsertBit(std::vector<uint64_t>& bits, uint32_t pos, bool bit) {
+  const uint64_t word = pos / 64;
   const uint64_t low = (uint64_t{1} << (pos % 64)) - 1;
-  bits[word] = (bits[word] & low) | ((bits[word] & ~low) << 1);
+  uint64_t carry = 0;  // top bit of the previous word, if it moved
+  for (uint64_t w = 0; w < bits.size(); ++w) {
+    const uint64_t above = 0 - uint64_t{w > word};
+    const uint64_t at = 0 - uint64_t{w == word};
+    // Positions ≥ pos within this word.
+    const uint64_t moving = above | (at & ~low);
+    const uint64_t old = bits[w];
+    const uint64_t inserted = at & (uint64_t{bit} << (pos % 64));
+    bits[w] =
+        (old & ~moving) | ((old & moving) << 1) | (carry & above) | inserted;
+    carry = (old & moving) >> 63;
+  }
 }
-
 
 absl::Status ValidateSubsetReport(const FrequencyReport& report,
                                   uint32_t domain_size, uint32_t subset_size) {
@@ -247,15 +256,14 @@ FrequencyReport SubsetSelection::Randomize(uint32_t item,
   const uint32_t v = std::min(item, domain_size_ - 1);
   std::vector<uint64_t> chosen((domain_size_ + 63) / 64, 0);
   SampleUniformSubset(domain_size_ - 1, subset_size_, chosen, gen);
-  InsertZeroBit(chosen, v);
   // Dropping a uniform member of a uniform k-subset of the others leaves a
   // uniform (k−1)-subset; the true item takes its place with probability
-  // p_in. The dropped member is put back otherwise, so the work and the
-  // number of draws are the same either way.
+  // p_in, else the member stays. Both are chosen among the others, before v
+  // is inserted, so neither the draws nor the work depend on v.
   const uint32_t dropped = SelectBit(chosen, UniformBelow(subset_size_, gen));
   const bool include = FlipCoin(include_, gen);
-  ClearBit(chosen, dropped);
-  SetBit(chosen, include ? v : dropped);
+  chosen[dropped / 64] &= ~(uint64_t{include} << (dropped % 64));
+  InsertBit(chosen, v, include);
 
   SubsetReport report;
   report.items.resize(subset_size_);

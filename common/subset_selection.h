@@ -15,8 +15,10 @@
 //
 // Coins: p_in is rounded DOWN to a multiple of 2^-32, which can only lower
 // the ratio p_in (N − k)/((1 − p_in) k); epsilon() is ln of that ratio. The
-// subsets are sampled exactly with UniformBelow (Floyd's algorithm), with a
-// number of draws that depends only on N and k.
+// subsets are sampled exactly from integer coins. The item enters only at
+// the end, through a pass that rewrites every word of the subset bitmap, so
+// the draws and the work depend on N, k and the coins, never on the item
+// (DESIGN invariant 8).
 #ifndef LDP_COMMON_SUBSET_SELECTION_H_
 #define LDP_COMMON_SUBSET_SELECTION_H_
 
