@@ -245,7 +245,14 @@ FieldValue DefaultValue(const FieldSpec& spec) {
 }
 
 FieldValue SanitizeValue(const FieldSpec& spec, const FieldValue* value) {
-  if (value == nullptr) return DefaultValue(spec);
+  if (value == nullptr) {
+    // A missing category takes the lookup a present one takes (as a value
+    // of the wrong type, which yields the default), so the work does not
+    // tell whether the record has the field (DESIGN invariant 8).
+    if (spec.kind != FieldKind::kCategorical) return DefaultValue(spec);
+    static const FieldValue* const kAbsent = new FieldValue(0.0);
+    value = kAbsent;
+  }
   switch (spec.kind) {
     case FieldKind::kBool:
       if (const bool* b = std::get_if<bool>(value)) return *b;
