@@ -30,13 +30,17 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/flags_usage.h"
 #include "common/secure_random.h"
 #include "common/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/server_builder_option.h"
 #include "server/aggregator.h"
 #include "server/event_log.h"
 #include "server/grpc/agent_service.h"
@@ -64,10 +68,19 @@ ABSL_FLAG(std::string, db, "ldp.db",
           "at start-up either way.");
 ABSL_FLAG(int, health_port, -1,
           "If >= 0, a second, plaintext listener on --listen at this port "
-          "(0 = any free one) that serves only grpc.health.v1, for probes "
-          "that cannot speak TLS (Kubernetes' native gRPC probe). It reveals "
-          "nothing but SERVING / NOT_SERVING; NOT_SERVING from the shutdown "
-          "signal on. -1 = none.");
+          "(0 = any free one) that serves only grpc.health.v1 (no "
+          "reflection), for probes that cannot speak TLS (Kubernetes' native "
+          "gRPC probe). It answers like the main port: SERVING for \"\" and "
+          "each ldp.v1 service served, NOT_SERVING from the shutdown signal "
+          "on (see --drain_seconds), NOT_FOUND for other names. -1 = none.");
+ABSL_FLAG(std::string, health_port_file, "",
+          "If set, the chosen --health_port is written here once it listens.");
+ABSL_FLAG(int, drain_seconds, 5,
+          "On SIGTERM or SIGINT: for this long, health answers NOT_SERVING "
+          "on both ports while every call is still served, so balancers and "
+          "probes move traffic away; then the server stops accepting calls "
+          "and gives in-flight ones 5 s. A second signal ends the drain at "
+          "once. 0 = no drain.");
 ABSL_FLAG(int, follow_interval_ms, 250,
           "PostgreSQL only: how often this replica reads the studies, rounds "
           "and reports other replicas stored (analyst calls always catch up "
@@ -272,11 +285,104 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TransportCredentials() 
   return ServerCredentialsFromFiles(files);
 }
 
+// gRPC gives every ServerBuilder the plugins registered process-wide, so
+// the reflection plugin meant for the main port would also come with the
+// probes' listener and serve the ldp.v1 descriptors there, in plaintext.
+// This option drops them from the one builder it is set on.
+class WithoutBuilderPlugins : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments* /*args*/) override {}
+  void UpdatePlugins(
+      std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    plugins->clear();
+  }
+};
+
+// The names health answers for besides "": the ldp.v1 services served, so
+// that a probe or balancer can ask about the one it routes to.
+std::vector<std::string> HealthServiceNames() {
+  std::vector<std::string> names = {v1::AgentService::service_full_name(),
+                                    v1::AnalystService::service_full_name()};
+  if (absl::GetFlag(FLAGS_relay_service)) {
+    names.push_back(v1::RelayService::service_full_name());
+  }
+  return names;
+}
+
+// gRPC's default health service starts out knowing only "" (SERVING);
+// other names are NOT_FOUND until set.
+void MarkServing(grpc::Server& server, const std::vector<std::string>& names) {
+  grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
+  for (const std::string& name : names) health->SetServingStatus(name, true);
+}
+
+// The probes' own plaintext listener, and what must outlive it.
+struct HealthListener {
+  // Answers UNIMPLEMENTED to every method but health's (gRPC adds its
+  // default health service at start); gRPC also refuses to build a server
+  // with no service of its own.
+  grpc::CallbackGenericService unimplemented;
+  std::unique_ptr<grpc::Server> server;  // declared last: destroyed first
+};
+
+// Health only, so plaintext reveals nothing but the serving status of the
+// names above.
+absl::StatusOr<std::unique_ptr<HealthListener>> StartHealthListener(
+    int health_port, const std::vector<std::string>& names) {
+  auto listener = std::make_unique<HealthListener>();
+  grpc::ServerBuilder builder;
+  builder.SetOption(std::make_unique<WithoutBuilderPlugins>());
+  builder.RegisterCallbackGenericService(&listener->unimplemented);
+  int bound = 0;
+  builder.AddListeningPort(absl::StrCat(absl::GetFlag(FLAGS_listen), ":", health_port),
+                           grpc::InsecureServerCredentials(), &bound);
+  listener->server = builder.BuildAndStart();
+  if (listener->server == nullptr || bound == 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen on ", absl::GetFlag(FLAGS_listen), ":", health_port,
+        " for --health_port (in use?)"));
+  }
+  MarkServing(*listener->server, names);
+  if (const std::string path = absl::GetFlag(FLAGS_health_port_file); !path.empty()) {
+    std::ofstream(path) << bound << "\n";
+  }
+  std::printf("ldp-server: grpc.health.v1 (plaintext) on port %d\n", bound);
+  return listener;
+}
+
+// Shutting down without a drain would set NOT_SERVING and refuse new calls
+// in the same instant, so no probe could ever see NOT_SERVING. Instead health
+// answers NOT_SERVING on every name and both ports while calls are still
+// served, for --drain_seconds or until another signal; only then does the
+// server stop accepting calls (GOAWAY) and give in-flight ones 5 s.
+void DrainAndShutdown(grpc::Server& server, grpc::Server* health_server,
+                      const sigset_t& signals) {
+  server.GetHealthCheckService()->SetServingStatus(false);
+  if (health_server != nullptr) {
+    health_server->GetHealthCheckService()->SetServingStatus(false);
+  }
+  const absl::Time end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_drain_seconds));
+  for (absl::Duration left = end - absl::Now(); left > absl::ZeroDuration();
+       left = end - absl::Now()) {
+    const timespec timeout = absl::ToTimespec(left);
+    // A signal ends the drain; EAGAIN means the time is up, EINTR (some
+    // other signal) just waits on.
+    if (sigtimedwait(&signals, nullptr, &timeout) >= 0) break;
+  }
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(5);
+  server.Shutdown(deadline);
+  // Last, so that probes keep seeing NOT_SERVING until the main port is shut.
+  if (health_server != nullptr) health_server->Shutdown(deadline);
+}
+
 int Run() {
   auto credentials = TransportCredentials();
   if (!credentials.ok()) return Fail(credentials.status());
   if (absl::GetFlag(FLAGS_max_message_bytes) < 1024) {
     return Fail(absl::InvalidArgumentError("--max_message_bytes must be >= 1024"));
+  }
+  if (absl::GetFlag(FLAGS_drain_seconds) < 0) {
+    return Fail(absl::InvalidArgumentError("--drain_seconds must be >= 0"));
   }
   if (absl::GetFlag(FLAGS_max_queued_writes) < 0) {
     return Fail(absl::InvalidArgumentError(
@@ -357,6 +463,8 @@ int Run() {
        .require_client_certificate = absl::GetFlag(FLAGS_require_client_cert)});
   AnalystServiceImpl analyst_service(aggregator->get());
   grpc::EnableDefaultHealthCheckService(true);
+  // Reflection on the main port is deliberate: it describes only the public
+  // contract of proto/ (for grpcurl). The health listener drops it.
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
@@ -377,21 +485,13 @@ int Run() {
             : " Or --tls_key_file is not the key of --tls_cert_file; gRPC's "
               "log above says which)")));
   }
-  // The probes' own listener: health only, so plaintext reveals nothing.
-  std::unique_ptr<grpc::Server> health_server;
+  const std::vector<std::string> health_names = HealthServiceNames();
+  MarkServing(*server, health_names);
+  std::unique_ptr<HealthListener> health;
   if (const int health_port = absl::GetFlag(FLAGS_health_port); health_port >= 0) {
-    grpc::ServerBuilder health_builder;
-    int bound = 0;
-    health_builder.AddListeningPort(
-        absl::StrCat(absl::GetFlag(FLAGS_listen), ":", health_port),
-        grpc::InsecureServerCredentials(), &bound);
-    health_server = health_builder.BuildAndStart();
-    if (health_server == nullptr || bound == 0) {
-      return Fail(absl::UnavailableError(absl::StrCat(
-          "cannot listen on ", absl::GetFlag(FLAGS_listen), ":", health_port,
-          " for --health_port (in use?)")));
-    }
-    std::printf("ldp-server: grpc.health.v1 (plaintext) on port %d\n", bound);
+    auto started = StartHealthListener(health_port, health_names);
+    if (!started.ok()) return Fail(started.status());
+    health = *std::move(started);
   }
   if (const std::string path = absl::GetFlag(FLAGS_port_file); !path.empty()) {
     std::ofstream(path) << port << "\n";
@@ -427,15 +527,12 @@ int Run() {
   sigaddset(&signals, SIGTERM);
   int received = 0;
   sigwait(&signals, &received);
-  std::printf("ldp-server: signal %d, shutting down\n", received);
+  std::printf("ldp-server: signal %d, draining for %d s (health NOT_SERVING; "
+              "signal again to stop now), then shutting down\n",
+              received, absl::GetFlag(FLAGS_drain_seconds));
+  std::fflush(stdout);
   event_log.Write(LogLevel::kInfo, "server_stopping", {{"signal", absl::StrCat(received)}});
-  // Probes see NOT_SERVING first, so balancers stop sending new work.
-  server->GetHealthCheckService()->SetServingStatus(false);
-  if (health_server != nullptr) {
-    health_server->GetHealthCheckService()->SetServingStatus(false);
-  }
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  if (health_server != nullptr) health_server->Shutdown();
+  DrainAndShutdown(*server, health == nullptr ? nullptr : health->server.get(), signals);
   stopping = true;
   closer.join();
   return 0;

@@ -102,6 +102,24 @@ void ServerProcess::Kill() {
   pid_ = -1;
 }
 
+void ServerProcess::SendSignal(int signal) {
+  if (pid_ > 0) kill(pid_, signal);
+}
+
+absl::StatusOr<int> ServerProcess::WaitForExit(std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return absl::FailedPreconditionError("ldp-server is not running");
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  do {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (std::chrono::steady_clock::now() < end);
+  return absl::DeadlineExceededError("ldp-server is still running");
+}
+
 std::shared_ptr<grpc::Channel> ServerProcess::NewChannel() const {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewChannel(channel_tls_);
   // Readable TLS files are the test's own setup: stop loudly if they are not.

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ class ServerProcess {
   void Stop();
   // SIGKILL and wait: the crash the durability invariant must survive.
   void Kill();
+  // Sends `signal` to the running server without waiting (SIGTERM starts
+  // its drain; a second one ends it).
+  void SendSignal(int signal);
+  // Waits up to `timeout` for the server to exit and returns its wait
+  // status (WIFEXITED, WEXITSTATUS); DeadlineExceeded if it still runs.
+  absl::StatusOr<int> WaitForExit(std::chrono::milliseconds timeout);
 
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   // A channel with its own connection, with the credentials set by
