@@ -58,6 +58,9 @@ absl::Status ServerProcess::Start() {
   const std::string port_flag = "--port=" + std::to_string(port_);
   const std::string log = directory_ + "/server.log";
   std::vector<std::string> args = {LDP_SERVER_BINARY, db, port_flag, port_arg};
+  // Tests stop servers often; only the drain tests want the 5 s drain (a
+  // later --drain_seconds in extra_flags_ wins).
+  args.push_back("--drain_seconds=0");
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
