@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,79 +23,14 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
+#include "tests/integration/fake_agent_service.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
 namespace {
 
 constexpr int64_t kNanos = 1'000'000'000;  // nano-ε per ε
-constexpr uint64_t kAgentId = 42;
 
-// An AgentService that says whatever the test wants and remembers every
-// report it is sent.
-class FakeAgentService final : public v1::AgentService::Service {
- public:
-  void SetTasks(std::vector<v1::Task> tasks) {
-    std::lock_guard lock(mutex_);
-    tasks_ = std::move(tasks);
-  }
-  // What GetBudget claims for every study: a cap far above the agent's.
-  void SetClaimedCap(uint64_t cap_nanos) {
-    std::lock_guard lock(mutex_);
-    claimed_cap_ = cap_nanos;
-  }
-  std::vector<v1::Report> received() const {
-    std::lock_guard lock(mutex_);
-    return received_;
-  }
-
-  grpc::Status Enroll(grpc::ServerContext*, const v1::EnrollRequest*,
-                      v1::EnrollResponse* response) override {
-    response->set_agent_id(kAgentId);
-    response->mutable_credential()->set_bearer_token(
-        absl::StrCat(kAgentId, ".", std::string(64, 'a')));
-    return grpc::Status::OK;
-  }
-
-  grpc::Status GetTasks(grpc::ServerContext*, const v1::GetTasksRequest*,
-                        v1::GetTasksResponse* response) override {
-    std::lock_guard lock(mutex_);
-    for (const v1::Task& task : tasks_) *response->add_tasks() = task;
-    return grpc::Status::OK;
-  }
-
-  grpc::Status UploadReports(grpc::ServerContext*,
-                             grpc::ServerReader<v1::UploadReportsRequest>* reader,
-                             v1::UploadReportsResponse* response) override {
-    v1::UploadReportsRequest batch;
-    while (reader->Read(&batch)) {
-      std::lock_guard lock(mutex_);
-      for (const v1::Report& report : batch.reports()) {
-        received_.push_back(report);
-        response->add_acks()->set_report_id(report.report_id());  // code 0: OK
-      }
-    }
-    return grpc::Status::OK;
-  }
-
-  grpc::Status GetBudget(grpc::ServerContext*, const v1::GetBudgetRequest* request,
-                         v1::GetBudgetResponse* response) override {
-    std::lock_guard lock(mutex_);
-    if (request->study_id() != 0 && claimed_cap_ > 0) {
-      v1::BudgetEntry* entry = response->add_entries();
-      entry->set_study_id(request->study_id());
-      entry->set_cap_nanos(claimed_cap_);
-      entry->set_spent_nanos(0);  // and it claims nothing was spent
-    }
-    return grpc::Status::OK;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<v1::Task> tasks_;
-  uint64_t claimed_cap_ = 0;
-  std::vector<v1::Report> received_;
-};
 
 // A task over the schema {x: real [0, 1], color: r|g|b|y}; `body` adds the
 // question and randomizer (text format).
@@ -177,7 +111,8 @@ class MaliciousServerTest : public ::testing::Test {
   }
 
   CycleResult Cycle(std::vector<v1::Task> tasks) {
-    fake_.SetTasks(std::move(tasks));
+    fake_.SetTaskScript(
+        [tasks = std::move(tasks)](uint64_t, int) { return tasks; });
     return client_->RunOnce(*agent_);
   }
 
@@ -220,10 +155,10 @@ TEST_F(MaliciousServerTest, TasksBeyondTheBudgetAreRefusedEvenWhenTheServerClaim
   EXPECT_EQ(second.answered_fresh, 0);
   EXPECT_EQ(agent_->total_spent_nanos(), 6 * kNanos / 10);
 
-  const std::vector<v1::Report> sent = fake_.received();
+  const std::vector<v1::Report> sent = fake_.Received();
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].task_id(), 100u);
-  EXPECT_EQ(sent[0].agent_id(), kAgentId);
+  EXPECT_EQ(sent[0].agent_id(), client_->credential().agent_id);
 }
 
 TEST_F(MaliciousServerTest, TheSameQuestionInManyStudiesIsAnsweredOnce) {
@@ -238,7 +173,7 @@ TEST_F(MaliciousServerTest, TheSameQuestionInManyStudiesIsAnsweredOnce) {
   EXPECT_EQ(result.answered_from_memo, 4);
   EXPECT_TRUE(result.refusals.empty());
   EXPECT_EQ(agent_->total_spent_nanos(), kNanos);
-  const std::vector<v1::Report> sent = fake_.received();
+  const std::vector<v1::Report> sent = fake_.Received();
   ASSERT_EQ(sent.size(), 5u);
   for (const v1::Report& report : sent) {
     EXPECT_EQ(report.scalar().SerializeAsString(),
@@ -256,7 +191,7 @@ TEST_F(MaliciousServerTest, NewQuestionsInManyStudiesAreBoundedByTheLifetimeCap)
   EXPECT_EQ(result.answered_fresh, 2);
   EXPECT_EQ(result.refusals.size(), 3u);
   EXPECT_LE(agent_->total_spent_nanos(), 3 * kNanos / 2);
-  EXPECT_EQ(fake_.received().size(), 2u);
+  EXPECT_EQ(fake_.Received().size(), 2u);
 }
 
 TEST_F(MaliciousServerTest, RandomizersThatDoNotMatchTheChargedEpsilonAreRefused) {
@@ -307,7 +242,7 @@ TEST_F(MaliciousServerTest, RandomizersThatDoNotMatchTheChargedEpsilonAreRefused
     EXPECT_NE(refusal.code(), absl::StatusCode::kUnavailable) << refusal;
   }
   EXPECT_EQ(agent_->total_spent_nanos(), eps);
-  const std::vector<v1::Report> sent = fake_.received();
+  const std::vector<v1::Report> sent = fake_.Received();
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].task_id(), 9u);
 }
@@ -338,7 +273,7 @@ TEST_F(MaliciousServerTest, QuestionsOutsideTheSchemaAreRefused) {
     EXPECT_THAT(refusal, StatusIs(absl::StatusCode::kInvalidArgument));
   }
   EXPECT_EQ(agent_->total_spent_nanos(), 0);
-  EXPECT_TRUE(fake_.received().empty());
+  EXPECT_TRUE(fake_.Received().empty());
   EXPECT_EQ(result.reports_sent, 0);
 }
 
@@ -363,7 +298,7 @@ TEST_F(MaliciousServerTest, AQuestionReAskedUnderNewIdsIsAnsweredFromTheMemo) {
   EXPECT_EQ(repeat.answered_again, 1);
   EXPECT_EQ(Spent(1), spent);
 
-  const std::vector<v1::Report> sent = fake_.received();
+  const std::vector<v1::Report> sent = fake_.Received();
   ASSERT_EQ(sent.size(), 6u);  // 100, 101, then 200, 201, 300, 301
   std::map<uint64_t, std::string> payload;
   for (const v1::Report& report : sent) payload[report.task_id()] = PayloadBytes(report);
