@@ -14,10 +14,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/credentials.h"
+#include "client/raw_call.h"
 #include "common/status_macros.h"
+#include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
-#include "proto/convert/task_convert.h"
 
 namespace ldp {
 namespace {
@@ -160,7 +161,10 @@ absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::CreateForChannel(
     const AgentClientOptions& options, std::shared_ptr<grpc::Channel> channel,
     absl::BitGenRef gen) {
   if (channel == nullptr) return absl::InvalidArgumentError("channel is null");
-  return Create(options, v1::AgentService::NewStub(channel), gen);
+  ASSIGN_OR_RETURN(std::unique_ptr<AgentClient> client,
+                   Create(options, v1::AgentService::NewStub(channel), gen));
+  client->raw_ = std::make_unique<grpc::GenericStub>(channel);
+  return client;
 }
 
 std::unique_ptr<grpc::ClientContext> AgentClient::NewContext() const {
@@ -211,28 +215,23 @@ absl::StatusOr<TaskBatch> AgentClient::GetTasks() {
   v1::GetTasksRequest request;
   request.set_agent_id(credential_.agent_id);
   request.set_max_tasks(options_.max_tasks);
-  v1::GetTasksResponse response;
-  RETURN_IF_ERROR(WithRetries([&] {
-    auto context = NewContext();
-    return FromGrpcStatus(stub_->GetTasks(context.get(), request, &response));
-  }));
-  TaskBatch batch;
-  batch.poll_after = absl::Seconds(response.poll_after_seconds());
-  for (const v1::Task& proto : response.tasks()) {
-    auto envelope = TaskFromProto(proto);
-    if (!envelope.ok()) {
-      batch.malformed.push_back(absl::Status(
-          envelope.status().code(),
-          absl::StrCat("refusing task ", proto.task_id(), " of study ",
-                       proto.study_id(), ": ", envelope.status().message())));
-      continue;
-    }
-    batch.tasks.push_back(AgentTask{
-        .task = std::move(envelope->task),
-        .schema = std::move(envelope->schema),
-        .deadline = envelope->deadline.value_or(absl::InfiniteFuture())});
+  std::string response;
+  RETURN_IF_ERROR(WithRetries([&] { return FetchTasks(request, &response); }));
+  return DecodeTaskBatch(response);
+}
+
+absl::Status AgentClient::FetchTasks(const v1::GetTasksRequest& request,
+                                     std::string* response) {
+  auto context = NewContext();
+  if (raw_ != nullptr) {
+    return RawUnaryCall(*raw_, *context, "/ldp.v1.AgentService/GetTasks",
+                        request, response);
   }
-  return batch;
+  v1::GetTasksResponse message;
+  RETURN_IF_ERROR(
+      FromGrpcStatus(stub_->GetTasks(context.get(), request, &message)));
+  *response = DeterministicBytes(message);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::optional<int64_t>> AgentClient::StudyCap(

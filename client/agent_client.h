@@ -29,7 +29,9 @@
 #include "absl/types/span.h"
 #include "client/agent.h"
 #include "client/retry.h"
+#include "client/task_batch.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 
@@ -77,14 +79,6 @@ struct AgentClientOptions {
   // Waits (between tries, and for the send slot); absl::SleepFor if unset
   // (tests record instead).
   std::function<void(absl::Duration)> sleep{};
-};
-
-// One poll's tasks. Tasks the wire could not even express as a Task (bad
-// schema, unknown mechanism, ε mismatch, ...) are refused here, with why.
-struct TaskBatch {
-  std::vector<AgentTask> tasks;
-  std::vector<absl::Status> malformed;
-  absl::Duration poll_after = absl::ZeroDuration();
 };
 
 // What one RunOnce did.
@@ -152,6 +146,10 @@ class AgentClient {
   // out, sleeping with backoff in between.
   absl::Status WithRetries(const std::function<absl::Status()>& attempt);
   std::unique_ptr<grpc::ClientContext> NewContext() const;
+  // One poll's response bytes (raw over a channel; re-serialized from a
+  // stub's message otherwise, so both decode the same way).
+  absl::Status FetchTasks(const v1::GetTasksRequest& request,
+                          std::string* response);
   absl::Status UploadOnce(const std::vector<v1::UploadReportsRequest>& batches,
                           v1::UploadReportsResponse* response);
   void AnswerTasks(Agent& agent, const TaskBatch& batch, CycleResult& result);
@@ -159,6 +157,9 @@ class AgentClient {
 
   AgentClientOptions options_;
   std::shared_ptr<v1::AgentService::StubInterface> stub_;
+  // Over a channel: the task poll goes raw (see task_batch.h). Null for a
+  // client made from a stub.
+  std::unique_ptr<grpc::GenericStub> raw_;
   absl::BitGenRef gen_;
   AgentCredential credential_;
 };

@@ -7,8 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "proto/convert/byte_buffer.h"
 #include "proto/convert/grpc_status.h"
-#include "proto/convert/report_convert.h"
+#include "proto/convert/upload_batch.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"
 #include "server/grpc/ledger_proto.h"
@@ -16,17 +17,16 @@
 namespace ldp {
 namespace {
 
-// Reads batches one at a time; each is committed (group commit across all
-// streams) before the next is read, so acks are final and in order. Each
-// batch costs the agent one rate-limit token; a batch over the limit ends
+// Reads batches one at a time, as raw bytes parsed here: a message that is
+// not an UploadReportsRequest ends the stream with INVALID_ARGUMENT. Each
+// batch is committed (group commit across all streams) before the next is
+// read, so acks are final and in order. Each batch costs the agent one rate-limit token; a batch over the limit ends
 // the stream with RESOURCE_EXHAUSTED, and the agent resends the unacked
 // reports later (identical retries are never charged twice).
-class UploadReactor final
-    : public grpc::ServerReadReactor<v1::UploadReportsRequest> {
+class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   UploadReactor(Aggregator* aggregator, uint64_t agent_id, RateLimiter* limiter,
-                grpc::CallbackServerContext* context,
-                v1::UploadReportsResponse* response)
+                grpc::CallbackServerContext* context, grpc::ByteBuffer* response)
       : aggregator_(aggregator),
         agent_id_(agent_id),
         limiter_(limiter),
@@ -36,7 +36,8 @@ class UploadReactor final
   }
 
   void OnReadDone(bool ok) override {
-    if (!ok) {
+    if (!ok) {  // the agent closed its side: every batch is acked
+      *response_ = MessageToByteBuffer(acks_);
       Finish(grpc::Status::OK);
       return;
     }
@@ -47,26 +48,32 @@ class UploadReactor final
       Finish(ToGrpcStatus(throttled));
       return;
     }
+    absl::StatusOr<UploadBatch> batch =
+        DecodeUploadBatch(ByteBufferToString(request_), agent_id_);
+    if (!batch.ok()) {
+      Finish(ToGrpcStatus(batch.status()));
+      return;
+    }
+    Ingest(*std::move(batch));
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  // Acks every refused report now and the rest once committed, then reads
+  // the next batch.
+  void Ingest(UploadBatch batch) {
     std::vector<TaskReport> reports;
     std::vector<int> ack_index;  // the ack each valid report fills
-    reports.reserve(request_.reports_size());
-    for (const v1::Report& wire : request_.reports()) {
-      const int index = response_->acks_size();
-      v1::ReportAck* ack = response_->add_acks();
-      ack->set_report_id(wire.report_id());
-      if (wire.agent_id() != agent_id_) {
-        SetAck(absl::PermissionDeniedError(absl::StrCat(
-                   "report names agent ", wire.agent_id(),
-                   " but the caller is agent ", agent_id_)),
-               ack);
+    for (UploadBatch::Entry& entry : batch.entries) {
+      const int index = acks_.acks_size();
+      v1::ReportAck* ack = acks_.add_acks();
+      ack->set_report_id(std::move(entry.report_id));
+      if (!entry.report.ok()) {
+        SetAck(entry.report.status(), ack);
         continue;
       }
-      absl::StatusOr<TaskReport> report = ReportFromProto(wire);
-      if (!report.ok()) {
-        SetAck(report.status(), ack);
-        continue;
-      }
-      reports.push_back(*std::move(report));
+      reports.push_back(*std::move(entry.report));
       ack_index.push_back(index);
     }
     aggregator_->UploadReportsAsync(
@@ -74,25 +81,23 @@ class UploadReactor final
         [this, ack_index = std::move(ack_index)](
             std::vector<absl::Status> statuses) {
           for (size_t i = 0; i < statuses.size() && i < ack_index.size(); ++i) {
-            SetAck(statuses[i], response_->mutable_acks(ack_index[i]));
+            SetAck(statuses[i], acks_.mutable_acks(ack_index[i]));
           }
           StartRead(&request_);
         });
   }
 
-  void OnDone() override { delete this; }
-
- private:
   Aggregator* aggregator_;
   const uint64_t agent_id_;
   RateLimiter* limiter_;                   // may be null
   grpc::CallbackServerContext* context_;  // outlives the reactor's work
-  v1::UploadReportsResponse* response_;
-  v1::UploadReportsRequest request_;
+  grpc::ByteBuffer* response_;
+  grpc::ByteBuffer request_;
+  v1::UploadReportsResponse acks_;
 };
 
 class RejectingUploadReactor final
-    : public grpc::ServerReadReactor<v1::UploadReportsRequest> {
+    : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   explicit RejectingUploadReactor(const absl::Status& status) {
     Finish(ToGrpcStatus(status));
@@ -172,9 +177,8 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
   return FinishWith(context, absl::OkStatus());
 }
 
-grpc::ServerReadReactor<v1::UploadReportsRequest>*
-AgentServiceImpl::UploadReports(grpc::CallbackServerContext* context,
-                                v1::UploadReportsResponse* response) {
+grpc::ServerReadReactor<grpc::ByteBuffer>* AgentServiceImpl::UploadReports(
+    grpc::CallbackServerContext* context, grpc::ByteBuffer* response) {
   // Charged per batch by the reactor, not per stream.
   absl::StatusOr<uint64_t> agent = Authenticate(context, 0, /*charge=*/false);
   if (!agent.ok()) return new RejectingUploadReactor(agent.status());

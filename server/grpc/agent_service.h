@@ -25,7 +25,12 @@ struct AgentServiceOptions {
   bool require_client_certificate = false;
 };
 
-class AgentServiceImpl final : public v1::AgentService::CallbackService {
+// UploadReports is a raw method: the reactor parses each stream message
+// itself, so that bytes which are not an UploadReportsRequest end the stream
+// with INVALID_ARGUMENT rather than looking like the end of the stream.
+class AgentServiceImpl final
+    : public v1::AgentService::WithRawCallbackMethod_UploadReports<
+          v1::AgentService::CallbackService> {
  public:
   // `aggregator` is not owned and must outlive the service.
   explicit AgentServiceImpl(Aggregator* aggregator,
@@ -38,9 +43,8 @@ class AgentServiceImpl final : public v1::AgentService::CallbackService {
   grpc::ServerUnaryReactor* GetTasks(grpc::CallbackServerContext* context,
                                      const v1::GetTasksRequest* request,
                                      v1::GetTasksResponse* response) override;
-  grpc::ServerReadReactor<v1::UploadReportsRequest>* UploadReports(
-      grpc::CallbackServerContext* context,
-      v1::UploadReportsResponse* response) override;
+  grpc::ServerReadReactor<grpc::ByteBuffer>* UploadReports(
+      grpc::CallbackServerContext* context, grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetBudget(grpc::CallbackServerContext* context,
                                       const v1::GetBudgetRequest* request,
                                       v1::GetBudgetResponse* response) override;

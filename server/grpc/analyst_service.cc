@@ -8,11 +8,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/workload/workload_estimator.h"
+#include "proto/convert/byte_buffer.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/estimate_convert.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/study_convert.h"
 #include "proto/convert/time_convert.h"
+#include "proto/convert/wire_message.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/ledger_proto.h"
 
@@ -254,16 +256,25 @@ absl::Status AnalystServiceImpl::Authenticate(
 }
 
 grpc::ServerUnaryReactor* AnalystServiceImpl::CreateStudy(
-    grpc::CallbackServerContext* context, const v1::CreateStudyRequest* request,
-    v1::Study* response) {
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
+    grpc::ByteBuffer* response) {
   if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  v1::CreateStudyRequest request;
+  if (absl::Status parsed = ParseWireMessage(ByteBufferToString(*raw), request);
+      !parsed.ok()) {
+    return FinishWith(context, parsed);
+  }
   std::string bytes;
-  if (!request->spec().SerializeToString(&bytes)) {
+  if (!request.spec().SerializeToString(&bytes)) {
     return FinishWith(context, absl::InvalidArgumentError("cannot serialize the study spec"));
   }
   absl::StatusOr<StudyInfo> info =
-      aggregator_->CreateStudy(std::move(bytes), request->request_id());
-  if (info.ok()) StudyToProto(*info, response);
+      aggregator_->CreateStudy(std::move(bytes), request.request_id());
+  if (info.ok()) {
+    v1::Study study;
+    StudyToProto(*info, &study);
+    *response = MessageToByteBuffer(study);
+  }
   return FinishWith(context, info.status());
 }
 

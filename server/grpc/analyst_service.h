@@ -20,15 +20,20 @@ class ProtoStudySpecCodec final : public StudySpecCodec {
       std::string_view bytes, const RecordSchema& schema) const override;
 };
 
-class AnalystServiceImpl final : public v1::AnalystService::CallbackService {
+// CreateStudy is a raw method: it parses the request itself, so that a spec
+// nesting deeper than protobuf reads gets INVALID_ARGUMENT naming the limit
+// instead of gRPC's bare deserialization failure.
+class AnalystServiceImpl final
+    : public v1::AnalystService::WithRawCallbackMethod_CreateStudy<
+          v1::AnalystService::CallbackService> {
  public:
   // `aggregator` is not owned and must outlive the service.
   explicit AnalystServiceImpl(Aggregator* aggregator)
       : aggregator_(aggregator) {}
 
   grpc::ServerUnaryReactor* CreateStudy(grpc::CallbackServerContext* context,
-                                        const v1::CreateStudyRequest* request,
-                                        v1::Study* response) override;
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetStudy(grpc::CallbackServerContext* context,
                                      const v1::GetStudyRequest* request,
                                      v1::Study* response) override;

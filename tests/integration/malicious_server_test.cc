@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,10 +25,14 @@
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "tests/integration/fake_agent_service.h"
+#include "tests/testing/deep_expression.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
 namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 
 constexpr int64_t kNanos = 1'000'000'000;  // nano-ε per ε
 
@@ -312,6 +317,36 @@ TEST_F(MaliciousServerTest, AQuestionReAskedUnderNewIdsIsAnsweredFromTheMemo) {
   const CycleResult changed = Cycle({MeanTask(1, 4, 400, 2 * eps)});
   EXPECT_EQ(changed.answered_fresh, 1);
   EXPECT_EQ(Spent(1), spent + 2 * eps);
+}
+
+// Issue 19 item 3: a question nested deeper than protobuf reads (~48
+// levels) used to fail the whole poll in gRPC's deserialization. The agent
+// now reads the poll task by task: that task alone is refused, naming the
+// limits, and the poll's other tasks are answered.
+TEST_F(MaliciousServerTest, ATaskNestedTooDeepIsRefusedAloneAndTheRestAnswered) {
+  const int64_t eps = kNanos / 4;
+  const auto deep_mean = [&](uint64_t study, int depth) {
+    v1::Task task = MeanTask(study, 1, study, eps);
+    *task.mutable_query()->mutable_root() = DeepExpression(depth, "x");
+    return task;
+  };
+  const CycleResult result = Cycle({MeanTask(1, 1, 1, eps), deep_mean(2, 60),
+                                    deep_mean(3, 40), ColorTask(4, 1, 4, eps)});
+  ASSERT_OK(result.poll_status);
+  EXPECT_EQ(result.answered_fresh, 2);
+  ASSERT_EQ(result.refusals.size(), 2u);
+  EXPECT_THAT(result.refusals[0],
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("refusing task 2 of study 2"),
+                             HasSubstr("100"), HasSubstr("32"))));
+  EXPECT_THAT(result.refusals[1],
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("refusing task 3 of study 3"),
+                             HasSubstr("32"))));
+  std::set<uint64_t> answered;
+  for (const v1::Report& report : fake_.Received()) answered.insert(report.task_id());
+  EXPECT_EQ(answered, (std::set<uint64_t>{1, 4}));
+  EXPECT_EQ(Spent(2) + Spent(3), 0);
 }
 
 }  // namespace

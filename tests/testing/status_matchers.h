@@ -3,6 +3,8 @@
 #ifndef LDP_TESTS_TESTING_STATUS_MATCHERS_H_
 #define LDP_TESTS_TESTING_STATUS_MATCHERS_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gmock/gmock.h"
@@ -25,6 +27,18 @@ MATCHER_P(StatusIs, code,
   const absl::Status& status = ::ldp::testing::GetStatus(arg);
   *result_listener << "status is " << status;
   return status.code() == code;
+}
+
+// The code, and a message matching `message_matcher` (e.g. HasSubstr).
+MATCHER_P2(StatusIs, code, message_matcher,
+           "has status code " + ::testing::PrintToString(code) +
+               " and a matching message") {
+  const absl::Status& status = ::ldp::testing::GetStatus(arg);
+  *result_listener << "status is " << status;
+  return status.code() == code &&
+         ::testing::ExplainMatchResult(message_matcher,
+                                       std::string(status.message()),
+                                       result_listener);
 }
 
 // An OK StatusOr whose value matches `matcher`.

@@ -1,0 +1,28 @@
+// ByteBuffer conversions; see the header.
+#include "proto/convert/byte_buffer.h"
+
+#include <vector>
+
+#include "grpcpp/support/slice.h"
+#include "proto/convert/deterministic_bytes.h"
+
+namespace ldp {
+
+std::string ByteBufferToString(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (!buffer.Dump(&slices).ok()) return bytes;  // an empty buffer
+  bytes.reserve(buffer.Length());
+  for (const grpc::Slice& slice : slices) {
+    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  return bytes;
+}
+
+grpc::ByteBuffer MessageToByteBuffer(
+    const google::protobuf::MessageLite& message) {
+  grpc::Slice slice(DeterministicBytes(message));
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+}  // namespace ldp

@@ -1,0 +1,24 @@
+// gRPC ByteBuffer <-> bytes, for the raw (not auto-deserialized) methods:
+// the upload stream and CreateStudy on the server, the task poll on the
+// agent. Those parse their messages themselves (wire_message.h) so that a
+// bad message gets an actionable INVALID_ARGUMENT instead of gRPC's bare
+// deserialization failure.
+#ifndef LDP_PROTO_CONVERT_BYTE_BUFFER_H_
+#define LDP_PROTO_CONVERT_BYTE_BUFFER_H_
+
+#include <string>
+
+#include "google/protobuf/message_lite.h"
+#include "grpcpp/support/byte_buffer.h"
+
+namespace ldp {
+
+// The buffer's bytes, copied into one string.
+std::string ByteBufferToString(const grpc::ByteBuffer& buffer);
+
+// `message`, serialized deterministically, as a one-slice buffer.
+grpc::ByteBuffer MessageToByteBuffer(const google::protobuf::MessageLite& message);
+
+}  // namespace ldp
+
+#endif  // LDP_PROTO_CONVERT_BYTE_BUFFER_H_
