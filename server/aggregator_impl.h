@@ -137,6 +137,9 @@ class Aggregator::Impl {
   // Gives back `count` slots Enroll reserved in `batch` for agents that were
   // not stored after all.
   void ReleaseEnrollment(const std::string& batch, int64_t count);
+  // A shared store counted `stored` agents in `batch` (every server's):
+  // raises this server's count to it, so its early refusals see them too.
+  void NoteStoredEnrollments(const std::string& batch, int64_t stored);
   absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
                                                        int max_tasks);
   void UploadReportsAsync(
@@ -218,6 +221,12 @@ class Aggregator::Impl {
   absl::Status LoadProgram(StudyRuntime& study);
   // Waits until every job submitted before it has finished.
   void Barrier();
+  // Takes `count` slots in the token's quota (aggregator_ingest.cc); sets
+  // `batch` and returns the token's max_agents (0: no quota, or open
+  // enrollment). UNAUTHENTICATED for a wrong token, RESOURCE_EXHAUSTED
+  // when the slots are not there.
+  absl::StatusOr<int64_t> ReserveEnrollment(std::string_view enrollment_token,
+                                            int count, std::string& batch);
   // Admission checks of one report on the request thread; OK means it was
   // added to `pending` (aggregator_ingest.cc).
   absl::StatusOr<RoundEntry> AdmitTask(uint64_t agent_id, uint64_t task_id,
@@ -249,6 +258,11 @@ class Aggregator::Impl {
   // (stored plus in flight). Empty = open enrollment. Looking a token up by
   // its hash leaks nothing useful through timing: the attacker does not
   // control the hash.
+  //
+  // With a shared store, `enrolled` is only this server's lower bound of
+  // the batch's agents (those stored at load, its own since, and any count
+  // the database answered); the database counts and decides (see
+  // ReserveEnrollment).
   struct EnrollmentBatch {
     int64_t max_agents = 0;  // 0 = no quota
     int64_t enrolled = 0;

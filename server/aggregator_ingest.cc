@@ -29,26 +29,40 @@ absl::Status Overloaded() {
       "stored, retry with backoff");
 }
 
+// The refusal of an enrollment past its token's quota, whoever counted.
+absl::Status QuotaUsedUp(int64_t max_agents, int64_t enrolled, int64_t asked) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "this enrollment token admits ", max_agents, " agents and has ",
+      std::max<int64_t>(max_agents - enrolled, 0), " left, fewer than the ",
+      asked, " asked for; ask the operator for a new token"));
+}
+
 // Stores one or more agents in one transaction: a relay's EnrollBatch is
 // one job, so a thousand enrollments cost one commit, not a thousand.
 class EnrollJob final : public CommitJob {
  public:
   // `rows` (non-empty) share one enrollment batch; tokens[i] is rows[i]'s.
+  // max_agents: the batch's quota (0 = none), for a store that counts it.
   EnrollJob(Aggregator::Impl* impl, std::vector<AgentRow> rows,
-            std::vector<std::string> tokens,
+            std::vector<std::string> tokens, int64_t max_agents,
             absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
                 done)
       : impl_(impl),
         rows_(std::move(rows)),
         tokens_(std::move(tokens)),
+        max_agents_(max_agents),
         done_(std::move(done)) {}
 
   int64_t NumWrites() const override {
     return static_cast<int64_t>(rows_.size());
   }
 
+  // A run again (CommitJob::Apply) overwrites the decision.
   absl::Status Apply(StoreTransaction& transaction) override {
-    return transaction.InsertAgents(rows_);
+    if (max_agents_ == 0) return transaction.InsertAgents(rows_);
+    ASSIGN_OR_RETURN(decision_,
+                     transaction.InsertAgentsWithinQuota(rows_, max_agents_));
+    return absl::OkStatus();
   }
 
   // Never submitted (backpressure): answer `status` instead.
@@ -59,6 +73,7 @@ class EnrollJob final : public CommitJob {
   }
 
   void Finish(const absl::Status& commit_status) override {
+    if (commit_status.ok() && !decision_.admitted) return RefuseOverQuota();
     impl_->stats().RecordEnrollment(commit_status.ok(), NumWrites());
     if (!commit_status.ok()) {
       impl_->Log(LogLevel::kWarning, "store_commit_failed",
@@ -69,6 +84,10 @@ class EnrollJob final : public CommitJob {
       std::move(done_)(absl::UnavailableError(absl::StrCat(
           "enrollment was not stored (", commit_status.message(), "); retry")));
       return;
+    }
+    if (decision_.enrolled_before >= 0) {
+      impl_->NoteStoredEnrollments(batch(),
+                                   decision_.enrolled_before + NumWrites());
     }
     std::vector<Enrollment> enrollments;
     enrollments.reserve(rows_.size());
@@ -83,9 +102,26 @@ class EnrollJob final : public CommitJob {
  private:
   const std::string& batch() const { return rows_.front().enrollment_batch; }
 
+  // The store counted every server's agents of the batch and found no
+  // room: nothing was stored. This server learns the count, so that its
+  // own pre-check refuses the next such call without asking the database.
+  void RefuseOverQuota() {
+    impl_->Log(LogLevel::kInfo, "enrollment_refused",
+               {{"reason", "quota_used_up"},
+                {"quota", absl::StrCat(max_agents_)},
+                {"counted_by", "database"}});
+    impl_->ReleaseEnrollment(batch(), NumWrites());
+    impl_->NoteStoredEnrollments(batch(), decision_.enrolled_before);
+    impl_->stats().RecordEnrollment(false, NumWrites());
+    std::move(done_)(
+        QuotaUsedUp(max_agents_, decision_.enrolled_before, NumWrites()));
+  }
+
   Aggregator::Impl* impl_;
   std::vector<AgentRow> rows_;
   std::vector<std::string> tokens_;
+  const int64_t max_agents_;
+  QuotaDecision decision_;
   absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done_;
 };
 
@@ -219,6 +255,38 @@ class UploadJob final : public CommitJob {
 
 }  // namespace
 
+// Reserves the slots in the token's quota before anything is written, so
+// concurrent enrollments here cannot overshoot it; given back on failure.
+//
+// With a shared store this is only a pre-check: other servers enroll with
+// the same token, so the database counts and decides, in the transaction
+// that inserts the agents (EnrollJob). The pre-check never refuses what
+// the database would admit, because `enrolled` never exceeds the agents
+// stored plus this server's own in flight: it starts from the stored count
+// at load and grows only by this server's reservations (given back if not
+// stored) and by counts the database answered. So it refuses only when
+// this server's own enrollments in flight, once committed, leave no room
+// (as with one server), and spares the database calls that must fail.
+absl::StatusOr<int64_t> Aggregator::Impl::ReserveEnrollment(
+    std::string_view enrollment_token, int count, std::string& batch) {
+  if (open_enrollment_) return 0;
+  batch = EnrollmentBatchKey(enrollment_token);
+  absl::MutexLock lock(&enrollment_mutex_);
+  auto it = enrollment_batches_.find(batch);
+  if (it == enrollment_batches_.end()) {
+    Log(LogLevel::kInfo, "enrollment_refused", {{"reason", "wrong_token"}});
+    return absl::UnauthenticatedError("wrong enrollment token");
+  }
+  EnrollmentBatch& quota = it->second;
+  if (quota.max_agents > 0 && quota.enrolled + count > quota.max_agents) {
+    Log(LogLevel::kInfo, "enrollment_refused",
+        {{"reason", "quota_used_up"}, {"quota", absl::StrCat(quota.max_agents)}});
+    return QuotaUsedUp(quota.max_agents, quota.enrolled, count);
+  }
+  quota.enrolled += count;
+  return quota.max_agents;
+}
+
 void Aggregator::Impl::EnrollManyAsync(
     std::string_view enrollment_token, int count,
     absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {
@@ -232,28 +300,10 @@ void Aggregator::Impl::EnrollManyAsync(
     stats_.RecordEnrollment(false, count);
     std::move(done)(std::move(status));
   };
-  // Reserve the slots in the token's quota before anything is written, so
-  // concurrent enrollments cannot overshoot it; given back on failure.
   std::string batch;
-  if (!open_enrollment_) {
-    batch = EnrollmentBatchKey(enrollment_token);
-    absl::MutexLock lock(&enrollment_mutex_);
-    auto it = enrollment_batches_.find(batch);
-    if (it == enrollment_batches_.end()) {
-      Log(LogLevel::kInfo, "enrollment_refused", {{"reason", "wrong_token"}});
-      return refuse(absl::UnauthenticatedError("wrong enrollment token"));
-    }
-    EnrollmentBatch& quota = it->second;
-    if (quota.max_agents > 0 && quota.enrolled + count > quota.max_agents) {
-      Log(LogLevel::kInfo, "enrollment_refused",
-          {{"reason", "quota_used_up"}, {"quota", absl::StrCat(quota.max_agents)}});
-      return refuse(absl::ResourceExhaustedError(absl::StrCat(
-          "this enrollment token admits ", quota.max_agents, " agents and has ",
-          quota.max_agents - quota.enrolled, " left, fewer than the ", count,
-          " asked for; ask the operator for a new token")));
-    }
-    quota.enrolled += count;
-  }
+  const absl::StatusOr<int64_t> max_agents =
+      ReserveEnrollment(enrollment_token, count, batch);
+  if (!max_agents.ok()) return refuse(max_agents.status());
   absl::StatusOr<uint64_t> first = NextIds(IdKind::kAgent, count);
   if (!first.ok() || *first + count - 1 > kMaxAgentId) {
     ReleaseEnrollment(batch, count);
@@ -284,7 +334,7 @@ void Aggregator::Impl::EnrollManyAsync(
     }
   }
   std::unique_ptr<CommitJob> job = std::make_unique<EnrollJob>(
-      this, std::move(rows), std::move(tokens), std::move(done));
+      this, std::move(rows), std::move(tokens), *max_agents, std::move(done));
   if (!queue_->TrySubmit(job)) {
     // Overloaded: refuse now (the ids are simply never used).
     static_cast<EnrollJob&>(*job).Refuse(Overloaded());
@@ -308,6 +358,15 @@ void Aggregator::Impl::ReleaseEnrollment(const std::string& batch, int64_t count
   absl::MutexLock lock(&enrollment_mutex_);
   auto it = enrollment_batches_.find(batch);
   if (it != enrollment_batches_.end()) it->second.enrolled -= count;
+}
+
+void Aggregator::Impl::NoteStoredEnrollments(const std::string& batch,
+                                             int64_t stored) {
+  absl::MutexLock lock(&enrollment_mutex_);
+  auto it = enrollment_batches_.find(batch);
+  if (it != enrollment_batches_.end()) {
+    it->second.enrolled = std::max(it->second.enrolled, stored);
+  }
 }
 
 // Why an agent credential cannot be forged: the bearer secret is 32 bytes

@@ -57,8 +57,21 @@ CREATE TABLE id_blocks(
 INSERT INTO id_blocks(kind, next_id) VALUES (1, 1), (2, 1), (3, 1);
 )sql";
 
+// Enrollment quotas counted in the database, so that replicas together
+// admit a token's quota once, not once each: one row per enrollment batch
+// whose token has a quota, with how many agents the batch holds. A row is
+// seeded from the agents table the first time a quota'd enrollment needs
+// it (so a database that predates it keeps its count) and is kept exact by
+// every agent insert after that (see PostgresStore's kInsertAgents).
+constexpr const char* kV2 = R"sql(
+CREATE TABLE enrollment_counts(
+  batch bytea PRIMARY KEY,
+  enrolled bigint NOT NULL CHECK (enrolled >= 0));
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
+    {2, kV2},
 };
 
 }  // namespace

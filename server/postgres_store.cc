@@ -517,20 +517,56 @@ absl::Status Migrate(Connection& c) {
 // Every write is idempotent, because a commit lost with the connection is
 // ambiguous and Transact then runs the body again: a re-sent row finds its
 // own earlier copy and changes nothing.
+//
+// Every agent insert also adds what it inserted to its batch's row of
+// enrollment_counts, if the batch has one (a token with a quota): the
+// count stays exact whichever path, or server, enrolls the agent.
 constexpr Statement kInsertAgent = {
     "ldp_insert_agent",
-    "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
-    "enrollment_batch) VALUES($1, $2, $3, $4) "
-    "ON CONFLICT (agent_id) DO NOTHING"};
+    R"sql(
+WITH ins AS (
+  INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch)
+  VALUES($1, $2, $3, $4) ON CONFLICT (agent_id) DO NOTHING
+  RETURNING enrollment_batch
+)
+UPDATE enrollment_counts c SET enrolled = c.enrolled + 1
+FROM ins WHERE c.batch = ins.enrollment_batch
+)sql"};
 // The ids are fresh from ReserveIds, so only a re-run of this very batch
 // (after a lost COMMIT) can find them taken, and then all of them: one
 // probe for the first id replaces a speculative insertion per row.
 constexpr Statement kInsertAgents = {
     "ldp_insert_agents",
-    "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
-    "enrollment_batch) SELECT * FROM unnest($1::int8[], $2::bytea[], "
-    "$3::int8[], $4::bytea[]) WHERE NOT EXISTS "
-    "(SELECT 1 FROM agents WHERE agent_id = ($1::int8[])[1])"};
+    R"sql(
+WITH ins AS (
+  INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch)
+  SELECT * FROM unnest($1::int8[], $2::bytea[], $3::int8[], $4::bytea[])
+  WHERE NOT EXISTS (SELECT 1 FROM agents WHERE agent_id = ($1::int8[])[1])
+  RETURNING enrollment_batch
+)
+UPDATE enrollment_counts c SET enrolled = c.enrolled + n.agents
+FROM (SELECT enrollment_batch, count(*) AS agents FROM ins GROUP BY 1) n
+WHERE c.batch = n.enrollment_batch
+)sql"};
+// Enrollment quotas (InsertAgentsWithinQuota). The batch's count row is
+// created, when missing, from the agents the batch already has; the
+// scalar subquery runs only then. Two servers seeding at once: the second
+// waits on the first's key and then does nothing.
+constexpr Statement kSeedEnrollmentCount = {
+    "ldp_seed_enrollment_count",
+    "INSERT INTO enrollment_counts(batch, enrolled) "
+    "SELECT $1, (SELECT count(*) FROM agents WHERE enrollment_batch = $1) "
+    "WHERE NOT EXISTS (SELECT 1 FROM enrollment_counts WHERE batch = $1) "
+    "ON CONFLICT (batch) DO NOTHING"};
+// Locks the batch's count row until commit: every server's quota'd
+// enrollment of the batch waits here for the one before it to commit or
+// roll back, then reads its count (READ COMMITTED re-reads the row after
+// the wait). Also whether the first new agent is stored already: a re-run
+// after a lost COMMIT, whose agents are in and counted.
+constexpr Statement kLockEnrollmentCount = {
+    "ldp_lock_enrollment_count",
+    "SELECT c.enrolled, EXISTS(SELECT 1 FROM agents WHERE agent_id = $2) "
+    "FROM enrollment_counts c WHERE c.batch = $1 FOR UPDATE"};
 // No conflict target: neither a repeated request id nor a re-run of the
 // same insert (study_id) writes anything.
 constexpr Statement kInsertStudy = {
@@ -713,6 +749,26 @@ absl::Status CheckReportId(std::string_view id, uint64_t task_id,
   return absl::OkStatus();
 }
 
+// What InsertAgentsWithinQuota needs of its caller.
+absl::Status CheckQuotaCall(absl::Span<const AgentRow> rows,
+                            int64_t max_agents) {
+  if (rows.empty() || rows.front().enrollment_batch.empty() ||
+      max_agents < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "InsertAgentsWithinQuota needs agents of a non-empty enrollment "
+        "batch and max_agents >= 1 (got ", rows.size(), " agents, max_agents ",
+        max_agents, ")"));
+  }
+  for (const AgentRow& row : rows) {
+    if (row.enrollment_batch != rows.front().enrollment_batch) {
+      return absl::InvalidArgumentError(
+          "InsertAgentsWithinQuota: every agent of one call must be of one "
+          "enrollment batch");
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<AgentRow> AgentFromRow(const Result& r, int row) {
   AgentRow agent{.agent_id = static_cast<uint64_t>(r.Int(row, 0)),
                  .enrolled_at = FromNanos(r.Int(row, 2))};
@@ -777,6 +833,39 @@ class PostgresStore::Transaction final : public StoreTransaction {
     Params p;
     p.IntArray(ids).BytesArray(hashes).IntArray(times).BytesArray(batches);
     return Run(kInsertAgents, p).status();
+  }
+
+  // The count and the insert are one transaction, under the batch's count
+  // row lock: a quota is never passed whatever the servers' interleaving.
+  // The lock is held until commit, so a group commit that enrolls agents
+  // of two quota'd batches can deadlock with another server's taking them
+  // in the other order; PostgreSQL then aborts one, which Transact runs
+  // again.
+  absl::StatusOr<QuotaDecision> InsertAgentsWithinQuota(
+      absl::Span<const AgentRow> rows, int64_t max_agents) override {
+    RETURN_IF_ERROR(CheckQuotaCall(rows, max_agents));
+    const std::string& batch = rows.front().enrollment_batch;
+    Params seed;
+    seed.Bytes(batch);
+    RETURN_IF_ERROR(Run(kSeedEnrollmentCount, seed).status());
+    Params lock;
+    lock.Bytes(batch).Int(Signed(rows.front().agent_id));
+    ASSIGN_OR_RETURN(Result counted, Run(kLockEnrollmentCount, lock));
+    if (counted.rows() != 1) {
+      return absl::InternalError(
+          "PostgreSQL enrollment quota: the batch's count row is missing "
+          "right after it was created");
+    }
+    const int64_t enrolled = counted.Int(0, 0);
+    const int64_t asked = static_cast<int64_t>(rows.size());
+    if (counted.Bool(0, 1)) {
+      return QuotaDecision{.enrolled_before = enrolled - asked};
+    }
+    if (asked > max_agents - enrolled) {
+      return QuotaDecision{.admitted = false, .enrolled_before = enrolled};
+    }
+    RETURN_IF_ERROR(InsertAgents(rows));
+    return QuotaDecision{.enrolled_before = enrolled};
   }
 
   absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) override {

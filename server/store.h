@@ -106,6 +106,17 @@ struct AppendResult {
   bool first_charge = false;
 };
 
+// What a store that counts enrollment quotas itself decided about a batch
+// of new agents (StoreTransaction::InsertAgentsWithinQuota).
+struct QuotaDecision {
+  // False: the batch's stored agents plus the new ones would pass the
+  // quota, and nothing was written.
+  bool admitted = true;
+  // The batch's agents the store counted before this call, stored by any
+  // server; -1 when the store leaves counting to the server's memory.
+  int64_t enrolled_before = -1;
+};
+
 struct LedgerSummary {
   uint64_t study_id = 0;
   int64_t num_agents = 0;  // agents charged at least once
@@ -134,6 +145,19 @@ class StoreTransaction {
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
+  }
+  // As InsertAgents, for `rows` (non-empty) of one non-empty enrollment
+  // batch whose token admits at most `max_agents` (≥ 1) agents in all. A
+  // shared store counts the batch's agents in the database, in this
+  // transaction, and refuses the whole call if they would pass max_agents:
+  // servers on one database together never admit more. Other stores have
+  // one server per database, whose memory does the counting (see
+  // Aggregator::Impl::EnrollManyAsync): they insert without counting.
+  virtual absl::StatusOr<QuotaDecision> InsertAgentsWithinQuota(
+      absl::Span<const AgentRow> rows, int64_t max_agents) {
+    absl::Status status = InsertAgents(rows);
+    if (!status.ok()) return status;
+    return QuotaDecision{};
   }
   // Returns the id of the study that holds `row.request_id`: `row.study_id`
   // if inserted, or the earlier study's id (and nothing is written) when a

@@ -10,6 +10,7 @@
 // the estimates are within 5 standard errors of the truth, and both
 // replicas (and a restarted one) give byte-identical estimates.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -27,6 +28,8 @@
 #include "client/relay_client.h"
 #include "common/status_macros.h"
 #include "gtest/gtest.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 #include "tests/integration/color_study.h"
 #include "tests/integration/server_process.h"
@@ -300,6 +303,66 @@ TEST_F(ReplicasTest, KillingAReplicaMidRunLosesNoAcknowledgedReport) {
   EXPECT_EQ(from_a, from_b);
   std::printf("failovers: %lld batches re-sent to the surviving replica\n",
               static_cast<long long>(failovers.load()));
+}
+
+// Enrollment quotas with replicas (issue 19 item 9): both replicas read
+// the same --enrollment_tokens_file, and the database counts the token's
+// agents, so the two together admit its quota once, not once each, and
+// then refuse it with RESOURCE_EXHAUSTED whichever one is asked.
+TEST(ReplicasQuotaTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
+  ASSERT_FALSE(DatabaseUrl().empty())
+      << "run this test through tests/postgres/with_postgres.sh (ctest does)";
+  constexpr int kQuota = 30;
+  constexpr int kThreadsEach = 2;
+  constexpr int kAttemptsEach = 25;  // per thread: 100 attempts in all
+  const std::string token = "replicas-quota-token-0123456789";
+  const std::string tokens = absl::StrCat(::testing::TempDir(), "/replicas_test_",
+                                          getpid(), ".enrollment_tokens");
+  std::ofstream(tokens) << "# one device batch\n" << token << " " << kQuota << "\n";
+  const std::vector<std::string> flags = {
+      absl::StrCat("--db=", DatabaseUrl()), absl::StrCat("--analyst_token_file=", TokenFile()),
+      absl::StrCat("--enrollment_tokens_file=", tokens), "--enroll_rate_per_peer=0"};
+  ServerProcess a(flags);
+  ServerProcess b(flags);
+  ASSERT_OK(a.Start());
+  ASSERT_OK(b.Start());
+  const auto enroll = [&](ServerProcess& server) {
+    auto stub = v1::AgentService::NewStub(server.NewChannel());
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    v1::EnrollRequest request;
+    request.set_enrollment_token(token);
+    v1::EnrollResponse response;
+    return stub->Enroll(&context, request, &response);
+  };
+  std::atomic<int> admitted{0}, exhausted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2 * kThreadsEach; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kAttemptsEach; ++i) {
+        const grpc::Status status = enroll(t % 2 == 0 ? a : b);
+        if (status.ok()) {
+          ++admitted;
+        } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                   status.error_message().find("enrollment token admits") !=
+                       std::string::npos) {
+          ++exhausted;
+        } else {
+          ADD_FAILURE() << status.error_code() << ": " << status.error_message();
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(admitted.load(), kQuota);
+  EXPECT_EQ(exhausted.load(), 2 * kThreadsEach * kAttemptsEach - kQuota);
+  // The next one, at either replica, and at one restarted (it loads the
+  // count from the database).
+  EXPECT_EQ(enroll(a).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(enroll(b).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  b.Kill();
+  ASSERT_OK(b.Start());
+  EXPECT_EQ(enroll(b).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
 }
 
 }  // namespace

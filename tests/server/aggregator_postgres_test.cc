@@ -7,12 +7,14 @@
 // both is stored, charged and counted once; a round one replica closed
 // refuses reports at the other even before it has heard of the close; and
 // both give the same estimates.
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/aggregator.h"
@@ -44,6 +46,7 @@ class SharedStoreTest : public ::testing::Test {
     StudySpec quorum = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
     quorum.quorum = 2;
     codec_.Add("quorum", std::move(quorum));
+    url_ = url;
     a_ = Start(url, absl::Milliseconds(20));
     // B follows only when an analyst asks: what it has not heard of yet,
     // the database must still get right.
@@ -53,13 +56,15 @@ class SharedStoreTest : public ::testing::Test {
   }
 
   std::unique_ptr<Aggregator> Start(const std::string& url,
-                                    absl::Duration follow) {
+                                    absl::Duration follow,
+                                    std::vector<EnrollmentQuota> quotas = {}) {
     auto store = PostgresStore::Open({.url = url});
     EXPECT_OK(store);
     if (!store.ok()) return nullptr;
     auto aggregator = Aggregator::Create({.spec_codec = &codec_,
                                           .clock = &clock_,
                                           .analyst_token = kAnalystToken,
+                                          .enrollment_quotas = std::move(quotas),
                                           .follow_interval = follow},
                                          *std::move(store));
     EXPECT_OK(aggregator);
@@ -90,6 +95,20 @@ class SharedStoreTest : public ::testing::Test {
     return mine;
   }
 
+  static absl::StatusOr<std::vector<Enrollment>> EnrollMany(
+      Aggregator& replica, const std::string& token, int count) {
+    absl::StatusOr<std::vector<Enrollment>> result;
+    absl::Notification done;
+    replica.EnrollManyAsync(token, count,
+                            [&](absl::StatusOr<std::vector<Enrollment>> e) {
+                              result = std::move(e);
+                              done.Notify();
+                            });
+    done.WaitForNotification();
+    return result;
+  }
+
+  std::string url_;
   FakeClock clock_;
   MapSpecCodec codec_;
   SeededGenerator gen_{8};
@@ -201,6 +220,72 @@ TEST_F(SharedStoreTest, ARoundClosedOnOneReplicaRefusesReportsOnTheOther) {
   ASSERT_OK(at_b);
   EXPECT_NE(at_b->state, RoundState::kOpen);
   EXPECT_EQ(std::get<ScalarEstimate>(at_b->questions[0].estimate).num_reports, 2);
+}
+
+// Enrollment quotas: each replica counting its own enrollments would let
+// N replicas admit N times a token's quota. The database counts: two
+// replicas enrolling with one token from several threads at once admit
+// the quota exactly once, and a restart keeps the count.
+TEST_F(SharedStoreTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
+  constexpr int kQuota = 40;
+  constexpr int kThreadsEach = 3;
+  constexpr int kAttemptsEach = 25;  // per thread: 150 attempts in all
+  const std::string token = "quota-token-0123456789";
+  std::unique_ptr<Aggregator> c = Start(url_, absl::Hours(1), {{token, kQuota}});
+  std::unique_ptr<Aggregator> d = Start(url_, absl::Hours(1), {{token, kQuota}});
+  ASSERT_NE(c, nullptr);
+  ASSERT_NE(d, nullptr);
+  std::atomic<int> admitted{0}, exhausted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2 * kThreadsEach; ++t) {
+    Aggregator* replica = t % 2 == 0 ? c.get() : d.get();
+    threads.emplace_back([&, replica] {
+      for (int i = 0; i < kAttemptsEach; ++i) {
+        absl::StatusOr<Enrollment> agent = replica->Enroll(token);
+        if (agent.ok()) {
+          ++admitted;
+          continue;
+        }
+        EXPECT_THAT(agent, StatusIs(absl::StatusCode::kResourceExhausted,
+                                    ::testing::HasSubstr("has 0 left")));
+        ++exhausted;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(admitted.load(), kQuota);
+  EXPECT_EQ(exhausted.load(), 2 * kThreadsEach * kAttemptsEach - kQuota);
+  for (Aggregator* replica : {c.get(), d.get()}) {
+    EXPECT_THAT(replica->Enroll(token),
+                StatusIs(absl::StatusCode::kResourceExhausted));
+    EXPECT_THAT(EnrollMany(*replica, token, 2),
+                StatusIs(absl::StatusCode::kResourceExhausted));
+  }
+
+  // Restarted with the quota raised by 3: both replicas load the count of
+  // 40, and together they admit 3 more, not 3 each.
+  c.reset();
+  d.reset();
+  c = Start(url_, absl::Hours(1), {{token, kQuota + 3}});
+  d = Start(url_, absl::Hours(1), {{token, kQuota + 3}});
+  ASSERT_NE(c, nullptr);
+  ASSERT_NE(d, nullptr);
+  ASSERT_OK(c->Enroll(token));
+  // D's own count still says 3 left: the database refuses the relay's
+  // batch of 3, all of it, with what is really left.
+  EXPECT_THAT(EnrollMany(*d, token, 3),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       ::testing::HasSubstr("admits 43 agents and has 2 left, "
+                                            "fewer than the 3 asked for")));
+  absl::StatusOr<std::vector<Enrollment>> two = EnrollMany(*d, token, 2);
+  ASSERT_OK(two);
+  EXPECT_EQ(two->size(), 2u);
+  EXPECT_OK(c->AuthenticateAgent(two->back().bearer_token));
+  for (Aggregator* replica : {c.get(), d.get()}) {
+    EXPECT_THAT(replica->Enroll(token),
+                StatusIs(absl::StatusCode::kResourceExhausted,
+                         ::testing::HasSubstr("has 0 left")));
+  }
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 #include "common/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/postgres_schema.h"
 #include "server/sqlite_store.h"
 #include "tests/testing/status_matchers.h"
 
@@ -197,9 +198,11 @@ TEST_F(PostgresStoreTest, AppliesMigrationsOnceAndReopeningIsANoOp) {
   auto first = Open();
   ASSERT_NE(first, nullptr);
   const std::string applied = SqlValue(
-      url_, "SELECT version || ' ' || applied_at FROM schema_migrations");
+      url_, "SELECT string_agg(version || ' ' || applied_at, ',' "
+            "ORDER BY version) FROM schema_migrations");
   EXPECT_THAT(applied, ::testing::StartsWith("1 "));
-  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"), "1");
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"),
+            absl::StrCat(postgres_schema::LatestVersion()));
   EXPECT_EQ(SqlValue(url_, "SELECT string_agg(kind || ':' || next_id, ',' "
                            "ORDER BY kind) FROM id_blocks"),
             "1:1,2:1,3:1");
@@ -212,8 +215,8 @@ TEST_F(PostgresStoreTest, AppliesMigrationsOnceAndReopeningIsANoOp) {
   b.join();
   EXPECT_OK(stores[0]);
   EXPECT_OK(stores[1]);
-  EXPECT_EQ(SqlValue(url_, "SELECT version || ' ' || applied_at "
-                           "FROM schema_migrations"),
+  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(version || ' ' || applied_at, "
+                           "',' ORDER BY version) FROM schema_migrations"),
             applied);
 }
 
@@ -225,7 +228,8 @@ TEST_F(PostgresStoreTest, ReplicasStartingTogetherMigrateOnce) {
   }
   for (std::thread& t : threads) t.join();
   for (const auto& store : stores) EXPECT_OK(store);
-  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"), "1");
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"),
+            absl::StrCat(postgres_schema::LatestVersion()));
   EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM id_blocks"), "3");
 }
 
@@ -843,6 +847,106 @@ TEST_F(PostgresStoreTest, FindsAgentsAnotherReplicaEnrolled) {
   EXPECT_EQ((*found)->credential_hash, hash);
   EXPECT_EQ((*found)->enrolled_at, absl::FromUnixNanos(123'456'789));
   EXPECT_EQ((*found)->enrollment_batch, "batch");
+}
+
+// Enrolls `count` agents of `batch`, ids from `first_id`, within
+// `max_agents`, in one transaction.
+absl::StatusOr<QuotaDecision> EnrollWithin(Store& store,
+                                           const std::string& batch,
+                                           uint64_t first_id, int count,
+                                           int64_t max_agents) {
+  std::vector<AgentRow> rows;
+  for (int i = 0; i < count; ++i) {
+    rows.push_back({.agent_id = first_id + i, .enrollment_batch = batch});
+  }
+  QuotaDecision decision;
+  RETURN_IF_ERROR(store.Transact([&](StoreTransaction& t) -> absl::Status {
+    ASSIGN_OR_RETURN(decision, t.InsertAgentsWithinQuota(rows, max_agents));
+    return absl::OkStatus();
+  }));
+  return decision;
+}
+
+// Four replicas enrolling with one token at once: the database's count,
+// not each replica's, decides, so exactly the quota gets in.
+TEST_F(PostgresStoreTest, ReplicasTogetherNeverPassAnEnrollmentQuota) {
+  constexpr int kQuota = 50;
+  constexpr int kAttemptsEach = 30;
+  std::vector<std::unique_ptr<PostgresStore>> stores;
+  for (int i = 0; i < 4; ++i) stores.push_back(Open());
+  std::atomic<int> admitted{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 4; ++r) {
+    threads.emplace_back([&, r] {
+      for (int i = 0; i < kAttemptsEach; ++i) {
+        absl::StatusOr<QuotaDecision> decision = EnrollWithin(
+            *stores[r], "token", 1000 * (r + 1) + i, 1, kQuota);
+        ASSERT_OK(decision);
+        ++(decision->admitted ? admitted : refused);
+        if (!decision->admitted) EXPECT_EQ(decision->enrolled_before, kQuota);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(admitted.load(), kQuota);
+  EXPECT_EQ(refused.load(), 4 * kAttemptsEach - kQuota);
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM agents "
+                           "WHERE enrollment_batch = 'token'::bytea"),
+            absl::StrCat(kQuota));
+  EXPECT_EQ(SqlValue(url_, "SELECT enrolled FROM enrollment_counts"),
+            absl::StrCat(kQuota));
+}
+
+// A database whose agents predate the count (schema version 1) keeps its
+// count; agents inserted without a quota count too; a whole call that does
+// not fit writes nothing.
+TEST_F(PostgresStoreTest, AnEnrollmentQuotaCountsAgentsStoredBefore) {
+  auto store = Open();
+  Sql(url_,
+      "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
+      "enrollment_batch) SELECT i, '\\x00'::bytea, 0, 'old'::bytea "
+      "FROM generate_series(1, 3) i");
+  Sql(url_, "INSERT INTO agents VALUES (4, '\\x00'::bytea, 0, 'other'::bytea)");
+  absl::StatusOr<QuotaDecision> decision = EnrollWithin(*store, "old", 10, 3, 5);
+  ASSERT_OK(decision);
+  EXPECT_FALSE(decision->admitted);
+  EXPECT_EQ(decision->enrolled_before, 3);
+  decision = EnrollWithin(*store, "old", 20, 2, 5);
+  ASSERT_OK(decision);
+  EXPECT_TRUE(decision->admitted);
+  EXPECT_EQ(decision->enrolled_before, 3);
+  ASSERT_OK(store->Transact([](StoreTransaction& t) {
+    const AgentRow rows[] = {{.agent_id = 30, .enrollment_batch = "old"}};
+    return t.InsertAgents(rows);
+  }));
+  decision = EnrollWithin(*store, "old", 40, 1, 6);
+  ASSERT_OK(decision);
+  EXPECT_FALSE(decision->admitted);
+  EXPECT_EQ(decision->enrolled_before, 6);
+  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(agent_id::text, ',' ORDER BY "
+                           "agent_id) FROM agents WHERE agent_id >= 10"),
+            "20,21,30");
+  EXPECT_THAT(EnrollWithin(*store, "", 50, 1, 6),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(EnrollWithin(*store, "old", 50, 1, 0),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// Transact runs a body again after a lost COMMIT; the agents the first run
+// stored are found, admitted and not counted twice.
+TEST_F(PostgresStoreTest, AnEnrollmentRunAgainIsCountedOnce) {
+  auto store = Open();
+  absl::StatusOr<QuotaDecision> first = EnrollWithin(*store, "b", 1, 2, 2);
+  ASSERT_OK(first);
+  EXPECT_TRUE(first->admitted);
+  absl::StatusOr<QuotaDecision> again = EnrollWithin(*store, "b", 1, 2, 2);
+  ASSERT_OK(again);
+  EXPECT_TRUE(again->admitted);
+  EXPECT_EQ(again->enrolled_before, 0);
+  EXPECT_EQ(SqlValue(url_, "SELECT enrolled FROM enrollment_counts"), "2");
+  absl::StatusOr<QuotaDecision> more = EnrollWithin(*store, "b", 3, 1, 2);
+  ASSERT_OK(more);
+  EXPECT_FALSE(more->admitted);
 }
 
 absl::flat_hash_set<uint64_t> Poll(Store& store, uint64_t* cursor) {
