@@ -319,6 +319,21 @@ TEST_F(MaliciousServerTest, AQuestionReAskedUnderNewIdsIsAnsweredFromTheMemo) {
   EXPECT_EQ(Spent(1), spent + 2 * eps);
 }
 
+// Issue 19 item 8: a refusal prints ε exactly, so a charge just over what
+// remains never reads "charges 0.5 but only 0.5 remains".
+TEST_F(MaliciousServerTest, RefusalsShowTheExactEpsilon) {
+  const int64_t half = kNanos / 2;
+  ASSERT_EQ(Cycle({MeanTask(1, 1, 1, half)}).answered_fresh, 1);
+  const CycleResult result = Cycle({ColorTask(1, 2, 2, half + 1)});
+  EXPECT_EQ(result.answered_fresh, 0);
+  ASSERT_EQ(result.refusals.size(), 1u);
+  EXPECT_THAT(result.refusals[0],
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("charges 0.500000001 epsilon"),
+                             HasSubstr("only 0.5 of"))));
+  EXPECT_EQ(Spent(1), half);
+}
+
 // Issue 19 item 3: a question nested deeper than protobuf reads (~48
 // levels) used to fail the whole poll in gRPC's deserialization. The agent
 // now reads the poll task by task: that task alone is refused, naming the
