@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/types/span.h"
 #include "common/status_macros.h"
 
 namespace ldp {
@@ -51,6 +52,28 @@ absl::StatusOr<std::vector<uint64_t>> ParseWords(absl::string_view text) {
   return words;
 }
 
+// "<num_bits>:<hex words>", or the legacy "<hex words>" of a state file
+// written before lengths were kept (num_bits = 0; frequency_report.h). The
+// old form has no ':' after the kind's fields, so the two cannot be confused;
+// a length of 0 is only ever written in the old form.
+std::string BitsText(const std::vector<uint64_t>& words, uint32_t num_bits) {
+  if (num_bits == 0) return HexWords(words);
+  return absl::StrCat(num_bits, ":", HexWords(words));
+}
+
+absl::StatusOr<BitVectorReport> ParseBits(
+    absl::Span<const absl::string_view> parts) {
+  BitVectorReport bits;
+  if (parts.size() == 2) {
+    ASSIGN_OR_RETURN(bits.num_bits, ParseInt<uint32_t>(parts[0], false));
+    if (bits.num_bits == 0) return Malformed(parts[0]);
+    parts.remove_prefix(1);
+  }
+  if (parts.size() != 1) return absl::DataLossError("bad bit vector fields");
+  ASSIGN_OR_RETURN(bits.words, ParseWords(parts[0]));
+  return bits;
+}
+
 absl::StatusOr<std::vector<uint32_t>> ParseItems(absl::string_view text) {
   std::vector<uint32_t> items;
   if (text.empty()) return items;
@@ -66,7 +89,7 @@ struct Encoder {
     return absl::StrCat("item:", r.item);
   }
   std::string operator()(const BitVectorReport& r) const {
-    return absl::StrCat("bits:", HexWords(r.words));
+    return absl::StrCat("bits:", BitsText(r.words, r.num_bits));
   }
   std::string operator()(const HashedReport& r) const {
     return absl::StrCat("hashed:", r.seed, ":", r.bucket);
@@ -76,7 +99,7 @@ struct Encoder {
   }
   std::string operator()(const SketchReport& r) const {
     return absl::StrCat("sketch:", r.row, ":", r.column, ":",
-                        HexWords(r.bits));
+                        BitsText(r.bits, r.num_bits));
   }
 };
 
@@ -86,9 +109,9 @@ absl::StatusOr<ReportPayload> DecodeFrequency(
     ASSIGN_OR_RETURN(const uint32_t item, ParseInt<uint32_t>(parts[0], false));
     return FrequencyReport{ItemReport{item}};
   }
-  if (kind == "bits" && parts.size() == 1) {
-    ASSIGN_OR_RETURN(auto words, ParseWords(parts[0]));
-    return FrequencyReport{BitVectorReport{std::move(words)}};
+  if (kind == "bits") {
+    ASSIGN_OR_RETURN(BitVectorReport bits, ParseBits(parts));
+    return FrequencyReport{std::move(bits)};
   }
   if (kind == "hashed" && parts.size() == 2) {
     ASSIGN_OR_RETURN(const uint64_t seed, ParseInt<uint64_t>(parts[0], false));
@@ -100,12 +123,16 @@ absl::StatusOr<ReportPayload> DecodeFrequency(
     ASSIGN_OR_RETURN(auto items, ParseItems(parts[0]));
     return FrequencyReport{SubsetReport{std::move(items)}};
   }
-  if (kind == "sketch" && parts.size() == 3) {
+  if (kind == "sketch" && parts.size() >= 3) {
     ASSIGN_OR_RETURN(const uint32_t row, ParseInt<uint32_t>(parts[0], false));
     ASSIGN_OR_RETURN(const uint32_t column,
                      ParseInt<uint32_t>(parts[1], false));
-    ASSIGN_OR_RETURN(auto bits, ParseWords(parts[2]));
-    return FrequencyReport{SketchReport{row, column, std::move(bits)}};
+    ASSIGN_OR_RETURN(BitVectorReport bits,
+                     ParseBits(absl::MakeConstSpan(parts).subspan(2)));
+    return FrequencyReport{SketchReport{.row = row,
+                                        .column = column,
+                                        .bits = std::move(bits.words),
+                                        .num_bits = bits.num_bits}};
   }
   return absl::DataLossError("unknown payload kind");
 }

@@ -5,10 +5,14 @@
 // at no budget cost). Those must survive byte for byte, so the payload is
 // written as integers only — payloads never contain floating point — in a
 // single whitespace-free token:
-//   item:5   bits:00000000000000a1.0000000000000003   hashed:<seed>:<bucket>
-//   subset:1.4.9   sketch:<row>:<column>:<hex words>   scalar:-17
+//   item:5   bits:<num_bits>:<hex words>   hashed:<seed>:<bucket>
+//   subset:1.4.9   sketch:<row>:<column>:<num_bits>:<hex words>   scalar:-17
 //   workload:<group>:<inner item, bits or hashed token>, e.g. workload:2:item:5
-// Bit-vector words are 16 lowercase hex digits each, separated by '.'.
+// e.g. bits:66:00000000000000a1.0000000000000003. Bit-vector words are 16
+// lowercase hex digits each, separated by '.'; num_bits is the length in
+// bits. Files written before lengths were kept have no "<num_bits>:" (e.g.
+// bits:00000000000000a1); those read back with num_bits = 0, the legacy
+// marker of frequency_report.h, and are written back the same way.
 // This is a storage format, not a wire format (the wire is protobuf).
 #ifndef LDP_CLIENT_PAYLOAD_TEXT_H_
 #define LDP_CLIENT_PAYLOAD_TEXT_H_

@@ -113,6 +113,19 @@ absl::StatusOr<Params> MakeParams(const CountMeanSketchOptions& options) {
   return params;
 }
 
+// A sketch report's length in bits: m for a CMS bit vector, 1 for an HCMS
+// sign; 0 marks a legacy stored report (frequency_report.h), checked by its
+// words alone.
+absl::Status ValidateNumBits(const Params& params, const SketchReport& r) {
+  const bool hadamard = params.variant == SketchVariant::kHadamard;
+  const uint32_t want = hadamard ? 1 : params.num_columns;
+  if (r.num_bits == 0 || r.num_bits == want) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      hadamard ? "Hadamard count-mean sketch" : "count-mean sketch",
+      " report has ", r.num_bits, " bits; this task's reports have exactly ",
+      want));
+}
+
 absl::Status ValidateReport(const Params& params,
                             const FrequencyReport& report) {
   const auto* r = std::get_if<SketchReport>(&report);
@@ -125,6 +138,7 @@ absl::Status ValidateReport(const Params& params,
         absl::StrCat("count-mean sketch: row ", r->row,
                      " is not below num_hashes ", params.num_hashes));
   }
+  RETURN_IF_ERROR(ValidateNumBits(params, *r));
   if (params.variant == SketchVariant::kHadamard) {
     if (r->column >= params.num_columns || r->bits.size() != 1 ||
         r->bits[0] > 1) {
@@ -202,8 +216,10 @@ FrequencyReport CountMeanSketch::RandomizeBits(uint32_t row, uint32_t column,
         static_cast<uint32_t>(UniformBelow(params_.num_columns, gen));
     const bool negative = HadamardEntryIsNegative(column, report.column);
     report.bits = {uint64_t{negative != FlipCoin(params_.flip, gen)}};
+    report.num_bits = 1;
     return report;
   }
+  report.num_bits = params_.num_columns;
   // Every bit is flipped independently; the one-hot bit is XORed in.
   report.bits.resize(NumWords(params_.num_columns));
   for (uint64_t& word : report.bits) word = FlipCoins64(params_.flip, gen);

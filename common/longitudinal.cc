@@ -199,6 +199,7 @@ FrequencyReport LongitudinalUnaryEncoding::RandomizeFromMemo(
   const size_t words = UnaryReportWords(domain_size_);
   const uint64_t last_mask = UnaryReportLastWordMask(domain_size_);
   BitVectorReport report;
+  report.num_bits = domain_size_;
   report.words.resize(words);
   for (size_t w = 0; w < words; ++w) {
     const uint64_t memo = MemoWord(permanent, w, words, last_mask);

@@ -111,6 +111,7 @@ BitVectorReport RandomizeUnary(uint32_t item, uint32_t num_bits,
                                CoinProbability p, CoinProbability q,
                                absl::BitGenRef gen) {
   BitVectorReport report;
+  report.num_bits = num_bits;
   report.words.resize(UnaryReportWords(num_bits));
   for (uint64_t& word : report.words) word = FlipCoins64(q, gen);
   // Drawn unconditionally and written without a branch on its value.
@@ -136,6 +137,12 @@ absl::Status ValidateUnaryReport(const FrequencyReport& report,
 
 absl::Status ValidateUnaryReport(const BitVectorReport& report,
                                  uint32_t num_bits, FrequencyOracleKind kind) {
+  // 0: a legacy stored report (frequency_report.h), checked by its words.
+  if (report.num_bits != 0 && report.num_bits != num_bits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(KindName(kind), " report has ", report.num_bits,
+                     " bits; this task's reports have exactly ", num_bits));
+  }
   if (report.words.size() != UnaryReportWords(num_bits)) {
     return absl::InvalidArgumentError(absl::StrCat(
         KindName(kind), " report has ", report.words.size(), " words; a ",
@@ -171,7 +178,9 @@ UnaryEncodingAccumulator::UnaryEncodingAccumulator(FrequencyOracleKind kind,
 
 absl::Status UnaryEncodingAccumulator::Add(const FrequencyReport& report) {
   const auto* bits = std::get_if<BitVectorReport>(&report);
-  if (bits == nullptr || bits->words.size() != counter_.num_words() ||
+  if (bits == nullptr ||
+      (bits->num_bits != 0 && bits->num_bits != domain_size_) ||
+      bits->words.size() != counter_.num_words() ||
       (bits->words.back() & ~UnaryReportLastWordMask(domain_size_)) != 0) {
     return ValidateUnaryReport(report, domain_size_, kind_);
   }

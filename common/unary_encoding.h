@@ -97,13 +97,15 @@ inline uint64_t UnaryReportLastWordMask(uint32_t num_bits) {
 }
 
 // One-hot `item` (< num_bits) perturbed bit by bit: bit `item` is 1 with
-// probability p, every other bit with probability q. Padding bits are zero.
+// probability p, every other bit with probability q. Padding bits are zero;
+// the report's num_bits is num_bits.
 BitVectorReport RandomizeUnary(uint32_t item, uint32_t num_bits,
                                CoinProbability p, CoinProbability q,
                                absl::BitGenRef gen);
 
 // InvalidArgument unless `report` is a BitVectorReport of exactly num_bits
-// bits (the right number of words, padding bits zero). `kind` names the
+// bits: its num_bits is num_bits (or 0, a legacy stored report), it has the
+// right number of words and its padding bits are zero. `kind` names the
 // oracle in the message.
 absl::Status ValidateUnaryReport(const FrequencyReport& report,
                                  uint32_t num_bits, FrequencyOracleKind kind);

@@ -70,13 +70,16 @@ absl::StatusOr<std::vector<uint64_t>> WordsFromProto(const v1::BitVector& proto,
   return words;
 }
 
-void WordsToProto(const std::vector<uint64_t>& words, v1::BitVector* proto) {
-  std::string packed(words.size() * 8, '\0');
-  for (size_t i = 0; i < packed.size(); ++i) {
+void WordsToProto(const std::vector<uint64_t>& words, uint32_t num_bits,
+                  v1::BitVector* proto) {
+  const uint64_t bit_length =
+      num_bits != 0 ? num_bits : uint64_t{words.size()} * 64;
+  std::string packed((bit_length + 7) / 8, '\0');
+  for (size_t i = 0; i < packed.size() && i / 8 < words.size(); ++i) {
     packed[i] = static_cast<char>((words[i / 8] >> (8 * (i % 8))) & 0xff);
   }
   proto->set_packed(std::move(packed));
-  proto->set_bit_length(static_cast<uint32_t>(words.size() * 64));
+  proto->set_bit_length(static_cast<uint32_t>(bit_length));
 }
 
 }  // namespace ldp

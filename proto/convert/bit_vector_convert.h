@@ -30,11 +30,17 @@ void BitsToProto(const std::vector<bool>& bits, v1::BitVector* proto);
 
 // The same checks; the bits packed into ceil(bit_length / 64) words (bit i
 // is bit i % 64 of word i / 64), the layout of BitVectorReport/SketchReport.
+// The length itself is proto.bit_length(): a report keeps it as num_bits
+// and its mechanism requires it to be exactly the task's.
 absl::StatusOr<std::vector<uint64_t>> WordsFromProto(const v1::BitVector& proto,
                                                      std::string_view what);
-// Writes all 64 · words.size() bits (a word vector does not know a shorter
-// length; the receiving mechanism checks its own length and padding).
-void WordsToProto(const std::vector<uint64_t>& words, v1::BitVector* proto);
+// Writes exactly `num_bits` bits: bit_length = num_bits and ceil(num_bits /
+// 8) bytes (words past them are not sent, missing words are zeros, padding
+// bits of the last byte are copied so a malformed report stays malformed).
+// num_bits = 0 is a legacy report of unknown length (frequency_report.h):
+// all 64 · words.size() bits are written, as before lengths were kept.
+void WordsToProto(const std::vector<uint64_t>& words, uint32_t num_bits,
+                  v1::BitVector* proto);
 
 }  // namespace ldp
 

@@ -30,11 +30,28 @@ absl::StatusOr<SubsetReport> SubsetFromProto(const v1::SubsetPayload& proto) {
   return SubsetReport{.items = {proto.items().begin(), proto.items().end()}};
 }
 
+// A report's bit vector, with its wire length kept as num_bits so the
+// mechanism can require exactly its own. A length of 0 is refused here: no
+// mechanism reports 0 bits, and 0 is reserved for legacy stored reports.
+absl::StatusOr<BitVectorReport> BitVectorFromProto(const v1::BitVector& proto,
+                                                   const char* what) {
+  if (proto.bit_length() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": bit_length is 0; a report's bit vector has exactly its "
+              "task's number of bits"));
+  }
+  ASSIGN_OR_RETURN(std::vector<uint64_t> words, WordsFromProto(proto, what));
+  return BitVectorReport{.words = std::move(words),
+                         .num_bits = proto.bit_length()};
+}
+
 absl::StatusOr<SketchReport> SketchFromProto(const v1::SketchPayload& proto) {
-  ASSIGN_OR_RETURN(std::vector<uint64_t> bits,
-                   WordsFromProto(proto.bits(), "sketch.bits"));
-  return SketchReport{
-      .row = proto.row(), .column = proto.column(), .bits = std::move(bits)};
+  ASSIGN_OR_RETURN(BitVectorReport bits,
+                   BitVectorFromProto(proto.bits(), "sketch.bits"));
+  return SketchReport{.row = proto.row(),
+                      .column = proto.column(),
+                      .bits = std::move(bits.words),
+                      .num_bits = bits.num_bits};
 }
 
 absl::StatusOr<FrequencyReport> FrequencyFromProto(const v1::Report& proto) {
@@ -42,9 +59,9 @@ absl::StatusOr<FrequencyReport> FrequencyFromProto(const v1::Report& proto) {
     case v1::Report::kItem:
       return FrequencyReport(ItemReport{.item = proto.item().item()});
     case v1::Report::kBitVector: {
-      ASSIGN_OR_RETURN(std::vector<uint64_t> words,
-                       WordsFromProto(proto.bit_vector(), "bit_vector"));
-      return FrequencyReport(BitVectorReport{.words = std::move(words)});
+      ASSIGN_OR_RETURN(BitVectorReport bits,
+                       BitVectorFromProto(proto.bit_vector(), "bit_vector"));
+      return FrequencyReport(std::move(bits));
     }
     case v1::Report::kHashed:
       return FrequencyReport(HashedReport{.seed = proto.hashed().seed(),
@@ -66,7 +83,7 @@ void FrequencyToProto(const FrequencyReport& report, v1::Report* proto) {
   if (const auto* item = std::get_if<ItemReport>(&report)) {
     proto->mutable_item()->set_item(item->item);
   } else if (const auto* bits = std::get_if<BitVectorReport>(&report)) {
-    WordsToProto(bits->words, proto->mutable_bit_vector());
+    WordsToProto(bits->words, bits->num_bits, proto->mutable_bit_vector());
   } else if (const auto* hashed = std::get_if<HashedReport>(&report)) {
     proto->mutable_hashed()->set_seed(hashed->seed);
     proto->mutable_hashed()->set_bucket(hashed->bucket);
@@ -77,7 +94,8 @@ void FrequencyToProto(const FrequencyReport& report, v1::Report* proto) {
     const auto& sketch = std::get<SketchReport>(report);
     proto->mutable_sketch()->set_row(sketch.row);
     proto->mutable_sketch()->set_column(sketch.column);
-    WordsToProto(sketch.bits, proto->mutable_sketch()->mutable_bits());
+    WordsToProto(sketch.bits, sketch.num_bits,
+                 proto->mutable_sketch()->mutable_bits());
   }
 }
 
@@ -90,9 +108,10 @@ absl::StatusOr<WorkloadReport> WorkloadFromProto(
       report.inner = ItemReport{.item = proto.item().item()};
       return report;
     case v1::WorkloadPayload::kBitVector: {
-      ASSIGN_OR_RETURN(std::vector<uint64_t> words,
-                       WordsFromProto(proto.bit_vector(), "workload.bit_vector"));
-      report.inner = BitVectorReport{.words = std::move(words)};
+      ASSIGN_OR_RETURN(
+          BitVectorReport bits,
+          BitVectorFromProto(proto.bit_vector(), "workload.bit_vector"));
+      report.inner = std::move(bits);
       return report;
     }
     case v1::WorkloadPayload::kHashed:
@@ -111,7 +130,7 @@ void WorkloadToProto(const WorkloadReport& report, v1::WorkloadPayload* proto) {
   if (const auto* item = std::get_if<ItemReport>(&report.inner)) {
     proto->mutable_item()->set_item(item->item);
   } else if (const auto* bits = std::get_if<BitVectorReport>(&report.inner)) {
-    WordsToProto(bits->words, proto->mutable_bit_vector());
+    WordsToProto(bits->words, bits->num_bits, proto->mutable_bit_vector());
   } else if (const auto* hashed = std::get_if<HashedReport>(&report.inner)) {
     proto->mutable_hashed()->set_seed(hashed->seed);
     proto->mutable_hashed()->set_bucket(hashed->bucket);

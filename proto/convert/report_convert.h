@@ -27,12 +27,15 @@ inline constexpr int kMaxSubsetItems = 1 << 20;
 
 // InvalidArgument unless protocol_version is 1, report_id has exactly 16
 // bytes, a payload is set (a workload payload with its inner report), bit
-// vectors are well packed (≤ 2^25 bits) and subset items are strictly
-// ascending (≤ kMaxSubsetItems).
+// vectors are well packed (1 to 2^25 bits; a bit_length of 0 is refused)
+// and subset items are strictly ascending (≤ kMaxSubsetItems). A bit
+// vector's bit_length becomes the report's num_bits, which the task's
+// mechanism then requires to be exactly its own.
 absl::StatusOr<TaskReport> ReportFromProto(const v1::Report& proto);
 
-// Overwrites `proto` (protocol_version 1). Bit vectors are written as
-// 64 · words bits (see WordsToProto).
+// Overwrites `proto` (protocol_version 1). Bit vectors are written with
+// exactly num_bits bits (64 · words for a legacy num_bits of 0; see
+// WordsToProto).
 void ReportToProto(const TaskReport& report, uint64_t agent_id,
                    v1::Report* proto);
 

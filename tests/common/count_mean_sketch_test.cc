@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/population.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/frequency_oracle_checks.h"
 #include "tests/testing/statistics.h"
@@ -14,6 +16,7 @@
 namespace ldp {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::ChiSquare;
 using testing::MaxProbabilityRatio;
 using testing::RunningMoments;
@@ -332,6 +335,44 @@ TEST(CountMeanSketch, ValidateRejectsMalformedReports) {
   EXPECT_OK(cms->Validate(
       SketchReport{.row = 3, .column = 0, .bits = {~uint64_t{0}, (1u << 30)}}));
   EXPECT_OK(hcms->Validate(SketchReport{.row = 3, .column = 127, .bits = {1}}));
+}
+
+// A sketch report's num_bits must be exactly m (CMS) or 1 (HCMS); 0 marks a
+// legacy stored report and is checked by its words alone.
+TEST(CountMeanSketch, RequiresExactlyTheSketchLength) {
+  const auto cms = Make(
+      {.epsilon = 1, .domain_size = 1000, .num_hashes = 4, .num_columns = 100});
+  const auto hcms = Make({.epsilon = 1,
+                          .domain_size = 1000,
+                          .num_hashes = 4,
+                          .num_columns = 128,
+                          .variant = kHcms});
+  const std::vector<uint64_t> cms_bits = {1, 0};
+  std::vector<FrequencyReport> bad_cms, bad_hcms;
+  for (uint32_t num_bits : {1u, 99u, 101u, 128u}) {
+    bad_cms.push_back(SketchReport{.bits = cms_bits, .num_bits = num_bits});
+  }
+  for (uint32_t num_bits : {2u, 64u, 128u}) {
+    bad_hcms.push_back(
+        SketchReport{.column = 5, .bits = {1}, .num_bits = num_bits});
+  }
+  SeededGenerator gen(9);
+  for (const auto& [oracle, bad] :
+       {std::pair{cms.get(), bad_cms}, std::pair{hcms.get(), bad_hcms}}) {
+    auto acc = oracle->NewSketchAccumulator();
+    for (int i = 0; i < 20; ++i) ASSERT_OK(acc->Add(oracle->Randomize(i, gen)));
+    testing::ExpectMalformedReportsRejectedBy(*oracle, *acc, bad);
+    EXPECT_EQ(acc->num_reports(), 20);
+  }
+  EXPECT_THAT(std::string(cms->Validate(bad_cms[2]).message()),
+              HasSubstr("report has 101 bits; this task's reports have "
+                        "exactly 100"));
+  EXPECT_OK(cms->Validate(SketchReport{.bits = cms_bits, .num_bits = 100}));
+  EXPECT_OK(cms->Validate(SketchReport{.bits = cms_bits}));
+  EXPECT_OK(hcms->Validate(SketchReport{.column = 5, .bits = {1}, .num_bits = 1}));
+  EXPECT_OK(hcms->Validate(SketchReport{.column = 5, .bits = {1}}));
+  EXPECT_EQ(std::get<SketchReport>(cms->Randomize(3, gen)).num_bits, 100u);
+  EXPECT_EQ(std::get<SketchReport>(hcms->Randomize(3, gen)).num_bits, 1u);
 }
 
 TEST(CountMeanSketch, MergeEqualsAddingEverythingToOne) {

@@ -180,6 +180,46 @@ TEST(UnaryEncoding, RejectsMalformedReports) {
       *full, {BitVectorReport{.words = {0, 0}}, BitVectorReport{}});
 }
 
+// The length is part of the report: a vector whose words and padding fit N
+// but whose num_bits is not N is refused by Validate and by the
+// accumulator's fast path alike. num_bits = 0 marks a legacy stored report
+// (frequency_report.h) and is checked by its words alone.
+TEST(UnaryEncoding, RequiresExactlyNBits) {
+  for (UnaryEncodingVariant variant : kVariants) {
+    SCOPED_TRACE(Name(variant));
+    const auto ue = MakeUe(1.0, 8, variant);
+    std::vector<FrequencyReport> wrong;
+    for (uint32_t num_bits : {1u, 7u, 9u, 64u}) {
+      wrong.push_back(BitVectorReport{.words = {0x5}, .num_bits = num_bits});
+    }
+    testing::ExpectMalformedReportsRejected(*ue, wrong);
+    const absl::Status nine = ue->Validate(wrong[2]);
+    EXPECT_THAT(std::string(nine.message()),
+                HasSubstr("report has 9 bits; this task's reports have "
+                          "exactly 8"));
+    const FrequencyReport exact = BitVectorReport{.words = {0x5}, .num_bits = 8};
+    const FrequencyReport legacy = BitVectorReport{.words = {0x5}};
+    EXPECT_OK(ue->Validate(exact));
+    EXPECT_OK(ue->Validate(legacy));
+    const std::unique_ptr<FrequencyAccumulator> accumulator =
+        ue->NewAccumulator();
+    EXPECT_OK(accumulator->Add(exact));
+    EXPECT_OK(accumulator->Add(legacy));
+    EXPECT_EQ(accumulator->num_reports(), 2);
+    // A legacy report still needs the right words and zero padding.
+    EXPECT_THAT(ue->Validate(BitVectorReport{.words = {0x105}}),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+}
+
+TEST(UnaryEncoding, ReportsCarryTheirLength) {
+  testing::SeededGenerator gen(3);
+  for (uint32_t n : {2u, 8u, 64u, 130u}) {
+    const auto ue = MakeUe(1.0, n, UnaryEncodingVariant::kOptimized);
+    EXPECT_EQ(std::get<BitVectorReport>(ue->Randomize(1, gen)).num_bits, n);
+  }
+}
+
 TEST(UnaryEncoding, MergeEqualsOneAccumulator) {
   const auto oue = MakeUe(1.0, 70, UnaryEncodingVariant::kOptimized);
   const auto sue = MakeUe(1.0, 70, UnaryEncodingVariant::kSymmetric);

@@ -63,16 +63,33 @@ TEST(BitVectorConvert, WordsMatchTheBitLayout) {
   }
 }
 
-TEST(BitVectorConvert, WordsRoundTripAsWholeWords) {
+// A length of 0 is a legacy report of unknown length: all its words go out.
+TEST(BitVectorConvert, LegacyWordsRoundTripAsWholeWords) {
   const std::vector<uint64_t> words = {0x8000000000000001u,
                                        0x0123456789abcdefu};
   v1::BitVector proto;
-  WordsToProto(words, &proto);
+  WordsToProto(words, 0, &proto);
   EXPECT_EQ(proto.bit_length(), 128u);
   EXPECT_EQ(proto.packed().size(), 16u);
   absl::StatusOr<std::vector<uint64_t>> back = WordsFromProto(proto, "bits");
   ASSERT_OK(back);
   EXPECT_EQ(*back, words);
+}
+
+TEST(BitVectorConvert, WordsGoOutWithExactlyTheirLength) {
+  const std::vector<uint64_t> words = {0x8000000000000001u, 0x1a5u};
+  v1::BitVector proto;
+  WordsToProto(words, 73, &proto);
+  EXPECT_EQ(proto.bit_length(), 73u);
+  EXPECT_EQ(proto.packed(),
+            std::string("\x01\0\0\0\0\0\0\x80\xa5\x01", 10));
+  absl::StatusOr<std::vector<uint64_t>> back = WordsFromProto(proto, "bits");
+  ASSERT_OK(back);
+  EXPECT_EQ(*back, words);
+
+  WordsToProto({0x5}, 8, &proto);
+  EXPECT_EQ(proto.bit_length(), 8u);
+  EXPECT_EQ(proto.packed(), "\x05");
 }
 
 TEST(BitVectorConvert, RejectsInconsistentPacking) {

@@ -30,15 +30,20 @@ ReportId TestId() {
 std::vector<ReportPayload> EveryPayloadKind() {
   return {
       FrequencyReport(ItemReport{.item = 4}),
-      FrequencyReport(BitVectorReport{.words = {0x5, 0x8000000000000000u}}),
+      FrequencyReport(BitVectorReport{.words = {0x5, 0x8000000000000000u},
+                                      .num_bits = 128}),
+      FrequencyReport(BitVectorReport{.words = {0x5, 0x1}, .num_bits = 70}),
       FrequencyReport(HashedReport{.seed = 0xdeadbeefcafef00du, .bucket = 3}),
       FrequencyReport(SubsetReport{.items = {1, 5, 9}}),
-      FrequencyReport(SketchReport{.row = 2, .column = 0, .bits = {0x3}}),
-      FrequencyReport(SketchReport{.row = 1, .column = 7, .bits = {1}}),
+      FrequencyReport(
+          SketchReport{.row = 2, .column = 0, .bits = {0x3}, .num_bits = 10}),
+      FrequencyReport(
+          SketchReport{.row = 1, .column = 7, .bits = {1}, .num_bits = 1}),
       ScalarReport{.level = -12345},
       WorkloadReport{.group = 3, .inner = ItemReport{.item = 17}},
-      WorkloadReport{.group = 0,
-                     .inner = BitVectorReport{.words = {0x9, 0x1}}},
+      WorkloadReport{
+          .group = 0,
+          .inner = BitVectorReport{.words = {0x9, 0x1}, .num_bits = 65}},
       WorkloadReport{.group = 7,
                      .inner = HashedReport{.seed = 0x1234u, .bucket = 1}},
   };
@@ -107,6 +112,64 @@ TEST(ReportConvert, ExactLengthBitVectorsValidateAgainstTheirOracle) {
   EXPECT_EQ(std::get<BitVectorReport>(frequency).words,
             std::vector<uint64_t>{0x205});
   EXPECT_OK((*oracle)->Validate(frequency));
+}
+
+// The wire length is kept as num_bits, so the oracle can require its own N.
+TEST(ReportConvert, WrongLengthBitVectorsFailTheirOracle) {
+  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle =
+      CreateFrequencyOracle(
+          {.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
+           .epsilon = 1,
+           .domain_size = 8});
+  ASSERT_OK(oracle);
+  for (const uint32_t bit_length : {1u, 7u, 9u, 64u}) {
+    v1::Report proto = ParseText<v1::Report>(
+        R"pb(protocol_version: 1 report_id: "0123456789abcdef")pb");
+    proto.mutable_bit_vector()->set_bit_length(bit_length);
+    proto.mutable_bit_vector()->set_packed(
+        std::string((bit_length + 7) / 8, '\0'));
+    proto.mutable_bit_vector()->mutable_packed()->front() = '\x01';
+    absl::StatusOr<TaskReport> report = ReportFromProto(proto);
+    ASSERT_OK(report);
+    const auto& frequency = std::get<FrequencyReport>(report->payload);
+    EXPECT_EQ(std::get<BitVectorReport>(frequency).num_bits, bit_length);
+    EXPECT_THAT((*oracle)->Validate(frequency), StatusIs(kInvalid))
+        << bit_length;
+  }
+}
+
+// An 8-bit OUE report is one packed byte with bit_length 8, and reads back
+// as the same report.
+TEST(ReportConvert, OueReportSendsExactlyItsBits) {
+  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle =
+      CreateFrequencyOracle(
+          {.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
+           .epsilon = 1,
+           .domain_size = 8});
+  ASSERT_OK(oracle);
+  SeededGenerator gen(2);
+  const TaskReport report{.report_id = TestId(),
+                          .payload = (*oracle)->Randomize(3, gen)};
+  v1::Report proto;
+  ReportToProto(report, 1, &proto);
+  EXPECT_EQ(proto.bit_vector().bit_length(), 8u);
+  EXPECT_EQ(proto.bit_vector().packed().size(), 1u);
+  absl::StatusOr<TaskReport> back = ReportFromProto(proto);
+  ASSERT_OK(back);
+  EXPECT_EQ(back->payload, report.payload);
+  EXPECT_OK((*oracle)->Validate(std::get<FrequencyReport>(back->payload)));
+}
+
+// A report that kept no length (read from an old store) goes out as whole
+// words, as it did before lengths were kept.
+TEST(ReportConvert, LegacyReportsGoOutAsWholeWords) {
+  const TaskReport report{
+      .report_id = TestId(),
+      .payload = FrequencyReport(BitVectorReport{.words = {0x5}})};
+  v1::Report proto;
+  ReportToProto(report, 1, &proto);
+  EXPECT_EQ(proto.bit_vector().bit_length(), 64u);
+  EXPECT_EQ(proto.bit_vector().packed().size(), 8u);
 }
 
 TEST(ReportConvert, WorkloadGoldenRoundTrip) {
@@ -193,6 +256,13 @@ TEST(ReportConvert, RejectsMalformedReports) {
        "items[0] = 1, items[1] = 1"},
       {"workload without inner", absl::StrCat(header, "workload { group: 2 }"),
        "no inner report"},
+      {"bits empty", absl::StrCat(header, "bit_vector {}"),
+       "bit_vector: bit_length is 0"},
+      {"sketch bits empty", absl::StrCat(header, "sketch { row: 1 }"),
+       "sketch.bits: bit_length is 0"},
+      {"workload bits empty",
+       absl::StrCat(header, "workload { group: 1 bit_vector {} }"),
+       "workload.bit_vector: bit_length is 0"},
       {"workload bits padding",
        absl::StrCat(header, R"pb(workload {
                                    bit_vector { packed: "\x04" bit_length: 2 }
