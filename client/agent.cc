@@ -135,6 +135,33 @@ void Prune(AgentState& state, int64_t now, int64_t retention) {
   });
 }
 
+// A frequency report saved before lengths were kept (num_bits 0) takes the
+// length of a fresh report of the same task: a memoized answer reused after
+// an upgrade still has exactly its task's length on the wire.
+void FillLength(const FrequencyReport& fresh, FrequencyReport& saved) {
+  if (auto* bits = std::get_if<BitVectorReport>(&saved);
+      bits != nullptr && bits->num_bits == 0) {
+    if (const auto* f = std::get_if<BitVectorReport>(&fresh)) {
+      bits->num_bits = f->num_bits;
+    }
+  } else if (auto* sketch = std::get_if<SketchReport>(&saved);
+             sketch != nullptr && sketch->num_bits == 0) {
+    if (const auto* f = std::get_if<SketchReport>(&fresh)) {
+      sketch->num_bits = f->num_bits;
+    }
+  }
+}
+
+void FillLength(const ReportPayload& fresh, ReportPayload& saved) {
+  if (auto* frequency = std::get_if<FrequencyReport>(&saved)) {
+    if (const auto* f = std::get_if<FrequencyReport>(&fresh)) FillLength(*f, *frequency);
+  } else if (auto* workload = std::get_if<WorkloadReport>(&saved)) {
+    if (const auto* f = std::get_if<WorkloadReport>(&fresh)) {
+      FillLength(f->inner, workload->inner);
+    }
+  }
+}
+
 bool IsBitVector(const ReportPayload& payload) {
   const auto* frequency = std::get_if<FrequencyReport>(&payload);
   return frequency != nullptr && std::holds_alternative<BitVectorReport>(*frequency);
@@ -233,15 +260,18 @@ absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
                                       : AnswerSource::kMemo};
 }
 
-// The memo's payload, or a fresh one (to be charged in full).
+// The memo's payload, or a fresh one (to be charged in full). The fresh one
+// is drawn either way: it also lends its length to a memo saved without one.
 void Agent::DraftAnswer(const TaskMechanism& mechanism, const Record& record,
                         const Batch& batch, Draft& draft) {
+  ReportPayload fresh = mechanism.Randomize(record, gen_);
   if (auto memo = batch.next.memo.find(draft.key);
       memo != batch.next.memo.end()) {
     draft.payload = memo->second.payload;
+    FillLength(fresh, draft.payload);
     return;
   }
-  draft.payload = mechanism.Randomize(record, gen_);
+  draft.payload = std::move(fresh);
   draft.charge = mechanism.task().epsilon_nanos;
   draft.new_memo = true;
 }

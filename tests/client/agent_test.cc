@@ -255,6 +255,38 @@ TEST(Agent, AnswersARepeatedQuestionFromTheMemoAtNoCost) {
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
+// A memo saved before reports kept their length (num_bits 0) is answered
+// with the task's length filled in, so the re-sent payload is exactly the
+// task's length on the wire (issue 19 item 1).
+TEST(Agent, AMemoSavedWithoutALengthIsAnsweredWithTheTasksLength) {
+  SeededGenerator gen(17);
+  TestAgent t = MakeAgent(gen);
+  auto first = t.agent->Answer(ColorHistogram(1, kOneEpsilon));
+  ASSERT_OK(first);
+  AgentState legacy = t.store->saved.back();
+  ASSERT_EQ(legacy.memo.size(), 1u);
+  auto& memo = std::get<BitVectorReport>(
+      std::get<FrequencyReport>(legacy.memo.begin()->second.payload));
+  ASSERT_EQ(memo.num_bits, 3u);  // red, green, blue
+  memo.num_bits = 0;
+  struct LegacyStore : RecordingStore {
+    AgentState state;
+    absl::StatusOr<AgentState> Load() override { return state; }
+  };
+  auto store = std::make_unique<LegacyStore>();
+  store->state = legacy;
+  auto agent = Agent::Create({.record_json = kRecordJson,
+                              .max_epsilon_per_study_nanos = kOneEpsilon},
+                             std::move(store), gen);
+  ASSERT_OK(agent);
+  AgentTask again = ColorHistogram(2, kOneEpsilon);
+  again.task.round_id = 2;
+  auto second = (*agent)->Answer(again);
+  ASSERT_OK(second);
+  EXPECT_EQ(second->source, AnswerSource::kMemo);
+  EXPECT_EQ(second->report.payload, first->report.payload);
+}
+
 TEST(Agent, AnswersTheSameTaskWithTheSameReport) {
   SeededGenerator gen(8);
   TestAgent t = MakeAgent(gen);
