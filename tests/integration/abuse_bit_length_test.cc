@@ -10,7 +10,8 @@
 // exactly these lengths end to end.
 //
 // Raw AgentService stubs send the forged reports, as in abuse_test.cc,
-// because the client library never produces them.
+// because the client library never produces them; RawAgent and Snapshot are
+// the abuse suites' (abuse_fixture.h), over this test's three studies.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -25,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "tests/integration/abuse_fixture.h"
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
@@ -64,8 +66,6 @@ v1::StudySpec ColorStudy(const std::string& name, const std::string& randomizer)
   return spec;
 }
 
-std::string Bearer(const std::string& token) { return "Bearer " + token; }
-
 // `bit_length` bits with only bit 0 set (none when bit_length is 0): never a
 // bit at or past any task's length, so only the length itself is wrong.
 v1::BitVector LowBit(uint32_t bit_length) {
@@ -75,23 +75,6 @@ v1::BitVector LowBit(uint32_t bit_length) {
   if (!packed.empty()) packed[0] = '\x01';
   bits.set_packed(packed);
   return bits;
-}
-
-// One enrolled agent, as the raw wire sees it.
-struct RawAgent {
-  uint64_t id = 0;
-  std::string token;
-  std::map<uint64_t, v1::Task> tasks;  // by study id
-};
-
-// Everything a refused report must leave alone, as comparable text.
-struct Snapshot {
-  std::vector<std::string> parts;
-  bool operator==(const Snapshot&) const = default;
-};
-
-void PrintTo(const Snapshot& s, std::ostream* os) {
-  for (const auto& p : s.parts) *os << p << "\n";
 }
 
 class AbuseBitLengthTest : public ::testing::Test {
