@@ -15,6 +15,7 @@
 #include "proto/convert/query_convert.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/study_convert.h"
+#include "proto/ldp/v1/agent_service.pb.h"
 #include "server/payload_codec.h"
 #include "server/plan_codec.h"
 #include "server/planner.h"
@@ -53,6 +54,38 @@ void Reports(const fs::path& corpus, std::mt19937_64& gen) {
     if (stored.size() < 256) payload_run += static_cast<char>(stored.size()) + stored;
   }
   Write(corpus / "estimator_decoding_fuzzer", "payload_run", payload_run);
+}
+
+// gRPC's framing of one stream message: flag byte, big-endian length.
+std::string Frame(const std::string& message) {
+  std::string frame(5, '\0');
+  for (int i = 0; i < 4; ++i) {
+    frame[1 + i] = static_cast<char>((message.size() >> (8 * (3 - i))) & 0xff);
+  }
+  return frame + message;
+}
+
+// Upload streams: every mechanism's report in batches of up to three, one
+// batch naming another agent, and a stream ending in garbage.
+void Uploads(const fs::path& corpus, std::mt19937_64& gen) {
+  const auto& mechanisms = Mechanisms();
+  std::string stream;
+  v1::UploadReportsRequest batch;
+  for (size_t i = 0; i < mechanisms.size(); ++i) {
+    TaskReport report{.task_id = i + 1,
+                      .payload = mechanisms[i]->Randomize(Records()[0], gen)};
+    report.report_id[0] = static_cast<uint8_t>(i);
+    ReportToProto(report, /*agent_id=*/i == 1 ? 8 : 7, batch.add_reports());
+    if (batch.reports_size() == 3 || i + 1 == mechanisms.size()) {
+      Write(corpus / "upload_stream_fuzzer", "batch_" + std::to_string(i),
+            batch.SerializeAsString());
+      stream += Frame(batch.SerializeAsString());
+      batch.Clear();
+    }
+  }
+  Write(corpus / "upload_stream_fuzzer", "stream", stream);
+  Write(corpus / "upload_stream_fuzzer", "stream_then_garbage",
+        stream + Frame("\xff\xff\xff not protobuf"));
 }
 
 void Queries(const fs::path& corpus) {
@@ -124,6 +157,7 @@ int main(int argc, char** argv) {
   const std::filesystem::path root = argv[1];
   std::mt19937_64 gen(20240607);
   ldp::fuzz::Reports(root / "corpus", gen);
+  ldp::fuzz::Uploads(root / "corpus", gen);
   ldp::fuzz::Queries(root / "corpus");
   ldp::fuzz::Studies(root / "seeds", root / "corpus");
   return 0;
