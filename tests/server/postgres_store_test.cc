@@ -883,7 +883,9 @@ TEST_F(PostgresStoreTest, ReplicasTogetherNeverPassAnEnrollmentQuota) {
             *stores[r], "token", 1000 * (r + 1) + i, 1, kQuota);
         ASSERT_OK(decision);
         ++(decision->admitted ? admitted : refused);
-        if (!decision->admitted) EXPECT_EQ(decision->enrolled_before, kQuota);
+        if (!decision->admitted) {
+          EXPECT_EQ(decision->enrolled_before, kQuota);
+        }
       }
     });
   }
