@@ -10,14 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -49,6 +47,7 @@
 #include "server/grpc/analyst_service.h"
 #include "server/grpc/tls_credentials.h"
 #include "server/rate_limiter.h"
+#include "server/round_closer.h"
 #include "server/postgres_store.h"
 #include "server/sqlite_store.h"
 
@@ -511,15 +510,8 @@ int Run() {
                    {"metrics_port", absl::StrCat(metrics == nullptr ? 0 : metrics->port())}});
 
   // Rounds close at their deadline even when no analyst is watching.
-  std::atomic<bool> stopping{false};
-  std::thread closer([&] {
-    while (!stopping.load()) {
-      (*aggregator)->CloseExpiredRounds();
-      for (int i = 0; i < 10 && !stopping.load(); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-    }
-  });
+  auto closer =
+      std::make_unique<RoundCloser>(aggregator->get(), absl::Seconds(1));
 
   sigset_t signals;
   sigemptyset(&signals);
@@ -533,8 +525,7 @@ int Run() {
   std::fflush(stdout);
   event_log.Write(LogLevel::kInfo, "server_stopping", {{"signal", absl::StrCat(received)}});
   DrainAndShutdown(*server, health == nullptr ? nullptr : health->server.get(), signals);
-  stopping = true;
-  closer.join();
+  closer.reset();
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/round_closer.h"
 #include "server/sqlite_store.h"
 #include "tests/server/test_studies.h"
 #include "tests/testing/statistics.h"
@@ -395,6 +396,31 @@ TEST_F(AggregatorTest, ADuplicateIsRefusedAndAnIdenticalRetryCountsOnce) {
   EXPECT_EQ((*ledger)[0].spent_nanos, kNano);
   EXPECT_EQ((*ledger)[0].cap_nanos, kNano);
   EXPECT_THAT(*aggregator_->GetTasks(agent), IsEmpty());
+}
+
+// The deadline pass runs on a thread of the core's own (RoundCloser, which
+// ldp-server starts), judged by the injected clock: however often it looks,
+// nothing closes before the deadline, and once the clock passes it the next
+// pass closes the round and its study.
+TEST_F(AggregatorTest, TheRoundCloserClosesARoundOnceTheClockPassesItsDeadline) {
+  CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
+  RoundCloser closer(aggregator_.get(), absl::Milliseconds(1));
+  // Waits (up to a minute: never a speed assertion) for `n` passes.
+  const auto await_passes = [&](int64_t n) {
+    for (int i = 0; i < 60'000 && closer.passes() < n; ++i) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    ASSERT_GE(closer.passes(), n);
+  };
+  ASSERT_NO_FATAL_FAILURE(await_passes(5));
+  EXPECT_EQ(aggregator_->Stats().rounds_open, 1);
+  clock_.Advance(absl::Hours(2));  // past the round's deadline
+  // Two more passes: at least one began after the clock moved.
+  ASSERT_NO_FATAL_FAILURE(await_passes(closer.passes() + 2));
+  const AggregatorStats stats = aggregator_->Stats();
+  EXPECT_EQ(stats.rounds_open, 0);
+  EXPECT_EQ(stats.rounds_closed, 1);
+  EXPECT_EQ(stats.studies_closed, 1);
 }
 
 // What operators see (Stats, exported at /metrics; the event log) follows
