@@ -10,8 +10,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "proto/convert/byte_buffer.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
+#include "proto/convert/wire_message.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"
 
@@ -51,18 +54,23 @@ class TokenCheck {
 
 // One batch read, committed, acknowledged; then the next read. Every stream
 // runs this loop, and the aggregator's writer commits the batches of all
-// streams together (group commit).
+// streams together (group commit). Messages arrive as raw bytes, parsed
+// here: one that is not a RelayUploadRequest, or carries no report, ends
+// the stream with INVALID_ARGUMENT (the agent stream's rule).
 class RelayUploadReactor final
-    : public grpc::ServerBidiReactor<v1::RelayUploadRequest,
-                                     v1::RelayUploadResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   explicit RelayUploadReactor(Aggregator* aggregator) : aggregator_(aggregator) {
-    StartRead(&request_);
+    StartRead(&raw_request_);
   }
 
   void OnReadDone(bool ok) override {
     if (!ok) {
       Finish(grpc::Status::OK);
+      return;
+    }
+    if (absl::Status parsed = Parse(); !parsed.ok()) {
+      Finish(ToGrpcStatus(parsed));
       return;
     }
     response_.Clear();
@@ -74,7 +82,7 @@ class RelayUploadReactor final
         ack->set_report_id(item.report().report_id());
         SetAck(status, ack);
       }
-      StartWrite(&response_);
+      Write();
       return;
     }
     std::vector<AgentReport> reports;
@@ -111,7 +119,7 @@ class RelayUploadReactor final
           for (size_t i = 0; i < statuses.size() && i < ack_index.size(); ++i) {
             SetAck(statuses[i], response_.mutable_acks(ack_index[i]));
           }
-          StartWrite(&response_);
+          Write();
         });
   }
 
@@ -121,20 +129,36 @@ class RelayUploadReactor final
                           "the relay went away before its acks were sent"));
       return;
     }
-    StartRead(&request_);
+    StartRead(&raw_request_);
   }
 
   void OnDone() override { delete this; }
 
  private:
+  absl::Status Parse() {
+    RETURN_IF_ERROR(
+        ParseWireMessage(ByteBufferToString(raw_request_), request_));
+    if (request_.reports_size() == 0) {
+      return absl::InvalidArgumentError(
+          "a RelayUploadRequest must carry at least one report");
+    }
+    return absl::OkStatus();
+  }
+
+  void Write() {
+    raw_response_ = MessageToByteBuffer(response_);
+    StartWrite(&raw_response_);
+  }
+
   Aggregator* aggregator_;
+  grpc::ByteBuffer raw_request_;
+  grpc::ByteBuffer raw_response_;
   v1::RelayUploadRequest request_;
   v1::RelayUploadResponse response_;
 };
 
 class RejectingRelayUploadReactor final
-    : public grpc::ServerBidiReactor<v1::RelayUploadRequest,
-                                     v1::RelayUploadResponse> {
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   explicit RejectingRelayUploadReactor(const absl::Status& status) {
     Finish(ToGrpcStatus(status));
@@ -224,7 +248,7 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
   return FinishWith(context, absl::OkStatus());
 }
 
-grpc::ServerBidiReactor<v1::RelayUploadRequest, v1::RelayUploadResponse>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 RelayServiceImpl::UploadReports(grpc::CallbackServerContext* context) {
   if (absl::Status relay = CheckRelay(*context); !relay.ok()) {
     return new RejectingRelayUploadReactor(relay);

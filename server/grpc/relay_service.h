@@ -26,7 +26,16 @@ struct RelayServiceOptions {
   bool require_client_certificate = false;
 };
 
-class RelayServiceImpl final : public v1::RelayService::CallbackService {
+// UploadReports is a raw method: its reactor parses each stream message, so
+// that bytes which are not a RelayUploadRequest get INVALID_ARGUMENT. (Its
+// raw and typed forms take the same arguments, so the raw one cannot wrap
+// CallbackService, which declares the typed one; the service is composed.)
+using RelayCallbackService = v1::RelayService::WithCallbackMethod_EnrollBatch<
+    v1::RelayService::WithCallbackMethod_GetTasksBatch<
+        v1::RelayService::WithRawCallbackMethod_UploadReports<
+            v1::RelayService::Service>>>;
+
+class RelayServiceImpl final : public RelayCallbackService {
  public:
   // `aggregator` is not owned and must outlive the service.
   explicit RelayServiceImpl(Aggregator* aggregator,
@@ -41,8 +50,8 @@ class RelayServiceImpl final : public v1::RelayService::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::GetTasksBatchRequest* request,
       v1::GetTasksBatchResponse* response) override;
-  grpc::ServerBidiReactor<v1::RelayUploadRequest, v1::RelayUploadResponse>*
-  UploadReports(grpc::CallbackServerContext* context) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* UploadReports(
+      grpc::CallbackServerContext* context) override;
 
  private:
   // OK, or UNAUTHENTICATED when a client certificate is required and absent.

@@ -4,15 +4,15 @@
 // INVALID_ARGUMENT with a reason, never OK with nothing said, and change
 // nothing (the fixture's Snapshot of counters, estimates and ledgers).
 //
-// The upload stream is driven through gRPC's generic stub, which sends raw
-// bytes as stream messages: the generated stub can only send valid ones.
+// The upload stream is driven through gRPC's generic stub (raw_stream.h),
+// which sends raw bytes as stream messages.
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "grpcpp/generic/generic_stub.h"
 #include "gtest/gtest.h"
 #include "tests/integration/abuse_fixture.h"
+#include "tests/integration/raw_stream.h"
 #include "tests/testing/deep_expression.h"
 
 namespace ldp::testing {
@@ -25,35 +25,8 @@ class AbuseWireTest : public AbuseTest {
  protected:
   // One UploadReports stream carrying `messages` verbatim, as Bob.
   grpc::Status RawUpload(const std::vector<std::string>& messages) {
-    grpc::ClientContext context;
-    Authorize(context, Bearer(bob_.token));
-    grpc::GenericStub stub(server_.NewChannel());
-    grpc::CompletionQueue queue;
-    auto call =
-        stub.PrepareCall(&context, "/ldp.v1.AgentService/UploadReports", &queue);
-    call->StartCall(nullptr);
-    Await(queue);
-    for (const std::string& message : messages) {
-      grpc::Slice slice(message);
-      call->Write(grpc::ByteBuffer(&slice, 1), nullptr);
-      if (!Await(queue)) break;  // the server ended the stream
-    }
-    call->WritesDone(nullptr);
-    Await(queue);
-    grpc::Status status;
-    call->Finish(&status, nullptr);
-    Await(queue);
-    queue.Shutdown();
-    while (Await(queue)) {
-    }
-    return status;
-  }
-
-  // The next event's ok bit (false once the queue is drained).
-  static bool Await(grpc::CompletionQueue& queue) {
-    void* tag = nullptr;
-    bool ok = false;
-    return queue.Next(&tag, &ok) && ok;
+    return RawStream(server_.NewChannel(), "/ldp.v1.AgentService/UploadReports",
+                     Bearer(bob_.token), messages);
   }
 };
 

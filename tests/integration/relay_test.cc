@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 #include "tests/integration/color_study.h"
+#include "tests/integration/raw_stream.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
 
@@ -134,6 +135,25 @@ TEST_F(RelayTest, EveryItemIsCheckedAsItsAgentsOwnCall) {
   ASSERT_OK(budget);
   ASSERT_EQ(budget->entries_size(), 1);
   EXPECT_EQ(budget->entries(0).spent_nanos(), 1'000'000'000u);
+}
+
+// Issue 19: bytes on the relay's upload stream that are not a
+// RelayUploadRequest (or carry no report) end it with INVALID_ARGUMENT,
+// as on the agents' own stream, and count nothing.
+TEST_F(RelayTest, GarbageOnTheUploadStreamIsInvalidArgument) {
+  for (const std::string& garbage :
+       {std::string("not protobuf at all"), std::string("\xff\xff\xff\xff\xff", 5),
+        std::string()}) {
+    const grpc::Status status = RawStream(
+        server_.NewChannel(), "/ldp.v1.RelayService/UploadReports", "", {garbage});
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << status.error_message();
+    EXPECT_FALSE(status.error_message().empty());
+  }
+  AnalystClient analyst(server_);
+  absl::StatusOr<v1::Study> study = analyst.GetStudy(study_id_);
+  ASSERT_OK(study);
+  EXPECT_EQ(study->status().num_reports(), 0u);
 }
 
 }  // namespace
