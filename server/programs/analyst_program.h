@@ -4,7 +4,7 @@
 // earlier ones (DESIGN "Noninteractive vs interactive"). The code that makes
 // that choice is an analyst program: a pure function from the answers so far
 // to the next round, or to a final result. The round engine (the aggregator
-// on a real server, population_simulator.h in process) runs it; the program
+// on a real server, program_simulator.h in process) runs it; the program
 // never sees reports, agents or gRPC.
 //
 // Budget: before any report, a program states its whole schedule — which
