@@ -3,8 +3,10 @@
 
 #include <vector>
 
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/slice.h"
 #include "proto/convert/deterministic_bytes.h"
+#include "proto/convert/wire_message.h"
 
 namespace ldp {
 
@@ -17,6 +19,17 @@ std::string ByteBufferToString(const grpc::ByteBuffer& buffer) {
     bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
   }
   return bytes;
+}
+
+absl::Status ParseByteBuffer(const grpc::ByteBuffer& buffer,
+                             google::protobuf::Message& message) {
+  grpc::ByteBuffer shared(buffer);  // shares the slices, copies no bytes
+  grpc::ProtoBufferReader reader(&shared);
+  message.Clear();
+  if (reader.status().ok() && message.ParseFromZeroCopyStream(&reader)) {
+    return absl::OkStatus();
+  }
+  return ParseWireMessage(ByteBufferToString(buffer), message);
 }
 
 grpc::ByteBuffer MessageToByteBuffer(

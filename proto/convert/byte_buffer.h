@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "absl/status/status.h"
+#include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
 #include "grpcpp/support/byte_buffer.h"
 
@@ -15,6 +17,11 @@ namespace ldp {
 
 // The buffer's bytes, copied into one string.
 std::string ByteBufferToString(const grpc::ByteBuffer& buffer);
+
+// Parses `buffer` into `message` straight from its slices (no copy) when it
+// is valid; otherwise copies it once to say why, as ParseWireMessage does.
+absl::Status ParseByteBuffer(const grpc::ByteBuffer& buffer,
+                             google::protobuf::Message& message);
 
 // `message`, serialized deterministically, as a one-slice buffer.
 grpc::ByteBuffer MessageToByteBuffer(const google::protobuf::MessageLite& message);

@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/wire_message.h"
-#include "proto/ldp/v1/agent_service.pb.h"
 
 namespace ldp {
 
@@ -17,6 +16,11 @@ absl::StatusOr<UploadBatch> DecodeUploadBatch(std::string_view bytes,
   if (absl::Status parsed = ParseWireMessage(bytes, request); !parsed.ok()) {
     return parsed;
   }
+  return DecodeUploadBatch(request, agent_id);
+}
+
+absl::StatusOr<UploadBatch> DecodeUploadBatch(
+    const v1::UploadReportsRequest& request, uint64_t agent_id) {
   // An empty message is also what stray bytes that happen to parse (as
   // unknown fields only) look like; no client has a reason to send one.
   if (request.reports_size() == 0) {

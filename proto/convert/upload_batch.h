@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/task.h"
+#include "proto/ldp/v1/agent_service.pb.h"
 
 namespace ldp {
 
@@ -32,6 +33,10 @@ struct UploadBatch {
 // refused (PERMISSION_DENIED) without being read further.
 absl::StatusOr<UploadBatch> DecodeUploadBatch(std::string_view bytes,
                                               uint64_t agent_id);
+// The same for a message already parsed (the server parses straight from
+// gRPC's buffer, proto/convert/byte_buffer.h).
+absl::StatusOr<UploadBatch> DecodeUploadBatch(
+    const v1::UploadReportsRequest& request, uint64_t agent_id);
 
 }  // namespace ldp
 

@@ -48,8 +48,7 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
       Finish(ToGrpcStatus(throttled));
       return;
     }
-    absl::StatusOr<UploadBatch> batch =
-        DecodeUploadBatch(ByteBufferToString(request_), agent_id_);
+    absl::StatusOr<UploadBatch> batch = Decode();
     if (!batch.ok()) {
       Finish(ToGrpcStatus(batch.status()));
       return;
@@ -60,6 +59,13 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
   void OnDone() override { delete this; }
 
  private:
+  // The batch just read, parsed straight from gRPC's buffer.
+  absl::StatusOr<UploadBatch> Decode() const {
+    v1::UploadReportsRequest request;
+    RETURN_IF_ERROR(ParseByteBuffer(request_, request));
+    return DecodeUploadBatch(request, agent_id_);
+  }
+
   // Acks every refused report now and the rest once committed, then reads
   // the next batch.
   void Ingest(UploadBatch batch) {

@@ -14,7 +14,6 @@
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/study_convert.h"
 #include "proto/convert/time_convert.h"
-#include "proto/convert/wire_message.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/ledger_proto.h"
 
@@ -260,8 +259,7 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::CreateStudy(
     grpc::ByteBuffer* response) {
   if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
   v1::CreateStudyRequest request;
-  if (absl::Status parsed = ParseWireMessage(ByteBufferToString(*raw), request);
-      !parsed.ok()) {
+  if (absl::Status parsed = ParseByteBuffer(*raw, request); !parsed.ok()) {
     return FinishWith(context, parsed);
   }
   std::string bytes;

@@ -14,7 +14,6 @@
 #include "proto/convert/byte_buffer.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
-#include "proto/convert/wire_message.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"
 
@@ -136,8 +135,7 @@ class RelayUploadReactor final
 
  private:
   absl::Status Parse() {
-    RETURN_IF_ERROR(
-        ParseWireMessage(ByteBufferToString(raw_request_), request_));
+    RETURN_IF_ERROR(ParseByteBuffer(raw_request_, request_));
     if (request_.reports_size() == 0) {
       return absl::InvalidArgumentError(
           "a RelayUploadRequest must carry at least one report");
