@@ -153,18 +153,8 @@ class AbuseBitLengthTest : public ::testing::Test {
     return static_cast<StatusCode>(response.acks(0).code());
   }
 
-  // A well-formed report shell for `agent`'s task in `study`.
   v1::Report Shell(const RawAgent& agent, uint64_t study) {
-    v1::Report report;
-    report.set_protocol_version(1);
-    const auto it = agent.tasks.find(study);
-    EXPECT_NE(it, agent.tasks.end());
-    if (it != agent.tasks.end()) report.set_task_id(it->second.task_id());
-    report.set_agent_id(agent.id);
-    std::string id(16, '\0');
-    for (char& c : id) c = static_cast<char>(report_ids_());
-    report.set_report_id(id);
-    return report;
+    return ReportShell(agent, study, report_ids_);
   }
   v1::Report Oue(const RawAgent& agent, uint32_t bit_length) {
     v1::Report report = Shell(agent, oue_);
@@ -186,24 +176,7 @@ class AbuseBitLengthTest : public ::testing::Test {
   }
 
   Snapshot Take() {
-    Snapshot s;
-    for (uint64_t study : {oue_, cms_, hcms_}) {
-      auto info = analyst_->GetStudy(study);
-      EXPECT_OK(info);
-      if (info.ok()) s.parts.push_back(info->status().ShortDebugString());
-      auto estimates = analyst_->GetEstimates(study);
-      EXPECT_OK(estimates);
-      if (estimates.ok()) s.parts.push_back(estimates->ShortDebugString());
-    }
-    for (const RawAgent* agent : {&bob_, &carol_}) {
-      auto budget = analyst_->GetAgentBudget(agent->id);
-      EXPECT_OK(budget);
-      if (budget.ok()) {
-        s.parts.push_back(absl::StrCat("agent ", agent->id, ": ",
-                                       budget->ShortDebugString()));
-      }
-    }
-    return s;
+    return TakeSnapshot(*analyst_, {oue_, cms_, hcms_}, {&bob_, &carol_});
   }
 
   // Each report is refused with INVALID_ARGUMENT naming `expected` bits,

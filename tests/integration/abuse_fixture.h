@@ -56,6 +56,46 @@ inline void PrintTo(const Snapshot& s, std::ostream* os) {
   for (const auto& p : s.parts) *os << p << "\n";
 }
 
+// Everything an abuse attempt must leave alone in `studies` and the
+// ledgers of `agents`, as comparable text.
+inline Snapshot TakeSnapshot(AnalystClient& analyst,
+                             const std::vector<uint64_t>& studies,
+                             const std::vector<const RawAgent*>& agents) {
+  Snapshot s;
+  for (uint64_t study : studies) {
+    auto info = analyst.GetStudy(study);
+    EXPECT_OK(info);
+    if (info.ok()) s.parts.push_back(info->status().ShortDebugString());
+    auto estimates = analyst.GetEstimates(study);
+    EXPECT_OK(estimates);
+    if (estimates.ok()) s.parts.push_back(estimates->ShortDebugString());
+  }
+  for (const RawAgent* agent : agents) {
+    auto budget = analyst.GetAgentBudget(agent->id);
+    EXPECT_OK(budget);
+    if (budget.ok()) {
+      s.parts.push_back(absl::StrCat("agent ", agent->id, ": ", budget->ShortDebugString()));
+    }
+  }
+  return s;
+}
+
+// A well-formed report shell for `agent`'s task in `study`, with a report
+// id drawn from `ids`.
+inline v1::Report ReportShell(const RawAgent& agent, uint64_t study,
+                              std::mt19937_64& ids) {
+  v1::Report report;
+  report.set_protocol_version(1);
+  const auto it = agent.tasks.find(study);
+  EXPECT_NE(it, agent.tasks.end()) << "agent " << agent.id << " has no task in study " << study;
+  if (it != agent.tasks.end()) report.set_task_id(it->second.task_id());
+  report.set_agent_id(agent.id);
+  std::string id(16, '\0');
+  for (char& c : id) c = static_cast<char>(ids());
+  report.set_report_id(id);
+  return report;
+}
+
 struct UploadResult {
   grpc::Status status;
   v1::UploadReportsResponse response;
@@ -145,18 +185,8 @@ class AbuseTest : public ::testing::Test {
     return batch;
   }
 
-  // A well-formed report shell for `agent`'s task in `study`.
   v1::Report Shell(const RawAgent& agent, uint64_t study) {
-    v1::Report report;
-    report.set_protocol_version(1);
-    const auto it = agent.tasks.find(study);
-    EXPECT_NE(it, agent.tasks.end()) << "agent " << agent.id << " has no task in study " << study;
-    if (it != agent.tasks.end()) report.set_task_id(it->second.task_id());
-    report.set_agent_id(agent.id);
-    std::string id(16, '\0');
-    for (char& c : id) c = static_cast<char>(report_ids_());
-    report.set_report_id(id);
-    return report;
+    return ReportShell(agent, study, report_ids_);
   }
   v1::Report ItemReport(const RawAgent& agent, uint64_t study, uint32_t item) {
     v1::Report report = Shell(agent, study);
@@ -170,23 +200,7 @@ class AbuseTest : public ::testing::Test {
   }
 
   Snapshot Take() {
-    Snapshot s;
-    for (uint64_t study : {histogram_, mean_}) {
-      auto info = analyst_->GetStudy(study);
-      EXPECT_OK(info);
-      if (info.ok()) s.parts.push_back(info->status().ShortDebugString());
-      auto estimates = analyst_->GetEstimates(study);
-      EXPECT_OK(estimates);
-      if (estimates.ok()) s.parts.push_back(estimates->ShortDebugString());
-    }
-    for (const RawAgent* agent : {&alice_, &bob_, &carol_}) {
-      auto budget = analyst_->GetAgentBudget(agent->id);
-      EXPECT_OK(budget);
-      if (budget.ok()) {
-        s.parts.push_back(absl::StrCat("agent ", agent->id, ": ", budget->ShortDebugString()));
-      }
-    }
-    return s;
+    return TakeSnapshot(*analyst_, {histogram_, mean_}, {&alice_, &bob_, &carol_});
   }
 
   static void ExpectAcks(const UploadResult& result,
