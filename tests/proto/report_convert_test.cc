@@ -27,6 +27,13 @@ ReportId TestId() {
   return id;
 }
 
+// An OUE oracle at ε = 1 over `domain_size` items.
+absl::StatusOr<std::unique_ptr<FrequencyOracle>> Oue(uint32_t domain_size) {
+  return CreateFrequencyOracle({.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
+                                .epsilon = 1,
+                                .domain_size = domain_size});
+}
+
 std::vector<ReportPayload> EveryPayloadKind() {
   return {
       FrequencyReport(ItemReport{.item = 4}),
@@ -87,11 +94,7 @@ TEST(ReportConvert, GoldenRoundTrip) {
 // A bit vector shorter than a whole word reads into the same words; the
 // oracle, which knows N, then validates it.
 TEST(ReportConvert, ExactLengthBitVectorsValidateAgainstTheirOracle) {
-  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle =
-      CreateFrequencyOracle(
-          {.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
-           .epsilon = 1,
-           .domain_size = 10});
+  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle = Oue(10);
   ASSERT_OK(oracle);
   SeededGenerator gen(1);
   for (int i = 0; i < 20; ++i) {
@@ -116,11 +119,7 @@ TEST(ReportConvert, ExactLengthBitVectorsValidateAgainstTheirOracle) {
 
 // The wire length is kept as num_bits, so the oracle can require its own N.
 TEST(ReportConvert, WrongLengthBitVectorsFailTheirOracle) {
-  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle =
-      CreateFrequencyOracle(
-          {.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
-           .epsilon = 1,
-           .domain_size = 8});
+  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle = Oue(8);
   ASSERT_OK(oracle);
   for (const uint32_t bit_length : {1u, 7u, 9u, 64u}) {
     v1::Report proto = ParseText<v1::Report>(
@@ -141,11 +140,7 @@ TEST(ReportConvert, WrongLengthBitVectorsFailTheirOracle) {
 // An 8-bit OUE report is one packed byte with bit_length 8, and reads back
 // as the same report.
 TEST(ReportConvert, OueReportSendsExactlyItsBits) {
-  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle =
-      CreateFrequencyOracle(
-          {.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
-           .epsilon = 1,
-           .domain_size = 8});
+  absl::StatusOr<std::unique_ptr<FrequencyOracle>> oracle = Oue(8);
   ASSERT_OK(oracle);
   SeededGenerator gen(2);
   const TaskReport report{.report_id = TestId(),
