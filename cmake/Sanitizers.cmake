@@ -53,7 +53,7 @@ if(LDP_SANITIZE MATCHES "thread")
     message(FATAL_ERROR "could not compile ${_ldp_tsan_src}")
   endif()
   add_link_options(${_ldp_tsan_obj})
-  link_libraries(absl::synchronization)  # what the object's __real_ calls need
+  link_libraries(absl::synchronization absl::status)  # what the object's __real_ calls need
   foreach(sym
       _ZN4absl7debian35Mutex4LockEv
       _ZN4absl7debian35Mutex6UnlockEv
@@ -67,7 +67,8 @@ if(LDP_SANITIZE MATCHES "thread")
       _ZN4absl7debian312Notification6NotifyEv
       _ZNK4absl7debian312Notification19WaitForNotificationEv
       _ZN4absl7debian315BlockingCounter14DecrementCountEv
-      _ZN4absl7debian315BlockingCounter4WaitEv)
+      _ZN4absl7debian315BlockingCounter4WaitEv
+      _ZN4absl7debian36Status15UnrefNonInlinedEm)
     add_link_options(-Wl,--wrap=${sym})
   endforeach()
 endif()

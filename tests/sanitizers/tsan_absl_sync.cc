@@ -1,7 +1,7 @@
 // ThreadSanitizer annotations for Debian's uninstrumented abseil.
 //
 // absl::Mutex, Notification and BlockingCounter live in Debian's shared
-// libabsl_synchronization, built without -fsanitize=thread, so TSan never
+// libabsl_synchronization (and Status's reference count in libabsl_status), built without -fsanitize=thread, so TSan never
 // sees their atomics and would report every mutex-guarded field as a race.
 // The TSan build (cmake/Sanitizers.cmake) links this file and passes
 // -Wl,--wrap for each entry point below: our calls reach __wrap_X, which
@@ -13,6 +13,9 @@
 // Symbol names are those of bookworm's abseil (inline namespace "debian3");
 // a different abseil fails the link loudly (undefined __real_ symbol).
 #include <sanitizer/tsan_interface.h>
+
+#include <cstdint>
+#include <mutex>
 
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
@@ -132,6 +135,21 @@ void LDP_REAL(_ZN4absl7debian315BlockingCounter4WaitEv)(BlockingCounter*);
 void LDP_WRAP(_ZN4absl7debian315BlockingCounter4WaitEv)(BlockingCounter* c) {
   LDP_REAL(_ZN4absl7debian315BlockingCounter4WaitEv)(c);
   __tsan_acquire(c);
+}
+
+// Status::UnrefNonInlined (static): a heap Status is shared by reference
+// count, decremented inside the library. The thread that drops the last
+// reference deletes the rep, so every other holder's reads must be ordered
+// before that delete. One std::mutex (pthread, which TSan sees) around each
+// decrement orders them all: the last decrement comes after every earlier
+// one, and each holder's reads came before its own decrement. Found when a
+// test thread read a refusal that the commit thread then let go
+// (SharedStoreTest.TwoReplicasTogetherAdmitATokensQuotaOnce).
+void LDP_REAL(_ZN4absl7debian36Status15UnrefNonInlinedEm)(uintptr_t);
+void LDP_WRAP(_ZN4absl7debian36Status15UnrefNonInlinedEm)(uintptr_t rep) {
+  static std::mutex order;
+  std::lock_guard<std::mutex> lock(order);
+  LDP_REAL(_ZN4absl7debian36Status15UnrefNonInlinedEm)(rep);
 }
 
 }  // extern "C"
