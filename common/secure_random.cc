@@ -14,6 +14,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/crypto/sha256.h"
+#include "common/status_macros.h"
 
 namespace ldp {
 namespace {
@@ -86,13 +88,8 @@ absl::Status SecureRandom::Rekey() {
     for (int half = 0; half < 2; ++half) {
       const std::string input = absl::StrCat("ldp simulation coins/", seed_, "/",
                                              keys_derived_, "/", half);
-      unsigned char digest[EVP_MAX_MD_SIZE];
-      unsigned int length = 0;
-      if (EVP_Digest(input.data(), input.size(), digest, &length, EVP_sha256(),
-                     nullptr) != 1) {
-        return absl::InternalError(absl::StrCat("SHA-256 failed: ", OpenSslError()));
-      }
-      std::memcpy(key_iv + 32 * half, digest, half == 0 ? 32 : 16);
+      ASSIGN_OR_RETURN(const Sha256Digest digest, Sha256Of(input));
+      std::memcpy(key_iv + 32 * half, digest.data(), half == 0 ? 32 : 16);
     }
     ++keys_derived_;
   } else if (RAND_bytes(key_iv, sizeof(key_iv)) != 1) {

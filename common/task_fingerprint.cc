@@ -1,15 +1,13 @@
 // Canonical encoding + SHA-256 of a task's question; see the header.
 #include "common/task_fingerprint.h"
 
-#include <openssl/evp.h>
-
 #include <bit>
 #include <cstdint>
 #include <set>
 #include <string>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/string_view.h"
+#include "common/crypto/sha256.h"
 
 namespace ldp {
 namespace {
@@ -199,16 +197,10 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
 
 
 std::string Sha256Hex(const std::string& bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
   // SHA-256 of an in-memory buffer cannot fail short of memory exhaustion;
   // an empty fingerprint would merely disable the memo (never reuse).
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(),
-                 nullptr) != 1) {
-    return "";
-  }
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(digest), length));
+  absl::StatusOr<Sha256Digest> digest = Sha256Of(bytes);
+  return digest.ok() ? DigestHex(*digest) : "";
 }
 
 }  // namespace

@@ -2,18 +2,18 @@
 #include "server/credential.h"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 
 #include <array>
 
 #include "absl/random/distributions.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/crypto/sha256.h"
 
 namespace ldp {
 namespace {
 
 constexpr size_t kSecretBytes = 32;
-constexpr char kHexDigits[] = "0123456789abcdef";
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -28,20 +28,10 @@ absl::Status Malformed() {
 }  // namespace
 
 CredentialHash Sha256(std::string_view data) {
-  CredentialHash hash{};
-  unsigned int length = 0;
-  // EVP_Digest only fails on allocation failure; a zero hash then matches
-  // no issued credential, since a real secret's hash is never all zeros.
-  // Fetched once: OpenSSL 3 looks EVP_sha256() up in its provider tables on
-  // every use (locks and allocations), which showed in the relay's profile
-  // of one check per report.
-  static EVP_MD* const kSha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-  if (kSha256 == nullptr ||
-      EVP_Digest(data.data(), data.size(), hash.data(), &length, kSha256,
-                 nullptr) != 1) {
-    hash.fill(0);
-  }
-  return hash;
+  // SHA-256 only fails when OpenSSL cannot allocate; a zero hash then
+  // matches no issued credential, since a real secret's hash is never all
+  // zeros.
+  return Sha256Of(data).value_or(CredentialHash{});
 }
 
 bool SameCredentialHash(const CredentialHash& a, const CredentialHash& b) {
@@ -55,12 +45,7 @@ IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {
     for (int b = 0; b < 8; ++b)
       secret.push_back(static_cast<char>(word >> (8 * b)));
   }
-  std::string token = absl::StrCat(agent_id, ".");
-  for (char c : secret) {
-    const auto byte = static_cast<uint8_t>(c);
-    token.push_back(kHexDigits[byte >> 4]);
-    token.push_back(kHexDigits[byte & 15]);
-  }
+  std::string token = absl::StrCat(agent_id, ".", absl::BytesToHexString(secret));
   return {.bearer_token = std::move(token), .hash = Sha256(secret)};
 }
 

@@ -13,7 +13,6 @@
 // recomputed; a failed write only loses the cache.
 #include "common/workload/strategy_planner.h"
 
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/crypto/sha256.h"
 #include "common/workload/gamma2_factorization.h"
 #include "common/workload/matrix_optimizer.h"
 #include "common/workload/strategy.h"
@@ -62,25 +62,13 @@ constexpr double kNearTieTolerance = 0.03;
 // The on-disk cache.
 
 constexpr char kCacheMagic[8] = {'L', 'D', 'P', 'S', 'C', '0', '0', '1'};
-constexpr size_t kDigestSize = 32;
-using Digest = std::array<unsigned char, kDigestSize>;
+constexpr size_t kDigestSize = kSha256Bytes;
+using Digest = Sha256Digest;
 
-Digest Sha256(const std::string& bytes) {
-  Digest out{};
-  unsigned int length = 0;
-  EVP_Digest(bytes.data(), bytes.size(), out.data(), &length, EVP_sha256(),
-             nullptr);
-  return out;
-}
-
-std::string Hex(const Digest& digest) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char byte : digest) {
-    out.push_back(kHex[byte >> 4]);
-    out.push_back(kHex[byte & 15]);
-  }
-  return out;
+// A failed digest (OpenSSL out of memory) reads as all zeros: the cache then
+// misses, which costs a recomputation and never a wrong strategy.
+Digest Sha256(std::string_view bytes) {
+  return Sha256Of(bytes).value_or(Digest{});
 }
 
 // Little helpers for a flat, host-endian byte buffer (the cache is a local
@@ -160,7 +148,7 @@ Digest CacheKey(std::string_view tag, const Workload& workload,
 }
 
 std::filesystem::path CachePath(const std::string& dir, const Digest& key) {
-  return std::filesystem::path(dir) / (Hex(key) + ".bin");
+  return std::filesystem::path(dir) / (DigestHex(key) + ".bin");
 }
 
 // The payload if the file exists, is whole, and was written for `key`.
