@@ -25,6 +25,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
+#include "server/append_decision.h"
 #include "server/postgres_schema.h"
 
 namespace ldp {
@@ -733,10 +734,15 @@ struct StoredReport {
   uint64_t agent_id = 0;
 };
 
-bool SameReport(const ReportRow& row, std::string_view report_id,
-                std::string_view payload, uint64_t agent_id) {
-  return report_id == AsBytes(row.report_id) && payload == row.payload &&
-         agent_id == row.agent_id;
+StoredReportView ViewOf(const StoredReport& stored) {
+  return {.report_id = stored.report_id,
+          .payload = stored.payload,
+          .agent_id = stored.agent_id};
+}
+StoredReportView ViewOf(const ReportRow& row) {
+  return {.report_id = AsBytes(row.report_id),
+          .payload = row.payload,
+          .agent_id = row.agent_id};
 }
 
 absl::Status CheckReportId(std::string_view id, uint64_t task_id,
@@ -957,11 +963,7 @@ class PostgresStore::Transaction final : public StoreTransaction {
       if (first != i && decided[first]) {
         const AppendOutcome outcome = results[first].outcome;
         if (outcome == AppendOutcome::kStored) {
-          const ReportRow& kept = *rows[first];
-          results[i] = {.outcome = SameReport(row, AsBytes(kept.report_id),
-                                              kept.payload, kept.agent_id)
-                                       ? AppendOutcome::kIdenticalRetry
-                                       : AppendOutcome::kConflict};
+          results[i] = DecideAppend(row, {.stored = ViewOf(*rows[first])});
           needs_spend[i] = true;
           decided[i] = true;
           continue;
@@ -969,11 +971,7 @@ class PostgresStore::Transaction final : public StoreTransaction {
         auto it = stored.find(row.task_id);
         if (it != stored.end() && (outcome == AppendOutcome::kIdenticalRetry ||
                                    outcome == AppendOutcome::kConflict)) {
-          results[i] = {.outcome = SameReport(row, it->second.report_id,
-                                              it->second.payload,
-                                              it->second.agent_id)
-                                       ? AppendOutcome::kIdenticalRetry
-                                       : AppendOutcome::kConflict};
+          results[i] = DecideAppend(row, {.stored = ViewOf(it->second)});
           needs_spend[i] = true;
           decided[i] = true;
           continue;
@@ -1077,12 +1075,8 @@ class PostgresStore::Transaction final : public StoreTransaction {
           continue;
         }
         int64_t& spent = running[KeyOf(row)];
-        // Ledger rows exist only with a positive spend.
-        const bool first_charge = spent == 0;
+        results[i] = DecideAppend(row, {.spent_nanos = spent, .charged = true});
         spent += row.epsilon_nanos;
-        results[i] = {.outcome = AppendOutcome::kStored,
-                      .spent_nanos = spent,
-                      .first_charge = first_charge};
         decided[i] = true;
       } else {
         existing_tasks.push_back(Signed(row.task_id));
@@ -1112,13 +1106,9 @@ class PostgresStore::Transaction final : public StoreTransaction {
       const ReportRow& row = *rows[i];
       auto it = stored.find(row.task_id);
       if (it != stored.end()) {
-        results[i] = {.outcome = SameReport(row, it->second.report_id,
-                                            it->second.payload,
-                                            it->second.agent_id)
-                                     ? AppendOutcome::kIdenticalRetry
-                                     : AppendOutcome::kConflict};
+        results[i] = DecideAppend(row, {.stored = ViewOf(it->second)});
       } else if (!open[k]) {
-        results[i] = {.outcome = AppendOutcome::kRoundClosed};
+        results[i] = DecideAppend(row, {.round_open = false});
       } else {
         // Open round, not inserted, yet no report: the one in the way was
         // taken back out since. Decide it alone.
@@ -1179,27 +1169,21 @@ class PostgresStore::Transaction final : public StoreTransaction {
       q.Int(Signed(row.task_id)).Int(Signed(row.agent_id)).Int(
           Signed(row.study_id));
       ASSIGN_OR_RETURN(Result found, Run(kStoredOne, q));
-      const int64_t spent = found.IsNull(0, 0) ? 0 : found.Int(0, 0);
+      AppendFacts facts{.round_open = open,
+                        .spent_nanos = found.IsNull(0, 0) ? 0 : found.Int(0, 0)};
       if (!found.IsNull(0, 1)) {
-        return AppendResult{
-            .outcome = SameReport(row, found.Bytes(0, 1), found.Bytes(0, 2),
-                                  static_cast<uint64_t>(found.Int(0, 3)))
-                           ? AppendOutcome::kIdenticalRetry
-                           : AppendOutcome::kConflict,
-            .spent_nanos = spent};
+        facts.stored = StoredReportView{
+            .report_id = found.Bytes(0, 1),
+            .payload = found.Bytes(0, 2),
+            .agent_id = static_cast<uint64_t>(found.Int(0, 3))};
       }
-      if (!open) {
-        return AppendResult{.outcome = AppendOutcome::kRoundClosed,
-                            .spent_nanos = spent};
-      }
+      if (facts.stored.has_value() || !open) return DecideAppend(row, facts);
       return absl::InternalError(absl::StrCat(
           "PostgreSQL append: task ", row.task_id,
           " was neither inserted nor found"));
     }
     // A repeated question (server/ledger_charge.h) is stored at no charge.
-    if (row.epsilon_nanos == 0) {
-      return AppendResult{.outcome = AppendOutcome::kStored};
-    }
+    if (row.epsilon_nanos == 0) return DecideAppend(row, {});
     if (row.epsilon_nanos > 0) {
       Params charge;
       charge.Int(Signed(row.agent_id))
@@ -1208,21 +1192,18 @@ class PostgresStore::Transaction final : public StoreTransaction {
           .Int(row.cap_nanos);
       ASSIGN_OR_RETURN(Result charged, Run(kChargeOne, charge));
       if (charged.rows() == 1) {
-        const int64_t spent = charged.Int(0, 0);
-        // Ledger rows exist only with a positive spend, so the spend equals
-        // this charge exactly when this charge created the row.
-        return AppendResult{.outcome = AppendOutcome::kStored,
-                            .spent_nanos = spent,
-                            .first_charge = spent == row.epsilon_nanos};
+        // The ledger answers the spend after this charge.
+        return DecideAppend(
+            row, {.spent_nanos = charged.Int(0, 0) - row.epsilon_nanos,
+                  .charged = true});
       }
     }
     Params remove;
     remove.Int(Signed(row.task_id)).Int(Signed(row.agent_id)).Int(
         Signed(row.study_id));
     ASSIGN_OR_RETURN(Result removed, Run(kRemoveOne, remove));
-    return AppendResult{
-        .outcome = AppendOutcome::kOverCap,
-        .spent_nanos = removed.IsNull(0, 0) ? 0 : removed.Int(0, 0)};
+    return DecideAppend(
+        row, {.spent_nanos = removed.IsNull(0, 0) ? 0 : removed.Int(0, 0)});
   }
 
   Connection& c_;

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/append_decision.h"
 
 namespace ldp {
 namespace {
@@ -325,23 +326,25 @@ class SqliteStore::Transaction final : public StoreTransaction {
   // The report goes in first (its primary key dedupes); then the ledger is
   // read and charged, and an over-cap report is taken back out, all inside
   // the caller's transaction. Plain statements only: RETURNING would cost
-  // an ephemeral table per report.
+  // an ephemeral table per report. DecideAppend (append_decision.h) says
+  // what the facts mean.
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
     ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
     if (!inserted) return CompareWithStored(row);
     // A repeated question (server/ledger_charge.h) is stored at no charge.
-    if (row.epsilon_nanos == 0) return AppendResult{};
+    if (row.epsilon_nanos == 0) return DecideAppend(row, {});
     ASSIGN_OR_RETURN(const std::optional<Ledger> ledger, ReadLedger(row));
     const int64_t spent = ledger.has_value() ? ledger->spent : 0;
     const int64_t cap = ledger.has_value()
                             ? std::min(ledger->cap, row.cap_nanos)
                             : row.cap_nanos;
-    if (row.epsilon_nanos < 0 || row.epsilon_nanos > cap - spent) {
+    const AppendFacts facts{.spent_nanos = spent,
+                            .charged = ChargeFits(row.epsilon_nanos, spent, cap)};
+    if (!facts.charged) {
       Use remove(*s_.delete_report);
       remove->Bind(1, Signed(row.task_id));
       RETURN_IF_ERROR(remove->Run());
-      return AppendResult{.outcome = AppendOutcome::kOverCap,
-                          .spent_nanos = spent};
+      return DecideAppend(row, facts);
     }
     Use charge(ledger.has_value() ? *s_.ledger_update : *s_.ledger_insert);
     charge->Bind(1, Signed(row.agent_id));
@@ -349,9 +352,7 @@ class SqliteStore::Transaction final : public StoreTransaction {
     charge->Bind(3, spent + row.epsilon_nanos);
     if (!ledger.has_value()) charge->Bind(4, row.cap_nanos);
     RETURN_IF_ERROR(charge->Run());
-    return AppendResult{.outcome = AppendOutcome::kStored,
-                        .spent_nanos = spent + row.epsilon_nanos,
-                        .first_charge = !ledger.has_value()};
+    return DecideAppend(row, facts);
   }
 
  private:
@@ -382,22 +383,23 @@ class SqliteStore::Transaction final : public StoreTransaction {
     return Ledger{.spent = s->Int(0), .cap = s->Int(1)};
   }
 
+  // The task's stored report is read while its statement is in use: the
+  // view points into SQLite's row.
   absl::StatusOr<AppendResult> CompareWithStored(const ReportRow& row) {
-    bool identical = false;
-    {
-      Use s(*s_.select_report);
-      s->Bind(1, Signed(row.task_id));
-      ASSIGN_OR_RETURN(const bool found, s->Step());
-      const std::string_view id(
-          reinterpret_cast<const char*>(row.report_id.data()),
-          row.report_id.size());
-      identical = found && s->Blob(0) == id && s->Blob(1) == row.payload &&
-                  static_cast<uint64_t>(s->Int(2)) == row.agent_id;
-    }
     ASSIGN_OR_RETURN(const std::optional<Ledger> ledger, ReadLedger(row));
-    return AppendResult{.outcome = identical ? AppendOutcome::kIdenticalRetry
-                                             : AppendOutcome::kConflict,
-                        .spent_nanos = ledger.has_value() ? ledger->spent : 0};
+    AppendFacts facts{.stored = StoredReportView{},
+                      .spent_nanos = ledger.has_value() ? ledger->spent : 0};
+    Use s(*s_.select_report);
+    s->Bind(1, Signed(row.task_id));
+    ASSIGN_OR_RETURN(const bool found, s->Step());
+    // Not found cannot happen (the insert skipped only for this task's
+    // row); the empty view then reads as a conflict.
+    if (found) {
+      facts.stored = StoredReportView{.report_id = s->Blob(0),
+                                      .payload = s->Blob(1),
+                                      .agent_id = static_cast<uint64_t>(s->Int(2))};
+    }
+    return DecideAppend(row, facts);
   }
 
   Connection::Statements& s_;
