@@ -1,6 +1,9 @@
-// The PostgreSQL store against a real server: the throwaway cluster of
-// tests/postgres/with_postgres.sh (ctest runs this binary through it). Each
-// test gets a database of its own.
+// What only the PostgreSQL store does, against a real server: the throwaway
+// cluster of tests/postgres/with_postgres.sh (ctest runs this binary
+// through it), a database of its own per test. Migrations, replicas on one
+// database, polling, id blocks, enrollment quotas, closed rounds, batches
+// checked against the SQLite store, lost connections. The Store contract
+// both stores keep is store_contract_test.cc.
 #include "server/postgres_store.h"
 
 #include <libpq-fe.h>
@@ -29,75 +32,32 @@
 #include "gtest/gtest.h"
 #include "server/postgres_schema.h"
 #include "server/sqlite_store.h"
+#include "tests/server/postgres_test_database.h"
+#include "tests/server/store_testing.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
 namespace {
 
+using store_testing::Append;
+using store_testing::AppendBatch;
+using store_testing::CountReports;
+using store_testing::Report;
+using store_testing::Spent;
+using store_testing::Sql;
+using store_testing::SqlValue;
+using store_testing::WithDatabase;
 using testing::IsOkAndHolds;
 using testing::StatusIs;
-
-constexpr int64_t kCap = 1'000'000'000;
-
-// `url` with its database name replaced.
-std::string WithDatabase(const std::string& url, const std::string& db) {
-  const size_t query = std::min(url.find('?'), url.size());
-  const size_t slash = url.rfind('/', query);
-  return url.substr(0, slash + 1) + db + url.substr(query);
-}
-
-// Runs `sql` on a connection of its own; the rows as text.
-std::vector<std::vector<std::string>> Sql(const std::string& url,
-                                          const std::string& sql) {
-  std::vector<std::vector<std::string>> rows;
-  PGconn* conn = PQconnectdb(url.c_str());
-  if (PQstatus(conn) != CONNECTION_OK) {
-    ADD_FAILURE() << "cannot connect to " << url << ": "
-                  << PQerrorMessage(conn);
-    PQfinish(conn);
-    return rows;
-  }
-  PGresult* result = PQexec(conn, sql.c_str());
-  const ExecStatusType status = PQresultStatus(result);
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    ADD_FAILURE() << sql << ": " << PQresultErrorMessage(result);
-  } else {
-    for (int i = 0; i < PQntuples(result); ++i) {
-      rows.emplace_back();
-      for (int j = 0; j < PQnfields(result); ++j) {
-        rows.back().emplace_back(PQgetvalue(result, i, j));
-      }
-    }
-  }
-  PQclear(result);
-  PQfinish(conn);
-  return rows;
-}
-
-std::string SqlValue(const std::string& url, const std::string& sql) {
-  const auto rows = Sql(url, sql);
-  return rows.empty() || rows[0].empty() ? "" : rows[0][0];
-}
 
 class PostgresStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* base = getenv("LDP_TEST_POSTGRES_URL");
-    ASSERT_NE(base, nullptr)
-        << "LDP_TEST_POSTGRES_URL is not set: run this test through "
-           "tests/postgres/with_postgres.sh (ctest does), e.g. "
-           "bash tests/postgres/with_postgres.sh build/tests/"
-           "server_postgres_store_test";
-    admin_url_ = base;
-    static int counter = 0;
-    db_ = absl::StrCat("ldp_test_", getpid(), "_", ++counter);
-    Sql(admin_url_, "CREATE DATABASE " + db_);
-    url_ = WithDatabase(admin_url_, db_);
-  }
-  void TearDown() override {
-    if (!db_.empty()) {
-      Sql(admin_url_, "DROP DATABASE IF EXISTS " + db_ + " WITH (FORCE)");
-    }
+    database_.Create();
+    if (HasFatalFailure()) return;
+    admin_url_ = database_.admin_url();
+    db_ = database_.name();
+    url_ = database_.url();
   }
 
   // A store on this test's database, with round 1 open.
@@ -109,58 +69,6 @@ class PostgresStoreTest : public ::testing::Test {
       return t.InsertRound({.round_id = 1, .study_id = 1, .plan = "p"});
     }));
     return *std::move(store);
-  }
-
-  static ReportRow Report(uint64_t task_id, uint8_t id_byte,
-                          int64_t epsilon_nanos = 400'000'000,
-                          std::string payload = "payload") {
-    ReportRow row{.task_id = task_id,
-                  .round_id = 1,
-                  .study_id = 1,
-                  .agent_id = 7,
-                  .payload = std::move(payload),
-                  .epsilon_nanos = epsilon_nanos,
-                  .cap_nanos = kCap,
-                  .received_at = absl::FromUnixSeconds(100)};
-    row.report_id.fill(id_byte);
-    return row;
-  }
-
-  static AppendResult Append(Store& store, const ReportRow& row) {
-    AppendResult result;
-    EXPECT_OK(store.Transact([&](StoreTransaction& t) -> absl::Status {
-      ASSIGN_OR_RETURN(result, t.AppendReport(row));
-      return absl::OkStatus();
-    }));
-    return result;
-  }
-
-  static std::vector<AppendResult> AppendBatch(
-      Store& store, const std::vector<ReportRow>& rows) {
-    std::vector<const ReportRow*> pointers;
-    for (const ReportRow& row : rows) pointers.push_back(&row);
-    std::vector<AppendResult> results(rows.size());
-    EXPECT_OK(store.Transact([&](StoreTransaction& t) {
-      return t.AppendReports(pointers, absl::MakeSpan(results));
-    }));
-    return results;
-  }
-
-  static int CountReports(Store& store) {
-    int count = 0;
-    EXPECT_OK(store.ForEachReport([&](const ReportRow&) {
-      ++count;
-      return absl::OkStatus();
-    }));
-    return count;
-  }
-
-  static int64_t Spent(Store& store, uint64_t agent_id = 7,
-                       uint64_t study_id = 1) {
-    absl::StatusOr<std::vector<LedgerEntry>> ledger =
-        store.GetLedger(agent_id, study_id);
-    EXPECT_OK(ledger);
-    return !ledger.ok() || ledger->empty() ? 0 : ledger->front().spent_nanos;
   }
 
   // Ends every connection to this test's database but the caller's, and
@@ -179,6 +87,7 @@ class PostgresStoreTest : public ::testing::Test {
     }
   }
 
+  store_testing::PostgresTestDatabase database_;
   std::string admin_url_;
   std::string db_;
   std::string url_;
@@ -273,299 +182,31 @@ TEST_F(PostgresStoreTest, RejectsBadOptionsAndReportsAnUnreachableDatabase) {
               ::testing::Not(::testing::HasSubstr("s3cret")));
 }
 
-// The behavioural tests of sqlite_store_test.cc, on PostgreSQL.
-
-TEST_F(PostgresStoreTest, StoresAReportAndChargesItOnce) {
+// Every write is idempotent: a body run again after a lost commit finds
+// the studies its first run inserted, with or without a request id.
+TEST_F(PostgresStoreTest, AStudyInsertRunAgainFindsItsOwnRow) {
   auto store = Open();
-  const AppendResult result = Append(*store, Report(11, 1));
-  EXPECT_EQ(result.outcome, AppendOutcome::kStored);
-  EXPECT_EQ(result.spent_nanos, 400'000'000);
-  EXPECT_TRUE(result.first_charge);
-  const AppendResult second = Append(*store, Report(12, 2));
-  EXPECT_EQ(second.outcome, AppendOutcome::kStored);
-  EXPECT_EQ(second.spent_nanos, 800'000'000);
-  EXPECT_FALSE(second.first_charge);
-  EXPECT_EQ(CountReports(*store), 2);
-  absl::StatusOr<std::vector<LedgerEntry>> ledger = store->GetLedger(7, 0);
-  ASSERT_OK(ledger);
-  ASSERT_EQ(ledger->size(), 1u);
-  EXPECT_EQ((*ledger)[0].study_id, 1u);
-  EXPECT_EQ((*ledger)[0].cap_nanos, kCap);
-  EXPECT_EQ((*ledger)[0].spent_nanos, 800'000'000);
-  EXPECT_THAT(store->GetLedger(7, 2), IsOkAndHolds(::testing::IsEmpty()));
-  EXPECT_THAT(store->GetLedger(8, 0), IsOkAndHolds(::testing::IsEmpty()));
-}
-
-TEST_F(PostgresStoreTest, IdenticalRetryIsAcceptedWithoutASecondCharge) {
-  auto store = Open();
-  Append(*store, Report(11, 1));
-  const AppendResult retry = Append(*store, Report(11, 1));
-  EXPECT_EQ(retry.outcome, AppendOutcome::kIdenticalRetry);
-  EXPECT_EQ(retry.spent_nanos, 400'000'000);
-  EXPECT_FALSE(retry.first_charge);
-  EXPECT_EQ(Spent(*store), 400'000'000);
-  EXPECT_EQ(CountReports(*store), 1);
-}
-
-TEST_F(PostgresStoreTest, ADifferentReportForTheSameTaskConflicts) {
-  auto store = Open();
-  Append(*store, Report(11, 1));
-  EXPECT_EQ(Append(*store, Report(11, 2)).outcome, AppendOutcome::kConflict);
-  EXPECT_EQ(Append(*store, Report(11, 1, 400'000'000, "other")).outcome,
-            AppendOutcome::kConflict);
-  ReportRow other_agent = Report(11, 1);
-  other_agent.agent_id = 8;
-  EXPECT_EQ(Append(*store, other_agent).outcome, AppendOutcome::kConflict);
-  EXPECT_EQ(Spent(*store), 400'000'000);
-  EXPECT_EQ(Spent(*store, 8), 0);
-  EXPECT_EQ(CountReports(*store), 1);
-}
-
-TEST_F(PostgresStoreTest, NeverChargesBeyondTheCapAndStoresNothingThen) {
-  auto store = Open();
-  EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
-  EXPECT_EQ(Append(*store, Report(2, 2)).outcome, AppendOutcome::kStored);
-  const AppendResult over = Append(*store, Report(3, 3));
-  EXPECT_EQ(over.outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(over.spent_nanos, 800'000'000);
-  // Exactly up to the cap is fine.
-  EXPECT_EQ(Append(*store, Report(4, 4, 200'000'000)).outcome,
-            AppendOutcome::kStored);
-  EXPECT_EQ(Append(*store, Report(5, 5, 1)).outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(Spent(*store), kCap);
-  EXPECT_EQ(CountReports(*store), 3);
-  // A charge larger than the cap on its own, and a negative one.
-  EXPECT_EQ(Append(*store, Report(6, 6, kCap + 1)).outcome,
-            AppendOutcome::kOverCap);
-  EXPECT_EQ(Append(*store, Report(7, 7, -1)).outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(CountReports(*store), 3);
-  // A zero charge (a repeated question, server/ledger_charge.h) is stored
-  // even at the cap, and changes no spend.
-  EXPECT_EQ(Append(*store, Report(10, 10, 0)).outcome, AppendOutcome::kStored);
-  EXPECT_EQ(Spent(*store), kCap);
-  EXPECT_EQ(CountReports(*store), 4);
-  // A fresh agent whose very first charge is over the cap: no ledger row.
-  ReportRow greedy = Report(8, 8, kCap + 1);
-  greedy.agent_id = 9;
-  const AppendResult refused = Append(*store, greedy);
-  EXPECT_EQ(refused.outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(refused.spent_nanos, 0);
-  EXPECT_THAT(store->GetLedger(9, 0), IsOkAndHolds(::testing::IsEmpty()));
-}
-
-TEST_F(PostgresStoreTest, AFailedTransactionLeavesNoTrace) {
-  auto store = Open();
-  EXPECT_THAT(store->Transact([&](StoreTransaction& t) -> absl::Status {
-    EXPECT_OK(t.AppendReport(Report(1, 1)));
-    EXPECT_OK(t.InsertAgent({.agent_id = 7}));
-    return absl::AbortedError("caller gave up");
-  }),
-              StatusIs(absl::StatusCode::kAborted));
-  EXPECT_EQ(CountReports(*store), 0);
-  EXPECT_EQ(Spent(*store), 0);
-  int agents = 0;
-  EXPECT_OK(store->ForEachAgent([&](const AgentRow&) {
-    ++agents;
-    return absl::OkStatus();
-  }));
-  EXPECT_EQ(agents, 0);
-  // The store is usable afterwards.
-  EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
-}
-
-TEST_F(PostgresStoreTest, ARepeatedRequestIdReturnsTheFirstStudy) {
-  auto store = Open();
-  uint64_t first = 0, second = 0, third = 0, again = 0;
+  uint64_t first = 0, third = 0, again = 0, again_first = 0;
   ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
     ASSIGN_OR_RETURN(first, t.InsertStudy({.study_id = 1, .spec = "a",
                                            .request_id = "r"}));
-    ASSIGN_OR_RETURN(second, t.InsertStudy({.study_id = 2, .spec = "b",
-                                            .request_id = "r"}));
     ASSIGN_OR_RETURN(third, t.InsertStudy({.study_id = 3, .spec = "c"}));
-    // The same insert again (a re-run after a lost commit).
+    // The same inserts again (a re-run after a lost commit).
     ASSIGN_OR_RETURN(again, t.InsertStudy({.study_id = 3, .spec = "c"}));
+    ASSIGN_OR_RETURN(again_first, t.InsertStudy({.study_id = 1, .spec = "a",
+                                                 .request_id = "r"}));
     return absl::OkStatus();
   }));
   EXPECT_EQ(first, 1u);
-  EXPECT_EQ(second, 1u);
   EXPECT_EQ(third, 3u);
   EXPECT_EQ(again, 3u);
+  EXPECT_EQ(again_first, 1u);
   absl::StatusOr<std::vector<StudyRow>> studies = store->LoadStudies();
   ASSERT_OK(studies);
   ASSERT_EQ(studies->size(), 2u);
-  EXPECT_EQ((*studies)[0].request_id, "r");
-  EXPECT_EQ((*studies)[0].spec, "a");
-  EXPECT_EQ((*studies)[1].request_id, "");
-}
-
-TEST_F(PostgresStoreTest, EverythingSurvivesReopening) {
-  CredentialHash hash;
-  for (int i = 0; i < 32; ++i) hash[i] = static_cast<uint8_t>(i * 7);
-  {
-    auto store = Open();
-    Append(*store, Report(uint64_t{1} << 62 | 5, 9));
-    ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
-      EXPECT_OK(t.InsertAgent({.agent_id = 7,
-                               .credential_hash = hash,
-                               .enrolled_at = absl::FromUnixSeconds(5),
-                               .enrollment_batch = std::string("b\0t", 3)}));
-      EXPECT_OK(t.InsertStudy({.study_id = 1,
-                               .spec = std::string("spec\0bytes", 10),
-                               .created_at = absl::FromUnixSeconds(6)}));
-      EXPECT_OK(t.InsertRound({.round_id = 2,
-                               .study_id = 1,
-                               .start_time = absl::FromUnixSeconds(6),
-                               .deadline = absl::FromUnixSeconds(66),
-                               .plan = "plan"}));
-      EXPECT_OK(t.SetRoundState(2, RoundState::kClosedQuorum));
-      EXPECT_OK(t.SetStudyState(1, StudyState::kClosed));
-      return absl::OkStatus();
-    }));
-  }
-  auto store = Open();
-  AgentRow agent;
-  ASSERT_OK(store->ForEachAgent([&](const AgentRow& a) {
-    agent = a;
-    return absl::OkStatus();
-  }));
-  EXPECT_EQ(agent.agent_id, 7u);
-  EXPECT_EQ(agent.credential_hash, hash);
-  EXPECT_EQ(agent.enrolled_at, absl::FromUnixSeconds(5));
-  EXPECT_EQ(agent.enrollment_batch, std::string("b\0t", 3));
-  absl::StatusOr<std::vector<StudyRow>> studies = store->LoadStudies();
-  ASSERT_OK(studies);
-  ASSERT_EQ(studies->size(), 1u);
-  EXPECT_EQ((*studies)[0].spec, std::string("spec\0bytes", 10));
-  EXPECT_EQ((*studies)[0].state, StudyState::kClosed);
-  EXPECT_EQ((*studies)[0].created_at, absl::FromUnixSeconds(6));
-  absl::StatusOr<std::vector<RoundRow>> rounds = store->LoadRounds();
-  ASSERT_OK(rounds);
-  ASSERT_EQ(rounds->size(), 2u);
-  EXPECT_EQ((*rounds)[0].round_id, 1u);
-  EXPECT_EQ((*rounds)[0].state, RoundState::kOpen);
-  EXPECT_EQ((*rounds)[1].state, RoundState::kClosedQuorum);
-  EXPECT_EQ((*rounds)[1].start_time, absl::FromUnixSeconds(6));
-  EXPECT_EQ((*rounds)[1].deadline, absl::FromUnixSeconds(66));
-  EXPECT_EQ((*rounds)[1].plan, "plan");
-  ReportRow report;
-  ASSERT_OK(store->ForEachReport([&](const ReportRow& r) {
-    report = r;
-    return absl::OkStatus();
-  }));
-  EXPECT_EQ(report.task_id, uint64_t{1} << 62 | 5);
-  EXPECT_EQ(report.round_id, 1u);
-  EXPECT_EQ(report.agent_id, 7u);
-  EXPECT_EQ(report.report_id, Report(0, 9).report_id);
-  EXPECT_EQ(report.payload, "payload");
-  EXPECT_EQ(report.received_at, absl::FromUnixSeconds(100));
-  absl::StatusOr<std::vector<LedgerSummary>> summary = store->SummarizeLedger();
-  ASSERT_OK(summary);
-  ASSERT_EQ(summary->size(), 1u);
-  EXPECT_EQ((*summary)[0].study_id, 1u);
-  EXPECT_EQ((*summary)[0].num_agents, 1);
-  EXPECT_EQ((*summary)[0].max_spent_nanos, 400'000'000);
-}
-
-// A process killed with SIGKILL right after commits returned keeps every one
-// of them, and loses the transaction it had not committed.
-TEST_F(PostgresStoreTest, CommittedReportsSurviveSigkill) {
-  ASSERT_NE(Open(), nullptr);
-  GTEST_FLAG_SET(death_test_style, "fast");
-  constexpr int kCommitted = 20;
-  EXPECT_EXIT(
-      {
-        auto store = PostgresStore::Open({.url = url_});
-        if (!store.ok()) _exit(1);
-        for (int i = 1; i <= kCommitted; ++i) {
-          absl::Status status = (*store)->Transact([&](StoreTransaction& t) {
-            return t.AppendReport(Report(i, 1, 1)).status();
-          });
-          if (!status.ok()) _exit(2);
-        }
-        (void)(*store)->Transact([&](StoreTransaction& t) {
-          (void)t.AppendReport(Report(kCommitted + 1, 1, 1));
-          raise(SIGKILL);  // mid-transaction
-          return absl::OkStatus();
-        });
-        _exit(3);
-      },
-      ::testing::KilledBySignal(SIGKILL), "");
-  auto store = Open();
-  EXPECT_EQ(CountReports(*store), kCommitted);
-  EXPECT_EQ(Spent(*store), kCommitted);
 }
 
 // ---- Batches -------------------------------------------------------------
-
-TEST_F(PostgresStoreTest, ABatchDecidesRepeatsOfATaskAsOneByOneWould) {
-  auto store = Open();
-  Append(*store, Report(20, 5));
-  const std::vector<AppendResult> results = AppendBatch(
-      *store, {Report(10, 1), Report(10, 1), Report(10, 2), Report(11, 3),
-               Report(20, 5), Report(20, 6), Report(10, 1, 400'000'000, "x")});
-  ASSERT_EQ(results.size(), 7u);
-  EXPECT_EQ(results[0].outcome, AppendOutcome::kStored);
-  EXPECT_EQ(results[0].spent_nanos, 800'000'000);
-  EXPECT_FALSE(results[0].first_charge);
-  EXPECT_EQ(results[1].outcome, AppendOutcome::kIdenticalRetry);
-  EXPECT_EQ(results[2].outcome, AppendOutcome::kConflict);
-  // 400 + 400 + 400 > cap: the second new task does not fit.
-  EXPECT_EQ(results[3].outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(results[3].spent_nanos, 800'000'000);
-  EXPECT_EQ(results[4].outcome, AppendOutcome::kIdenticalRetry);
-  EXPECT_EQ(results[5].outcome, AppendOutcome::kConflict);
-  EXPECT_EQ(results[6].outcome, AppendOutcome::kConflict);
-  for (const AppendResult& r : results) {
-    if (r.outcome != AppendOutcome::kStored) {
-      EXPECT_FALSE(r.first_charge);
-    }
-  }
-  EXPECT_EQ(CountReports(*store), 2);
-  EXPECT_EQ(Spent(*store), 800'000'000);
-}
-
-TEST_F(PostgresStoreTest, ABatchPastTheCapStoresWhatFitsInOrder) {
-  auto store = Open();
-  std::vector<ReportRow> rows;
-  // Agent 7: 300 + 300 + 300 fit, 300 does not, 100 does, 1 does not.
-  for (const int64_t eps : {300, 300, 300, 300, 100, 1}) {
-    rows.push_back(Report(rows.size() + 1, 1,
-                          eps == 1 ? 1 : eps * 1'000'000));
-  }
-  // Agent 8 in the same batch, well within its cap, and a non-positive
-  // charge.
-  for (int i = 0; i < 3; ++i) {
-    ReportRow row = Report(100 + i, 2, 100'000'000);
-    row.agent_id = 8;
-    rows.push_back(row);
-  }
-  rows.push_back(Report(200, 3, -5));
-  const std::vector<AppendResult> results = AppendBatch(*store, rows);
-  const AppendOutcome kStored = AppendOutcome::kStored;
-  const AppendOutcome kOverCap = AppendOutcome::kOverCap;
-  const std::vector<AppendOutcome> expected = {
-      kStored, kStored, kStored, kOverCap, kStored, kOverCap,
-      kStored, kStored, kStored, kOverCap};
-  ASSERT_EQ(results.size(), expected.size());
-  for (size_t i = 0; i < results.size(); ++i) {
-    EXPECT_EQ(results[i].outcome, expected[i]) << "row " << i;
-  }
-  EXPECT_EQ(results[0].spent_nanos, 300'000'000);
-  EXPECT_TRUE(results[0].first_charge);
-  EXPECT_EQ(results[1].spent_nanos, 600'000'000);
-  EXPECT_FALSE(results[1].first_charge);
-  EXPECT_EQ(results[2].spent_nanos, 900'000'000);
-  EXPECT_EQ(results[3].spent_nanos, 900'000'000);
-  EXPECT_EQ(results[4].spent_nanos, kCap);
-  EXPECT_EQ(results[5].spent_nanos, kCap);
-  EXPECT_TRUE(results[6].first_charge);
-  EXPECT_EQ(results[6].spent_nanos, 100'000'000);
-  EXPECT_FALSE(results[7].first_charge);
-  EXPECT_EQ(results[8].spent_nanos, 300'000'000);
-  EXPECT_EQ(Spent(*store, 7), kCap);
-  EXPECT_EQ(Spent(*store, 8), 300'000'000);
-  EXPECT_EQ(CountReports(*store), 7);
-}
 
 TEST_F(PostgresStoreTest, ReportsToARoundThatIsNotOpenAreRefused) {
   auto store = Open();

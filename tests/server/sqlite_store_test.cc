@@ -1,6 +1,8 @@
+// What only the SQLite store does: its file format and migrations, its
+// checkpoint thread, its options. The Store contract both stores keep is
+// store_contract_test.cc.
 #include "server/sqlite_store.h"
 
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,14 +15,16 @@
 #include "common/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/server/store_testing.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
 namespace {
 
+using store_testing::CountReports;
+using store_testing::Report;
+using store_testing::Spent;
 using testing::StatusIs;
-
-constexpr int64_t kCap = 1'000'000'000;
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -38,243 +42,9 @@ class SqliteStoreTest : public ::testing::Test {
     return store.ok() ? *std::move(store) : nullptr;
   }
 
-  static ReportRow Report(uint64_t task_id, uint8_t id_byte,
-                          int64_t epsilon_nanos = 400'000'000,
-                          std::string payload = "payload") {
-    ReportRow row{.task_id = task_id,
-                  .round_id = 1,
-                  .study_id = 1,
-                  .agent_id = 7,
-                  .payload = std::move(payload),
-                  .epsilon_nanos = epsilon_nanos,
-                  .cap_nanos = kCap,
-                  .received_at = absl::FromUnixSeconds(100)};
-    row.report_id.fill(id_byte);
-    return row;
-  }
-
-  static AppendResult Append(Store& store, const ReportRow& row) {
-    AppendResult result;
-    EXPECT_OK(store.Transact([&](StoreTransaction& t) -> absl::Status {
-      absl::StatusOr<AppendResult> appended = t.AppendReport(row);
-      if (!appended.ok()) return appended.status();
-      result = *appended;
-      return absl::OkStatus();
-    }));
-    return result;
-  }
-
-  static int CountReports(Store& store) {
-    int count = 0;
-    EXPECT_OK(store.ForEachReport([&](const ReportRow&) {
-      ++count;
-      return absl::OkStatus();
-    }));
-    return count;
-  }
-
-  static int64_t Spent(Store& store) {
-    absl::StatusOr<std::vector<LedgerEntry>> ledger = store.GetLedger(7, 1);
-    EXPECT_OK(ledger);
-    return !ledger.ok() || ledger->empty() ? 0 : ledger->front().spent_nanos;
-  }
-
   std::string dir_;
   std::string path_;
 };
-
-TEST_F(SqliteStoreTest, StoresAReportAndChargesItOnce) {
-  auto store = Open();
-  const AppendResult result = Append(*store, Report(11, 1));
-  EXPECT_EQ(result.outcome, AppendOutcome::kStored);
-  EXPECT_EQ(result.spent_nanos, 400'000'000);
-  EXPECT_TRUE(result.first_charge);
-  const AppendResult second = Append(*store, Report(12, 2));
-  EXPECT_EQ(second.outcome, AppendOutcome::kStored);
-  EXPECT_EQ(second.spent_nanos, 800'000'000);
-  EXPECT_FALSE(second.first_charge);
-  EXPECT_EQ(CountReports(*store), 2);
-  absl::StatusOr<std::vector<LedgerEntry>> ledger = store->GetLedger(7, 0);
-  ASSERT_OK(ledger);
-  ASSERT_EQ(ledger->size(), 1u);
-  EXPECT_EQ((*ledger)[0].study_id, 1u);
-  EXPECT_EQ((*ledger)[0].cap_nanos, kCap);
-  EXPECT_EQ((*ledger)[0].spent_nanos, 800'000'000);
-}
-
-TEST_F(SqliteStoreTest, IdenticalRetryIsAcceptedWithoutASecondCharge) {
-  auto store = Open();
-  Append(*store, Report(11, 1));
-  const AppendResult retry = Append(*store, Report(11, 1));
-  EXPECT_EQ(retry.outcome, AppendOutcome::kIdenticalRetry);
-  EXPECT_EQ(retry.spent_nanos, 400'000'000);
-  EXPECT_EQ(Spent(*store), 400'000'000);
-  EXPECT_EQ(CountReports(*store), 1);
-}
-
-TEST_F(SqliteStoreTest, ADifferentReportForTheSameTaskConflicts) {
-  auto store = Open();
-  Append(*store, Report(11, 1));
-  EXPECT_EQ(Append(*store, Report(11, 2)).outcome, AppendOutcome::kConflict);
-  EXPECT_EQ(Append(*store, Report(11, 1, 400'000'000, "other")).outcome,
-            AppendOutcome::kConflict);
-  EXPECT_EQ(Spent(*store), 400'000'000);
-  EXPECT_EQ(CountReports(*store), 1);
-}
-
-TEST_F(SqliteStoreTest, NeverChargesBeyondTheCapAndStoresNothingThen) {
-  auto store = Open();
-  EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
-  EXPECT_EQ(Append(*store, Report(2, 2)).outcome, AppendOutcome::kStored);
-  const AppendResult over = Append(*store, Report(3, 3));
-  EXPECT_EQ(over.outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(over.spent_nanos, 800'000'000);
-  // Exactly up to the cap is fine.
-  EXPECT_EQ(Append(*store, Report(4, 4, 200'000'000)).outcome,
-            AppendOutcome::kStored);
-  EXPECT_EQ(Append(*store, Report(5, 5, 1)).outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(Spent(*store), kCap);
-  EXPECT_EQ(CountReports(*store), 3);
-  // A charge larger than the cap on its own, and a negative one.
-  EXPECT_EQ(Append(*store, Report(6, 6, kCap + 1)).outcome,
-            AppendOutcome::kOverCap);
-  EXPECT_EQ(Append(*store, Report(7, 7, -1)).outcome, AppendOutcome::kOverCap);
-  EXPECT_EQ(CountReports(*store), 3);
-  // A zero charge (a repeated question, server/ledger_charge.h) is stored
-  // even at the cap, and changes no spend.
-  EXPECT_EQ(Append(*store, Report(10, 10, 0)).outcome, AppendOutcome::kStored);
-  EXPECT_EQ(Spent(*store), kCap);
-  EXPECT_EQ(CountReports(*store), 4);
-}
-
-TEST_F(SqliteStoreTest, AFailedTransactionLeavesNoTrace) {
-  auto store = Open();
-  EXPECT_THAT(store->Transact([&](StoreTransaction& t) -> absl::Status {
-    EXPECT_OK(t.AppendReport(Report(1, 1)));
-    EXPECT_OK(t.InsertAgent({.agent_id = 7}));
-    return absl::AbortedError("caller gave up");
-  }),
-              StatusIs(absl::StatusCode::kAborted));
-  EXPECT_EQ(CountReports(*store), 0);
-  EXPECT_EQ(Spent(*store), 0);
-  int agents = 0;
-  EXPECT_OK(store->ForEachAgent([&](const AgentRow&) {
-    ++agents;
-    return absl::OkStatus();
-  }));
-  EXPECT_EQ(agents, 0);
-  // The store is usable afterwards.
-  EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
-}
-
-TEST_F(SqliteStoreTest, ARepeatedRequestIdReturnsTheFirstStudy) {
-  auto store = Open();
-  uint64_t first = 0, second = 0, third = 0;
-  ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
-    first = *t.InsertStudy({.study_id = 1, .spec = "a", .request_id = "r"});
-    second = *t.InsertStudy({.study_id = 2, .spec = "b", .request_id = "r"});
-    third = *t.InsertStudy({.study_id = 3, .spec = "c"});
-    return absl::OkStatus();
-  }));
-  EXPECT_EQ(first, 1u);
-  EXPECT_EQ(second, 1u);
-  EXPECT_EQ(third, 3u);
-  absl::StatusOr<std::vector<StudyRow>> studies = store->LoadStudies();
-  ASSERT_OK(studies);
-  ASSERT_EQ(studies->size(), 2u);
-  EXPECT_EQ((*studies)[0].request_id, "r");
-  EXPECT_EQ((*studies)[1].request_id, "");
-}
-
-TEST_F(SqliteStoreTest, EverythingSurvivesReopening) {
-  CredentialHash hash;
-  for (int i = 0; i < 32; ++i) hash[i] = static_cast<uint8_t>(i * 7);
-  {
-    auto store = Open();
-    ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
-      EXPECT_OK(t.InsertAgent({.agent_id = 7,
-                               .credential_hash = hash,
-                               .enrolled_at = absl::FromUnixSeconds(5)}));
-      EXPECT_OK(t.InsertStudy({.study_id = 1,
-                               .spec = std::string("spec\0bytes", 10),
-                               .created_at = absl::FromUnixSeconds(6)}));
-      EXPECT_OK(t.InsertRound({.round_id = 1,
-                               .study_id = 1,
-                               .start_time = absl::FromUnixSeconds(6),
-                               .deadline = absl::FromUnixSeconds(66),
-                               .plan = "plan"}));
-      EXPECT_OK(t.SetRoundState(1, RoundState::kClosedQuorum));
-      EXPECT_OK(t.SetStudyState(1, StudyState::kClosed));
-      return absl::OkStatus();
-    }));
-    Append(*store, Report(uint64_t{1} << 63 | 5, 9));  // high bit survives
-  }
-  auto store = Open();
-  AgentRow agent;
-  ASSERT_OK(store->ForEachAgent([&](const AgentRow& a) {
-    agent = a;
-    return absl::OkStatus();
-  }));
-  EXPECT_EQ(agent.agent_id, 7u);
-  EXPECT_EQ(agent.credential_hash, hash);
-  EXPECT_EQ(agent.enrolled_at, absl::FromUnixSeconds(5));
-  absl::StatusOr<std::vector<StudyRow>> studies = store->LoadStudies();
-  ASSERT_OK(studies);
-  ASSERT_EQ(studies->size(), 1u);
-  EXPECT_EQ((*studies)[0].spec, std::string("spec\0bytes", 10));
-  EXPECT_EQ((*studies)[0].state, StudyState::kClosed);
-  absl::StatusOr<std::vector<RoundRow>> rounds = store->LoadRounds();
-  ASSERT_OK(rounds);
-  ASSERT_EQ(rounds->size(), 1u);
-  EXPECT_EQ((*rounds)[0].state, RoundState::kClosedQuorum);
-  EXPECT_EQ((*rounds)[0].deadline, absl::FromUnixSeconds(66));
-  EXPECT_EQ((*rounds)[0].plan, "plan");
-  ReportRow report;
-  ASSERT_OK(store->ForEachReport([&](const ReportRow& r) {
-    report = r;
-    return absl::OkStatus();
-  }));
-  EXPECT_EQ(report.task_id, uint64_t{1} << 63 | 5);
-  EXPECT_EQ(report.agent_id, 7u);
-  EXPECT_EQ(report.report_id, Report(0, 9).report_id);
-  EXPECT_EQ(report.payload, "payload");
-  EXPECT_EQ(report.received_at, absl::FromUnixSeconds(100));
-  absl::StatusOr<std::vector<LedgerSummary>> summary = store->SummarizeLedger();
-  ASSERT_OK(summary);
-  ASSERT_EQ(summary->size(), 1u);
-  EXPECT_EQ((*summary)[0].num_agents, 1);
-  EXPECT_EQ((*summary)[0].max_spent_nanos, 400'000'000);
-}
-
-// A process killed with SIGKILL right after commits returned keeps every one
-// of them, and loses the transaction it had not committed.
-TEST_F(SqliteStoreTest, CommittedReportsSurviveSigkill) {
-  // "fast" style forks without re-running SetUp, so the child writes to
-  // this test's database; no threads exist yet.
-  GTEST_FLAG_SET(death_test_style, "fast");
-  constexpr int kCommitted = 50;
-  EXPECT_EXIT(
-      {
-        auto store = SqliteStore::Open({.path = path_});
-        if (!store.ok()) _exit(1);
-        for (int i = 1; i <= kCommitted; ++i) {
-          absl::Status status = (*store)->Transact([&](StoreTransaction& t) {
-            return t.AppendReport(Report(i, 1, 1)).status();
-          });
-          if (!status.ok()) _exit(2);
-        }
-        (void)(*store)->Transact([&](StoreTransaction& t) {
-          (void)t.AppendReport(Report(kCommitted + 1, 1, 1));
-          raise(SIGKILL);  // mid-transaction
-          return absl::OkStatus();
-        });
-        _exit(3);
-      },
-      ::testing::KilledBySignal(SIGKILL), "");
-  auto store = Open();
-  EXPECT_EQ(CountReports(*store), kCommitted);
-  EXPECT_EQ(Spent(*store), kCommitted);
-}
 
 TEST_F(SqliteStoreTest, RefusesDatabasesThatAreNotItsOwn) {
   sqlite3* db = nullptr;
