@@ -81,7 +81,7 @@ class CloseRoundJob final : public CommitJob {
         close_study = true;
       } else {
         next_ = *std::move(next);
-        RETURN_IF_ERROR(transaction.InsertRound(impl_->RowOf(*next_)));
+        RETURN_IF_ERROR(transaction.InsertRound(RoundRowOf(*next_)));
       }
     }
     if (close_study) {
@@ -117,7 +117,7 @@ class CloseRoundJob final : public CommitJob {
                  {{"study", absl::StrCat(entry_.study->study_id)},
                   {"round", absl::StrCat(next_->round_id())},
                   {"name", next_->plan().decisions().round_name}});
-      impl_->RegisterRound(entry_.study, std::move(next_));
+      impl_->studies().RegisterRound(entry_.study, std::move(next_));
     }
   }
 
@@ -156,7 +156,7 @@ class CreateStudyJob final : public CommitJob {
           "the study was not stored (", commit_status.message(), "); retry"));
     } else {
       if (holder_ == study_->study_id) {
-        impl_->Register(study_);
+        impl_->studies().Register(study_);
         impl_->Log(LogLevel::kInfo, "study_created",
                    {{"study", absl::StrCat(study_->study_id)},
                     {"name", study_->spec->display_name},
@@ -250,22 +250,17 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
                        std::unique_ptr<SecureRandom> random)
     : options_(options),
       analyst_hash_(Sha256(options.analyst_token)),
-      open_enrollment_(options.enrollment_token.empty() &&
-                       options.enrollment_quotas.empty()),
       store_(std::move(store)),
-      random_(std::move(random)),
       queue_(std::make_unique<CommitQueue>(
           store_.get(), options.max_writes_per_commit, options.clock,
           [this](absl::Duration commit) { stats_.RecordCommit(commit); },
-          options.max_queued_writes)) {
-  absl::MutexLock lock(&enrollment_mutex_);
-  if (!options.enrollment_token.empty()) {
-    enrollment_batches_[EnrollmentBatchKey(options.enrollment_token)] = {};
-  }
-  for (const EnrollmentQuota& quota : options.enrollment_quotas) {
-    enrollment_batches_[EnrollmentBatchKey(quota.token)] = {.max_agents = quota.max_agents};
-  }
-}
+          options.max_queued_writes)),
+      context_{.options = options_,
+               .store = *store_,
+               .queue = *queue_,
+               .stats = stats_},
+      agents_(context_, std::move(random)),
+      studies_(*store_) {}
 
 // Stop following first (it reads what the jobs write), then finish every
 // queued write while everything the jobs touch is alive.
@@ -290,7 +285,7 @@ void Aggregator::Impl::Barrier() {
 
 void Aggregator::Impl::CloseExpiredRounds() {
   const absl::Time now = clock().Now();
-  for (const auto& study : AllStudies()) {
+  for (const auto& study : studies_.AllStudies()) {
     for (const auto& round : study->Rounds()) {
       if (round->state() == RoundState::kOpen && now >= round->deadline() &&
           round->ClaimClose()) {
@@ -300,43 +295,6 @@ void Aggregator::Impl::CloseExpiredRounds() {
     }
   }
   Barrier();
-}
-
-// With a shared store the follower may register a study (or round) from
-// the database just before the job that wrote it does: the first copy
-// stays, so reports are never counted into a copy that is then dropped.
-void Aggregator::Impl::Register(std::shared_ptr<StudyRuntime> study) {
-  absl::MutexLock lock(&registry_mutex_);
-  if (studies_.contains(study->study_id)) return;
-  for (const auto& round : study->Rounds()) {
-    rounds_[round->round_id()] = {.round = round, .study = study};
-  }
-  if (!study->request_id.empty()) {
-    request_ids_[study->request_id] = study->study_id;
-  }
-  studies_[study->study_id] = std::move(study);
-}
-
-RoundEntry Aggregator::Impl::FindRound(uint64_t round_id) const {
-  absl::ReaderMutexLock lock(&registry_mutex_);
-  auto it = rounds_.find(round_id);
-  return it == rounds_.end() ? RoundEntry{} : it->second;
-}
-
-std::shared_ptr<StudyRuntime> Aggregator::Impl::FindStudy(
-    uint64_t study_id) const {
-  absl::ReaderMutexLock lock(&registry_mutex_);
-  auto it = studies_.find(study_id);
-  return it == studies_.end() ? nullptr : it->second;
-}
-
-std::vector<std::shared_ptr<StudyRuntime>> Aggregator::Impl::AllStudies()
-    const {
-  absl::ReaderMutexLock lock(&registry_mutex_);
-  std::vector<std::shared_ptr<StudyRuntime>> studies;
-  studies.reserve(studies_.size());
-  for (const auto& [id, study] : studies_) studies.push_back(study);
-  return studies;
 }
 
 absl::Status Aggregator::Impl::AuthenticateAnalyst(
@@ -448,12 +406,8 @@ absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
   auto study = std::make_shared<StudyRuntime>();
   study->spec = std::make_shared<const StudySpec>(std::move(spec));
   ASSIGN_OR_RETURN(RoundPlan plan, FirstRound(*study));
-  ASSIGN_OR_RETURN(const uint64_t round_id, NextIds(IdKind::kRound, 1));
-  if (round_id > kMaxRoundId) {
-    return absl::ResourceExhaustedError(
-        "the server has started the largest number of rounds it supports");
-  }
-  ASSIGN_OR_RETURN(study->study_id, NextIds(IdKind::kStudy, 1));
+  ASSIGN_OR_RETURN(const uint64_t round_id, studies_.NextRoundId());
+  ASSIGN_OR_RETURN(study->study_id, studies_.NextStudyId());
   study->spec_bytes =
       std::make_shared<const std::string>(std::move(spec_bytes));
   study->request_id = std::move(request_id);
@@ -535,11 +489,7 @@ absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::PlanNextRound(
   }
   ASSIGN_OR_RETURN(RoundPlan plan,
                    PlanProgramRound(study, *step.round, history.size()));
-  ASSIGN_OR_RETURN(const uint64_t round_id, NextIds(IdKind::kRound, 1));
-  if (round_id > kMaxRoundId) {
-    return absl::ResourceExhaustedError(
-        "the server has started the largest number of rounds it supports");
-  }
+  ASSIGN_OR_RETURN(const uint64_t round_id, studies_.NextRoundId());
   study.SetResult(std::move(step.result), false);
   const RoundRow row{.round_id = round_id,
                      .study_id = study.study_id,
@@ -549,27 +499,10 @@ absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::PlanNextRound(
   return std::make_shared<RoundRuntime>(row, study.spec, std::move(plan));
 }
 
-void Aggregator::Impl::RegisterRound(const std::shared_ptr<StudyRuntime>& study,
-                                     std::shared_ptr<RoundRuntime> round) {
-  absl::MutexLock lock(&registry_mutex_);
-  if (rounds_.contains(round->round_id())) return;
-  rounds_[round->round_id()] = {.round = round, .study = study};
-  study->AddRound(std::move(round));
-}
-
-RoundRow Aggregator::Impl::RowOf(const RoundRuntime& round) const {
-  return RoundRow{.round_id = round.round_id(),
-                  .study_id = round.study_id(),
-                  .state = round.state(),
-                  .start_time = round.start_time(),
-                  .deadline = round.deadline(),
-                  .plan = EncodePlan(round.plan().decisions())};
-}
-
 absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
   RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
   CloseExpiredRounds();
-  std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
+  std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
   }
@@ -600,17 +533,12 @@ absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
 absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
     std::string spec_bytes, std::string request_id) {
   if (!request_id.empty()) {
-    uint64_t existing = 0;
-    {
-      absl::ReaderMutexLock lock(&registry_mutex_);
-      auto it = request_ids_.find(request_id);
-      if (it != request_ids_.end()) existing = it->second;
-    }
+    const uint64_t existing = studies_.StudyForRequest(request_id);
     if (existing != 0) return GetStudy(existing);
   }
   ASSIGN_OR_RETURN(std::shared_ptr<StudyRuntime> study,
                    NewStudy(std::move(spec_bytes), std::move(request_id)));
-  RoundRow row = RowOf(*study->LatestRound());
+  RoundRow row = RoundRowOf(*study->LatestRound());
   absl::StatusOr<uint64_t> result;
   absl::Notification done;
   queue_->Submit(std::make_unique<CreateStudyJob>(
@@ -623,7 +551,7 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
 absl::StatusOr<StudyInfo> Aggregator::Impl::GetStudy(uint64_t study_id) {
   RETURN_IF_ERROR(CatchUp(/*with_ledger=*/true));
   CloseExpiredRounds();
-  std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
+  std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
   }
@@ -637,15 +565,9 @@ StudyPage Aggregator::Impl::ListStudies(int page_size, uint64_t page_start) {
   const size_t limit =
       page_size <= 0 ? kDefaultPageSize : std::min(page_size, kMaxPageSize);
   StudyPage page;
-  absl::ReaderMutexLock lock(&registry_mutex_);
-  auto it = page_start == 0 ? studies_.end() : studies_.upper_bound(page_start);
-  while (it != studies_.begin()) {
-    --it;
-    if (page.studies.size() == limit) {
-      page.next_page_start = it->first;
-      break;
-    }
-    page.studies.push_back(Info(*it->second));
+  for (const auto& study :
+       studies_.Page(limit, page_start, page.next_page_start)) {
+    page.studies.push_back(Info(*study));
   }
   return page;
 }
@@ -654,7 +576,7 @@ absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
     uint64_t study_id, uint64_t round_id) {
   RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
   CloseExpiredRounds();
-  std::shared_ptr<StudyRuntime> study = FindStudy(study_id);
+  std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
   }
@@ -715,7 +637,7 @@ absl::StatusOr<Enrollment> Aggregator::Enroll(
     std::string_view enrollment_token) {
   absl::StatusOr<Enrollment> result;
   absl::Notification done;
-  impl_->EnrollAsync(enrollment_token,
+  impl_->agents().EnrollAsync(enrollment_token,
                      [&](absl::StatusOr<Enrollment> enrollment) {
                        result = std::move(enrollment);
                        done.Notify();
@@ -727,7 +649,7 @@ absl::StatusOr<Enrollment> Aggregator::Enroll(
 void Aggregator::EnrollAsync(
     std::string_view enrollment_token,
     absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
-  impl_->EnrollAsync(enrollment_token, std::move(done));
+  impl_->agents().EnrollAsync(enrollment_token, std::move(done));
 }
 
 int Aggregator::max_reports_per_call() const {
@@ -737,12 +659,12 @@ int Aggregator::max_reports_per_call() const {
 void Aggregator::EnrollManyAsync(
     std::string_view enrollment_token, int count,
     absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {
-  impl_->EnrollManyAsync(enrollment_token, count, std::move(done));
+  impl_->agents().EnrollManyAsync(enrollment_token, count, std::move(done));
 }
 
 absl::StatusOr<uint64_t> Aggregator::AuthenticateAgent(
     std::string_view bearer_token) const {
-  return impl_->AuthenticateAgent(bearer_token);
+  return impl_->agents().Authenticate(bearer_token);
 }
 
 absl::StatusOr<std::vector<TaskAssignment>> Aggregator::GetTasks(
@@ -777,7 +699,7 @@ void Aggregator::UploadAgentReportsAsync(
 
 absl::StatusOr<std::vector<LedgerEntry>> Aggregator::GetBudget(
     uint64_t agent_id, uint64_t study_id) {
-  return impl_->GetBudget(agent_id, study_id);
+  return impl_->agents().GetBudget(agent_id, study_id);
 }
 
 absl::Status Aggregator::AuthenticateAnalyst(std::string_view token) const {
@@ -815,7 +737,7 @@ AggregatorStats Aggregator::Impl::Stats() const {
                       .agents_enrolled = agents_.size(),
                       .commits = queue_->stats(),
                       .queued_writes = queue_->queued_writes()};
-  for (const auto& study : AllStudies()) {
+  for (const auto& study : studies_.AllStudies()) {
     ++(study->state.load() == StudyState::kActive ? out.studies_active
                                                   : out.studies_closed);
     out.reports_stored += study->num_reports.load(std::memory_order_relaxed);

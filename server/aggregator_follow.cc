@@ -1,5 +1,5 @@
 // Several servers on one shared store (PostgreSQL): how each one learns
-// what the others wrote, and where its ids come from.
+// what the others wrote.
 //
 // The database is the only source of truth for what counts: it refuses a
 // second report for a task, a charge past the cap and a report into a round
@@ -19,35 +19,6 @@
 #include "server/task_id.h"
 
 namespace ldp {
-
-absl::StatusOr<uint64_t> Aggregator::Impl::NextIds(IdKind kind,
-                                                   int64_t count) {
-  if (!store_->shared()) {
-    switch (kind) {
-      case IdKind::kAgent:
-        return next_agent_id_.fetch_add(count);
-      case IdKind::kStudy:
-        return next_study_id_.fetch_add(count);
-      case IdKind::kRound:
-        return next_round_id_.fetch_add(count);
-    }
-  }
-  if (kind != IdKind::kAgent) return store_->ReserveIds(kind, count);
-  // Agents come in bursts: reserve blocks, one database round trip per
-  // thousand enrollments. A restart forfeits the rest of a block; 2^32
-  // agent ids leave room for that.
-  constexpr int64_t kAgentBlock = 1024;
-  absl::MutexLock lock(&id_block_mutex_);
-  if (agent_block_end_ - agent_block_next_ < static_cast<uint64_t>(count)) {
-    const int64_t size = std::max(count, kAgentBlock);
-    ASSIGN_OR_RETURN(agent_block_next_,
-                     store_->ReserveIds(IdKind::kAgent, size));
-    agent_block_end_ = agent_block_next_ + size;
-  }
-  const uint64_t first = agent_block_next_;
-  agent_block_next_ += count;
-  return first;
-}
 
 void Aggregator::Impl::StartFollowing() {
   if (!store_->shared()) return;
@@ -75,7 +46,7 @@ absl::Status Aggregator::Impl::Follow(bool with_ledger) {
     ASSIGN_OR_RETURN(std::vector<LedgerSummary> summaries,
                      store_->SummarizeLedger());
     for (const LedgerSummary& summary : summaries) {
-      std::shared_ptr<StudyRuntime> study = FindStudy(summary.study_id);
+      std::shared_ptr<StudyRuntime> study = studies_.FindStudy(summary.study_id);
       if (study == nullptr) continue;
       study->num_agents = summary.num_agents;
       study->max_spent_nanos = summary.max_spent_nanos;
@@ -98,7 +69,7 @@ absl::Status Aggregator::Impl::FollowStudiesAndRounds() {
   // are read, so no request sees a study without its first round.
   absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>> fresh;
   for (StudyRow& row : study_rows) {
-    std::shared_ptr<StudyRuntime> known = FindStudy(row.study_id);
+    std::shared_ptr<StudyRuntime> known = studies_.FindStudy(row.study_id);
     if (known != nullptr) {
       if (row.state == StudyState::kClosed) known->state = StudyState::kClosed;
       continue;
@@ -109,7 +80,7 @@ absl::Status Aggregator::Impl::FollowStudiesAndRounds() {
   ASSIGN_OR_RETURN(std::vector<RoundRow> round_rows, store_->LoadRounds());
   std::vector<RoundEntry> touched;
   for (const RoundRow& row : round_rows) {
-    RoundEntry entry = FindRound(row.round_id);
+    RoundEntry entry = studies_.FindRound(row.round_id);
     if (entry.round != nullptr) {
       // Closed by another server: stop accepting, and leave the close (and
       // an interactive study's next round) to it.
@@ -125,7 +96,7 @@ absl::Status Aggregator::Impl::FollowStudiesAndRounds() {
     if (auto it = fresh.find(row.study_id); it != fresh.end()) {
       study = it->second;
     } else {
-      study = FindStudy(row.study_id);
+      study = studies_.FindStudy(row.study_id);
     }
     if (study == nullptr) {
       return absl::DataLossError(absl::StrCat(
@@ -137,12 +108,12 @@ absl::Status Aggregator::Impl::FollowStudiesAndRounds() {
     if (fresh.contains(row.study_id)) {
       study->AddRound(std::move(round));
     } else {
-      RegisterRound(study, std::move(round));
-      touched.push_back(FindRound(row.round_id));
+      studies_.RegisterRound(study, std::move(round));
+      touched.push_back(studies_.FindRound(row.round_id));
     }
   }
   for (auto& [id, study] : fresh) {
-    Register(study);
+    studies_.Register(study);
     if (study->program != nullptr) RETURN_IF_ERROR(RecomputeProgramResult(*study));
   }
   // A round another server opened for an interactive study here: what the

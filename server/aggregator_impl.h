@@ -16,68 +16,17 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "common/secure_random.h"
-#include "server/agent_directory.h"
+#include "server/agent_registry.h"
+#include "server/aggregator_context.h"
 #include "server/aggregator.h"
 #include "server/server_stats.h"
 #include "server/commit_queue.h"
 #include "server/credential.h"
 #include "server/programs/analyst_program.h"
 #include "server/round_runtime.h"
+#include "server/study_registry.h"
 
 namespace ldp {
-
-struct StudyRuntime {
-  uint64_t study_id = 0;
-  std::shared_ptr<const StudySpec> spec{};
-  std::shared_ptr<const std::string> spec_bytes{};
-  std::string request_id{};
-  absl::Time created_at;
-  std::atomic<StudyState> state{StudyState::kActive};
-  // Interactive studies: the analyst program that plans each next round.
-  std::shared_ptr<const AnalystProgram> program{};
-  std::vector<ScheduledRound> schedule{};
-
-  // A snapshot of the rounds, oldest first.
-  std::vector<std::shared_ptr<RoundRuntime>> Rounds() const {
-    absl::MutexLock lock(&mutex);
-    return rounds;
-  }
-  std::shared_ptr<RoundRuntime> LatestRound() const {
-    absl::MutexLock lock(&mutex);
-    return rounds.empty() ? nullptr : rounds.back();
-  }
-  void AddRound(std::shared_ptr<RoundRuntime> round) {
-    absl::MutexLock lock(&mutex);
-    round->LinkEarlierAskings(rounds);
-    rounds.push_back(std::move(round));
-  }
-  std::optional<ProgramResult> Result(bool* done) const {
-    absl::MutexLock lock(&mutex);
-    *done = program_done;
-    return program_result;
-  }
-  void SetResult(ProgramResult result, bool done) {
-    absl::MutexLock lock(&mutex);
-    program_result = std::move(result);
-    program_done = done;
-  }
-
-  mutable absl::Mutex mutex;
-  // Appended by the writer thread (or at load) only.
-  std::vector<std::shared_ptr<RoundRuntime>> rounds ABSL_GUARDED_BY(mutex){};
-  std::optional<ProgramResult> program_result ABSL_GUARDED_BY(mutex){};
-  bool program_done ABSL_GUARDED_BY(mutex) = false;
-  // Written by the writer thread only.
-  std::atomic<int64_t> num_agents{0};
-  std::atomic<int64_t> num_reports{0};
-  std::atomic<int64_t> max_spent_nanos{0};
-};
-
-// A round with its study, as ingestion needs both.
-struct RoundEntry {
-  std::shared_ptr<RoundRuntime> round{};
-  std::shared_ptr<StudyRuntime> study{};
-};
 
 // One admitted report on its way through the writer thread.
 struct PendingReport {
@@ -90,13 +39,6 @@ struct PendingReport {
   bool admitted = false;
   AppendResult result{};
 };
-
-// An enrollment token's key in Impl's batches and in
-// AgentRow::enrollment_batch: its SHA-256, so the store never holds a token.
-inline std::string EnrollmentBatchKey(std::string_view token) {
-  const CredentialHash hash = Sha256(token);
-  return std::string(hash.begin(), hash.end());
-}
 
 // A round's estimates as an analyst program sees them (AddSamplingVariance
 // applied), in question order.
@@ -122,24 +64,7 @@ class Aggregator::Impl {
   // Follow, for analyst calls: their answers include every server's
   // reports. UNAVAILABLE if the database cannot be read.
   absl::Status CatchUp(bool with_ledger);
-  // `count` fresh ids of `kind`: from memory, or from the shared store.
-  absl::StatusOr<uint64_t> NextIds(IdKind kind, int64_t count);
-
   // aggregator_ingest.cc
-  void EnrollAsync(
-      std::string_view enrollment_token,
-      absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
-  void EnrollManyAsync(
-      std::string_view enrollment_token, int count,
-      absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
-          done);
-  absl::StatusOr<uint64_t> AuthenticateAgent(std::string_view token);
-  // Gives back `count` slots Enroll reserved in `batch` for agents that were
-  // not stored after all.
-  void ReleaseEnrollment(const std::string& batch, int64_t count);
-  // A shared store counted `stored` agents in `batch` (every server's):
-  // raises this server's count to it, so its early refusals see them too.
-  void NoteStoredEnrollments(const std::string& batch, int64_t stored);
   absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
                                                        int max_tasks);
   void UploadReportsAsync(
@@ -148,12 +73,6 @@ class Aggregator::Impl {
   void UploadAgentReportsAsync(
       std::vector<AgentReport> reports,
       absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
-  absl::StatusOr<std::vector<LedgerEntry>> GetBudget(uint64_t agent_id,
-                                                     uint64_t study_id);
-  // Whether the agent is enrolled: in memory, or (shared stores) enrolled
-  // by another server, then remembered. UNAVAILABLE if the database fails.
-  absl::StatusOr<bool> KnowsAgent(uint64_t agent_id);
-
   // aggregator.cc
   absl::Status AuthenticateAnalyst(std::string_view token) const;
   absl::StatusOr<StudyInfo> CreateStudy(std::string spec_bytes,
@@ -171,10 +90,6 @@ class Aggregator::Impl {
   // result is final). Updates the study's result either way.
   absl::StatusOr<std::shared_ptr<RoundRuntime>> PlanNextRound(
       StudyRuntime& study, absl::Time now);
-  // Makes a round planned by PlanNextRound visible (after it is stored).
-  void RegisterRound(const std::shared_ptr<StudyRuntime>& study,
-                     std::shared_ptr<RoundRuntime> round);
-  RoundRow RowOf(const RoundRuntime& round) const;
 
   // Shared by the jobs (writer thread).
   const Clock& clock() const { return *options_.clock; }
@@ -182,7 +97,7 @@ class Aggregator::Impl {
   CommitQueue& queue() { return *queue_; }
   bool shared_store() const { return store_->shared(); }
   const CommitQueue& queue() const { return *queue_; }
-  AgentDirectory& agents() { return agents_; }
+  AgentRegistry& agents() { return agents_; }
   ServerStats& stats() { return stats_; }
   // Writes an event if the options name an event log.
   void Log(LogLevel level, std::string_view event,
@@ -196,12 +111,9 @@ class Aggregator::Impl {
   void QueueClose(const RoundEntry& entry, RoundState state);
   // After stored reports: close the round if every question has quorum.
   void CheckQuorum(const RoundEntry& entry);
-  void Register(std::shared_ptr<StudyRuntime> study);
+  StudyRegistry& studies() { return studies_; }
 
  private:
-  RoundEntry FindRound(uint64_t round_id) const;
-  std::shared_ptr<StudyRuntime> FindStudy(uint64_t study_id) const;
-  std::vector<std::shared_ptr<StudyRuntime>> AllStudies() const;
   StudyInfo Info(const StudyRuntime& study) const;
   absl::StatusOr<std::shared_ptr<StudyRuntime>> NewStudy(
       std::string spec_bytes, std::string request_id);
@@ -221,12 +133,6 @@ class Aggregator::Impl {
   absl::Status LoadProgram(StudyRuntime& study);
   // Waits until every job submitted before it has finished.
   void Barrier();
-  // Takes `count` slots in the token's quota (aggregator_ingest.cc); sets
-  // `batch` and returns the token's max_agents (0: no quota, or open
-  // enrollment). UNAUTHENTICATED for a wrong token, RESOURCE_EXHAUSTED
-  // when the slots are not there.
-  absl::StatusOr<int64_t> ReserveEnrollment(std::string_view enrollment_token,
-                                            int count, std::string& batch);
   // Admission checks of one report on the request thread; OK means it was
   // added to `pending` (aggregator_ingest.cc).
   absl::StatusOr<RoundEntry> AdmitTask(uint64_t agent_id, uint64_t task_id,
@@ -235,7 +141,8 @@ class Aggregator::Impl {
                            RoundEntry& cache,
                            std::vector<PendingReport>& pending);
   absl::Status LoadReports();
-  absl::Status LoadRounds(
+  // The largest stored round id.
+  absl::StatusOr<uint64_t> LoadRounds(
       const absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>&
           studies);
   // A stored study or round as it runs (at load, and when following).
@@ -253,57 +160,21 @@ class Aggregator::Impl {
   const AggregatorOptions options_;
   CredentialHash analyst_hash_;
 
-  // Accepted enrollment tokens, keyed by their SHA-256 (as raw bytes; this
-  // is AgentRow::enrollment_batch), with the number of agents each admitted
-  // (stored plus in flight). Empty = open enrollment. Looking a token up by
-  // its hash leaks nothing useful through timing: the attacker does not
-  // control the hash.
-  //
-  // With a shared store, `enrolled` is only this server's lower bound of
-  // the batch's agents (those stored at load, its own since, and any count
-  // the database answered); the database counts and decides (see
-  // ReserveEnrollment).
-  struct EnrollmentBatch {
-    int64_t max_agents = 0;  // 0 = no quota
-    int64_t enrolled = 0;
-  };
-  absl::Mutex enrollment_mutex_;
-  absl::flat_hash_map<std::string, EnrollmentBatch> enrollment_batches_
-      ABSL_GUARDED_BY(enrollment_mutex_);
-  const bool open_enrollment_;
   std::unique_ptr<Store> store_;
-  AgentDirectory agents_;
   ServerStats stats_;
-
-  absl::Mutex random_mutex_;
-  std::unique_ptr<SecureRandom> random_ ABSL_GUARDED_BY(random_mutex_);
-
-  std::atomic<uint64_t> next_agent_id_{1};
-  std::atomic<uint64_t> next_study_id_{1};
-  std::atomic<uint64_t> next_round_id_{1};
-
-  mutable absl::Mutex registry_mutex_;
-  std::map<uint64_t, std::shared_ptr<StudyRuntime>> studies_
-      ABSL_GUARDED_BY(registry_mutex_);
-  absl::flat_hash_map<uint64_t, RoundEntry> rounds_
-      ABSL_GUARDED_BY(registry_mutex_);
-  absl::flat_hash_map<std::string, uint64_t> request_ids_
-      ABSL_GUARDED_BY(registry_mutex_);
+  // Stopped by ~Impl before any member is destroyed, so jobs still queued
+  // finish while everything they touch is alive.
+  std::unique_ptr<CommitQueue> queue_;
+  AggregatorContext context_;
+  AgentRegistry agents_;
+  StudyRegistry studies_;
 
   // Shared stores: one Follow at a time, from where the last one stopped.
   absl::Mutex follow_mutex_;
   uint64_t report_cursor_ ABSL_GUARDED_BY(follow_mutex_) = 0;
-  // Agent ids reserved from a shared store and not yet used: [next, end).
-  absl::Mutex id_block_mutex_;
-  uint64_t agent_block_next_ ABSL_GUARDED_BY(id_block_mutex_) = 0;
-  uint64_t agent_block_end_ ABSL_GUARDED_BY(id_block_mutex_) = 0;
   absl::Mutex follower_mutex_;
   bool stop_following_ ABSL_GUARDED_BY(follower_mutex_) = false;
   std::thread follower_;
-
-  // Last: destroyed first, so jobs still queued finish while everything
-  // they touch is alive.
-  std::unique_ptr<CommitQueue> queue_;
 };
 
 }  // namespace ldp

@@ -1,5 +1,5 @@
-// The agent-facing half of the aggregator: enrollment, authentication,
-// task assignment and report ingestion (see aggregator.h for the contract).
+// The agent-facing half of the aggregator: task assignment and report
+// ingestion (see aggregator.h for the contract).
 //
 // Ingestion splits the work by what needs ordering. Everything that reads
 // only immutable state (task ownership, the plan, payload validation, the
@@ -15,115 +15,11 @@
 #include "common/status_macros.h"
 #include "server/aggregator_impl.h"
 #include "server/ledger_charge.h"
-#include "server/credential.h"
 #include "server/payload_codec.h"
 #include "server/task_id.h"
 
 namespace ldp {
 namespace {
-
-// The backpressure answer: nothing was stored, the caller retries later.
-absl::Status Overloaded() {
-  return absl::ResourceExhaustedError(
-      "the server is overloaded (its commit queue is full); nothing was "
-      "stored, retry with backoff");
-}
-
-// The refusal of an enrollment past its token's quota, whoever counted.
-absl::Status QuotaUsedUp(int64_t max_agents, int64_t enrolled, int64_t asked) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "this enrollment token admits ", max_agents, " agents and has ",
-      std::max<int64_t>(max_agents - enrolled, 0), " left, fewer than the ",
-      asked, " asked for; ask the operator for a new token"));
-}
-
-// Stores one or more agents in one transaction: a relay's EnrollBatch is
-// one job, so a thousand enrollments cost one commit, not a thousand.
-class EnrollJob final : public CommitJob {
- public:
-  // `rows` (non-empty) share one enrollment batch; tokens[i] is rows[i]'s.
-  // max_agents: the batch's quota (0 = none), for a store that counts it.
-  EnrollJob(Aggregator::Impl* impl, std::vector<AgentRow> rows,
-            std::vector<std::string> tokens, int64_t max_agents,
-            absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
-                done)
-      : impl_(impl),
-        rows_(std::move(rows)),
-        tokens_(std::move(tokens)),
-        max_agents_(max_agents),
-        done_(std::move(done)) {}
-
-  int64_t NumWrites() const override {
-    return static_cast<int64_t>(rows_.size());
-  }
-
-  // A run again (CommitJob::Apply) overwrites the decision.
-  absl::Status Apply(StoreTransaction& transaction) override {
-    if (max_agents_ == 0) return transaction.InsertAgents(rows_);
-    ASSIGN_OR_RETURN(decision_,
-                     transaction.InsertAgentsWithinQuota(rows_, max_agents_));
-    return absl::OkStatus();
-  }
-
-  // Never submitted (backpressure): answer `status` instead.
-  void Refuse(absl::Status status) {
-    impl_->ReleaseEnrollment(batch(), NumWrites());
-    impl_->stats().RecordEnrollment(false, NumWrites());
-    std::move(done_)(std::move(status));
-  }
-
-  void Finish(const absl::Status& commit_status) override {
-    if (commit_status.ok() && !decision_.admitted) return RefuseOverQuota();
-    impl_->stats().RecordEnrollment(commit_status.ok(), NumWrites());
-    if (!commit_status.ok()) {
-      impl_->Log(LogLevel::kWarning, "store_commit_failed",
-                 {{"job", "enroll"},
-                  {"agents", absl::StrCat(rows_.size())},
-                  {"error", std::string(commit_status.message())}});
-      impl_->ReleaseEnrollment(batch(), NumWrites());
-      std::move(done_)(absl::UnavailableError(absl::StrCat(
-          "enrollment was not stored (", commit_status.message(), "); retry")));
-      return;
-    }
-    if (decision_.enrolled_before >= 0) {
-      impl_->NoteStoredEnrollments(batch(),
-                                   decision_.enrolled_before + NumWrites());
-    }
-    std::vector<Enrollment> enrollments;
-    enrollments.reserve(rows_.size());
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      impl_->agents().Add(rows_[i].agent_id, rows_[i].credential_hash);
-      enrollments.push_back({.agent_id = rows_[i].agent_id,
-                             .bearer_token = std::move(tokens_[i])});
-    }
-    std::move(done_)(std::move(enrollments));
-  }
-
- private:
-  const std::string& batch() const { return rows_.front().enrollment_batch; }
-
-  // The store counted every server's agents of the batch and found no
-  // room: nothing was stored. This server learns the count, so that its
-  // own pre-check refuses the next such call without asking the database.
-  void RefuseOverQuota() {
-    impl_->Log(LogLevel::kInfo, "enrollment_refused",
-               {{"reason", "quota_used_up"},
-                {"quota", absl::StrCat(max_agents_)},
-                {"counted_by", "database"}});
-    impl_->ReleaseEnrollment(batch(), NumWrites());
-    impl_->NoteStoredEnrollments(batch(), decision_.enrolled_before);
-    impl_->stats().RecordEnrollment(false, NumWrites());
-    std::move(done_)(
-        QuotaUsedUp(max_agents_, decision_.enrolled_before, NumWrites()));
-  }
-
-  Aggregator::Impl* impl_;
-  std::vector<AgentRow> rows_;
-  std::vector<std::string> tokens_;
-  const int64_t max_agents_;
-  QuotaDecision decision_;
-  absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done_;
-};
 
 class UploadJob final : public CommitJob {
  public:
@@ -255,142 +151,6 @@ class UploadJob final : public CommitJob {
 
 }  // namespace
 
-// Reserves the slots in the token's quota before anything is written, so
-// concurrent enrollments here cannot overshoot it; given back on failure.
-//
-// With a shared store this is only a pre-check: other servers enroll with
-// the same token, so the database counts and decides, in the transaction
-// that inserts the agents (EnrollJob). The pre-check never refuses what
-// the database would admit, because `enrolled` never exceeds the agents
-// stored plus this server's own in flight: it starts from the stored count
-// at load and grows only by this server's reservations (given back if not
-// stored) and by counts the database answered. So it refuses only when
-// this server's own enrollments in flight, once committed, leave no room
-// (as with one server), and spares the database calls that must fail.
-absl::StatusOr<int64_t> Aggregator::Impl::ReserveEnrollment(
-    std::string_view enrollment_token, int count, std::string& batch) {
-  if (open_enrollment_) return 0;
-  batch = EnrollmentBatchKey(enrollment_token);
-  absl::MutexLock lock(&enrollment_mutex_);
-  auto it = enrollment_batches_.find(batch);
-  if (it == enrollment_batches_.end()) {
-    Log(LogLevel::kInfo, "enrollment_refused", {{"reason", "wrong_token"}});
-    return absl::UnauthenticatedError("wrong enrollment token");
-  }
-  EnrollmentBatch& quota = it->second;
-  if (quota.max_agents > 0 && quota.enrolled + count > quota.max_agents) {
-    Log(LogLevel::kInfo, "enrollment_refused",
-        {{"reason", "quota_used_up"}, {"quota", absl::StrCat(quota.max_agents)}});
-    return QuotaUsedUp(quota.max_agents, quota.enrolled, count);
-  }
-  quota.enrolled += count;
-  return quota.max_agents;
-}
-
-void Aggregator::Impl::EnrollManyAsync(
-    std::string_view enrollment_token, int count,
-    absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {
-  if (count < 1 || count > options_.max_reports_per_call) {
-    std::move(done)(absl::InvalidArgumentError(absl::StrCat(
-        "enroll 1 to ", options_.max_reports_per_call,
-        " agents per call, not ", count)));
-    return;
-  }
-  const auto refuse = [&](absl::Status status) {
-    stats_.RecordEnrollment(false, count);
-    std::move(done)(std::move(status));
-  };
-  std::string batch;
-  const absl::StatusOr<int64_t> max_agents =
-      ReserveEnrollment(enrollment_token, count, batch);
-  if (!max_agents.ok()) return refuse(max_agents.status());
-  absl::StatusOr<uint64_t> first = NextIds(IdKind::kAgent, count);
-  if (!first.ok() || *first + count - 1 > kMaxAgentId) {
-    ReleaseEnrollment(batch, count);
-    return refuse(
-        first.ok()
-            ? absl::ResourceExhaustedError("the server has enrolled the "
-                                           "largest number of agents it "
-                                           "supports")
-            : absl::UnavailableError(absl::StrCat(
-                  "cannot reserve agent ids (", first.status().message(),
-                  "); retry")));
-  }
-  const uint64_t first_id = *first;
-  std::vector<AgentRow> rows;
-  std::vector<std::string> tokens;
-  rows.reserve(count);
-  tokens.reserve(count);
-  const absl::Time now = clock().Now();
-  {
-    absl::MutexLock lock(&random_mutex_);
-    for (int i = 0; i < count; ++i) {
-      IssuedCredential credential = IssueCredential(first_id + i, *random_);
-      rows.push_back({.agent_id = first_id + i,
-                      .credential_hash = credential.hash,
-                      .enrolled_at = now,
-                      .enrollment_batch = batch});
-      tokens.push_back(std::move(credential.bearer_token));
-    }
-  }
-  std::unique_ptr<CommitJob> job = std::make_unique<EnrollJob>(
-      this, std::move(rows), std::move(tokens), *max_agents, std::move(done));
-  if (!queue_->TrySubmit(job)) {
-    // Overloaded: refuse now (the ids are simply never used).
-    static_cast<EnrollJob&>(*job).Refuse(Overloaded());
-  }
-}
-
-void Aggregator::Impl::EnrollAsync(
-    std::string_view enrollment_token,
-    absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
-  EnrollManyAsync(
-      enrollment_token, 1,
-      [done = std::move(done)](
-          absl::StatusOr<std::vector<Enrollment>> enrolled) mutable {
-        if (!enrolled.ok()) return std::move(done)(enrolled.status());
-        std::move(done)(std::move(enrolled->front()));
-      });
-}
-
-void Aggregator::Impl::ReleaseEnrollment(const std::string& batch, int64_t count) {
-  if (batch.empty()) return;
-  absl::MutexLock lock(&enrollment_mutex_);
-  auto it = enrollment_batches_.find(batch);
-  if (it != enrollment_batches_.end()) it->second.enrolled -= count;
-}
-
-void Aggregator::Impl::NoteStoredEnrollments(const std::string& batch,
-                                             int64_t stored) {
-  absl::MutexLock lock(&enrollment_mutex_);
-  auto it = enrollment_batches_.find(batch);
-  if (it != enrollment_batches_.end()) {
-    it->second.enrolled = std::max(it->second.enrolled, stored);
-  }
-}
-
-// Why an agent credential cannot be forged: the bearer secret is 32 bytes
-// (256 bits) from SecureRandom, so guessing one succeeds with probability
-// 2^-256 per try; the server stores only SHA-256 of it, so even a copy of
-// the database yields no usable credential; and the comparison runs in
-// constant time, so timing reveals nothing about how close a guess was.
-//
-// With a shared store, an agent another server enrolled is looked up in the
-// database the first time it shows up here (say after failing over).
-absl::StatusOr<uint64_t> Aggregator::Impl::AuthenticateAgent(
-    std::string_view token) {
-  ASSIGN_OR_RETURN(const ParsedToken parsed, ParseBearerToken(token));
-  if (agents_.Verify(parsed.agent_id, parsed.hash)) return parsed.agent_id;
-  // Known here already: the credential was simply wrong.
-  if (!agents_.Contains(parsed.agent_id)) {
-    ASSIGN_OR_RETURN(const bool known, KnowsAgent(parsed.agent_id));
-    if (known && agents_.Verify(parsed.agent_id, parsed.hash)) {
-      return parsed.agent_id;
-    }
-  }
-  return absl::UnauthenticatedError("unknown agent or wrong credential");
-}
-
 absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
     uint64_t agent_id, int max_tasks) {
   if (!agents_.Contains(agent_id)) {
@@ -399,7 +159,7 @@ absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
   const size_t limit = max_tasks > 0 ? max_tasks : options_.default_max_tasks;
   const absl::Time now = clock().Now();
   std::vector<TaskAssignment> tasks;
-  for (const auto& study : AllStudies()) {
+  for (const auto& study : studies_.AllStudies()) {
     if (study->state.load() != StudyState::kActive) continue;
     for (const auto& round : study->Rounds()) {
       if (!round->AcceptsReportsAt(now)) continue;
@@ -433,7 +193,7 @@ absl::StatusOr<RoundEntry> Aggregator::Impl::AdmitTask(
   };
   if (key.agent_id != agent_id) return not_found();
   if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
-    cache = FindRound(key.round_id);
+    cache = studies_.FindRound(key.round_id);
   }
   const RoundRuntime* round = cache.round.get();
   if (round == nullptr ||
@@ -490,7 +250,7 @@ void Aggregator::Impl::UploadAgentReportsAsync(
   if (!queue_->TrySubmit(submitted)) {
     auto& refused = static_cast<UploadJob&>(*submitted);
     for (const PendingReport& p : refused.pending()) {
-      refused.statuses()[p.index] = Overloaded();
+      refused.statuses()[p.index] = CommitQueueFull();
     }
     refused.CompleteNow();
   }
@@ -529,27 +289,6 @@ absl::Status Aggregator::Impl::AdmitReport(
   p.payload = std::move(report.payload);
   p.entry = std::move(entry);
   return absl::OkStatus();
-}
-
-absl::StatusOr<std::vector<LedgerEntry>> Aggregator::Impl::GetBudget(
-    uint64_t agent_id, uint64_t study_id) {
-  ASSIGN_OR_RETURN(const bool known, KnowsAgent(agent_id));
-  if (!known) return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
-  return store_->GetLedger(agent_id, study_id);
-}
-
-absl::StatusOr<bool> Aggregator::Impl::KnowsAgent(uint64_t agent_id) {
-  if (agents_.Contains(agent_id)) return true;
-  if (!store_->shared()) return false;
-  absl::StatusOr<std::optional<AgentRow>> row = store_->FindAgent(agent_id);
-  if (!row.ok()) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot look the agent up in the database (", row.status().message(),
-        "); retry"));
-  }
-  if (!row->has_value()) return false;
-  agents_.Add((*row)->agent_id, (*row)->credential_hash);
-  return true;
 }
 
 void Aggregator::Impl::CheckQuorum(const RoundEntry& entry) {

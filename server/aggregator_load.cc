@@ -25,21 +25,7 @@ absl::Status Corrupt(const char* what, uint64_t id, const absl::Status& cause) {
 }  // namespace
 
 absl::Status Aggregator::Impl::Load() {
-  uint64_t max_agent = 0;
-  RETURN_IF_ERROR(store_->ForEachAgent([&](const AgentRow& agent) {
-    agents_.Add(agent.agent_id, agent.credential_hash);
-    max_agent = std::max(max_agent, agent.agent_id);
-    if (!agent.enrollment_batch.empty()) {
-      absl::MutexLock lock(&enrollment_mutex_);
-      // Tokens no longer configured admit nobody, so their agents need no
-      // count.
-      auto it = enrollment_batches_.find(agent.enrollment_batch);
-      if (it != enrollment_batches_.end()) ++it->second.enrolled;
-    }
-    return absl::OkStatus();
-  }));
-  next_agent_id_ = max_agent + 1;
-
+  RETURN_IF_ERROR(agents_.LoadFromStore());
   ASSIGN_OR_RETURN(std::vector<StudyRow> rows, store_->LoadStudies());
   absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>> studies;
   uint64_t max_study = 0;
@@ -48,8 +34,8 @@ absl::Status Aggregator::Impl::Load() {
     ASSIGN_OR_RETURN(studies[id], StudyFromRow(std::move(row)));
     max_study = std::max(max_study, id);
   }
-  next_study_id_ = max_study + 1;
-  RETURN_IF_ERROR(LoadRounds(studies));
+  ASSIGN_OR_RETURN(const uint64_t max_round, LoadRounds(studies));
+  studies_.ContinueIdsAfter(max_study, max_round);
 
   ASSIGN_OR_RETURN(std::vector<LedgerSummary> summaries,
                    store_->SummarizeLedger());
@@ -59,7 +45,7 @@ absl::Status Aggregator::Impl::Load() {
     it->second->num_agents = summary.num_agents;
     it->second->max_spent_nanos = summary.max_spent_nanos;
   }
-  for (auto& [id, study] : studies) Register(study);
+  for (auto& [id, study] : studies) studies_.Register(study);
   RETURN_IF_ERROR(LoadReports());
   // A crash may have come between the report that reached quorum and the
   // round's close; close it now.
@@ -171,7 +157,7 @@ absl::Status Aggregator::Impl::RecomputeProgramResult(StudyRuntime& study_ref) {
   return absl::OkStatus();
 }
 
-absl::Status Aggregator::Impl::LoadRounds(
+absl::StatusOr<uint64_t> Aggregator::Impl::LoadRounds(
     const absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>&
         studies) {
   ASSIGN_OR_RETURN(std::vector<RoundRow> rows, store_->LoadRounds());
@@ -188,8 +174,7 @@ absl::Status Aggregator::Impl::LoadRounds(
     study.AddRound(std::move(round));
     max_round = std::max(max_round, row.round_id);
   }
-  next_round_id_ = max_round + 1;
-  return absl::OkStatus();
+  return max_round;
 }
 
 absl::Status Aggregator::Impl::LoadReports() {
@@ -214,7 +199,7 @@ absl::StatusOr<bool> Aggregator::Impl::CountStoredReport(const ReportRow& row,
                                                          RoundEntry& cache) {
   const TaskKey key = UnpackTaskId(row.task_id);
   if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
-    cache = FindRound(key.round_id);
+    cache = studies_.FindRound(key.round_id);
   }
   const int q = static_cast<int>(key.question);
   if (cache.round == nullptr || q >= cache.round->num_questions()) return false;
