@@ -1,12 +1,9 @@
 // AgentService stub calls, batching and retries; see the header.
 #include "client/agent_client.h"
 
-#include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <map>
 #include <utility>
 
@@ -15,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/security/credentials.h"
 #include "client/raw_call.h"
+#include "common/file_text.h"
 #include "common/status_macros.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/grpc_status.h"
@@ -25,24 +23,6 @@ namespace {
 
 constexpr int kMaxWireReportsPerBatch = 1000;
 
-// The PEM text of `path`; errors name the flag that gave it.
-absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    const std::string message =
-        absl::StrCat(flag, " ", path, ": ", std::strerror(error));
-    if (error == EACCES) return absl::PermissionDeniedError(message);
-    return absl::NotFoundError(message);
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!absl::StrContains(text.str(), "-----BEGIN ")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(flag, " ", path, " is not a PEM file (no -----BEGIN line)"));
-  }
-  return text.str();
-}
 // Per-report framing inside an UploadReportsRequest (tag + length varint).
 constexpr int64_t kFramingBytes = 8;
 
@@ -138,11 +118,11 @@ ChannelCredentialsFromFiles(const ClientTlsFiles& files) {
   }
   grpc::SslCredentialsOptions options;
   if (!files.ca_file.empty()) {
-    ASSIGN_OR_RETURN(options.pem_root_certs, ReadPem(files.ca_file, "--tls_ca_file"));
+    ASSIGN_OR_RETURN(options.pem_root_certs, ReadPemFile(files.ca_file, "--tls_ca_file"));
   }
   if (!files.cert_file.empty()) {
-    ASSIGN_OR_RETURN(options.pem_cert_chain, ReadPem(files.cert_file, "--tls_cert_file"));
-    ASSIGN_OR_RETURN(options.pem_private_key, ReadPem(files.key_file, "--tls_key_file"));
+    ASSIGN_OR_RETURN(options.pem_cert_chain, ReadPemFile(files.cert_file, "--tls_cert_file"));
+    ASSIGN_OR_RETURN(options.pem_private_key, ReadPemFile(files.key_file, "--tls_key_file"));
   }
   return grpc::SslCredentials(options);
 }

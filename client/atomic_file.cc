@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_text.h"
 
 namespace ldp {
 namespace {
@@ -74,26 +75,10 @@ absl::Status WriteFileAtomically(const std::string& path,
 
 absl::StatusOr<std::optional<std::string>> ReadFileIfExists(
     const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    return ErrnoError("cannot open", path);
-  }
-  std::string contents;
-  char buffer[1 << 14];
-  while (true) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const absl::Status error = ErrnoError("cannot read", path);
-      ::close(fd);
-      return error;
-    }
-    if (n == 0) break;
-    contents.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return contents;
+  absl::StatusOr<std::string> contents = ReadFileText(path, "");
+  if (absl::IsNotFound(contents.status())) return std::nullopt;
+  if (!contents.ok()) return contents.status();
+  return *std::move(contents);
 }
 
 }  // namespace ldp

@@ -23,7 +23,8 @@ namespace ldp {
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents, int mode = 0600);
 
-// The whole file, or nullopt if it does not exist.
+// The whole file, or nullopt if it does not exist; other failures as
+// ReadFileText (common/file_text.h) reports them.
 absl::StatusOr<std::optional<std::string>> ReadFileIfExists(
     const std::string& path);
 

@@ -37,6 +37,7 @@
 #include "absl/strings/strip.h"
 #include "client/agent_client.h"
 #include "client/workload_plot.h"
+#include "common/file_text.h"
 #include "common/flags_usage.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
@@ -101,18 +102,10 @@ int Fail(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
 }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class Analyst {
  public:
   static absl::StatusOr<Analyst> Connect() {
-    absl::StatusOr<std::string> token = ReadFile(absl::GetFlag(FLAGS_token_file));
+    absl::StatusOr<std::string> token = ReadFileText(absl::GetFlag(FLAGS_token_file), "--token_file");
     if (!token.ok()) {
       return absl::NotFoundError(absl::StrCat(
           token.status().message(),
@@ -302,7 +295,7 @@ void PrintWorkload(const std::string& id, const v1::WorkloadEstimate& w, int row
 // The truth file: {"QUESTION_ID": [numbers...], ...}.
 absl::StatusOr<std::vector<double>> ReadTruth(const std::string& path,
                                               const std::string& question_id) {
-  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::string> text = ReadFileText(path, "--truth");
   if (!text.ok()) return text.status();
   google::protobuf::Struct truth;
   if (!google::protobuf::util::JsonStringToMessage(*text, &truth).ok()) {

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/file_text.h"
 #include "common/flags_usage.h"
 #include "common/secure_random.h"
 #include "common/status_macros.h"
@@ -173,12 +173,10 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
-absl::StatusOr<std::string> ReadToken(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return std::string(absl::StripAsciiWhitespace(text.str()));
+absl::StatusOr<std::string> ReadToken(const std::string& path,
+                                      std::string_view what) {
+  ASSIGN_OR_RETURN(const std::string text, ReadFileText(path, what));
+  return std::string(absl::StripAsciiWhitespace(text));
 }
 
 // A fresh 32-byte random token, hex encoded, written with mode 0600.
@@ -217,7 +215,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore() {
 
 absl::StatusOr<std::string> AnalystToken() {
   std::string path = absl::GetFlag(FLAGS_analyst_token_file);
-  if (!path.empty()) return ReadToken(path);
+  if (!path.empty()) return ReadToken(path, "--analyst_token_file");
   if (IsPostgresUrl(absl::GetFlag(FLAGS_db))) {
     return absl::InvalidArgumentError(
         "with a PostgreSQL --db, give --analyst_token_file (the same file, or "
@@ -225,7 +223,7 @@ absl::StatusOr<std::string> AnalystToken() {
         "token");
   }
   path = absl::GetFlag(FLAGS_db) + ".analyst_token";
-  if (access(path.c_str(), F_OK) == 0) return ReadToken(path);
+  if (access(path.c_str(), F_OK) == 0) return ReadToken(path, "analyst token");
   auto token = CreateToken(path);
   if (token.ok()) std::printf("ldp-server: analyst token written to %s\n", path.c_str());
   return token;
@@ -234,15 +232,12 @@ absl::StatusOr<std::string> AnalystToken() {
 // "TOKEN MAX_AGENTS" lines; InvalidArgument naming the line otherwise.
 absl::StatusOr<std::vector<EnrollmentQuota>> ReadEnrollmentQuotas(
     const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("cannot read --enrollment_tokens_file ", path));
-  }
+  ASSIGN_OR_RETURN(const std::string file,
+                   ReadFileText(path, "--enrollment_tokens_file"));
   std::vector<EnrollmentQuota> quotas;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    absl::string_view text = line;
+  int number = 0;
+  for (absl::string_view text : absl::StrSplit(file, '\n')) {
+    ++number;
     text = text.substr(0, text.find('#'));
     std::vector<absl::string_view> fields =
         absl::StrSplit(text, absl::ByAnyChar(" \t\r"), absl::SkipEmpty());
@@ -393,7 +388,7 @@ int Run() {
   if (!analyst_token.ok()) return Fail(analyst_token.status());
   std::string enrollment_token;
   if (const std::string path = absl::GetFlag(FLAGS_enrollment_token_file); !path.empty()) {
-    auto token = ReadToken(path);
+    auto token = ReadToken(path, "--enrollment_token_file");
     if (!token.ok()) return Fail(token.status());
     enrollment_token = *token;
   }

@@ -39,6 +39,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/crypto/sha256.h"
+#include "common/file_text.h"
 #include "common/workload/gamma2_factorization.h"
 #include "common/workload/matrix_optimizer.h"
 #include "common/workload/strategy.h"
@@ -154,10 +155,10 @@ std::filesystem::path CachePath(const std::string& dir, const Digest& key) {
 // The payload if the file exists, is whole, and was written for `key`.
 std::optional<std::string> ReadCache(const std::string& dir,
                                      const Digest& key) {
-  std::ifstream in(CachePath(dir, key), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
+  absl::StatusOr<std::string> read =
+      ReadFileText(CachePath(dir, key).string(), "strategy cache");
+  if (!read.ok()) return std::nullopt;
+  const std::string& bytes = *read;
   const size_t header = sizeof(kCacheMagic) + kDigestSize;
   if (bytes.size() < header + kDigestSize) return std::nullopt;
   const std::string body = bytes.substr(0, bytes.size() - kDigestSize);

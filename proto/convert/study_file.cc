@@ -1,22 +1,17 @@
 // Study spec files in text format or JSON; see the header.
 #include "proto/convert/study_file.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_text.h"
+#include "common/status_macros.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace ldp {
 
 absl::StatusOr<v1::StudySpec> ReadStudySpecFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  ASSIGN_OR_RETURN(const std::string text, ReadFileText(path, "study spec"));
   v1::StudySpec spec;
   if (absl::EndsWith(path, ".json")) {
     auto status = google::protobuf::util::JsonStringToMessage(text, &spec);

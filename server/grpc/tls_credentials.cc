@@ -1,34 +1,11 @@
 // TLS server credentials; see the header.
 #include "server/grpc/tls_credentials.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/file_text.h"
 #include "grpcpp/security/server_credentials.h"
 
 namespace ldp {
-
-absl::StatusOr<std::string> ReadPemFile(const std::string& path,
-                                        const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const std::string reason = std::strerror(errno);
-    const std::string message = absl::StrCat(what, " ", path, ": ", reason);
-    if (errno == EACCES) return absl::PermissionDeniedError(message);
-    return absl::NotFoundError(message);
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!absl::StrContains(text.str(), "-----BEGIN ")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " ", path, " is not a PEM file (no -----BEGIN line)"));
-  }
-  return text.str();
-}
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFromFiles(
     const ServerTlsFiles& files) {

@@ -37,10 +37,6 @@ struct ServerTlsFiles {
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFromFiles(
     const ServerTlsFiles& files);
 
-// The PEM text of `path`, for a message naming `what` (e.g. the flag).
-absl::StatusOr<std::string> ReadPemFile(const std::string& path,
-                                        const std::string& what);
-
 }  // namespace ldp
 
 #endif  // LDP_SERVER_GRPC_TLS_CREDENTIALS_H_
