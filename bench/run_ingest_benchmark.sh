@@ -139,7 +139,7 @@ if [ "$SINK_ONLY" != 1 ]; then
   [ -s "$WORK/port" ] || { echo "ldp-server did not start" >&2; exit 1; }
   echo "== ldp-loadtest --mode=bulk: $AGENTS agents x $REPORTS_PER_AGENT report(s)" >&2
   # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
-  "$BUILD/client/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
+  "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
     --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=bulk \
     --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
     --out="$OUT" --progress=lines ${LOADTEST_FLAGS:-} >&2
@@ -153,7 +153,7 @@ if [ "$SINK_ONLY" != 1 ]; then
   PACED_AGENTS=$(( ${PACED_REPORTS:-$(( REPORTS / 10 > 100000 ? REPORTS / 10 : 100000 ))} / REPORTS_PER_AGENT ))
   echo "== ldp-loadtest --mode=bulk --rate=$PACED_RATE: $PACED_AGENTS agents at ${PACED_FRACTION:-0.8} of peak" >&2
   # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
-  "$BUILD/client/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
+  "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
     --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=bulk \
     --agents="$PACED_AGENTS" --streams="$STREAMS" --batch="$BATCH" --rate="$PACED_RATE" \
     --out="$OUT-paced" --progress=lines ${LOADTEST_FLAGS:-} >&2

@@ -113,7 +113,7 @@ ROWS=()
 run() {  # run LABEL SERVERS: one ldp-loadtest run, appends a table row
   local label="$1" servers="$2" out="$WORK/out-$1-$ROUND"
   echo "== $label: ldp-loadtest --mode=bulk --agents=$AGENTS --server=$servers" >&2
-  "$BUILD/client/ldp-loadtest" --server="$servers" --analyst_token_file="$WORK/analyst_token" \
+  "$BUILD/tools/ldp-loadtest" --server="$servers" --analyst_token_file="$WORK/analyst_token" \
     --mode=bulk --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
     --out="$out" --progress=lines >&2
   ROWS+=("$(python3 - "$out/summary.json" "$label" "$AGENTS" <<'EOF'

@@ -33,10 +33,10 @@ TOKEN="$WORK/ldp.db.analyst_token"
 echo "== ldp-server on $ADDRESS (database $WORK/ldp.db)"
 
 echo "== ldp-loadtest: simulated agents (100,000 unless --agents says otherwise), each a real agent session"
-"$BUILD/client/ldp-loadtest" --server="$ADDRESS" --analyst_token_file="$TOKEN" \
+"$BUILD/tools/ldp-loadtest" --server="$ADDRESS" --analyst_token_file="$TOKEN" \
   --agents=100000 --threads=32 --channels=4 --domain=64 "$@"
 
 echo
 echo "== The analyst's view of the same study: ldp study status 1; ldp results 1"
-"$BUILD/client/ldp" --server="$ADDRESS" --token_file="$TOKEN" study status 1
-"$BUILD/client/ldp" --server="$ADDRESS" --token_file="$TOKEN" results 1 --top=5
+"$BUILD/tools/ldp" --server="$ADDRESS" --token_file="$TOKEN" study status 1
+"$BUILD/tools/ldp" --server="$ADDRESS" --token_file="$TOKEN" results 1 --top=5

@@ -118,7 +118,7 @@ check_dockerfile() {
   # programs: each library's package must be a runtime package or one of
   # their dependencies (or in debian:bookworm-slim already).
   local bins=() b
-  for b in server/ldp-server client/ldp-loadtest client/ldp client/ldp-agent; do
+  for b in server/ldp-server tools/ldp-loadtest tools/ldp client/ldp-agent; do
     [ -x "$BUILD/$b" ] && bins+=("$BUILD/$b")
   done
   if [ ${#bins[@]} -eq 0 ]; then

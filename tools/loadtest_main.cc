@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -40,11 +40,6 @@
 #include "client/agent.h"
 #include "client/agent_client.h"
 #include "client/atomic_file.h"
-#include "client/estimate_comparison.h"
-#include "client/latency_stats.h"
-#include "client/loadtest_output.h"
-#include "client/population_source.h"
-#include "client/progress_meter.h"
 #include "client/relay_client.h"
 #include "common/clock.h"
 #include "common/confidence_interval.h"
@@ -59,6 +54,11 @@
 #include "proto/convert/study_convert.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
+#include "tools/estimate_comparison.h"
+#include "tools/latency_stats.h"
+#include "tools/loadtest_output.h"
+#include "tools/population_source.h"
+#include "tools/progress_meter.h"
 
 ABSL_FLAG(std::string, server, "localhost:50051",
           "ldp-server address (host:port), or several replicas on one "

@@ -6,8 +6,8 @@
 // look standard normal, and about `confidence` of the intervals should
 // cover the truth. Printing z beside each number makes a broken pipeline
 // (a biased decoder, a wrong ε, lost reports) visible at a glance.
-#ifndef LDP_CLIENT_ESTIMATE_COMPARISON_H_
-#define LDP_CLIENT_ESTIMATE_COMPARISON_H_
+#ifndef LDP_TOOLS_ESTIMATE_COMPARISON_H_
+#define LDP_TOOLS_ESTIMATE_COMPARISON_H_
 
 #include <string>
 #include <vector>
@@ -59,4 +59,4 @@ std::string FormatHistogramComparison(const HistogramComparison& comparison,
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_ESTIMATE_COMPARISON_H_
+#endif  // LDP_TOOLS_ESTIMATE_COMPARISON_H_

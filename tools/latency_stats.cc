@@ -1,5 +1,5 @@
 // Nearest-rank quantiles of recorded latencies; see the header.
-#include "client/latency_stats.h"
+#include "tools/latency_stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // ldp-loadtest's timeline and --out files; see the header.
-#include "client/loadtest_output.h"
+#include "tools/loadtest_output.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "client/atomic_file.h"
-#include "client/workload_plot.h"
+#include "tools/workload_plot.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
 

@@ -1,7 +1,7 @@
 // The load test's progress: the line's figures (percent, rate, ETA), a bar
 // redrawn in place on a terminal, plain lines at most every interval
 // otherwise, and a final line either way.
-#include "client/progress_meter.h"
+#include "tools/progress_meter.h"
 
 #include <algorithm>
 #include <cstdio>

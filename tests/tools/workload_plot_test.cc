@@ -1,4 +1,4 @@
-#include "client/workload_plot.h"
+#include "tools/workload_plot.h"
 
 #include <cmath>
 #include <string>

@@ -1,5 +1,5 @@
 // Estimate-vs-truth rows and their text table; see the header.
-#include "client/estimate_comparison.h"
+#include "tools/estimate_comparison.h"
 
 #include <algorithm>
 #include <cmath>

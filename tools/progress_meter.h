@@ -3,8 +3,8 @@
 // line every few seconds, so logs stay readable. Thread-safe: workers call
 // Add from many threads; printing happens on whichever call finds the
 // interval elapsed, so no extra thread is needed.
-#ifndef LDP_CLIENT_PROGRESS_METER_H_
-#define LDP_CLIENT_PROGRESS_METER_H_
+#ifndef LDP_TOOLS_PROGRESS_METER_H_
+#define LDP_TOOLS_PROGRESS_METER_H_
 
 #include <atomic>
 #include <cstdint>
@@ -55,4 +55,4 @@ class ProgressMeter {
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_PROGRESS_METER_H_
+#endif  // LDP_TOOLS_PROGRESS_METER_H_

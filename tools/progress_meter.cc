@@ -1,5 +1,5 @@
 // Progress bar or progress lines; see the header.
-#include "client/progress_meter.h"
+#include "tools/progress_meter.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // SVG text for a workload's answers; see the header.
-#include "client/workload_plot.h"
+#include "tools/workload_plot.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "client/latency_stats.h"
+#include "tools/latency_stats.h"
 
 #include <thread>
 #include <vector>

@@ -8,8 +8,8 @@
 //   estimates.csv    question, label, truth, estimate, standard error,
 //                    interval, z, covered — every released value
 //   <question>.svg   estimate with its interval (or band) against the truth
-#ifndef LDP_CLIENT_LOADTEST_OUTPUT_H_
-#define LDP_CLIENT_LOADTEST_OUTPUT_H_
+#ifndef LDP_TOOLS_LOADTEST_OUTPUT_H_
+#define LDP_TOOLS_LOADTEST_OUTPUT_H_
 
 #include <cstdint>
 #include <map>
@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "client/estimate_comparison.h"
+#include "tools/estimate_comparison.h"
 
 namespace ldp {
 
@@ -69,4 +69,4 @@ absl::Status WriteLoadtestOutput(const std::string& dir,
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_LOADTEST_OUTPUT_H_
+#endif  // LDP_TOOLS_LOADTEST_OUTPUT_H_

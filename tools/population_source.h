@@ -26,8 +26,8 @@
 //
 // Not privacy-critical (it stands in for the agents' true data), so it
 // samples with floating point freely, like common/population.h.
-#ifndef LDP_CLIENT_POPULATION_SOURCE_H_
-#define LDP_CLIENT_POPULATION_SOURCE_H_
+#ifndef LDP_TOOLS_POPULATION_SOURCE_H_
+#define LDP_TOOLS_POPULATION_SOURCE_H_
 
 #include <cstdint>
 #include <limits>
@@ -161,4 +161,4 @@ class PopulationSource {
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_POPULATION_SOURCE_H_
+#endif  // LDP_TOOLS_POPULATION_SOURCE_H_

@@ -1,4 +1,4 @@
-#include "client/estimate_comparison.h"
+#include "tools/estimate_comparison.h"
 
 #include <cmath>
 #include <string>

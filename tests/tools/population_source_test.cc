@@ -1,4 +1,4 @@
-#include "client/population_source.h"
+#include "tools/population_source.h"
 
 #include <algorithm>
 #include <bit>

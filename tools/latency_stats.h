@@ -3,8 +3,8 @@
 // Exact order statistics over every recorded sample (a load test records
 // at most one sample per upload call, so memory is not a concern), safe to
 // record from many worker threads.
-#ifndef LDP_CLIENT_LATENCY_STATS_H_
-#define LDP_CLIENT_LATENCY_STATS_H_
+#ifndef LDP_TOOLS_LATENCY_STATS_H_
+#define LDP_TOOLS_LATENCY_STATS_H_
 
 #include <cstdint>
 #include <mutex>
@@ -29,4 +29,4 @@ class LatencyStats {
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_LATENCY_STATS_H_
+#endif  // LDP_TOOLS_LATENCY_STATS_H_

@@ -1,5 +1,5 @@
 // Deterministic per-agent sampling of synthetic populations; see the header.
-#include "client/population_source.h"
+#include "tools/population_source.h"
 
 #include <algorithm>
 #include <bit>

@@ -36,7 +36,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "client/agent_client.h"
-#include "client/workload_plot.h"
 #include "common/file_text.h"
 #include "common/flags_usage.h"
 #include "google/protobuf/struct.pb.h"
@@ -45,6 +44,7 @@
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/study_file.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "tools/workload_plot.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ldp-server address.");
 ABSL_FLAG(std::string, token_file, "ldp.db.analyst_token",

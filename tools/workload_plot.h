@@ -3,8 +3,8 @@
 // from ldp-loadtest's truth file) the true answers as a second line, over
 // the query index. Hand-written SVG text: no plotting dependency, and the
 // file opens in any browser.
-#ifndef LDP_CLIENT_WORKLOAD_PLOT_H_
-#define LDP_CLIENT_WORKLOAD_PLOT_H_
+#ifndef LDP_TOOLS_WORKLOAD_PLOT_H_
+#define LDP_TOOLS_WORKLOAD_PLOT_H_
 
 #include <string>
 #include <vector>
@@ -40,4 +40,4 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& plot);
 
 }  // namespace ldp
 
-#endif  // LDP_CLIENT_WORKLOAD_PLOT_H_
+#endif  // LDP_TOOLS_WORKLOAD_PLOT_H_

@@ -1,7 +1,7 @@
 // ldp-loadtest's --out files: the timeline's per-second buckets, a summary
 // that parses back as JSON with the run's figures, CSV rows for every
 // released value (quoted where needed), and the SVG plots.
-#include "client/loadtest_output.h"
+#include "tools/loadtest_output.h"
 
 #include <algorithm>
 #include <filesystem>
