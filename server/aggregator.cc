@@ -8,15 +8,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "common/confidence_interval.h"
 #include "common/status_macros.h"
 #include "server/aggregator_impl.h"
 #include "server/credential.h"
-#include "server/plan_codec.h"
-#include "server/programs/program_registry.h"
-#include "server/programs/program_schedule.h"
 #include "server/task_id.h"
 
 namespace ldp {
@@ -25,108 +21,6 @@ namespace {
 constexpr int kDefaultPageSize = 50;
 constexpr int kMaxPageSize = 1000;
 constexpr size_t kMinAnalystTokenLength = 16;
-
-// Persists a round's closing (and a noninteractive study's, with its only
-// round). The in-memory state flips here, on the writer thread, so every
-// later job in the same group already sees the round closed. For an
-// interactive study the same transaction stores the program's next round,
-// or closes the study when the program is done.
-// For the round_closed event.
-std::string_view CloseReason(RoundState state) {
-  switch (state) {
-    case RoundState::kOpen: return "open";
-    case RoundState::kClosedQuorum: return "quorum";
-    case RoundState::kClosedDeadline: return "deadline";
-    case RoundState::kClosedEarly: return "early";
-  }
-  return "unknown";
-}
-
-int64_t TotalReports(const RoundRuntime& round) {
-  int64_t total = 0;
-  for (int q = 0; q < round.num_questions(); ++q) total += round.num_reports(q);
-  return total;
-}
-
-class CloseRoundJob final : public CommitJob {
- public:
-  CloseRoundJob(Aggregator::Impl* impl, RoundEntry entry, RoundState state)
-      : impl_(impl), entry_(std::move(entry)), state_(state) {}
-
-  absl::Status Apply(StoreTransaction& transaction) override {
-    RoundRuntime& round = *entry_.round;
-    if (round.state() == RoundState::kOpen) round.set_state(state_);
-    ASSIGN_OR_RETURN(const bool closed_here,
-                     transaction.CloseRound(round.round_id(), round.state()));
-    // Another server on the shared store closed it first; it plans what
-    // comes next, and Follow brings that here.
-    if (!closed_here) return absl::OkStatus();
-    StudyRuntime& study = *entry_.study;
-    bool close_study = study.spec->mode == StudyMode::kNoninteractive;
-    if (study.program != nullptr && study.state.load() == StudyState::kActive &&
-        study.LatestRound() == entry_.round && round.ClaimAdvance()) {
-      // The program must see every report of the round, also those other
-      // servers stored: the close above waited for their transactions.
-      if (impl_->shared_store()) RETURN_IF_ERROR(impl_->Follow(false));
-      absl::StatusOr<std::shared_ptr<RoundRuntime>> next =
-          impl_->PlanNextRound(study, impl_->clock().Now());
-      if (!next.ok()) {
-        // The program cannot go on (e.g. its answer had a shape it did not
-        // expect): finish the study with the reason rather than hang.
-        study.SetResult({.summary = absl::StrCat("the analyst program failed: ",
-                                                 next.status().message())},
-                        true);
-        close_study = true;
-      } else if (*next == nullptr) {
-        close_study = true;
-      } else {
-        next_ = *std::move(next);
-        RETURN_IF_ERROR(transaction.InsertRound(RoundRowOf(*next_)));
-      }
-    }
-    if (close_study) {
-      study.state.store(StudyState::kClosed);
-      RETURN_IF_ERROR(
-          transaction.SetStudyState(study.study_id, StudyState::kClosed));
-    }
-    return absl::OkStatus();
-  }
-
-  // A failed close stays closed in memory; after a restart the deadline or
-  // quorum closes the round again, and the program is asked again.
-  void Finish(const absl::Status& status) override {
-    const RoundRuntime& round = *entry_.round;
-    if (!status.ok()) {
-      impl_->Log(LogLevel::kWarning, "round_close_failed",
-                 {{"study", absl::StrCat(entry_.study->study_id)},
-                  {"round", absl::StrCat(round.round_id())},
-                  {"error", std::string(status.message())}});
-      return;
-    }
-    impl_->Log(LogLevel::kInfo, "round_closed",
-               {{"study", absl::StrCat(entry_.study->study_id)},
-                {"round", absl::StrCat(round.round_id())},
-                {"state", std::string(CloseReason(round.state()))},
-                {"reports", absl::StrCat(TotalReports(round))}});
-    if (entry_.study->state.load() == StudyState::kClosed) {
-      impl_->Log(LogLevel::kInfo, "study_closed",
-                 {{"study", absl::StrCat(entry_.study->study_id)}});
-    }
-    if (next_ != nullptr) {
-      impl_->Log(LogLevel::kInfo, "round_opened",
-                 {{"study", absl::StrCat(entry_.study->study_id)},
-                  {"round", absl::StrCat(next_->round_id())},
-                  {"name", next_->plan().decisions().round_name}});
-      impl_->studies().RegisterRound(entry_.study, std::move(next_));
-    }
-  }
-
- private:
-  Aggregator::Impl* impl_;
-  RoundEntry entry_;
-  RoundState state_;
-  std::shared_ptr<RoundRuntime> next_;
-};
 
 class CreateStudyJob final : public CommitJob {
  public:
@@ -176,17 +70,6 @@ class CreateStudyJob final : public CommitJob {
   RoundRow round_row_;
   uint64_t holder_ = 0;
   absl::StatusOr<uint64_t>* result_;
-  absl::Notification* done_;
-};
-
-class BarrierJob final : public CommitJob {
- public:
-  explicit BarrierJob(absl::Notification* done) : done_(done) {}
-  int64_t NumWrites() const override { return 0; }
-  absl::Status Apply(StoreTransaction&) override { return absl::OkStatus(); }
-  void Finish(const absl::Status&) override { done_->Notify(); }
-
- private:
   absl::Notification* done_;
 };
 
@@ -260,7 +143,10 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
                .queue = *queue_,
                .stats = stats_},
       agents_(context_, std::move(random)),
-      studies_(*store_) {}
+      studies_(*store_),
+      programs_(options_, studies_),
+      lifecycle_(context_, studies_, programs_,
+                 [this] { return Follow(/*with_ledger=*/false); }) {}
 
 // Stop following first (it reads what the jobs write), then finish every
 // queued write while everything the jobs touch is alive.
@@ -271,30 +157,6 @@ Aggregator::Impl::~Impl() {
   }
   if (follower_.joinable()) follower_.join();
   queue_->Stop();
-}
-
-void Aggregator::Impl::QueueClose(const RoundEntry& entry, RoundState state) {
-  queue_->Submit(std::make_unique<CloseRoundJob>(this, entry, state));
-}
-
-void Aggregator::Impl::Barrier() {
-  absl::Notification done;
-  queue_->Submit(std::make_unique<BarrierJob>(&done));
-  done.WaitForNotification();
-}
-
-void Aggregator::Impl::CloseExpiredRounds() {
-  const absl::Time now = clock().Now();
-  for (const auto& study : studies_.AllStudies()) {
-    for (const auto& round : study->Rounds()) {
-      if (round->state() == RoundState::kOpen && now >= round->deadline() &&
-          round->ClaimClose()) {
-        QueueClose({.round = round, .study = study},
-                   RoundState::kClosedDeadline);
-      }
-    }
-  }
-  Barrier();
 }
 
 absl::Status Aggregator::Impl::AuthenticateAnalyst(
@@ -370,18 +232,6 @@ QuestionEstimate EstimateQuestion(const RoundRuntime& round, int q,
 
 }  // namespace
 
-RoundAnswers AnswersOf(const RoundRuntime& round, double confidence) {
-  RoundAnswers answers;
-  for (int q = 0; q < round.num_questions(); ++q) {
-    TaskEstimate estimate = round.Estimate(q, confidence);
-    AddSamplingVariance(round.plan(), q, estimate);
-    answers.answers.push_back(
-        {.question_id = round.plan().questions()[q].question_id,
-         .estimate = std::move(estimate)});
-  }
-  return answers;
-}
-
 StudyInfo Aggregator::Impl::Info(const StudyRuntime& study) const {
   StudyInfo info{.study_id = study.study_id,
                  .spec = study.spec,
@@ -425,83 +275,20 @@ absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
 
 absl::StatusOr<RoundPlan> Aggregator::Impl::FirstRound(StudyRuntime& study) {
   const StudySpec& spec = *study.spec;
-  if (spec.mode == StudyMode::kNoninteractive) {
-    if (spec.program.has_value()) {
-      return absl::InvalidArgumentError(
-          "a NONINTERACTIVE study cannot name an analyst program; make it "
-          "INTERACTIVE or drop the program");
-    }
-    return RoundPlan::Create(spec, options_.strategy_planner);
+  if (spec.mode == StudyMode::kInteractive) {
+    return programs_.PlanFirstRound(study);
   }
-  if (!spec.program.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "an INTERACTIVE study needs an analyst program to plan its rounds; "
-        "known programs: ",
-        absl::StrJoin(AnalystProgramNames(), ", ")));
-  }
-  if (!spec.questions.empty()) {
+  if (spec.program.has_value()) {
     return absl::InvalidArgumentError(
-        "an INTERACTIVE study's questions come from its analyst program; "
-        "leave `questions` empty");
+        "a NONINTERACTIVE study cannot name an analyst program; make it "
+        "INTERACTIVE or drop the program");
   }
-  if (spec.epsilon_cap_nanos <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "epsilon_cap_nanos must be > 0, got ", spec.epsilon_cap_nanos));
-  }
-  RETURN_IF_ERROR(LoadProgram(study));
-  RETURN_IF_ERROR(CheckSchedule(study.schedule, spec.epsilon_cap_nanos));
-  ASSIGN_OR_RETURN(ProgramStep step, study.program->Next({}));
-  if (!step.round.has_value()) {
-    return absl::InvalidArgumentError(
-        "the analyst program asks no round at all");
-  }
-  study.SetResult(std::move(step.result), false);
-  return PlanProgramRound(study, *step.round, 0);
-}
-
-absl::StatusOr<RoundPlan> Aggregator::Impl::PlanProgramRound(
-    const StudyRuntime& study, const ProgramRound& round, size_t index) {
-  if (index >= study.schedule.size()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the analyst program asks for round ", index + 1,
-                     " but scheduled only ", study.schedule.size()));
-  }
-  ASSIGN_OR_RETURN(RoundPlan plan,
-                   RoundPlan::CreateForProgram(*study.spec, round,
-                                               study.schedule[index],
-                                               options_.strategy_planner));
-  ASSIGN_OR_RETURN(std::string bytes,
-                   options_.spec_codec->EncodeQuestions(round.questions));
-  plan.set_questions_bytes(std::move(bytes));
-  return plan;
-}
-
-absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::PlanNextRound(
-    StudyRuntime& study, absl::Time now) {
-  std::vector<RoundAnswers> history;
-  for (const auto& round : study.Rounds()) {
-    history.push_back(AnswersOf(*round, study.spec->confidence));
-  }
-  ASSIGN_OR_RETURN(ProgramStep step, study.program->Next(history));
-  if (!step.round.has_value()) {
-    study.SetResult(std::move(step.result), true);
-    return nullptr;
-  }
-  ASSIGN_OR_RETURN(RoundPlan plan,
-                   PlanProgramRound(study, *step.round, history.size()));
-  ASSIGN_OR_RETURN(const uint64_t round_id, studies_.NextRoundId());
-  study.SetResult(std::move(step.result), false);
-  const RoundRow row{.round_id = round_id,
-                     .study_id = study.study_id,
-                     .state = RoundState::kOpen,
-                     .start_time = now,
-                     .deadline = now + study.spec->round_duration};
-  return std::make_shared<RoundRuntime>(row, study.spec, std::move(plan));
+  return RoundPlan::Create(spec, options_.strategy_planner);
 }
 
 absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
   RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
-  CloseExpiredRounds();
+  lifecycle_.CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
@@ -518,9 +305,10 @@ absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
   }
   const std::shared_ptr<RoundRuntime> latest = study->LatestRound();
   if (latest->state() == RoundState::kOpen && latest->ClaimClose()) {
-    QueueClose({.round = latest, .study = study}, RoundState::kClosedEarly);
+    lifecycle_.QueueClose({.round = latest, .study = study},
+                          RoundState::kClosedEarly);
   }
-  Barrier();
+  lifecycle_.Barrier();
   const std::shared_ptr<RoundRuntime> now_latest = study->LatestRound();
   if (now_latest == latest && study->state.load() == StudyState::kActive) {
     return absl::UnavailableError(
@@ -550,7 +338,7 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
 
 absl::StatusOr<StudyInfo> Aggregator::Impl::GetStudy(uint64_t study_id) {
   RETURN_IF_ERROR(CatchUp(/*with_ledger=*/true));
-  CloseExpiredRounds();
+  lifecycle_.CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
@@ -561,7 +349,7 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::GetStudy(uint64_t study_id) {
 StudyPage Aggregator::Impl::ListStudies(int page_size, uint64_t page_start) {
   // A page from this server's memory is still right if catching up fails.
   (void)CatchUp(/*with_ledger=*/true);
-  CloseExpiredRounds();
+  lifecycle_.CloseExpiredRounds();
   const size_t limit =
       page_size <= 0 ? kDefaultPageSize : std::min(page_size, kMaxPageSize);
   StudyPage page;
@@ -575,7 +363,7 @@ StudyPage Aggregator::Impl::ListStudies(int page_size, uint64_t page_start) {
 absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
     uint64_t study_id, uint64_t round_id) {
   RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
-  CloseExpiredRounds();
+  lifecycle_.CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
@@ -724,7 +512,7 @@ absl::StatusOr<RoundEstimates> Aggregator::GetEstimates(uint64_t study_id,
   return impl_->GetEstimates(study_id, round_id);
 }
 
-void Aggregator::CloseExpiredRounds() { impl_->CloseExpiredRounds(); }
+void Aggregator::CloseExpiredRounds() { impl_->rounds().CloseExpiredRounds(); }
 
 CommitQueueStats Aggregator::commit_stats() const {
   return impl_->queue().stats();

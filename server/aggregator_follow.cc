@@ -114,13 +114,13 @@ absl::Status Aggregator::Impl::FollowStudiesAndRounds() {
   }
   for (auto& [id, study] : fresh) {
     studies_.Register(study);
-    if (study->program != nullptr) RETURN_IF_ERROR(RecomputeProgramResult(*study));
+    if (study->program != nullptr) programs_.RecomputeResult(*study);
   }
   // A round another server opened for an interactive study here: what the
   // program reported with it is recomputed from the closed rounds.
   for (const RoundEntry& entry : touched) {
     if (entry.study->program != nullptr) {
-      RETURN_IF_ERROR(RecomputeProgramResult(*entry.study));
+      programs_.RecomputeResult(*entry.study);
     }
   }
   return absl::OkStatus();
@@ -155,7 +155,7 @@ absl::Status Aggregator::Impl::FollowReports() {
       touched.push_back(cache);
     }
   }
-  for (const RoundEntry& entry : touched) CheckQuorum(entry);
+  for (const RoundEntry& entry : touched) lifecycle_.CheckQuorum(entry);
   return absl::OkStatus();
 }
 

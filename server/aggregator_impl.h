@@ -24,6 +24,8 @@
 #include "server/credential.h"
 #include "server/programs/analyst_program.h"
 #include "server/round_runtime.h"
+#include "server/program_driver.h"
+#include "server/round_lifecycle.h"
 #include "server/study_registry.h"
 
 namespace ldp {
@@ -39,10 +41,6 @@ struct PendingReport {
   bool admitted = false;
   AppendResult result{};
 };
-
-// A round's estimates as an analyst program sees them (AddSamplingVariance
-// applied), in question order.
-RoundAnswers AnswersOf(const RoundRuntime& round, double confidence);
 
 class Aggregator::Impl {
  public:
@@ -82,14 +80,6 @@ class Aggregator::Impl {
   absl::StatusOr<RoundEstimates> GetEstimates(uint64_t study_id,
                                               uint64_t round_id);
   absl::StatusOr<RoundInfo> AdvanceStudy(uint64_t study_id);
-  void CloseExpiredRounds();
-
-  // Interactive studies (writer thread, or load): asks the program for the
-  // step after every closed round of `study`. Returns the next round, not yet
-  // stored or registered, or nullptr when the program is done (then its
-  // result is final). Updates the study's result either way.
-  absl::StatusOr<std::shared_ptr<RoundRuntime>> PlanNextRound(
-      StudyRuntime& study, absl::Time now);
 
   // Shared by the jobs (writer thread).
   const Clock& clock() const { return *options_.clock; }
@@ -106,12 +96,8 @@ class Aggregator::Impl {
   }
   // For Aggregator::Stats (aggregator.cc).
   AggregatorStats Stats() const;
-  // Queues the durable close of a round whose state the caller decided
-  // (state already set for quorum; set by the job for deadlines).
-  void QueueClose(const RoundEntry& entry, RoundState state);
-  // After stored reports: close the round if every question has quorum.
-  void CheckQuorum(const RoundEntry& entry);
   StudyRegistry& studies() { return studies_; }
+  RoundLifecycle& rounds() { return lifecycle_; }
 
  private:
   StudyInfo Info(const StudyRuntime& study) const;
@@ -119,20 +105,6 @@ class Aggregator::Impl {
       std::string spec_bytes, std::string request_id);
   // The first round of a new study (its program's, for interactive ones).
   absl::StatusOr<RoundPlan> FirstRound(StudyRuntime& study);
-  // A program round's plan from the program's request.
-  absl::StatusOr<RoundPlan> PlanProgramRound(const StudyRuntime& study,
-                                             const ProgramRound& round,
-                                             size_t index);
-  // Interactive studies at load: rebuilds the program, and plans the next
-  // round if a crash came between a round's close and the next one.
-  absl::Status ResumeProgram(const std::shared_ptr<StudyRuntime>& study);
-  // The program's reported result, recomputed from the study's rounds.
-  absl::Status RecomputeProgramResult(StudyRuntime& study);
-  // An interactive study's program and schedule, from its spec (at creation
-  // and at load).
-  absl::Status LoadProgram(StudyRuntime& study);
-  // Waits until every job submitted before it has finished.
-  void Barrier();
   // Admission checks of one report on the request thread; OK means it was
   // added to `pending` (aggregator_ingest.cc).
   absl::StatusOr<RoundEntry> AdmitTask(uint64_t agent_id, uint64_t task_id,
@@ -168,6 +140,8 @@ class Aggregator::Impl {
   AggregatorContext context_;
   AgentRegistry agents_;
   StudyRegistry studies_;
+  ProgramDriver programs_;
+  RoundLifecycle lifecycle_;
 
   // Shared stores: one Follow at a time, from where the last one stopped.
   absl::Mutex follow_mutex_;

@@ -54,7 +54,7 @@ class UploadJob final : public CommitJob {
       p.admitted = round.AcceptsReportsAt(now);
       if (!p.admitted) {
         if (round.state() == RoundState::kOpen && round.ClaimClose()) {
-          impl_->QueueClose(p.entry, RoundState::kClosedDeadline);
+          impl_->rounds().QueueClose(p.entry, RoundState::kClosedDeadline);
         }
         continue;
       }
@@ -84,7 +84,7 @@ class UploadJob final : public CommitJob {
     for (const PendingReport& p : pending_) {
       if (p.entry.round.get() == last_round) continue;
       last_round = p.entry.round.get();
-      impl_->CheckQuorum(p.entry);
+      impl_->rounds().CheckQuorum(p.entry);
     }
     CompleteNow();
   }
@@ -289,18 +289,6 @@ absl::Status Aggregator::Impl::AdmitReport(
   p.payload = std::move(report.payload);
   p.entry = std::move(entry);
   return absl::OkStatus();
-}
-
-void Aggregator::Impl::CheckQuorum(const RoundEntry& entry) {
-  const int64_t quorum = entry.study->spec->quorum;
-  RoundRuntime& round = *entry.round;
-  if (quorum <= 0 || round.state() != RoundState::kOpen ||
-      !round.QuorumReached(quorum)) {
-    return;
-  }
-  // Refuse further reports from now on; the job makes it durable.
-  round.set_state(RoundState::kClosedQuorum);
-  if (round.ClaimClose()) QueueClose(entry, RoundState::kClosedQuorum);
 }
 
 }  // namespace ldp

@@ -11,7 +11,6 @@
 #include "server/aggregator_impl.h"
 #include "server/payload_codec.h"
 #include "server/plan_codec.h"
-#include "server/programs/program_registry.h"
 #include "server/task_id.h"
 
 namespace ldp {
@@ -51,11 +50,18 @@ absl::Status Aggregator::Impl::Load() {
   // round's close; close it now.
   for (auto& [id, study] : studies) {
     for (const auto& round : study->Rounds()) {
-      CheckQuorum({.round = round, .study = study});
+      lifecycle_.CheckQuorum({.round = round, .study = study});
     }
   }
+  // A crash may have come between a program round's close and the next
+  // round: close it again, which asks the program (and stores its answer).
   for (auto& [id, study] : studies) {
-    if (study->program != nullptr) RETURN_IF_ERROR(ResumeProgram(study));
+    if (study->program == nullptr) continue;
+    const std::shared_ptr<RoundRuntime> unfinished = programs_.Resume(*study);
+    if (unfinished != nullptr && unfinished->ClaimClose()) {
+      lifecycle_.QueueClose({.round = unfinished, .study = study},
+                            unfinished->state());
+    }
   }
   return absl::OkStatus();
 }
@@ -72,7 +78,7 @@ absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::StudyFromRow(
   study->created_at = row.created_at;
   study->state = row.state;
   if (study->spec->mode == StudyMode::kInteractive) {
-    absl::Status program = LoadProgram(*study);
+    absl::Status program = programs_.LoadProgram(*study);
     if (!program.ok()) return Corrupt("study", row.study_id, program);
   }
   return study;
@@ -99,62 +105,6 @@ absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::RoundFromRow(
       RoundPlan::Restore(*spec, *std::move(decisions));
   if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
   return std::make_shared<RoundRuntime>(row, study.spec, *std::move(plan));
-}
-
-absl::Status Aggregator::Impl::LoadProgram(StudyRuntime& study) {
-  const StudySpec& spec = *study.spec;
-  if (!spec.program.has_value()) {
-    return absl::InvalidArgumentError("interactive study without a program");
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<AnalystProgram> program,
-                   CreateAnalystProgram(
-                       *spec.program,
-                       {.schema = spec.schema,
-                        .epsilon_cap_nanos = spec.epsilon_cap_nanos,
-                        .confidence = spec.confidence}));
-  study.schedule = program->Schedule();
-  study.program = std::move(program);
-  return absl::OkStatus();
-}
-
-absl::Status Aggregator::Impl::ResumeProgram(
-    const std::shared_ptr<StudyRuntime>& study) {
-  const std::vector<std::shared_ptr<RoundRuntime>> rounds = study->Rounds();
-  if (rounds.empty()) return absl::OkStatus();
-  const std::shared_ptr<RoundRuntime>& latest = rounds.back();
-  if (study->state.load() == StudyState::kActive &&
-      latest->state() != RoundState::kOpen) {
-    // A crash came between this round's close and the next round: ask the
-    // program now (the job stores the next round, or closes the study).
-    if (latest->ClaimClose()) QueueClose({.round = latest, .study = study},
-                                         latest->state());
-    return absl::OkStatus();
-  }
-  return RecomputeProgramResult(*study);
-}
-
-// What the program reported: with the open round's request, or its final
-// result for a finished study.
-absl::Status Aggregator::Impl::RecomputeProgramResult(StudyRuntime& study_ref) {
-  StudyRuntime* study = &study_ref;
-  const std::vector<std::shared_ptr<RoundRuntime>> rounds = study->Rounds();
-  if (rounds.empty()) return absl::OkStatus();
-  std::vector<RoundAnswers> history;
-  const size_t closed = study->state.load() == StudyState::kActive
-                            ? rounds.size() - 1
-                            : rounds.size();
-  for (size_t r = 0; r < closed; ++r) {
-    history.push_back(AnswersOf(*rounds[r], study->spec->confidence));
-  }
-  absl::StatusOr<ProgramStep> step = study->program->Next(history);
-  if (!step.ok()) {
-    study->SetResult({.summary = absl::StrCat("the analyst program failed: ",
-                                              step.status().message())},
-                     true);
-    return absl::OkStatus();
-  }
-  study->SetResult(std::move(step->result), !step->round.has_value());
-  return absl::OkStatus();
 }
 
 absl::StatusOr<uint64_t> Aggregator::Impl::LoadRounds(
