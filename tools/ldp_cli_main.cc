@@ -40,10 +40,10 @@
 #include "common/flags_usage.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
-#include "grpcpp/grpcpp.h"
-#include "proto/convert/grpc_status.h"
+#include "grpcpp/security/credentials.h"
 #include "proto/convert/study_file.h"
-#include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "proto/ldp/v1/analyst_service.pb.h"
+#include "tools/analyst_client.h"
 #include "tools/workload_plot.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ldp-server address.");
@@ -102,50 +102,31 @@ int Fail(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
 }
 
-class Analyst {
- public:
-  static absl::StatusOr<Analyst> Connect() {
-    absl::StatusOr<std::string> token = ReadFileText(absl::GetFlag(FLAGS_token_file), "--token_file");
-    if (!token.ok()) {
-      return absl::NotFoundError(absl::StrCat(
-          token.status().message(),
-          "; pass --token_file (ldp-server writes <db>.analyst_token)"));
-    }
-    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-        ChannelCredentialsFromFiles({.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
-                                     .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
-                                     .key_file = absl::GetFlag(FLAGS_tls_key_file)});
-    if (!credentials.ok()) return credentials.status();
-    // Workload estimates can be large (all ranges at N = 1024: 524,800
-    // answers, ~17 MB); accept up to 256 MB instead of gRPC's 4 MB default.
-    grpc::ChannelArguments arguments;
-    arguments.SetMaxReceiveMessageSize(256 << 20);
-    auto channel = grpc::CreateCustomChannel(absl::GetFlag(FLAGS_server),
-                                             *credentials, arguments);
-    return Analyst(v1::AnalystService::NewStub(channel),
-                   std::string(absl::StripAsciiWhitespace(*token)));
+// The analyst's client from --server, --token_file, --tls_* and
+// --timeout_seconds.
+absl::StatusOr<std::unique_ptr<AnalystClient>> ConnectFromFlags() {
+  absl::StatusOr<std::string> token =
+      ReadFileText(absl::GetFlag(FLAGS_token_file), "--token_file");
+  if (!token.ok()) {
+    return absl::NotFoundError(absl::StrCat(
+        token.status().message(),
+        "; pass --token_file (ldp-server writes <db>.analyst_token)"));
   }
-
-  template <typename Request, typename Response, typename Method>
-  absl::StatusOr<Response> Call(Method method, const Request& request) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + token_);
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(absl::GetFlag(FLAGS_timeout_seconds)));
-    Response response;
-    const grpc::Status status = (stub_.get()->*method)(&context, request, &response);
-    if (!status.ok()) return FromGrpcStatus(status);
-    return response;
-  }
-
-  v1::AnalystService::Stub* stub() { return stub_.get(); }
-
- private:
-  Analyst(std::unique_ptr<v1::AnalystService::Stub> stub, std::string token)
-      : stub_(std::move(stub)), token_(std::move(token)) {}
-  std::unique_ptr<v1::AnalystService::Stub> stub_;
-  std::string token_;
-};
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      ChannelCredentialsFromFiles({.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
+                                   .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
+                                   .key_file = absl::GetFlag(FLAGS_tls_key_file)});
+  if (!credentials.ok()) return credentials.status();
+  const absl::Duration timeout = absl::Seconds(absl::GetFlag(FLAGS_timeout_seconds));
+  return AnalystClient::Connect(
+      {.server = absl::GetFlag(FLAGS_server),
+       .bearer_token = std::string(absl::StripAsciiWhitespace(*token)),
+       .credentials = *std::move(credentials),
+       .timeout = timeout,
+       .create_study_timeout = timeout,
+       // `ldp results` prints whole workload estimates; accept 256 MB.
+       .max_receive_message_bytes = 256 << 20});
+}
 
 absl::StatusOr<uint64_t> ParseId(const std::vector<char*>& args, size_t i,
                                  const char* what) {
@@ -173,11 +154,10 @@ void PrintRound(const v1::Round& round) {
   }
 }
 
-absl::Status StudyStatus(Analyst& analyst, uint64_t id) {
+absl::Status StudyStatus(const AnalystClient& analyst, uint64_t id) {
   v1::GetStudyRequest request;
   request.set_study_id(id);
-  auto study = analyst.Call<v1::GetStudyRequest, v1::Study>(
-      &v1::AnalystService::Stub::GetStudy, request);
+  auto study = analyst.GetStudy(request);
   if (!study.ok()) return study.status();
   const auto& status = study->status();
   std::printf("study %llu \"%s\": %s, %llu agents charged, %llu reports, "
@@ -192,8 +172,7 @@ absl::Status StudyStatus(Analyst& analyst, uint64_t id) {
     v1::GetRoundRequest round_request;
     round_request.set_study_id(id);
     round_request.set_round_id(round_id);
-    auto round = analyst.Call<v1::GetRoundRequest, v1::Round>(
-        &v1::AnalystService::Stub::GetRound, round_request);
+    auto round = analyst.GetRound(round_request);
     if (!round.ok()) return round.status();
     PrintRound(*round);
   }
@@ -369,12 +348,11 @@ absl::Status WritePlot(const v1::GetEstimatesResponse& estimates) {
   return absl::OkStatus();
 }
 
-absl::Status Results(Analyst& analyst, uint64_t id) {
+absl::Status Results(const AnalystClient& analyst, uint64_t id) {
   v1::GetEstimatesRequest request;
   request.set_study_id(id);
   request.set_round_id(absl::GetFlag(FLAGS_round));
-  auto estimates = analyst.Call<v1::GetEstimatesRequest, v1::GetEstimatesResponse>(
-      &v1::AnalystService::Stub::GetEstimates, request);
+  auto estimates = analyst.GetEstimates(request);
   if (!estimates.ok()) return estimates.status();
   if (!absl::GetFlag(FLAGS_plot).empty()) {
     if (absl::Status s = WritePlot(*estimates); !s.ok()) return s;
@@ -404,7 +382,7 @@ absl::Status Run(const std::vector<char*>& args) {
   if (args.size() < 2) return absl::InvalidArgumentError(kUsage);
   const std::string command = args[1];
   const std::string sub = args.size() > 2 ? args[2] : "";
-  auto analyst = Analyst::Connect();
+  auto analyst = ConnectFromFlags();
   if (!analyst.ok()) return analyst.status();
   if (command == "study" && sub == "create") {
     if (args.size() < 4) return absl::InvalidArgumentError(absl::StrCat("expected FILE\n", kUsage));
@@ -413,20 +391,18 @@ absl::Status Run(const std::vector<char*>& args) {
     v1::CreateStudyRequest request;
     *request.mutable_spec() = *spec;
     request.set_request_id(absl::GetFlag(FLAGS_request_id));
-    auto study = analyst->Call<v1::CreateStudyRequest, v1::Study>(
-        &v1::AnalystService::Stub::CreateStudy, request);
+    auto study = (*analyst)->CreateStudy(request);
     if (!study.ok()) return study.status();
     std::printf("created study %llu\n", static_cast<unsigned long long>(study->study_id()));
-    return StudyStatus(*analyst, study->study_id());
+    return StudyStatus(**analyst, study->study_id());
   }
   if (command == "study" && sub == "status") {
     auto id = ParseId(args, 3, "a study ID");
     if (!id.ok()) return id.status();
-    return StudyStatus(*analyst, *id);
+    return StudyStatus(**analyst, *id);
   }
   if (command == "study" && sub == "list") {
-    auto list = analyst->Call<v1::ListStudiesRequest, v1::ListStudiesResponse>(
-        &v1::AnalystService::Stub::ListStudies, v1::ListStudiesRequest());
+    auto list = (*analyst)->ListStudies(v1::ListStudiesRequest());
     if (!list.ok()) return list.status();
     for (const auto& study : list->studies()) {
       std::printf("%llu  %-10s %8llu reports  %s\n",
@@ -442,8 +418,7 @@ absl::Status Run(const std::vector<char*>& args) {
     if (!id.ok()) return id.status();
     v1::StartRoundRequest request;
     request.set_study_id(*id);
-    auto round = analyst->Call<v1::StartRoundRequest, v1::Round>(
-        &v1::AnalystService::Stub::StartRound, request);
+    auto round = (*analyst)->StartRound(request);
     if (!round.ok()) return round.status();
     PrintRound(*round);
     return absl::OkStatus();
@@ -451,7 +426,7 @@ absl::Status Run(const std::vector<char*>& args) {
   if (command == "results") {
     auto id = ParseId(args, 2, "a study ID");
     if (!id.ok()) return id.status();
-    return Results(*analyst, *id);
+    return Results(**analyst, *id);
   }
   if (command == "budget") {
     auto agent = ParseId(args, 2, "an agent ID");
@@ -459,8 +434,7 @@ absl::Status Run(const std::vector<char*>& args) {
     v1::GetBudgetRequest request;
     request.set_agent_id(*agent);
     request.set_study_id(absl::GetFlag(FLAGS_study));
-    auto budget = analyst->Call<v1::GetBudgetRequest, v1::GetBudgetResponse>(
-        &v1::AnalystService::Stub::GetAgentBudget, request);
+    auto budget = (*analyst)->GetAgentBudget(request);
     if (!budget.ok()) return budget.status();
     std::printf("agent %llu\n", static_cast<unsigned long long>(*agent));
     for (const auto& entry : budget->entries()) {

@@ -50,10 +50,10 @@
 #include "common/workload/workload.h"
 #include "grpcpp/create_channel.h"
 #include "proto/convert/estimate_convert.h"
-#include "proto/convert/grpc_status.h"
 #include "proto/convert/study_convert.h"
-#include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "proto/ldp/v1/analyst_service.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
+#include "tools/analyst_client.h"
 #include "tools/estimate_comparison.h"
 #include "tools/latency_stats.h"
 #include "tools/loadtest_output.h"
@@ -409,23 +409,11 @@ absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
       .round_duration = absl::Seconds(absl::GetFlag(FLAGS_round_seconds))};
 }
 
-// `timeout`: planning an optimized workload strategy at CreateStudy can take
-// minutes the first time.
-std::unique_ptr<grpc::ClientContext> AnalystContext(
-    const Config& config, absl::Duration timeout = absl::Seconds(60)) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
-  context->AddMetadata("authorization", absl::StrCat("Bearer ", config.analyst_token));
-  return context;
-}
-
-absl::StatusOr<uint64_t> CreateStudy(v1::AnalystService::Stub& analyst,
-                                     const StudySpec& spec, const Config& config) {
+absl::StatusOr<uint64_t> CreateStudy(const AnalystClient& analyst,
+                                     const StudySpec& spec) {
   v1::CreateStudyRequest request;
   ToProto(spec, request.mutable_spec());
-  v1::Study study;
-  auto context = AnalystContext(config, absl::Minutes(15));
-  RETURN_IF_ERROR(FromGrpcStatus(analyst.CreateStudy(context.get(), request, &study)));
+  ASSIGN_OR_RETURN(const v1::Study study, analyst.CreateStudy(request));
   return study.study_id();
 }
 
@@ -880,13 +868,12 @@ absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared,
   return absl::OkStatus();
 }
 
-absl::Status PrintEstimates(v1::AnalystService::Stub& analyst, const Shared& shared,
+absl::Status PrintEstimates(const AnalystClient& analyst, const Shared& shared,
                             std::vector<EstimateSeries>& series) {
   v1::GetEstimatesRequest request;
   request.set_study_id(shared.study_id);
-  v1::GetEstimatesResponse response;
-  auto context = AnalystContext(shared.config);
-  RETURN_IF_ERROR(FromGrpcStatus(analyst.GetEstimates(context.get(), request, &response)));
+  ASSIGN_OR_RETURN(const v1::GetEstimatesResponse response,
+                   analyst.GetEstimates(request));
   if (shared.config.workload.has_value()) {
     std::printf("\nThe study's answers (truth = the agents whose report was "
                 "acknowledged):\n");
@@ -906,17 +893,14 @@ absl::Status PrintEstimates(v1::AnalystService::Stub& analyst, const Shared& sha
 // their follow interval; asking each for it makes them catch up now, so no
 // agent is sent there before its replica has the study's tasks.
 absl::Status WaitForStudyOnReplicas(
-    const std::vector<std::unique_ptr<v1::AnalystService::Stub>>& replicas,
+    const std::vector<std::unique_ptr<AnalystClient>>& replicas,
     const Shared& shared) {
   for (size_t r = 1; r < replicas.size(); ++r) {
     v1::GetStudyRequest request;
     request.set_study_id(shared.study_id);
-    v1::Study study;
-    auto context = AnalystContext(shared.config);
-    absl::Status status =
-        FromGrpcStatus(replicas[r]->GetStudy(context.get(), request, &study));
+    const absl::Status status = replicas[r]->GetStudy(request).status();
     if (!status.ok()) {
-      return absl::Status(status.code(), absl::StrCat("replica ", Servers()[r],
+      return absl::Status(status.code(), absl::StrCat("replica ", replicas[r]->server(),
                                                       " does not have study ",
                                                       shared.study_id, ": ",
                                                       status.message()));
@@ -927,23 +911,22 @@ absl::Status WaitForStudyOnReplicas(
 
 // Every replica must give the same estimates (they all read one database).
 absl::Status CheckReplicasAgree(
-    const std::vector<std::unique_ptr<v1::AnalystService::Stub>>& replicas,
+    const std::vector<std::unique_ptr<AnalystClient>>& replicas,
     const Shared& shared) {
   std::string first;
   for (size_t r = 0; r < replicas.size(); ++r) {
     v1::GetEstimatesRequest request;
     request.set_study_id(shared.study_id);
-    v1::GetEstimatesResponse response;
-    auto context = AnalystContext(shared.config);
-    RETURN_IF_ERROR(
-        FromGrpcStatus(replicas[r]->GetEstimates(context.get(), request, &response)));
+    ASSIGN_OR_RETURN(const v1::GetEstimatesResponse response,
+                     replicas[r]->GetEstimates(request));
     std::string bytes;
     response.SerializeToString(&bytes);
     if (r == 0) {
       first = std::move(bytes);
     } else if (bytes != first) {
-      return absl::InternalError(absl::StrCat(
-          "replica ", Servers()[r], " gives other estimates than ", Servers()[0]));
+      return absl::InternalError(absl::StrCat("replica ", replicas[r]->server(),
+                                              " gives other estimates than ",
+                                              replicas[0]->server()));
     }
   }
   if (replicas.size() > 1) {
@@ -959,16 +942,22 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(const StudySpec spec, MakeStudySpec(*population, config));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials, Credentials());
   if (Servers().empty()) return absl::InvalidArgumentError("--server is empty");
-  std::vector<std::unique_ptr<v1::AnalystService::Stub>> replicas;
+  std::vector<std::unique_ptr<AnalystClient>> replicas;
   for (const std::string& server : Servers()) {
-    replicas.push_back(
-        v1::AnalystService::NewStub(grpc::CreateChannel(server, credentials)));
+    replicas.push_back(AnalystClient::Connect(
+        {.server = server,
+         .bearer_token = config.analyst_token,
+         .credentials = credentials,
+         .timeout = absl::Seconds(60),
+         // Planning an optimized workload strategy at CreateStudy can take
+         // minutes the first time.
+         .create_study_timeout = absl::Minutes(15)}));
   }
-  v1::AnalystService::Stub* analyst = replicas.front().get();
+  const AnalystClient& analyst = *replicas.front();
   Shared shared{.config = config,
                 .population = *population,
                 .totals = Totals(population->domain_size())};
-  ASSIGN_OR_RETURN(shared.study_id, CreateStudy(*analyst, spec, config));
+  ASSIGN_OR_RETURN(shared.study_id, CreateStudy(analyst, spec));
   std::printf("Created study %llu%s: %lld agents, %s items over [0, %u), epsilon %g\n",
               static_cast<unsigned long long>(shared.study_id),
               config.workload.has_value()
@@ -1005,7 +994,7 @@ absl::Status Run() {
             : absl::StrCat(" (first error: ", shared.totals.first_error, ")")));
   }
   std::vector<EstimateSeries> series;
-  RETURN_IF_ERROR(PrintEstimates(*analyst, shared, series));
+  RETURN_IF_ERROR(PrintEstimates(analyst, shared, series));
   RETURN_IF_ERROR(CheckReplicasAgree(replicas, shared));
   if (const std::string dir = absl::GetFlag(FLAGS_out); !dir.empty()) {
     RETURN_IF_ERROR(WriteLoadtestOutput(dir, Summary(shared, elapsed),
