@@ -2,6 +2,12 @@
 #include "server/postgres_schema.h"
 
 #include <iterator>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "server/postgres_connection.h"
 
 namespace ldp::postgres_schema {
 namespace {
@@ -62,7 +68,8 @@ INSERT INTO id_blocks(kind, next_id) VALUES (1, 1), (2, 1), (3, 1);
 // whose token has a quota, with how many agents the batch holds. A row is
 // seeded from the agents table the first time a quota'd enrollment needs
 // it (so a database that predates it keeps its count) and is kept exact by
-// every agent insert after that (see PostgresStore's kInsertAgents).
+// every agent insert after that (see kInsertAgents in
+// postgres_statements.h).
 constexpr const char* kV2 = R"sql(
 CREATE TABLE enrollment_counts(
   batch bytea PRIMARY KEY,
@@ -79,5 +86,84 @@ constexpr Migration kMigrations[] = {
 absl::Span<const Migration> Migrations() { return kMigrations; }
 
 int LatestVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
+
+namespace {
+
+using postgres_internal::Connection;
+using postgres_internal::Params;
+using postgres_internal::Result;
+
+absl::Status MigrateLocked(Connection& c) {
+  Params none;
+  RETURN_IF_ERROR(
+      c.RunOnce("migration lock",
+                absl::StrCat("SELECT pg_advisory_xact_lock(",
+                             kMigrationLockKey, ")"),
+                none)
+          .status());
+  ASSIGN_OR_RETURN(
+      Result exists,
+      c.RunOnce("schema check",
+                "SELECT to_regclass('schema_migrations') IS NOT NULL, "
+                "(SELECT count(*) FROM pg_catalog.pg_class k "
+                " JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace "
+                " WHERE n.nspname = current_schema() "
+                " AND k.relkind IN ('r', 'p', 'v', 'm', 'f')), "
+                "current_schema()",
+                none));
+  if (!exists.Bool(0, 0)) {
+    if (exists.Int(0, 1) != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "schema \"", std::string(exists.Bytes(0, 2)),
+          "\" of the database holds tables but is not an LDP aggregator "
+          "store (it has no schema_migrations table); give ldp-server a "
+          "database of its own"));
+    }
+    RETURN_IF_ERROR(
+        c.Exec("create schema_migrations",
+               "CREATE TABLE schema_migrations("
+               "version integer PRIMARY KEY, "
+               "applied_at timestamptz NOT NULL DEFAULT now())")
+            .status());
+  }
+  ASSIGN_OR_RETURN(
+      Result versions,
+      c.RunOnce("read schema_migrations",
+                "SELECT version FROM schema_migrations ORDER BY version", none));
+  absl::flat_hash_set<int64_t> applied;
+  for (int i = 0; i < versions.rows(); ++i) {
+    const int64_t version = versions.Int(i, 0);
+    if (version > LatestVersion()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the database's schema is at version ", version,
+          ", newer than this ldp-server knows (", LatestVersion(),
+          "); run a newer ldp-server on it"));
+    }
+    applied.insert(version);
+  }
+  for (const Migration& m : Migrations()) {
+    if (applied.contains(m.version)) continue;
+    const std::string what = absl::StrCat("schema migration ", m.version);
+    RETURN_IF_ERROR(c.Exec(what.c_str(), m.sql).status());
+    Params version;
+    version.Int(m.version);
+    RETURN_IF_ERROR(
+        c.RunOnce(what.c_str(),
+                  "INSERT INTO schema_migrations(version) VALUES($1::int4)",
+                  version)
+            .status());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Migrate(Connection& c) {
+  RETURN_IF_ERROR(c.Exec("begin migrations", "BEGIN").status());
+  absl::Status status = MigrateLocked(c);
+  if (status.ok()) status = c.Exec("commit migrations", "COMMIT").status();
+  if (!status.ok()) c.Abandon();
+  return status;
+}
 
 }  // namespace ldp::postgres_schema

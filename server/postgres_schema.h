@@ -1,4 +1,5 @@
-// The PostgreSQL store's schema, as an ordered list of migrations.
+// The PostgreSQL store's schema, as an ordered list of migrations, and
+// the code that applies them at open.
 //
 // Why migrations rather than one CREATE script: several servers share one
 // database and are upgraded one at a time, so the schema must move forward
@@ -10,7 +11,12 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
+
+namespace ldp::postgres_internal {
+class Connection;
+}  // namespace ldp::postgres_internal
 
 namespace ldp::postgres_schema {
 
@@ -30,6 +36,13 @@ int LatestVersion();
 // CREATE TABLE. Advisory locks are per database; the value only has to be
 // one no other application on the database uses ("LDPSCHEM" in ASCII).
 inline constexpr int64_t kMigrationLockKey = 0x4C44505343484D;
+
+// Applies the migrations `c`'s database lacks, in one transaction under
+// the advisory lock: replicas starting together apply each migration once,
+// and a failed migration leaves nothing behind. FailedPrecondition for a
+// database with a newer schema than this binary knows, or with tables of
+// something else.
+absl::Status Migrate(postgres_internal::Connection& c);
 
 }  // namespace ldp::postgres_schema
 

@@ -95,8 +95,6 @@ class PostgresStore final : public Store {
       uint64_t agent_id, uint64_t study_id) override;
 
  private:
-  class Transaction;
-
   PostgresStore() = default;
 
   // Runs `query` in one read-only REPEATABLE READ transaction on the reader

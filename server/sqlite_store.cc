@@ -5,160 +5,21 @@
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
 #include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/append_decision.h"
+#include "server/sqlite_schema.h"
+#include "server/sqlite_statement.h"
 
 namespace ldp {
 namespace {
 
-// The schema's migrations, applied in order at open; PRAGMA user_version
-// records the last one applied. A migration is never edited once released:
-// a change is a new entry.
-struct Migration {
-  int version;
-  const char* sql;
-};
-
-constexpr Migration kMigrations[] = {
-    {1, R"sql(
-CREATE TABLE agents(
-  agent_id INTEGER PRIMARY KEY,
-  credential_hash BLOB NOT NULL,
-  enrolled_at INTEGER NOT NULL);
-CREATE TABLE studies(
-  study_id INTEGER PRIMARY KEY,
-  spec BLOB NOT NULL,
-  request_id TEXT UNIQUE,
-  state INTEGER NOT NULL,
-  created_at INTEGER NOT NULL);
-CREATE TABLE rounds(
-  round_id INTEGER PRIMARY KEY,
-  study_id INTEGER NOT NULL,
-  state INTEGER NOT NULL,
-  start_time INTEGER NOT NULL,
-  deadline INTEGER NOT NULL,
-  plan BLOB NOT NULL);
-CREATE TABLE reports(
-  task_id INTEGER PRIMARY KEY,
-  round_id INTEGER NOT NULL,
-  agent_id INTEGER NOT NULL,
-  report_id BLOB NOT NULL,
-  payload BLOB NOT NULL,
-  received_at INTEGER NOT NULL);
-CREATE TABLE ledger(
-  agent_id INTEGER NOT NULL,
-  study_id INTEGER NOT NULL,
-  spent_nanos INTEGER NOT NULL,
-  cap_nanos INTEGER NOT NULL,
-  PRIMARY KEY(agent_id, study_id)) WITHOUT ROWID;
-)sql"},
-    // Enrollment quotas: which token admitted each agent ("" = open).
-    {2, "ALTER TABLE agents ADD COLUMN enrollment_batch BLOB NOT NULL "
-        "DEFAULT x''"},
-};
-
-constexpr int kSchemaVersion =
-    kMigrations[std::size(kMigrations) - 1].version;
-
-absl::Status SqliteError(sqlite3* db, const std::string& what, int code) {
-  std::string message =
-      absl::StrCat("sqlite ", what, ": ", sqlite3_errstr(code));
-  if (db != nullptr) absl::StrAppend(&message, " (", sqlite3_errmsg(db), ")");
-  switch (code & 0xff) {
-    case SQLITE_FULL:
-      return absl::ResourceExhaustedError(message);
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return absl::UnavailableError(message);
-    default:
-      return absl::InternalError(message);
-  }
-}
-
-absl::Status Exec(sqlite3* db, const char* sql) {
-  const int code = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
-  if (code != SQLITE_OK) return SqliteError(db, sql, code);
-  return absl::OkStatus();
-}
-
 int64_t Nanos(absl::Time t) { return absl::ToUnixNanos(t); }
 absl::Time FromNanos(int64_t n) { return absl::FromUnixNanos(n); }
 int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
-
-// One prepared statement, reset (and its read snapshot released) by Use's
-// guard after every use.
-class Statement {
- public:
-  static absl::StatusOr<std::unique_ptr<Statement>> Prepare(sqlite3* db,
-                                                            const char* sql) {
-    sqlite3_stmt* stmt = nullptr;
-    const int code = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-                                        &stmt, nullptr);
-    if (code != SQLITE_OK) return SqliteError(db, sql, code);
-    return std::unique_ptr<Statement>(new Statement(db, stmt));
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-
-  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void BindBlob(int i, std::string_view v) {
-    sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
-                      SQLITE_STATIC);
-  }
-  void BindTextOrNull(int i, std::string_view v) {
-    if (v.empty()) {
-      sqlite3_bind_null(stmt_, i);
-    } else {
-      sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
-                        SQLITE_STATIC);
-    }
-  }
-  // true: a row is available; false: done.
-  absl::StatusOr<bool> Step() {
-    const int code = sqlite3_step(stmt_);
-    if (code == SQLITE_ROW) return true;
-    if (code == SQLITE_DONE) return false;
-    return SqliteError(db_, sqlite3_sql(stmt_), code);
-  }
-  absl::Status Run() {  // steps to completion, ignoring rows
-    for (;;) {
-      ASSIGN_OR_RETURN(const bool row, Step());
-      if (!row) return absl::OkStatus();
-    }
-  }
-  int64_t Int(int col) { return sqlite3_column_int64(stmt_, col); }
-  // Rows the last completed write changed.
-  int Changes() { return sqlite3_changes(db_); }
-  std::string_view Blob(int col) {
-    const void* data = sqlite3_column_blob(stmt_, col);
-    return {static_cast<const char*>(data),
-            static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
-  }
-  void Reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-
- private:
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
-  sqlite3* db_;
-  sqlite3_stmt* stmt_;
-};
-
-// Resets a statement when the use ends, whatever the outcome.
-class Use {
- public:
-  explicit Use(Statement& s) : s_(s) {}
-  ~Use() { s_.Reset(); }
-  Statement* operator->() { return &s_; }
-
- private:
-  Statement& s_;
-};
 
 }  // namespace
 
@@ -180,85 +41,13 @@ struct Connection {
 
 }  // namespace sqlite_internal
 
+using sqlite_internal::Configure;
 using sqlite_internal::Connection;
-
-namespace {
-
-absl::Status EnableWal(sqlite3* db) {
-  // The pragma answers with the mode in force; it does not fail when the
-  // file cannot use WAL, so check the answer.
-  sqlite3_stmt* stmt = nullptr;
-  int code =
-      sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr);
-  if (code != SQLITE_OK) return SqliteError(db, "PRAGMA journal_mode", code);
-  code = sqlite3_step(stmt);
-  const bool wal =
-      code == SQLITE_ROW && std::string_view(reinterpret_cast<const char*>(
-                                sqlite3_column_text(stmt, 0))) == "wal";
-  sqlite3_finalize(stmt);
-  if (!wal) {
-    return absl::FailedPreconditionError(
-        "the database cannot use write-ahead logging (WAL)");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Configure(sqlite3* db, int cache_kib) {
-  sqlite3_busy_timeout(db, 10'000);
-  RETURN_IF_ERROR(EnableWal(db));
-  RETURN_IF_ERROR(Exec(db, "PRAGMA synchronous=FULL"));
-  RETURN_IF_ERROR(Exec(db, "PRAGMA temp_store=MEMORY"));
-  // With checkpoint_pages 0 the writer checkpoints inside the commit that
-  // crosses this: fewer, larger ones. Otherwise the store's wal_hook
-  // replaces it (wal_checkpointer.h). Either way the log is truncated back
-  // to a bounded size after each.
-  RETURN_IF_ERROR(Exec(db, "PRAGMA wal_autocheckpoint=10000"));
-  RETURN_IF_ERROR(Exec(db, "PRAGMA journal_size_limit=67108864"));
-  return Exec(db, absl::StrCat("PRAGMA cache_size=-", cache_kib).c_str());
-}
-
-absl::StatusOr<int64_t> QueryInt(sqlite3* db, const char* sql) {
-  ASSIGN_OR_RETURN(auto statement, Statement::Prepare(db, sql));
-  Use s(*statement);
-  ASSIGN_OR_RETURN(const bool row, s->Step());
-  return row ? s->Int(0) : 0;
-}
-
-absl::Status EnsureSchema(sqlite3* db) {
-  ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
-  if (version == kSchemaVersion) return absl::OkStatus();
-  if (version > kSchemaVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "database schema version ", version, " is newer than this ldp-server "
-        "knows (", kSchemaVersion, "); run a newer ldp-server"));
-  }
-  if (version == 0) {
-    ASSIGN_OR_RETURN(const int64_t tables,
-                     QueryInt(db, "SELECT count(*) FROM sqlite_master"));
-    if (tables != 0) {
-      return absl::FailedPreconditionError(
-          "the database file holds tables but is not an LDP aggregator store");
-    }
-  }
-  // All pending migrations in one transaction: a crash leaves the old
-  // version whole.
-  RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
-  absl::Status status;
-  for (const Migration& migration : kMigrations) {
-    if (migration.version <= version) continue;
-    status = Exec(db, migration.sql);
-    if (!status.ok()) break;
-  }
-  if (status.ok()) {
-    status =
-        Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str());
-  }
-  if (status.ok()) return Exec(db, "COMMIT");
-  (void)Exec(db, "ROLLBACK");
-  return status;
-}
-
-}  // namespace
+using sqlite_internal::EnsureSchema;
+using sqlite_internal::Exec;
+using sqlite_internal::SqliteError;
+using sqlite_internal::Statement;
+using sqlite_internal::Use;
 
 namespace {
 
