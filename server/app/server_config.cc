@@ -1,0 +1,65 @@
+// ServerConfig's rules; see the header.
+#include "server/app/server_config.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "server/postgres_store.h"
+
+namespace ldp {
+namespace {
+
+absl::Status ValidateTransport(const ServerConfig& config) {
+  if (config.require_client_cert && config.tls.client_ca_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--require_client_cert needs --tls_client_ca_file (the CA that "
+        "signs agent certificates)");
+  }
+  if (!config.tls.tls() && !IsLoopback(config.listen) &&
+      !config.allow_insecure) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to serve plaintext on ", config.listen,
+        ": give --tls_cert_file and --tls_key_file, or --allow_insecure "
+        "for a trusted private network"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateServerConfig(const ServerConfig& config) {
+  if (absl::Status transport = ValidateTransport(config); !transport.ok()) {
+    return transport;
+  }
+  if (config.max_message_bytes < 1024) {
+    return absl::InvalidArgumentError("--max_message_bytes must be >= 1024");
+  }
+  if (config.drain < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--drain_seconds must be >= 0");
+  }
+  if (config.max_queued_writes < 0) {
+    return absl::InvalidArgumentError(
+        "--max_queued_writes must be >= 0 (0 = no bound)");
+  }
+  if (config.follow_interval < absl::Milliseconds(1)) {
+    return absl::InvalidArgumentError("--follow_interval_ms must be >= 1");
+  }
+  return absl::OkStatus();
+}
+
+bool IsLoopback(absl::string_view host) {
+  host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
+  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+}
+
+std::string PrintableDb(const std::string& db) {
+  return IsPostgresUrl(db) ? RedactPostgresUrl(db) : db;
+}
+
+std::string StrategyCacheDir(const ServerConfig& config) {
+  if (!config.strategy_cache_dir.empty()) return config.strategy_cache_dir;
+  return IsPostgresUrl(config.db) ? std::string("ldp.strategies")
+                                  : config.db + ".strategies";
+}
+
+}  // namespace ldp
