@@ -58,7 +58,9 @@ class AgentRegistry {
   absl::StatusOr<uint64_t> Authenticate(std::string_view bearer_token);
 
   // Enrolled here (no store lookup; for every task poll).
-  bool Contains(uint64_t agent_id) const { return directory_.Contains(agent_id); }
+  bool Contains(uint64_t agent_id) const {
+    return directory_.Contains(agent_id);
+  }
   // Whether the agent is enrolled: in memory, or (shared stores) enrolled
   // by another server, then remembered. UNAVAILABLE if the database fails.
   absl::StatusOr<bool> Knows(uint64_t agent_id);

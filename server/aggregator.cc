@@ -146,7 +146,8 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
       studies_(*store_),
       programs_(options_, studies_),
       lifecycle_(context_, studies_, programs_,
-                 [this] { return Follow(/*with_ledger=*/false); }) {}
+                 [this] { return Follow(/*with_ledger=*/false); }),
+      ingest_(context_, studies_, agents_, lifecycle_) {}
 
 // Stop following first (it reads what the jobs write), then finish every
 // queued write while everything the jobs touch is alive.
@@ -457,18 +458,18 @@ absl::StatusOr<uint64_t> Aggregator::AuthenticateAgent(
 
 absl::StatusOr<std::vector<TaskAssignment>> Aggregator::GetTasks(
     uint64_t agent_id, int max_tasks) {
-  return impl_->GetTasks(agent_id, max_tasks);
+  return impl_->ingest().GetTasks(agent_id, max_tasks);
 }
 
 std::vector<absl::Status> Aggregator::UploadReports(
     uint64_t agent_id, std::vector<TaskReport> reports) {
   std::vector<absl::Status> result;
   absl::Notification done;
-  impl_->UploadReportsAsync(agent_id, std::move(reports),
-                            [&](std::vector<absl::Status> statuses) {
-                              result = std::move(statuses);
-                              done.Notify();
-                            });
+  impl_->ingest().UploadAsync(agent_id, std::move(reports),
+                              [&](std::vector<absl::Status> statuses) {
+                                result = std::move(statuses);
+                                done.Notify();
+                              });
   done.WaitForNotification();
   return result;
 }
@@ -476,13 +477,13 @@ std::vector<absl::Status> Aggregator::UploadReports(
 void Aggregator::UploadReportsAsync(
     uint64_t agent_id, std::vector<TaskReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
-  impl_->UploadReportsAsync(agent_id, std::move(reports), std::move(done));
+  impl_->ingest().UploadAsync(agent_id, std::move(reports), std::move(done));
 }
 
 void Aggregator::UploadAgentReportsAsync(
     std::vector<AgentReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
-  impl_->UploadAgentReportsAsync(std::move(reports), std::move(done));
+  impl_->ingest().UploadAsync(std::move(reports), std::move(done));
 }
 
 absl::StatusOr<std::vector<LedgerEntry>> Aggregator::GetBudget(

@@ -25,22 +25,11 @@
 #include "server/programs/analyst_program.h"
 #include "server/round_runtime.h"
 #include "server/program_driver.h"
+#include "server/report_ingest.h"
 #include "server/round_lifecycle.h"
 #include "server/study_registry.h"
 
 namespace ldp {
-
-// One admitted report on its way through the writer thread.
-struct PendingReport {
-  int index = 0;  // in the caller's batch
-  RoundEntry entry{};
-  int question = 0;
-  ReportRow row{};
-  ReportPayload payload{};
-  // Set by Apply.
-  bool admitted = false;
-  AppendResult result{};
-};
 
 class Aggregator::Impl {
  public:
@@ -62,15 +51,6 @@ class Aggregator::Impl {
   // Follow, for analyst calls: their answers include every server's
   // reports. UNAVAILABLE if the database cannot be read.
   absl::Status CatchUp(bool with_ledger);
-  // aggregator_ingest.cc
-  absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
-                                                       int max_tasks);
-  void UploadReportsAsync(
-      uint64_t agent_id, std::vector<TaskReport> reports,
-      absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
-  void UploadAgentReportsAsync(
-      std::vector<AgentReport> reports,
-      absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
   // aggregator.cc
   absl::Status AuthenticateAnalyst(std::string_view token) const;
   absl::StatusOr<StudyInfo> CreateStudy(std::string spec_bytes,
@@ -98,6 +78,7 @@ class Aggregator::Impl {
   AggregatorStats Stats() const;
   StudyRegistry& studies() { return studies_; }
   RoundLifecycle& rounds() { return lifecycle_; }
+  ReportIngest& ingest() { return ingest_; }
 
  private:
   StudyInfo Info(const StudyRuntime& study) const;
@@ -105,13 +86,6 @@ class Aggregator::Impl {
       std::string spec_bytes, std::string request_id);
   // The first round of a new study (its program's, for interactive ones).
   absl::StatusOr<RoundPlan> FirstRound(StudyRuntime& study);
-  // Admission checks of one report on the request thread; OK means it was
-  // added to `pending` (aggregator_ingest.cc).
-  absl::StatusOr<RoundEntry> AdmitTask(uint64_t agent_id, uint64_t task_id,
-                                       RoundEntry& cache) const;
-  absl::Status AdmitReport(uint64_t agent_id, TaskReport report, absl::Time now,
-                           RoundEntry& cache,
-                           std::vector<PendingReport>& pending);
   absl::Status LoadReports();
   // The largest stored round id.
   absl::StatusOr<uint64_t> LoadRounds(
@@ -142,6 +116,7 @@ class Aggregator::Impl {
   StudyRegistry studies_;
   ProgramDriver programs_;
   RoundLifecycle lifecycle_;
+  ReportIngest ingest_;
 
   // Shared stores: one Follow at a time, from where the last one stopped.
   absl::Mutex follow_mutex_;

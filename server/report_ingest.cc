@@ -1,5 +1,4 @@
-// The agent-facing half of the aggregator: task assignment and report
-// ingestion (see aggregator.h for the contract).
+// Task assignment and report admission; see the header.
 //
 // Ingestion splits the work by what needs ordering. Everything that reads
 // only immutable state (task ownership, the plan, payload validation, the
@@ -8,32 +7,46 @@
 // writer thread inside the group's transaction; accumulating runs on the
 // writer thread after the commit, so an estimate never includes a report
 // that is not durable.
+#include "server/report_ingest.h"
+
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "server/aggregator_impl.h"
 #include "server/ledger_charge.h"
 #include "server/payload_codec.h"
 #include "server/task_id.h"
 
 namespace ldp {
-namespace {
+
+// One admitted report on its way through the writer thread.
+struct PendingReport {
+  int index = 0;  // in the caller's batch
+  RoundEntry entry{};
+  int question = 0;
+  ReportRow row{};
+  ReportPayload payload{};
+  // Set by Apply.
+  bool admitted = false;
+  AppendResult result{};
+};
 
 class UploadJob final : public CommitJob {
  public:
-  UploadJob(Aggregator::Impl* impl, size_t num_reports,
+  UploadJob(ReportIngest* ingest, size_t num_reports,
             absl::AnyInvocable<void(std::vector<absl::Status>) &&> done)
-      : impl_(impl),
-        started_(impl->clock().Now()),
+      : ingest_(ingest),
+        started_(ingest->context_.clock().Now()),
         statuses_(num_reports),
         done_(std::move(done)) {}
 
   std::vector<absl::Status>& statuses() { return statuses_; }
   std::vector<PendingReport>& pending() { return pending_; }
   void CompleteNow() {
-    impl_->stats().RecordUpload(statuses_, impl_->clock().Now() - started_);
+    context().stats.RecordUpload(statuses_,
+                                 context().clock().Now() - started_);
     std::move(done_)(std::move(statuses_));
   }
 
@@ -44,7 +57,7 @@ class UploadJob final : public CommitJob {
   // The job's reports go to the store as one batch: a shared store charges
   // them in a constant number of round trips.
   absl::Status Apply(StoreTransaction& transaction) override {
-    const absl::Time now = impl_->clock().Now();
+    const absl::Time now = context().clock().Now();
     std::vector<const ReportRow*> rows;
     std::vector<PendingReport*> admitted;
     rows.reserve(pending_.size());
@@ -54,7 +67,7 @@ class UploadJob final : public CommitJob {
       p.admitted = round.AcceptsReportsAt(now);
       if (!p.admitted) {
         if (round.state() == RoundState::kOpen && round.ClaimClose()) {
-          impl_->rounds().QueueClose(p.entry, RoundState::kClosedDeadline);
+          ingest_->rounds_.QueueClose(p.entry, RoundState::kClosedDeadline);
         }
         continue;
       }
@@ -69,7 +82,7 @@ class UploadJob final : public CommitJob {
 
   void Finish(const absl::Status& commit_status) override {
     if (!commit_status.ok()) {
-      impl_->Log(LogLevel::kWarning, "store_commit_failed",
+      context().Log(LogLevel::kWarning, "store_commit_failed",
                  {{"job", "upload"},
                   {"reports", absl::StrCat(pending_.size())},
                   {"error", std::string(commit_status.message())}});
@@ -77,19 +90,21 @@ class UploadJob final : public CommitJob {
     for (PendingReport& p : pending_) {
       statuses_[p.index] = Complete(p, commit_status);
       if (statuses_[p.index].ok() && p.result.outcome == AppendOutcome::kStored) {
-        impl_->stats().AddCharged(p.row.epsilon_nanos);
+        context().stats.AddCharged(p.row.epsilon_nanos);
       }
     }
     const RoundRuntime* last_round = nullptr;
     for (const PendingReport& p : pending_) {
       if (p.entry.round.get() == last_round) continue;
       last_round = p.entry.round.get();
-      impl_->rounds().CheckQuorum(p.entry);
+      ingest_->rounds_.CheckQuorum(p.entry);
     }
     CompleteNow();
   }
 
  private:
+  const AggregatorContext& context() const { return ingest_->context_; }
+
   static absl::Status Complete(PendingReport& p,
                                const absl::Status& commit_status) {
     if (!commit_status.ok()) {
@@ -142,22 +157,21 @@ class UploadJob final : public CommitJob {
     }
   }
 
-  Aggregator::Impl* impl_;
+  ReportIngest* ingest_;
   const absl::Time started_;
   std::vector<absl::Status> statuses_;
   std::vector<PendingReport> pending_;
   absl::AnyInvocable<void(std::vector<absl::Status>) &&> done_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
-    uint64_t agent_id, int max_tasks) {
+absl::StatusOr<std::vector<TaskAssignment>> ReportIngest::GetTasks(
+    uint64_t agent_id, int max_tasks) const {
   if (!agents_.Contains(agent_id)) {
     return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
   }
-  const size_t limit = max_tasks > 0 ? max_tasks : options_.default_max_tasks;
-  const absl::Time now = clock().Now();
+  const size_t limit =
+      max_tasks > 0 ? max_tasks : context_.options.default_max_tasks;
+  const absl::Time now = context_.clock().Now();
   std::vector<TaskAssignment> tasks;
   for (const auto& study : studies_.AllStudies()) {
     if (study->state.load() != StudyState::kActive) continue;
@@ -182,7 +196,7 @@ absl::StatusOr<std::vector<TaskAssignment>> Aggregator::Impl::GetTasks(
   return tasks;
 }
 
-absl::StatusOr<RoundEntry> Aggregator::Impl::AdmitTask(
+absl::StatusOr<RoundEntry> ReportIngest::AdmitTask(
     uint64_t agent_id, uint64_t task_id, RoundEntry& cache) const {
   const TaskKey key = UnpackTaskId(task_id);
   // Another agent's task gets exactly the answer an unknown task gets, and
@@ -207,7 +221,7 @@ absl::StatusOr<RoundEntry> Aggregator::Impl::AdmitTask(
   return cache;
 }
 
-void Aggregator::Impl::UploadReportsAsync(
+void ReportIngest::UploadAsync(
     uint64_t agent_id, std::vector<TaskReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
   std::vector<AgentReport> from_agent;
@@ -215,22 +229,23 @@ void Aggregator::Impl::UploadReportsAsync(
   for (TaskReport& report : reports) {
     from_agent.push_back({.agent_id = agent_id, .report = std::move(report)});
   }
-  UploadAgentReportsAsync(std::move(from_agent), std::move(done));
+  UploadAsync(std::move(from_agent), std::move(done));
 }
 
-void Aggregator::Impl::UploadAgentReportsAsync(
+void ReportIngest::UploadAsync(
     std::vector<AgentReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
   auto job = std::make_unique<UploadJob>(this, reports.size(), std::move(done));
-  if (reports.size() > static_cast<size_t>(options_.max_reports_per_call)) {
+  const int max_reports = context_.options.max_reports_per_call;
+  if (reports.size() > static_cast<size_t>(max_reports)) {
     for (absl::Status& status : job->statuses()) {
-      status = absl::InvalidArgumentError(absl::StrCat(
-          "at most ", options_.max_reports_per_call, " reports per call"));
+      status = absl::InvalidArgumentError(
+          absl::StrCat("at most ", max_reports, " reports per call"));
     }
     job->CompleteNow();
     return;
   }
-  const absl::Time now = clock().Now();
+  const absl::Time now = context_.clock().Now();
   RoundEntry cache;
   for (size_t i = 0; i < reports.size(); ++i) {
     absl::Status status = AdmitReport(reports[i].agent_id,
@@ -247,7 +262,7 @@ void Aggregator::Impl::UploadAgentReportsAsync(
     return;
   }
   std::unique_ptr<CommitJob> submitted = std::move(job);
-  if (!queue_->TrySubmit(submitted)) {
+  if (!context_.queue.TrySubmit(submitted)) {
     auto& refused = static_cast<UploadJob&>(*submitted);
     for (const PendingReport& p : refused.pending()) {
       refused.statuses()[p.index] = CommitQueueFull();
@@ -256,9 +271,9 @@ void Aggregator::Impl::UploadAgentReportsAsync(
   }
 }
 
-absl::Status Aggregator::Impl::AdmitReport(
+absl::Status ReportIngest::AdmitReport(
     uint64_t agent_id, TaskReport report, absl::Time now, RoundEntry& cache,
-    std::vector<PendingReport>& pending) {
+    std::vector<PendingReport>& pending) const {
   ASSIGN_OR_RETURN(RoundEntry entry,
                    AdmitTask(agent_id, report.task_id, cache));
   const int q = static_cast<int>(UnpackTaskId(report.task_id).question);
