@@ -24,7 +24,7 @@
 #include "client/agent_state_store.h"
 #include "client/atomic_file.h"
 #include "client/credential_file.h"
-#include "common/flags_usage.h"
+#include "client/tls_flags.h"
 #include "common/record_json.h"
 #include "common/secure_random.h"
 #include "common/status_macros.h"
@@ -79,14 +79,6 @@ ABSL_FLAG(bool, once, false,
 ABSL_FLAG(int, poll_seconds, 30,
           "Seconds between polls (the server may ask for longer).");
 ABSL_FLAG(int, rpc_timeout_seconds, 30, "Deadline of each RPC attempt.");
-ABSL_FLAG(std::string, tls_ca_file, "",
-          "PEM CA certificate(s) to verify the server with TLS; empty (and "
-          "no --tls_cert_file) = plaintext (loopback and testing only).");
-ABSL_FLAG(std::string, tls_cert_file, "",
-          "PEM client certificate for servers that require mutual TLS "
-          "(with --tls_key_file); implies TLS.");
-ABSL_FLAG(std::string, tls_key_file, "",
-          "PEM private key of --tls_cert_file.");
 
 namespace ldp {
 namespace {
@@ -107,10 +99,7 @@ absl::StatusOr<int64_t> EpsilonFlagToNanos(const char* name, double epsilon,
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel() {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
-                   ChannelCredentialsFromFiles(
-                       {.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
-                        .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
-                        .key_file = absl::GetFlag(FLAGS_tls_key_file)}));
+                   ChannelCredentialsFromFlags());
   return grpc::CreateChannel(absl::GetFlag(FLAGS_server), credentials);
 }
 
@@ -295,7 +284,7 @@ int main(int argc, char** argv) {
       "Every cap is on by default: 1 epsilon per study, 2 per rolling 24 h, "
       "10 in the device's lifetime. A question asked again under any ids is "
       "answered from memory at no cost.");
-  ldp::ShowOnlyFlagsFrom("ldp_agent_main");
+  ldp::ShowOnlyFlagsFromWithTls("ldp_agent_main");
   absl::ParseCommandLine(argc, argv);
   std::signal(SIGINT, ldp::RequestStop);
   std::signal(SIGTERM, ldp::RequestStop);

@@ -35,9 +35,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "client/agent_client.h"
+#include "client/tls_flags.h"
 #include "common/file_text.h"
-#include "common/flags_usage.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/security/credentials.h"
@@ -69,12 +68,6 @@ ABSL_FLAG(std::string, request_id, "",
           "Idempotency key for `study create`: a retry with the same key "
           "returns the first study instead of creating another.");
 ABSL_FLAG(int, timeout_seconds, 30, "Deadline of each call.");
-ABSL_FLAG(std::string, tls_ca_file, "",
-          "PEM CA certificate(s) to verify a TLS server; empty = plaintext.");
-ABSL_FLAG(std::string, tls_cert_file, "",
-          "PEM client certificate (with --tls_key_file), for servers that "
-          "ask analysts for one; ldp-server's --require_client_cert does not.");
-ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file.");
 
 namespace ldp {
 namespace {
@@ -113,9 +106,7 @@ absl::StatusOr<std::unique_ptr<AnalystClient>> ConnectFromFlags() {
         "; pass --token_file (ldp-server writes <db>.analyst_token)"));
   }
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      ChannelCredentialsFromFiles({.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
-                                   .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
-                                   .key_file = absl::GetFlag(FLAGS_tls_key_file)});
+      ChannelCredentialsFromFlags();
   if (!credentials.ok()) return credentials.status();
   const absl::Duration timeout = absl::Seconds(absl::GetFlag(FLAGS_timeout_seconds));
   return AnalystClient::Connect(
@@ -466,7 +457,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   absl::SetProgramUsageMessage(ldp::kUsage);
-  ldp::ShowOnlyFlagsFrom("ldp_cli_main");
+  ldp::ShowOnlyFlagsFromWithTls("ldp_cli_main");
   const std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   const absl::Status status = ldp::Run(args);
   return status.ok() ? 0 : ldp::Fail(status);

@@ -41,9 +41,9 @@
 #include "client/agent_client.h"
 #include "client/atomic_file.h"
 #include "client/relay_client.h"
+#include "client/tls_flags.h"
 #include "common/clock.h"
 #include "common/confidence_interval.h"
-#include "common/flags_usage.h"
 #include "common/secure_random.h"
 #include "common/status_macros.h"
 #include "common/study_spec.h"
@@ -88,13 +88,6 @@ ABSL_FLAG(int, batch, 1000,
           "--mode=bulk: agents per EnrollBatch/GetTasksBatch call and reports "
           "per upload message (1 to 1000).");
 ABSL_FLAG(int, channels, 2, "gRPC channels shared by the workers (>= 1).");
-ABSL_FLAG(std::string, tls_ca_file, "",
-          "PEM CA certificate(s) to verify a TLS server; empty (and no "
-          "--tls_cert_file) = plaintext.");
-ABSL_FLAG(std::string, tls_cert_file, "",
-          "PEM client certificate the simulated agents present to a server "
-          "that requires mutual TLS (with --tls_key_file).");
-ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file.");
 ABSL_FLAG(std::string, distribution, "zipf",
           "Item distribution: uniform, zipf, gaussian, mixture (see "
           "--mixture), masked_parity (see --parity_mask) or csv.");
@@ -631,12 +624,6 @@ class BulkWorker {
   std::unique_ptr<RelayClient::UploadStream> stream_;
 };
 
-absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> Credentials() {
-  return ChannelCredentialsFromFiles({.ca_file = absl::GetFlag(FLAGS_tls_ca_file),
-                                      .cert_file = absl::GetFlag(FLAGS_tls_cert_file),
-                                      .key_file = absl::GetFlag(FLAGS_tls_key_file)});
-}
-
 // --server's replicas, in order.
 std::vector<std::string> Servers() {
   return absl::StrSplit(absl::GetFlag(FLAGS_server), ',', absl::SkipEmpty());
@@ -940,7 +927,8 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(const PopulationOptions options, PopulationFromFlags());
   ASSIGN_OR_RETURN(auto population, PopulationSource::Create(options));
   ASSIGN_OR_RETURN(const StudySpec spec, MakeStudySpec(*population, config));
-  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials, Credentials());
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
+                   ChannelCredentialsFromFlags());
   if (Servers().empty()) return absl::InvalidArgumentError("--server is empty");
   std::vector<std::unique_ptr<AnalystClient>> replicas;
   for (const std::string& server : Servers()) {
@@ -1019,7 +1007,7 @@ int main(int argc, char** argv) {
       "[--workload=prefix|all_range|histogram|marginals|parities "
       "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "
       "[--out=DIR] [--progress=auto|bar|lines|none]");
-  ldp::ShowOnlyFlagsFrom("loadtest_main");
+  ldp::ShowOnlyFlagsFromWithTls("loadtest_main");
   absl::ParseCommandLine(argc, argv);
   if (const absl::Status status = ldp::Run(); !status.ok()) {
     std::fprintf(stderr, "ldp-loadtest: %s\n", status.ToString().c_str());
