@@ -1,7 +1,7 @@
-// Workloads of linear queries (workload.h): validation, labels, and the few
-// products every consumer needs, each in closed form or with cumulative sums
-// so that structured workloads never hold their m×N matrix (all ranges at
-// N = 1024 has 524,800 rows).
+// Workloads of linear queries (workload.h): validation, labels and the
+// dense matrix. The products every consumer needs are in
+// workload_products.cc and workload_projection.cc; the index arithmetic they
+// share in workload_internal.h.
 //
 // Per kind:
 //  - histogram: W = I.
@@ -18,10 +18,9 @@
 #include "common/workload/workload.h"
 
 #include <algorithm>
-#include <bit>
-#include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,31 +29,16 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/workload/workload_internal.h"
 
 namespace ldp {
-
-struct Workload::Data {
-  WorkloadSpec spec;
-  uint32_t n = 0;  // N
-  uint64_t m = 0;
-  uint32_t d = 0;  // bit workloads
-  uint32_t k = 0;
-  // Marginals: one entry per k-subset S; parities: one per parity T. The
-  // record bit indices (lexicographic) and the same set as a mask over x.
-  std::vector<std::vector<uint32_t>> subsets;
-  std::vector<uint32_t> masks;
-  Eigen::MatrixXd custom;  // m×N, custom only
-};
-
 namespace {
+
+using workload_internal::RangeAt;
+using workload_internal::XBit;
 
 constexpr uint32_t kMaxBits = 12;
 constexpr uint64_t kMaxDenseEntries = uint64_t{1} << 26;
-
-// Record bit i is bit d−1−i of x (workload.h).
-inline uint32_t XBit(uint32_t d, uint32_t record_bit) {
-  return uint32_t{1} << (d - 1 - record_bit);
-}
 
 // All subsets of {0..d−1} of size `size`, in lexicographic order.
 void AppendSubsets(uint32_t d, uint32_t size,
@@ -70,66 +54,6 @@ void AppendSubsets(uint32_t d, uint32_t size,
     for (uint32_t j = static_cast<uint32_t>(i) + 1; j < size; ++j) {
       s[j] = s[j - 1] + 1;
     }
-  }
-}
-
-// First row index of ranges starting at a: Σ_{a'<a} (N − a').
-inline uint64_t RangeOffset(uint64_t n, uint64_t a) {
-  return a * n - a * (a - 1) / 2;
-}
-
-std::pair<uint32_t, uint32_t> RangeAt(uint32_t n, uint64_t j) {
-  uint32_t lo = 0, hi = n - 1;  // largest a with offset(a) ≤ j
-  while (lo < hi) {
-    const uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (RangeOffset(n, mid) <= j) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return {lo, static_cast<uint32_t>(lo + (j - RangeOffset(n, lo)))};
-}
-
-// Walks ranges in workload order.
-struct RangeCursor {
-  uint32_t n, a, b;
-  void Next() {
-    if (++b == n) b = ++a;
-  }
-};
-
-// Unnormalized in-place Walsh–Hadamard transform, (H·v)[r] = Σ_c
-// (−1)^popcount(r&c) v[c]; length a power of two.
-void Hadamard(double* v, uint32_t len) {
-  for (uint32_t h = 1; h < len; h <<= 1) {
-    for (uint32_t i = 0; i < len; i += 2 * h) {
-      for (uint32_t j = i; j < i + h; ++j) {
-        const double x = v[j], y = v[j + h];
-        v[j] = x + y;
-        v[j + h] = x - y;
-      }
-    }
-  }
-}
-
-// The marginal cell of x for subset S: S's first bit most significant.
-inline uint32_t CellOf(const std::vector<uint32_t>& subset, uint32_t d,
-                       uint32_t x) {
-  uint32_t v = 0;
-  for (uint32_t bit : subset) v = (v << 1) | ((x & XBit(d, bit)) != 0);
-  return v;
-}
-
-// Calls f(y) for every y with (y & mask) == (x & mask), i.e. the cell of x.
-template <typename F>
-inline void ForEachInCell(uint32_t x, uint32_t mask, uint32_t all, F&& f) {
-  const uint32_t base = x & mask, free = all & ~mask;
-  uint32_t sub = free;
-  while (true) {
-    f(base | sub);
-    if (sub == 0) break;
-    sub = (sub - 1) & free;
   }
 }
 
@@ -218,6 +142,65 @@ absl::Status BuildCustom(Workload::Data& data) {
   return absl::OkStatus();
 }
 
+
+// Marginals and parities: d, k, N = 2^d and the subsets (with their masks).
+absl::Status BuildBits(Workload::Data& data) {
+  WorkloadSpec& s = data.spec;
+  if (s.num_bits < 1 || s.num_bits > kMaxBits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload.num_bits ", s.num_bits, " is outside [1, ",
+                     kMaxBits, "]"));
+  }
+  if (s.order < 1 || s.order > s.num_bits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload.order ", s.order, " is outside [1, ",
+                     s.num_bits, "] (num_bits)"));
+  }
+  const uint32_t n = uint32_t{1} << s.num_bits;
+  if (s.domain_size != 0 && s.domain_size != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.domain_size ", s.domain_size, " does not match 2^",
+        s.num_bits, " = ", n, " for num_bits ", s.num_bits));
+  }
+  s.domain_size = n;
+  data.n = n;
+  data.d = s.num_bits;
+  data.k = s.order;
+  if (s.kind == WorkloadKind::kMarginals) {
+    AppendSubsets(s.num_bits, s.order, data.subsets);
+    data.m = uint64_t{data.subsets.size()} << s.order;
+  } else {
+    for (uint32_t w = 1; w <= s.order; ++w) {
+      AppendSubsets(s.num_bits, w, data.subsets);
+    }
+    data.m = data.subsets.size();
+  }
+  for (const auto& subset : data.subsets) {
+    uint32_t mask = 0;
+    for (uint32_t bit : subset) mask |= XBit(data.d, bit);
+    data.masks.push_back(mask);
+  }
+  return absl::OkStatus();
+}
+
+// A structured workload takes no matrix, and a stated query count must
+// match its kind's.
+absl::Status CheckStructured(const Workload::Data& data) {
+  const WorkloadSpec& s = data.spec;
+  if (!s.dense.empty() || !s.sparse.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload.dense and workload.sparse are only for custom "
+                     "workloads, not ",
+                     std::string(WorkloadKindName(s.kind))));
+  }
+  if (s.num_queries != 0 && s.num_queries != data.m) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.num_queries ", s.num_queries, " does not match the ",
+        data.m, " queries of ", std::string(WorkloadKindName(s.kind))));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Workload> Workload::Create(WorkloadSpec spec) {
@@ -237,43 +220,9 @@ absl::StatusOr<Workload> Workload::Create(WorkloadSpec spec) {
       break;
     }
     case WorkloadKind::kMarginals:
-    case WorkloadKind::kParities: {
-      if (s.num_bits < 1 || s.num_bits > kMaxBits) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("workload.num_bits ", s.num_bits, " is outside [1, ",
-                         kMaxBits, "]"));
-      }
-      if (s.order < 1 || s.order > s.num_bits) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("workload.order ", s.order, " is outside [1, ",
-                         s.num_bits, "] (num_bits)"));
-      }
-      const uint32_t n = uint32_t{1} << s.num_bits;
-      if (s.domain_size != 0 && s.domain_size != n) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "workload.domain_size ", s.domain_size, " does not match 2^",
-            s.num_bits, " = ", n, " for num_bits ", s.num_bits));
-      }
-      s.domain_size = n;
-      data->n = n;
-      data->d = s.num_bits;
-      data->k = s.order;
-      if (s.kind == WorkloadKind::kMarginals) {
-        AppendSubsets(s.num_bits, s.order, data->subsets);
-        data->m = uint64_t{data->subsets.size()} << s.order;
-      } else {
-        for (uint32_t w = 1; w <= s.order; ++w) {
-          AppendSubsets(s.num_bits, w, data->subsets);
-        }
-        data->m = data->subsets.size();
-      }
-      for (const auto& subset : data->subsets) {
-        uint32_t mask = 0;
-        for (uint32_t bit : subset) mask |= XBit(data->d, bit);
-        data->masks.push_back(mask);
-      }
+    case WorkloadKind::kParities:
+      if (absl::Status st = BuildBits(*data); !st.ok()) return st;
       break;
-    }
     case WorkloadKind::kCustom: {
       if (absl::Status st = CheckDomainSize(s.domain_size); !st.ok()) return st;
       data->n = s.domain_size;
@@ -286,17 +235,7 @@ absl::StatusOr<Workload> Workload::Create(WorkloadSpec spec) {
           "workload.kind ", static_cast<int>(s.kind), " is unknown"));
   }
   if (s.kind != WorkloadKind::kCustom) {
-    if (!s.dense.empty() || !s.sparse.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("workload.dense and workload.sparse are only for custom "
-                       "workloads, not ",
-                       std::string(WorkloadKindName(s.kind))));
-    }
-    if (s.num_queries != 0 && s.num_queries != data->m) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "workload.num_queries ", s.num_queries, " does not match the ",
-          data->m, " queries of ", std::string(WorkloadKindName(s.kind))));
-    }
+    if (absl::Status st = CheckStructured(*data); !st.ok()) return st;
   }
   s.num_queries = static_cast<uint32_t>(data->m);
   if (!s.labels.empty() && s.labels.size() != data->m) {
@@ -366,317 +305,6 @@ std::string Workload::Describe() const {
       return absl::StrCat("custom m=", w.m, " N=", w.n);
   }
   return "workload";
-}
-
-Eigen::VectorXd Workload::Answer(const Eigen::VectorXd& h) const {
-  const Data& w = *data_;
-  assert(h.size() == w.n);
-  const uint32_t n = w.n;
-  Eigen::VectorXd out(static_cast<Eigen::Index>(w.m));
-  switch (w.spec.kind) {
-    case WorkloadKind::kHistogram:
-      return h;
-    case WorkloadKind::kPrefix: {
-      double sum = 0;
-      for (uint32_t t = 0; t < n; ++t) out[t] = sum += h[t];
-      return out;
-    }
-    case WorkloadKind::kAllRange: {
-      std::vector<double> cum(n + 1, 0.0);  // cum[t] = Σ_{x<t} h_x
-      for (uint32_t x = 0; x < n; ++x) cum[x + 1] = cum[x] + h[x];
-      RangeCursor c{n, 0, 0};
-      for (uint64_t j = 0; j < w.m; ++j, c.Next()) {
-        out[j] = cum[c.b + 1] - cum[c.a];
-      }
-      return out;
-    }
-    case WorkloadKind::kMarginals: {
-      out.setZero();
-      for (size_t s = 0; s < w.subsets.size(); ++s) {
-        const uint64_t base = uint64_t{s} << w.k;
-        for (uint32_t x = 0; x < n; ++x) {
-          out[base + CellOf(w.subsets[s], w.d, x)] += h[x];
-        }
-      }
-      return out;
-    }
-    case WorkloadKind::kParities: {
-      Eigen::VectorXd t = h;
-      Hadamard(t.data(), n);
-      const double total = h.sum();
-      for (uint64_t j = 0; j < w.m; ++j) out[j] = 0.5 * (total - t[w.masks[j]]);
-      return out;
-    }
-    case WorkloadKind::kCustom:
-      return w.custom * h;
-  }
-  return out;
-}
-
-Eigen::MatrixXd Workload::Gram() const {
-  return WeightedGram(
-      Eigen::VectorXd::Ones(static_cast<Eigen::Index>(data_->m)));
-}
-
-Eigen::MatrixXd Workload::WeightedGram(const Eigen::VectorXd& p) const {
-  const Data& w = *data_;
-  assert(static_cast<uint64_t>(p.size()) == w.m);
-  const uint32_t n = w.n;
-  switch (w.spec.kind) {
-    case WorkloadKind::kHistogram:
-      return p.asDiagonal();
-    case WorkloadKind::kPrefix: {
-      // G_xy = Σ_{t ≥ max(x,y)} p_t.
-      std::vector<double> suffix(n + 1, 0.0);
-      for (uint32_t t = n; t-- > 0;) suffix[t] = suffix[t + 1] + p[t];
-      Eigen::MatrixXd g(n, n);
-      for (uint32_t y = 0; y < n; ++y) {
-        for (uint32_t x = 0; x < n; ++x) g(x, y) = suffix[std::max(x, y)];
-      }
-      return g;
-    }
-    case WorkloadKind::kAllRange: {
-      // C(a,b) = Σ_{a' ≤ a, b' ≥ b} p(a',b'); G_xy = C(min, max).
-      Eigen::MatrixXd c = Eigen::MatrixXd::Zero(n, n);
-      {
-        RangeCursor cur{n, 0, 0};
-        for (uint64_t j = 0; j < w.m; ++j, cur.Next()) c(cur.a, cur.b) = p[j];
-      }
-      for (uint32_t b = n; b-- > 0;) {
-        for (uint32_t a = 0; a < n; ++a) {
-          double v = c(a, b);
-          if (a > 0) v += c(a - 1, b);
-          if (b + 1 < n) v += c(a, b + 1);
-          if (a > 0 && b + 1 < n) v -= c(a - 1, b + 1);
-          c(a, b) = v;
-        }
-      }
-      Eigen::MatrixXd g(n, n);
-      for (uint32_t y = 0; y < n; ++y) {
-        for (uint32_t x = 0; x < n; ++x) {
-          g(x, y) = c(std::min(x, y), std::max(x, y));
-        }
-      }
-      return g;
-    }
-    case WorkloadKind::kMarginals: {
-      // Pairs (x, y) in the same cell of S get that cell's weight.
-      Eigen::MatrixXd g = Eigen::MatrixXd::Zero(n, n);
-      for (size_t s = 0; s < w.subsets.size(); ++s) {
-        const uint64_t base = uint64_t{s} << w.k;
-        for (uint32_t x = 0; x < n; ++x) {
-          const double weight = p[base + CellOf(w.subsets[s], w.d, x)];
-          if (weight == 0) continue;
-          double* column = g.col(x).data();
-          ForEachInCell(x, w.masks[s], n - 1,
-                        [&](uint32_t y) { column[y] += weight; });
-        }
-      }
-      return g;
-    }
-    case WorkloadKind::kParities: {
-      // 1[odd] = (1 − χ)/2 and χ_T(x)χ_T(y) = χ_T(x⊕y):
-      // G_xy = (P − f(x) − f(y) + f(x⊕y))/4 with f = H·(p placed at masks).
-      Eigen::VectorXd f = Eigen::VectorXd::Zero(n);
-      for (uint64_t j = 0; j < w.m; ++j) f[w.masks[j]] += p[j];
-      const double total = p.sum();
-      Hadamard(f.data(), n);
-      Eigen::MatrixXd g(n, n);
-      for (uint32_t y = 0; y < n; ++y) {
-        for (uint32_t x = 0; x < n; ++x) {
-          g(x, y) = 0.25 * (total - f[x] - f[y] + f[x ^ y]);
-        }
-      }
-      return g;
-    }
-    case WorkloadKind::kCustom:
-      return w.custom.transpose() * (p.asDiagonal() * w.custom);
-  }
-  return {};
-}
-
-Eigen::VectorXd Workload::QuadraticForms(const Eigen::MatrixXd& s) const {
-  const Data& w = *data_;
-  assert(s.rows() == w.n && s.cols() == w.n);
-  const uint32_t n = w.n;
-  Eigen::VectorXd out(static_cast<Eigen::Index>(w.m));
-  switch (w.spec.kind) {
-    case WorkloadKind::kHistogram:
-      return s.diagonal();
-    case WorkloadKind::kPrefix:
-    case WorkloadKind::kAllRange: {
-      // q(i,j) = Σ_{x<i, y<j} S_xy; a block sum over [a,b]² is 4 lookups.
-      Eigen::MatrixXd q = Eigen::MatrixXd::Zero(n + 1, n + 1);
-      for (uint32_t j = 0; j < n; ++j) {
-        double column_sum = 0;
-        for (uint32_t i = 0; i < n; ++i) {
-          column_sum += s(i, j);
-          q(i + 1, j + 1) = q(i + 1, j) + column_sum;
-        }
-      }
-      if (w.spec.kind == WorkloadKind::kPrefix) {
-        for (uint32_t t = 0; t < n; ++t) out[t] = q(t + 1, t + 1);
-        return out;
-      }
-      RangeCursor c{n, 0, 0};
-      for (uint64_t j = 0; j < w.m; ++j, c.Next()) {
-        out[j] = q(c.b + 1, c.b + 1) - q(c.a, c.b + 1) - q(c.b + 1, c.a) +
-                 q(c.a, c.a);
-      }
-      return out;
-    }
-    case WorkloadKind::kMarginals: {
-      out.setZero();
-      for (size_t sub = 0; sub < w.subsets.size(); ++sub) {
-        const uint64_t base = uint64_t{sub} << w.k;
-        for (uint32_t x = 0; x < n; ++x) {
-          const double* column = s.col(x).data();
-          double acc = 0;
-          ForEachInCell(x, w.masks[sub], n - 1,
-                        [&](uint32_t y) { acc += column[y]; });
-          out[base + CellOf(w.subsets[sub], w.d, x)] += acc;
-        }
-      }
-      return out;
-    }
-    case WorkloadKind::kParities: {
-      // w_Tᵀ S w_T = (1ᵀS1 − 2·(H·S1)[T] + (H·g)[T]) / 4, with
-      // g(z) = Σ_x S(x, x⊕z).
-      Eigen::VectorXd row_sums = s.rowwise().sum();
-      const double total = row_sums.sum();
-      Hadamard(row_sums.data(), n);
-      Eigen::VectorXd g = Eigen::VectorXd::Zero(n);
-      for (uint32_t x = 0; x < n; ++x) {
-        const double* column = s.col(x).data();
-        for (uint32_t z = 0; z < n; ++z) g[z] += column[x ^ z];
-      }
-      Hadamard(g.data(), n);
-      for (uint64_t j = 0; j < w.m; ++j) {
-        const uint32_t t = w.masks[j];
-        out[j] = 0.25 * (total - 2 * row_sums[t] + g[t]);
-      }
-      return out;
-    }
-    case WorkloadKind::kCustom:
-      return (w.custom * s).cwiseProduct(w.custom).rowwise().sum();
-  }
-  return out;
-}
-
-void Workload::ForEachProjectedBlock(
-    const Eigen::MatrixXd& b_matrix, int block_rows,
-    const std::function<void(uint64_t first, const Eigen::MatrixXd& rows)>&
-        visit) const {
-  const Data& w = *data_;
-  assert(b_matrix.rows() == w.n);
-  const uint32_t n = w.n;
-  const Eigen::Index cols = b_matrix.cols();
-  const uint64_t step = static_cast<uint64_t>(std::max(block_rows, 1));
-
-  // Per-kind precomputation shared by every block.
-  Eigen::MatrixXd cum;          // prefix/ranges: cum.row(t) = Σ_{x<t} B.row(x)
-  Eigen::MatrixXd transformed;  // marginals, parities: H·B
-  Eigen::RowVectorXd column_sums;
-  std::vector<uint32_t> parity_of;  // marginals: v-space parity → x-space
-  std::vector<double> spectrum;
-  switch (w.spec.kind) {
-    case WorkloadKind::kPrefix:
-    case WorkloadKind::kAllRange:
-      cum.resize(n + 1, cols);
-      cum.row(0).setZero();
-      for (Eigen::Index c = 0; c < cols; ++c) {
-        double sum = 0;
-        for (uint32_t x = 0; x < n; ++x) cum(x + 1, c) = sum += b_matrix(x, c);
-      }
-      break;
-    case WorkloadKind::kMarginals:
-    case WorkloadKind::kParities:
-      transformed = b_matrix;
-      for (Eigen::Index c = 0; c < cols; ++c) {
-        Hadamard(transformed.col(c).data(), n);
-      }
-      column_sums = b_matrix.colwise().sum();
-      break;
-    default:
-      break;
-  }
-
-  Eigen::MatrixXd rows;
-  std::vector<uint32_t> hi, lo;  // ranges: rows = cum[hi] − cum[lo]
-  for (uint64_t first = 0; first < w.m; first += step) {
-    const uint64_t count = std::min(step, w.m - first);
-    rows.resize(static_cast<Eigen::Index>(count), cols);
-    switch (w.spec.kind) {
-      case WorkloadKind::kHistogram:
-        rows = b_matrix.middleRows(first, count);
-        break;
-      case WorkloadKind::kPrefix:
-        rows = cum.middleRows(first + 1, count);
-        break;
-      case WorkloadKind::kAllRange: {
-        hi.resize(count);
-        lo.resize(count);
-        auto [a, b] = RangeAt(n, first);
-        RangeCursor cur{n, a, b};
-        for (uint64_t r = 0; r < count; ++r, cur.Next()) {
-          hi[r] = cur.b + 1;
-          lo[r] = cur.a;
-        }
-        for (Eigen::Index c = 0; c < cols; ++c) {
-          const double* src = cum.col(c).data();
-          double* dst = rows.col(c).data();
-          for (uint64_t r = 0; r < count; ++r) dst[r] = src[hi[r]] - src[lo[r]];
-        }
-        break;
-      }
-      case WorkloadKind::kMarginals: {
-        // A subset's 2^k cell sums are the inverse size-2^k transform of
-        // the parities T ⊆ S of H·B: (H·B)[T] = Σ_v χ_u(v)·cell_v, with u
-        // the bits of T in cell order. This costs 2^k·k per subset and
-        // column instead of N (15.7 s → 3.5 s at d = 12, k = 6, 4096 columns).
-        const uint32_t cells_per_subset = uint32_t{1} << w.k;
-        const uint64_t last = first + count;
-        const double scale = 1.0 / cells_per_subset;
-        Eigen::MatrixXd cell_rows(cells_per_subset, cols);
-        parity_of.resize(cells_per_subset);
-        spectrum.resize(cells_per_subset);
-        for (uint64_t s = first >> w.k; (s << w.k) < last; ++s) {
-          for (uint32_t u = 0; u < cells_per_subset; ++u) {
-            uint32_t mask = 0;
-            for (uint32_t l = 0; l < w.k; ++l) {
-              if ((u >> (w.k - 1 - l)) & 1) mask |= XBit(w.d, w.subsets[s][l]);
-            }
-            parity_of[u] = mask;
-          }
-          for (Eigen::Index c = 0; c < cols; ++c) {
-            const double* src = transformed.col(c).data();
-            for (uint32_t u = 0; u < cells_per_subset; ++u) {
-              spectrum[u] = src[parity_of[u]];
-            }
-            Hadamard(spectrum.data(), cells_per_subset);
-            for (uint32_t v = 0; v < cells_per_subset; ++v) {
-              cell_rows(v, c) = scale * spectrum[v];
-            }
-          }
-          const uint64_t begin = std::max(first, s << w.k);
-          const uint64_t end = std::min(last, (s + 1) << w.k);
-          rows.middleRows(begin - first, end - begin) =
-              cell_rows.middleRows(begin - (s << w.k), end - begin);
-        }
-        break;
-      }
-      case WorkloadKind::kParities:
-        for (uint64_t r = 0; r < count; ++r) {
-          rows.row(r) =
-              0.5 * (column_sums - transformed.row(w.masks[first + r]));
-        }
-        break;
-      case WorkloadKind::kCustom:
-        rows.noalias() = w.custom.middleRows(first, count) * b_matrix;
-        break;
-    }
-    visit(first, rows);
-  }
 }
 
 absl::StatusOr<Eigen::MatrixXd> Workload::Dense() const {
