@@ -139,9 +139,4 @@ GeneralizedRandomizedResponse::NewAccumulator() const {
                                           protocol_, epsilon_);
 }
 
-double GeneralizedRandomizedResponse::Variance(double frequency,
-                                               int64_t num_reports) const {
-  return protocol_.Variance(frequency, num_reports);
-}
-
 }  // namespace ldp

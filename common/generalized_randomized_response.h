@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 
 namespace ldp {
@@ -32,7 +33,7 @@ struct GeneralizedRandomizedResponseOptions {
   uint32_t domain_size = 0;  // N in [2, kMaxDomainSize]
 };
 
-class GeneralizedRandomizedResponse : public FrequencyOracle {
+class GeneralizedRandomizedResponse : public PureFrequencyOracle {
  public:
   // Beyond ε = 20 the flip probability is below ~10 · 2^-32 and the 32-bit
   // coins cannot represent it faithfully.
@@ -54,7 +55,7 @@ class GeneralizedRandomizedResponse : public FrequencyOracle {
                      const FrequencyReport& report) const override;
   absl::Status Validate(const FrequencyReport& report) const override;
   std::unique_ptr<FrequencyAccumulator> NewAccumulator() const override;
-  double Variance(double frequency, int64_t num_reports) const override;
+  PureProtocol protocol() const override { return protocol_; }
 
   // Implemented Pr[report = input] (p') and Pr[report = one given other
   // item] ((1 − p')/(N − 1)).

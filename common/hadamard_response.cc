@@ -167,8 +167,4 @@ std::unique_ptr<FrequencyAccumulator> HadamardResponse::NewAccumulator() const {
   return std::make_unique<HadamardResponseAccumulator>(params_);
 }
 
-double HadamardResponse::Variance(double frequency, int64_t num_reports) const {
-  return protocol().Variance(frequency, num_reports);
-}
-
 }  // namespace ldp

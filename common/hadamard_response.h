@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 
 namespace ldp {
@@ -35,7 +36,7 @@ struct HadamardResponseOptions {
   uint32_t domain_size = 0;
 };
 
-class HadamardResponse final : public FrequencyOracle {
+class HadamardResponse final : public PureFrequencyOracle {
  public:
   // The server keeps K ≤ 2N int64 counters; larger domains belong in a
   // sketch (count_mean_sketch.h).
@@ -52,14 +53,13 @@ class HadamardResponse final : public FrequencyOracle {
   // K: reports are ItemReport{y} with y < K.
   uint32_t output_size() const { return params_.output_size; }
   // The implemented pure-protocol parameters (p from the coin, q = 1/2).
-  PureProtocol protocol() const;
+  PureProtocol protocol() const override;
 
   FrequencyReport Randomize(uint32_t item, absl::BitGenRef gen) const override;
   double Probability(uint32_t item,
                      const FrequencyReport& report) const override;
   absl::Status Validate(const FrequencyReport& report) const override;
   std::unique_ptr<FrequencyAccumulator> NewAccumulator() const override;
-  double Variance(double frequency, int64_t num_reports) const override;
 
   // Everything that defines the oracle; accumulators keep a copy so that they
   // outlive it and can check a Merge partner.

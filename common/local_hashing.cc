@@ -234,9 +234,4 @@ std::unique_ptr<FrequencyAccumulator> OptimizedLocalHashing::NewAccumulator()
   return std::make_unique<LocalHashingAccumulator>(params_);
 }
 
-double OptimizedLocalHashing::Variance(double frequency,
-                                       int64_t num_reports) const {
-  return protocol().Variance(frequency, num_reports);
-}
-
 }  // namespace ldp

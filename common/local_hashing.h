@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 
 namespace ldp {
@@ -43,7 +44,7 @@ struct OptimizedLocalHashingOptions {
   uint32_t num_buckets = 0;
 };
 
-class OptimizedLocalHashing final : public FrequencyOracle {
+class OptimizedLocalHashing final : public PureFrequencyOracle {
  public:
   // The server does O(N) work per report; beyond this a sketch is cheaper.
   static constexpr uint32_t kMaxDomainSize = uint32_t{1} << 24;
@@ -63,7 +64,7 @@ class OptimizedLocalHashing final : public FrequencyOracle {
   double epsilon() const override { return params_.epsilon; }
   uint32_t num_buckets() const { return params_.num_buckets; }
   // The implemented pure-protocol parameters (p from the coin, q = 1/g).
-  PureProtocol protocol() const;
+  PureProtocol protocol() const override;
 
   FrequencyReport Randomize(uint32_t item, absl::BitGenRef gen) const override;
   // Pr[bucket | seed, item]: the seed is public and drawn independently of
@@ -72,7 +73,6 @@ class OptimizedLocalHashing final : public FrequencyOracle {
                      const FrequencyReport& report) const override;
   absl::Status Validate(const FrequencyReport& report) const override;
   std::unique_ptr<FrequencyAccumulator> NewAccumulator() const override;
-  double Variance(double frequency, int64_t num_reports) const override;
 
   // Everything that defines the oracle; accumulators keep a copy.
   struct Params {

@@ -183,11 +183,6 @@ LongitudinalUnaryEncoding::NewAccumulator() const {
                                                     protocol_, epsilon_);
 }
 
-double LongitudinalUnaryEncoding::Variance(double frequency,
-                                           int64_t num_reports) const {
-  return protocol_.Variance(frequency, num_reports);
-}
-
 BitVectorReport LongitudinalUnaryEncoding::Memoize(uint32_t item,
                                                    absl::BitGenRef gen) const {
   return RandomizeUnary(std::min(item, domain_size_ - 1), domain_size_, p1_,

@@ -54,6 +54,7 @@
 #include "absl/status/statusor.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 #include "common/unary_encoding.h"
 
@@ -67,7 +68,7 @@ struct LongitudinalUnaryEncodingOptions {
   UnaryEncodingVariant instantaneous = UnaryEncodingVariant::kSymmetric;
 };
 
-class LongitudinalUnaryEncoding : public FrequencyOracle {
+class LongitudinalUnaryEncoding : public PureFrequencyOracle {
  public:
   static constexpr double kMaxEpsilon = UnaryEncoding::kMaxEpsilon;
   static constexpr uint32_t kMaxDomainSize = UnaryEncoding::kMaxDomainSize;
@@ -92,7 +93,6 @@ class LongitudinalUnaryEncoding : public FrequencyOracle {
                      const FrequencyReport& report) const override;
   absl::Status Validate(const FrequencyReport& report) const override;
   std::unique_ptr<FrequencyAccumulator> NewAccumulator() const override;
-  double Variance(double frequency, int64_t num_reports) const override;
 
   // The permanent response for `item` (clamped like Randomize). The agent
   // stores it per value and never draws another for that value.
@@ -114,7 +114,7 @@ class LongitudinalUnaryEncoding : public FrequencyOracle {
   double q1() const { return q1_.value(); }
   double p2() const { return p2_.value(); }
   double q2() const { return q2_.value(); }
-  const PureProtocol& protocol() const { return protocol_; }
+  PureProtocol protocol() const override { return protocol_; }
 
  private:
   LongitudinalUnaryEncoding(uint32_t domain_size, CoinProbability p1,

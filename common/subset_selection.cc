@@ -295,8 +295,4 @@ std::unique_ptr<FrequencyAccumulator> SubsetSelection::NewAccumulator() const {
       domain_size_, subset_size_, include_.numerator(), protocol_, epsilon_);
 }
 
-double SubsetSelection::Variance(double frequency, int64_t num_reports) const {
-  return protocol_.Variance(frequency, num_reports);
-}
-
 }  // namespace ldp

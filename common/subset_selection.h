@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 
 namespace ldp {
@@ -42,7 +43,7 @@ struct SubsetSelectionOptions {
   uint32_t subset_size = 0;
 };
 
-class SubsetSelection : public FrequencyOracle {
+class SubsetSelection : public PureFrequencyOracle {
  public:
   // Beyond ε = 20 the flip probabilities fall below ~10 · 2^-32 and the
   // 32-bit coins cannot represent them faithfully.
@@ -66,7 +67,7 @@ class SubsetSelection : public FrequencyOracle {
                      const FrequencyReport& report) const override;
   absl::Status Validate(const FrequencyReport& report) const override;
   std::unique_ptr<FrequencyAccumulator> NewAccumulator() const override;
-  double Variance(double frequency, int64_t num_reports) const override;
+  PureProtocol protocol() const override { return protocol_; }
 
   uint32_t subset_size() const { return subset_size_; }
   // Implemented Pr[input ∈ report].

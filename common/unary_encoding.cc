@@ -102,11 +102,6 @@ std::unique_ptr<FrequencyAccumulator> UnaryEncoding::NewAccumulator() const {
       epsilon_);
 }
 
-double UnaryEncoding::Variance(double frequency, int64_t num_reports) const {
-  return PureProtocol{.p = p_.value(), .q = q_.value()}.Variance(frequency,
-                                                                 num_reports);
-}
-
 BitVectorReport RandomizeUnary(uint32_t item, uint32_t num_bits,
                                CoinProbability p, CoinProbability q,
                                absl::BitGenRef gen) {

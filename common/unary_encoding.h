@@ -31,6 +31,7 @@
 #include "common/bit_sliced_counter.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 
 namespace ldp {
@@ -46,7 +47,7 @@ struct UnaryEncodingOptions {
   UnaryEncodingVariant variant = UnaryEncodingVariant::kOptimized;
 };
 
-class UnaryEncoding : public FrequencyOracle {
+class UnaryEncoding : public PureFrequencyOracle {
  public:
   // Beyond ε = 20 OUE's q is below ~10 · 2^-32 and the 32-bit coins cannot
   // represent it faithfully.
@@ -67,7 +68,9 @@ class UnaryEncoding : public FrequencyOracle {
                      const FrequencyReport& report) const override;
   absl::Status Validate(const FrequencyReport& report) const override;
   std::unique_ptr<FrequencyAccumulator> NewAccumulator() const override;
-  double Variance(double frequency, int64_t num_reports) const override;
+  PureProtocol protocol() const override {
+    return PureProtocol{.p = p_.value(), .q = q_.value()};
+  }
 
   UnaryEncodingVariant variant() const { return variant_; }
   // Implemented Pr[bit v = 1 | input v] and Pr[bit v = 1 | input ≠ v].

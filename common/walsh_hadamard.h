@@ -9,6 +9,7 @@
 #define LDP_COMMON_WALSH_HADAMARD_H_
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/types/span.h"
@@ -18,6 +19,25 @@ namespace ldp {
 // True iff H[row][column] = −1, i.e. popcount(row & column) is odd.
 inline bool HadamardEntryIsNegative(uint64_t row, uint64_t column) {
   return (std::popcount(row & column) & 1) != 0;
+}
+
+// The transform's butterfly stages on `data` (length `size`, which must be a
+// power of two), in place and unnormalized, for any arithmetic type: stage
+// h combines entries that differ only in bit log2(h), which is H_2 ⊗ I
+// applied along that bit. The integer transform below and the workload
+// products (common/workload/) both run it.
+template <typename T>
+void WalshHadamardButterflies(T* data, size_t size) {
+  for (size_t half = 1; half < size; half *= 2) {
+    for (size_t block = 0; block < size; block += 2 * half) {
+      for (size_t i = block; i < block + half; ++i) {
+        const T a = data[i];
+        const T b = data[i + half];
+        data[i] = a + b;
+        data[i + half] = a - b;
+      }
+    }
+  }
 }
 
 // Replaces `values` (length K, a power of two; other lengths are left

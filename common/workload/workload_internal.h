@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "common/walsh_hadamard.h"
 #include "common/workload/workload.h"
 #include "common/workload/workload_spec.h"
 
@@ -64,15 +65,7 @@ struct RangeCursor {
 // Unnormalized in-place Walsh–Hadamard transform, (H·v)[r] = Σ_c
 // (−1)^popcount(r&c) v[c]; length a power of two.
 inline void Hadamard(double* v, uint32_t len) {
-  for (uint32_t h = 1; h < len; h <<= 1) {
-    for (uint32_t i = 0; i < len; i += 2 * h) {
-      for (uint32_t j = i; j < i + h; ++j) {
-        const double x = v[j], y = v[j + h];
-        v[j] = x + y;
-        v[j + h] = x - y;
-      }
-    }
-  }
+  WalshHadamardButterflies(v, len);
 }
 
 // The marginal cell of x for subset S: S's first bit most significant.
