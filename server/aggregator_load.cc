@@ -9,8 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/aggregator_impl.h"
-#include "server/payload_codec.h"
-#include "server/plan_codec.h"
+#include "server/storage_codec.h"
 #include "server/task_id.h"
 
 namespace ldp {

@@ -84,7 +84,7 @@ struct StrategyDecision {
 };
 
 // What the planner decided for one question; with the study spec this is
-// all a plan needs to be rebuilt (plan_codec.h stores it).
+// all a plan needs to be rebuilt (storage_codec.h stores it).
 struct QuestionDecision {
   int64_t epsilon_nanos = 0;
   // Relative share of the agents under sample splitting; 1 otherwise.

@@ -1,12 +1,17 @@
 // Migrations of the PostgreSQL store; see the header.
 #include "server/postgres_schema.h"
 
+#include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/legacy_codec.h"
 #include "server/postgres_connection.h"
 
 namespace ldp::postgres_schema {
@@ -76,9 +81,66 @@ CREATE TABLE enrollment_counts(
   enrolled bigint NOT NULL CHECK (enrolled >= 0));
 )sql";
 
+using postgres_internal::Connection;
+using postgres_internal::Params;
+using postgres_internal::Result;
+
+// Rewrites, in chunks, every blob of `table`.`column` (keyed by `key`) that
+// reads as a legacy byte format (legacy_codec.h) into the current one;
+// other blobs stay as they are. Only ids and blobs change: reports keep
+// their xid, so followers see no new rows.
+absl::Status RewriteLegacyBlobs(
+    Connection& c, const char* table, const char* key, const char* column,
+    std::optional<std::string> (*upgrade)(std::string_view)) {
+  constexpr int kChunk = 4096;
+  const std::string select =
+      absl::StrCat("SELECT ", key, ", ", column, " FROM ", table, " WHERE ",
+                   key, " > $1::int8 ORDER BY ", key, " LIMIT ", kChunk);
+  const std::string update = absl::StrCat(
+      "UPDATE ", table, " AS t SET ", column, " = u.blob FROM unnest($1::int8[], "
+      "$2::bytea[]) AS u(id, blob) WHERE t.", key, " = u.id");
+  int64_t last = -1;
+  for (bool more = true; more;) {
+    Params after;
+    after.Int(last);
+    ASSIGN_OR_RETURN(Result rows,
+                     c.RunOnce("read legacy blobs", select, after));
+    std::vector<int64_t> ids;
+    std::vector<std::string> blobs;
+    for (int i = 0; i < rows.rows(); ++i) {
+      last = rows.Int(i, 0);
+      if (std::optional<std::string> blob = upgrade(rows.Bytes(i, 1))) {
+        ids.push_back(last);
+        blobs.push_back(*std::move(blob));
+      }
+    }
+    if (!ids.empty()) {
+      const std::vector<std::string_view> views(blobs.begin(), blobs.end());
+      Params batch;
+      batch.IntArray(ids);
+      batch.BytesArray(views);
+      RETURN_IF_ERROR(
+          c.RunOnce("rewrite legacy blobs", update, batch).status());
+    }
+    more = rows.rows() == kChunk;
+  }
+  return absl::OkStatus();
+}
+
+// Version 3: payloads and plans as storage.proto messages (storage_codec.h)
+// instead of the hand-written byte formats (legacy_codec.h says why the
+// rows are rewritten).
+absl::Status RewriteLegacyPayloadsAndPlans(Connection& c) {
+  RETURN_IF_ERROR(
+      RewriteLegacyBlobs(c, "rounds", "round_id", "plan", &UpgradeLegacyPlan));
+  return RewriteLegacyBlobs(c, "reports", "task_id", "payload",
+                            &UpgradeLegacyPayload);
+}
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
+    {3, "", &RewriteLegacyPayloadsAndPlans},
 };
 
 }  // namespace
@@ -88,10 +150,6 @@ absl::Span<const Migration> Migrations() { return kMigrations; }
 int LatestVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
 
 namespace {
-
-using postgres_internal::Connection;
-using postgres_internal::Params;
-using postgres_internal::Result;
 
 absl::Status MigrateLocked(Connection& c) {
   Params none;
@@ -144,7 +202,8 @@ absl::Status MigrateLocked(Connection& c) {
   for (const Migration& m : Migrations()) {
     if (applied.contains(m.version)) continue;
     const std::string what = absl::StrCat("schema migration ", m.version);
-    RETURN_IF_ERROR(c.Exec(what.c_str(), m.sql).status());
+    if (*m.sql != '\0') RETURN_IF_ERROR(c.Exec(what.c_str(), m.sql).status());
+    if (m.rewrite != nullptr) RETURN_IF_ERROR(m.rewrite(c));
     Params version;
     version.Int(m.version);
     RETURN_IF_ERROR(

@@ -23,6 +23,9 @@ namespace ldp::postgres_schema {
 struct Migration {
   int version = 0;  // ≥ 1, strictly increasing along the list
   const char* sql = nullptr;
+  // Run after `sql` in the same transaction, when the change is to rows
+  // rather than tables (nullptr: none).
+  absl::Status (*rewrite)(postgres_internal::Connection& c) = nullptr;
 };
 
 // Every migration this binary knows, in the order they are applied.

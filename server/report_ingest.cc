@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/ledger_charge.h"
-#include "server/payload_codec.h"
+#include "server/storage_codec.h"
 #include "server/task_id.h"
 
 namespace ldp {

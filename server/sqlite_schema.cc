@@ -3,14 +3,75 @@
 
 #include <cstdint>
 #include <iterator>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "server/legacy_codec.h"
 #include "server/sqlite_statement.h"
 
 namespace ldp::sqlite_internal {
 namespace {
+
+// Rewrites, in chunks, every blob of one column that reads as a legacy
+// byte format (legacy_codec.h) into the current one; other blobs stay as
+// they are. `select` takes the last key seen and a chunk size and yields
+// (key, blob) in key order; `update` takes (key, blob).
+absl::Status RewriteLegacyBlobs(
+    sqlite3* db, const char* select, const char* update,
+    std::optional<std::string> (*upgrade)(std::string_view)) {
+  constexpr int64_t kChunk = 4096;
+  ASSIGN_OR_RETURN(auto read, Statement::Prepare(db, select));
+  ASSIGN_OR_RETURN(auto write, Statement::Prepare(db, update));
+  std::vector<std::pair<int64_t, std::string>> upgraded;
+  int64_t last = -1;
+  for (bool more = true; more;) {
+    upgraded.clear();
+    int64_t rows = 0;
+    {
+      Use r(*read);
+      r->Bind(1, last);
+      r->Bind(2, kChunk);
+      while (true) {
+        ASSIGN_OR_RETURN(const bool row, r->Step());
+        if (!row) break;
+        ++rows;
+        last = r->Int(0);
+        if (std::optional<std::string> blob = upgrade(r->Blob(1))) {
+          upgraded.emplace_back(last, *std::move(blob));
+        }
+      }
+    }
+    for (const auto& [key, blob] : upgraded) {
+      Use w(*write);
+      w->Bind(1, key);
+      w->BindBlob(2, blob);
+      RETURN_IF_ERROR(w->Run());
+    }
+    more = rows == kChunk;
+  }
+  return absl::OkStatus();
+}
+
+// Version 3: payloads and plans as storage.proto messages (storage_codec.h)
+// instead of the hand-written byte formats.
+absl::Status RewriteLegacyPayloadsAndPlans(sqlite3* db) {
+  RETURN_IF_ERROR(RewriteLegacyBlobs(
+      db,
+      "SELECT round_id, plan FROM rounds WHERE round_id > ?1 "
+      "ORDER BY round_id LIMIT ?2",
+      "UPDATE rounds SET plan = ?2 WHERE round_id = ?1", &UpgradeLegacyPlan));
+  return RewriteLegacyBlobs(
+      db,
+      "SELECT task_id, payload FROM reports WHERE task_id > ?1 "
+      "ORDER BY task_id LIMIT ?2",
+      "UPDATE reports SET payload = ?2 WHERE task_id = ?1",
+      &UpgradeLegacyPayload);
+}
 
 // The schema's migrations, applied in order at open; PRAGMA user_version
 // records the last one applied. A migration is never edited once released:
@@ -18,6 +79,9 @@ namespace {
 struct Migration {
   int version;
   const char* sql;
+  // Run after `sql` in the same transaction, when the change is to rows
+  // rather than tables.
+  absl::Status (*rewrite)(sqlite3* db) = nullptr;
 };
 
 constexpr Migration kMigrations[] = {
@@ -56,6 +120,9 @@ CREATE TABLE ledger(
     // Enrollment quotas: which token admitted each agent ("" = open).
     {2, "ALTER TABLE agents ADD COLUMN enrollment_batch BLOB NOT NULL "
         "DEFAULT x''"},
+    // Stored payloads and plans as protobuf (storage_codec.h); the rows of
+    // the hand-written formats are rewritten (legacy_codec.h says why).
+    {3, "", &RewriteLegacyPayloadsAndPlans},
 };
 
 constexpr int kSchemaVersion =
@@ -130,6 +197,9 @@ absl::Status EnsureSchema(sqlite3* db) {
   for (const Migration& migration : kMigrations) {
     if (migration.version <= version) continue;
     status = Exec(db, migration.sql);
+    if (status.ok() && migration.rewrite != nullptr) {
+      status = migration.rewrite(db);
+    }
     if (!status.ok()) break;
   }
   if (status.ok()) {

@@ -70,7 +70,7 @@ struct RoundRow {
   RoundState state = RoundState::kOpen;
   absl::Time start_time = absl::UnixEpoch();
   absl::Time deadline = absl::UnixEpoch();
-  std::string plan{};  // opaque; see plan_codec.h
+  std::string plan{};  // opaque; see storage_codec.h
 };
 
 // One report, with what the ledger charge needs.
@@ -80,7 +80,7 @@ struct ReportRow {
   uint64_t study_id = 0;
   uint64_t agent_id = 0;
   ReportId report_id{};
-  std::string payload{};      // opaque; see payload_codec.h
+  std::string payload{};      // opaque; see storage_codec.h
   int64_t epsilon_nanos = 0;  // εₜ charged for this task
   int64_t cap_nanos = 0;      // the study's per-agent cap
   absl::Time received_at = absl::UnixEpoch();

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "common/status_macros.h"
-#include "server/plan_codec.h"
+#include "server/storage_codec.h"
 #include "server/task_id.h"
 
 namespace ldp {

@@ -16,9 +16,8 @@
 #include "proto/convert/report_convert.h"
 #include "proto/convert/study_convert.h"
 #include "proto/ldp/v1/agent_service.pb.h"
-#include "server/payload_codec.h"
-#include "server/plan_codec.h"
 #include "server/planner.h"
+#include "server/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
 namespace ldp::fuzz {

@@ -3,21 +3,25 @@
 // Bytes are parsed as a wire ldp.v1.Report (ReportFromProto, then
 // TaskMechanism::Validate against one task per oracle, mechanism and
 // workload strategy) and as
-// a stored payload (server/payload_codec DecodePayload, which a restart
-// feeds from the database). Properties: nothing crashes; a payload a task
-// accepts is counted by its accumulator, whose estimate stays finite; the
-// stored encoding is canonical (decode then encode gives the same bytes);
-// the wire form round-trips.
+// a stored payload (server/storage_codec DecodePayload, which a restart
+// feeds from the database, and server/legacy_codec's reader of the old
+// format, which the schema migration feeds). Properties: nothing crashes; a
+// payload a task accepts is counted by its accumulator, whose estimate stays
+// finite; the stored encoding is canonical (decode then encode gives the
+// same bytes); a legacy payload upgrades to bytes that decode to it; the
+// wire form round-trips.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 
 #include "common/task_mechanism.h"
 #include "proto/convert/report_convert.h"
-#include "server/payload_codec.h"
+#include "server/legacy_codec.h"
+#include "server/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
 namespace ldp::fuzz {
@@ -69,6 +73,17 @@ void FuzzWireReport(const uint8_t* data, size_t size) {
 
 void FuzzStoredPayload(std::string_view bytes) {
   absl::StatusOr<ReportPayload> payload = DecodePayload(bytes);
+  if (absl::StatusOr<ReportPayload> legacy = DecodeLegacyPayload(bytes);
+      legacy.ok()) {
+    Check(!payload.ok(), "payload bytes read as both formats");
+    const std::optional<std::string> upgraded = UpgradeLegacyPayload(bytes);
+    Check(upgraded.has_value(), "legacy payload does not upgrade");
+    payload = DecodePayload(*upgraded);
+    Check(payload.ok() && *payload == *legacy,
+          "upgraded legacy payload does not decode to itself");
+    ValidateEverywhere(*payload);
+    return;
+  }
   if (!payload.ok()) return;
   Check(EncodePayload(*payload) == bytes, "stored payload encoding not canonical");
   ValidateEverywhere(*payload);
