@@ -275,108 +275,10 @@ class Optimizer {
   // is scaled by 1/Σ_x t_ox², so a tied entry moves about as far as a free
   // one; rows whose z falls under 1e-10 are dropped.
   Iterate Step(const Iterate& from, const MatrixXd& grad, double gamma) const {
-    const int64_t k = from.q.rows();
-    std::vector<uint8_t> tie(static_cast<size_t>(k) *
-                             n_);  // 0 free, 1 floor, 2 ceiling
-    VectorXd mu(n_);
-    std::vector<VectorXd> dz_part(kParts, VectorXd::Zero(k));
-    std::vector<VectorXd> weight_part(kParts, VectorXd::Zero(k));
-    ParallelFor(n_, [&](int64_t begin, int64_t end, int part) {
-      VectorXd& dz = dz_part[part];
-      VectorXd& weight = weight_part[part];
-      for (int64_t x = begin; x < end; ++x) {
-        uint8_t* t = tie.data() + x * k;
-        const double* q = from.q.col(x).data();
-        const double* g = grad.col(x).data();
-        double free_sum = 0;
-        int64_t free_count = 0;
-        for (int64_t o = 0; o < k; ++o) {
-          t[o] = q[o] == from.z[o] ? 1
-                                   : (q[o] == exp_epsilon_ * from.z[o] ? 2 : 0);
-          if (t[o] == 0) {
-            free_sum += g[o];
-            ++free_count;
-          }
-        }
-        double m = free_count > 0 ? free_sum / static_cast<double>(free_count)
-                                  : grad.col(x).mean();
-        for (int64_t o = 0; o < k; ++o) {
-          if ((t[o] == 1 && g[o] < m) || (t[o] == 2 && g[o] > m)) {
-            t[o] = 0;
-            free_sum += g[o];
-            ++free_count;
-          }
-        }
-        if (free_count > 0) m = free_sum / static_cast<double>(free_count);
-        mu[x] = m;
-        for (int64_t o = 0; o < k; ++o) {
-          if (t[o] != 0) {
-            const double w = t[o] == 1 ? 1.0 : exp_epsilon_;
-            dz[o] += w * (g[o] - m);
-            weight[o] += w * w;
-          }
-        }
-      }
-    });
-    VectorXd dz = VectorXd::Zero(k), weight = VectorXd::Zero(k);
-    for (int p = 0; p < kParts; ++p) {
-      dz += dz_part[p];
-      weight += weight_part[p];
-    }
+    const ActiveSet active = FindActiveSet(from, grad);
     Iterate to;
-    to.z.resize(k);
-    for (int64_t o = 0; o < k; ++o) {
-      to.z[o] = std::clamp(from.z[o] - gamma * dz[o] / std::max(weight[o], 1.0),
-                           0.0, 1.0);
-    }
-    // Keep {z ≤ q ≤ e^ε·z, Σq = 1} non-empty: Σz ≤ 1 ≤ e^ε·Σz.
-    const double total = to.z.sum();
-    if (total > 1.0) to.z /= total;
-    if (exp_epsilon_ * to.z.sum() < 1.0) to.z /= exp_epsilon_ * to.z.sum();
-    const VectorXd ub = exp_epsilon_ * to.z;
-    to.q.resize(k, n_);
-    to.shifts = from.shifts;
-    ParallelFor(n_, [&](int64_t begin, int64_t end, int) {
-      std::vector<double> r(k), lb(k), hb(k);
-      for (int64_t x = begin; x < end; ++x) {
-        const uint8_t* t = tie.data() + x * k;
-        const double* q = from.q.col(x).data();
-        const double* g = grad.col(x).data();
-        double* col = to.q.col(x).data();
-        // Free entries step and are projected onto their boxes with the
-        // sum the tied ones leave; if that face is infeasible, the whole
-        // column is projected.
-        int64_t f = 0;
-        double tied_sum = 0, free_lb = 0, free_ub = 0;
-        for (int64_t o = 0; o < k; ++o) {
-          if (t[o] == 0) {
-            r[f] = q[o] - gamma * (g[o] - mu[x]);
-            lb[f] = to.z[o];
-            hb[f] = ub[o];
-            free_lb += lb[f];
-            free_ub += hb[f];
-            ++f;
-          } else {
-            tied_sum += t[o] == 1 ? to.z[o] : ub[o];
-          }
-        }
-        const double target = 1.0 - tied_sum;
-        if (f > 0 && free_lb <= target && target <= free_ub) {
-          ProjectColumnTo(r.data(), lb.data(), hb.data(), f, target,
-                          to.shifts[x]);
-          int64_t i = 0;
-          for (int64_t o = 0; o < k; ++o) {
-            col[o] = t[o] == 0 ? r[i++] : (t[o] == 1 ? to.z[o] : ub[o]);
-          }
-        } else {
-          for (int64_t o = 0; o < k; ++o) {
-            col[o] = t[o] == 0 ? q[o] - gamma * (g[o] - mu[x])
-                               : (t[o] == 1 ? to.z[o] : ub[o]);
-          }
-          ProjectColumnTo(col, to.z.data(), ub.data(), k, 1.0, to.shifts[x]);
-        }
-      }
-    });
+    to.z = StepFloors(from.z, active, gamma);
+    StepColumns(from, grad, gamma, active, to);
     DropRowsBelow(to, 1e-10);
     return to;
   }
@@ -413,6 +315,153 @@ class Optimizer {
   }
 
  private:
+  // Which entries of Q are tied to a face of the box, each column's mean
+  // free gradient μ_x, and z's reduced gradient with its step scale.
+  struct ActiveSet {
+    std::vector<uint8_t> tie;  // K per column: 0 free, 1 floor, 2 ceiling
+    VectorXd mu;               // N
+    VectorXd dz;               // K: Σ_x t_ox·(∇_ox − μ_x)
+    VectorXd weight;           // K: Σ_x t_ox²
+  };
+
+  // Ties column x's entries (t, K of them) and releases those whose reduced
+  // gradient points into the box; adds the tied entries' terms to dz and
+  // weight and returns μ_x.
+  double TieColumn(const Iterate& from, const MatrixXd& grad, int64_t x,
+                   uint8_t* t, VectorXd& dz, VectorXd& weight) const {
+    const int64_t k = from.q.rows();
+    const double* q = from.q.col(x).data();
+    const double* g = grad.col(x).data();
+    double free_sum = 0;
+    int64_t free_count = 0;
+    for (int64_t o = 0; o < k; ++o) {
+      t[o] = q[o] == from.z[o] ? 1 : (q[o] == exp_epsilon_ * from.z[o] ? 2 : 0);
+      if (t[o] == 0) {
+        free_sum += g[o];
+        ++free_count;
+      }
+    }
+    double m = free_count > 0 ? free_sum / static_cast<double>(free_count)
+                              : grad.col(x).mean();
+    for (int64_t o = 0; o < k; ++o) {
+      if ((t[o] == 1 && g[o] < m) || (t[o] == 2 && g[o] > m)) {
+        t[o] = 0;
+        free_sum += g[o];
+        ++free_count;
+      }
+    }
+    if (free_count > 0) m = free_sum / static_cast<double>(free_count);
+    for (int64_t o = 0; o < k; ++o) {
+      if (t[o] != 0) {
+        const double w = t[o] == 1 ? 1.0 : exp_epsilon_;
+        dz[o] += w * (g[o] - m);
+        weight[o] += w * w;
+      }
+    }
+    return m;
+  }
+
+  // TieColumn over every column; dz and weight are summed per part, then
+  // over the parts in order.
+  ActiveSet FindActiveSet(const Iterate& from, const MatrixXd& grad) const {
+    const int64_t k = from.q.rows();
+    ActiveSet active;
+    active.tie.resize(static_cast<size_t>(k) * n_);
+    active.mu.resize(n_);
+    std::vector<VectorXd> dz_part(kParts, VectorXd::Zero(k));
+    std::vector<VectorXd> weight_part(kParts, VectorXd::Zero(k));
+    ParallelFor(n_, [&](int64_t begin, int64_t end, int part) {
+      for (int64_t x = begin; x < end; ++x) {
+        active.mu[x] = TieColumn(from, grad, x, active.tie.data() + x * k,
+                                 dz_part[part], weight_part[part]);
+      }
+    });
+    active.dz = VectorXd::Zero(k);
+    active.weight = VectorXd::Zero(k);
+    for (int p = 0; p < kParts; ++p) {
+      active.dz += dz_part[p];
+      active.weight += weight_part[p];
+    }
+    return active;
+  }
+
+  // The row floors after a step of γ, clamped to [0, 1] and rescaled so
+  // that the box stays non-empty.
+  VectorXd StepFloors(const VectorXd& z, const ActiveSet& active,
+                      double gamma) const {
+    const int64_t k = z.size();
+    VectorXd to(k);
+    for (int64_t o = 0; o < k; ++o) {
+      to[o] = std::clamp(
+          z[o] - gamma * active.dz[o] / std::max(active.weight[o], 1.0), 0.0,
+          1.0);
+    }
+    // Keep {z ≤ q ≤ e^ε·z, Σq = 1} non-empty: Σz ≤ 1 ≤ e^ε·Σz.
+    const double total = to.sum();
+    if (total > 1.0) to /= total;
+    if (exp_epsilon_ * to.sum() < 1.0) to /= exp_epsilon_ * to.sum();
+    return to;
+  }
+
+  // Column x of to.q after a step of γ: free entries step and are projected
+  // onto their boxes with the sum the tied ones leave; if that face is
+  // infeasible, the whole column is projected. r, lb and hb are K-long
+  // scratch.
+  void StepColumn(const Iterate& from, const MatrixXd& grad, double gamma,
+                  const ActiveSet& active, const VectorXd& ub, int64_t x,
+                  Iterate& to, double* r, double* lb, double* hb) const {
+    const int64_t k = from.q.rows();
+    const uint8_t* t = active.tie.data() + x * k;
+    const double* q = from.q.col(x).data();
+    const double* g = grad.col(x).data();
+    const double mu = active.mu[x];
+    double* col = to.q.col(x).data();
+    int64_t f = 0;
+    double tied_sum = 0, free_lb = 0, free_ub = 0;
+    for (int64_t o = 0; o < k; ++o) {
+      if (t[o] == 0) {
+        r[f] = q[o] - gamma * (g[o] - mu);
+        lb[f] = to.z[o];
+        hb[f] = ub[o];
+        free_lb += lb[f];
+        free_ub += hb[f];
+        ++f;
+      } else {
+        tied_sum += t[o] == 1 ? to.z[o] : ub[o];
+      }
+    }
+    const double target = 1.0 - tied_sum;
+    if (f > 0 && free_lb <= target && target <= free_ub) {
+      ProjectColumnTo(r, lb, hb, f, target, to.shifts[x]);
+      int64_t i = 0;
+      for (int64_t o = 0; o < k; ++o) {
+        col[o] = t[o] == 0 ? r[i++] : (t[o] == 1 ? to.z[o] : ub[o]);
+      }
+    } else {
+      for (int64_t o = 0; o < k; ++o) {
+        col[o] = t[o] == 0 ? q[o] - gamma * (g[o] - mu)
+                           : (t[o] == 1 ? to.z[o] : ub[o]);
+      }
+      ProjectColumnTo(col, to.z.data(), ub.data(), k, 1.0, to.shifts[x]);
+    }
+  }
+
+  // Fills to.q (and to.shifts) from the new floors to.z.
+  void StepColumns(const Iterate& from, const MatrixXd& grad, double gamma,
+                   const ActiveSet& active, Iterate& to) const {
+    const int64_t k = from.q.rows();
+    const VectorXd ub = exp_epsilon_ * to.z;
+    to.q.resize(k, n_);
+    to.shifts = from.shifts;
+    ParallelFor(n_, [&](int64_t begin, int64_t end, int) {
+      std::vector<double> r(k), lb(k), hb(k);
+      for (int64_t x = begin; x < end; ++x) {
+        StepColumn(from, grad, gamma, active, ub, x, to, r.data(), lb.data(),
+                   hb.data());
+      }
+    });
+  }
+
   double exp_epsilon_;
   absl::Time deadline_;
   int64_t n_ = 0;

@@ -334,72 +334,76 @@ bool FitsWire(uint64_t rows, uint32_t n) {
   return rows * n <= kMaxStrategyMatrixEntries;
 }
 
-}  // namespace
+// Candidates in the order they are tried: on a tie the earlier one wins.
+using Candidates = std::vector<Scored>;
 
-absl::StatusOr<StrategyPlan> PlanStrategy(
-    const Workload& workload, double epsilon,
-    const StrategyPlannerOptions& options) {
-  if (!std::isfinite(epsilon) || epsilon <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("epsilon ", epsilon, " must be positive and finite"));
-  }
+void Add(Candidates& scored, std::optional<Scored> s) {
+  if (s.has_value()) scored.push_back(*std::move(s));
+}
+
+// The fixed structured strategies every workload can try: the identity,
+// hierarchical trees with branching 2 to 16 (no wider than the domain), and
+// the Haar wavelet.
+void AddStructuredCandidates(const Workload& workload, const StrategySpec& base,
+                             Candidates& scored) {
   const uint32_t n = workload.domain_size();
-  const WorkloadKind kind = workload.kind();
-  StrategySpec base;
-  base.epsilon = epsilon;
-  base.domain_size = n;
-
-  // In order of simplicity: ties go to the earlier one.
-  std::vector<Scored> scored;
-  auto add = [&](std::optional<Scored> s) {
-    if (s.has_value()) scored.push_back(*std::move(s));
-  };
-
   StrategySpec identity = base;
   identity.kind = StrategyKind::kIdentity;
-  add(Score(workload, identity));
+  Add(scored, Score(workload, identity));
 
   for (uint32_t b : {2u, 4u, 8u, 16u}) {
     if (b > n) break;
     StrategySpec tree = base;
     tree.kind = StrategyKind::kHierarchical;
     tree.branching = b;
-    add(Score(workload, tree));
+    Add(scored, Score(workload, tree));
   }
 
   StrategySpec haar = base;
   haar.kind = StrategyKind::kHaar;
-  add(Score(workload, haar));
+  Add(scored, Score(workload, haar));
+}
 
-  if (kind == WorkloadKind::kMarginals || kind == WorkloadKind::kParities) {
-    const uint32_t d = workload.spec().num_bits, k = workload.spec().order;
-    StrategySpec fourier = base;
-    fourier.kind = StrategyKind::kFourier;
-    fourier.num_bits = d;
-    fourier.order = k;
-    // Uniform over the parities of weight ≤ k: level i gets C(d, i).
-    std::vector<double> uniform;
-    for (uint32_t i = 1; i <= k; ++i) uniform.push_back(Binomial(d, i));
-    if (kind == WorkloadKind::kMarginals) {
-      // γ₂-optimal for k-way marginals (reference §4): level i sampled
-      // ∝ sqrt(C(k,i)·C(d,i)).
-      for (uint32_t i = 1; i <= k; ++i) {
-        fourier.level_weights.push_back(
-            std::sqrt(Binomial(k, i) * Binomial(d, i)));
-      }
-      add(Score(workload, fourier, ", γ₂-optimal level weights"));
-    }
-    fourier.level_weights = uniform;
-    add(Score(workload, fourier, ", uniform over parities"));
+// Fourier strategies for marginal and parity workloads over d bits: the
+// γ₂-optimal level weights (marginals only), then uniform over parities.
+void AddFourierCandidates(const Workload& workload, const StrategySpec& base,
+                          Candidates& scored) {
+  const WorkloadKind kind = workload.kind();
+  if (kind != WorkloadKind::kMarginals && kind != WorkloadKind::kParities) {
+    return;
   }
+  const uint32_t d = workload.spec().num_bits, k = workload.spec().order;
+  StrategySpec fourier = base;
+  fourier.kind = StrategyKind::kFourier;
+  fourier.num_bits = d;
+  fourier.order = k;
+  // Uniform over the parities of weight ≤ k: level i gets C(d, i).
+  std::vector<double> uniform;
+  for (uint32_t i = 1; i <= k; ++i) uniform.push_back(Binomial(d, i));
+  if (kind == WorkloadKind::kMarginals) {
+    // γ₂-optimal for k-way marginals (reference §4): level i sampled
+    // ∝ sqrt(C(k,i)·C(d,i)).
+    for (uint32_t i = 1; i <= k; ++i) {
+      fourier.level_weights.push_back(
+          std::sqrt(Binomial(k, i) * Binomial(d, i)));
+    }
+    Add(scored, Score(workload, fourier, ", γ₂-optimal level weights"));
+  }
+  fourier.level_weights = uniform;
+  Add(scored, Score(workload, fourier, ", uniform over parities"));
+}
 
-  // Optimized strategies carry their matrix. A task carries at most
-  // kMaxStrategyMatrixEntries; in process (benchmarks, `ldp plan`) the
-  // factory takes up to kMaxInProcessStrategyMatrixEntries. With
-  // `wire_sized_only`, an optimizer whose smallest possible result could not
-  // fit a task is not run at all: a factorization has rank ≤ min(m, N), a
-  // matrix K = 4N rows (or the configured K) before near-empty rows are
-  // dropped.
+// Optimized strategies carry their matrix. A task carries at most
+// kMaxStrategyMatrixEntries; in process (benchmarks, `ldp plan`) the
+// factory takes up to kMaxInProcessStrategyMatrixEntries. With
+// `wire_sized_only`, an optimizer whose smallest possible result could not
+// fit a task is not run at all: a factorization has rank ≤ min(m, N), a
+// matrix K = 4N rows (or the configured K) before near-empty rows are
+// dropped.
+void AddOptimizedCandidates(const Workload& workload, double epsilon,
+                            const StrategyPlannerOptions& options,
+                            Candidates& scored) {
+  const uint32_t n = workload.domain_size();
   const bool sized = options.wire_sized_only;
   const uint64_t max_rank = std::min<uint64_t>(workload.num_queries(), n);
   if (options.include_factorization && (!sized || FitsWire(max_rank, n))) {
@@ -409,8 +413,8 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
                                              epsilon, f->strategy);
       const std::string note =
           absl::StrCat(", γ₂ ∈ [", f->lower_bound, ", ", f->upper_bound, "]");
-      add(Score(workload, std::move(spec), note, f->lower_bound,
-                f->upper_bound));
+      Add(scored, Score(workload, std::move(spec), note, f->lower_bound,
+                        f->upper_bound));
     }
   }
 
@@ -423,20 +427,17 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
     if (q.ok() && (!sized || FitsWire(q->q.rows(), n))) {
       StrategySpec spec =
           MatrixStrategySpec(StrategyKind::kMatrix, epsilon, q->q);
-      add(Score(workload, std::move(spec)));
+      Add(scored, Score(workload, std::move(spec)));
     }
   }
+}
 
-  if (scored.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat("no strategy can answer ",
-                                                      workload.Describe(),
-                                                      " at epsilon ", epsilon));
-  }
-
-  // Among the candidates within the near-tie tolerance of the smallest
-  // worst case, the smallest v_avg; exact ties go to the first (simplest).
-  // Never worse in the worst case than the best fixed (structured)
-  // strategy, which is what the plan is measured against.
+// Among the candidates within the near-tie tolerance of the smallest
+// worst case, the smallest v_avg; exact ties go to the first (simplest).
+// Never worse in the worst case than the best fixed (structured)
+// strategy, which is what the plan is measured against. `scored` is not
+// empty.
+size_t ChooseCandidate(const Candidates& scored) {
   double best = scored.front().candidate.variance.worst();
   double best_fixed = std::numeric_limits<double>::infinity();
   for (const Scored& s : scored) {
@@ -458,8 +459,12 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
       chosen_index = i;
     }
   }
-  const size_t chosen = *chosen_index;
+  return *chosen_index;
+}
 
+// The plan: the chosen candidate, then every candidate best first, the
+// chosen one leading its tie group.
+StrategyPlan MakePlan(const Candidates& scored, size_t chosen) {
   StrategyPlan plan;
   plan.chosen = scored[chosen].candidate;
   plan.estimator = scored[chosen].estimator;
@@ -469,11 +474,36 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
     return scored[a].candidate.variance.worst() <
            scored[b].candidate.variance.worst();
   });
-  // Best first, the chosen one leading its tie group.
   std::rotate(order.begin(), std::find(order.begin(), order.end(), chosen),
               std::find(order.begin(), order.end(), chosen) + 1);
   for (size_t i : order) plan.candidates.push_back(scored[i].candidate);
   return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<StrategyPlan> PlanStrategy(
+    const Workload& workload, double epsilon,
+    const StrategyPlannerOptions& options) {
+  if (!std::isfinite(epsilon) || epsilon <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("epsilon ", epsilon, " must be positive and finite"));
+  }
+  StrategySpec base;
+  base.epsilon = epsilon;
+  base.domain_size = workload.domain_size();
+
+  // In order of simplicity: ties go to the earlier one.
+  Candidates scored;
+  AddStructuredCandidates(workload, base, scored);
+  AddFourierCandidates(workload, base, scored);
+  AddOptimizedCandidates(workload, epsilon, options, scored);
+  if (scored.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("no strategy can answer ",
+                                                      workload.Describe(),
+                                                      " at epsilon ", epsilon));
+  }
+  return MakePlan(scored, ChooseCandidate(scored));
 }
 
 }  // namespace ldp
