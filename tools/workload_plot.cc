@@ -87,9 +87,8 @@ std::pair<double, double> Range(const WorkloadPlot& p) {
   return {lo - pad, hi + pad};
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
+// The arrays agree in length and every plotted value is finite.
+absl::Status ValidatePlot(const WorkloadPlot& p) {
   const size_t m = p.estimates.size();
   if (m == 0) return absl::InvalidArgumentError("nothing to plot: no queries");
   if (p.lower.size() != m || p.upper.size() != m ||
@@ -105,19 +104,13 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
           absl::StrCat("query ", j, " has a non-finite estimate or truth"));
     }
   }
-  const auto [lo, hi] = Range(p);
-  const Frame f(m, lo, hi);
-  std::string svg = absl::StrFormat(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
-      "font-size=\"12\">\n"
-      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-      kWidth, kHeight, kWidth, kHeight);
-  absl::StrAppendFormat(&svg,
-                        "<text x=\"%.0f\" y=\"24\" font-size=\"16\">%s</text>\n"
-                        "<text x=\"%.0f\" y=\"44\" fill=\"#555\">%s</text>\n",
-                        kLeft, Escape(p.title), kLeft, Escape(p.subtitle));
-  // Axes and value ticks.
+  return absl::OkStatus();
+}
+
+// Both axes: value ticks at round numbers, query ticks and the x label.
+void AppendAxes(const WorkloadPlot& p, const Frame& f, double lo, double hi,
+                std::string& svg) {
+  const size_t m = p.estimates.size();
   const double x0 = kLeft, x1 = kWidth - kRight;
   const double y0 = kHeight - kBottom, y1 = kTop;
   absl::StrAppendFormat(&svg,
@@ -157,6 +150,11 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
       p.first_label.empty() && p.last_label.empty()
           ? std::string()
           : absl::StrCat(" (", Escape(p.first_label), " … ", Escape(p.last_label), ")"));
+}
+
+// The band (if named), the truth (if given) and the estimates.
+void AppendSeries(const WorkloadPlot& p, const Frame& f, std::string& svg) {
+  const size_t m = p.estimates.size();
   // The band: upper ends left to right, then lower ends back.
   std::string band = Points(f, p.upper);
   std::vector<double> lower_back(p.lower.rbegin(), p.lower.rend());
@@ -180,7 +178,11 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
                   "<polyline fill=\"none\" stroke=\"#08519c\" "
                   "stroke-width=\"1.5\" points=\"",
                   Points(f, p.estimates), "\"/>\n");
-  // Legend, in the header to the right (never over the data).
+}
+
+// The legend, in the header to the right (never over the data).
+void AppendLegend(const WorkloadPlot& p, std::string& svg) {
+  const double x1 = kWidth - kRight;
   const double lx = x1 - 330, ly = 30;
   absl::StrAppend(&svg, "<g>");
   if (!p.band_name.empty()) {
@@ -204,7 +206,30 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
         "<text x=\"%.0f\" y=\"%.0f\">truth</text>",
         lx + 230, ly + 5, lx + 244, ly + 5, lx + 250, ly + 10);
   }
-  absl::StrAppend(&svg, "</g>\n</svg>\n");
+  absl::StrAppend(&svg, "</g>\n");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
+  if (absl::Status valid = ValidatePlot(p); !valid.ok()) return valid;
+  const size_t m = p.estimates.size();
+  const auto [lo, hi] = Range(p);
+  const Frame f(m, lo, hi);
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+      "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
+      "font-size=\"12\">\n"
+      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+      kWidth, kHeight, kWidth, kHeight);
+  absl::StrAppendFormat(&svg,
+                        "<text x=\"%.0f\" y=\"24\" font-size=\"16\">%s</text>\n"
+                        "<text x=\"%.0f\" y=\"44\" fill=\"#555\">%s</text>\n",
+                        kLeft, Escape(p.title), kLeft, Escape(p.subtitle));
+  AppendAxes(p, f, lo, hi, svg);
+  AppendSeries(p, f, svg);
+  AppendLegend(p, svg);
+  absl::StrAppend(&svg, "</svg>\n");
   return svg;
 }
 
