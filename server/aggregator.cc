@@ -1,5 +1,6 @@
-// The aggregator facade, study lifecycle and estimates; ingestion lives in
-// aggregator_ingest.cc and restart in aggregator_load.cc.
+// The Aggregator facade, and the analysts' study calls Impl keeps for
+// itself: create, read, list, advance, and estimates. Every other job lives
+// in a collaborator (see aggregator_impl.h).
 #include "server/aggregator.h"
 
 #include <algorithm>
@@ -22,12 +23,15 @@ constexpr int kDefaultPageSize = 50;
 constexpr int kMaxPageSize = 1000;
 constexpr size_t kMinAnalystTokenLength = 16;
 
+// Stores a new study with its first round in one transaction, then
+// registers it; a retried request id gets the study stored first.
 class CreateStudyJob final : public CommitJob {
  public:
-  CreateStudyJob(Aggregator::Impl* impl, std::shared_ptr<StudyRuntime> study,
-                 RoundRow round_row, absl::StatusOr<uint64_t>* result,
-                 absl::Notification* done)
-      : impl_(impl),
+  CreateStudyJob(const AggregatorContext& context, StudyRegistry& studies,
+                 std::shared_ptr<StudyRuntime> study, RoundRow round_row,
+                 absl::StatusOr<uint64_t>* result, absl::Notification* done)
+      : context_(context),
+        studies_(studies),
         study_(std::move(study)),
         round_row_(std::move(round_row)),
         result_(result),
@@ -50,14 +54,14 @@ class CreateStudyJob final : public CommitJob {
           "the study was not stored (", commit_status.message(), "); retry"));
     } else {
       if (holder_ == study_->study_id) {
-        impl_->studies().Register(study_);
-        impl_->Log(LogLevel::kInfo, "study_created",
-                   {{"study", absl::StrCat(study_->study_id)},
-                    {"name", study_->spec->display_name},
-                    {"mode", study_->spec->mode == StudyMode::kInteractive
-                                 ? "interactive"
-                                 : "noninteractive"},
-                    {"round", absl::StrCat(round_row_.round_id)}});
+        studies_.Register(study_);
+        context_.Log(LogLevel::kInfo, "study_created",
+                     {{"study", absl::StrCat(study_->study_id)},
+                      {"name", study_->spec->display_name},
+                      {"mode", study_->spec->mode == StudyMode::kInteractive
+                                   ? "interactive"
+                                   : "noninteractive"},
+                      {"round", absl::StrCat(round_row_.round_id)}});
       }
       *result_ = holder_;
     }
@@ -65,7 +69,8 @@ class CreateStudyJob final : public CommitJob {
   }
 
  private:
-  Aggregator::Impl* impl_;
+  const AggregatorContext& context_;
+  StudyRegistry& studies_;
   std::shared_ptr<StudyRuntime> study_;
   RoundRow round_row_;
   uint64_t holder_ = 0;
@@ -145,19 +150,26 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
       agents_(context_, std::move(random)),
       studies_(*store_),
       programs_(options_, studies_),
+      // follower_ is constructed later but before any job runs.
       lifecycle_(context_, studies_, programs_,
-                 [this] { return Follow(/*with_ledger=*/false); }),
-      ingest_(context_, studies_, agents_, lifecycle_) {}
+                 [follower = &follower_] {
+                   return follower->Follow(/*with_ledger=*/false);
+                 }),
+      ingest_(context_, studies_, agents_, lifecycle_),
+      restorer_(context_, agents_, studies_, programs_, lifecycle_),
+      follower_(context_, studies_, programs_, lifecycle_, restorer_) {}
 
 // Stop following first (it reads what the jobs write), then finish every
 // queued write while everything the jobs touch is alive.
 Aggregator::Impl::~Impl() {
-  {
-    absl::MutexLock lock(&follower_mutex_);
-    stop_following_ = true;
-  }
-  if (follower_.joinable()) follower_.join();
+  follower_.Stop();
   queue_->Stop();
+}
+
+absl::Status Aggregator::Impl::Start() {
+  RETURN_IF_ERROR(restorer_.Load(follower_));
+  follower_.Start();
+  return absl::OkStatus();
 }
 
 absl::Status Aggregator::Impl::AuthenticateAnalyst(
@@ -231,9 +243,7 @@ QuestionEstimate EstimateQuestion(const RoundRuntime& round, int q,
   return result;
 }
 
-}  // namespace
-
-StudyInfo Aggregator::Impl::Info(const StudyRuntime& study) const {
+StudyInfo InfoOf(const StudyRuntime& study) {
   StudyInfo info{.study_id = study.study_id,
                  .spec = study.spec,
                  .spec_bytes = study.spec_bytes,
@@ -251,6 +261,9 @@ StudyInfo Aggregator::Impl::Info(const StudyRuntime& study) const {
   return info;
 }
 
+}  // namespace
+
+
 absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
     std::string spec_bytes, std::string request_id) {
   ASSIGN_OR_RETURN(StudySpec spec, options_.spec_codec->Decode(spec_bytes));
@@ -262,7 +275,7 @@ absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
   study->spec_bytes =
       std::make_shared<const std::string>(std::move(spec_bytes));
   study->request_id = std::move(request_id);
-  study->created_at = clock().Now();
+  study->created_at = context_.clock().Now();
   const RoundRow row{
       .round_id = round_id,
       .study_id = study->study_id,
@@ -288,7 +301,7 @@ absl::StatusOr<RoundPlan> Aggregator::Impl::FirstRound(StudyRuntime& study) {
 }
 
 absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
-  RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
+  RETURN_IF_ERROR(follower_.CatchUp(/*with_ledger=*/false));
   lifecycle_.CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
@@ -331,39 +344,39 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
   absl::StatusOr<uint64_t> result;
   absl::Notification done;
   queue_->Submit(std::make_unique<CreateStudyJob>(
-      this, std::move(study), std::move(row), &result, &done));
+      context_, studies_, std::move(study), std::move(row), &result, &done));
   done.WaitForNotification();
   if (!result.ok()) return result.status();
   return GetStudy(*result);
 }
 
 absl::StatusOr<StudyInfo> Aggregator::Impl::GetStudy(uint64_t study_id) {
-  RETURN_IF_ERROR(CatchUp(/*with_ledger=*/true));
+  RETURN_IF_ERROR(follower_.CatchUp(/*with_ledger=*/true));
   lifecycle_.CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
     return absl::NotFoundError(absl::StrCat("no study ", study_id));
   }
-  return Info(*study);
+  return InfoOf(*study);
 }
 
 StudyPage Aggregator::Impl::ListStudies(int page_size, uint64_t page_start) {
   // A page from this server's memory is still right if catching up fails.
-  (void)CatchUp(/*with_ledger=*/true);
+  (void)follower_.CatchUp(/*with_ledger=*/true);
   lifecycle_.CloseExpiredRounds();
   const size_t limit =
       page_size <= 0 ? kDefaultPageSize : std::min(page_size, kMaxPageSize);
   StudyPage page;
   for (const auto& study :
        studies_.Page(limit, page_start, page.next_page_start)) {
-    page.studies.push_back(Info(*study));
+    page.studies.push_back(InfoOf(*study));
   }
   return page;
 }
 
 absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
     uint64_t study_id, uint64_t round_id) {
-  RETURN_IF_ERROR(CatchUp(/*with_ledger=*/false));
+  RETURN_IF_ERROR(follower_.CatchUp(/*with_ledger=*/false));
   lifecycle_.CloseExpiredRounds();
   std::shared_ptr<StudyRuntime> study = studies_.FindStudy(study_id);
   if (study == nullptr) {
@@ -414,8 +427,7 @@ absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
                    SecureRandom::Create());
   auto impl =
       std::make_unique<Impl>(options, std::move(store), std::move(random));
-  RETURN_IF_ERROR(impl->Load());
-  impl->StartFollowing();
+  RETURN_IF_ERROR(impl->Start());
   return std::unique_ptr<Aggregator>(new Aggregator(std::move(impl)));
 }
 
@@ -442,7 +454,7 @@ void Aggregator::EnrollAsync(
 }
 
 int Aggregator::max_reports_per_call() const {
-  return impl_->options().max_reports_per_call;
+  return impl_->context().options.max_reports_per_call;
 }
 
 void Aggregator::EnrollManyAsync(

@@ -65,6 +65,11 @@ struct StudyRuntime {
     program_result = std::move(result);
     program_done = done;
   }
+  // The ledger's view of the study (every server's charges).
+  void SetLedgerSummary(const LedgerSummary& summary) {
+    num_agents = summary.num_agents;
+    max_spent_nanos = summary.max_spent_nanos;
+  }
 
   mutable absl::Mutex mutex;
   // Appended by the writer thread (or at load) only.

@@ -1,15 +1,15 @@
-// Restart: rebuilds the aggregator's memory from the store. Agents,
-// studies and rounds come back as stored; every stored report is decoded
-// and accumulated again, so estimates after a restart are exactly those
-// before it (DESIGN "Storage and scale": stored reports are already
-// privatized, so keeping them is safe).
+// Reloading the store at start; see the header.
+#include "server/restore.h"
+
 #include <algorithm>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "server/aggregator_impl.h"
 #include "server/storage_codec.h"
+#include "server/store_follower.h"
 #include "server/task_id.h"
 
 namespace ldp {
@@ -22,10 +22,19 @@ absl::Status Corrupt(const char* what, uint64_t id, const absl::Status& cause) {
 
 }  // namespace
 
-absl::Status Aggregator::Impl::Load() {
+absl::Status Restorer::Load(StoreFollower& follower) {
   RETURN_IF_ERROR(agents_.LoadFromStore());
-  ASSIGN_OR_RETURN(std::vector<StudyRow> rows, store_->LoadStudies());
-  absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>> studies;
+  ASSIGN_OR_RETURN(const StudyMap studies, LoadStudies());
+  RETURN_IF_ERROR(LoadLedgerSummaries(studies));
+  for (const auto& [id, study] : studies) studies_.Register(study);
+  RETURN_IF_ERROR(LoadReports(follower));
+  FinishInterruptedWork(studies);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Restorer::StudyMap> Restorer::LoadStudies() const {
+  ASSIGN_OR_RETURN(std::vector<StudyRow> rows, context_.store.LoadStudies());
+  StudyMap studies;
   uint64_t max_study = 0;
   for (StudyRow& row : rows) {
     const uint64_t id = row.study_id;
@@ -34,82 +43,11 @@ absl::Status Aggregator::Impl::Load() {
   }
   ASSIGN_OR_RETURN(const uint64_t max_round, LoadRounds(studies));
   studies_.ContinueIdsAfter(max_study, max_round);
-
-  ASSIGN_OR_RETURN(std::vector<LedgerSummary> summaries,
-                   store_->SummarizeLedger());
-  for (const LedgerSummary& summary : summaries) {
-    auto it = studies.find(summary.study_id);
-    if (it == studies.end()) continue;
-    it->second->num_agents = summary.num_agents;
-    it->second->max_spent_nanos = summary.max_spent_nanos;
-  }
-  for (auto& [id, study] : studies) studies_.Register(study);
-  RETURN_IF_ERROR(LoadReports());
-  // A crash may have come between the report that reached quorum and the
-  // round's close; close it now.
-  for (auto& [id, study] : studies) {
-    for (const auto& round : study->Rounds()) {
-      lifecycle_.CheckQuorum({.round = round, .study = study});
-    }
-  }
-  // A crash may have come between a program round's close and the next
-  // round: close it again, which asks the program (and stores its answer).
-  for (auto& [id, study] : studies) {
-    if (study->program == nullptr) continue;
-    const std::shared_ptr<RoundRuntime> unfinished = programs_.Resume(*study);
-    if (unfinished != nullptr && unfinished->ClaimClose()) {
-      lifecycle_.QueueClose({.round = unfinished, .study = study},
-                            unfinished->state());
-    }
-  }
-  return absl::OkStatus();
+  return studies;
 }
 
-absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::StudyFromRow(
-    StudyRow row) {
-  absl::StatusOr<StudySpec> spec = options_.spec_codec->Decode(row.spec);
-  if (!spec.ok()) return Corrupt("study", row.study_id, spec.status());
-  auto study = std::make_shared<StudyRuntime>();
-  study->study_id = row.study_id;
-  study->spec = std::make_shared<const StudySpec>(*std::move(spec));
-  study->spec_bytes = std::make_shared<const std::string>(std::move(row.spec));
-  study->request_id = std::move(row.request_id);
-  study->created_at = row.created_at;
-  study->state = row.state;
-  if (study->spec->mode == StudyMode::kInteractive) {
-    absl::Status program = programs_.LoadProgram(*study);
-    if (!program.ok()) return Corrupt("study", row.study_id, program);
-  }
-  return study;
-}
-
-absl::StatusOr<std::shared_ptr<RoundRuntime>> Aggregator::Impl::RoundFromRow(
-    const StudyRuntime& study, const RoundRow& row) {
-  absl::StatusOr<PlanDecisions> decisions = DecodePlan(row.plan);
-  if (!decisions.ok()) return Corrupt("round", row.round_id, decisions.status());
-  std::optional<StudySpec> round_spec;
-  const StudySpec* spec = study.spec.get();
-  if (decisions->from_program) {
-    absl::StatusOr<std::vector<Question>> questions =
-        options_.spec_codec->DecodeQuestions(decisions->questions_bytes,
-                                             study.spec->schema);
-    if (!questions.ok()) {
-      return Corrupt("round", row.round_id, questions.status());
-    }
-    round_spec = *study.spec;
-    round_spec->questions = *std::move(questions);
-    spec = &*round_spec;
-  }
-  absl::StatusOr<RoundPlan> plan =
-      RoundPlan::Restore(*spec, *std::move(decisions));
-  if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
-  return std::make_shared<RoundRuntime>(row, study.spec, *std::move(plan));
-}
-
-absl::StatusOr<uint64_t> Aggregator::Impl::LoadRounds(
-    const absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>&
-        studies) {
-  ASSIGN_OR_RETURN(std::vector<RoundRow> rows, store_->LoadRounds());
+absl::StatusOr<uint64_t> Restorer::LoadRounds(const StudyMap& studies) const {
+  ASSIGN_OR_RETURN(std::vector<RoundRow> rows, context_.store.LoadRounds());
   uint64_t max_round = 0;
   for (const RoundRow& row : rows) {
     auto it = studies.find(row.study_id);
@@ -126,26 +64,99 @@ absl::StatusOr<uint64_t> Aggregator::Impl::LoadRounds(
   return max_round;
 }
 
-absl::Status Aggregator::Impl::LoadReports() {
-  // A shared store is read as the first step of following it, so that
-  // later polls pick up exactly where this one ended.
-  if (store_->shared()) {
-    absl::MutexLock lock(&follow_mutex_);
-    return FollowReports();
+absl::Status Restorer::LoadLedgerSummaries(const StudyMap& studies) const {
+  ASSIGN_OR_RETURN(std::vector<LedgerSummary> summaries,
+                   context_.store.SummarizeLedger());
+  for (const LedgerSummary& summary : summaries) {
+    auto it = studies.find(summary.study_id);
+    if (it != studies.end()) it->second->SetLedgerSummary(summary);
   }
-  RoundEntry cache;
-  return store_->ForEachReport([&](const ReportRow& row) -> absl::Status {
-    ASSIGN_OR_RETURN(const bool known, CountStoredReport(row, cache));
-    if (!known) {
-      return Corrupt("report for task", row.task_id,
-                     absl::NotFoundError("its round or question is missing"));
-    }
-    return absl::OkStatus();
-  });
+  return absl::OkStatus();
 }
 
-absl::StatusOr<bool> Aggregator::Impl::CountStoredReport(const ReportRow& row,
-                                                         RoundEntry& cache) {
+absl::Status Restorer::LoadReports(StoreFollower& follower) const {
+  // A shared store is read as the first step of following it, so that
+  // later polls pick up exactly where this one ended.
+  if (context_.shared_store()) return follower.ReadAllReports();
+  RoundEntry cache;
+  return context_.store.ForEachReport(
+      [&](const ReportRow& row) -> absl::Status {
+        ASSIGN_OR_RETURN(const bool known, CountStoredReport(row, cache));
+        if (!known) {
+          return Corrupt(
+              "report for task", row.task_id,
+              absl::NotFoundError("its round or question is missing"));
+        }
+        return absl::OkStatus();
+      });
+}
+
+void Restorer::FinishInterruptedWork(const StudyMap& studies) const {
+  // A crash may have come between the report that reached quorum and the
+  // round's close; close it now.
+  for (const auto& [id, study] : studies) {
+    for (const auto& round : study->Rounds()) {
+      rounds_.CheckQuorum({.round = round, .study = study});
+    }
+  }
+  // A crash may have come between a program round's close and the next
+  // round: close it again, which asks the program (and stores its answer).
+  for (const auto& [id, study] : studies) {
+    if (study->program == nullptr) continue;
+    const std::shared_ptr<RoundRuntime> unfinished = programs_.Resume(*study);
+    if (unfinished != nullptr && unfinished->ClaimClose()) {
+      rounds_.QueueClose({.round = unfinished, .study = study},
+                         unfinished->state());
+    }
+  }
+}
+
+absl::StatusOr<std::shared_ptr<StudyRuntime>> Restorer::StudyFromRow(
+    StudyRow row) const {
+  absl::StatusOr<StudySpec> spec =
+      context_.options.spec_codec->Decode(row.spec);
+  if (!spec.ok()) return Corrupt("study", row.study_id, spec.status());
+  auto study = std::make_shared<StudyRuntime>();
+  study->study_id = row.study_id;
+  study->spec = std::make_shared<const StudySpec>(*std::move(spec));
+  study->spec_bytes = std::make_shared<const std::string>(std::move(row.spec));
+  study->request_id = std::move(row.request_id);
+  study->created_at = row.created_at;
+  study->state = row.state;
+  if (study->spec->mode == StudyMode::kInteractive) {
+    absl::Status program = programs_.LoadProgram(*study);
+    if (!program.ok()) return Corrupt("study", row.study_id, program);
+  }
+  return study;
+}
+
+absl::StatusOr<std::shared_ptr<RoundRuntime>> Restorer::RoundFromRow(
+    const StudyRuntime& study, const RoundRow& row) const {
+  absl::StatusOr<PlanDecisions> decisions = DecodePlan(row.plan);
+  if (!decisions.ok()) {
+    return Corrupt("round", row.round_id, decisions.status());
+  }
+  std::optional<StudySpec> round_spec;
+  const StudySpec* spec = study.spec.get();
+  if (decisions->from_program) {
+    absl::StatusOr<std::vector<Question>> questions =
+        context_.options.spec_codec->DecodeQuestions(
+            decisions->questions_bytes, study.spec->schema);
+    if (!questions.ok()) {
+      return Corrupt("round", row.round_id, questions.status());
+    }
+    round_spec = *study.spec;
+    round_spec->questions = *std::move(questions);
+    spec = &*round_spec;
+  }
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Restore(*spec, *std::move(decisions));
+  if (!plan.ok()) return Corrupt("round", row.round_id, plan.status());
+  return std::make_shared<RoundRuntime>(row, study.spec, *std::move(plan));
+}
+
+absl::StatusOr<bool> Restorer::CountStoredReport(const ReportRow& row,
+                                                 RoundEntry& cache) const {
   const TaskKey key = UnpackTaskId(row.task_id);
   if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
     cache = studies_.FindRound(key.round_id);
