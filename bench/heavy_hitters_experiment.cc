@@ -12,7 +12,6 @@
 // and ledger as ldp-server) and scores recall@k against the population's
 // true top k. Records are built on the fly from each agent's rank.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -22,10 +21,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/experiment_common.h"
+#include "bench/experiment_simulation.h"
 #include "common/frequency_oracle_factory.h"
 #include "server/program_simulator.h"
 
@@ -88,13 +87,6 @@ class ZipfSampler {
   std::vector<double> cdf_;
 };
 
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 // A bijection of w-bit words (odd multiplications and right xorshifts are
 // invertible mod 2^w).
 uint64_t Permute(uint64_t x, int w) {
@@ -115,7 +107,7 @@ std::vector<bool> ValueOf(uint64_t rank, int w) {
   const uint64_t first = Permute(rank - 1, head);
   for (int j = 0; j < head; ++j) bits[j] = (first >> (head - 1 - j)) & 1;
   for (int j = head; j < w; ++j) {
-    bits[j] = (SplitMix(rank * 131 + (j - head) / 64) >> ((j - head) % 64)) & 1;
+    bits[j] = (SplitMix64(rank * 131 + (j - head) / 64) >> ((j - head) % 64)) & 1;
   }
   return bits;
 }
@@ -136,6 +128,121 @@ const ProgramValue* Find(const ProgramResult& result, const std::string& name) {
   return nullptr;
 }
 
+// The study: the heavy_hitters program over `w`-bit values.
+absl::StatusOr<StudySpec> MakeStudy(int w, int k, int64_t cap) {
+  auto schema = RecordSchema::Create({FieldSpec::BitVector("value", w)});
+  if (!schema.ok()) return schema.status();
+  std::map<std::string, std::string> parameters = {
+      {"k", absl::StrCat(k)},
+      {"bits_per_round", absl::StrCat(absl::GetFlag(FLAGS_bits_per_round))}};
+  if (absl::GetFlag(FLAGS_candidates) > 0) {
+    parameters["candidates"] = absl::StrCat(absl::GetFlag(FLAGS_candidates));
+  }
+  return StudySpec{
+      .schema = *schema,
+      .epsilon_cap_nanos = cap,
+      .mode = StudyMode::kInteractive,
+      .program = ProgramSpec{.name = "heavy_hitters", .parameters = parameters}};
+}
+
+// The setup line, and the oracle the planner picks for a later round.
+void PrintSetup(const StudySpec& study, int64_t agents, double epsilon,
+                double s, int w, int k) {
+  const std::map<std::string, std::string>& parameters =
+      study.program->parameters;
+  const auto candidates = parameters.find("candidates");
+  std::printf(
+      "n = %lld agents, ε = %g, Zipf(%g) over 2^%d values, k = %d, "
+      "bits_per_round = %d, candidates = %s\n",
+      static_cast<long long>(agents), epsilon, s, w, k,
+      absl::GetFlag(FLAGS_bits_per_round),
+      candidates != parameters.end() ? candidates->second.c_str() : "default");
+  const int cands = candidates != parameters.end()
+                        ? absl::GetFlag(FLAGS_candidates)
+                        : 4 * k;
+  const int per_round = std::min(absl::GetFlag(FLAGS_bits_per_round), w);
+  const int rounds = (w + per_round - 1) / per_round;
+  const uint32_t domain = 1 + (uint32_t(cands) << ((w + rounds - 1) / rounds));
+  auto choice = ChooseFrequencyOracle(epsilon, domain);
+  if (choice.ok()) {
+    std::printf("planner's oracle for a later round (N = %u): %s\n", domain,
+                choice->reason.c_str());
+  }
+}
+
+// One seed's agents (agent a holds rank ranks[a]) and what scoring needs
+// of them.
+struct Population {
+  std::vector<uint64_t> ranks;
+  std::unordered_map<uint64_t, int64_t> counts;
+  // (−count, rank), most frequent first; ties to the lower rank.
+  std::vector<std::pair<int64_t, uint64_t>> by_count;
+  // The hex value of each of the top 4k ranks.
+  std::unordered_map<std::string, uint64_t> rank_of_value;
+};
+
+Population DrawPopulation(const ZipfSampler& zipf, int64_t agents, int w,
+                          int k, int seed) {
+  std::mt19937_64 population_gen(seed * 0x9E3779B97F4A7C15ULL + w);
+  Population p;
+  p.ranks.resize(agents + 1);
+  for (int64_t a = 1; a <= agents; ++a) {
+    p.ranks[a] = zipf.Sample(population_gen);
+    ++p.counts[p.ranks[a]];
+  }
+  for (const auto& [rank, count] : p.counts) p.by_count.push_back({-count, rank});
+  std::sort(p.by_count.begin(), p.by_count.end());
+  for (size_t i = 0; i < p.by_count.size() && i < size_t(4 * k); ++i) {
+    p.rank_of_value[Hex(ValueOf(p.by_count[i].second, w))] =
+        p.by_count[i].second;
+  }
+  return p;
+}
+
+// How many of the found values are in the true top k, how many of their
+// count intervals cover the truth, and the table of estimated vs true
+// counts.
+struct Score {
+  int hits = 0;
+  int covered = 0;
+  std::string table;
+};
+
+Score ScoreRun(const ProgramResult& result, Population& p, int k, int w,
+               int64_t agents) {
+  // Found values by their hex in the summary order; values ≤ 53 bits also
+  // come as numbers, but hex works for every width.
+  std::vector<std::string> found;
+  for (size_t pos = result.summary.find(" 0x"); pos != std::string::npos;
+       pos = result.summary.find(" 0x", pos + 1)) {
+    found.push_back(result.summary.substr(pos + 1, 2 + w / 4));
+  }
+  Score score;
+  for (int i = 0; i < k && i < int(found.size()); ++i) {
+    const auto it = p.rank_of_value.find(found[i]);
+    const uint64_t rank = it == p.rank_of_value.end() ? 0 : it->second;
+    const int64_t truth = rank == 0 ? -1 : p.counts[rank];
+    bool in_top = false;
+    for (int j = 0; j < k && j < int(p.by_count.size()); ++j) {
+      in_top |= p.by_count[j].second == rank;
+    }
+    score.hits += in_top;
+    const ProgramValue* share =
+        Find(result, absl::StrCat("top[", i, "].count_fraction"));
+    if (share == nullptr || !share->interval.has_value()) continue;
+    const double lo = share->interval->lower * agents;
+    const double hi = share->interval->upper * agents;
+    const bool covers = truth >= 0 && lo <= truth && truth <= hi;
+    score.covered += covers;
+    score.table += absl::StrFormat(
+        "| %d | %s | %s | %s | %.0f | [%.0f, %.0f] | %s |\n", i + 1,
+        found[i], rank == 0 ? "-" : absl::StrCat(rank).c_str(),
+        truth < 0 ? "< top 4k" : absl::StrCat(truth).c_str(),
+        share->value * agents, lo, hi, covers ? "yes" : "no");
+  }
+  return score;
+}
+
 int Run() {
   const int64_t agents = absl::GetFlag(FLAGS_agents);
   const double epsilon = absl::GetFlag(FLAGS_epsilon);
@@ -150,117 +257,41 @@ int Run() {
                  "1, --k ≥ 1, --agents ≥ 1\n");
     return 2;
   }
-  auto schema = RecordSchema::Create({FieldSpec::BitVector("value", w)});
-  if (!schema.ok()) {
-    std::fprintf(stderr, "%s\n", schema.status().ToString().c_str());
+  const absl::StatusOr<StudySpec> study = MakeStudy(w, k, cap);
+  if (!study.ok()) {
+    std::fprintf(stderr, "%s\n", study.status().ToString().c_str());
     return 2;
   }
-  std::map<std::string, std::string> parameters = {
-      {"k", absl::StrCat(k)},
-      {"bits_per_round", absl::StrCat(absl::GetFlag(FLAGS_bits_per_round))}};
-  if (absl::GetFlag(FLAGS_candidates) > 0) {
-    parameters["candidates"] = absl::StrCat(absl::GetFlag(FLAGS_candidates));
-  }
-  const StudySpec study{
-      .schema = *schema,
-      .epsilon_cap_nanos = cap,
-      .mode = StudyMode::kInteractive,
-      .program = ProgramSpec{.name = "heavy_hitters", .parameters = parameters}};
   const ZipfSampler zipf(s, std::ldexp(1.0, std::min(w, 63)));
-
-  std::printf(
-      "n = %lld agents, ε = %g, Zipf(%g) over 2^%d values, k = %d, "
-      "bits_per_round = %d, candidates = %s\n",
-      static_cast<long long>(agents), epsilon, s, w, k,
-      absl::GetFlag(FLAGS_bits_per_round),
-      parameters.contains("candidates") ? parameters["candidates"].c_str()
-                                        : "default");
-  const int cands = parameters.contains("candidates")
-                        ? absl::GetFlag(FLAGS_candidates)
-                        : 4 * k;
-  const int per_round = std::min(absl::GetFlag(FLAGS_bits_per_round), w);
-  const int rounds = (w + per_round - 1) / per_round;
-  const uint32_t domain = 1 + (uint32_t(cands) << ((w + rounds - 1) / rounds));
-  auto choice = ChooseFrequencyOracle(epsilon, domain);
-  if (choice.ok()) {
-    std::printf("planner's oracle for a later round (N = %u): %s\n", domain,
-                choice->reason.c_str());
-  }
+  PrintSetup(*study, agents, epsilon, s, w, k);
   std::string rows, first_table;
   double recall_sum = 0, worst_recall = 1, seconds_sum = 0;
   int64_t max_spent = 0;
   for (int seed = 1; seed <= seeds; ++seed) {
-    std::mt19937_64 population_gen(seed * 0x9E3779B97F4A7C15ULL + w);
-    std::vector<uint64_t> ranks(agents + 1);
-    std::unordered_map<uint64_t, int64_t> counts;
-    for (int64_t a = 1; a <= agents; ++a) {
-      ranks[a] = zipf.Sample(population_gen);
-      ++counts[ranks[a]];
-    }
-    // The population's true top k (ties to the lower rank).
-    std::vector<std::pair<int64_t, uint64_t>> by_count;
-    for (const auto& [rank, count] : counts) by_count.push_back({-count, rank});
-    std::sort(by_count.begin(), by_count.end());
-    std::unordered_map<std::string, uint64_t> rank_of_value;
-    for (size_t i = 0; i < by_count.size() && i < size_t(4 * k); ++i) {
-      rank_of_value[Hex(ValueOf(by_count[i].second, w))] = by_count[i].second;
-    }
-    const RecordSource records = [&ranks, w](uint64_t agent) {
+    Population population = DrawPopulation(zipf, agents, w, k, seed);
+    const RecordSource records = [&ranks = population.ranks, w](uint64_t agent) {
       Record r;
       r.values["value"] = ValueOf(ranks[agent], w);
       return r;
     };
     std::mt19937_64 coins(seed * 104729 + w);
-    const auto start = std::chrono::steady_clock::now();
-    auto run = SimulateStudy(study, agents, records, coins);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    const TimedSimulation timed = SimulateTimed(*study, agents, records, coins);
+    const auto& run = timed.run;
     if (!run.ok()) {
       std::fprintf(stderr, "seed %d: %s\n", seed, run.status().ToString().c_str());
       return 1;
     }
-    // Found values by their hex in the summary order; values ≤ 53 bits also
-    // come as numbers, but hex works for every width.
-    std::vector<std::string> found;
-    for (size_t pos = run->result.summary.find(" 0x"); pos != std::string::npos;
-         pos = run->result.summary.find(" 0x", pos + 1)) {
-      found.push_back(run->result.summary.substr(pos + 1, 2 + w / 4));
-    }
-    int hits = 0, covered = 0;
-    std::string table;
-    for (int i = 0; i < k && i < int(found.size()); ++i) {
-      const auto it = rank_of_value.find(found[i]);
-      const uint64_t rank = it == rank_of_value.end() ? 0 : it->second;
-      const int64_t truth = rank == 0 ? -1 : counts[rank];
-      bool in_top = false;
-      for (int j = 0; j < k && j < int(by_count.size()); ++j) {
-        in_top |= by_count[j].second == rank;
-      }
-      hits += in_top;
-      const ProgramValue* share =
-          Find(run->result, absl::StrCat("top[", i, "].count_fraction"));
-      if (share == nullptr || !share->interval.has_value()) continue;
-      const double lo = share->interval->lower * agents;
-      const double hi = share->interval->upper * agents;
-      const bool covers = truth >= 0 && lo <= truth && truth <= hi;
-      covered += covers;
-      table += absl::StrFormat(
-          "| %d | %s | %s | %s | %.0f | [%.0f, %.0f] | %s |\n", i + 1,
-          found[i], rank == 0 ? "-" : absl::StrCat(rank).c_str(),
-          truth < 0 ? "< top 4k" : absl::StrCat(truth).c_str(),
-          share->value * agents, lo, hi, covers ? "yes" : "no");
-    }
-    const double recall = double(hits) / k;
+    const Score score = ScoreRun(run->result, population, k, w, agents);
+    const double recall = double(score.hits) / k;
     recall_sum += recall;
     worst_recall = std::min(worst_recall, recall);
-    seconds_sum += seconds;
+    seconds_sum += timed.seconds;
     max_spent = std::max(max_spent, run->max_spent_nanos);
     rows += absl::StrFormat("| %d | %.2f | %d | %.3f | %d | %d/%d | %.1f |\n",
                             seed, recall, run->rounds.size(),
                             run->max_spent_nanos / 1e9, run->refused_over_cap,
-                            covered, k, seconds);
-    if (seed == 1) first_table = table;
+                            score.covered, k, timed.seconds);
+    if (seed == 1) first_table = score.table;
   }
   std::printf("\n| seed | recall@%d | rounds | max ε spent | refused | "
               "intervals covering the truth | s/run |\n"
@@ -284,10 +315,10 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  return ldp::ExperimentMain(
+      argc, argv,
       "Runs the heavy_hitters analyst program (prefix extension) on a "
       "simulated Zipf population over 2^universe_bits values and prints "
-      "recall@k, estimated vs true counts and the ledger's largest spend.");
-  absl::ParseCommandLine(argc, argv);
-  return ldp::Run();
+      "recall@k, estimated vs true counts and the ledger's largest spend.",
+      ldp::Run);
 }

@@ -36,25 +36,25 @@
 // --baseline_l2, to convergence), the non-private model the target compares
 // against.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bench/experiment_common.h"
+#include "bench/experiment_simulation.h"
+#include "bench/logistic_baselines.h"
 #include "server/program_simulator.h"
 #include "server/programs/logistic_regression.h"
 
@@ -96,148 +96,6 @@ ABSL_FLAG(double, per_round_epsilon, 2,
 
 namespace ldp {
 namespace {
-
-struct Data {
-  std::vector<std::string> features{};
-  std::vector<std::vector<double>> x{};  // raw rows
-  std::vector<int> y{};
-};
-
-absl::StatusOr<Data> ReadCsv(const std::string& path, const std::string& label) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot read ", path, " (run bench/data/export_breast_cancer.py, "
-        "or pass --csv)"));
-  }
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = absl::StrSplit(line, ',');
-  const auto label_it = std::find(header.begin(), header.end(), label);
-  if (label_it == header.end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " has no column \"", label, "\""));
-  }
-  const size_t label_col = label_it - header.begin();
-  Data data;
-  for (size_t c = 0; c < header.size(); ++c) {
-    if (c != label_col) data.features.push_back(header[c]);
-  }
-  for (int row = 2; std::getline(in, line); ++row) {
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = absl::StrSplit(line, ',');
-    if (cells.size() != header.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", row, ": ", cells.size(), " cells, want ",
-                       header.size()));
-    }
-    std::vector<double> x;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      double v = 0;
-      if (!absl::SimpleAtod(cells[c], &v) || !std::isfinite(v)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ":", row, ": bad number \"", cells[c], "\""));
-      }
-      if (c == label_col) {
-        if (v != 0 && v != 1) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(path, ":", row, ": label must be 0 or 1"));
-        }
-        data.y.push_back(static_cast<int>(v));
-      } else {
-        x.push_back(v);
-      }
-    }
-    data.x.push_back(std::move(x));
-  }
-  return data;
-}
-
-// Training rows (scaled to x̃ ∈ [−1, 1] by their own bounds, and as agents'
-// records) and held-out rows scaled by the same bounds.
-struct Split {
-  std::vector<double> lo{}, hi{};
-  std::vector<std::vector<double>> train_x{}, held_x{};  // scaled
-  std::vector<int> train_y{}, held_y{};
-  std::vector<Record> train_records{};  // raw values, for the agents
-};
-
-double ScaleValue(double v, double lo, double hi) {
-  return 2 * (std::clamp(v, lo, hi) - lo) / (hi - lo) - 1;
-}
-
-Split MakeSplit(const Data& data, const std::vector<size_t>& train_rows,
-                const std::vector<size_t>& held_rows,
-                const std::string& label) {
-  const size_t d = data.features.size();
-  Split s{.lo = std::vector<double>(d, INFINITY),
-          .hi = std::vector<double>(d, -INFINITY)};
-  for (size_t i : train_rows) {
-    for (size_t j = 0; j < d; ++j) {
-      s.lo[j] = std::min(s.lo[j], data.x[i][j]);
-      s.hi[j] = std::max(s.hi[j], data.x[i][j]);
-    }
-  }
-  const auto scaled = [&](size_t i) {
-    std::vector<double> x(d);
-    for (size_t j = 0; j < d; ++j) x[j] = ScaleValue(data.x[i][j], s.lo[j], s.hi[j]);
-    return x;
-  };
-  for (size_t i : held_rows) {
-    s.held_x.push_back(scaled(i));
-    s.held_y.push_back(data.y[i]);
-  }
-  for (size_t i : train_rows) {
-    s.train_x.push_back(scaled(i));
-    s.train_y.push_back(data.y[i]);
-    Record r;
-    for (size_t j = 0; j < d; ++j) r.values[data.features[j]] = data.x[i][j];
-    r.values[label] = data.y[i] == 1;
-    s.train_records.push_back(std::move(r));
-  }
-  return s;
-}
-
-double Sigmoid(double z) {
-  const double e = std::exp(-std::fabs(z));
-  return z >= 0 ? 1 / (1 + e) : e / (1 + e);
-}
-
-double Margin(const LogisticModel& m, const std::vector<double>& x) {
-  return std::inner_product(x.begin(), x.end(), m.theta.begin(), m.bias);
-}
-
-double Accuracy(const LogisticModel& m,
-                const std::vector<std::vector<double>>& x,
-                const std::vector<int>& y) {
-  int correct = 0;
-  for (size_t i = 0; i < y.size(); ++i) correct += (Margin(m, x[i]) > 0) == (y[i] == 1);
-  return static_cast<double>(correct) / y.size();
-}
-
-// Mean logistic-loss gradient (θ-part then bias) over the train split.
-std::vector<double> Gradient(const LogisticModel& m, const Split& s) {
-  const size_t d = m.theta.size();
-  std::vector<double> g(d + 1, 0);
-  for (size_t i = 0; i < s.train_y.size(); ++i) {
-    const double r = Sigmoid(Margin(m, s.train_x[i])) - s.train_y[i];
-    for (size_t j = 0; j < d; ++j) g[j] += r * s.train_x[i][j];
-    g[d] += r;
-  }
-  for (double& v : g) v /= s.train_y.size();
-  return g;
-}
-
-// Mean logistic loss (natural log) of m on (x, y).
-double LogLoss(const LogisticModel& m, const std::vector<std::vector<double>>& x,
-               const std::vector<int>& y) {
-  double total = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    const double z = (y[i] == 1 ? 1 : -1) * Margin(m, x[i]);
-    total += z > 0 ? std::log1p(std::exp(-z)) : -z + std::log1p(std::exp(z));
-  }
-  return total / y.size();
-}
 
 // One hyperparameter setting of the program.
 struct Setting {
@@ -296,57 +154,6 @@ std::vector<LogisticModel> GradientDescentPath(const Split& s,
   return path;
 }
 
-// argmin of mean logistic loss + (λ/2)‖θ‖² (bias unpenalized), by Newton.
-LogisticModel Newton(const Split& s, double l2) {
-  const size_t d = s.train_x[0].size(), p = d + 1;
-  LogisticModel m{.theta = std::vector<double>(d)};
-  for (int iter = 0; iter < 100; ++iter) {
-    std::vector<double> g = Gradient(m, s);
-    for (size_t j = 0; j < d; ++j) g[j] += l2 * m.theta[j];
-    std::vector<std::vector<double>> h(p, std::vector<double>(p + 1, 0));
-    for (size_t i = 0; i < s.train_y.size(); ++i) {
-      const double q = Sigmoid(Margin(m, s.train_x[i]));
-      const double w = q * (1 - q) / s.train_y.size();
-      for (size_t a = 0; a < p; ++a) {
-        const double xa = a < d ? s.train_x[i][a] : 1;
-        for (size_t b = 0; b < p; ++b) {
-          h[a][b] += w * xa * (b < d ? s.train_x[i][b] : 1);
-        }
-      }
-    }
-    for (size_t j = 0; j < d; ++j) h[j][j] += l2;
-    for (size_t a = 0; a < p; ++a) h[a][p] = g[a];
-    // Gaussian elimination with partial pivoting: h·step = g.
-    for (size_t c = 0; c < p; ++c) {
-      size_t pivot = c;
-      for (size_t r = c + 1; r < p; ++r) {
-        if (std::fabs(h[r][c]) > std::fabs(h[pivot][c])) pivot = r;
-      }
-      std::swap(h[c], h[pivot]);
-      for (size_t r = 0; r < p; ++r) {
-        if (r == c || h[c][c] == 0) continue;
-        const double f = h[r][c] / h[c][c];
-        for (size_t k = c; k <= p; ++k) h[r][k] -= f * h[c][k];
-      }
-    }
-    double change = 0;
-    for (size_t a = 0; a < p; ++a) {
-      const double step = h[a][a] == 0 ? 0 : h[a][p] / h[a][a];
-      (a < d ? m.theta[a] : m.bias) -= step;
-      change = std::max(change, std::fabs(step));
-    }
-    if (change < 1e-10) break;
-  }
-  return m;
-}
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EB;
-  return x ^ (x >> 31);
-}
-
 struct Run {
   std::vector<LogisticModel> iterates{};  // θ_0 … θ_T
   std::vector<LogisticModel> released{};  // released model at each t
@@ -389,13 +196,11 @@ absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data,
                            n_train];
   };
   std::mt19937_64 coins(seed * 1000003 + std::llround(eps * 1000));
-  const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<SimulationResult> result =
-      SimulateStudy(study, absl::GetFlag(FLAGS_agents), records, coins);
+  const TimedSimulation timed =
+      SimulateTimed(study, absl::GetFlag(FLAGS_agents), records, coins);
+  const absl::StatusOr<SimulationResult>& result = timed.run;
   if (!result.ok()) return result.status();
-  Run run{.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count(),
+  Run run{.seconds = timed.seconds,
           .max_spent = result->max_spent_nanos,
           .refused = result->refused_over_cap};
   const int d = static_cast<int>(data.features.size());
@@ -482,8 +287,8 @@ absl::StatusOr<Setting> Select(const Data& data, const Split& sel,
       grid.size(), seeds, eps, sel.train_y.size(), sel.held_y.size(),
       Accuracy(newton, sel.held_x, sel.held_y),
       LogLoss(newton, sel.held_x, sel.held_y));
-  std::printf("| setting | validation accuracy | validation log-loss | GD "
-              "(averaged) validation accuracy |\n|---|---|---|---|\n");
+  PrintMarkdownHeader({"setting", "validation accuracy", "validation log-loss",
+                       "GD (averaged) validation accuracy"});
   std::fflush(stdout);
   size_t best = 0;
   double best_acc = -1, best_loss = INFINITY;
@@ -517,9 +322,8 @@ void PrintPerRound(const Run& run, const Split& s, const Setting& setting,
               "so far (the iterate before the window starts); train/test "
               "accuracy.\n\n",
               eps, setting.rounds);
-  std::printf("| t | iterate train | iterate test | released train | released "
-              "test | GD iterate test | GD released test |\n"
-              "|---|---|---|---|---|---|---|\n");
+  PrintMarkdownHeader({"t", "iterate train", "iterate test", "released train",
+                       "released test", "GD iterate test", "GD released test"});
   const int first = setting.rounds - AveragedRounds(setting.rounds) + 1;
   for (size_t t = 0; t < run.iterates.size(); ++t) {
     // The GD twin's released model: the mean of its window's iterates so far.
@@ -545,6 +349,109 @@ void PrintPerRound(const Run& run, const Split& s, const Setting& setting,
   std::printf("\n");
 }
 
+// The rows of the CSV, shuffled once by --split_seed: test rows first, then
+// validation, then the rest of train. `fit` is train minus validation.
+struct RowSplit {
+  std::vector<size_t> test, validation, fit, train;
+};
+
+RowSplit ShuffleRows(size_t rows) {
+  std::vector<size_t> order(rows);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 gen(absl::GetFlag(FLAGS_split_seed));
+  std::shuffle(order.begin(), order.end(), gen);
+  const size_t n_test =
+      std::llround(absl::GetFlag(FLAGS_test_fraction) * order.size());
+  const size_t n_val = std::llround(absl::GetFlag(FLAGS_validation_fraction) *
+                                    (order.size() - n_test));
+  return RowSplit{
+      .test = std::vector<size_t>(order.begin(), order.begin() + n_test),
+      .validation = std::vector<size_t>(order.begin() + n_test,
+                                        order.begin() + n_test + n_val),
+      .fit = std::vector<size_t>(order.begin() + n_test + n_val, order.end()),
+      .train = std::vector<size_t>(order.begin() + n_test, order.end())};
+}
+
+// The non-private baselines on the report's split.
+struct Baselines {
+  double newton_train = 0;
+  double newton_test = 0;
+};
+
+Baselines PrintReportHeader(const Data& data, const Split& s,
+                            const Setting& chosen) {
+  const std::vector<LogisticModel> gd = GradientDescentPath(s, chosen);
+  const LogisticModel gd_avg = TailAverage(gd);
+  const LogisticModel newton = Newton(s, absl::GetFlag(FLAGS_baseline_l2));
+  const Baselines baselines{
+      .newton_train = Accuracy(newton, s.train_x, s.train_y),
+      .newton_test = Accuracy(newton, s.held_x, s.held_y)};
+  const int per_coordinate = static_cast<int>(
+      absl::GetFlag(FLAGS_agents) / chosen.rounds / (data.features.size() + 1));
+  std::printf(
+      "## Report: %s, trained on all %zu train rows, evaluated on %zu test "
+      "rows (~%d reports per gradient coordinate per round)\n\n"
+      "non-private Newton (λ = %g): train %.3f, test %.3f; non-private GD, "
+      "same setting: last iterate test %.3f, averaged test %.3f\n\n",
+      chosen.Name().c_str(), s.train_y.size(), s.held_y.size(), per_coordinate,
+      absl::GetFlag(FLAGS_baseline_l2), baselines.newton_train,
+      baselines.newton_test, Accuracy(gd.back(), s.held_x, s.held_y),
+      Accuracy(gd_avg, s.held_x, s.held_y));
+  std::fflush(stdout);
+  return baselines;
+}
+
+// One ε of the report: --seeds private runs of the chosen setting.
+struct Row {
+  double eps = 0;
+  std::vector<double> train{}, test{}, last_test{};
+  double seconds = 0;
+  int64_t max_spent = 0, refused = 0;
+  std::string mechanism{};
+};
+
+// nullopt after printing why a run failed.
+std::optional<Row> ReportEpsilon(const Data& data, const Split& s,
+                                 const Setting& chosen, double eps) {
+  Row row{.eps = eps};
+  for (int seed = 1; seed <= absl::GetFlag(FLAGS_seeds); ++seed) {
+    absl::StatusOr<Run> run = RunPrivate(s, data, chosen, eps, seed);
+    if (!run.ok()) {
+      std::fprintf(stderr, "ε = %g seed %d: %s\n", eps, seed,
+                   run.status().ToString().c_str());
+      return std::nullopt;
+    }
+    row.train.push_back(Accuracy(run->released.back(), s.train_x, s.train_y));
+    row.test.push_back(Accuracy(run->released.back(), s.held_x, s.held_y));
+    row.last_test.push_back(
+        Accuracy(run->iterates.back(), s.held_x, s.held_y));
+    row.seconds += run->seconds;
+    row.max_spent = std::max(row.max_spent, run->max_spent);
+    row.refused += run->refused;
+    if (seed == 1 && eps == absl::GetFlag(FLAGS_per_round_epsilon)) {
+      PrintPerRound(*run, s, chosen, eps);
+    }
+    std::fflush(stdout);
+  }
+  return row;
+}
+
+void PrintSummary(const std::vector<Row>& rows, const Baselines& baselines) {
+  std::printf("## Summary (%d seeds per ε, mean ± sd; gap = Newton test − "
+              "private released test mean)\n\n", absl::GetFlag(FLAGS_seeds));
+  PrintMarkdownHeader({"ε", "released train", "released test",
+                       "last iterate test", "Newton train", "Newton test",
+                       "gap (points)", "max ε spent", "refused", "s/run"});
+  for (const Row& r : rows) {
+    std::printf("| %g | %s | %s | %s | %.3f | %.3f | %.1f | %g | %lld | %.1f |\n",
+                r.eps, MeanSd(r.train).c_str(), MeanSd(r.test).c_str(),
+                MeanSd(r.last_test).c_str(), baselines.newton_train,
+                baselines.newton_test,
+                100 * (baselines.newton_test - Mean(r.test)), r.max_spent / 1e9,
+                static_cast<long long>(r.refused), r.seconds / r.train.size());
+  }
+}
+
 int Main() {
   if (absl::GetFlag(FLAGS_agents) < 1 ||
       absl::GetFlag(FLAGS_agents) > 1'000'000) {
@@ -566,35 +473,21 @@ int Main() {
     std::fprintf(stderr, "%s\n", data.status().ToString().c_str());
     return 1;
   }
-  // Shuffle once: test rows first, then validation, then the rest of train.
-  std::vector<size_t> order(data->y.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937_64 gen(absl::GetFlag(FLAGS_split_seed));
-  std::shuffle(order.begin(), order.end(), gen);
-  const size_t n_test =
-      std::llround(absl::GetFlag(FLAGS_test_fraction) * order.size());
-  const size_t n_val = std::llround(absl::GetFlag(FLAGS_validation_fraction) *
-                                    (order.size() - n_test));
-  const std::vector<size_t> test_rows(order.begin(), order.begin() + n_test);
-  const std::vector<size_t> val_rows(order.begin() + n_test,
-                                     order.begin() + n_test + n_val);
-  const std::vector<size_t> fit_rows(order.begin() + n_test + n_val,
-                                     order.end());
-  const std::vector<size_t> train_rows(order.begin() + n_test, order.end());
+  const RowSplit rows = ShuffleRows(data->y.size());
   const std::string label = absl::GetFlag(FLAGS_label);
   std::printf(
       "data %s: %zu rows, %zu features; test %zu, train %zu (validation %zu "
       "of them); n = %lld agents; average_tail = %g, R = %g, λ = %g\n\n",
-      absl::GetFlag(FLAGS_csv).c_str(), order.size(), data->features.size(),
-      test_rows.size(), train_rows.size(), val_rows.size(),
+      absl::GetFlag(FLAGS_csv).c_str(), data->y.size(), data->features.size(),
+      rows.test.size(), rows.train.size(), rows.validation.size(),
       static_cast<long long>(absl::GetFlag(FLAGS_agents)),
       absl::GetFlag(FLAGS_average_tail), absl::GetFlag(FLAGS_radius),
       absl::GetFlag(FLAGS_l2));
 
   Setting chosen = grid->front();
   if (grid->size() > 1) {
-    absl::StatusOr<Setting> selected =
-        Select(*data, MakeSplit(*data, fit_rows, val_rows, label), *grid);
+    absl::StatusOr<Setting> selected = Select(
+        *data, MakeSplit(*data, rows.fit, rows.validation, label), *grid);
     if (!selected.ok()) {
       std::fprintf(stderr, "%s\n", selected.status().ToString().c_str());
       return 1;
@@ -602,68 +495,15 @@ int Main() {
     chosen = *selected;
   }
 
-  const Split s = MakeSplit(*data, train_rows, test_rows, label);
-  const std::vector<LogisticModel> gd = GradientDescentPath(s, chosen);
-  const LogisticModel gd_avg = TailAverage(gd);
-  const LogisticModel newton = Newton(s, absl::GetFlag(FLAGS_baseline_l2));
-  const double newton_train = Accuracy(newton, s.train_x, s.train_y);
-  const double newton_test = Accuracy(newton, s.held_x, s.held_y);
-  const int per_coordinate = static_cast<int>(
-      absl::GetFlag(FLAGS_agents) / chosen.rounds / (data->features.size() + 1));
-  std::printf(
-      "## Report: %s, trained on all %zu train rows, evaluated on %zu test "
-      "rows (~%d reports per gradient coordinate per round)\n\n"
-      "non-private Newton (λ = %g): train %.3f, test %.3f; non-private GD, "
-      "same setting: last iterate test %.3f, averaged test %.3f\n\n",
-      chosen.Name().c_str(), s.train_y.size(), s.held_y.size(), per_coordinate,
-      absl::GetFlag(FLAGS_baseline_l2), newton_train, newton_test,
-      Accuracy(gd.back(), s.held_x, s.held_y),
-      Accuracy(gd_avg, s.held_x, s.held_y));
-  std::fflush(stdout);
-
-  struct Row {
-    double eps = 0;
-    std::vector<double> train{}, test{}, last_test{};
-    double seconds = 0;
-    int64_t max_spent = 0, refused = 0;
-    std::string mechanism{};
-  };
-  std::vector<Row> rows;
+  const Split s = MakeSplit(*data, rows.train, rows.test, label);
+  const Baselines baselines = PrintReportHeader(*data, s, chosen);
+  std::vector<Row> report;
   for (double eps : *epsilons) {
-    Row row{.eps = eps};
-    for (int seed = 1; seed <= absl::GetFlag(FLAGS_seeds); ++seed) {
-      absl::StatusOr<Run> run = RunPrivate(s, *data, chosen, eps, seed);
-      if (!run.ok()) {
-        std::fprintf(stderr, "ε = %g seed %d: %s\n", eps, seed,
-                     run.status().ToString().c_str());
-        return 1;
-      }
-      row.train.push_back(Accuracy(run->released.back(), s.train_x, s.train_y));
-      row.test.push_back(Accuracy(run->released.back(), s.held_x, s.held_y));
-      row.last_test.push_back(
-          Accuracy(run->iterates.back(), s.held_x, s.held_y));
-      row.seconds += run->seconds;
-      row.max_spent = std::max(row.max_spent, run->max_spent);
-      row.refused += run->refused;
-      if (seed == 1 && eps == absl::GetFlag(FLAGS_per_round_epsilon)) {
-        PrintPerRound(*run, s, chosen, eps);
-      }
-      std::fflush(stdout);
-    }
-    rows.push_back(std::move(row));
+    std::optional<Row> row = ReportEpsilon(*data, s, chosen, eps);
+    if (!row.has_value()) return 1;
+    report.push_back(*std::move(row));
   }
-  std::printf("## Summary (%d seeds per ε, mean ± sd; gap = Newton test − "
-              "private released test mean)\n\n", absl::GetFlag(FLAGS_seeds));
-  std::printf("| ε | released train | released test | last iterate test | "
-              "Newton train | Newton test | gap (points) | max ε spent | "
-              "refused | s/run |\n|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const Row& r : rows) {
-    std::printf("| %g | %s | %s | %s | %.3f | %.3f | %.1f | %g | %lld | %.1f |\n",
-                r.eps, MeanSd(r.train).c_str(), MeanSd(r.test).c_str(),
-                MeanSd(r.last_test).c_str(), newton_train, newton_test,
-                100 * (newton_test - Mean(r.test)), r.max_spent / 1e9,
-                static_cast<long long>(r.refused), r.seconds / r.train.size());
-  }
+  PrintSummary(report, baselines);
   return 0;
 }
 
@@ -671,7 +511,8 @@ int Main() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  return ldp::ExperimentMain(
+      argc, argv,
       "Logistic regression by private gradient descent (analyst program "
       "logistic_regression) on a CSV: selects (step size, rounds, clip, "
       "schedule) from the --grid_* flags by validation accuracy at "
@@ -682,7 +523,6 @@ int main(int argc, char** argv) {
       "logistic_regression_experiment [--csv=bench/data/breast_cancer.csv] "
       "[--epsilon=0.5,1,2,4] [--agents=1000000] [--seeds=5] "
       "[--grid_learning_rate=2,4,8] [--grid_rounds=25,50,100] "
-      "[--grid_clip=0.1,0.25] [--grid_schedule=constant,inverse_sqrt]");
-  absl::ParseCommandLine(argc, argv);
-  return ldp::Main();
+      "[--grid_clip=0.1,0.25] [--grid_schedule=constant,inverse_sqrt]",
+      ldp::Main);
 }

@@ -7,18 +7,17 @@
 // estimators as ldp-server, a ledger that refuses charges over the cap) and
 // scores the learned hypothesis by its exact error under the uniform
 // distribution. Coins come from a seeded generator so runs are reproducible.
-#include <chrono>
 #include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/experiment_common.h"
+#include "bench/experiment_simulation.h"
 #include "bench/flag_lists.h"
 #include "server/program_simulator.h"
 #include "server/programs/masked_parity.h"
@@ -58,19 +57,16 @@ int Run() {
   if (!ParseList(absl::GetFlag(FLAGS_dims), "dims", dims)) return 2;
   const std::vector<std::string> learners =
       absl::StrSplit(absl::GetFlag(FLAGS_learners), ',');
-  FILE* csv = nullptr;
-  if (!absl::GetFlag(FLAGS_runs_csv).empty()) {
-    csv = std::fopen(absl::GetFlag(FLAGS_runs_csv).c_str(), "w");
-    if (csv == nullptr) {
-      std::perror("--runs_csv");
-      return 2;
-    }
-    std::fprintf(csv, "learner,d,seed,exact,error,max_spent_nanos,seconds\n");
+  CsvOutput csv;
+  if (!csv.Open(absl::GetFlag(FLAGS_runs_csv),
+                "learner,d,seed,exact,error,max_spent_nanos,seconds\n")) {
+    std::perror("--runs_csv");
+    return 2;
   }
   std::printf("n = %lld agents, cap ε = %g, %d seeds\n\n",
               static_cast<long long>(agents), cap / 1e9, seeds);
-  std::printf("| learner | d | exact | mean error | max ε spent | refused | s/run |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+  PrintMarkdownHeader({"learner", "d", "exact", "mean error", "max ε spent",
+                       "refused", "s/run"});
   for (const std::string& learner : learners) {
     for (int d : dims) {
       auto schema = MaskedParitySchema(d);
@@ -91,11 +87,10 @@ int Run() {
           return SampleMaskedParityRecord(truth, gen);
         };
         std::mt19937_64 coins(seed * 104729 + d);
-        const auto start = std::chrono::steady_clock::now();
-        auto run = SimulateStudy(study, agents, records, coins);
-        const double seconds = std::chrono::duration<double>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count();
+        const TimedSimulation timed =
+            SimulateTimed(study, agents, records, coins);
+        const auto& run = timed.run;
+        const double seconds = timed.seconds;
         if (!run.ok()) {
           std::fprintf(stderr, "%s d=%d seed=%d: %s\n", learner.c_str(), d,
                        seed, run.status().ToString().c_str());
@@ -112,12 +107,9 @@ int Run() {
         summary.max_spent = std::max(summary.max_spent, run->max_spent_nanos);
         summary.refused += run->refused_over_cap;
         summary.seconds += seconds;
-        if (csv != nullptr) {
-          std::fprintf(csv, "%s,%d,%d,%d,%.6f,%lld,%.2f\n", learner.c_str(), d,
-                       seed, error == 0, error,
-                       static_cast<long long>(run->max_spent_nanos), seconds);
-          std::fflush(csv);
-        }
+        csv.Write("%s,%d,%d,%d,%.6f,%lld,%.2f\n", learner.c_str(), d, seed,
+                  error == 0, error,
+                  static_cast<long long>(run->max_spent_nanos), seconds);
       }
       std::printf("| %s | %d | %d/%d | %.4f | %.9g | %lld | %.1f |\n",
                   learner.c_str(), d, summary.exact, seeds,
@@ -127,7 +119,6 @@ int Run() {
       std::fflush(stdout);
     }
   }
-  if (csv != nullptr) std::fclose(csv);
   return 0;
 }
 
@@ -135,11 +126,11 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  return ldp::ExperimentMain(
+      argc, argv,
       "Runs the MASKED-PARITY learners on simulated populations and prints "
       "success rate and mean error per d.\nUsage: masked_parity_experiment "
       "[--agents=N] [--epsilon=E] [--dims=8,12] [--seeds=S] [--learners=...] "
-      "[--runs_csv=FILE]");
-  absl::ParseCommandLine(argc, argv);
-  return ldp::Run();
+      "[--runs_csv=FILE]",
+      ldp::Run);
 }

@@ -10,7 +10,6 @@
 // ldp-server). It reports the smallest grid n at which at least ⌈(1 − β)·
 // seeds⌉ runs reach error ≤ α, where error is exact: |t̂ − t*|/N.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -19,11 +18,11 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/experiment_common.h"
+#include "bench/experiment_simulation.h"
 #include "bench/flag_lists.h"
 #include "server/program_simulator.h"
 #include "server/programs/sq_program.h"
@@ -47,13 +46,6 @@ ABSL_FLAG(std::string, runs_csv, "",
 namespace ldp {
 namespace {
 
-uint64_t SplitMix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 // x uniform on [0, n − 1], y = [x ≥ t*]; a pure function of (seed, agent).
 RecordSource Population(int64_t n, int64_t t_star, uint64_t seed) {
   return [=](uint64_t agent) {
@@ -74,6 +66,150 @@ struct GridPoint {
   double seconds = 0;
 };
 
+// One row of the table: a learner mode, domain size N, accuracy α and cap ε.
+struct Case {
+  std::string mode;
+  int64_t n_domain = 0;
+  double alpha = 0;
+  double eps = 0;
+};
+
+// The study a case runs, with the planner's view of it: the predicted n,
+// the plan's rounds and its number of queries.
+struct PlannedCase {
+  StudySpec study;
+  int64_t predicted = 0;
+  size_t rounds = 0;
+  size_t queries = 0;
+};
+
+absl::StatusOr<PlannedCase> PlanCase(const Case& c, double beta) {
+  absl::StatusOr<RecordSchema> schema = ThresholdSchema(c.n_domain);
+  if (!schema.ok()) return schema.status();
+  const int64_t cap = std::llround(c.eps * 1e9);
+  PlannedCase planned{
+      .study = StudySpec{
+          .schema = *schema,
+          .epsilon_cap_nanos = cap,
+          .mode = StudyMode::kInteractive,
+          .program = ProgramSpec{
+              .name = "threshold_learner",
+              .parameters = {{"mode", c.mode},
+                             {"accuracy", absl::StrFormat("%g", c.alpha)},
+                             {"failure_probability",
+                              absl::StrFormat("%g", beta)}}}}};
+  auto algorithm = CreateThresholdSqAlgorithm(
+      *planned.study.program, {.schema = *schema, .epsilon_cap_nanos = cap});
+  if (!algorithm.ok()) return algorithm.status();
+  absl::StatusOr<int64_t> predicted = PredictedAgents(**algorithm, c.eps);
+  if (!predicted.ok()) return predicted.status();
+  planned.predicted = *predicted;
+  const auto plan = (*algorithm)->Plan();
+  planned.rounds = plan.size();
+  for (const auto& batch : plan) planned.queries += batch.size();
+  return planned;
+}
+
+// Up to `seeds` seeded runs of `agents` agents; stops once the point is lost
+// (even all remaining runs could not reach `needed` successes).
+absl::StatusOr<GridPoint> RunGridPoint(const Case& c, const StudySpec& study,
+                                       int64_t agents, int seeds, int needed) {
+  GridPoint point{.agents = agents};
+  for (int seed = 1; seed <= seeds; ++seed) {
+    const int64_t t_star =
+        static_cast<int64_t>(SplitMix64(seed) % (c.n_domain + 1));
+    std::mt19937_64 coins(seed * 1000003ULL + c.n_domain);
+    const TimedSimulation timed = SimulateTimed(
+        study, agents, Population(c.n_domain, t_star, seed), coins);
+    point.seconds += timed.seconds;
+    if (!timed.run.ok()) return timed.run.status();
+    absl::StatusOr<int64_t> t = ThresholdFromResult(timed.run->result);
+    if (!t.ok()) return t.status();
+    const double error =
+        std::abs(*t - t_star) / static_cast<double>(c.n_domain);
+    point.successes += error <= c.alpha;
+    point.error_sum += error;
+    ++point.runs;
+    if (point.runs - point.successes > seeds - needed) break;
+  }
+  return point;
+}
+
+// The doubling grid from --min_agents up to --max_over_predicted times the
+// prediction: the first point with `needed` successes, and the one before.
+struct GridOutcome {
+  GridPoint previous, found;
+};
+
+absl::StatusOr<GridOutcome> WalkGrid(const Case& c, const PlannedCase& planned,
+                                     int seeds, int needed, CsvOutput& csv) {
+  const double limit =
+      absl::GetFlag(FLAGS_max_over_predicted) * planned.predicted;
+  GridOutcome out;
+  for (int64_t agents = absl::GetFlag(FLAGS_min_agents); agents <= limit;
+       agents *= 2) {
+    absl::StatusOr<GridPoint> point =
+        RunGridPoint(c, planned.study, agents, seeds, needed);
+    if (!point.ok()) return point.status();
+    csv.Write("%s,%lld,%g,%g,%lld,%lld,%d,%d,%.5f,%.3f\n", c.mode.c_str(),
+              static_cast<long long>(c.n_domain), c.alpha, c.eps,
+              static_cast<long long>(planned.predicted),
+              static_cast<long long>(agents), point->successes, point->runs,
+              point->error_sum / point->runs, point->seconds / point->runs);
+    if (point->successes >= needed) {
+      out.found = *point;
+      break;
+    }
+    out.previous = *point;
+  }
+  return out;
+}
+
+void PrintCaseRow(const Case& c, const PlannedCase& planned,
+                  const GridOutcome& grid, int seeds) {
+  const GridPoint& found = grid.found;
+  const GridPoint& previous = grid.previous;
+  const double limit =
+      absl::GetFlag(FLAGS_max_over_predicted) * planned.predicted;
+  const std::string smallest = found.agents > 0
+                                   ? absl::StrFormat("%d", found.agents)
+                                   : absl::StrFormat("> %.0f", limit);
+  const std::string ratio =
+      found.agents > 0
+          ? absl::StrFormat("%.1f", static_cast<double>(planned.predicted) /
+                                        found.agents)
+          : "—";
+  const std::string below =
+      previous.agents > 0
+          ? absl::StrFormat("%d/%d%s", previous.successes, previous.runs,
+                            previous.runs < seeds ? " (stopped)" : "")
+          : "—";
+  absl::PrintF("| %s | %d | %g | %g | %d | %d | %d | %s | %d/%d | %s | "
+               "%s | %.3f |\n",
+               c.mode, c.n_domain, c.alpha, c.eps, planned.rounds,
+               planned.queries, planned.predicted, smallest, found.successes,
+               found.runs, ratio, below,
+               found.runs > 0 ? found.seconds / found.runs : 0.0);
+  std::fflush(stdout);
+}
+
+// The mechanism the planner picks for every query at each ε.
+bool PrintMechanismChoices(const std::vector<double>& epsilons) {
+  for (double eps : epsilons) {
+    auto choice = ChooseSqMechanism(eps, 0.5);
+    if (!choice.ok()) {
+      std::fprintf(stderr, "%s\n", choice.status().ToString().c_str());
+      return false;
+    }
+    absl::PrintF("ε = %g: every query (range [0, 1], b = 1/2) uses %s, "
+                 "per-report variance bound %.4f\n",
+                 eps, RealMechanismKindName(choice->kind),
+                 choice->report_variance);
+  }
+  std::printf("\n");
+  return true;
+}
+
 int Run() {
   std::vector<int64_t> domains;
   std::vector<double> accuracies, epsilons;
@@ -87,145 +223,42 @@ int Run() {
   const double beta = absl::GetFlag(FLAGS_beta);
   const int seeds = absl::GetFlag(FLAGS_seeds);
   const int needed = static_cast<int>(std::ceil((1 - beta) * seeds - 1e-9));
-  FILE* csv = nullptr;
-  if (!absl::GetFlag(FLAGS_runs_csv).empty()) {
-    csv = std::fopen(absl::GetFlag(FLAGS_runs_csv).c_str(), "w");
-    if (csv == nullptr) {
-      std::perror("--runs_csv");
-      return 2;
-    }
-    std::fprintf(csv,
-                 "mode,N,alpha,epsilon,predicted,agents,successes,runs,"
-                 "mean_error,seconds_per_run\n");
+  CsvOutput csv;
+  if (!csv.Open(absl::GetFlag(FLAGS_runs_csv),
+                "mode,N,alpha,epsilon,predicted,agents,successes,runs,"
+                "mean_error,seconds_per_run\n")) {
+    std::perror("--runs_csv");
+    return 2;
   }
   std::printf("β = %g, success = at least %d of %d seeded runs with error ≤ α\n\n",
               beta, needed, seeds);
-  for (double eps : epsilons) {
-    auto choice = ChooseSqMechanism(eps, 0.5);
-    if (!choice.ok()) {
-      std::fprintf(stderr, "%s\n", choice.status().ToString().c_str());
-      return 2;
-    }
-    absl::PrintF("ε = %g: every query (range [0, 1], b = 1/2) uses %s, "
-                 "per-report variance bound %.4f\n",
-                 eps, RealMechanismKindName(choice->kind),
-                 choice->report_variance);
-  }
-  std::printf("\n");
-  std::printf("| mode | N | α | ε | rounds | queries | predicted n | "
-              "smallest grid n | successes there | predicted / needed | "
-              "successes at n/2 | s/run at n |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  if (!PrintMechanismChoices(epsilons)) return 2;
+  PrintMarkdownHeader({"mode", "N", "α", "ε", "rounds", "queries",
+                       "predicted n", "smallest grid n", "successes there",
+                       "predicted / needed", "successes at n/2",
+                       "s/run at n"});
   for (const std::string& mode : modes) {
     for (int64_t n_domain : domains) {
       for (double alpha : accuracies) {
         for (double eps : epsilons) {
-          auto schema = ThresholdSchema(n_domain);
-          if (!schema.ok()) {
-            std::fprintf(stderr, "%s\n", schema.status().ToString().c_str());
+          const Case c{.mode = mode, .n_domain = n_domain, .alpha = alpha,
+                       .eps = eps};
+          absl::StatusOr<PlannedCase> planned = PlanCase(c, beta);
+          if (!planned.ok()) {
+            std::fprintf(stderr, "%s\n", planned.status().ToString().c_str());
             return 2;
           }
-          const int64_t cap = std::llround(eps * 1e9);
-          const StudySpec study{
-              .schema = *schema,
-              .epsilon_cap_nanos = cap,
-              .mode = StudyMode::kInteractive,
-              .program = ProgramSpec{
-                  .name = "threshold_learner",
-                  .parameters = {{"mode", mode},
-                                 {"accuracy", absl::StrFormat("%g", alpha)},
-                                 {"failure_probability",
-                                  absl::StrFormat("%g", beta)}}}};
-          auto algorithm = CreateThresholdSqAlgorithm(
-              *study.program,
-              {.schema = *schema, .epsilon_cap_nanos = cap});
-          if (!algorithm.ok()) {
-            std::fprintf(stderr, "%s\n",
-                         algorithm.status().ToString().c_str());
-            return 2;
+          absl::StatusOr<GridOutcome> grid =
+              WalkGrid(c, *planned, seeds, needed, csv);
+          if (!grid.ok()) {
+            std::fprintf(stderr, "%s\n", grid.status().ToString().c_str());
+            return 1;
           }
-          auto predicted = PredictedAgents(**algorithm, eps);
-          if (!predicted.ok()) {
-            std::fprintf(stderr, "%s\n", predicted.status().ToString().c_str());
-            return 2;
-          }
-          const auto plan = (*algorithm)->Plan();
-          size_t queries = 0;
-          for (const auto& batch : plan) queries += batch.size();
-          const double limit =
-              absl::GetFlag(FLAGS_max_over_predicted) * *predicted;
-          GridPoint previous, found;
-          for (int64_t agents = absl::GetFlag(FLAGS_min_agents);
-               agents <= limit; agents *= 2) {
-            GridPoint point{.agents = agents};
-            for (int seed = 1; seed <= seeds; ++seed) {
-              const int64_t t_star =
-                  static_cast<int64_t>(SplitMix64(seed) % (n_domain + 1));
-              std::mt19937_64 coins(seed * 1000003ULL + n_domain);
-              const auto start = std::chrono::steady_clock::now();
-              auto run = SimulateStudy(
-                  study, agents, Population(n_domain, t_star, seed), coins);
-              point.seconds += std::chrono::duration<double>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count();
-              if (!run.ok()) {
-                std::fprintf(stderr, "%s\n", run.status().ToString().c_str());
-                return 1;
-              }
-              auto t = ThresholdFromResult(run->result);
-              if (!t.ok()) {
-                std::fprintf(stderr, "%s\n", t.status().ToString().c_str());
-                return 1;
-              }
-              const double error =
-                  std::abs(*t - t_star) / static_cast<double>(n_domain);
-              point.successes += error <= alpha;
-              point.error_sum += error;
-              ++point.runs;
-              // Lost: even all remaining runs cannot reach `needed`.
-              if (point.runs - point.successes > seeds - needed) break;
-            }
-            if (csv != nullptr) {
-              std::fprintf(csv, "%s,%lld,%g,%g,%lld,%lld,%d,%d,%.5f,%.3f\n",
-                           mode.c_str(), static_cast<long long>(n_domain),
-                           alpha, eps, static_cast<long long>(*predicted),
-                           static_cast<long long>(agents), point.successes,
-                           point.runs, point.error_sum / point.runs,
-                           point.seconds / point.runs);
-              std::fflush(csv);
-            }
-            if (point.successes >= needed) {
-              found = point;
-              break;
-            }
-            previous = point;
-          }
-          const std::string smallest =
-              found.agents > 0 ? absl::StrFormat("%d", found.agents)
-                               : absl::StrFormat("> %.0f", limit);
-          const std::string ratio =
-              found.agents > 0
-                  ? absl::StrFormat("%.1f", static_cast<double>(*predicted) /
-                                                found.agents)
-                  : "—";
-          const std::string below =
-              previous.agents > 0
-                  ? absl::StrFormat("%d/%d%s", previous.successes,
-                                    previous.runs,
-                                    previous.runs < seeds ? " (stopped)" : "")
-                  : "—";
-          absl::PrintF("| %s | %d | %g | %g | %d | %d | %d | %s | %d/%d | %s | "
-                      "%s | %.3f |\n",
-                      mode, n_domain, alpha, eps, plan.size(), queries,
-                      *predicted, smallest, found.successes, found.runs, ratio,
-                      below,
-                      found.runs > 0 ? found.seconds / found.runs : 0.0);
-          std::fflush(stdout);
+          PrintCaseRow(c, *planned, *grid, seeds);
         }
       }
     }
   }
-  if (csv != nullptr) std::fclose(csv);
   return 0;
 }
 
@@ -233,7 +266,8 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  return ldp::ExperimentMain(
+      argc, argv,
       "Learns a threshold [x ≥ t*] over x ∈ [0, N − 1] with the "
       "threshold_learner program (adaptive and nonadaptive) on simulated "
       "populations, and prints the planner's predicted n next to the "
@@ -241,7 +275,6 @@ int main(int argc, char** argv) {
       "error ≤ α.\nUsage: pac_threshold_experiment [--domains=16,64,256] "
       "[--accuracies=0.1,0.05] [--epsilons=1,2] [--modes=adaptive,nonadaptive] "
       "[--beta=0.05] [--seeds=40] [--min_agents=256] "
-      "[--max_over_predicted=2] [--runs_csv=FILE]");
-  absl::ParseCommandLine(argc, argv);
-  return ldp::Run();
+      "[--max_over_predicted=2] [--runs_csv=FILE]",
+      ldp::Run);
 }

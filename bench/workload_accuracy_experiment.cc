@@ -45,12 +45,11 @@
 
 #include "Eigen/Core"
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "bench/experiment_common.h"
 #include "bench/flag_lists.h"
 #include "common/confidence_interval.h"
 #include "common/workload/strategy_factory.h"
@@ -310,7 +309,7 @@ Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_6
   return row;
 }
 
-void Print(const Row& r, std::FILE* csv) {
+void Print(const Row& r, CsvOutput& csv) {
   std::printf("%-16s %-5.2g %-8lld %-34s %9.2f %9.2f %9.2f %6.3f %9.2f %9.2f %9.2f %6.3f "
               "%8.4f %8.4f\n",
               r.workload.c_str(), r.epsilon, static_cast<long long>(r.agents),
@@ -318,8 +317,8 @@ void Print(const Row& r, std::FILE* csv) {
               r.measured_max / r.predicted_max, r.limit_avg, r.predicted_avg, r.measured_avg,
               r.measured_avg / r.predicted_avg, r.bound_max_error, r.measured_max_error);
   std::fflush(stdout);
-  if (csv != nullptr) {
-    absl::FPrintF(csv,
+  if (csv.file() != nullptr) {
+    absl::FPrintF(csv.file(),
                   "%s,%u,%u,%g,%d,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g,"
                   "%.6g\n",
                   r.workload, r.domain_size, r.num_queries, r.epsilon, r.agents, r.mechanism,
@@ -327,7 +326,139 @@ void Print(const Row& r, std::FILE* csv) {
                   r.measured_avg,
                   r.bound_max_error, r.measured_max_error, r.reps_max, r.reps_avg,
                   r.gamma2_lower, r.gamma2_upper);
-    std::fflush(csv);
+    csv.Flush();
+  }
+}
+
+// The planner's candidates for one workload and ε (only those --mechanisms
+// selects are measured; the optimizers run only if selected), with the
+// planning time on a comment line. `full_plan`: both optimizers ran, so the
+// chosen candidate is the planner's real choice.
+absl::StatusOr<StrategyPlan> PlanCandidates(const std::string& text,
+                                            const Workload& workload,
+                                            double epsilon, bool& full_plan) {
+  StrategyPlannerOptions options;
+  options.include_optimized_matrix = Selected("optimized matrix");
+  options.include_factorization = Selected("factorization");
+  full_plan = options.include_optimized_matrix && options.include_factorization;
+  options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
+  options.optimizer_time_limit = absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes));
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<StrategyPlan> plan = PlanStrategy(workload, epsilon, options);
+  if (!plan.ok()) return plan;
+  std::printf("# %s ε=%g: planned %zu candidates in %.1f s; chosen: %s\n", text.c_str(),
+              epsilon, plan->candidates.size(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                  .count(),
+              plan->chosen.description.c_str());
+  return plan;
+}
+
+using Estimators = std::vector<std::shared_ptr<const WorkloadEstimator>>;
+
+// Every selected candidate's estimator (nullptr for the others), built once
+// per workload and ε; nullopt after printing why one cannot be built.
+std::optional<Estimators> BuildEstimators(const Workload& workload,
+                                          const StrategyPlan& plan) {
+  Estimators estimators;
+  for (const StrategyCandidate& candidate : plan.candidates) {
+    if (!Selected(candidate.description)) {
+      estimators.push_back(nullptr);
+      continue;
+    }
+    absl::StatusOr<std::unique_ptr<StrategyMechanism>> strategy =
+        CreateStrategy(candidate.spec);
+    if (!strategy.ok()) {
+      std::fprintf(stderr, "%s: %s\n", candidate.description.c_str(),
+                   strategy.status().ToString().c_str());
+      return std::nullopt;
+    }
+    absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
+        WorkloadEstimator::Create(workload, std::move(*strategy));
+    if (!estimator.ok()) {
+      std::fprintf(stderr, "%s: %s\n", candidate.description.c_str(),
+                   estimator.status().ToString().c_str());
+      return std::nullopt;
+    }
+    estimators.push_back(*std::move(estimator));
+  }
+  return estimators;
+}
+
+// The row of one candidate at n agents: its limit (the planner's figures),
+// the prediction at n and what was measured.
+Row CandidateRow(const std::string& text, const StrategyCandidate& candidate,
+                 const WorkloadEstimator& estimator, const Measured& measured,
+                 double epsilon, int64_t n) {
+  const Workload& workload = estimator.workload();
+  const uint32_t domain = workload.domain_size();
+  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(domain, 1.0 / domain);
+  Eigen::VectorXd point = Eigen::VectorXd::Zero(domain);
+  point[candidate.variance.worst_item] = 1;
+  const Eigen::VectorXd v_uniform = estimator.Variances(uniform, n);
+  Row row;
+  row.workload = text;
+  row.mechanism = candidate.description;
+  row.domain_size = domain;
+  row.num_queries = workload.num_queries();
+  row.epsilon = epsilon;
+  row.agents = n;
+  row.limit_max = candidate.variance.v_max;
+  row.predicted_max = estimator.Variances(point, n)[candidate.variance.worst_query];
+  row.measured_max = measured.v_max;
+  row.limit_avg = candidate.variance.v_avg;
+  row.predicted_avg = v_uniform.mean();
+  row.measured_avg = measured.v_avg;
+  row.bound_max_error = NormalQuantile(1 - 0.025 / double(workload.num_queries())) *
+                        std::sqrt(v_uniform.maxCoeff() / n);
+  row.measured_max_error = measured.max_error;
+  row.reps_max = measured.reps_max;
+  row.reps_avg = measured.reps_avg;
+  row.gamma2_lower = candidate.gamma2_lower;
+  row.gamma2_upper = candidate.gamma2_upper;
+  return row;
+}
+
+// Naive answering's row, then every selected candidate's, for each n of
+// --agents.
+void MeasureAll(const std::string& text, const Workload& workload, double epsilon,
+                const std::vector<int64_t>& agents, const StrategyPlan& plan,
+                bool full_plan, const Estimators& estimators, std::mt19937_64& gen,
+                CsvOutput& csv) {
+  // The vector randomizer's figures do not depend on n: measured once
+  // (at the first n; its max error then scales as 1/√n).
+  std::vector<std::optional<std::pair<Measured, int64_t>>> per_agent_measured(
+      estimators.size());
+  const uint32_t domain = workload.domain_size();
+  for (int64_t n : agents) {
+    if (Selected("naive (split, RR)")) {
+      Row naive = NaiveRow(workload, epsilon, n, gen);
+      naive.workload = text;
+      naive.mechanism = "naive (split, RR)";
+      naive.domain_size = domain;
+      naive.epsilon = epsilon;
+      naive.agents = n;
+      Print(naive, csv);
+    }
+    for (size_t c = 0; c < plan.candidates.size(); ++c) {
+      const StrategyCandidate& candidate = plan.candidates[c];
+      if (!Selected(candidate.description)) continue;
+      const WorkloadEstimator& estimator = *estimators[c];
+      const bool per_agent = candidate.spec.kind == StrategyKind::kFactorization;
+      Measured measured;
+      if (per_agent && per_agent_measured[c].has_value()) {
+        measured = per_agent_measured[c]->first;
+        measured.max_error *= std::sqrt(double(per_agent_measured[c]->second) / n);
+      } else {
+        measured = MeasureStrategy(estimator, candidate.variance, n, per_agent, gen);
+        if (per_agent) per_agent_measured[c] = std::make_pair(measured, n);
+      }
+      Row row = CandidateRow(text, candidate, estimator, measured, epsilon, n);
+      if (full_plan && candidate.description == plan.chosen.description) {
+        row.mechanism += " *";
+      }
+      Print(row, csv);
+    }
   }
 }
 
@@ -338,17 +469,14 @@ int Run() {
       !ParseList(absl::GetFlag(FLAGS_agents), "agents", agents)) {
     return 2;
   }
-  std::FILE* csv = nullptr;
-  if (!absl::GetFlag(FLAGS_csv).empty()) {
-    csv = std::fopen(absl::GetFlag(FLAGS_csv).c_str(), "w");
-    if (csv == nullptr) {
-      std::fprintf(stderr, "cannot write %s\n", absl::GetFlag(FLAGS_csv).c_str());
-      return 1;
-    }
-    std::fprintf(csv, "workload,N,m,epsilon,n,mechanism,limit_v_max,predicted_v_max,"
-                      "measured_v_max,limit_v_avg,predicted_v_avg,measured_v_avg,"
-                      "bound_max_error_95,"
-                      "measured_max_error,reps_max,reps_avg,gamma2_lower,gamma2_upper\n");
+  CsvOutput csv;
+  if (!csv.Open(absl::GetFlag(FLAGS_csv),
+                "workload,N,m,epsilon,n,mechanism,limit_v_max,predicted_v_max,"
+                "measured_v_max,limit_v_avg,predicted_v_avg,measured_v_avg,"
+                "bound_max_error_95,"
+                "measured_max_error,reps_max,reps_avg,gamma2_lower,gamma2_upper\n")) {
+    std::fprintf(stderr, "cannot write %s\n", absl::GetFlag(FLAGS_csv).c_str());
+    return 1;
   }
   std::printf("%-16s %-5s %-8s %-34s %9s %9s %9s %6s %9s %9s %9s %6s %8s %8s\n", "workload",
               "eps", "n", "mechanism", "vmax_lim", "vmax", "vmax_obs", "ratio", "vavg_lim",
@@ -368,107 +496,20 @@ int Run() {
       return 2;
     }
     for (double epsilon : epsilons) {
-      StrategyPlannerOptions options;
-      options.include_optimized_matrix = Selected("optimized matrix");
-      options.include_factorization = Selected("factorization");
-      const bool full_plan = options.include_optimized_matrix && options.include_factorization;
-      options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
-      options.optimizer_time_limit = absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes));
-      const auto started = std::chrono::steady_clock::now();
-      absl::StatusOr<StrategyPlan> plan = PlanStrategy(*workload, epsilon, options);
+      bool full_plan = false;
+      absl::StatusOr<StrategyPlan> plan =
+          PlanCandidates(text, *workload, epsilon, full_plan);
       if (!plan.ok()) {
         std::fprintf(stderr, "%s ε=%g: %s\n", text.c_str(), epsilon,
                      plan.status().ToString().c_str());
         return 1;
       }
-      std::printf("# %s ε=%g: planned %zu candidates in %.1f s; chosen: %s\n", text.c_str(),
-                  epsilon, plan->candidates.size(),
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                      .count(),
-                  plan->chosen.description.c_str());
-      // Every candidate's estimator, built once per workload and ε.
-      std::vector<std::shared_ptr<const WorkloadEstimator>> estimators;
-      for (const StrategyCandidate& candidate : plan->candidates) {
-        if (!Selected(candidate.description)) {
-          estimators.push_back(nullptr);
-          continue;
-        }
-        absl::StatusOr<std::unique_ptr<StrategyMechanism>> strategy =
-            CreateStrategy(candidate.spec);
-        if (!strategy.ok()) {
-          std::fprintf(stderr, "%s: %s\n", candidate.description.c_str(),
-                       strategy.status().ToString().c_str());
-          return 1;
-        }
-        absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
-            WorkloadEstimator::Create(*workload, std::move(*strategy));
-        if (!estimator.ok()) {
-          std::fprintf(stderr, "%s: %s\n", candidate.description.c_str(),
-                       estimator.status().ToString().c_str());
-          return 1;
-        }
-        estimators.push_back(*std::move(estimator));
-      }
-      // The vector randomizer's figures do not depend on n: measured once
-      // (at the first n; its max error then scales as 1/√n).
-      std::vector<std::optional<std::pair<Measured, int64_t>>> per_agent_measured(
-          estimators.size());
-      const uint32_t domain = workload->domain_size();
-      const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(domain, 1.0 / domain);
-      for (int64_t n : agents) {
-        if (Selected("naive (split, RR)")) {
-          Row naive = NaiveRow(*workload, epsilon, n, gen);
-          naive.workload = text;
-          naive.mechanism = "naive (split, RR)";
-          naive.domain_size = domain;
-          naive.epsilon = epsilon;
-          naive.agents = n;
-          Print(naive, csv);
-        }
-        for (size_t c = 0; c < plan->candidates.size(); ++c) {
-          const StrategyCandidate& candidate = plan->candidates[c];
-          if (!Selected(candidate.description)) continue;
-          const WorkloadEstimator& estimator = *estimators[c];
-          const bool per_agent = candidate.spec.kind == StrategyKind::kFactorization;
-          Measured measured;
-          if (per_agent && per_agent_measured[c].has_value()) {
-            measured = per_agent_measured[c]->first;
-            measured.max_error *= std::sqrt(double(per_agent_measured[c]->second) / n);
-          } else {
-            measured = MeasureStrategy(estimator, candidate.variance, n, per_agent, gen);
-            if (per_agent) per_agent_measured[c] = std::make_pair(measured, n);
-          }
-          Eigen::VectorXd point = Eigen::VectorXd::Zero(domain);
-          point[candidate.variance.worst_item] = 1;
-          const Eigen::VectorXd v_uniform = estimator.Variances(uniform, n);
-          Row row;
-          row.workload = text;
-          row.mechanism = candidate.description +
-                          (full_plan && candidate.description == plan->chosen.description
-                               ? " *" : "");
-          row.domain_size = domain;
-          row.num_queries = workload->num_queries();
-          row.epsilon = epsilon;
-          row.agents = n;
-          row.limit_max = candidate.variance.v_max;
-          row.predicted_max = estimator.Variances(point, n)[candidate.variance.worst_query];
-          row.measured_max = measured.v_max;
-          row.limit_avg = candidate.variance.v_avg;
-          row.predicted_avg = v_uniform.mean();
-          row.measured_avg = measured.v_avg;
-          row.bound_max_error = NormalQuantile(1 - 0.025 / double(workload->num_queries())) *
-                                std::sqrt(v_uniform.maxCoeff() / n);
-          row.measured_max_error = measured.max_error;
-          row.reps_max = measured.reps_max;
-          row.reps_avg = measured.reps_avg;
-          row.gamma2_lower = candidate.gamma2_lower;
-          row.gamma2_upper = candidate.gamma2_upper;
-          Print(row, csv);
-        }
-      }
+      const std::optional<Estimators> estimators = BuildEstimators(*workload, *plan);
+      if (!estimators.has_value()) return 1;
+      MeasureAll(text, *workload, epsilon, agents, *plan, full_plan, *estimators, gen,
+                 csv);
     }
   }
-  if (csv != nullptr) std::fclose(csv);
   return 0;
 }
 
@@ -476,15 +517,17 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  return ldp::ExperimentMain(
+      argc, argv,
       "Predicted vs measured per-user variance (v_max, v_avg) and max error of naive "
       "answering, every fixed strategy and the optimized ones, per workload, ε and n.\n"
       "usage: workload_accuracy_experiment [--workloads=prefix:256,...] [--epsilons=...] "
-      "[--agents=...] [--csv=FILE]");
-  absl::ParseCommandLine(argc, argv);
-  // The command that made the results, on their first line.
-  std::printf("# command:");
-  for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
-  std::printf("\n");
-  return ldp::Run();
+      "[--agents=...] [--csv=FILE]",
+      [&] {
+        // The command that made the results, on their first line.
+        std::printf("# command:");
+        for (int i = 0; i < argc; ++i) std::printf(" %s", argv[i]);
+        std::printf("\n");
+        return ldp::Run();
+      });
 }
