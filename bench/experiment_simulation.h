@@ -9,7 +9,7 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/statusor.h"
 #include "common/study_spec.h"
-#include "server/program_simulator.h"
+#include "planning/program_simulator.h"
 
 namespace ldp {
 

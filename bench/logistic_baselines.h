@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/record_schema.h"
-#include "server/programs/logistic_regression.h"
+#include "planning/programs/logistic_regression.h"
 
 namespace ldp {
 

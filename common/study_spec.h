@@ -78,7 +78,7 @@ struct Question {
   int64_t target_reports = 0;
 };
 
-// An interactive study's analyst program (server/programs/), by registered
+// An interactive study's analyst program (planning/programs/), by registered
 // name, with its string parameters (each program documents its own).
 struct ProgramSpec {
   std::string name{};

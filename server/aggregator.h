@@ -49,7 +49,7 @@
 #include "server/commit_queue.h"
 #include "server/event_log.h"
 #include "server/server_stats.h"
-#include "server/planner.h"
+#include "planning/planner.h"
 #include "server/store.h"
 
 namespace ldp {

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
-#include "server/programs/program_registry.h"
-#include "server/programs/program_schedule.h"
+#include "planning/programs/program_registry.h"
+#include "planning/programs/program_schedule.h"
 
 namespace ldp {
 namespace {

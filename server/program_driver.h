@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/aggregator.h"
-#include "server/planner.h"
-#include "server/programs/analyst_program.h"
+#include "planning/planner.h"
+#include "planning/programs/analyst_program.h"
 #include "server/study_registry.h"
 
 namespace ldp {

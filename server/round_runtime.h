@@ -24,7 +24,7 @@
 #include "absl/time/time.h"
 #include "common/study_spec.h"
 #include "common/task_mechanism.h"
-#include "server/planner.h"
+#include "planning/planner.h"
 #include "server/store.h"
 
 namespace ldp {

@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/task.h"
-#include "server/planner.h"
+#include "planning/planner.h"
 
 namespace ldp {
 

@@ -22,7 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/study_spec.h"
-#include "server/programs/analyst_program.h"
+#include "planning/programs/analyst_program.h"
 #include "server/round_runtime.h"
 #include "server/store.h"
 

@@ -8,13 +8,10 @@
 //                              --plot=FILE.svg [--truth=FILE.json] to draw
 //                              them
 //   ldp budget AGENT           what the server has charged an agent
-//   ldp plan FILE ...          runs ldp-plan: a forecast, no server needed
-#include <unistd.h>
+//   ldp plan FILE ...          a forecast, in process: no server needed
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <string_view>
 #include <cstdio>
 #include <fstream>
@@ -43,6 +40,7 @@
 #include "proto/convert/study_file.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 #include "tools/analyst_client.h"
+#include "tools/plan_command.h"
 #include "tools/workload_plot.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ldp-server address.");
@@ -68,6 +66,27 @@ ABSL_FLAG(std::string, request_id, "",
           "Idempotency key for `study create`: a retry with the same key "
           "returns the first study instead of creating another.");
 ABSL_FLAG(int, timeout_seconds, 30, "Deadline of each call.");
+// `ldp plan` (tools/plan_command.h).
+ABSL_FLAG(int64_t, agents, 0,
+          "ldp plan: agents the study will reach; print the error at this n "
+          "(0 = only the agents needed for --target_error).");
+ABSL_FLAG(double, target_error, 0,
+          "ldp plan: τ > 0, print the agents needed for every estimate to be "
+          "within τ (answers as fractions, or in a query's own units).");
+ABSL_FLAG(double, confidence, 0,
+          "ldp plan: 1 − β of every half-width and of --target_error (0 = the "
+          "study's).");
+ABSL_FLAG(bool, simulate, false,
+          "ldp plan: also run the study --runs times on a synthetic population "
+          "of --agents agents, in process, and print predicted vs observed "
+          "error.");
+ABSL_FLAG(int, runs, 200, "ldp plan: runs of --simulate.");
+ABSL_FLAG(uint64_t, seed, 1, "ldp plan: seed of --simulate's population and coins.");
+ABSL_FLAG(std::string, strategy_cache_dir, "",
+          "ldp plan: where optimized workload strategies are cached (share it "
+          "with ldp-server's, <db>.strategies, to plan each workload once).");
+ABSL_FLAG(int, optimizer_minutes, 10,
+          "ldp plan: time limit of each workload strategy optimization.");
 
 namespace ldp {
 namespace {
@@ -85,9 +104,12 @@ constexpr char kUsage[] =
     "                            [--plot=FILE.svg [--truth=FILE.json]\n"
     "                            [--question=QID]]\n"
     "  ldp budget AGENT [--study=S]\n"
-    "  ldp plan FILE [--agents=N] [--target_error=TAU] [--simulate]\n"
-    "                            forecast a study without a server (ldp plan\n"
-    "                            --help)\n"
+    "  ldp plan FILE [--agents=N] [--target_error=TAU] [--confidence=P]\n"
+    "                [--simulate [--runs=R] [--seed=S]]\n"
+    "                            forecast a study without a server: error at\n"
+    "                            n agents or agents needed for a target error,\n"
+    "                            per question, beside the central-model\n"
+    "                            baseline; --simulate checks it in process\n"
     "Common flags: --server=HOST:PORT --token_file=PATH [--tls_ca_file=PEM]";
 
 int Fail(const absl::Status& status) {
@@ -369,10 +391,30 @@ absl::Status Results(const AnalystClient& analyst, uint64_t id) {
   return absl::OkStatus();
 }
 
+// `ldp plan STUDY_FILE`, from the plan flags.
+absl::Status Plan(const std::vector<char*>& args) {
+  if (args.size() != 3) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ldp plan expects exactly one STUDY_FILE\n", kUsage));
+  }
+  return RunPlanCommand(
+      args[2],
+      {.agents = absl::GetFlag(FLAGS_agents),
+       .target_error = absl::GetFlag(FLAGS_target_error),
+       .confidence = absl::GetFlag(FLAGS_confidence),
+       .simulate = absl::GetFlag(FLAGS_simulate),
+       .runs = absl::GetFlag(FLAGS_runs),
+       .seed = absl::GetFlag(FLAGS_seed),
+       .strategy_cache_dir = absl::GetFlag(FLAGS_strategy_cache_dir),
+       .optimizer_time_limit =
+           absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes))});
+}
+
 absl::Status Run(const std::vector<char*>& args) {
   if (args.size() < 2) return absl::InvalidArgumentError(kUsage);
   const std::string command = args[1];
   const std::string sub = args.size() > 2 ? args[2] : "";
+  if (command == "plan") return Plan(args);
   auto analyst = ConnectFromFlags();
   if (!analyst.ok()) return analyst.status();
   if (command == "study" && sub == "create") {
@@ -442,20 +484,6 @@ absl::Status Run(const std::vector<char*>& args) {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  // `ldp plan` is ldp-plan, built next to this binary: planning runs the
-  // server's planner in process, which this gRPC client does not link.
-  if (argc >= 2 && std::string_view(argv[1]) == "plan") {
-    std::vector<char*> plan_args = {const_cast<char*>("ldp plan")};
-    for (int i = 2; i < argc; ++i) plan_args.push_back(argv[i]);
-    plan_args.push_back(nullptr);
-    std::error_code error;
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-    if (!error) execv((self.parent_path() / "ldp-plan").c_str(), plan_args.data());
-    execvp("ldp-plan", plan_args.data());
-    std::fprintf(stderr, "ldp: cannot run ldp-plan (next to ldp or on PATH): %s\n",
-                 std::strerror(errno));
-    return 1;
-  }
   absl::SetProgramUsageMessage(ldp::kUsage);
   ldp::ShowOnlyFlagsFromWithTls("ldp_cli_main");
   const std::vector<char*> args = absl::ParseCommandLine(argc, argv);

@@ -34,7 +34,7 @@ function sources(dir, exclude) {
 }
 // absl's own: --flagfile, --fromenv, --tryfromenv, --undefok.
 const absl = ['flagfile', 'fromenv', 'tryfromenv', 'undefok'];
-const serverOwn = definedFlags(sources('server', ['server/plan_main.cc']));
+const serverOwn = definedFlags(sources('server', []));
 const server = new Set([...serverOwn, ...absl]);
 const loadtest = new Set([...definedFlags(['tools/loadtest_main.cc', 'client/tls_flags.cc']), ...absl]);
 if (!serverOwn.has('db')) finding('server/: no --db flag found (parsing the sources failed?)');

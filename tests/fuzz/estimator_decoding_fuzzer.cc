@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "server/legacy_codec.h"
-#include "server/planner.h"
+#include "planning/planner.h"
 #include "server/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 

@@ -16,7 +16,7 @@
 #include "proto/convert/report_convert.h"
 #include "proto/convert/study_convert.h"
 #include "proto/ldp/v1/agent_service.pb.h"
-#include "server/planner.h"
+#include "planning/planner.h"
 #include "server/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 

@@ -21,9 +21,9 @@
 
 #include "google/protobuf/text_format.h"
 #include "proto/convert/study_convert.h"
-#include "server/planner.h"
-#include "server/programs/program_registry.h"
-#include "server/programs/program_schedule.h"
+#include "planning/planner.h"
+#include "planning/programs/program_registry.h"
+#include "planning/programs/program_schedule.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
 namespace ldp::fuzz {

@@ -17,7 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/convert/study_convert.h"
-#include "server/programs/masked_parity.h"
+#include "planning/programs/masked_parity.h"
 #include "tests/integration/devices.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"

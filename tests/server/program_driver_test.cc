@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/programs/threshold_learner.h"
+#include "planning/programs/threshold_learner.h"
 #include "server/sqlite_store.h"
 #include "tests/server/test_studies.h"
 #include "tests/testing/status_matchers.h"
