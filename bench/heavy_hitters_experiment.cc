@@ -26,7 +26,7 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "common/frequency_oracle_factory.h"
-#include "planning/program_simulator.h"
+#include "server/program_simulator.h"
 
 ABSL_FLAG(int64_t, agents, 1'000'000, "Simulated agents per run.");
 ABSL_FLAG(double, epsilon, 4.0, "Per-agent cap ε for the whole study.");
@@ -315,10 +315,9 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(
-      argc, argv,
-      "Runs the heavy_hitters analyst program (prefix extension) on a "
-      "simulated Zipf population over 2^universe_bits values and prints "
-      "recall@k, estimated vs true counts and the ledger's largest spend.",
+  return ldp::ExperimentMain(argc, argv, "Runs the heavy_hitters analyst "
+      "program (prefix extension) on a simulated Zipf population over "
+      "2^universe_bits values and prints recall@k, estimated vs true counts "
+      "and the ledger's largest spend.",
       ldp::Run);
 }

@@ -55,8 +55,8 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "bench/logistic_baselines.h"
-#include "planning/program_simulator.h"
-#include "planning/programs/logistic_regression.h"
+#include "server/program_simulator.h"
+#include "server/programs/logistic_regression.h"
 
 ABSL_FLAG(std::string, csv, "bench/data/breast_cancer.csv",
           "CSV with a header; every column but --label is a real feature.");
@@ -511,18 +511,17 @@ int Main() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(
-      argc, argv,
-      "Logistic regression by private gradient descent (analyst program "
-      "logistic_regression) on a CSV: selects (step size, rounds, clip, "
-      "schedule) from the --grid_* flags by validation accuracy at "
-      "--select_epsilon on a validation split carved from train, then "
-      "reports test accuracy of the chosen setting for every --epsilon, "
-      "against non-private GD and Newton on the same train split; simulated "
-      "agents = training rows resampled. Prints markdown tables.\nUsage: "
-      "logistic_regression_experiment [--csv=bench/data/breast_cancer.csv] "
-      "[--epsilon=0.5,1,2,4] [--agents=1000000] [--seeds=5] "
-      "[--grid_learning_rate=2,4,8] [--grid_rounds=25,50,100] "
-      "[--grid_clip=0.1,0.25] [--grid_schedule=constant,inverse_sqrt]",
+  return ldp::ExperimentMain(argc, argv, "Logistic regression by private "
+      "gradient descent (analyst program logistic_regression) on a CSV: "
+      "selects (step size, rounds, clip, schedule) from the --grid_* flags by "
+      "validation accuracy at --select_epsilon on a validation split carved "
+      "from train, then reports test accuracy of the chosen setting for every "
+      "--epsilon, against non-private GD and Newton on the same train split; "
+      "simulated agents = training rows resampled. Prints markdown "
+      "tables.\nUsage: logistic_regression_experiment "
+      "[--csv=bench/data/breast_cancer.csv] [--epsilon=0.5,1,2,4] "
+      "[--agents=1000000] [--seeds=5] [--grid_learning_rate=2,4,8] "
+      "[--grid_rounds=25,50,100] [--grid_clip=0.1,0.25] "
+      "[--grid_schedule=constant,inverse_sqrt]",
       ldp::Main);
 }

@@ -19,8 +19,8 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "bench/flag_lists.h"
-#include "planning/program_simulator.h"
-#include "planning/programs/masked_parity.h"
+#include "server/program_simulator.h"
+#include "server/programs/masked_parity.h"
 
 ABSL_FLAG(int64_t, agents, 1'000'000, "Simulated agents per run.");
 ABSL_FLAG(double, epsilon, 2.0, "Per-agent cap ε for the whole study.");
@@ -126,11 +126,9 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(
-      argc, argv,
-      "Runs the MASKED-PARITY learners on simulated populations and prints "
-      "success rate and mean error per d.\nUsage: masked_parity_experiment "
-      "[--agents=N] [--epsilon=E] [--dims=8,12] [--seeds=S] [--learners=...] "
-      "[--runs_csv=FILE]",
+  return ldp::ExperimentMain(argc, argv, "Runs the MASKED-PARITY learners on "
+      "simulated populations and prints success rate and mean error per "
+      "d.\nUsage: masked_parity_experiment [--agents=N] [--epsilon=E] "
+      "[--dims=8,12] [--seeds=S] [--learners=...] [--runs_csv=FILE]",
       ldp::Run);
 }

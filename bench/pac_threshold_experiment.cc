@@ -24,9 +24,9 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "bench/flag_lists.h"
-#include "planning/program_simulator.h"
-#include "planning/programs/sq_program.h"
-#include "planning/programs/threshold_learner.h"
+#include "server/program_simulator.h"
+#include "server/programs/sq_program.h"
+#include "server/programs/threshold_learner.h"
 
 ABSL_FLAG(std::string, domains, "16,64,256", "Comma-separated domain sizes N.");
 ABSL_FLAG(std::string, accuracies, "0.1,0.05", "Comma-separated accuracies α.");
@@ -266,15 +266,13 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(
-      argc, argv,
-      "Learns a threshold [x ≥ t*] over x ∈ [0, N − 1] with the "
-      "threshold_learner program (adaptive and nonadaptive) on simulated "
-      "populations, and prints the planner's predicted n next to the "
-      "smallest n on a doubling grid at which ⌈(1 − β)·seeds⌉ runs reach "
-      "error ≤ α.\nUsage: pac_threshold_experiment [--domains=16,64,256] "
-      "[--accuracies=0.1,0.05] [--epsilons=1,2] [--modes=adaptive,nonadaptive] "
-      "[--beta=0.05] [--seeds=40] [--min_agents=256] "
-      "[--max_over_predicted=2] [--runs_csv=FILE]",
+  return ldp::ExperimentMain(argc, argv, "Learns a threshold [x ≥ t*] over x ∈ "
+      "[0, N − 1] with the threshold_learner program (adaptive and "
+      "nonadaptive) on simulated populations, and prints the planner's "
+      "predicted n next to the smallest n on a doubling grid at which ⌈(1 − "
+      "β)·seeds⌉ runs reach error ≤ α.\nUsage: pac_threshold_experiment "
+      "[--domains=16,64,256] [--accuracies=0.1,0.05] [--epsilons=1,2] "
+      "[--modes=adaptive,nonadaptive] [--beta=0.05] [--seeds=40] "
+      "[--min_agents=256] [--max_over_predicted=2] [--runs_csv=FILE]",
       ldp::Run);
 }

@@ -517,12 +517,11 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(
-      argc, argv,
-      "Predicted vs measured per-user variance (v_max, v_avg) and max error of naive "
-      "answering, every fixed strategy and the optimized ones, per workload, ε and n.\n"
-      "usage: workload_accuracy_experiment [--workloads=prefix:256,...] [--epsilons=...] "
-      "[--agents=...] [--csv=FILE]",
+  return ldp::ExperimentMain(argc, argv, "Predicted vs measured per-user "
+      "variance (v_max, v_avg) and max error of naive answering, every fixed "
+      "strategy and the optimized ones, per workload, ε and n.\nusage: "
+      "workload_accuracy_experiment [--workloads=prefix:256,...] "
+      "[--epsilons=...] [--agents=...] [--csv=FILE]",
       [&] {
         // The command that made the results, on their first line.
         std::printf("# command:");
