@@ -26,7 +26,7 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "common/frequency_oracle_factory.h"
-#include "server/program_simulator.h"
+#include "planning/program_simulator.h"
 
 ABSL_FLAG(int64_t, agents, 1'000'000, "Simulated agents per run.");
 ABSL_FLAG(double, epsilon, 4.0, "Per-agent cap ε for the whole study.");

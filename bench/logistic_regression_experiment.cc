@@ -55,8 +55,8 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "bench/logistic_baselines.h"
-#include "server/program_simulator.h"
-#include "server/programs/logistic_regression.h"
+#include "planning/program_simulator.h"
+#include "planning/programs/logistic_regression.h"
 
 ABSL_FLAG(std::string, csv, "bench/data/breast_cancer.csv",
           "CSV with a header; every column but --label is a real feature.");

@@ -19,8 +19,8 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "bench/flag_lists.h"
-#include "server/program_simulator.h"
-#include "server/programs/masked_parity.h"
+#include "planning/program_simulator.h"
+#include "planning/programs/masked_parity.h"
 
 ABSL_FLAG(int64_t, agents, 1'000'000, "Simulated agents per run.");
 ABSL_FLAG(double, epsilon, 2.0, "Per-agent cap ε for the whole study.");

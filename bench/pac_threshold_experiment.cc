@@ -24,9 +24,9 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "bench/flag_lists.h"
-#include "server/program_simulator.h"
-#include "server/programs/sq_program.h"
-#include "server/programs/threshold_learner.h"
+#include "planning/program_simulator.h"
+#include "planning/programs/sq_program.h"
+#include "planning/programs/threshold_learner.h"
 
 ABSL_FLAG(std::string, domains, "16,64,256", "Comma-separated domain sizes N.");
 ABSL_FLAG(std::string, accuracies, "0.1,0.05", "Comma-separated accuracies α.");
