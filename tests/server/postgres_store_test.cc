@@ -23,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
@@ -30,8 +31,10 @@
 #include "common/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/legacy_codec.h"
 #include "server/postgres_schema.h"
 #include "server/sqlite_store.h"
+#include "server/storage_codec.h"
 #include "tests/server/postgres_test_database.h"
 #include "tests/server/store_testing.h"
 #include "tests/testing/status_matchers.h"
@@ -127,6 +130,64 @@ TEST_F(PostgresStoreTest, AppliesMigrationsOnceAndReopeningIsANoOp) {
   EXPECT_EQ(SqlValue(url_, "SELECT string_agg(version || ' ' || applied_at, "
                            "',' ORDER BY version) FROM schema_migrations"),
             applied);
+}
+
+// Migration 3 rewrites payloads and plans of the hand-written formats
+// (legacy_codec.h) into storage.proto messages and leaves other blobs (here
+// Open()'s plan "p") alone. The rows are put back as a database of schema
+// 2 held them, and migration 3 runs again.
+TEST_F(PostgresStoreTest, MigrationThreeRewritesLegacyPayloadsAndPlans) {
+  ASSERT_NE(Open(), nullptr);
+  // A version-2 plan: sample splitting, one OUE question at ε = 0.5 over 4
+  // items; and payloads of versions 1 (item 5) and 2 (8 bits 0x5).
+  const std::string plan_hex =
+      "020000018094ebdc03010100000000000000e03f040000000000000000000000000000"
+      "00000000000000";
+  const std::string item_hex = "010005";
+  const std::string bits_hex = "0201080105000000" "00000000";
+  Sql(url_, "INSERT INTO rounds(round_id, study_id, state, start_time, "
+            "deadline, plan) VALUES (2, 1, 0, 0, 0, '\\x" + plan_hex + "')");
+  Sql(url_, "INSERT INTO reports(task_id, round_id, agent_id, report_id, "
+            "payload, received_at) VALUES "
+            "(10, 2, 1, '\\x00', '\\x" + item_hex + "', 0), "
+            "(11, 2, 2, '\\x00', '\\x" + bits_hex + "', 0), "
+            "(12, 2, 3, '\\x00', '\\x0909', 0)");
+  const std::string xids =
+      SqlValue(url_, "SELECT string_agg(xid::text, ',' ORDER BY task_id) "
+                     "FROM reports");
+  Sql(url_, "DELETE FROM schema_migrations WHERE version = 3");
+  ASSERT_OK(PostgresStore::Open({.url = url_}));
+
+  absl::StatusOr<PlanDecisions> plan =
+      DecodeLegacyPlan(absl::HexStringToBytes(plan_hex));
+  ASSERT_OK(plan);
+  ASSERT_EQ(plan->questions.size(), 1u);
+  EXPECT_EQ(std::get<FrequencyOracleSpec>(plan->questions[0].randomizer)
+                .domain_size,
+            4u);
+  const auto hex = [](const std::string& bytes) {
+    return absl::BytesToHexString(bytes);
+  };
+  EXPECT_EQ(SqlValue(url_, "SELECT encode(plan, 'hex') FROM rounds "
+                           "WHERE round_id = 2"),
+            hex(EncodePlan(*plan)));
+  EXPECT_EQ(SqlValue(url_, "SELECT encode(plan, 'hex') FROM rounds "
+                           "WHERE round_id = 1"),
+            hex("p"));
+  EXPECT_EQ(
+      SqlValue(url_, "SELECT string_agg(encode(payload, 'hex'), ',' "
+                     "ORDER BY task_id) FROM reports"),
+      absl::StrCat(
+          hex(EncodePayload(FrequencyReport(ItemReport{.item = 5}))), ",",
+          hex(EncodePayload(FrequencyReport(
+              BitVectorReport{.words = {5}, .num_bits = 8}))),
+          ",0909"));
+  // Followers see no new reports: the rows keep their xid.
+  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(xid::text, ',' ORDER BY "
+                           "task_id) FROM reports"),
+            xids);
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"),
+            absl::StrCat(postgres_schema::LatestVersion()));
 }
 
 TEST_F(PostgresStoreTest, ReplicasStartingTogetherMigrateOnce) {
