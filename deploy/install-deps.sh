@@ -9,6 +9,8 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsqlite3-dev nlohmann-json3-dev
+  # tests/lint/check_sizes.py (the file and function size limits).
+  python3
   # ldp-server's and ldp-loadtest's allocator (glibc's malloc was ~30 % of
   # the server's CPU per report).
   libjemalloc-dev

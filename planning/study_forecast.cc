@@ -207,6 +207,119 @@ absl::StatusOr<StudyForecast> ForecastProgram(const StudySpec& spec,
 
 }  // namespace
 
+namespace {
+
+// What every question's forecast shares: the options, the central model's
+// per-question ε, and the interval's z at the study's confidence.
+struct ForecastContext {
+  const ForecastOptions& options;
+  double central_epsilon;
+  double confidence;
+  double z;
+};
+
+absl::Status ForecastQuery(const StatisticalQueryTask& sq, double epsilon,
+                           const ForecastContext& c, QuestionForecast& out) {
+  ASSIGN_OR_RETURN(auto mechanism, CreateRealMechanism(sq.mechanism));
+  const QueryValues values = ValuesOf(sq.query);
+  const auto [randomizer, spread] = WorstQueryVariances(*mechanism, values);
+  out.kind = "query";
+  out.unit_variance = randomizer + spread * (1 - out.share);
+  out.local = LocalSide(std::string(RealMechanismKindName(sq.mechanism.kind)),
+                        epsilon, out.unit_variance, out.share, c.z, c.options,
+                        c.confidence);
+  ASSIGN_OR_RETURN(
+      const double central,
+      values.indicator ? CentralCountingVariance(1, c.central_epsilon)
+                       : CentralMeanVariance(1, c.central_epsilon, values.lower,
+                                             values.upper));
+  out.central = CentralSide("Laplace", c.central_epsilon, central, true, c.z,
+                            c.options, c.confidence);
+  return absl::OkStatus();
+}
+
+absl::Status ForecastHistogram(const HistogramTask& h, double epsilon,
+                               const ForecastContext& c, QuestionForecast& out) {
+  ASSIGN_OR_RETURN(auto oracle, CreateFrequencyOracle(h.oracle));
+  out.kind = "histogram";
+  out.num_estimates = h.encoding.domain_size();
+  out.unit_variance = WorstHistogramUnitVariance(*oracle, out.share);
+  out.local = LocalSide(std::string(FrequencyOracleKindName(h.oracle.kind)),
+                        epsilon, out.unit_variance, out.share, c.z, c.options,
+                        c.confidence);
+  ASSIGN_OR_RETURN(const double central,
+                   CentralHistogramVariance(1, c.central_epsilon));
+  out.central = CentralSide("Laplace per cell", c.central_epsilon, central,
+                            true, c.z, c.options, c.confidence);
+  if (c.options.num_agents > 0) {
+    const double n = static_cast<double>(c.options.num_agents);
+    const double items = static_cast<double>(out.num_estimates);
+    const double z_all = NormalQuantile(1 - (1 - c.confidence) / (2 * items));
+    out.top_item_local_loss = 2 * z_all * out.local.rmse;
+    // The exponential mechanism with utility f_v, sensitivity 1/n.
+    ASSIGN_OR_RETURN(out.top_item_central_loss,
+                     UtilityLossBound(static_cast<size_t>(out.num_estimates),
+                                      1 / n, c.central_epsilon, 1 - c.confidence));
+  }
+  return absl::OkStatus();
+}
+
+// The plan already holds the strategy's worst-case variance
+// (StrategyDecision::v_max = VarianceSummary::worst()): recomputing it would
+// score every query again (minutes for all ranges at N = 1024).
+absl::Status ForecastWorkload(const PlannedQuestion& planned,
+                              const StrategyDecision& decision, double epsilon,
+                              const ForecastContext& c, QuestionForecast& out) {
+  const WorkloadEstimator& estimator = *planned.workload.estimator;
+  const double max_spread = WorkloadMaxSpread(estimator.workload());
+  ASSIGN_OR_RETURN(const double central,
+                   CentralWorkloadWorstVariance(estimator.workload(), 1,
+                                                c.central_epsilon));
+  out.kind = "workload";
+  out.num_estimates = static_cast<int64_t>(estimator.workload().num_queries());
+  out.unit_variance = decision.v_max + max_spread * (1 - out.share);
+  out.local = LocalSide(decision.description, epsilon, out.unit_variance,
+                        out.share, c.z, c.options, c.confidence);
+  out.central = CentralSide("Laplace histogram, then W", c.central_epsilon,
+                            central, false, c.z, c.options, c.confidence);
+  return absl::OkStatus();
+}
+
+// The per-agent spend: the sum of the questions' ε when each agent answers
+// them all (ε splitting), the largest when each answers one.
+int64_t EpsilonSpent(const RoundPlan& plan) {
+  int64_t spent = 0;
+  for (const PlannedQuestion& q : plan.questions()) {
+    spent = plan.strategy() == SplitStrategy::kEpsilonSplitting
+                ? spent + q.task->epsilon_nanos
+                : std::max(spent, q.task->epsilon_nanos);
+  }
+  return spent;
+}
+
+absl::StatusOr<QuestionForecast> ForecastQuestion(const RoundPlan& plan,
+                                                  size_t i,
+                                                  const ForecastContext& c) {
+  const PlannedQuestion& planned = plan.questions()[i];
+  QuestionForecast out{.question_id = planned.question_id,
+                       .share = plan.Share(static_cast<int>(i))};
+  const double epsilon = static_cast<double>(planned.task->epsilon_nanos) /
+                         static_cast<double>(kNanosPerEpsilon);
+  if (const auto* sq = std::get_if<StatisticalQueryTask>(&planned.task->question)) {
+    RETURN_IF_ERROR(ForecastQuery(*sq, epsilon, c, out));
+  } else if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
+    RETURN_IF_ERROR(ForecastHistogram(*h, epsilon, c, out));
+  } else {
+    RETURN_IF_ERROR(ForecastWorkload(
+        planned,
+        std::get<StrategyDecision>(plan.decisions().questions[i].randomizer),
+        epsilon, c, out));
+  }
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<StudyForecast> ForecastStudy(const StudySpec& spec,
                                             const ForecastOptions& options) {
   RETURN_IF_ERROR(ValidateForecastOptions(options));
@@ -221,85 +334,21 @@ absl::StatusOr<StudyForecast> ForecastStudy(const StudySpec& spec,
   const RoundPlan& plan = options.plan != nullptr ? *options.plan : *own_plan;
   forecast.split = std::string(SplitStrategyName(plan.strategy()));
   forecast.explanation = plan.decisions().explanation;
+  forecast.epsilon_spent_nanos = EpsilonSpent(plan);
   const size_t m = plan.questions().size();
-  for (const PlannedQuestion& q : plan.questions()) {
-    forecast.epsilon_spent_nanos =
-        plan.strategy() == SplitStrategy::kEpsilonSplitting
-            ? forecast.epsilon_spent_nanos + q.task->epsilon_nanos
-            : std::max(forecast.epsilon_spent_nanos, q.task->epsilon_nanos);
-  }
   // The curator holds the same per-agent ε and splits it between the m
   // questions (basic composition).
-  const double central_epsilon =
-      static_cast<double>(forecast.epsilon_spent_nanos) /
-      static_cast<double>(kNanosPerEpsilon) / static_cast<double>(m);
-  const double confidence = spec.confidence;
-  const double z = NormalQuantile(1 - (1 - confidence) / 2);
-
+  const ForecastContext context{
+      .options = options,
+      .central_epsilon = static_cast<double>(forecast.epsilon_spent_nanos) /
+                         static_cast<double>(kNanosPerEpsilon) /
+                         static_cast<double>(m),
+      .confidence = spec.confidence,
+      .z = NormalQuantile(1 - (1 - spec.confidence) / 2)};
   for (size_t i = 0; i < m; ++i) {
-    const PlannedQuestion& planned = plan.questions()[i];
-    QuestionForecast out{.question_id = planned.question_id,
-                         .share = plan.Share(static_cast<int>(i))};
-    const double epsilon = static_cast<double>(planned.task->epsilon_nanos) /
-                           static_cast<double>(kNanosPerEpsilon);
-    if (const auto* sq = std::get_if<StatisticalQueryTask>(&planned.task->question)) {
-      ASSIGN_OR_RETURN(auto mechanism, CreateRealMechanism(sq->mechanism));
-      const QueryValues values = ValuesOf(sq->query);
-      const auto [randomizer, spread] = WorstQueryVariances(*mechanism, values);
-      out.kind = "query";
-      out.unit_variance = randomizer + spread * (1 - out.share);
-      out.local = LocalSide(std::string(RealMechanismKindName(sq->mechanism.kind)),
-                            epsilon, out.unit_variance, out.share, z, options,
-                            confidence);
-      ASSIGN_OR_RETURN(
-          const double central,
-          values.indicator ? CentralCountingVariance(1, central_epsilon)
-                           : CentralMeanVariance(1, central_epsilon, values.lower,
-                                                 values.upper));
-      out.central = CentralSide("Laplace", central_epsilon, central, true, z,
-                                options, confidence);
-    } else if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
-      ASSIGN_OR_RETURN(auto oracle, CreateFrequencyOracle(h->oracle));
-      out.kind = "histogram";
-      out.num_estimates = h->encoding.domain_size();
-      out.unit_variance = WorstHistogramUnitVariance(*oracle, out.share);
-      out.local = LocalSide(std::string(FrequencyOracleKindName(h->oracle.kind)),
-                            epsilon, out.unit_variance, out.share, z, options,
-                            confidence);
-      ASSIGN_OR_RETURN(const double central,
-                       CentralHistogramVariance(1, central_epsilon));
-      out.central = CentralSide("Laplace per cell", central_epsilon, central,
-                                true, z, options, confidence);
-      if (options.num_agents > 0) {
-        const double n = static_cast<double>(options.num_agents);
-        const double items = static_cast<double>(out.num_estimates);
-        const double z_all = NormalQuantile(1 - (1 - confidence) / (2 * items));
-        out.top_item_local_loss = 2 * z_all * out.local.rmse;
-        // The exponential mechanism with utility f_v, sensitivity 1/n.
-        ASSIGN_OR_RETURN(out.top_item_central_loss,
-                         UtilityLossBound(static_cast<size_t>(out.num_estimates),
-                                          1 / n, central_epsilon, 1 - confidence));
-      }
-    } else {
-      const WorkloadEstimator& estimator = *planned.workload.estimator;
-      const double max_spread = WorkloadMaxSpread(estimator.workload());
-      ASSIGN_OR_RETURN(const double central,
-                       CentralWorkloadWorstVariance(estimator.workload(), 1,
-                                                    central_epsilon));
-      // The plan already holds the strategy's worst-case variance
-      // (StrategyDecision::v_max = VarianceSummary::worst()): recomputing it
-      // would score every query again (minutes for all ranges at N = 1024).
-      const StrategyDecision& decision =
-          std::get<StrategyDecision>(plan.decisions().questions[i].randomizer);
-      out.kind = "workload";
-      out.num_estimates = static_cast<int64_t>(estimator.workload().num_queries());
-      out.unit_variance = decision.v_max + max_spread * (1 - out.share);
-      out.local = LocalSide(decision.description, epsilon, out.unit_variance,
-                            out.share, z, options, confidence);
-      out.central = CentralSide("Laplace histogram, then W", central_epsilon,
-                                central, false, z, options, confidence);
-    }
-    forecast.questions.push_back(std::move(out));
+    ASSIGN_OR_RETURN(QuestionForecast question,
+                     ForecastQuestion(plan, i, context));
+    forecast.questions.push_back(std::move(question));
   }
   return forecast;
 }
@@ -323,11 +372,16 @@ struct Truth {
   Eigen::VectorXd counts;                   // histograms and workloads
 };
 
-}  // namespace
+// What the prediction needs of each question's randomizer (queries and
+// histograms; workloads carry their own estimator).
+struct Randomizers {
+  std::vector<std::unique_ptr<RealMechanism>> mechanisms;
+  std::vector<std::unique_ptr<FrequencyOracle>> oracles;
+  std::vector<QueryValues> values;
+};
 
-absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
-    const StudySpec& spec, const SimulationOptions& options,
-    const PopulationFactory& population) {
+absl::Status CheckSimulation(const StudySpec& spec,
+                             const SimulationOptions& options) {
   if (spec.program.has_value()) {
     return absl::InvalidArgumentError(
         "--simulate runs noninteractive studies; an analyst program's rounds "
@@ -339,131 +393,192 @@ absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
         "a simulation needs at least 1 agent and 1 run, got ", options.num_agents,
         " agents and ", options.runs, " runs"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Randomizers> RandomizersOf(const RoundPlan& plan) {
+  const size_t m = plan.questions().size();
+  Randomizers r{.mechanisms = std::vector<std::unique_ptr<RealMechanism>>(m),
+                .oracles = std::vector<std::unique_ptr<FrequencyOracle>>(m),
+                .values = std::vector<QueryValues>(m)};
+  for (size_t q = 0; q < m; ++q) {
+    const Task& task = *plan.questions()[q].task;
+    if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
+      ASSIGN_OR_RETURN(r.mechanisms[q], CreateRealMechanism(sq->mechanism));
+      r.values[q] = ValuesOf(sq->query);
+    } else if (const auto* h = std::get_if<HistogramTask>(&task.question)) {
+      ASSIGN_OR_RETURN(r.oracles[q], CreateFrequencyOracle(h->oracle));
+    }
+  }
+  return r;
+}
+
+// One run's accumulators and truths, empty.
+void StartRun(const RoundPlan& plan, std::vector<TaskAccumulator>& accumulators,
+              std::vector<Truth>& truths) {
+  for (size_t q = 0; q < plan.questions().size(); ++q) {
+    const PlannedQuestion& planned = plan.questions()[q];
+    accumulators.emplace_back(planned.mechanism, planned.workload);
+    if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
+      truths[q].counts = Eigen::VectorXd::Zero(h->encoding.domain_size());
+    } else if (const auto* w = std::get_if<WorkloadTask>(&planned.task->question)) {
+      truths[q].counts = Eigen::VectorXd::Zero(w->encoding.domain_size());
+    }
+  }
+}
+
+// One agent's record into the truth of question q, and its report if asked.
+absl::Status ObserveAgent(const PlannedQuestion& planned, const Record& record,
+                          bool asked, const RealMechanism* mechanism,
+                          const QueryValues& values, SecureRandom& gen,
+                          Truth& truth, TaskAccumulator& accumulator) {
+  if (const auto* sq = std::get_if<StatisticalQueryTask>(&planned.task->question)) {
+    const double phi = sq->query.Evaluate(record);
+    truth.sum += phi;
+    truth.sum_squares += phi * phi;
+    if (asked) truth.randomizer_variance += mechanism->Variance(phi - values.center);
+  } else if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
+    truth.counts[h->encoding.Encode(record)] += 1;
+  } else {
+    const auto& w = std::get<WorkloadTask>(planned.task->question);
+    truth.counts[w.encoding.Encode(record)] += 1;
+  }
+  if (!asked) return absl::OkStatus();
+  return accumulator.Add(planned.mechanism->Randomize(record, gen));
+}
+
+void TallyScalar(const ScalarEstimate& scalar, const Truth& truth, double n,
+                 double reports, double splitting, Tally& tally) {
+  const double mean = truth.sum / n;
+  const double spread = std::max(0.0, truth.sum_squares / n - mean * mean);
+  const double error = scalar.value - mean;
+  tally.squared_error += error * error;
+  tally.predicted_variance +=
+      truth.randomizer_variance / (reports * reports) + spread * splitting;
+  tally.covered += scalar.interval.lower <= mean && mean <= scalar.interval.upper;
+  tally.estimates += 1;
+  tally.scaled_errors.push_back(std::sqrt(reports) * std::abs(error));
+}
+
+void TallyHistogram(const HistogramEstimate& histogram, const Truth& truth,
+                    const FrequencyOracle& oracle, double n, double z,
+                    double reports, double splitting, Tally& tally) {
+  for (Eigen::Index v = 0; v < truth.counts.size(); ++v) {
+    const double f = truth.counts[v] / n;
+    const double error = histogram.frequencies[v] - f;
+    tally.squared_error += error * error;
+    tally.predicted_variance +=
+        oracle.Variance(f, static_cast<int64_t>(reports)) + f * (1 - f) * splitting;
+    tally.covered += std::abs(error) <= z * std::sqrt(histogram.variances[v]);
+    tally.estimates += 1;
+  }
+}
+
+absl::Status TallyWorkload(const WorkloadAnswer& answer,
+                           const WorkloadEstimator& estimator, const Truth& truth,
+                           double n, double reports, double splitting,
+                           Tally& tally) {
+  const Eigen::VectorXd h = truth.counts / n;
+  const Eigen::VectorXd exact = estimator.workload().Answer(h);
+  const Eigen::VectorXd variances =
+      estimator.Variances(h, static_cast<int64_t>(reports)) / reports;
+  Eigen::VectorXd second_moment = exact;  // Σ_x h_x w_jx², = a_j for 0/1 rows
+  if (estimator.workload().kind() == WorkloadKind::kCustom) {
+    ASSIGN_OR_RETURN(const Eigen::MatrixXd w, estimator.workload().Dense());
+    second_moment = w.cwiseAbs2() * h;
+  }
+  for (Eigen::Index j = 0; j < exact.size(); ++j) {
+    const double error = answer.answers[j] - exact[j];
+    tally.squared_error += error * error;
+    tally.predicted_variance +=
+        variances[j] +
+        std::max(0.0, second_moment[j] - exact[j] * exact[j]) * splitting;
+    tally.covered += std::abs(error) <= answer.band_z * answer.standard_errors[j];
+    tally.estimates += 1;
+  }
+  return absl::OkStatus();
+}
+
+// Question q's estimate of one run against that run's truth.
+absl::Status TallyRun(const StudySpec& spec, const SimulationOptions& options,
+                      const RoundPlan& plan, size_t q,
+                      const TaskAccumulator& accumulator, const Truth& truth,
+                      const Randomizers& randomizers, Tally& tally) {
+  const PlannedQuestion& planned = plan.questions()[q];
+  TaskEstimate estimate = accumulator.Estimate(spec.confidence);
+  AddSamplingVariance(plan, static_cast<int>(q), estimate);
+  const double reports = static_cast<double>(accumulator.num_reports());
+  if (reports == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "question ", planned.question_id, " got no report from ",
+        options.num_agents, " agents: simulate more agents"));
+  }
+  const double n = static_cast<double>(options.num_agents);
+  const double z = NormalQuantile(1 - (1 - spec.confidence) / 2);
+  // Sample splitting's extra spread: the reporters' mean against all n.
+  const double splitting = 1 / reports - 1 / n;
+  tally.reports += reports;
+  if (const auto* scalar = std::get_if<ScalarEstimate>(&estimate)) {
+    TallyScalar(*scalar, truth, n, reports, splitting, tally);
+  } else if (const auto* histogram = std::get_if<HistogramEstimate>(&estimate)) {
+    TallyHistogram(*histogram, truth, *randomizers.oracles[q], n, z, reports,
+                   splitting, tally);
+  } else {
+    RETURN_IF_ERROR(TallyWorkload(std::get<WorkloadAnswer>(estimate),
+                                  *planned.workload.estimator, truth, n, reports,
+                                  splitting, tally));
+  }
+  return absl::OkStatus();
+}
+
+// One run: every agent's record drawn, each asked agent's report added,
+// then each question's estimate tallied against the run's truth.
+absl::Status SimulateRun(const StudySpec& spec, const SimulationOptions& options,
+                         const PopulationFactory& population,
+                         const RoundPlan& plan, const Randomizers& randomizers,
+                         int run, SecureRandom& gen, std::vector<Tally>& tallies) {
+  const size_t m = plan.questions().size();
+  std::vector<TaskAccumulator> accumulators;
+  std::vector<Truth> truths(m);
+  StartRun(plan, accumulators, truths);
+  for (uint64_t agent = 1; agent <= static_cast<uint64_t>(options.num_agents);
+       ++agent) {
+    const Record record = population(run, agent);
+    for (size_t q = 0; q < m; ++q) {
+      RETURN_IF_ERROR(ObserveAgent(
+          plan.questions()[q], record, plan.Assigns(agent, static_cast<int>(q)),
+          randomizers.mechanisms[q].get(), randomizers.values[q], gen, truths[q],
+          accumulators[q]));
+    }
+  }
+  for (size_t q = 0; q < m; ++q) {
+    RETURN_IF_ERROR(TallyRun(spec, options, plan, q, accumulators[q], truths[q],
+                             randomizers, tallies[q]));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
+    const StudySpec& spec, const SimulationOptions& options,
+    const PopulationFactory& population) {
+  RETURN_IF_ERROR(CheckSimulation(spec, options));
   std::optional<RoundPlan> own_plan;
   if (options.plan == nullptr) {
     ASSIGN_OR_RETURN(own_plan, RoundPlan::Create(spec, options.strategies));
   }
   const RoundPlan& plan = options.plan != nullptr ? *options.plan : *own_plan;
   const size_t m = plan.questions().size();
-  const double n = static_cast<double>(options.num_agents);
-  const double z = NormalQuantile(1 - (1 - spec.confidence) / 2);
   // Synthetic agents, not people: a seeded stream of the same cipher makes
   // runs reproducible.
   ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> coins,
                    SecureRandom::CreateForSimulation(options.seed));
-  SecureRandom& gen = *coins;
-
-  std::vector<std::unique_ptr<RealMechanism>> mechanisms(m);
-  std::vector<std::unique_ptr<FrequencyOracle>> oracles(m);
-  std::vector<QueryValues> values(m);
-  for (size_t q = 0; q < m; ++q) {
-    const Task& task = *plan.questions()[q].task;
-    if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
-      ASSIGN_OR_RETURN(mechanisms[q], CreateRealMechanism(sq->mechanism));
-      values[q] = ValuesOf(sq->query);
-    } else if (const auto* h = std::get_if<HistogramTask>(&task.question)) {
-      ASSIGN_OR_RETURN(oracles[q], CreateFrequencyOracle(h->oracle));
-    }
-  }
-
+  ASSIGN_OR_RETURN(const Randomizers randomizers, RandomizersOf(plan));
   std::vector<Tally> tallies(m);
   for (int run = 0; run < options.runs; ++run) {
-    std::vector<TaskAccumulator> accumulators;
-    std::vector<Truth> truths(m);
-    for (size_t q = 0; q < m; ++q) {
-      const PlannedQuestion& planned = plan.questions()[q];
-      accumulators.emplace_back(planned.mechanism, planned.workload);
-      if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
-        truths[q].counts = Eigen::VectorXd::Zero(h->encoding.domain_size());
-      } else if (const auto* w = std::get_if<WorkloadTask>(&planned.task->question)) {
-        truths[q].counts = Eigen::VectorXd::Zero(w->encoding.domain_size());
-      }
-    }
-    for (uint64_t agent = 1; agent <= static_cast<uint64_t>(options.num_agents);
-         ++agent) {
-      const Record record = population(run, agent);
-      for (size_t q = 0; q < m; ++q) {
-        const PlannedQuestion& planned = plan.questions()[q];
-        const bool asked = plan.Assigns(agent, static_cast<int>(q));
-        Truth& truth = truths[q];
-        if (const auto* sq = std::get_if<StatisticalQueryTask>(&planned.task->question)) {
-          const double phi = sq->query.Evaluate(record);
-          truth.sum += phi;
-          truth.sum_squares += phi * phi;
-          if (asked) {
-            truth.randomizer_variance += mechanisms[q]->Variance(phi - values[q].center);
-          }
-        } else if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
-          truth.counts[h->encoding.Encode(record)] += 1;
-        } else {
-          const auto& w = std::get<WorkloadTask>(planned.task->question);
-          truth.counts[w.encoding.Encode(record)] += 1;
-        }
-        if (asked) {
-          RETURN_IF_ERROR(accumulators[q].Add(planned.mechanism->Randomize(record, gen)));
-        }
-      }
-    }
-    for (size_t q = 0; q < m; ++q) {
-      const PlannedQuestion& planned = plan.questions()[q];
-      TaskEstimate estimate = accumulators[q].Estimate(spec.confidence);
-      AddSamplingVariance(plan, static_cast<int>(q), estimate);
-      const double reports = static_cast<double>(accumulators[q].num_reports());
-      if (reports == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "question ", planned.question_id, " got no report from ",
-            options.num_agents, " agents: simulate more agents"));
-      }
-      // Sample splitting's extra spread: the reporters' mean against all n.
-      const double splitting = 1 / reports - 1 / n;
-      Tally& tally = tallies[q];
-      tally.reports += reports;
-      const Truth& truth = truths[q];
-      if (const auto* scalar = std::get_if<ScalarEstimate>(&estimate)) {
-        const double mean = truth.sum / n;
-        const double spread = std::max(0.0, truth.sum_squares / n - mean * mean);
-        const double error = scalar->value - mean;
-        tally.squared_error += error * error;
-        tally.predicted_variance +=
-            truth.randomizer_variance / (reports * reports) + spread * splitting;
-        tally.covered += scalar->interval.lower <= mean && mean <= scalar->interval.upper;
-        tally.estimates += 1;
-        tally.scaled_errors.push_back(std::sqrt(reports) * std::abs(error));
-      } else if (const auto* histogram = std::get_if<HistogramEstimate>(&estimate)) {
-        for (Eigen::Index v = 0; v < truth.counts.size(); ++v) {
-          const double f = truth.counts[v] / n;
-          const double error = histogram->frequencies[v] - f;
-          tally.squared_error += error * error;
-          tally.predicted_variance +=
-              oracles[q]->Variance(f, static_cast<int64_t>(reports)) +
-              f * (1 - f) * splitting;
-          tally.covered += std::abs(error) <= z * std::sqrt(histogram->variances[v]);
-          tally.estimates += 1;
-        }
-      } else {
-        const auto& answer = std::get<WorkloadAnswer>(estimate);
-        const WorkloadEstimator& estimator = *planned.workload.estimator;
-        const Eigen::VectorXd h = truth.counts / n;
-        const Eigen::VectorXd exact = estimator.workload().Answer(h);
-        const Eigen::VectorXd variances =
-            estimator.Variances(h, static_cast<int64_t>(reports)) / reports;
-        Eigen::VectorXd second_moment = exact;  // Σ_x h_x w_jx², = a_j for 0/1 rows
-        if (estimator.workload().kind() == WorkloadKind::kCustom) {
-          ASSIGN_OR_RETURN(const Eigen::MatrixXd w, estimator.workload().Dense());
-          second_moment = w.cwiseAbs2() * h;
-        }
-        for (Eigen::Index j = 0; j < exact.size(); ++j) {
-          const double error = answer.answers[j] - exact[j];
-          tally.squared_error += error * error;
-          tally.predicted_variance +=
-              variances[j] +
-              std::max(0.0, second_moment[j] - exact[j] * exact[j]) * splitting;
-          tally.covered +=
-              std::abs(error) <= answer.band_z * answer.standard_errors[j];
-          tally.estimates += 1;
-        }
-      }
-    }
+    RETURN_IF_ERROR(SimulateRun(spec, options, population, plan, randomizers,
+                                run, *coins, tallies));
   }
   std::vector<QuestionSimulation> out;
   for (size_t q = 0; q < m; ++q) {
@@ -477,21 +592,6 @@ absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
                    .scaled_errors = t.scaled_errors});
   }
   return out;
-}
-
-PopulationFactory SyntheticPopulation(const StudySpec& spec, uint64_t seed) {
-  // One population object per run, built on first use.
-  auto cache = std::make_shared<std::pair<int, std::unique_ptr<SyntheticRecords>>>(
-      -1, nullptr);
-  RecordSchema schema = spec.schema;
-  return [cache, schema, seed](int run, uint64_t agent_id) {
-    if (cache->first != run) {
-      cache->first = run;
-      cache->second = std::make_unique<SyntheticRecords>(
-          schema, seed * 1'000'003ull + static_cast<uint64_t>(run));
-    }
-    return cache->second->Get(agent_id);
-  };
 }
 
 }  // namespace ldp
