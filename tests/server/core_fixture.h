@@ -161,6 +161,18 @@ class CoreTest : public ::testing::Test {
     report.report_id[0] = static_cast<uint8_t>(task.task_id);
     return report;
   }
+  // The fixture agent's only task, answered and stored.
+  TaskAssignment ReportOnce() {
+    absl::StatusOr<std::vector<TaskAssignment>> tasks =
+        ingest_->GetTasks(agent_id_, 0);
+    EXPECT_OK(tasks);
+    if (!tasks.ok() || tasks->size() != 1) return {};
+    const std::vector<absl::Status> statuses =
+        Upload({{.agent_id = agent_id_, .report = Answer(tasks->front())}});
+    EXPECT_EQ(statuses.size(), 1u);
+    for (const absl::Status& status : statuses) EXPECT_OK(status);
+    return tasks->front();
+  }
   std::vector<absl::Status> Upload(std::vector<AgentReport> reports) {
     std::vector<absl::Status> result;
     absl::Notification done;

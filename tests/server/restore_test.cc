@@ -13,20 +13,14 @@ namespace ldp {
 namespace {
 
 using ::ldp::testing::StatusIs;
-using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 using RestoreTest = ::ldp::testing::CoreTest;
 
 TEST_F(RestoreTest, ARestartBringsBackAgentsStudiesAndCountedReports) {
-  absl::StatusOr<std::vector<TaskAssignment>> tasks =
-      ingest_->GetTasks(agent_id_, 0);
-  ASSERT_OK(tasks);
-  ASSERT_THAT(*tasks, SizeIs(1));
-  ASSERT_THAT(
-      Upload({{.agent_id = agent_id_, .report = Answer(tasks->front())}}),
-      ElementsAre(absl::OkStatus()));
+  const TaskAssignment task = ReportOnce();
+  ASSERT_NE(task.task_id, 0u);
   const TaskEstimate before = studies_->FindRound(1).round->Estimate(0, 0.95);
 
   Restart();
@@ -38,7 +32,7 @@ TEST_F(RestoreTest, ARestartBringsBackAgentsStudiesAndCountedReports) {
   EXPECT_EQ(study->num_agents.load(), 1);
   const RoundEntry round = studies_->FindRound(1);
   ASSERT_NE(round.round, nullptr);
-  EXPECT_TRUE(round.round->HasReport(tasks->front().task_id));
+  EXPECT_TRUE(round.round->HasReport(task.task_id));
   EXPECT_EQ(std::get<ScalarEstimate>(round.round->Estimate(0, 0.95)).value,
             std::get<ScalarEstimate>(before).value);
   // Ids continue after the stored ones.
@@ -61,13 +55,8 @@ TEST_F(RestoreTest, ARoundWhosePlanCannotBeDecodedIsDataLoss) {
 }
 
 TEST_F(RestoreTest, AStoredReportIsCountedOnceAndOnlyIntoAKnownRound) {
-  absl::StatusOr<std::vector<TaskAssignment>> tasks =
-      ingest_->GetTasks(agent_id_, 0);
-  ASSERT_OK(tasks);
-  ASSERT_THAT(*tasks, SizeIs(1));
-  ASSERT_THAT(
-      Upload({{.agent_id = agent_id_, .report = Answer(tasks->front())}}),
-      ElementsAre(absl::OkStatus()));
+  const TaskAssignment task = ReportOnce();
+  ASSERT_NE(task.task_id, 0u);
   std::vector<ReportRow> rows;
   ASSERT_OK(store_->ForEachReport([&](const ReportRow& row) {
     rows.push_back(row);
