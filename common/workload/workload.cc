@@ -37,7 +37,6 @@ namespace {
 using workload_internal::RangeAt;
 using workload_internal::XBit;
 
-constexpr uint32_t kMaxBits = 12;
 constexpr uint64_t kMaxDenseEntries = uint64_t{1} << 26;
 
 // All subsets of {0..d−1} of size `size`, in lexicographic order.
@@ -57,192 +56,57 @@ void AppendSubsets(uint32_t d, uint32_t size,
   }
 }
 
-absl::Status CheckDomainSize(uint32_t n) {
-  if (n < 1) {
-    return absl::InvalidArgumentError(
-        "workload.domain_size must be at least 1");
-  }
-  if (n > kMaxWorkloadDomainSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "workload.domain_size ", n, " exceeds ", kMaxWorkloadDomainSize));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status BuildCustom(Workload::Data& data) {
+// The custom matrix of a spec CheckWorkloadSpec accepted.
+void BuildCustom(Workload::Data& data) {
   const WorkloadSpec& spec = data.spec;
-  const uint32_t m = spec.num_queries, n = spec.domain_size;
-  if (m < 1 || m > kMaxCustomWorkloadQueries) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload.num_queries ", m, " is outside [1, ",
-                     kMaxCustomWorkloadQueries, "]"));
+  const uint32_t n = spec.domain_size;
+  data.custom = Eigen::MatrixXd::Zero(spec.num_queries, n);
+  for (uint64_t i = 0; i < spec.dense.size(); ++i) {
+    data.custom(i / n, i % n) = spec.dense[i];
   }
-  const uint64_t entries = uint64_t{m} * n;
-  if (entries > kMaxCustomWorkloadEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "custom workload has ", m, " × ", n, " = ", entries,
-        " entries, over the limit of ", kMaxCustomWorkloadEntries));
-  }
-  data.custom = Eigen::MatrixXd::Zero(m, n);
-  if (!spec.dense.empty()) {
-    if (!spec.sparse.empty()) {
-      return absl::InvalidArgumentError(
-          "custom workload gives both workload.dense and workload.sparse; "
-          "give one");
-    }
-    if (spec.dense.size() != entries) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "workload.dense has ", spec.dense.size(), " values; expected ",
-          "num_queries × domain_size = ", entries));
-    }
-    for (uint64_t i = 0; i < entries; ++i) {
-      const double value = spec.dense[i];
-      if (!std::isfinite(value)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("workload.dense[", i, "] (row ", i / n, ", column ",
-                         i % n, ") is not finite"));
-      }
-      data.custom(i / n, i % n) = value;
-    }
-  } else {
-    std::vector<uint64_t> seen;
-    seen.reserve(spec.sparse.size());
-    for (size_t i = 0; i < spec.sparse.size(); ++i) {
-      const SparseEntry& e = spec.sparse[i];
-      if (e.row >= m) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("workload.sparse[", i, "].row ", e.row,
-                         " is not below num_queries ", m));
-      }
-      if (e.column >= n) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("workload.sparse[", i, "].column ", e.column,
-                         " is not below domain_size ", n));
-      }
-      if (!std::isfinite(e.value)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("workload.sparse[", i, "].value is not finite"));
-      }
-      seen.push_back(uint64_t{e.row} * n + e.column);
-      data.custom(e.row, e.column) = e.value;
-    }
-    std::sort(seen.begin(), seen.end());
-    const auto dup = std::adjacent_find(seen.begin(), seen.end());
-    if (dup != seen.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("workload.sparse repeats the entry (row ", *dup / n,
-                       ", column ", *dup % n, ")"));
-    }
-  }
-  if (data.custom.cwiseAbs().maxCoeff() == 0) {
-    return absl::InvalidArgumentError(
-        "custom workload matrix is all zero: no query to answer");
-  }
-  data.m = m;
-  return absl::OkStatus();
+  for (const SparseEntry& e : spec.sparse) data.custom(e.row, e.column) = e.value;
 }
 
-
-// Marginals and parities: d, k, N = 2^d and the subsets (with their masks).
-absl::Status BuildBits(Workload::Data& data) {
+// Marginals and parities of a spec CheckWorkloadSpec accepted: d, k,
+// N = 2^d and the subsets (with their masks).
+void BuildBits(Workload::Data& data) {
   WorkloadSpec& s = data.spec;
-  if (s.num_bits < 1 || s.num_bits > kMaxBits) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload.num_bits ", s.num_bits, " is outside [1, ",
-                     kMaxBits, "]"));
-  }
-  if (s.order < 1 || s.order > s.num_bits) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload.order ", s.order, " is outside [1, ",
-                     s.num_bits, "] (num_bits)"));
-  }
   const uint32_t n = uint32_t{1} << s.num_bits;
-  if (s.domain_size != 0 && s.domain_size != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "workload.domain_size ", s.domain_size, " does not match 2^",
-        s.num_bits, " = ", n, " for num_bits ", s.num_bits));
-  }
   s.domain_size = n;
   data.n = n;
   data.d = s.num_bits;
   data.k = s.order;
   if (s.kind == WorkloadKind::kMarginals) {
     AppendSubsets(s.num_bits, s.order, data.subsets);
-    data.m = uint64_t{data.subsets.size()} << s.order;
   } else {
     for (uint32_t w = 1; w <= s.order; ++w) {
       AppendSubsets(s.num_bits, w, data.subsets);
     }
-    data.m = data.subsets.size();
   }
   for (const auto& subset : data.subsets) {
     uint32_t mask = 0;
     for (uint32_t bit : subset) mask |= XBit(data.d, bit);
     data.masks.push_back(mask);
   }
-  return absl::OkStatus();
-}
-
-// A structured workload takes no matrix, and a stated query count must
-// match its kind's.
-absl::Status CheckStructured(const Workload::Data& data) {
-  const WorkloadSpec& s = data.spec;
-  if (!s.dense.empty() || !s.sparse.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload.dense and workload.sparse are only for custom "
-                     "workloads, not ",
-                     std::string(WorkloadKindName(s.kind))));
-  }
-  if (s.num_queries != 0 && s.num_queries != data.m) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "workload.num_queries ", s.num_queries, " does not match the ",
-        data.m, " queries of ", std::string(WorkloadKindName(s.kind))));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<Workload> Workload::Create(WorkloadSpec spec) {
+  const absl::StatusOr<uint64_t> m = CheckWorkloadSpec(spec);
+  if (!m.ok()) return m.status();
   auto data = std::make_shared<Data>();
   data->spec = std::move(spec);
   WorkloadSpec& s = data->spec;
-  switch (s.kind) {
-    case WorkloadKind::kHistogram:
-    case WorkloadKind::kPrefix:
-    case WorkloadKind::kAllRange: {
-      if (absl::Status st = CheckDomainSize(s.domain_size); !st.ok()) return st;
-      data->n = s.domain_size;
-      data->m = s.kind == WorkloadKind::kAllRange
-                    ? uint64_t{s.domain_size} * (s.domain_size + 1) / 2
-                    : s.domain_size;
-      s.num_bits = s.order = 0;
-      break;
-    }
-    case WorkloadKind::kMarginals:
-    case WorkloadKind::kParities:
-      if (absl::Status st = BuildBits(*data); !st.ok()) return st;
-      break;
-    case WorkloadKind::kCustom: {
-      if (absl::Status st = CheckDomainSize(s.domain_size); !st.ok()) return st;
-      data->n = s.domain_size;
-      if (absl::Status st = BuildCustom(*data); !st.ok()) return st;
-      s.num_bits = s.order = 0;
-      break;
-    }
-    default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "workload.kind ", static_cast<int>(s.kind), " is unknown"));
-  }
-  if (s.kind != WorkloadKind::kCustom) {
-    if (absl::Status st = CheckStructured(*data); !st.ok()) return st;
+  data->m = *m;
+  if (s.kind == WorkloadKind::kMarginals || s.kind == WorkloadKind::kParities) {
+    BuildBits(*data);
+  } else {
+    data->n = s.domain_size;
+    if (s.kind == WorkloadKind::kCustom) BuildCustom(*data);
+    s.num_bits = s.order = 0;
   }
   s.num_queries = static_cast<uint32_t>(data->m);
-  if (!s.labels.empty() && s.labels.size() != data->m) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload.labels has ", s.labels.size(),
-                     " labels; expected 0 or one per query (", data->m, ")"));
-  }
   return Workload(std::move(data));
 }
 

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "common/workload/strategy_spec.h"
-#include "common/workload/workload.h"
+#include "common/workload/workload_spec.h"
 
 namespace ldp {
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+
 namespace ldp {
 
 enum class WorkloadKind {
@@ -49,6 +51,12 @@ struct WorkloadSpec {
 inline constexpr uint32_t kMaxWorkloadDomainSize = 4096;
 inline constexpr uint32_t kMaxCustomWorkloadQueries = 1u << 16;
 inline constexpr uint64_t kMaxCustomWorkloadEntries = uint64_t{1} << 22;
+
+// The number of queries m of `spec`, or InvalidArgument naming the first
+// thing wrong with it: exactly the checks Workload::Create makes, without
+// building anything (workload_spec.cc, no Eigen), for code that must refuse
+// a bad workload but never computes with one.
+absl::StatusOr<uint64_t> CheckWorkloadSpec(const WorkloadSpec& spec);
 
 }  // namespace ldp
 

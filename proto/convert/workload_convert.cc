@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "common/workload/workload.h"
+#include "common/workload/workload_spec.h"
 #include "proto/convert/encoding_convert.h"
 #include "proto/convert/randomizer_convert.h"
 
@@ -223,10 +223,10 @@ absl::StatusOr<WorkloadQuestion> WorkloadQuestionFromProto(
   ASSIGN_OR_RETURN(WorkloadSpec spec,
                    SpecFromProto(proto.workload(), encoding, schema));
   // The library's own checks (k ≤ d, custom shapes, finiteness, ...).
-  if (absl::StatusOr<Workload> workload = Workload::Create(spec);
-      !workload.ok()) {
+  if (absl::StatusOr<uint64_t> checked = CheckWorkloadSpec(spec);
+      !checked.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("workload: ", workload.status().message()));
+        absl::StrCat("workload: ", checked.status().message()));
   }
   ASSIGN_OR_RETURN(std::optional<StrategyChoice> choice, ChoiceFromProto(proto));
   return WorkloadQuestion{.encoding = std::move(encoding),
