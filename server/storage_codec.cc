@@ -10,7 +10,6 @@
 #include "server/storage_codec.h"
 
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 
 #include "google/protobuf/io/coded_stream.h"
@@ -52,13 +51,6 @@ bool Parse(std::string_view bytes, google::protobuf::MessageLite& message) {
 
 // ---- Payloads ----
 
-template <typename Message>
-void SetBits(const std::vector<uint64_t>& words, uint32_t num_bits,
-             Message& out, google::protobuf::RepeatedField<uint64_t>* field) {
-  field->Add(words.begin(), words.end());
-  out.set_num_bits(num_bits);
-}
-
 // The alternatives a workload's inner report and a payload share.
 template <typename Message>
 bool WriteSharedFrequency(const FrequencyReport& report, Message& out) {
@@ -66,7 +58,8 @@ bool WriteSharedFrequency(const FrequencyReport& report, Message& out) {
     out.mutable_item()->set_item(item->item);
   } else if (const auto* bits = std::get_if<BitVectorReport>(&report)) {
     pb::BitVectorPayload* m = out.mutable_bit_vector();
-    SetBits(bits->words, bits->num_bits, *m, m->mutable_words());
+    m->mutable_words()->Add(bits->words.begin(), bits->words.end());
+    m->set_num_bits(bits->num_bits);
   } else if (const auto* hashed = std::get_if<HashedReport>(&report)) {
     pb::HashedPayload* m = out.mutable_hashed();
     m->set_seed(hashed->seed);
@@ -88,7 +81,8 @@ void WriteFrequency(const FrequencyReport& report, pb::StoredPayload& out) {
   pb::SketchPayload* m = out.mutable_sketch();
   m->set_row(sketch.row);
   m->set_column(sketch.column);
-  SetBits(sketch.bits, sketch.num_bits, *m, m->mutable_bits());
+  m->mutable_bits()->Add(sketch.bits.begin(), sketch.bits.end());
+  m->set_num_bits(sketch.num_bits);
 }
 
 BitVectorReport ReadBitVector(const pb::BitVectorPayload& m) {
