@@ -35,6 +35,7 @@
 #include "server/legacy_codec.h"
 #include "server/sqlite_store.h"
 #include "server/storage_codec.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -167,6 +168,40 @@ TEST(LegacyStore, MigrationRewritesEveryRowToWhatTheOldCodeStored) {
   EXPECT_EQ(again.user_version, 3);
   EXPECT_EQ(again.plans, after.plans);
   EXPECT_EQ(again.payloads, after.payloads);
+}
+
+// The migration reads and rewrites in chunks of 4096 rows: more than that,
+// here six copies of the fixture's reports under other task ids, all move
+// to the current format.
+TEST(LegacyStore, MigrationRewritesMoreRowsThanOneChunk) {
+  const std::string path = CopyFixture();
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "WITH RECURSIVE copy(k) AS (SELECT 1 UNION ALL "
+                           "SELECT k + 1 FROM copy WHERE k < 5) "
+                           "INSERT INTO reports SELECT task_id + k * "
+                           "1000000000000000, round_id, agent_id, report_id, "
+                           "payload, received_at FROM reports, copy",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  const Rows before = ReadRows(path);
+  ASSERT_EQ(before.payloads.size(), 4800u);
+  {
+    auto store = SqliteStore::Open({.path = path});
+    ASSERT_OK(store);
+  }
+  const Rows after = ReadRows(path);
+  ASSERT_EQ(after.payloads.size(), before.payloads.size());
+  for (const auto& [task_id, bytes] : after.payloads) {
+    absl::StatusOr<ReportPayload> legacy =
+        DecodeLegacyPayload(before.payloads.at(task_id));
+    ASSERT_OK(legacy);
+    EXPECT_EQ(bytes, EncodePayload(*legacy)) << task_id;
+  }
 }
 
 struct Expected {

@@ -152,6 +152,10 @@ TEST_F(PostgresStoreTest, MigrationThreeRewritesLegacyPayloadsAndPlans) {
             "(10, 2, 1, '\\x00', '\\x" + item_hex + "', 0), "
             "(11, 2, 2, '\\x00', '\\x" + bits_hex + "', 0), "
             "(12, 2, 3, '\\x00', '\\x0909', 0)");
+  // More rows than one chunk of the rewrite (4096).
+  Sql(url_, "INSERT INTO reports(task_id, round_id, agent_id, report_id, "
+            "payload, received_at) SELECT g, 2, g, '\\x00', '\\x" +
+                item_hex + "', 0 FROM generate_series(100, 5099) AS g");
   const std::string xids =
       SqlValue(url_, "SELECT string_agg(xid::text, ',' ORDER BY task_id) "
                      "FROM reports");
@@ -174,9 +178,14 @@ TEST_F(PostgresStoreTest, MigrationThreeRewritesLegacyPayloadsAndPlans) {
   EXPECT_EQ(SqlValue(url_, "SELECT encode(plan, 'hex') FROM rounds "
                            "WHERE round_id = 1"),
             hex("p"));
+  const std::string item =
+      hex(EncodePayload(FrequencyReport(ItemReport{.item = 5})));
+  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM reports WHERE task_id >= 100 "
+                           "AND encode(payload, 'hex') = '" + item + "'"),
+            "5000");
   EXPECT_EQ(
       SqlValue(url_, "SELECT string_agg(encode(payload, 'hex'), ',' "
-                     "ORDER BY task_id) FROM reports"),
+                     "ORDER BY task_id) FROM reports WHERE task_id < 100"),
       absl::StrCat(
           hex(EncodePayload(FrequencyReport(ItemReport{.item = 5}))), ",",
           hex(EncodePayload(FrequencyReport(
