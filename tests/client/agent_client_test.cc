@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/task_convert.h"
-#include "tests/client/temp_directory.h"
+#include "tests/testing/temp_directory.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 

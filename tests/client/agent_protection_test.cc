@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/count_mean_sketch.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 

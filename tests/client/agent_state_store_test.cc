@@ -5,7 +5,7 @@
 
 #include "client/atomic_file.h"
 #include "gtest/gtest.h"
-#include "tests/client/temp_directory.h"
+#include "tests/testing/temp_directory.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {

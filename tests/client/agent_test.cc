@@ -7,7 +7,8 @@
 #include "client/agent_state_store.h"
 #include "common/task_mechanism.h"
 #include "gtest/gtest.h"
-#include "tests/client/temp_directory.h"
+#include "tests/testing/temp_directory.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 

@@ -1,6 +1,7 @@
 #include "common/clock.h"
 
 #include "gtest/gtest.h"
+#include "tests/testing/fake_clock.h"
 
 namespace ldp {
 namespace {

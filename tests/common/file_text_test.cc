@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_directory.h"
 
 namespace ldp {
 namespace {
@@ -23,17 +23,12 @@ using ::testing::HasSubstr;
 class FileTextTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& name, const std::string& bytes) {
-    const std::string path = (dir_ / name).string();
+    const std::string path = dir_.path() + "/" + name;
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
   }
 
-  std::filesystem::path dir_ = [] {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "file_text_XXXXXX").string();
-    return std::filesystem::path(mkdtemp(tmpl.data()));
-  }();
-  ~FileTextTest() override { std::filesystem::remove_all(dir_); }
+  testing::TempDirectory dir_;
 };
 
 TEST_F(FileTextTest, ReadsEveryByteIncludingNulsAndLargeFiles) {
@@ -45,7 +40,7 @@ TEST_F(FileTextTest, ReadsEveryByteIncludingNulsAndLargeFiles) {
 }
 
 TEST_F(FileTextTest, AMissingFileIsNotFoundNamingTheFlagAndPath) {
-  const std::string path = (dir_ / "absent").string();
+  const std::string path = dir_.path() + "/absent";
   EXPECT_THAT(ReadFileText(path, "--token_file"),
               StatusIs(absl::StatusCode::kNotFound,
                        AllOf(HasSubstr("--token_file " + path),
@@ -53,7 +48,7 @@ TEST_F(FileTextTest, AMissingFileIsNotFoundNamingTheFlagAndPath) {
 }
 
 TEST_F(FileTextTest, ADirectoryOrAPathThroughAFileIsFailedPrecondition) {
-  EXPECT_THAT(ReadFileText(dir_.string(), "--spec"),
+  EXPECT_THAT(ReadFileText(dir_.path(), "--spec"),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("Is a directory")));
   const std::string file = Write("plain", "x");
@@ -77,7 +72,7 @@ TEST_F(FileTextTest, PemNeedsABeginLine) {
   EXPECT_THAT(ReadPemFile(Write("key.txt", "not a key"), "--tls_ca_file"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("is not a PEM file")));
-  EXPECT_THAT(ReadPemFile((dir_ / "absent").string(), "--tls_ca_file"),
+  EXPECT_THAT(ReadPemFile(dir_.path() + "/absent", "--tls_ca_file"),
               StatusIs(absl::StatusCode::kNotFound));
 }
 

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "server/sqlite_store.h"
 #include "tests/server/test_studies.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {

@@ -20,6 +20,7 @@
 #include "server/aggregator.h"
 #include "server/postgres_store.h"
 #include "tests/server/test_studies.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 

@@ -16,6 +16,7 @@
 #include "server/round_closer.h"
 #include "server/sqlite_store.h"
 #include "tests/server/test_studies.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 

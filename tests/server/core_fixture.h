@@ -25,6 +25,7 @@
 #include "server/store_follower.h"
 #include "server/study_registry.h"
 #include "tests/server/test_studies.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {

@@ -19,6 +19,7 @@
 #include "server/aggregator.h"
 #include "server/sqlite_store.h"
 #include "tests/server/test_studies.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {

@@ -35,7 +35,6 @@
 #include "server/legacy_codec.h"
 #include "server/sqlite_store.h"
 #include "server/storage_codec.h"
-#include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -204,6 +203,13 @@ TEST(LegacyStore, MigrationRewritesMoreRowsThanOneChunk) {
   }
 }
 
+// The time the old server answered at, while the fixture's rounds were
+// open.
+class FixtureClock final : public Clock {
+ public:
+  absl::Time Now() const override { return absl::FromUnixSeconds(1795667400); }
+};
+
 struct Expected {
   double estimate = 0;
   double standard_error = 0;
@@ -236,8 +242,7 @@ TEST(LegacyStore, EstimatesAreThoseTheOldServerGave) {
   const std::string path = CopyFixture();
   auto store = SqliteStore::Open({.path = path});
   ASSERT_OK(store);
-  // While the rounds were open, as when the old server answered.
-  FakeClock clock(absl::FromUnixSeconds(1795667400));
+  const FixtureClock clock;
   ProtoStudySpecCodec codec;
   auto aggregator = Aggregator::Create(
       {.spec_codec = &codec,

@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fake_clock.h"
 
 namespace ldp {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fake_clock.h"
 
 namespace ldp {
 namespace {

@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
-#include "tests/client/temp_directory.h"
+#include "tests/testing/temp_directory.h"
 
 namespace ldp {
 namespace {

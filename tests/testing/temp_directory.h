@@ -1,6 +1,6 @@
-// A fresh directory per test, removed afterwards (client tests only).
-#ifndef LDP_TESTS_CLIENT_TEMP_DIRECTORY_H_
-#define LDP_TESTS_CLIENT_TEMP_DIRECTORY_H_
+// A fresh directory per test, removed afterwards.
+#ifndef LDP_TESTS_TESTING_TEMP_DIRECTORY_H_
+#define LDP_TESTS_TESTING_TEMP_DIRECTORY_H_
 
 #include <stdlib.h>
 
@@ -14,7 +14,7 @@ namespace ldp::testing {
 class TempDirectory {
  public:
   TempDirectory() {
-    std::string pattern = ::testing::TempDir() + "/ldp_client_XXXXXX";
+    std::string pattern = ::testing::TempDir() + "/ldp_test_XXXXXX";
     const char* made = ::mkdtemp(pattern.data());
     EXPECT_NE(made, nullptr) << "mkdtemp failed";
     path_ = pattern;
@@ -34,4 +34,4 @@ class TempDirectory {
 
 }  // namespace ldp::testing
 
-#endif  // LDP_TESTS_CLIENT_TEMP_DIRECTORY_H_
+#endif  // LDP_TESTS_TESTING_TEMP_DIRECTORY_H_
