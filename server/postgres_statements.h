@@ -87,6 +87,12 @@ inline constexpr Statement kInsertRound = {
 inline constexpr Statement kSetRoundState = {
     "ldp_set_round_state",
     "UPDATE rounds SET state = $1 WHERE round_id = $2 AND state = 1"};
+// The same, saying whether this transaction closed it: the replica whose
+// UPDATE found the round open is the one that plans what follows.
+inline constexpr Statement kCloseRound = {
+    "ldp_close_round",
+    "UPDATE rounds SET state = $1 WHERE round_id = $2 AND state = 1 "
+    "RETURNING round_id"};
 
 // The batch append, one statement. The sub-statements of one WITH all see
 // the snapshot taken at its start and not one another's writes; only

@@ -139,6 +139,14 @@ absl::Status Transaction::SetRoundState(uint64_t round_id,
   return Run(kSetRoundState, p).status();
 }
 
+absl::StatusOr<bool> Transaction::CloseRound(uint64_t round_id,
+                                             RoundState state) {
+  Params p;
+  p.Int(static_cast<int64_t>(state)).Int(Signed(round_id));
+  ASSIGN_OR_RETURN(const Result closed, Run(kCloseRound, p));
+  return closed.rows() == 1;
+}
+
 absl::StatusOr<AppendResult> Transaction::AppendReport(const ReportRow& row) {
   const ReportRow* rows[] = {&row};
   AppendResult result;

@@ -48,6 +48,8 @@ class Transaction final : public StoreTransaction {
   absl::Status SetStudyState(uint64_t study_id, StudyState state) override;
   absl::Status InsertRound(const RoundRow& row) override;
   absl::Status SetRoundState(uint64_t round_id, RoundState state) override;
+  // False when another replica closed the round first (store.h).
+  absl::StatusOr<bool> CloseRound(uint64_t round_id, RoundState state) override;
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override;
   // See AppendBatch (postgres_append.h).
   absl::Status AppendReports(absl::Span<const ReportRow* const> rows,

@@ -152,7 +152,7 @@ class StoreTransaction {
   // transaction, and refuses the whole call if they would pass max_agents:
   // servers on one database together never admit more. Other stores have
   // one server per database, whose memory does the counting (see
-  // Aggregator::Impl::EnrollManyAsync): they insert without counting.
+  // AgentRegistry::EnrollManyAsync): they insert without counting.
   virtual absl::StatusOr<QuotaDecision> InsertAgentsWithinQuota(
       absl::Span<const AgentRow> rows, int64_t max_agents) {
     absl::Status status = InsertAgents(rows);

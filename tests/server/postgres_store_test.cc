@@ -315,6 +315,33 @@ TEST_F(PostgresStoreTest, ReportsToARoundThatIsNotOpenAreRefused) {
   EXPECT_EQ((*rounds)[1].state, RoundState::kClosedDeadline);
 }
 
+// Two replicas closing one round: only the first one's CloseRound says it
+// closed it, so only that one plans an interactive study's next round.
+TEST_F(PostgresStoreTest, OnlyTheReplicaThatClosesARoundIsToldItDid) {
+  auto a = Open();
+  auto b = Open();
+  ASSERT_OK(a->Transact([](StoreTransaction& t) {
+    return t.InsertRound({.round_id = 7, .study_id = 1});
+  }));
+  bool closed_by_a = false;
+  bool closed_by_b = true;
+  ASSERT_OK(a->Transact([&](StoreTransaction& t) -> absl::Status {
+    ASSIGN_OR_RETURN(closed_by_a, t.CloseRound(7, RoundState::kClosedQuorum));
+    return absl::OkStatus();
+  }));
+  ASSERT_OK(b->Transact([&](StoreTransaction& t) -> absl::Status {
+    ASSIGN_OR_RETURN(closed_by_b, t.CloseRound(7, RoundState::kClosedDeadline));
+    return absl::OkStatus();
+  }));
+  EXPECT_TRUE(closed_by_a);
+  EXPECT_FALSE(closed_by_b);
+  absl::StatusOr<std::vector<RoundRow>> rounds = a->LoadRounds();
+  ASSERT_OK(rounds);
+  for (const RoundRow& round : *rounds) {
+    if (round.round_id == 7) EXPECT_EQ(round.state, RoundState::kClosedQuorum);
+  }
+}
+
 // Random batches through both stores: SQLite's one-by-one loop is the
 // oracle for outcomes, first charges and the spend of stored rows.
 TEST_F(PostgresStoreTest, BatchesAgreeWithTheSqliteStore) {
