@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "server/storage_codec.h"
+#include "tests/server/example_plan.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -203,36 +204,8 @@ TEST(LegacyPayload, RejectsAnythingTheOldCodeCannotHaveWritten) {
   }
 }
 
-PlanDecisions Example() {
-  return {
-      .strategy = SplitStrategy::kEpsilonSplitting,
-      .questions =
-          {{.epsilon_nanos = 500'000'000,
-            .weight = 1,
-            .randomizer =
-                RealMechanismSpec{.kind = RealMechanismKind::kDiscreteLaplace,
-                                  .epsilon = 0.5,
-                                  .bound = 2.5,
-                                  .resolution_bits = 7,
-                                  .num_cells = 0}},
-           {.epsilon_nanos = 250'000'000,
-            .weight = 1'000'000,
-            .randomizer =
-                FrequencyOracleSpec{
-                    .kind = FrequencyOracleKind::kHadamardCountMeanSketch,
-                    .epsilon = 0.25,
-                    .domain_size = 1u << 30,
-                    .num_buckets = 1,
-                    .subset_size = 2,
-                    .num_hashes = 16,
-                    .num_columns = 1024,
-                    .hash_seed = 0xfeedfacecafebeef,
-                    .epsilon_permanent = 3.5}}},
-      .explanation = "because"};
-}
-
 TEST(LegacyPlan, UpgradesEveryField) {
-  PlanDecisions plan = Example();
+  PlanDecisions plan = testing::ExamplePlan();
   plan.questions.push_back(
       {.epsilon_nanos = 1'000'000'000,
        .weight = 3,
@@ -276,7 +249,7 @@ TEST(LegacyPlan, UpgradesEveryField) {
 }
 
 TEST(LegacyPlan, RejectsCorruptPlans) {
-  const std::string good = LegacyWriter::Plan(Example());
+  const std::string good = LegacyWriter::Plan(testing::ExamplePlan());
   EXPECT_THAT(DecodeLegacyPlan(""), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(DecodeLegacyPlan(good + "x"),
               StatusIs(absl::StatusCode::kInvalidArgument));
@@ -299,7 +272,7 @@ TEST(LegacyPlan, RejectsCorruptPlans) {
 // Databases written before program rounds existed hold version-1 plans: the
 // same bytes without the trailer.
 TEST(LegacyPlan, ReadsVersionOnePlans) {
-  std::string v1 = LegacyWriter::Plan(Example());
+  std::string v1 = LegacyWriter::Plan(testing::ExamplePlan());
   ASSERT_EQ(v1.back(), 0);  // "not a program round"
   v1.pop_back();
   v1[0] = 1;
@@ -307,13 +280,13 @@ TEST(LegacyPlan, ReadsVersionOnePlans) {
   ASSERT_OK(decoded);
   EXPECT_FALSE(decoded->from_program);
   EXPECT_EQ(decoded->questions.size(), 2u);
-  EXPECT_EQ(UpgradeLegacyPlan(v1), EncodePlan(Example()));
+  EXPECT_EQ(UpgradeLegacyPlan(v1), EncodePlan(testing::ExamplePlan()));
 }
 
 // The current format is never mistaken for a legacy one: its first byte is
 // a protobuf tag, never 1 or 2.
 TEST(LegacyCodec, CurrentBytesAreNotLegacy) {
-  EXPECT_EQ(UpgradeLegacyPlan(EncodePlan(Example())), std::nullopt);
+  EXPECT_EQ(UpgradeLegacyPlan(EncodePlan(testing::ExamplePlan())), std::nullopt);
   EXPECT_EQ(UpgradeLegacyPayload(EncodePayload(ScalarReport{.level = 1})),
             std::nullopt);
   EXPECT_EQ(UpgradeLegacyPayload(

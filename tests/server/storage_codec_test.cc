@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "proto/ldp/storage/v1/storage.pb.h"
+#include "tests/server/example_plan.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -134,36 +135,8 @@ TEST(StorageCodecPayload, RejectsAnythingItCannotHaveWritten) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-PlanDecisions Example() {
-  return {
-      .strategy = SplitStrategy::kEpsilonSplitting,
-      .questions =
-          {{.epsilon_nanos = 500'000'000,
-            .weight = 1,
-            .randomizer =
-                RealMechanismSpec{.kind = RealMechanismKind::kDiscreteLaplace,
-                                  .epsilon = 0.5,
-                                  .bound = 2.5,
-                                  .resolution_bits = 7,
-                                  .num_cells = 0}},
-           {.epsilon_nanos = 250'000'000,
-            .weight = 1'000'000,
-            .randomizer =
-                FrequencyOracleSpec{
-                    .kind = FrequencyOracleKind::kHadamardCountMeanSketch,
-                    .epsilon = 0.25,
-                    .domain_size = 1u << 30,
-                    .num_buckets = 1,
-                    .subset_size = 2,
-                    .num_hashes = 16,
-                    .num_columns = 1024,
-                    .hash_seed = 0xfeedfacecafebeef,
-                    .epsilon_permanent = 3.5}}},
-      .explanation = "because"};
-}
-
 TEST(StorageCodecPlan, RoundTripsEveryField) {
-  const PlanDecisions plan = Example();
+  const PlanDecisions plan = testing::ExamplePlan();
   absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->strategy, plan.strategy);
@@ -193,7 +166,7 @@ TEST(StorageCodecPlan, RoundTripsEveryField) {
 
 // Doubles keep their exact bits, negative zero and NaN included.
 TEST(StorageCodecPlan, KeepsDoublesBitForBit) {
-  PlanDecisions plan = Example();
+  PlanDecisions plan = testing::ExamplePlan();
   auto& real = std::get<RealMechanismSpec>(plan.questions[0].randomizer);
   real.bound = -0.0;
   real.epsilon = std::numeric_limits<double>::quiet_NaN();
@@ -208,7 +181,7 @@ TEST(StorageCodecPlan, KeepsDoublesBitForBit) {
   EXPECT_EQ(back.num_cells, -3);
   EXPECT_EQ(back.resolution_bits, -7);
   EXPECT_EQ(EncodePlan(*decoded), bytes);
-  EXPECT_NE(bytes, EncodePlan(Example()));
+  EXPECT_NE(bytes, EncodePlan(testing::ExamplePlan()));
 }
 
 pb::StoredPlan AsMessage(const PlanDecisions& plan) {
@@ -224,7 +197,7 @@ std::string Serialized(const pb::StoredPlan& m) {
 }
 
 TEST(StorageCodecPlan, RejectsCorruptPlans) {
-  const std::string good = EncodePlan(Example());
+  const std::string good = EncodePlan(testing::ExamplePlan());
   EXPECT_THAT(DecodePlan(""), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(DecodePlan(good + "x"),
               StatusIs(absl::StatusCode::kInvalidArgument));
@@ -235,27 +208,27 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
   }
   // Anything out of range, field by field.
   std::vector<pb::StoredPlan> bad;
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->set_strategy(2);
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->set_explanation(std::string((1 << 16) + 1, 'x'));
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->mutable_questions(0)->mutable_real()->set_kind(
       static_cast<uint32_t>(RealMechanismKind::kHybrid) + 1);
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->mutable_questions(1)->mutable_oracle()->set_kind(
       static_cast<uint32_t>(FrequencyOracleKind::kLongitudinalUnaryEncoding) + 1);
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->mutable_questions(1)->clear_randomizer();
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->mutable_questions(1)->mutable_strategy()->set_kind(
       static_cast<uint32_t>(StrategyKind::kFactorization) + 1);
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   for (int i = 0; i < 65; ++i) {
     bad.back().mutable_decisions()->mutable_questions(1)->mutable_strategy()
         ->add_level_weights(1);
   }
-  bad.push_back(AsMessage(Example()));
+  bad.push_back(AsMessage(testing::ExamplePlan()));
   for (int i = 0; i < kMaxQuestionsPerRound; ++i) {
     *bad.back().mutable_decisions()->add_questions() =
         bad.back().decisions().questions(0);
@@ -269,7 +242,7 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
 }
 
 TEST(StorageCodecPlan, RoundTripsProgramRounds) {
-  PlanDecisions plan = Example();
+  PlanDecisions plan = testing::ExamplePlan();
   plan.strategy = SplitStrategy::kSampleSplitting;
   plan.from_program = true;
   plan.round_name = "learn a";
@@ -303,7 +276,7 @@ TEST(StorageCodecPlan, RoundTripsProgramRounds) {
 // A workload question's strategy is stored whole (an optimized matrix with
 // it), so a restart never plans again.
 TEST(StorageCodecPlan, RoundTripsWorkloadStrategies) {
-  PlanDecisions plan = Example();
+  PlanDecisions plan = testing::ExamplePlan();
   plan.questions.push_back(
       {.epsilon_nanos = 1'000'000'000,
        .weight = 3,
