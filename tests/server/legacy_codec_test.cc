@@ -206,23 +206,7 @@ TEST(LegacyPayload, RejectsAnythingTheOldCodeCannotHaveWritten) {
 
 TEST(LegacyPlan, UpgradesEveryField) {
   PlanDecisions plan = testing::ExamplePlan();
-  plan.questions.push_back(
-      {.epsilon_nanos = 1'000'000'000,
-       .weight = 3,
-       .randomizer = StrategyDecision{
-           .spec = {.kind = StrategyKind::kMatrix,
-                    .epsilon = 1,
-                    .domain_size = 2,
-                    .level_weights = {},
-                    .rows = 3,
-                    .matrix = {0.5, 0.25, 0.25, 0.5, 0.25, 0.25}},
-           .description = "optimized matrix K=3",
-           .v_max = 25.1,
-           .v_avg = 17.5,
-           .best_fixed = "haar, HRR",
-           .best_fixed_v_max = 37.5,
-           .gamma2_lower = 2.5327,
-           .gamma2_upper = 2.5328}});
+  plan.questions.push_back(testing::MatrixStrategyQuestion());
   const std::string bytes = LegacyWriter::Plan(plan);
   absl::StatusOr<PlanDecisions> decoded = DecodeLegacyPlan(bytes);
   ASSERT_OK(decoded);
