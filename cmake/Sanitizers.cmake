@@ -3,11 +3,15 @@
 #   -DLDP_SANITIZE=address,undefined   ASan + UBSan over the whole tree
 #   -DLDP_SANITIZE=thread              TSan (deploy/test.sh runs only the
 #                                      server-core tests with it)
-#   -DLDP_FUZZ=ON                      libFuzzer targets in tests/fuzz (clang)
+#   -DLDP_FUZZ=ON                      ASan + UBSan with libFuzzer's coverage
+#                                      over the whole tree, plus the
+#                                      libFuzzer targets in tests/fuzz (clang);
+#                                      deploy/test.sh runs every test and
+#                                      every fuzzer from this one build
 #
 # Flags go on every target through add_compile_options/add_link_options, so
 # each sanitizer build needs its own build directory (deploy/test.sh uses
-# build-asan, build-tsan and build-fuzz). gRPC, protobuf and abseil are
+# build-asan and build-tsan). gRPC, protobuf and abseil are
 # Debian's uninstrumented shared libraries; see tests/sanitizers/README.md.
 
 set(LDP_SANITIZE "" CACHE STRING

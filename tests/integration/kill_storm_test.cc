@@ -34,6 +34,7 @@
 #include "tests/integration/devices.h"
 #include "tests/integration/mean_study.h"
 #include "tests/integration/server_process.h"
+#include "tests/testing/sanitized.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
@@ -42,13 +43,13 @@ namespace {
 // The security test plan's 1e5 agents in the Release job; the sanitizer
 // builds run 5× slower and look for memory and UB errors, which 2e4 agents
 // through the same five kills exercise just as well.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if LDP_TESTING_SANITIZED
 constexpr int kAgents = 20'000;
 #else
 constexpr int kAgents = 100'000;
 #endif
 constexpr int kKills = 5;
-constexpr int kWorkers = 4;
+constexpr int kWorkers = 16;
 constexpr int kSampledLedgers = 2'000;
 constexpr int64_t kCapNanos = 1'000'000'000;
 // Give up (and fail) if the run has not finished by then.
