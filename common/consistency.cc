@@ -13,7 +13,29 @@ namespace {
 
 double FiniteOrZero(double x) { return std::isfinite(x) ? x : 0.0; }
 
+constexpr ConsistencyMethod kConsistencyMethods[] = {
+    ConsistencyMethod::kSimplexProjection,
+    ConsistencyMethod::kClipAndNormalize,
+    ConsistencyMethod::kIterativeBayesianUpdate,
+};
+
 }  // namespace
+
+std::optional<ConsistencyMethod> ConsistencyMethodFromName(std::string_view name) {
+  for (ConsistencyMethod m : kConsistencyMethods) {
+    if (ConsistencyMethodName(m) == name) return m;
+  }
+  return std::nullopt;
+}
+
+std::string ConsistencyMethodNames() {
+  std::string names;
+  for (ConsistencyMethod m : kConsistencyMethods) {
+    absl::StrAppend(&names, names.empty() ? "" : ", ",
+                    std::string(ConsistencyMethodName(m)));
+  }
+  return names;
+}
 
 std::string_view ConsistencyMethodName(ConsistencyMethod method) {
   switch (method) {

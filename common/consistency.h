@@ -10,6 +10,8 @@
 #ifndef LDP_COMMON_CONSISTENCY_H_
 #define LDP_COMMON_CONSISTENCY_H_
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +34,10 @@ enum class ConsistencyMethod {
 };
 
 std::string_view ConsistencyMethodName(ConsistencyMethod method);
+// The method ConsistencyMethodName calls `name`; nullopt for any other name.
+std::optional<ConsistencyMethod> ConsistencyMethodFromName(std::string_view name);
+// Every method's name, ", "-separated, for error messages.
+std::string ConsistencyMethodNames();
 
 // O(N log N) projection (sort and threshold). An empty input gives an empty
 // output; non-finite entries are treated as zero.

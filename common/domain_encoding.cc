@@ -156,8 +156,8 @@ uint32_t EncodeReal(const Digit& d, double x) {
   // can put x one bucket off; one test each way, always made, corrects that
   // with the same work whatever x is (DESIGN invariant 8). The loops are a
   // safety net for anything larger.
-  i -= (i > 0) & (x < RealEdge(d, i)) ? 1 : 0;
-  i += (i + 1 < d.num_buckets) & (x >= RealEdge(d, i + 1)) ? 1 : 0;
+  i -= ((i > 0) & (x < RealEdge(d, i))) ? 1 : 0;
+  i += ((i + 1 < d.num_buckets) & (x >= RealEdge(d, i + 1))) ? 1 : 0;
   while (i > 0 && x < RealEdge(d, i)) --i;
   while (i + 1 < d.num_buckets && x >= RealEdge(d, i + 1)) ++i;
   return i;

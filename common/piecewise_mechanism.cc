@@ -13,14 +13,14 @@
 namespace ldp {
 namespace {
 
-constexpr double kDenominator =
+constexpr double kCoinDenominator =
     static_cast<double>(CoinProbability::kDenominator);
 
 // ln(q_in / q_out) for inside numerator k, m band cells and j positions.
 double InsideOutsideEpsilon(uint64_t k, int64_t band, int64_t positions) {
   return std::log(
       static_cast<double>(k) * static_cast<double>(positions) /
-      ((kDenominator - static_cast<double>(k)) * static_cast<double>(band)));
+      ((kCoinDenominator - static_cast<double>(k)) * static_cast<double>(band)));
 }
 
 // Σ v and Σ v² over the `count` consecutive unit-spaced values starting at

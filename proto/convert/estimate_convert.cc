@@ -14,12 +14,6 @@
 namespace ldp {
 namespace {
 
-constexpr ConsistencyMethod kConsistencyMethods[] = {
-    ConsistencyMethod::kSimplexProjection,
-    ConsistencyMethod::kClipAndNormalize,
-    ConsistencyMethod::kIterativeBayesianUpdate,
-};
-
 absl::Status Invalid(std::string_view what, std::string_view problem) {
   return absl::InvalidArgumentError(
       absl::StrCat(std::string(what), " ", std::string(problem)));
@@ -57,9 +51,7 @@ absl::Status CheckCommon(int64_t num_reports, uint64_t epsilon_nanos,
 }
 
 absl::StatusOr<ConsistencyMethod> MethodFromName(const std::string& name) {
-  for (ConsistencyMethod m : kConsistencyMethods) {
-    if (std::string(ConsistencyMethodName(m)) == name) return m;
-  }
+  if (auto m = ConsistencyMethodFromName(name)) return *m;
   return Invalid("post_processed.method",
                  absl::StrCat("\"", name, "\" is not a known method"));
 }

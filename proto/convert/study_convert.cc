@@ -31,11 +31,6 @@ namespace {
 constexpr uint64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kDefaultConfidence = 0.95;
 constexpr absl::Duration kDefaultRoundDuration = absl::Hours(1);
-constexpr ConsistencyMethod kConsistencyMethods[] = {
-    ConsistencyMethod::kSimplexProjection,
-    ConsistencyMethod::kClipAndNormalize,
-    ConsistencyMethod::kIterativeBayesianUpdate,
-};
 
 absl::Status FitsInt64(uint64_t value, std::string_view what) {
   if (value <= kMaxInt64) return absl::OkStatus();
@@ -46,15 +41,10 @@ absl::Status FitsInt64(uint64_t value, std::string_view what) {
 absl::StatusOr<std::optional<ConsistencyMethod>> PostProcessingFromProto(
     const std::string& name) {
   if (name.empty()) return std::nullopt;
-  std::string known;
-  for (ConsistencyMethod m : kConsistencyMethods) {
-    const std::string method_name(ConsistencyMethodName(m));
-    if (method_name == name) return m;
-    absl::StrAppend(&known, known.empty() ? "" : ", ", method_name);
-  }
+  if (auto m = ConsistencyMethodFromName(name)) return *m;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown post_processing \"", name,
-                   "\"; use \"\" (none) or one of ", known));
+                   "\"; use \"\" (none) or one of ", ConsistencyMethodNames()));
 }
 
 // A question's mechanism kind; study_spec.h keeps no parameters for it.

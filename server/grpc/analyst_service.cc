@@ -15,6 +15,7 @@
 #include "proto/convert/study_convert.h"
 #include "proto/convert/time_convert.h"
 #include "server/grpc/auth_metadata.h"
+#include "server/grpc/call_status.h"
 #include "server/grpc/ledger_proto.h"
 
 namespace ldp {
@@ -25,13 +26,6 @@ constexpr int kMaxPageSize = 1000;
 // Workloads with more queries release no labels (all ranges at N = 1024 has
 // 524,800): the answers' order is the workload's documented one.
 constexpr uint64_t kMaxWorkloadLabels = uint64_t{1} << 16;
-
-grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
-                                     const absl::Status& status) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
-  return reactor;
-}
 
 v1::RoundState RoundStateToProto(RoundState state) {
   switch (state) {
