@@ -5,15 +5,15 @@
 # Exits non-zero if any target finds a crash, leak, timeout or failed check;
 # the input that did it is left in <build>/fuzz-runs/<target>/artifacts/.
 #
-# usage: tests/fuzz/run_fuzzers.sh <build-fuzz dir> [seconds per target]
+# usage: tests/fuzz/run_fuzzers.sh <build dir configured with -DLDP_FUZZ=ON> [seconds per target]
 #
 # New inputs go to <build>/fuzz-runs/<target>/new, never into the repo. To
 # keep the interesting ones, merge them into the committed corpus:
-#   build-fuzz/tests/fuzz/<target> -merge=1 tests/fuzz/corpus/<target> \
-#       build-fuzz/fuzz-runs/<target>/new
+#   build-asan/tests/fuzz/<target> -merge=1 tests/fuzz/corpus/<target> \
+#       build-asan/fuzz-runs/<target>/new
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$(cd "${1:?usage: run_fuzzers.sh <build-fuzz dir> [seconds]}" && pwd)"
+build="$(cd "${1:?usage: run_fuzzers.sh <build dir> [seconds]}" && pwd)"
 seconds="${2:-30}"
 jobs="${LDP_JOBS:-$(nproc)}"
 targets=(report_validation_fuzzer query_evaluation_fuzzer
