@@ -73,8 +73,8 @@ struct Fleet {
 };
 
 // Runs devices [begin, end) until each has one acknowledged report. A pass
-// goes through the unfinished devices on one fresh channel; when the server
-// stops answering, the worker waits for the next incarnation and starts a
+// goes through the unfinished devices on one fresh channel; when a call
+// fails, the worker waits (briefly) for the next incarnation and starts a
 // new pass (a new channel connects at once, where an old one would sit in
 // gRPC's reconnect backoff).
 void Work(const std::string& address, Fleet& fleet, size_t begin, size_t end,
@@ -113,8 +113,15 @@ void Work(const std::string& address, Fleet& fleet, size_t begin, size_t end,
       broken = !result.poll_status.ok() || !result.upload_status.ok();
     }
     if (!unfinished) return;
+    // A failed call usually means the server was killed, but on a loaded
+    // machine it can also be a timeout with the server alive, and the next
+    // kill waits for progress: so wait for the next incarnation at most a
+    // second, then start a new pass either way (a dead server fails it
+    // again at once). Waiting only for a restart stalled the whole fleet.
     if (broken) {
-      while (fleet.generation == generation && !fleet.stop) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (fleet.generation == generation && !fleet.stop &&
+             std::chrono::steady_clock::now() < until) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     }
