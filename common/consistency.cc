@@ -21,7 +21,8 @@ constexpr ConsistencyMethod kConsistencyMethods[] = {
 
 }  // namespace
 
-std::optional<ConsistencyMethod> ConsistencyMethodFromName(std::string_view name) {
+std::optional<ConsistencyMethod> ConsistencyMethodFromName(
+    std::string_view name) {
   for (ConsistencyMethod m : kConsistencyMethods) {
     if (ConsistencyMethodName(m) == name) return m;
   }

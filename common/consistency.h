@@ -35,7 +35,8 @@ enum class ConsistencyMethod {
 
 std::string_view ConsistencyMethodName(ConsistencyMethod method);
 // The method ConsistencyMethodName calls `name`; nullopt for any other name.
-std::optional<ConsistencyMethod> ConsistencyMethodFromName(std::string_view name);
+std::optional<ConsistencyMethod> ConsistencyMethodFromName(
+    std::string_view name);
 // Every method's name, ", "-separated, for error messages.
 std::string ConsistencyMethodNames();
 

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/pairwise_hash.h"
+#include "common/sanitizer_build.h"
 #include "common/status_macros.h"
 #include "common/validation.h"
 
@@ -79,14 +80,6 @@ absl::StatusOr<Params> MakeParams(const OptimizedLocalHashingOptions& options) {
 // the loop vectorizes; target_clones adds an AVX2 build picked at load time.
 // Not under TSan: its ifunc resolver would be instrumented and run during
 // relocation, before the TSan runtime exists (a segfault at load).
-// (GCC says TSan with __SANITIZE_THREAD__, clang 14 only with __has_feature.)
-#if defined(__SANITIZE_THREAD__)
-#define LDP_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LDP_UNDER_TSAN 1
-#endif
-#endif
 #if defined(LDP_UNDER_TSAN)
 #define LDP_COUNT_SUPPORT_CLONES
 #else

@@ -20,7 +20,8 @@ constexpr double kCoinDenominator =
 double InsideOutsideEpsilon(uint64_t k, int64_t band, int64_t positions) {
   return std::log(
       static_cast<double>(k) * static_cast<double>(positions) /
-      ((kCoinDenominator - static_cast<double>(k)) * static_cast<double>(band)));
+      ((kCoinDenominator - static_cast<double>(k)) *
+       static_cast<double>(band)));
 }
 
 // Σ v and Σ v² over the `count` consecutive unit-spaced values starting at

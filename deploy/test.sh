@@ -18,7 +18,8 @@
 # from about 80 minutes towards 30 on two cores. The bench targets are left
 # to the main command's build.
 # Each job prints its wall time. LDP_CI_QUICK=1 stops after job 1, suite and
-# fuzzers (a quick local check; CI always runs everything). LDP_JOBS sets the parallelism.
+# fuzzers (a quick local check; CI always runs everything). LDP_JOBS sets
+# the parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${LDP_JOBS:-$(nproc)}"

@@ -15,19 +15,19 @@
 namespace ldp {
 namespace {
 
-constexpr char kExponentialMechanism[] = "exponential mechanism";
+constexpr char kMechanismName[] = "exponential mechanism";
 constexpr int kThresholdBits = 53;
 constexpr uint64_t kThresholdScale = uint64_t{1} << kThresholdBits;
 
 absl::Status ValidateScores(absl::Span<const double> scores) {
   if (scores.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(kExponentialMechanism, ": needs at least one candidate"));
+        absl::StrCat(kMechanismName, ": needs at least one candidate"));
   }
   for (size_t i = 0; i < scores.size(); ++i) {
     if (!std::isfinite(scores[i])) {
       return absl::InvalidArgumentError(
-          absl::StrCat(kExponentialMechanism, ": score[", i, "] must be finite, got ",
+          absl::StrCat(kMechanismName, ": score[", i, "] must be finite, got ",
                        scores[i]));
     }
   }
@@ -36,9 +36,9 @@ absl::Status ValidateScores(absl::Span<const double> scores) {
 
 absl::Status ValidateSensitivityAndEpsilon(double sensitivity,
                                            double epsilon) {
-  RETURN_IF_ERROR(ValidateEpsilonField(kExponentialMechanism, "sensitivity", sensitivity,
-                                       kUnboundedEpsilon));
-  return ValidateEpsilon(kExponentialMechanism, epsilon);
+  RETURN_IF_ERROR(ValidateEpsilonField(kMechanismName, "sensitivity",
+                                       sensitivity, kUnboundedEpsilon));
+  return ValidateEpsilon(kMechanismName, epsilon);
 }
 
 // ln of candidate i's weight relative to the best: ε(u_i − u_max)/(2Δ) ≤ 0.
@@ -101,7 +101,8 @@ absl::StatusOr<ExponentialMechanism> ExponentialMechanism::Create(
   const double epsilon_per_unit = epsilon / sensitivity;
   if (!std::isfinite(epsilon_per_unit) || !(epsilon_per_unit > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kExponentialMechanism, ": epsilon / sensitivity = ", epsilon, " / ", sensitivity,
+        kMechanismName, ": epsilon / sensitivity = ", epsilon, " / ",
+        sensitivity,
         " is not a positive finite double; rescale the scores"));
   }
   const double best = *std::max_element(scores.begin(), scores.end());
@@ -137,12 +138,12 @@ absl::StatusOr<double> UtilityLossBound(size_t num_candidates,
                                         double beta) {
   if (num_candidates == 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(kExponentialMechanism, ": needs at least one candidate"));
+        absl::StrCat(kMechanismName, ": needs at least one candidate"));
   }
   RETURN_IF_ERROR(ValidateSensitivityAndEpsilon(sensitivity, epsilon));
   if (!(beta > 0 && beta < 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kExponentialMechanism, ": failure probability beta must be in (0, 1), got ",
+        kMechanismName, ": failure probability beta must be in (0, 1), got ",
         beta));
   }
   return 2 * sensitivity / epsilon *

@@ -13,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "common/sanitizer_build.h"
 #include "common/workload/workload_estimator.h"
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/server_process.h"
-#include "tests/testing/sanitized.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
@@ -27,7 +27,7 @@ constexpr int kDomain = 32;
 // quiet 2-core machine; 20,000 took ~27 s, too close to the 30 s budget.
 // The sanitizer builds run 5× slower and look for memory and UB errors,
 // which 3,000 agents exercise just as well (the bands widen with them).
-#if LDP_TESTING_SANITIZED
+#if LDP_UNDER_SANITIZER
 constexpr int kAgents = 3'000;
 #else
 constexpr int kAgents = 12'000;
