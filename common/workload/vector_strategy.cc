@@ -33,12 +33,6 @@ struct VectorData {
   double scale = 0;   // B
 };
 
-// U for a report's seed: the public direction as the agent drew it.
-Eigen::VectorXd Direction(const VectorData& data, uint64_t seed) {
-  const std::vector<double> u = UnitDirection(seed, data.d);
-  return Eigen::Map<const Eigen::VectorXd>(u.data(), data.d);
-}
-
 class VectorAccumulator final : public StrategyAccumulator {
  public:
   explicit VectorAccumulator(std::shared_ptr<const VectorData> data)
@@ -48,7 +42,10 @@ class VectorAccumulator final : public StrategyAccumulator {
     if (absl::Status s = data_->randomizer->Validate(report); !s.ok()) return s;
     const HashedReport& hashed = std::get<HashedReport>(report.inner);
     const double sign = hashed.bucket == 1 ? 1.0 : -1.0;
-    sum_ += (sign * data_->scale) * Direction(*data_, hashed.seed);
+    // U, the public direction as the agent drew it from the seed.
+    const std::vector<double> u = UnitDirection(hashed.seed, data_->d);
+    sum_ += (sign * data_->scale) *
+            Eigen::Map<const Eigen::VectorXd>(u.data(), data_->d);
     ++num_reports_;
     return absl::OkStatus();
   }

@@ -41,7 +41,9 @@ if [ -z "$symbols" ]; then
   symbols=$(nm -C -D "$binary" 2>/dev/null || true)
 fi
 echo "symbols: $(echo "$symbols" | wc -l)"
-if echo "$symbols" | grep -E 'Eigen::|cblas_|LAPACKE_|\b[ds]gemm_|\bdsyevr?_' | head -5 | grep .; then
+hits=$(echo "$symbols" | grep -E 'Eigen::|cblas_|LAPACKE_|\b[ds]gemm_|\bdsyevr?_' || true)
+if [ -n "$hits" ]; then
+  echo "$hits" | sed -n 1,5p
   echo "FAIL: ldp-agent contains Eigen or BLAS/LAPACKE symbols (first above)"
   status=1
 fi
