@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "common/workload/workload_estimator.h"
+#include "common/workload/workload_answer.h"  // kAnswerRoundingError
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/sanitized.h"
