@@ -33,11 +33,11 @@ constexpr uint64_t kTotalWeight = uint64_t{1} << kMatrixStrategyWeightBits;
 
 // Largest remainder: floor every scaled entry of column x, then hand the
 // missing units to the largest fractional parts (ties to the lower row).
+// `remainder` and `order` are K-entry scratch space, reused across columns.
 void RoundColumn(const MatrixView& q, int64_t x, double sum,
-                 std::vector<uint64_t>& weights) {
+                 std::vector<uint64_t>& weights, std::vector<double>& remainder,
+                 std::vector<int64_t>& order) {
   const int64_t k = q.rows;
-  std::vector<double> remainder(k);
-  std::vector<int64_t> order(k);
   uint64_t assigned = 0;
   for (int64_t o = 0; o < k; ++o) {
     const double scaled = q(o, x) / sum * static_cast<double>(kTotalWeight);
@@ -111,6 +111,8 @@ absl::StatusOr<std::vector<uint64_t>> MatrixStrategyWeights(
     return absl::InvalidArgumentError("matrix strategy: matrix is empty");
   }
   std::vector<uint64_t> weights(static_cast<size_t>(k) * n);
+  std::vector<double> remainder(k);
+  std::vector<int64_t> order(k);
   for (int64_t x = 0; x < n; ++x) {
     double sum = 0;
     for (int64_t o = 0; o < k; ++o) {
@@ -127,7 +129,7 @@ absl::StatusOr<std::vector<uint64_t>> MatrixStrategyWeights(
           "matrix strategy: column ", x,
           " must sum to 1 (Q[o, x] = Pr[output o | item x]), sums to ", sum));
     }
-    RoundColumn(q, x, sum, weights);
+    RoundColumn(q, x, sum, weights, remainder, order);
   }
   return weights;
 }
