@@ -51,7 +51,7 @@ FrequencyOracleSpec CanonicalOracle(const FrequencyOracleSpec& given,
 }
 
 StrategySpec CanonicalStrategy(const StrategySpec& given,
-                               const StrategyMechanism& built) {
+                               const StrategyRandomizer& built) {
   StrategySpec spec;
   spec.kind = given.kind;
   spec.epsilon = given.epsilon;
@@ -81,7 +81,7 @@ StrategySpec CanonicalStrategy(const StrategySpec& given,
 
 Task CanonicalTask(const Task& task, const FrequencyOracle* oracle,
                    const RealMechanism* mechanism,
-                   const StrategyMechanism* strategy) {
+                   const StrategyRandomizer* strategy) {
   Task canonical = task;
   canonical.study_id = canonical.round_id = canonical.task_id = 0;
   canonical.epsilon_nanos = 0;

@@ -13,7 +13,7 @@
 #include "common/frequency_oracle.h"
 #include "common/real_mechanism.h"
 #include "common/task.h"
-#include "common/workload/strategy.h"
+#include "common/workload/strategy_randomizer.h"
 
 namespace ldp {
 
@@ -21,7 +21,7 @@ namespace ldp {
 // `task.question`.
 Task CanonicalTask(const Task& task, const FrequencyOracle* oracle,
                    const RealMechanism* mechanism,
-                   const StrategyMechanism* strategy);
+                   const StrategyRandomizer* strategy);
 
 }  // namespace ldp
 

@@ -1,4 +1,4 @@
-// Task → randomizer and accumulator; see the header.
+// Task → randomizer; see the header.
 #include "common/task_mechanism.h"
 
 #include <cmath>
@@ -7,9 +7,6 @@
 #include "common/canonical_task.h"
 #include "common/longitudinal.h"
 #include "common/status_macros.h"
-#include "common/workload/strategy.h"
-#include "common/workload/strategy_factory.h"
-#include "common/workload/workload_estimator.h"
 
 namespace ldp {
 namespace {
@@ -50,7 +47,7 @@ absl::StatusOr<std::shared_ptr<const TaskMechanism>> TaskMechanism::Create(
     const auto& workload = std::get<WorkloadTask>(task.question);
     StrategySpec spec = workload.strategy;
     spec.domain_size = workload.encoding.domain_size();
-    ASSIGN_OR_RETURN(result->strategy_, CreateStrategy(spec));
+    ASSIGN_OR_RETURN(result->strategy_, CreateStrategyRandomizer(spec));
   }
   RETURN_IF_ERROR(CheckCharge(result->implemented_epsilon(), task.epsilon_nanos));
   result->canonical_ =
@@ -135,82 +132,6 @@ absl::Status TaskMechanism::Validate(const ReportPayload& payload) const {
         "this task expects a frequency report (a histogram question)");
   }
   return oracle_->Validate(*frequency);
-}
-
-TaskAccumulator::TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism,
-                                 WorkloadEstimation workload)
-    : mechanism_(std::move(mechanism)), workload_(std::move(workload)) {
-  if (mechanism_->oracle_ != nullptr) {
-    histogram_ = mechanism_->oracle_->NewAccumulator();
-  } else if (mechanism_->strategy_ != nullptr) {
-    strategy_ = mechanism_->strategy_->NewAccumulator();
-  } else {
-    mean_ = std::make_unique<MeanAccumulator>(*mechanism_->mechanism_);
-  }
-}
-
-absl::Status TaskAccumulator::Add(const ReportPayload& payload) {
-  if (histogram_ != nullptr) {
-    const auto* report = std::get_if<FrequencyReport>(&payload);
-    if (report == nullptr) {
-      return absl::InvalidArgumentError(
-          "this task expects a frequency report (a histogram question)");
-    }
-    return histogram_->Add(*report);
-  }
-  if (strategy_ != nullptr) {
-    const auto* report = std::get_if<WorkloadReport>(&payload);
-    if (report == nullptr) {
-      return absl::InvalidArgumentError(
-          "this task expects a workload report (a workload question)");
-    }
-    return strategy_->Add(*report);
-  }
-  const auto* report = std::get_if<ScalarReport>(&payload);
-  if (report == nullptr) {
-    return absl::InvalidArgumentError(
-        "this task expects a scalar report (a statistical query)");
-  }
-  return mean_->Add(*report);
-}
-
-TaskAccumulator::~TaskAccumulator() = default;
-TaskAccumulator::TaskAccumulator(TaskAccumulator&&) noexcept = default;
-TaskAccumulator& TaskAccumulator::operator=(TaskAccumulator&&) noexcept =
-    default;
-
-int64_t TaskAccumulator::num_reports() const {
-  if (histogram_ != nullptr) return histogram_->num_reports();
-  if (strategy_ != nullptr) return strategy_->num_reports();
-  return mean_->num_reports();
-}
-
-std::vector<double> TaskAccumulator::StrategyEstimate() const {
-  if (strategy_ == nullptr) return {};
-  const Eigen::VectorXd y = strategy_->Estimate();
-  return std::vector<double>(y.begin(), y.end());
-}
-
-TaskEstimate TaskAccumulator::Estimate(double confidence) const {
-  if (histogram_ != nullptr) return histogram_->Estimate();
-  if (strategy_ != nullptr) {
-    const int64_t n = strategy_->num_reports();
-    if (workload_.estimator == nullptr) {
-      WorkloadAnswer answer;
-      answer.num_reports = n;
-      answer.epsilon = mechanism_->implemented_epsilon();
-      answer.confidence = confidence;
-      return answer;
-    }
-    return workload_.estimator->Estimate(strategy_->Estimate(), n, confidence,
-                                         workload_.consistency);
-  }
-  ScalarEstimate estimate = mean_->Estimate(confidence);
-  const double center = mechanism_->center_;
-  estimate.value += center;
-  estimate.interval.lower += center;
-  estimate.interval.upper += center;
-  return estimate;
 }
 
 }  // namespace ldp

@@ -1,5 +1,10 @@
-// The randomizer and estimator one task names, built once per task and
-// shared by the agent (Randomize) and the server (Validate, accumulate).
+// The randomizer one task names, built once per task and shared by the
+// agent (Randomize) and the server (Validate; the server's accumulators,
+// task_accumulator.h, build on it).
+//
+// A workload task holds only its strategy's randomizer
+// (workload/strategy_randomizer.h), not the strategy's linear algebra, so
+// this layer and the agent above it need no Eigen or BLAS (issue 20).
 //
 // Create() enforces the rule both sides rely on: the mechanism's implemented
 // ε never exceeds the εₜ the task charges. Randomize() never fails and does
@@ -16,26 +21,14 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/estimate.h"
 #include "common/frequency_oracle.h"
-#include "common/histogram_estimate.h"
-#include "common/mean_accumulator.h"
 #include "common/real_mechanism.h"
 #include "common/record_schema.h"
 #include "common/task.h"
-#include "common/workload/workload_answer.h"
+#include "common/workload/strategy_randomizer.h"
 
 namespace ldp {
 
-class StrategyAccumulator;  // workload/strategy.h
-class StrategyMechanism;    // workload/strategy.h
-class WorkloadEstimator;    // workload/workload_estimator.h
-
-// A scalar, a histogram, or a workload's answers (workload_estimator.h).
-using TaskEstimate =
-    std::variant<ScalarEstimate, HistogramEstimate, WorkloadAnswer>;
-
-class TaskAccumulator;
 class LongitudinalUnaryEncoding;  // longitudinal.h
 
 class TaskMechanism {
@@ -74,14 +67,20 @@ class TaskMechanism {
   // output.
   absl::Status Validate(const ReportPayload& payload) const;
 
-  // A workload task's strategy (null for other tasks); the server builds its
-  // WorkloadEstimator from it.
-  const std::shared_ptr<const StrategyMechanism>& strategy() const {
+  // Exactly one of the next three is set, matching task().question. The
+  // server's accumulators (task_accumulator.h) count reports with them.
+  // A histogram task's frequency oracle.
+  const FrequencyOracle* oracle() const { return oracle_.get(); }
+  // A statistical query's mechanism, which randomizes φ − query_center().
+  const RealMechanism* real_mechanism() const { return mechanism_.get(); }
+  double query_center() const { return center_; }
+  // A workload task's randomizer; the server wraps it in the strategy's
+  // linear structure (StrategyForRandomizer, workload/strategy_factory.h).
+  const std::shared_ptr<const StrategyRandomizer>& strategy_randomizer() const {
     return strategy_;
   }
 
  private:
-  friend class TaskAccumulator;
   explicit TaskMechanism(Task task)
       : task_(std::move(task)), canonical_(task_) {}
 
@@ -92,49 +91,8 @@ class TaskMechanism {
   // Exactly one is set, matching task_.question.
   std::unique_ptr<FrequencyOracle> oracle_;
   std::unique_ptr<RealMechanism> mechanism_;
-  std::shared_ptr<const StrategyMechanism> strategy_;
+  std::shared_ptr<const StrategyRandomizer> strategy_;
   double center_ = 0;  // (lo + hi)/2 of a statistical query
-};
-
-// How a workload task's estimate is answered. The task carries only the
-// strategy A; the workload W lives in the study, so the server supplies the
-// estimator it built for the question (once: building it is O(N³)).
-struct WorkloadEstimation {
-  std::shared_ptr<const WorkloadEstimator> estimator{};
-  // Also compute consistent answers (WorkloadAnswer::consistent_answers).
-  bool consistency = false;
-};
-
-// Server-side sufficient statistics of one task's reports (several tasks
-// asking the same question may share one). Keeps its mechanism alive.
-// Thread-compatible.
-class TaskAccumulator {
- public:
-  // `workload`: required for a workload task's Estimate, ignored otherwise.
-  explicit TaskAccumulator(std::shared_ptr<const TaskMechanism> mechanism,
-                           WorkloadEstimation workload = {});
-  // Out of line: StrategyAccumulator is incomplete here.
-  ~TaskAccumulator();
-  TaskAccumulator(TaskAccumulator&&) noexcept;
-  TaskAccumulator& operator=(TaskAccumulator&&) noexcept;
-
-  // Validates and counts; an invalid payload changes nothing.
-  absl::Status Add(const ReportPayload& payload);
-  int64_t num_reports() const;
-  // A histogram (unbiased, with variances), a scalar with its interval at
-  // `confidence`, shifted back to the query's own range, or a workload's
-  // answers with standard errors and a simultaneous band at `confidence`
-  // (without an estimator: num_reports and ε only, no answers).
-  TaskEstimate Estimate(double confidence) const;
-  // A workload task's ŷ ≈ A·h (empty for other tasks).
-  std::vector<double> StrategyEstimate() const;
-
- private:
-  std::shared_ptr<const TaskMechanism> mechanism_;
-  WorkloadEstimation workload_;
-  std::unique_ptr<FrequencyAccumulator> histogram_;
-  std::unique_ptr<MeanAccumulator> mean_;
-  std::unique_ptr<StrategyAccumulator> strategy_;
 };
 
 }  // namespace ldp

@@ -16,6 +16,7 @@
 #include "common/secure_random.h"
 #include "common/status_macros.h"
 #include "common/synthetic_records.h"
+#include "common/task_accumulator.h"
 #include "common/task_mechanism.h"
 #include "common/workload/workload.h"
 #include "common/workload/workload_estimator.h"

@@ -312,22 +312,24 @@ std::optional<ConsistencyMethod> PostProcessing(const Question& q) {
   return histogram == nullptr ? std::nullopt : histogram->post_processing;
 }
 
-// A workload question's estimation: the planning's estimator for this very
-// strategy, or one built now (after a restart, or for a strategy the
-// planning did not keep).
+// A workload question's estimation: the task's strategy, built once around
+// the task's randomizer for every accumulator of the question, and the
+// planning's estimator for this very strategy, or one built now (after a
+// restart, or for a strategy the planning did not keep).
 absl::StatusOr<WorkloadEstimation> EstimationFor(
     const Question& q, const TaskMechanism& mechanism,
     const EstimatorMap& estimators) {
   const auto* w = std::get_if<WorkloadQuestion>(&q.kind);
   if (w == nullptr) return WorkloadEstimation{};
   WorkloadEstimation result{.consistency = w->consistency};
+  ASSIGN_OR_RETURN(result.strategy, TaskStrategy(mechanism));
   if (auto it = estimators.find(q.id); it != estimators.end()) {
     result.estimator = it->second;
     return result;
   }
   ASSIGN_OR_RETURN(const Workload workload, Workload::Create(w->workload));
   absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
-      WorkloadEstimator::Create(workload, mechanism.strategy());
+      WorkloadEstimator::Create(workload, result.strategy);
   if (!estimator.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "question ", q.id, ": its strategy cannot answer the workload: ",

@@ -46,6 +46,8 @@
 #include "common/real_mechanism_factory.h"
 #include "common/study_spec.h"
 #include "common/task.h"
+#include "common/task_accumulator.h"
+#include "common/task_estimate.h"
 #include "common/task_mechanism.h"
 #include "common/workload/strategy_planner.h"
 #include "common/workload/strategy_spec.h"

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/task_accumulator.h"
 #include "common/task_mechanism.h"
 #include "planning/planner.h"
 #include "planning/programs/program_registry.h"

@@ -45,6 +45,7 @@
 #include "common/estimate.h"
 #include "common/study_spec.h"
 #include "common/task.h"
+#include "common/task_estimate.h"
 #include "common/task_mechanism.h"
 #include "server/commit_queue.h"
 #include "server/event_log.h"

@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/study_spec.h"
+#include "common/task_accumulator.h"
 #include "common/task_mechanism.h"
 #include "planning/planner.h"
 #include "server/store.h"

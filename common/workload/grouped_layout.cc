@@ -18,7 +18,7 @@
 #include "common/generalized_randomized_response.h"
 #include "common/unary_encoding.h"
 #include "common/validation.h"
-#include "common/workload/workload.h"
+#include "common/workload/workload_spec.h"  // kMaxWorkloadDomainSize
 
 namespace ldp::grouped {
 namespace {

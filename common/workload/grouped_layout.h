@@ -1,8 +1,10 @@
 // The layout of a grouped strategy (grouped_strategy.h): its levels and
 // groups, the inner frequency oracle of each level, which row of a group an
-// item falls in, and how an agent draws its group. Internal to the grouped
-// strategy, its variance algebra (grouped_variance.h) and its tests' code
-// path; other code goes through CreateGroupedStrategy.
+// item falls in, and how an agent draws its group. Plain types, no Eigen:
+// the agent's randomizer (grouped_randomizer.h) draws through it, and the
+// server's strategy and variance algebra (grouped_strategy.h,
+// grouped_variance.h) read the same layout; other code goes through
+// CreateStrategyRandomizer or CreateGroupedStrategy.
 //
 // Groups are organized in levels. An agent draws a level — uniformly
 // (UniformBelow) or, for Fourier's level weights, by integer weights out of

@@ -1,10 +1,9 @@
 // Grouped strategies (grouped_strategy.h): identity, hierarchical b-ary
 // trees, Haar wavelet (HaarHRR) and Fourier parities, on one machinery.
 //
-// The layout (grouped_layout.h) fixes the levels, groups and inner oracles.
-// A report is (g, inner report), Pr = π_g · Pr_inner[c_g(x)]: π_g cancels
-// in every likelihood ratio, so the strategy is ε-LDP with the inner
-// oracles' implemented ε.
+// The layout (grouped_layout.h) fixes the levels, groups and inner oracles;
+// the randomizer (grouped_randomizer.h) draws and checks reports, and this
+// file adds the linear structure the server estimates with.
 //
 // A stacks each group's indicator rows (row i of group g = 1[c_g(x) = i]),
 // then one all-ones row: the known total, whose "estimate" is exactly 1
@@ -29,6 +28,7 @@
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
 #include "common/workload/grouped_layout.h"
+#include "common/workload/grouped_randomizer.h"
 #include "common/workload/grouped_variance.h"
 
 namespace ldp {
@@ -79,8 +79,9 @@ void SpreadUniformly(int64_t count, uint32_t bins, absl::BitGenRef gen,
 
 class GroupedAccumulator : public StrategyAccumulator {
  public:
-  explicit GroupedAccumulator(std::shared_ptr<const Layout> layout)
-      : layout_(std::move(layout)) {
+  explicit GroupedAccumulator(
+      std::shared_ptr<const GroupedRandomizer> randomizer)
+      : randomizer_(std::move(randomizer)), layout_(randomizer_->layout()) {
     groups_.reserve(layout_->num_groups());
     for (uint32_t g = 0; g < layout_->num_groups(); ++g) {
       groups_.push_back(
@@ -89,11 +90,7 @@ class GroupedAccumulator : public StrategyAccumulator {
   }
 
   absl::Status Add(const WorkloadReport& report) override {
-    if (report.group >= groups_.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(KindName(layout_->spec.kind), " strategy: report group ",
-                       report.group, " is outside [0, ", groups_.size(), ")"));
-    }
+    if (absl::Status s = randomizer_->Validate(report); !s.ok()) return s;
     if (absl::Status s = groups_[report.group]->Add(report.inner); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(KindName(layout_->spec.kind), " strategy, group ",
@@ -138,6 +135,7 @@ class GroupedAccumulator : public StrategyAccumulator {
   }
 
  private:
+  std::shared_ptr<const GroupedRandomizer> randomizer_;
   std::shared_ptr<const Layout> layout_;
   std::vector<std::unique_ptr<FrequencyAccumulator>> groups_;
   int64_t num_reports_ = 0;
@@ -145,74 +143,10 @@ class GroupedAccumulator : public StrategyAccumulator {
 
 class GroupedStrategy : public StrategyMechanism {
  public:
-  explicit GroupedStrategy(std::shared_ptr<const Layout> layout)
-      : layout_(std::move(layout)) {}
-
-  std::string Describe() const override {
-    const Layout& l = *layout_;
-    const StrategySpec& s = l.spec;
-    std::string what;
-    switch (s.kind) {
-      case StrategyKind::kHierarchical:
-        what = absl::StrCat("hierarchical b=", s.branching, " N=", l.n, " (",
-                            l.levels.size(), " levels)");
-        break;
-      case StrategyKind::kHaar:
-        what = absl::StrCat("haar N=", l.n, " (", l.haar_bits, " levels)");
-        break;
-      case StrategyKind::kFourier:
-        what = absl::StrCat("fourier d=", s.num_bits, " k=", s.order, " (",
-                            l.num_groups(), " parities)");
-        break;
-      default:
-        what = absl::StrCat("identity N=", l.n);
-        break;
-    }
-    int grr = 0, oue = 0;
-    for (const Level& level : l.levels) {
-      (level.inner == InnerKind::kGrr ? grr : oue) += 1;
-    }
-    const char* inner = oue == 0 ? "GRR" : grr == 0 ? "OUE" : "GRR+OUE";
-    return absl::StrCat(what, ", ", inner, ", epsilon=", l.epsilon);
-  }
-
-  uint32_t domain_size() const override { return layout_->n; }
-  double epsilon() const override { return layout_->epsilon; }
-
-  WorkloadReport Randomize(uint32_t item, absl::BitGenRef gen) const override {
-    const Layout& l = *layout_;
-    const uint32_t x = std::min(item, l.n - 1);
-    const uint32_t g = grouped::SampleGroup(l, gen);
-    const Level& level = l.levels[l.level_of[g]];
-    return WorkloadReport{
-        .group = g, .inner = level.oracle->Randomize(l.ItemOf(g, x), gen)};
-  }
-
-  double Probability(uint32_t item,
-                     const WorkloadReport& report) const override {
-    if (!Validate(report).ok()) return 0;
-    const Layout& l = *layout_;
-    const uint32_t x = std::min(item, l.n - 1);
-    const uint32_t g = report.group;
-    return l.GroupProbability(g) * l.levels[l.level_of[g]].oracle->Probability(
-                                       l.ItemOf(g, x), report.inner);
-  }
-
-  absl::Status Validate(const WorkloadReport& report) const override {
-    const Layout& l = *layout_;
-    if (report.group >= l.num_groups()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(KindName(l.spec.kind), " strategy: report group ",
-                       report.group, " is outside [0, ", l.num_groups(), ")"));
-    }
-    const Level& level = l.levels[l.level_of[report.group]];
-    if (absl::Status s = level.oracle->Validate(report.inner); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(KindName(l.spec.kind), " strategy, group ", report.group,
-                       ": ", s.message()));
-    }
-    return absl::OkStatus();
-  }
+  explicit GroupedStrategy(std::shared_ptr<const GroupedRandomizer> randomizer)
+      : StrategyMechanism(randomizer),
+        randomizer_(std::move(randomizer)),
+        layout_(randomizer_->layout()) {}
 
   uint32_t output_dimension() const override { return layout_->rows(); }
 
@@ -249,7 +183,7 @@ class GroupedStrategy : public StrategyMechanism {
   }
 
   std::unique_ptr<StrategyAccumulator> NewAccumulator() const override {
-    return std::make_unique<GroupedAccumulator>(layout_);
+    return std::make_unique<GroupedAccumulator>(randomizer_);
   }
 
   Eigen::MatrixXd PointMassVariances(
@@ -332,19 +266,23 @@ class GroupedStrategy : public StrategyMechanism {
   }
 
  private:
+  std::shared_ptr<const GroupedRandomizer> randomizer_;
   std::shared_ptr<const Layout> layout_;
 };
 
 }  // namespace
 
+std::unique_ptr<StrategyMechanism> GroupedStrategyFor(
+    std::shared_ptr<const GroupedRandomizer> randomizer) {
+  return std::make_unique<GroupedStrategy>(std::move(randomizer));
+}
+
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateGroupedStrategy(
     const StrategySpec& spec) {
-  if (absl::Status s = grouped::ValidateSpec(spec); !s.ok()) return s;
-  absl::StatusOr<std::shared_ptr<const Layout>> layout =
-      grouped::BuildLayout(spec);
-  if (!layout.ok()) return layout.status();
-  return std::unique_ptr<StrategyMechanism>(
-      new GroupedStrategy(*std::move(layout)));
+  absl::StatusOr<std::shared_ptr<const GroupedRandomizer>> randomizer =
+      CreateGroupedRandomizer(spec);
+  if (!randomizer.ok()) return randomizer.status();
+  return GroupedStrategyFor(*std::move(randomizer));
 }
 
 }  // namespace ldp

@@ -1,8 +1,10 @@
 // Grouped strategies: identity, hierarchical trees, Haar wavelet and
-// Fourier parities. Each agent samples one group of A's rows with a public,
-// data-independent probability π_g, and reports which row of that group its
-// item falls in through randomized response (small groups) or optimized
-// unary encoding (large ones), whichever has the lower variance at ε.
+// Fourier parities; the randomizer is grouped_randomizer.h, this is the
+// server's linear structure around it. Each agent samples one group of A's
+// rows with a public, data-independent probability π_g, and reports which
+// row of that group its item falls in through randomized response (small
+// groups) or optimized unary encoding (large ones), whichever has the lower
+// variance at ε.
 //
 // Report: `group` indexes the groups in this order, and `inner` is the
 // group's GRR ItemReport or OUE BitVectorReport:
@@ -23,6 +25,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "common/workload/grouped_randomizer.h"
 #include "common/workload/strategy.h"
 #include "common/workload/strategy_spec.h"
 
@@ -31,6 +34,10 @@ namespace ldp {
 // spec.kind ∈ {kIdentity, kHierarchical, kHaar, kFourier}.
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateGroupedStrategy(
     const StrategySpec& spec);
+
+// The linear structure around an agent's randomizer (shared, not copied).
+std::unique_ptr<StrategyMechanism> GroupedStrategyFor(
+    std::shared_ptr<const GroupedRandomizer> randomizer);
 
 }  // namespace ldp
 

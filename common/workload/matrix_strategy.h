@@ -1,6 +1,7 @@
-// The optimized finite strategy Q as a randomizer: the agent draws output o
+// The optimized finite strategy Q as the server's linear strategy, around
+// the agent's randomizer (matrix_randomizer.h: the agent draws output o
 // with probability Q[o, x], from integer weights so that Probability and
-// the implemented ε are exact.
+// the implemented ε are exact).
 #ifndef LDP_COMMON_WORKLOAD_MATRIX_STRATEGY_H_
 #define LDP_COMMON_WORKLOAD_MATRIX_STRATEGY_H_
 
@@ -10,6 +11,7 @@
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
+#include "common/workload/matrix_randomizer.h"
 #include "common/workload/strategy.h"
 #include "common/workload/strategy_spec.h"
 
@@ -19,14 +21,12 @@ namespace ldp {
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateMatrixStrategy(
     const StrategySpec& spec);
 
-// Each column of Q is sampled from integer weights summing to exactly
-// 2^kMatrixStrategyWeightBits.
-inline constexpr int kMatrixStrategyWeightBits = 40;
+// The linear structure around an agent's randomizer (shared, not copied).
+std::unique_ptr<StrategyMechanism> MatrixStrategyFor(
+    std::shared_ptr<const MatrixRandomizer> randomizer);
 
-// Q (K×N, entries finite and ≥ 0, columns summing to 1 within 1e-9) as
-// those weights, column-major (weights[x·K + o]), by largest-remainder
-// rounding of each column. InvalidArgument naming the offending entry or
-// column otherwise.
+// MatrixStrategyWeights (matrix_randomizer.h) of an Eigen Q (K×N): the
+// weights CreateMatrixStrategy would sample from.
 absl::StatusOr<std::vector<uint64_t>> MatrixStrategyWeights(
     const Eigen::MatrixXd& q);
 

@@ -1,5 +1,6 @@
 // The contract every workload strategy (the A of W = R·A, with its
-// ε-LDP randomizer) meets, shared by the agent and the server.
+// ε-LDP randomizer) meets on the server: the randomizer the agent runs
+// (strategy_randomizer.h) plus the linear structure the estimator needs.
 //
 // A strategy is a linear mechanism: each report decodes to an unbiased
 // estimate of A·e_x for the agent's item x (A is k×N), the server averages
@@ -11,22 +12,24 @@
 // encoding), an optimized finite output matrix Q, and a factorization with
 // an ℓ2-ball vector randomizer.
 //
-// Like the frequency oracles it is *transparent*: `Probability` gives
-// Pr[R(x) = report] exactly, so tests can check the e^ε ratio bound by
-// enumeration, and `epsilon()` is the ε it implements (never more than the
-// ε it was created for).
+// The agent half is not implemented here: every StrategyMechanism wraps
+// the family's StrategyRandomizer, the very object an agent builds, and
+// forwards to it, so there is one Randomize, Probability and Validate per
+// family and the agent needs no Eigen.
 #ifndef LDP_COMMON_WORKLOAD_STRATEGY_H_
 #define LDP_COMMON_WORKLOAD_STRATEGY_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Eigen/Core"
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "common/workload/strategy_randomizer.h"
 #include "common/workload/workload_report.h"
 
 namespace ldp {
@@ -47,24 +50,25 @@ class StrategyAccumulator {
   virtual Eigen::VectorXd Estimate() const = 0;
 };
 
-class StrategyMechanism {
+class StrategyMechanism : public StrategyRandomizer {
  public:
-  virtual ~StrategyMechanism() = default;
-
-  // "hierarchical b=4, OUE", "optimized matrix K=1024", ...
-  virtual std::string Describe() const = 0;
-  virtual uint32_t domain_size() const = 0;  // N
-  // Implemented ε: max over x, x', report of ln(Pr[R(x)=r] / Pr[R(x')=r]).
-  virtual double epsilon() const = 0;
-
-  // --- Agent side. Items ≥ N are clamped to N − 1 (DESIGN invariant 8).
-  virtual WorkloadReport Randomize(uint32_t item, absl::BitGenRef gen) const = 0;
-  // Exact Pr[R(item) = report] (a density in the sign bit for the vector
-  // randomizer, conditioned on the public direction). Zero for reports R
-  // never outputs.
-  virtual double Probability(uint32_t item, const WorkloadReport& report) const = 0;
-  // InvalidArgument unless `report` has a shape this strategy can output.
-  virtual absl::Status Validate(const WorkloadReport& report) const = 0;
+  // --- Agent side, the wrapped randomizer's.
+  std::string Describe() const final { return randomizer_->Describe(); }
+  uint32_t domain_size() const final { return randomizer_->domain_size(); }
+  double epsilon() const final { return randomizer_->epsilon(); }
+  WorkloadReport Randomize(uint32_t item, absl::BitGenRef gen) const final {
+    return randomizer_->Randomize(item, gen);
+  }
+  double Probability(uint32_t item,
+                     const WorkloadReport& report) const final {
+    return randomizer_->Probability(item, report);
+  }
+  absl::Status Validate(const WorkloadReport& report) const final {
+    return randomizer_->Validate(report);
+  }
+  const std::shared_ptr<const StrategyRandomizer>& randomizer() const {
+    return randomizer_;
+  }
 
   // --- Server side: the linear structure.
   // k, the number of rows of A.
@@ -108,6 +112,13 @@ class StrategyMechanism {
   virtual Eigen::VectorXd SampleIidEstimate(const Eigen::VectorXd& h,
                                             int64_t n,
                                             absl::BitGenRef gen) const;
+
+ protected:
+  explicit StrategyMechanism(std::shared_ptr<const StrategyRandomizer> randomizer)
+      : randomizer_(std::move(randomizer)) {}
+
+ private:
+  std::shared_ptr<const StrategyRandomizer> randomizer_;
 };
 
 // Counts of n draws from the distribution p (sequential binomials; the

@@ -1,43 +1,49 @@
-// Builds any strategy from its spec (strategy_factory.h): checks the fields
-// every kind shares, then hands over to the family that implements the kind
-// (each family validates its own parameters).
+// Builds any strategy from its spec (strategy_factory.h): the randomizer
+// factory (strategy_randomizer.h) checks the spec and builds the agent's
+// randomizer, and the family that implements the kind adds its linear
+// structure around it.
 #include "common/workload/strategy_factory.h"
 
 #include <memory>
 
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/validation.h"
 #include "common/workload/grouped_strategy.h"
 #include "common/workload/matrix_strategy.h"
+#include "common/workload/strategy_randomizer.h"
 #include "common/workload/vector_strategy.h"
-#include "common/workload/workload.h"
 
 namespace ldp {
 
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateStrategy(
     const StrategySpec& spec) {
-  if (absl::Status s = ValidateEpsilon("strategy", spec.epsilon); !s.ok()) {
-    return s;
+  absl::StatusOr<std::shared_ptr<const StrategyRandomizer>> randomizer =
+      CreateStrategyRandomizer(spec);
+  if (!randomizer.ok()) return randomizer.status();
+  return StrategyForRandomizer(*std::move(randomizer));
+}
+
+absl::StatusOr<std::unique_ptr<StrategyMechanism>> StrategyForRandomizer(
+    std::shared_ptr<const StrategyRandomizer> randomizer) {
+  if (auto grouped =
+          std::dynamic_pointer_cast<const GroupedRandomizer>(randomizer)) {
+    return GroupedStrategyFor(std::move(grouped));
   }
-  if (absl::Status s = ValidateDomainSize("strategy", spec.domain_size, 1,
-                                          kMaxWorkloadDomainSize);
-      !s.ok()) {
-    return s;
+  if (auto matrix = std::dynamic_pointer_cast<const MatrixRandomizer>(randomizer)) {
+    return MatrixStrategyFor(std::move(matrix));
   }
-  switch (spec.kind) {
-    case StrategyKind::kIdentity:
-    case StrategyKind::kHierarchical:
-    case StrategyKind::kHaar:
-    case StrategyKind::kFourier:
-      return CreateGroupedStrategy(spec);
-    case StrategyKind::kMatrix:
-      return CreateMatrixStrategy(spec);
-    case StrategyKind::kFactorization:
-      return CreateVectorStrategy(spec);
+  if (auto vector = std::dynamic_pointer_cast<const VectorRandomizer>(randomizer)) {
+    return VectorStrategyFor(std::move(vector));
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("strategy: unknown kind ", static_cast<int>(spec.kind)));
+  if (auto strategy =
+          std::dynamic_pointer_cast<const StrategyMechanism>(randomizer)) {
+    return StrategyForRandomizer(strategy->randomizer());
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "strategy: ", randomizer == nullptr ? "no randomizer" : randomizer->Describe(),
+      " was not built by CreateStrategyRandomizer"));
 }
 
 StrategySpec MatrixStrategySpec(StrategyKind kind, double epsilon,

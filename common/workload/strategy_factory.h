@@ -1,4 +1,6 @@
-// Builds any strategy from its plain spec (agent and server alike).
+// Builds any strategy, the server's linear structure with its randomizer,
+// from its plain spec or from the randomizer an agent-side caller already
+// built (strategy_randomizer.h).
 #ifndef LDP_COMMON_WORKLOAD_STRATEGY_FACTORY_H_
 #define LDP_COMMON_WORKLOAD_STRATEGY_FACTORY_H_
 
@@ -7,18 +9,21 @@
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "common/workload/strategy.h"
+#include "common/workload/strategy_randomizer.h"
 #include "common/workload/strategy_spec.h"
 
 namespace ldp {
 
-// InvalidArgument (naming the field) for ε ≤ 0 or non-finite, N outside
-// [1, kMaxWorkloadDomainSize], b < 2, N ≠ 2^d, k outside [1, d], weights
-// not k positive finite numbers, a matrix of the wrong size or over
-// kMaxInProcessStrategyMatrixEntries (tasks carry at most
-// kMaxStrategyMatrixEntries; the wire edges check that), a Q that is not column-stochastic or whose
-// implemented ε exceeds spec.epsilon, an all-zero factorization column.
+// InvalidArgument exactly as CreateStrategyRandomizer.
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateStrategy(
     const StrategySpec& spec);
+
+// The strategy around `randomizer`, which it shares: one object draws and
+// checks reports for the task and the estimator alike. Cannot fail for a
+// randomizer from CreateStrategyRandomizer (or a strategy's randomizer());
+// InvalidArgument for any other.
+absl::StatusOr<std::unique_ptr<StrategyMechanism>> StrategyForRandomizer(
+    std::shared_ptr<const StrategyRandomizer> randomizer);
 
 // The spec of a strategy given by its matrix (kind kMatrix: Q, K×N;
 // kFactorization: A, rank×N) at ε, the matrix stored row-major.

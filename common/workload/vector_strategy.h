@@ -1,8 +1,9 @@
 // A factorization's strategy A with the ℓ2-ball randomizer of Duchi,
-// Jordan and Wainwright: a_x = A·e_x is privatized as B·U for a uniformly
-// random direction U (sent as a public seed) on the hemisphere agreeing
-// with a randomized ±a_x/‖a_x‖ with probability e^ε/(1+e^ε); unbiased for
-// a_x, with E[Z·Zᵀ] = (B²/rank)·I.
+// Jordan and Wainwright (vector_randomizer.h): a_x = A·e_x is privatized
+// as B·U for a uniformly random direction U (sent as a public seed) on the
+// hemisphere agreeing with a randomized ±a_x/‖a_x‖ with probability
+// e^ε/(1+e^ε); unbiased for a_x, with E[Z·Zᵀ] = (B²/rank)·I. This is the
+// server's decoding and variance algebra around the agent's randomizer.
 #ifndef LDP_COMMON_WORKLOAD_VECTOR_STRATEGY_H_
 #define LDP_COMMON_WORKLOAD_VECTOR_STRATEGY_H_
 
@@ -11,12 +12,17 @@
 #include "absl/status/statusor.h"
 #include "common/workload/strategy.h"
 #include "common/workload/strategy_spec.h"
+#include "common/workload/vector_randomizer.h"
 
 namespace ldp {
 
 // spec.kind == kFactorization; columns of A must have norm ≤ 1 (+1e-9).
 absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateVectorStrategy(
     const StrategySpec& spec);
+
+// The linear structure around an agent's randomizer (shared, not copied).
+std::unique_ptr<StrategyMechanism> VectorStrategyFor(
+    std::shared_ptr<const VectorRandomizer> randomizer);
 
 }  // namespace ldp
 

@@ -27,7 +27,7 @@
 #include "common/estimate.h"
 #include "common/record_schema.h"
 #include "common/study_spec.h"
-#include "common/task_mechanism.h"
+#include "common/task_estimate.h"
 #include "planning/programs/program_schedule.h"
 
 namespace ldp {

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <variant>
 
+#include "common/task_accumulator.h"
 #include "common/task_mechanism.h"
 #include "proto/convert/report_convert.h"
 #include "server/legacy_codec.h"

@@ -287,7 +287,12 @@ TEST(Planner, PlansAWorkloadQuestion) {
   EXPECT_EQ(task.strategy, decision.spec);
   EXPECT_EQ(task.encoding.domain_size(), 64u);
   EXPECT_LE(planned.mechanism->implemented_epsilon(), 1.0);
-  ASSERT_NE(planned.mechanism->strategy(), nullptr);
+  ASSERT_NE(planned.mechanism->strategy_randomizer(), nullptr);
+  // The question's accumulators share one strategy around the task's own
+  // randomizer.
+  ASSERT_NE(planned.workload.strategy, nullptr);
+  EXPECT_EQ(planned.workload.strategy->randomizer(),
+            planned.mechanism->strategy_randomizer());
   ASSERT_NE(planned.workload.estimator, nullptr);
   EXPECT_EQ(planned.workload.estimator->workload().num_queries(), 64u);
   EXPECT_LT(planned.workload.estimator->ReconstructionError(), 1e-6);
@@ -302,6 +307,9 @@ TEST(Planner, PlansAWorkloadQuestion) {
   ASSERT_NE(restored->questions()[0].workload.estimator, nullptr);
   EXPECT_EQ(restored->questions()[0].workload.estimator->strategy().Describe(),
             decision.description);
+  // Built now, the estimator's strategy is the task's.
+  EXPECT_EQ(restored->questions()[0].workload.estimator->strategy().randomizer(),
+            restored->questions()[0].mechanism->strategy_randomizer());
 }
 
 // A custom workload (done-when 3 of issue 5): the plan reports the chosen

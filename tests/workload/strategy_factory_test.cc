@@ -111,6 +111,41 @@ TEST(StrategyFactory, DispatchesEveryKindToItsFamily) {
   }
 }
 
+// The agent builds only the randomizer (strategy_randomizer.h), the server
+// the strategy around it: for every kind both draw the same reports from
+// the same coins and price and check them alike, and a strategy built
+// around a randomizer shares it.
+TEST(StrategyFactory, StrategiesWrapTheAgentsRandomizer) {
+  for (const StrategySpec& spec : OneOfEachKind()) {
+    SCOPED_TRACE(std::string(StrategyKindName(spec.kind)));
+    auto randomizer = CreateStrategyRandomizer(spec);
+    ASSERT_OK(randomizer);
+    auto strategy = CreateStrategy(spec);
+    ASSERT_OK(strategy);
+    EXPECT_EQ((*strategy)->Describe(), (*randomizer)->Describe());
+    EXPECT_EQ((*strategy)->epsilon(), (*randomizer)->epsilon());
+    testing::SeededGenerator a(7), b(7);
+    for (uint32_t x = 0; x < spec.domain_size + 2; ++x) {
+      const WorkloadReport report = (*randomizer)->Randomize(x, a);
+      EXPECT_EQ(report, (*strategy)->Randomize(x, b)) << "item " << x;
+      EXPECT_OK((*strategy)->Validate(report));
+      EXPECT_EQ((*strategy)->Probability(x, report),
+                (*randomizer)->Probability(x, report));
+    }
+    auto wrapped = StrategyForRandomizer(*randomizer);
+    ASSERT_OK(wrapped);
+    EXPECT_EQ((*wrapped)->randomizer(), *randomizer);
+    EXPECT_EQ((*wrapped)->StrategyMatrix(), (*strategy)->StrategyMatrix());
+    // A strategy passed as a randomizer is unwrapped, not wrapped twice.
+    auto rewrapped = StrategyForRandomizer(
+        std::shared_ptr<const StrategyRandomizer>(*std::move(wrapped)));
+    ASSERT_OK(rewrapped);
+    EXPECT_EQ((*rewrapped)->randomizer(), *randomizer);
+  }
+  EXPECT_THAT(StrategyForRandomizer(nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 TEST(StrategyFactory, RejectsSharedFieldsWithTheirNames) {
   const double nan = std::nan("");
   const double inf = std::numeric_limits<double>::infinity();
