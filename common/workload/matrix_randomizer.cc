@@ -24,7 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/coin.h"
 #include "common/validation.h"
-#include "common/workload/workload_spec.h"  // kMaxWorkloadDomainSize
+#include "common/workload/strategy_shape.h"
 
 namespace ldp {
 namespace {
@@ -70,37 +70,6 @@ void RoundColumn(const MatrixView& q, int64_t x, double sum,
   }
 }
 
-// The checks on the spec's sizes, before any entry is read.
-absl::Status CheckMatrixShape(const StrategySpec& spec) {
-  if (spec.kind != StrategyKind::kMatrix) {
-    return absl::InvalidArgumentError(
-        "matrix strategy: spec.kind must be kMatrix");
-  }
-  if (absl::Status s = ValidateEpsilon("matrix strategy", spec.epsilon);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = ValidateDomainSize("matrix strategy", spec.domain_size,
-                                          1, kMaxWorkloadDomainSize);
-      !s.ok()) {
-    return s;
-  }
-  const uint64_t k = spec.rows, n = spec.domain_size;
-  if (k == 0) {
-    return absl::InvalidArgumentError("matrix strategy: rows must be >= 1");
-  }
-  if (k * n > kMaxInProcessStrategyMatrixEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "matrix strategy: rows x domain_size = ", k * n, " exceeds ",
-        kMaxInProcessStrategyMatrixEntries, " entries (use fewer outputs)"));
-  }
-  if (spec.matrix.size() != k * n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "matrix strategy: matrix must hold rows x domain_size = ", k * n,
-        " values (row-major), got ", spec.matrix.size()));
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -215,7 +184,11 @@ absl::Status MatrixRandomizer::Validate(const WorkloadReport& report) const {
 
 absl::StatusOr<std::shared_ptr<const MatrixRandomizer>> CreateMatrixRandomizer(
     const StrategySpec& spec) {
-  if (absl::Status s = CheckMatrixShape(spec); !s.ok()) return s;
+  if (absl::Status s =
+          CheckStrategyShape(spec, StrategyKind::kMatrix, "matrix strategy");
+      !s.ok()) {
+    return s;
+  }
   const int64_t k = spec.rows, n = spec.domain_size;
   absl::StatusOr<std::vector<uint64_t>> weights = MatrixStrategyWeights(
       MatrixView{.data = spec.matrix.data(),

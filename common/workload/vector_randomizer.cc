@@ -33,7 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/validation.h"
-#include "common/workload/workload_spec.h"  // kMaxWorkloadDomainSize
+#include "common/workload/strategy_shape.h"
 
 namespace ldp {
 namespace {
@@ -51,34 +51,12 @@ double BitGivenDirection(CoinProbability agree, double projection,
   return bit == agreeing_bit ? agree.value() : agree.Complement().value();
 }
 
-// The checks on the spec's sizes, before any entry is read.
+// The shape, then every entry finite, before any entry is used.
 absl::Status CheckVectorShape(const StrategySpec& spec) {
-  if (spec.kind != StrategyKind::kFactorization) {
-    return absl::InvalidArgumentError(
-        "vector strategy: spec.kind must be kFactorization");
-  }
-  if (absl::Status s = ValidateEpsilon("vector strategy", spec.epsilon);
+  if (absl::Status s = CheckStrategyShape(spec, StrategyKind::kFactorization,
+                                          "vector strategy");
       !s.ok()) {
     return s;
-  }
-  if (absl::Status s = ValidateDomainSize("vector strategy", spec.domain_size,
-                                          1, kMaxWorkloadDomainSize);
-      !s.ok()) {
-    return s;
-  }
-  const uint64_t d = spec.rows, n = spec.domain_size;
-  if (d == 0) {
-    return absl::InvalidArgumentError("vector strategy: rows must be >= 1");
-  }
-  if (d * n > kMaxInProcessStrategyMatrixEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "vector strategy: rows x domain_size = ", d * n, " exceeds ",
-        kMaxInProcessStrategyMatrixEntries, " entries"));
-  }
-  if (spec.matrix.size() != d * n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "vector strategy: matrix must hold rows x domain_size = ", d * n,
-        " values (row-major), got ", spec.matrix.size()));
   }
   for (double v : spec.matrix) {
     if (!std::isfinite(v)) {
