@@ -26,17 +26,6 @@
 namespace ldp {
 namespace {
 
-class OneSpecCodec final : public StudySpecCodec {
- public:
-  explicit OneSpecCodec(StudySpec spec) : spec_(std::move(spec)) {}
-  absl::StatusOr<StudySpec> Decode(std::string_view) const override {
-    return spec_;
-  }
-
- private:
-  StudySpec spec_;
-};
-
 RecordSchema Schema() {
   return *RecordSchema::Create(
       {FieldSpec::Real("x", -1, 1), FieldSpec::Int("bucket", 0, 63)});
@@ -64,7 +53,6 @@ Question Histogram() {
 // each agent's answers to all its tasks prepared.
 struct Setup {
   std::string dir;
-  std::unique_ptr<OneSpecCodec> codec;
   std::unique_ptr<Aggregator> aggregator;
   std::vector<uint64_t> agents;
   std::vector<std::vector<TaskReport>> reports;
@@ -72,13 +60,11 @@ struct Setup {
   Setup(StudySpec spec, int num_agents) {
     std::string pattern = "/tmp/ldp_bench_XXXXXX";
     dir = mkdtemp(pattern.data());
-    codec = std::make_unique<OneSpecCodec>(std::move(spec));
     aggregator =
-        *Aggregator::Create({.spec_codec = codec.get(),
-                             .clock = RealClock::Get(),
+        *Aggregator::Create({.clock = RealClock::Get(),
                              .analyst_token = "bench-analyst-token"},
                             *SqliteStore::Open({.path = dir + "/ldp.db"}));
-    absl::StatusOr<StudyInfo> study = aggregator->CreateStudy("spec");
+    absl::StatusOr<StudyInfo> study = aggregator->CreateStudy(std::move(spec));
     if (!study.ok()) {
       fprintf(stderr, "CreateStudy: %s\n", study.status().ToString().c_str());
       abort();

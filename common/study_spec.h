@@ -99,6 +99,8 @@ struct StudySpec {
   double confidence = 0.95;         // 1 − β of every interval
   int64_t quorum = 0;               // close early at this many reports per question
   absl::Duration round_duration = absl::Hours(1);
+  // No round starts at or after this time (InfiniteFuture: no deadline).
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 }  // namespace ldp

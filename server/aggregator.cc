@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "server/aggregator_impl.h"
 #include "server/credential.h"
+#include "server/study_codec.h"
 #include "server/task_id.h"
 
 namespace ldp {
@@ -33,6 +34,7 @@ class CreateStudyJob final : public CommitJob {
       : context_(context),
         studies_(studies),
         study_(std::move(study)),
+        spec_bytes_(EncodeStudySpec(*study_->spec)),
         round_row_(std::move(round_row)),
         result_(result),
         done_(done) {}
@@ -40,7 +42,7 @@ class CreateStudyJob final : public CommitJob {
   absl::Status Apply(StoreTransaction& transaction) override {
     ASSIGN_OR_RETURN(
         holder_, transaction.InsertStudy({.study_id = study_->study_id,
-                                          .spec = *study_->spec_bytes,
+                                          .spec = spec_bytes_,
                                           .request_id = study_->request_id,
                                           .state = StudyState::kActive,
                                           .created_at = study_->created_at}));
@@ -72,6 +74,7 @@ class CreateStudyJob final : public CommitJob {
   const AggregatorContext& context_;
   StudyRegistry& studies_;
   std::shared_ptr<StudyRuntime> study_;
+  std::string spec_bytes_;
   RoundRow round_row_;
   uint64_t holder_ = 0;
   absl::StatusOr<uint64_t>* result_;
@@ -91,9 +94,8 @@ std::string MechanismName(const QuestionDecision& decision) {
 }
 
 absl::Status ValidateOptions(const AggregatorOptions& options) {
-  if (options.spec_codec == nullptr || options.clock == nullptr) {
-    return absl::InvalidArgumentError(
-        "AggregatorOptions needs a spec_codec and a clock");
+  if (options.clock == nullptr) {
+    return absl::InvalidArgumentError("AggregatorOptions needs a clock");
   }
   if (options.analyst_token.size() < kMinAnalystTokenLength) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -193,7 +195,11 @@ RoundInfo MakeRoundInfo(const RoundRuntime& round) {
   if (plan.decisions().from_program) {
     info.name = plan.decisions().round_name;
     info.slice = plan.slice();
-    info.questions_bytes = plan.decisions().questions_bytes;
+    info.from_program = true;
+    // Restore decoded these bytes already; they cannot fail here.
+    info.program_questions =
+        DecodeQuestions(plan.decisions().questions_bytes, round.study()->schema)
+            .value_or(std::vector<Question>{});
   }
   for (int q = 0; q < round.num_questions(); ++q) {
     const PlannedQuestion& planned = plan.questions()[q];
@@ -246,7 +252,6 @@ QuestionEstimate EstimateQuestion(const RoundRuntime& round, int q,
 StudyInfo InfoOf(const StudyRuntime& study) {
   StudyInfo info{.study_id = study.study_id,
                  .spec = study.spec,
-                 .spec_bytes = study.spec_bytes,
                  .state = study.state.load(),
                  .create_time = study.created_at,
                  .num_agents = study.num_agents.load(),
@@ -265,17 +270,21 @@ StudyInfo InfoOf(const StudyRuntime& study) {
 
 
 absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
-    std::string spec_bytes, std::string request_id) {
-  ASSIGN_OR_RETURN(StudySpec spec, options_.spec_codec->Decode(spec_bytes));
+    StudySpec spec, std::string request_id) {
+  const absl::Time now = context_.clock().Now();
+  if (now >= spec.deadline) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the study's deadline (", absl::FormatTime(spec.deadline),
+        ") has passed: no round may start after it; set a later deadline "
+        "or none"));
+  }
   auto study = std::make_shared<StudyRuntime>();
   study->spec = std::make_shared<const StudySpec>(std::move(spec));
   ASSIGN_OR_RETURN(RoundPlan plan, FirstRound(*study));
   ASSIGN_OR_RETURN(const uint64_t round_id, studies_.NextRoundId());
   ASSIGN_OR_RETURN(study->study_id, studies_.NextStudyId());
-  study->spec_bytes =
-      std::make_shared<const std::string>(std::move(spec_bytes));
   study->request_id = std::move(request_id);
-  study->created_at = context_.clock().Now();
+  study->created_at = now;
   const RoundRow row{
       .round_id = round_id,
       .study_id = study->study_id,
@@ -333,13 +342,13 @@ absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
 }
 
 absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
-    std::string spec_bytes, std::string request_id) {
+    StudySpec spec, std::string request_id) {
   if (!request_id.empty()) {
     const uint64_t existing = studies_.StudyForRequest(request_id);
     if (existing != 0) return GetStudy(existing);
   }
   ASSIGN_OR_RETURN(std::shared_ptr<StudyRuntime> study,
-                   NewStudy(std::move(spec_bytes), std::move(request_id)));
+                   NewStudy(std::move(spec), std::move(request_id)));
   RoundRow row = RoundRowOf(*study->LatestRound());
   absl::StatusOr<uint64_t> result;
   absl::Notification done;
@@ -402,18 +411,6 @@ absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
 }
 
 // ---- The facade --------------------------------------------------------
-
-absl::StatusOr<std::string> StudySpecCodec::EncodeQuestions(
-    const std::vector<Question>&) const {
-  return absl::UnimplementedError(
-      "this server's spec codec cannot store an analyst program's questions");
-}
-
-absl::StatusOr<std::vector<Question>> StudySpecCodec::DecodeQuestions(
-    std::string_view, const RecordSchema&) const {
-  return absl::UnimplementedError(
-      "this server's spec codec cannot read an analyst program's questions");
-}
 
 absl::StatusOr<RoundInfo> Aggregator::AdvanceStudy(uint64_t study_id) {
   return impl_->AdvanceStudy(study_id);
@@ -507,9 +504,9 @@ absl::Status Aggregator::AuthenticateAnalyst(std::string_view token) const {
   return impl_->AuthenticateAnalyst(token);
 }
 
-absl::StatusOr<StudyInfo> Aggregator::CreateStudy(std::string spec_bytes,
+absl::StatusOr<StudyInfo> Aggregator::CreateStudy(StudySpec spec,
                                                   std::string request_id) {
-  return impl_->CreateStudy(std::move(spec_bytes), std::move(request_id));
+  return impl_->CreateStudy(std::move(spec), std::move(request_id));
 }
 
 absl::StatusOr<StudyInfo> Aggregator::GetStudy(uint64_t study_id) {

@@ -20,8 +20,10 @@
 //
 // Seams the caller provides:
 // - Store (store.h): durable rows; SqliteStore is the default.
-// - StudySpecCodec (below): the study spec's serialized form.
 // - Clock (common/clock.h): deadlines and timestamps; tests use FakeClock.
+//
+// Study specs reach the aggregator parsed (StudySpec); it stores them, and
+// the questions analyst programs ask, through study_codec.h.
 //
 // Restart: constructing an Aggregator on an existing store reloads agents,
 // studies, rounds and every stored report, rebuilds the accumulators from
@@ -55,31 +57,6 @@
 
 namespace ldp {
 
-// The serialized form of a study spec, which the store keeps verbatim.
-//
-// The aggregator never serializes a StudySpec itself: CreateStudy takes the
-// bytes the service edge received (e.g. a serialized ldp.v1.StudySpec, so
-// wire-only fields survive) and derives the StudySpec from them with
-// `Decode`, at creation and again after every restart. The bytes are thus
-// the single source of truth and the two can never disagree. The gRPC layer
-// implements Decode as "parse ldp.v1.StudySpec, then StudySpecFromProto";
-// tests map a few names to prebuilt specs. Implementations are thread-safe.
-class StudySpecCodec {
- public:
-  virtual ~StudySpecCodec() = default;
-  // InvalidArgument (with an actionable message) for a malformed spec.
-  virtual absl::StatusOr<StudySpec> Decode(std::string_view bytes) const = 0;
-
-  // The questions an analyst program asked for one round, in a form the
-  // store keeps with the round (so a restart restores exactly what agents
-  // were asked), and back. The defaults refuse: codecs that only serve
-  // noninteractive studies need not implement them.
-  virtual absl::StatusOr<std::string> EncodeQuestions(
-      const std::vector<Question>& questions) const;
-  virtual absl::StatusOr<std::vector<Question>> DecodeQuestions(
-      std::string_view bytes, const RecordSchema& schema) const;
-};
-
 // An enrollment token for one device batch. It admits at most `max_agents`
 // agents in total; the count is kept in the store (each agent row names the
 // token that admitted it), so a leaked or abused token mints a bounded
@@ -91,7 +68,6 @@ struct EnrollmentQuota {
 
 struct AggregatorOptions {
   // Required; not owned, must outlive the aggregator.
-  const StudySpecCodec* spec_codec = nullptr;
   const Clock* clock = nullptr;
   // Required, ≥ 16 characters: the analyst credential (from server config).
   std::string analyst_token{};
@@ -170,9 +146,10 @@ struct RoundInfo {
   // the population asked ("" and [0, 1) otherwise).
   std::string name{};
   AgentSlice slice{};
-  // ... and its questions, as StudySpecCodec::EncodeQuestions bytes ("" for
-  // a noninteractive round: the study spec's questions).
-  std::string questions_bytes{};
+  // ... and the questions the program asked in it (empty for a
+  // noninteractive round: the study spec's questions).
+  bool from_program = false;
+  std::vector<Question> program_questions{};
   RoundState state = RoundState::kOpen;
   absl::Time start_time = absl::InfinitePast();
   absl::Time deadline = absl::InfinitePast();
@@ -184,8 +161,6 @@ struct RoundInfo {
 struct StudyInfo {
   uint64_t study_id = 0;
   std::shared_ptr<const StudySpec> spec{};
-  // The bytes the study was created from (StudySpecCodec).
-  std::shared_ptr<const std::string> spec_bytes{};
   StudyState state = StudyState::kActive;
   absl::Time create_time = absl::InfinitePast();
   std::vector<RoundInfo> rounds{};  // oldest first
@@ -324,11 +299,11 @@ class Aggregator {
   // OK iff `token` is the configured analyst token (constant time).
   absl::Status AuthenticateAnalyst(std::string_view token) const;
 
-  // Decodes `spec_bytes` with the codec, validates and plans the study
-  // (InvalidArgument with the reason otherwise), stores it and opens its
-  // first round. A repeated non-empty `request_id` returns the study it
-  // created first, without creating another.
-  absl::StatusOr<StudyInfo> CreateStudy(std::string spec_bytes,
+  // Validates and plans the study (InvalidArgument with the reason
+  // otherwise; FailedPrecondition if its deadline has passed), stores it and
+  // opens its first round. A repeated non-empty `request_id` returns the
+  // study it created first, without creating another.
+  absl::StatusOr<StudyInfo> CreateStudy(StudySpec spec,
                                         std::string request_id = "");
   absl::StatusOr<StudyInfo> GetStudy(uint64_t study_id);
   // Studies with id ≤ page_start (0 = from the newest), newest first.

@@ -50,7 +50,7 @@ class Aggregator::Impl {
 
   // The analysts' study calls (aggregator.cc); contracts in aggregator.h.
   absl::Status AuthenticateAnalyst(std::string_view token) const;
-  absl::StatusOr<StudyInfo> CreateStudy(std::string spec_bytes,
+  absl::StatusOr<StudyInfo> CreateStudy(StudySpec spec,
                                         std::string request_id);
   absl::StatusOr<StudyInfo> GetStudy(uint64_t study_id);
   StudyPage ListStudies(int page_size, uint64_t page_start);
@@ -69,7 +69,7 @@ class Aggregator::Impl {
  private:
   // A new study with its first round, not stored or registered yet.
   absl::StatusOr<std::shared_ptr<StudyRuntime>> NewStudy(
-      std::string spec_bytes, std::string request_id);
+      StudySpec spec, std::string request_id);
   // The first round of a new study (its program's, for interactive ones).
   absl::StatusOr<RoundPlan> FirstRound(StudyRuntime& study);
 

@@ -9,6 +9,7 @@
 #include "common/status_macros.h"
 #include "planning/programs/program_registry.h"
 #include "planning/programs/program_schedule.h"
+#include "server/study_codec.h"
 
 namespace ldp {
 namespace {
@@ -100,9 +101,7 @@ absl::StatusOr<RoundPlan> ProgramDriver::PlanProgramRound(
                    RoundPlan::CreateForProgram(*study.spec, round,
                                                study.schedule[index],
                                                options_.strategy_planner));
-  ASSIGN_OR_RETURN(std::string bytes,
-                   options_.spec_codec->EncodeQuestions(round.questions));
-  plan.set_questions_bytes(std::move(bytes));
+  plan.set_questions_bytes(EncodeQuestions(round.questions));
   return plan;
 }
 
@@ -112,7 +111,8 @@ absl::StatusOr<std::shared_ptr<RoundRuntime>> ProgramDriver::PlanNextRound(
   const std::vector<RoundAnswers> history =
       History(rounds, rounds.size(), study.spec->confidence);
   ASSIGN_OR_RETURN(ProgramStep step, study.program->Next(history));
-  if (!step.round.has_value()) {
+  // The study's deadline ends it too: no round starts at or after it.
+  if (!step.round.has_value() || now >= study.spec->deadline) {
     study.SetResult(std::move(step.result), true);
     return nullptr;
   }

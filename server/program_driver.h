@@ -47,8 +47,8 @@ class ProgramDriver {
   absl::StatusOr<RoundPlan> PlanFirstRound(StudyRuntime& study) const;
   // Asks the program for the step after every closed round of `study`.
   // Returns the next round, not yet stored or registered, or nullptr when
-  // the program is done (then its result is final). Updates the study's
-  // result either way.
+  // the program is done or `now` is at or past the study's deadline (then
+  // its result is final). Updates the study's result either way.
   absl::StatusOr<std::shared_ptr<RoundRuntime>> PlanNextRound(
       StudyRuntime& study, absl::Time now);
   // At load: the latest round if it is closed while the study is still

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/storage_codec.h"
+#include "server/study_codec.h"
 #include "server/store_follower.h"
 #include "server/task_id.h"
 
@@ -113,13 +114,11 @@ void Restorer::FinishInterruptedWork(const StudyMap& studies) const {
 
 absl::StatusOr<std::shared_ptr<StudyRuntime>> Restorer::StudyFromRow(
     StudyRow row) const {
-  absl::StatusOr<StudySpec> spec =
-      context_.options.spec_codec->Decode(row.spec);
+  absl::StatusOr<StudySpec> spec = DecodeStudySpec(row.spec);
   if (!spec.ok()) return Corrupt("study", row.study_id, spec.status());
   auto study = std::make_shared<StudyRuntime>();
   study->study_id = row.study_id;
   study->spec = std::make_shared<const StudySpec>(*std::move(spec));
-  study->spec_bytes = std::make_shared<const std::string>(std::move(row.spec));
   study->request_id = std::move(row.request_id);
   study->created_at = row.created_at;
   study->state = row.state;
@@ -140,8 +139,7 @@ absl::StatusOr<std::shared_ptr<RoundRuntime>> Restorer::RoundFromRow(
   const StudySpec* spec = study.spec.get();
   if (decisions->from_program) {
     absl::StatusOr<std::vector<Question>> questions =
-        context_.options.spec_codec->DecodeQuestions(
-            decisions->questions_bytes, study.spec->schema);
+        DecodeQuestions(decisions->questions_bytes, study.spec->schema);
     if (!questions.ok()) {
       return Corrupt("round", row.round_id, questions.status());
     }

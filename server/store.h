@@ -58,7 +58,7 @@ struct AgentRow {
 
 struct StudyRow {
   uint64_t study_id = 0;
-  std::string spec{};        // opaque; see StudySpecCodec in aggregator.h
+  std::string spec{};        // EncodeStudySpec (study_codec.h)
   std::string request_id{};  // client idempotency key; "" = none
   StudyState state = StudyState::kActive;
   absl::Time created_at = absl::UnixEpoch();

@@ -33,7 +33,6 @@ namespace ldp {
 struct StudyRuntime {
   uint64_t study_id = 0;
   std::shared_ptr<const StudySpec> spec{};
-  std::shared_ptr<const std::string> spec_bytes{};
   std::string request_id{};
   absl::Time created_at;
   std::atomic<StudyState> state{StudyState::kActive};

@@ -249,9 +249,6 @@ absl::Status CheckStudyScalars(const v1::StudySpec& proto) {
   if (!proto.has_schema()) {
     return absl::InvalidArgumentError("study schema is missing");
   }
-  if (proto.has_deadline()) {
-    RETURN_IF_ERROR(TimeFromProto(proto.deadline()).status());
-  }
   return absl::OkStatus();
 }
 
@@ -359,6 +356,10 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto) {
   if (proto.has_program()) {
     ASSIGN_OR_RETURN(program, ProgramSpecFromProto(proto.program()));
   }
+  absl::Time deadline = absl::InfiniteFuture();
+  if (proto.has_deadline()) {
+    ASSIGN_OR_RETURN(deadline, TimeFromProto(proto.deadline()));
+  }
   return StudySpec{
       .display_name = proto.display_name(),
       .schema = std::move(schema),
@@ -371,7 +372,8 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto) {
       .quorum = static_cast<int64_t>(proto.quorum()),
       .round_duration = proto.round_duration_seconds() == 0
                             ? kDefaultRoundDuration
-                            : absl::Seconds(proto.round_duration_seconds())};
+                            : absl::Seconds(proto.round_duration_seconds()),
+      .deadline = deadline};
 }
 
 void ToProto(const StudySpec& spec, v1::StudySpec* proto) {
@@ -395,6 +397,9 @@ void ToProto(const StudySpec& spec, v1::StudySpec* proto) {
       absl::ToInt64Seconds(absl::Ceil(spec.round_duration, absl::Seconds(1)));
   proto->set_round_duration_seconds(static_cast<uint32_t>(
       std::clamp<int64_t>(seconds, 0, std::numeric_limits<uint32_t>::max())));
+  if (spec.deadline != absl::InfiniteFuture()) {
+    TimeToProto(spec.deadline, proto->mutable_deadline());
+  }
 }
 
 std::string StudySpecToBytes(const StudySpec& spec) {

@@ -10,8 +10,9 @@
 //   a statistical query without a mechanism → hybrid; a histogram question
 //   without a mechanism → the planner chooses the oracle; a workload
 //   question without a strategy → the planner chooses it.
-// StudySpec.deadline is validated but not represented in ldp::StudySpec
-// (the server keeps the analyst's original bytes).
+// ToProto(StudySpecFromProto(p)) is p with those defaults filled in, so the
+// server can store a study as the deterministic bytes of its StudySpec
+// (server/storage_codec.h) and show it back to the analyst.
 #ifndef LDP_PROTO_CONVERT_STUDY_CONVERT_H_
 #define LDP_PROTO_CONVERT_STUDY_CONVERT_H_
 

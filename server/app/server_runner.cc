@@ -45,13 +45,11 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& db) {
 }
 
 absl::StatusOr<std::unique_ptr<Aggregator>> StartAggregator(
-    const ServerConfig& config, const StudySpecCodec& codec,
-    EventLog& event_log) {
+    const ServerConfig& config, EventLog& event_log) {
   AggregatorOptions options;
   ASSIGN_OR_RETURN(options.analyst_token, AnalystToken(config));
   ASSIGN_OR_RETURN(options.enrollment_token, EnrollmentToken(config));
   ASSIGN_OR_RETURN(options.enrollment_quotas, EnrollmentQuotas(config));
-  options.spec_codec = &codec;
   options.clock = RealClock::Get();
   options.max_queued_writes = config.max_queued_writes;
   options.strategy_planner.cache_dir = StrategyCacheDir(config);
@@ -176,9 +174,8 @@ absl::Status RunServer(const ServerConfig& config, const sigset_t& signals) {
       std::unique_ptr<RateLimiter> enroll_limiter,
       RateLimiter::Create(RealClock::Get(), config.enroll_limit_per_peer));
   LineEventLog event_log(config.log_level, RealClock::Get());
-  ProtoStudySpecCodec codec;
   ASSIGN_OR_RETURN(std::unique_ptr<Aggregator> aggregator,
-                   StartAggregator(config, codec, event_log));
+                   StartAggregator(config, event_log));
   ASSIGN_OR_RETURN(std::unique_ptr<MetricsEndpoint> metrics,
                    StartMetrics(config, aggregator.get()));
   Services services(aggregator.get(), config, agent_limiter.get(),

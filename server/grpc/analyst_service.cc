@@ -43,7 +43,7 @@ v1::RoundState RoundStateToProto(RoundState state) {
 
 void StudyToProto(const StudyInfo& info, v1::Study* out) {
   out->set_study_id(info.study_id);
-  if (info.spec_bytes != nullptr) out->mutable_spec()->ParseFromString(*info.spec_bytes);
+  if (info.spec != nullptr) ToProto(*info.spec, out->mutable_spec());
   v1::StudyStatus* status = out->mutable_status();
   status->set_state(info.state == StudyState::kActive ? v1::STUDY_ACTIVE
                                                       : v1::STUDY_CLOSED);
@@ -74,18 +74,12 @@ void RoundToProto(const StudyInfo& study, const RoundInfo& round,
   out->set_study_id(study.study_id);
   out->set_round_id(round.round_id);
   out->set_state(RoundStateToProto(round.state));
-  if (round.questions_bytes.empty()) {
-    for (const Question& question : study.spec->questions) {
-      ToProto(question, out->add_questions());
-    }
-  } else {
-    // A program round: the questions as stored (ProtoStudySpecCodec).
-    v1::StudySpec stored;
-    if (stored.ParseFromString(round.questions_bytes)) {
-      *out->mutable_questions() = stored.questions();
-    }
-    out->set_name(round.name);
+  const std::vector<Question>& questions =
+      round.from_program ? round.program_questions : study.spec->questions;
+  for (const Question& question : questions) {
+    ToProto(question, out->add_questions());
   }
+  if (round.from_program) out->set_name(round.name);
   out->set_slice_begin(round.slice.begin);
   out->set_slice_end(round.slice.end);
   for (const QuestionInfo& question : round.questions) {
@@ -208,32 +202,6 @@ EstimateRelease ToRelease(const QuestionEstimate& q, double confidence) {
 
 }  // namespace
 
-absl::StatusOr<StudySpec> ProtoStudySpecCodec::Decode(
-    std::string_view bytes) const {
-  v1::StudySpec proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError("study spec bytes are not an ldp.v1.StudySpec");
-  }
-  return StudySpecFromProto(proto);
-}
-
-absl::StatusOr<std::string> ProtoStudySpecCodec::EncodeQuestions(
-    const std::vector<Question>& questions) const {
-  v1::StudySpec proto;
-  for (const Question& q : questions) ToProto(q, proto.add_questions());
-  return DeterministicBytes(proto);
-}
-
-absl::StatusOr<std::vector<Question>> ProtoStudySpecCodec::DecodeQuestions(
-    std::string_view bytes, const RecordSchema& schema) const {
-  v1::StudySpec proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError(
-        "stored questions are not an ldp.v1.StudySpec");
-  }
-  return QuestionsFromProto(proto.questions(), schema);
-}
-
 absl::Status AnalystServiceImpl::Authenticate(
     grpc::CallbackServerContext* context) const {
   absl::StatusOr<std::string_view> token = BearerToken(*context);
@@ -256,12 +224,10 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::CreateStudy(
   if (absl::Status parsed = ParseByteBuffer(*raw, request); !parsed.ok()) {
     return FinishWith(context, parsed);
   }
-  std::string bytes;
-  if (!request.spec().SerializeToString(&bytes)) {
-    return FinishWith(context, absl::InvalidArgumentError("cannot serialize the study spec"));
-  }
+  absl::StatusOr<StudySpec> spec = StudySpecFromProto(request.spec());
+  if (!spec.ok()) return FinishWith(context, spec.status());
   absl::StatusOr<StudyInfo> info =
-      aggregator_->CreateStudy(std::move(bytes), request.request_id());
+      aggregator_->CreateStudy(*std::move(spec), request.request_id());
   if (info.ok()) {
     v1::Study study;
     StudyToProto(*info, &study);

@@ -1,6 +1,6 @@
 // The AnalystService gRPC adapter: checks the analyst credential, turns
-// wire study specs into the bytes the Aggregator keeps, and renders studies,
-// rounds and estimates back to wire messages.
+// wire study specs into the StudySpec the Aggregator takes, and renders
+// studies, rounds and estimates back to wire messages.
 #ifndef LDP_SERVER_GRPC_ANALYST_SERVICE_H_
 #define LDP_SERVER_GRPC_ANALYST_SERVICE_H_
 
@@ -8,17 +8,6 @@
 #include "server/aggregator.h"
 
 namespace ldp {
-
-// Decodes stored spec bytes (a serialized ldp.v1.StudySpec).
-class ProtoStudySpecCodec final : public StudySpecCodec {
- public:
-  absl::StatusOr<StudySpec> Decode(std::string_view bytes) const override;
-  // Questions as the `questions` of an otherwise empty ldp.v1.StudySpec.
-  absl::StatusOr<std::string> EncodeQuestions(
-      const std::vector<Question>& questions) const override;
-  absl::StatusOr<std::vector<Question>> DecodeQuestions(
-      std::string_view bytes, const RecordSchema& schema) const override;
-};
 
 // CreateStudy is a raw method: it parses the request itself, so that a spec
 // nesting deeper than protobuf reads gets INVALID_ARGUMENT naming the limit

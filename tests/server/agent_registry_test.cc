@@ -19,7 +19,6 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::MapSpecCodec;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -31,8 +30,7 @@ class AgentRegistryTest : public ::testing::Test {
     std::string pattern = ::testing::TempDir() + "ldp_agents_XXXXXX";
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    options_ = {.spec_codec = &codec_,
-                .clock = &clock_,
+    options_ = {.clock = &clock_,
                 .analyst_token = "analyst-secret-0123456789",
                 .max_reports_per_call = 10};
   }
@@ -90,7 +88,6 @@ class AgentRegistryTest : public ::testing::Test {
 
   std::string dir_;
   FakeClock clock_;
-  MapSpecCodec codec_;
   AggregatorOptions options_;
   ServerStats stats_;
   std::unique_ptr<SqliteStore> store_;

@@ -28,7 +28,6 @@ namespace ldp {
 namespace {
 
 using testing::MakeStudy;
-using testing::MapSpecCodec;
 using testing::MeanQuestion;
 using testing::SeededGenerator;
 using testing::StatusIs;
@@ -41,12 +40,6 @@ class SharedStoreTest : public ::testing::Test {
   void SetUp() override {
     const char* url = std::getenv("LDP_TEST_POSTGRES_URL");
     ASSERT_NE(url, nullptr) << "run through tests/postgres/with_postgres.sh";
-    // Both tests share the database: every spec is known before a replica
-    // loads the other test's studies.
-    codec_.Add("mean", MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
-    StudySpec quorum = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
-    quorum.quorum = 2;
-    codec_.Add("quorum", std::move(quorum));
     url_ = url;
     a_ = Start(url, absl::Milliseconds(20));
     // B follows only when an analyst asks: what it has not heard of yet,
@@ -62,8 +55,7 @@ class SharedStoreTest : public ::testing::Test {
     auto store = PostgresStore::Open({.url = url});
     EXPECT_OK(store);
     if (!store.ok()) return nullptr;
-    auto aggregator = Aggregator::Create({.spec_codec = &codec_,
-                                          .clock = &clock_,
+    auto aggregator = Aggregator::Create({.clock = &clock_,
                                           .analyst_token = kAnalystToken,
                                           .enrollment_quotas = std::move(quotas),
                                           .follow_interval = follow},
@@ -111,7 +103,6 @@ class SharedStoreTest : public ::testing::Test {
 
   std::string url_;
   FakeClock clock_;
-  MapSpecCodec codec_;
   SeededGenerator gen_{8};
   std::unique_ptr<Aggregator> a_;
   std::unique_ptr<Aggregator> b_;
@@ -119,7 +110,7 @@ class SharedStoreTest : public ::testing::Test {
 
 TEST_F(SharedStoreTest, TwoReplicasCountEveryAgentOnceAndAgree) {
   constexpr int kAgentsEach = 150;
-  const std::string spec = "mean";
+  const StudySpec spec = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
   absl::StatusOr<StudyInfo> study = a_->CreateStudy(spec, "req-1");
   ASSERT_OK(study);
   // The same request id at B: the same study, not a second one.
@@ -191,7 +182,9 @@ TEST_F(SharedStoreTest, TwoReplicasCountEveryAgentOnceAndAgree) {
 }
 
 TEST_F(SharedStoreTest, ARoundClosedOnOneReplicaRefusesReportsOnTheOther) {
-  absl::StatusOr<StudyInfo> study = a_->CreateStudy("quorum", "");
+  StudySpec quorum = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
+  quorum.quorum = 2;
+  absl::StatusOr<StudyInfo> study = a_->CreateStudy(std::move(quorum));
   ASSERT_OK(study);
   ASSERT_OK(b_->GetStudy(study->study_id));  // B learns of the open round
   // B's agent gets its task while the round is open.

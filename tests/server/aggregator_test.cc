@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "server/round_closer.h"
 #include "server/sqlite_store.h"
+#include "server/study_codec.h"
 #include "tests/server/test_studies.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
@@ -30,7 +31,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::MakeStudy;
-using testing::MapSpecCodec;
 using testing::MeanQuestion;
 using testing::SeededGenerator;
 using testing::StatusIs;
@@ -86,8 +86,7 @@ class AggregatorTest : public ::testing::Test {
     auto store = SqliteStore::Open({.path = dir_ + "/ldp.db"});
     ASSERT_OK(store);
     auto aggregator =
-        Aggregator::Create({.spec_codec = &codec_,
-                            .clock = &clock_,
+        Aggregator::Create({.clock = &clock_,
                             .analyst_token = kAnalystToken,
                             .enrollment_token = std::move(enrollment_token),
                             .event_log = &events_},
@@ -101,10 +100,8 @@ class AggregatorTest : public ::testing::Test {
   }
 
   uint64_t CreateStudy(StudySpec spec, std::string request_id = "") {
-    const std::string bytes =
-        codec_.Add("study" + std::to_string(next_spec_++), std::move(spec));
     absl::StatusOr<StudyInfo> info =
-        aggregator_->CreateStudy(bytes, std::move(request_id));
+        aggregator_->CreateStudy(std::move(spec), std::move(request_id));
     EXPECT_OK(info);
     return info.ok() ? info->study_id : 0;
   }
@@ -153,8 +150,6 @@ class AggregatorTest : public ::testing::Test {
   std::string dir_;
   RecordingEventLog events_;
   FakeClock clock_;
-  MapSpecCodec codec_;
-  int next_spec_ = 0;
   std::unique_ptr<Aggregator> aggregator_;
   SeededGenerator gen_{2024};
   std::map<const Task*, std::shared_ptr<const TaskMechanism>> mechanisms_;
@@ -198,7 +193,7 @@ TEST_F(AggregatorTest, RejectsBadOptions) {
   ASSERT_OK(store);
   EXPECT_THAT(
       Aggregator::Create(
-          {.spec_codec = &codec_, .clock = &clock_, .analyst_token = "short"},
+          {.clock = &clock_, .analyst_token = "short"},
           *std::move(store)),
       StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Aggregator::Create(
@@ -602,20 +597,24 @@ TEST_F(AggregatorTest, AClosedRoundCountsEveryAcknowledgedReport) {
 }
 
 TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
-  const std::string bytes =
-      codec_.Add("s", MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
-  absl::StatusOr<StudyInfo> first = aggregator_->CreateStudy(bytes, "req-1");
-  absl::StatusOr<StudyInfo> again = aggregator_->CreateStudy(bytes, "req-1");
+  StudySpec spec = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
+  spec.deadline = clock_.Now() + absl::Hours(48);
+  absl::StatusOr<StudyInfo> first = aggregator_->CreateStudy(spec, "req-1");
+  absl::StatusOr<StudyInfo> again = aggregator_->CreateStudy(spec, "req-1");
   ASSERT_OK(first);
   ASSERT_OK(again);
   EXPECT_EQ(first->study_id, again->study_id);
-  EXPECT_EQ(*first->spec_bytes, bytes);
   EXPECT_EQ(first->rounds.size(), 1u);
   EXPECT_EQ(first->rounds[0].state, RoundState::kOpen);
   EXPECT_EQ(first->create_time, clock_.Now());
   Restart();
-  EXPECT_EQ(aggregator_->CreateStudy(bytes, "req-1")->study_id,
+  EXPECT_EQ(aggregator_->CreateStudy(spec, "req-1")->study_id,
             first->study_id);
+  // The stored spec (study_codec.h) comes back whole after the restart.
+  absl::StatusOr<StudyInfo> restored = aggregator_->GetStudy(first->study_id);
+  ASSERT_OK(restored);
+  EXPECT_EQ(EncodeStudySpec(*restored->spec), EncodeStudySpec(spec));
+  EXPECT_EQ(restored->spec->deadline, spec.deadline);
   const uint64_t second =
       CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
   const uint64_t third =
@@ -632,11 +631,14 @@ TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
 }
 
 TEST_F(AggregatorTest, RejectsInvalidStudiesAndUnknownIds) {
-  EXPECT_THAT(aggregator_->CreateStudy("never registered"),
-              StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(aggregator_->CreateStudy(codec_.Add(
-                  "bad", MakeStudy(0, {MeanQuestion("m", "x", -1, 1)}))),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  StudySpec late = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
+  late.deadline = clock_.Now();
+  EXPECT_THAT(aggregator_->CreateStudy(late),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("deadline")));
+  EXPECT_THAT(
+      aggregator_->CreateStudy(MakeStudy(0, {MeanQuestion("m", "x", -1, 1)})),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(aggregator_->GetStudy(42), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(aggregator_->GetEstimates(42),
               StatusIs(absl::StatusCode::kNotFound));

@@ -14,6 +14,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
+#include "common/status_macros.h"
 #include "common/task_mechanism.h"
 #include "gtest/gtest.h"
 #include "server/agent_registry.h"
@@ -23,6 +24,7 @@
 #include "server/round_lifecycle.h"
 #include "server/sqlite_store.h"
 #include "server/store_follower.h"
+#include "server/study_codec.h"
 #include "server/study_registry.h"
 #include "tests/server/test_studies.h"
 #include "tests/testing/fake_clock.h"
@@ -59,12 +61,21 @@ class InsertStudyJob final : public CommitJob {
 class CoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "ldp_core_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    MakeDir();
     Build();
     agent_id_ = Enroll();
     StartStudy();
+  }
+  void MakeDir() {
+    std::string pattern = ::testing::TempDir() + "ldp_core_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  // SQLite in dir_; a fixture may share another store instead.
+  virtual absl::StatusOr<std::unique_ptr<Store>> OpenStore() {
+    ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store,
+                     SqliteStore::Open({.path = dir_ + "/ldp.db"}));
+    return std::unique_ptr<Store>(std::move(store));
   }
   void TearDown() override {
     Destroy();
@@ -79,7 +90,7 @@ class CoreTest : public ::testing::Test {
   }
 
   void Build() {
-    auto store = SqliteStore::Open({.path = dir_ + "/ldp.db"});
+    absl::StatusOr<std::unique_ptr<Store>> store = OpenStore();
     ASSERT_OK(store);
     store_ = *std::move(store);
     queue_ = std::make_unique<CommitQueue>(store_.get(), 100);
@@ -102,7 +113,7 @@ class CoreTest : public ::testing::Test {
                                                 *restorer_);
   }
   void Destroy() {
-    queue_->Stop();
+    if (queue_ != nullptr) queue_->Stop();
     follower_.reset();
     restorer_.reset();
     ingest_.reset();
@@ -131,11 +142,9 @@ class CoreTest : public ::testing::Test {
     StudySpec spec = ::ldp::testing::MakeStudy(kNanosPerEpsilon,
                                {::ldp::testing::MeanQuestion("mean", "x", -1, 1)});
     spec.quorum = 2;
-    codec_.Add("study", spec);  // what a restart decodes
     study_ = std::make_shared<StudyRuntime>();
     study_->study_id = 1;
     study_->spec = std::make_shared<const StudySpec>(std::move(spec));
-    study_->spec_bytes = std::make_shared<const std::string>("study");
     const RoundRow row{.round_id = 1,
                        .study_id = 1,
                        .start_time = clock_.Now(),
@@ -146,7 +155,9 @@ class CoreTest : public ::testing::Test {
         std::make_shared<RoundRuntime>(row, study_->spec, *std::move(plan)));
     absl::Notification done;
     queue_->Submit(std::make_unique<InsertStudyJob>(
-        StudyRow{.study_id = 1, .spec = "study", .created_at = clock_.Now()},
+        StudyRow{.study_id = 1,
+                 .spec = EncodeStudySpec(*study_->spec),  // what a restart reads
+                 .created_at = clock_.Now()},
         RoundRowOf(*study_->LatestRound()), &done));
     done.WaitForNotification();
     studies_->Register(study_);
@@ -187,14 +198,12 @@ class CoreTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  ::ldp::testing::MapSpecCodec codec_;
-  AggregatorOptions options_{.spec_codec = &codec_,
-                             .clock = &clock_,
+  AggregatorOptions options_{.clock = &clock_,
                              .max_reports_per_call = 4};
   ServerStats stats_;
   std::string dir_;
   std::mt19937_64 gen_{7};
-  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<Store> store_;
   std::unique_ptr<CommitQueue> queue_;
   std::unique_ptr<AggregatorContext> context_;
   std::unique_ptr<AgentRegistry> agents_;

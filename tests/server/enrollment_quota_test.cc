@@ -25,7 +25,6 @@
 namespace ldp {
 namespace {
 
-using testing::MapSpecCodec;
 using testing::StatusIs;
 
 constexpr char kAnalystToken[] = "analyst-secret-0123456789";
@@ -46,8 +45,7 @@ class EnrollmentQuotaTest : public ::testing::Test {
       std::vector<EnrollmentQuota> quotas, std::string single_token = "") {
     auto store = SqliteStore::Open({.path = dir_ + "/ldp.db"});
     if (!store.ok()) return store.status();
-    return Aggregator::Create({.spec_codec = &codec_,
-                               .clock = &clock_,
+    return Aggregator::Create({.clock = &clock_,
                                .analyst_token = kAnalystToken,
                                .enrollment_token = std::move(single_token),
                                .enrollment_quotas = std::move(quotas)},
@@ -62,7 +60,6 @@ class EnrollmentQuotaTest : public ::testing::Test {
 
   std::string dir_;
   FakeClock clock_;
-  MapSpecCodec codec_;
   std::unique_ptr<Aggregator> aggregator_;
 };
 

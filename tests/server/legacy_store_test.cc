@@ -31,7 +31,6 @@
 #include "common/clock.h"
 #include "gtest/gtest.h"
 #include "server/aggregator.h"
-#include "server/grpc/analyst_service.h"
 #include "server/legacy_codec.h"
 #include "server/sqlite_store.h"
 #include "server/storage_codec.h"
@@ -243,10 +242,8 @@ TEST(LegacyStore, EstimatesAreThoseTheOldServerGave) {
   auto store = SqliteStore::Open({.path = path});
   ASSERT_OK(store);
   const FixtureClock clock;
-  ProtoStudySpecCodec codec;
   auto aggregator = Aggregator::Create(
-      {.spec_codec = &codec,
-       .clock = &clock,
+      {.clock = &clock,
        .analyst_token = "legacy-store-test-analyst"},
       *std::move(store));
   ASSERT_OK(aggregator) << aggregator.status();

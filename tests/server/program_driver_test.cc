@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "planning/programs/threshold_learner.h"
 #include "server/sqlite_store.h"
+#include "server/study_codec.h"
 #include "tests/server/test_studies.h"
 #include "tests/testing/status_matchers.h"
 
@@ -23,24 +24,6 @@ using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
 constexpr int64_t kEps = kNanosPerEpsilon;
-
-// Keeps a program's questions in memory; the bytes name their index.
-class QuestionCodec final : public StudySpecCodec {
- public:
-  absl::StatusOr<StudySpec> Decode(std::string_view) const override {
-    return absl::UnimplementedError("not needed here");
-  }
-  absl::StatusOr<std::string> EncodeQuestions(
-      const std::vector<Question>& questions) const override {
-    absl::MutexLock lock(&mutex_);
-    asked_.push_back(questions);
-    return absl::StrCat(asked_.size() - 1);
-  }
-
- private:
-  mutable absl::Mutex mutex_;
-  mutable std::vector<std::vector<Question>> asked_ ABSL_GUARDED_BY(mutex_);
-};
 
 class ProgramDriverTest : public ::testing::Test {
  protected:
@@ -76,8 +59,8 @@ class ProgramDriverTest : public ::testing::Test {
                                                   {"accuracy", "0.1"}}}};
   }
   // The study with its first round planned and added, as CreateStudy does.
-  std::shared_ptr<StudyRuntime> Started() {
-    auto study = Interactive(ThresholdStudy());
+  std::shared_ptr<StudyRuntime> Started(StudySpec spec = ThresholdStudy()) {
+    auto study = Interactive(std::move(spec));
     absl::StatusOr<RoundPlan> plan = driver_->PlanFirstRound(*study);
     EXPECT_OK(plan);
     study->AddRound(std::make_shared<RoundRuntime>(
@@ -86,8 +69,7 @@ class ProgramDriverTest : public ::testing::Test {
     return study;
   }
 
-  QuestionCodec codec_;
-  AggregatorOptions options_{.spec_codec = &codec_};
+  AggregatorOptions options_{};
   std::string dir_;
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<StudyRegistry> studies_;
@@ -120,7 +102,18 @@ TEST_F(ProgramDriverTest, TheFirstRoundIsTheProgramsAndItsResultIsOpen) {
   bool done = true;
   EXPECT_TRUE(study->Result(&done).has_value());
   EXPECT_FALSE(done);
-  EXPECT_TRUE(study->LatestRound()->plan().decisions().from_program);
+  const PlanDecisions& decisions = study->LatestRound()->plan().decisions();
+  EXPECT_TRUE(decisions.from_program);
+  // The round keeps the program's questions in the stored form a restart
+  // reads back (study_codec.h).
+  absl::StatusOr<std::vector<Question>> asked =
+      DecodeQuestions(decisions.questions_bytes, study->spec->schema);
+  ASSERT_OK(asked);
+  const RoundPlan& plan = study->LatestRound()->plan();
+  ASSERT_EQ(asked->size(), plan.questions().size());
+  for (size_t q = 0; q < asked->size(); ++q) {
+    EXPECT_EQ((*asked)[q].id, plan.questions()[q].question_id);
+  }
   EXPECT_EQ(AnswersOf(*study->LatestRound(), 0.95).answers.size(),
             static_cast<size_t>(study->LatestRound()->num_questions()));
 }
@@ -138,6 +131,25 @@ TEST_F(ProgramDriverTest, TheNextRoundTakesTheRegistrysNextId) {
   EXPECT_EQ((*next)->start_time(), now);
   EXPECT_EQ((*next)->deadline(), now + study->spec->round_duration);
   EXPECT_EQ(study->Rounds().size(), 1u);  // not added: the caller stores it
+}
+
+TEST_F(ProgramDriverTest, NoRoundStartsAtOrAfterTheStudysDeadline) {
+  StudySpec spec = ThresholdStudy();
+  spec.deadline = absl::FromUnixSeconds(1000);
+  auto study = Started(std::move(spec));
+  study->LatestRound()->set_state(RoundState::kClosedDeadline);
+  absl::StatusOr<std::shared_ptr<RoundRuntime>> at_deadline =
+      driver_->PlanNextRound(*study, absl::FromUnixSeconds(1000));
+  ASSERT_OK(at_deadline);
+  EXPECT_EQ(*at_deadline, nullptr);
+  bool done = false;
+  EXPECT_TRUE(study->Result(&done).has_value());
+  EXPECT_TRUE(done);
+  // A second before it, the same program asks its next round.
+  absl::StatusOr<std::shared_ptr<RoundRuntime>> before =
+      driver_->PlanNextRound(*study, absl::FromUnixSeconds(999));
+  ASSERT_OK(before);
+  EXPECT_NE(*before, nullptr);
 }
 
 // A crash between a round's close and the next round leaves an active study

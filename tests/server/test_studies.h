@@ -1,19 +1,18 @@
-// Study specs and a trivial StudySpecCodec shared by the server tests.
+// Study specs shared by the server tests.
 #ifndef LDP_TESTS_SERVER_TEST_STUDIES_H_
 #define LDP_TESTS_SERVER_TEST_STUDIES_H_
 
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "common/domain_encoding.h"
 #include "common/query_expression.h"
 #include "common/record_schema.h"
 #include "common/study_spec.h"
-#include "server/aggregator.h"
+#include "common/task.h"
+#include "common/workload/strategy_planner.h"
 
 namespace ldp::testing {
 
@@ -78,28 +77,6 @@ inline StudySpec MakeStudy(int64_t cap_nanos, std::vector<Question> questions) {
                    .epsilon_cap_nanos = cap_nanos,
                    .questions = std::move(questions)};
 }
-
-// "Serializes" a spec by registering it under a name; Decode looks it up.
-class MapSpecCodec final : public StudySpecCodec {
- public:
-  std::string Add(std::string name, StudySpec spec) {
-    absl::MutexLock lock(&mutex_);
-    specs_.insert_or_assign(name, std::move(spec));
-    return name;
-  }
-  absl::StatusOr<StudySpec> Decode(std::string_view bytes) const override {
-    absl::MutexLock lock(&mutex_);
-    auto it = specs_.find(std::string(bytes));
-    if (it == specs_.end()) {
-      return absl::InvalidArgumentError("unknown test study spec");
-    }
-    return it->second;
-  }
-
- private:
-  mutable absl::Mutex mutex_;
-  std::map<std::string, StudySpec> specs_;
-};
 
 }  // namespace ldp::testing
 
