@@ -23,7 +23,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/coin.h"
-#include "common/validation.h"
 #include "common/workload/strategy_shape.h"
 
 namespace ldp {

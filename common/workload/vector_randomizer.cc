@@ -32,7 +32,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "common/validation.h"
 #include "common/workload/strategy_shape.h"
 
 namespace ldp {

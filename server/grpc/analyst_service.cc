@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/workload/workload_estimator.h"
 #include "proto/convert/byte_buffer.h"
-#include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/estimate_convert.h"
 #include "proto/convert/grpc_status.h"
 #include "proto/convert/study_convert.h"
