@@ -40,6 +40,7 @@
 #include "proto/convert/study_file.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 #include "tools/analyst_client.h"
+#include "tools/gamma2_text.h"
 #include "tools/plan_command.h"
 #include "tools/workload_plot.h"
 
@@ -268,9 +269,8 @@ void PrintWorkload(const std::string& id, const v1::WorkloadEstimate& w, int row
                 w.best_fixed_strategy().c_str(), w.best_fixed_v_max());
   }
   if (w.gamma2_upper() > 0) {
-    std::printf("  gamma2(W) certified in [%.6g, %.6g] (factorization found / "
-                "dual lower bound)\n",
-                w.gamma2_lower(), w.gamma2_upper());
+    std::printf("  %s\n",
+                Gamma2IntervalText(w.gamma2_lower(), w.gamma2_upper()).c_str());
   }
   if (rows <= 0 || m <= rows) {
     for (int j = 0; j < m; ++j) PrintWorkloadRow(w, j);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,7 @@
 #include "planning/study_forecast.h"
 #include "proto/convert/study_convert.h"
 #include "proto/convert/study_file.h"
+#include "tools/gamma2_text.h"
 
 namespace ldp {
 namespace {
@@ -86,6 +88,33 @@ void PrintForecast(const StudyForecast& f, const ForecastOptions& options) {
                   "(central exponential mechanism) of the largest frequency\n",
                   q.question_id.c_str(), q.top_item_local_loss,
                   q.top_item_central_loss);
+    }
+  }
+}
+
+// Each workload question's strategy as planned, what it is measured
+// against, and where γ₂(W) lies: the bound every factorization mechanism's
+// worst-case error is judged by (the server prints the same interval after
+// `study create`).
+void PrintStrategies(const StudySpec& spec, const RoundPlan& plan) {
+  const std::vector<QuestionDecision>& decisions = plan.decisions().questions;
+  for (size_t i = 0; i < decisions.size() && i < spec.questions.size(); ++i) {
+    const auto* d = std::get_if<StrategyDecision>(&decisions[i].randomizer);
+    if (d == nullptr) continue;
+    std::printf("%s: strategy %s, predicted per-user variance v_max %.4g, "
+                "v_avg %.4g\n",
+                spec.questions[i].id.c_str(), d->description.c_str(), d->v_max,
+                d->v_avg);
+    if (!d->best_fixed.empty()) {
+      std::printf("  best fixed strategy: %s, v_max %.4g\n",
+                  d->best_fixed.c_str(), d->best_fixed_v_max);
+    }
+    if (d->gamma2_upper > 0) {
+      std::printf("  %s\n",
+                  Gamma2IntervalText(d->gamma2_lower, d->gamma2_upper).c_str());
+    } else {
+      std::printf("  gamma2(W) not computed (a named structured strategy, or "
+                  "a factorization too large for a task)\n");
     }
   }
 }
@@ -171,6 +200,7 @@ absl::Status RunPlanCommand(const std::string& study_file,
                    ForecastStudy(spec, forecast_options));
   std::printf("study \"%s\"\n", spec.display_name.c_str());
   PrintForecast(forecast, forecast_options);
+  if (shared_plan != nullptr) PrintStrategies(spec, *shared_plan);
   if (!options.simulate) return absl::OkStatus();
   ASSIGN_OR_RETURN(
       const std::vector<QuestionSimulation> simulated,

@@ -2,7 +2,8 @@
 // §5). Each iteration, with query weights p (Σp = 1) and item weights q
 // (Σq = 1):
 //   G = D_q^½·(Wᵀ·D_p·W)·D_q^½ = V·diag(σ²)·Vᵀ       (one eigensolve)
-//   lower = Σσ = ‖D_p^½·W·D_q^½‖_*  ≤ γ₂(W)           (Lee–Shraibman–Špalek)
+//   lower = Σσ = ‖D_p^½·W·D_q^½‖_*  ≤ γ₂(W)           (Lee–Shraibman–Špalek,
+//           rounded down by a proven round-off margin: CertifiedNuclearNorm)
 //   A = diag(σ^½)·Vᵀ·D_q^{-½},  R = W·D_q^½·V·diag(σ^{-½})   (R·A = W)
 //   ‖a_x‖² = (V·diag(σ)·Vᵀ)_xx / q_x,  ‖r_j‖² = w_jᵀ·S·w_j,
 //   S = D_q^½·V·diag(1/σ)·Vᵀ·D_q^½
@@ -74,6 +75,35 @@ VectorXd Reweight(const VectorXd& v, const VectorXd& f, double eta,
   return out;
 }
 
+// Σ√λ_i(G) for the exact G, from the eigenvalues λ̂ of the computed Ĝ,
+// rounded down so that round-off can never lift it above γ₂(W). Summing
+// √λ̂ over all N eigenvalues is not a bound: on a rank-deficient W the
+// null space's round-off eigenvalues (~u·‖G‖ each) add up to ~N·√(u‖G‖)
+// (1.000000625 for one 0/1 row at N = 1024, whose γ₂ is 1). By Weyl,
+// λ_i(G) ≥ λ̂_i − δ with δ ≥ ‖Ĝ − G‖₂ + the eigensolver's backward error:
+//  - forming Ĝ sums at most m + O(N) products of terms whose absolute
+//    values form H = D_q^½·|W|ᵀ·D_p·|W|·D_q^½, so ‖Ĝ − G‖₂ ≤ γ_{m+O(N)}·‖H‖₂,
+//    and ‖H‖₂ ≤ trace(H) = trace(G) (same diagonal: Σ_j p_j·w_jx²·q_x);
+//  - dsyevd is backward stable, ‖E‖₂ ≤ p(N)·u·‖Ĝ‖₂, with p(N) ≤ 4N taken
+//    conservatively for LAPACK's "modestly growing function".
+// So δ = (m + 5N + 16)·u·trace, with a 2% cushion, and √max(λ̂_i − δ, 0)
+// ≤ σ_i exactly; the final sum's own rounding (N additions, N square roots)
+// is taken off by the factor 1 − (N + 2)·u. On a full-rank W this costs
+// about δ/(2σ_min) per eigenvalue, ~10⁻¹⁰ relative at N = 1024.
+double CertifiedNuclearNorm(const VectorXd& lambda, double trace,
+                            int64_t num_queries) {
+  const double u = std::numeric_limits<double>::epsilon() / 2;
+  const double n = static_cast<double>(lambda.size());
+  const double delta = 1.02 * u *
+                       (static_cast<double>(num_queries) + 5 * n + 16) *
+                       std::max(trace, 0.0);
+  double sum = 0;
+  for (Eigen::Index i = 0; i < lambda.size(); ++i) {
+    sum += std::sqrt(std::max(lambda[i] - delta, 0.0));
+  }
+  return sum * (1 - (n + 2) * u);
+}
+
 }  // namespace
 
 double DjwVarianceConstant(double epsilon, int64_t dimension) {
@@ -110,7 +140,7 @@ absl::StatusOr<Gamma2Factorization> FactorizeGamma2(
     MatrixXd v;
     if (absl::Status s = SymmetricEigen(g, lambda, v); !s.ok()) return s;
     const VectorXd sigma = lambda.cwiseMax(0.0).cwiseSqrt();
-    const double lower = sigma.sum();
+    const double lower = CertifiedNuclearNorm(lambda, g.trace(), m);
     // Keep the directions that carry W (σ above round-off).
     const double cutoff = 1e-10 * sigma.maxCoeff();
     int64_t rank = 0;
