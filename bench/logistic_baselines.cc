@@ -3,23 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 
 namespace ldp {
 namespace {
-
-double ScaleValue(double v, double lo, double hi) {
-  return 2 * (std::clamp(v, lo, hi) - lo) / (hi - lo) - 1;
-}
 
 double Sigmoid(double z) {
   const double e = std::exp(-std::fabs(z));
@@ -32,86 +24,44 @@ double Margin(const LogisticModel& m, const std::vector<double>& x) {
 
 }  // namespace
 
-absl::StatusOr<Data> ReadCsv(const std::string& path, const std::string& label) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(
-        "cannot read ", path, " (run bench/data/export_breast_cancer.py, "
-        "or pass --csv)"));
-  }
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = absl::StrSplit(line, ',');
-  const auto label_it = std::find(header.begin(), header.end(), label);
-  if (label_it == header.end()) {
+absl::StatusOr<Split> MakeSplit(const TabularData& data,
+                                const std::vector<size_t>& train_rows,
+                                const std::vector<size_t>& held_rows,
+                                const DeclaredBounds& declared) {
+  if (train_rows.empty() || held_rows.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, " has no column \"", label, "\""));
+        "a split needs at least one training and one held-out row");
   }
-  const size_t label_col = label_it - header.begin();
-  Data data;
-  for (size_t c = 0; c < header.size(); ++c) {
-    if (c != label_col) data.features.push_back(header[c]);
-  }
-  for (int row = 2; std::getline(in, line); ++row) {
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = absl::StrSplit(line, ',');
-    if (cells.size() != header.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", row, ": ", cells.size(), " cells, want ",
-                       header.size()));
-    }
-    std::vector<double> x;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      double v = 0;
-      if (!absl::SimpleAtod(cells[c], &v) || !std::isfinite(v)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ":", row, ": bad number \"", cells[c], "\""));
-      }
-      if (c == label_col) {
-        if (v != 0 && v != 1) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(path, ":", row, ": label must be 0 or 1"));
-        }
-        data.y.push_back(static_cast<int>(v));
-      } else {
-        x.push_back(v);
-      }
-    }
-    data.x.push_back(std::move(x));
-  }
-  return data;
-}
-
-Split MakeSplit(const Data& data, const std::vector<size_t>& train_rows,
-                const std::vector<size_t>& held_rows,
-                const std::string& label) {
-  const size_t d = data.features.size();
-  Split s{.lo = std::vector<double>(d, INFINITY),
-          .hi = std::vector<double>(d, -INFINITY)};
+  absl::StatusOr<FeatureBounds> bounds = ResolveBounds(data, train_rows, declared);
+  if (!bounds.ok()) return bounds.status();
+  absl::StatusOr<std::vector<std::vector<double>>> train_x =
+      ScaleRows(data, train_rows, *bounds);
+  if (!train_x.ok()) return train_x.status();
+  absl::StatusOr<std::vector<std::vector<double>>> held_x =
+      ScaleRows(data, held_rows, *bounds);
+  if (!held_x.ok()) return held_x.status();
+  Split s{.bounds = *std::move(bounds),
+          .label = data.label_field,
+          .train_x = *std::move(train_x),
+          .held_x = *std::move(held_x)};
+  for (size_t j : s.bounds.columns) s.features.push_back(data.features[j]);
+  for (size_t i : held_rows) s.held_y.push_back(data.y[i]);
   for (size_t i : train_rows) {
-    for (size_t j = 0; j < d; ++j) {
-      s.lo[j] = std::min(s.lo[j], data.x[i][j]);
-      s.hi[j] = std::max(s.hi[j], data.x[i][j]);
-    }
-  }
-  const auto scaled = [&](size_t i) {
-    std::vector<double> x(d);
-    for (size_t j = 0; j < d; ++j) x[j] = ScaleValue(data.x[i][j], s.lo[j], s.hi[j]);
-    return x;
-  };
-  for (size_t i : held_rows) {
-    s.held_x.push_back(scaled(i));
-    s.held_y.push_back(data.y[i]);
-  }
-  for (size_t i : train_rows) {
-    s.train_x.push_back(scaled(i));
     s.train_y.push_back(data.y[i]);
     Record r;
-    for (size_t j = 0; j < d; ++j) r.values[data.features[j]] = data.x[i][j];
-    r.values[label] = data.y[i] == 1;
+    for (size_t k = 0; k < s.features.size(); ++k) {
+      r.values[s.features[k]] = data.x[i][s.bounds.columns[k]];
+    }
+    r.values[s.label] = data.y[i] == 1;
     s.train_records.push_back(std::move(r));
   }
   return s;
+}
+
+bool IsFinite(const LogisticModel& m) {
+  return std::isfinite(m.bias) &&
+         std::all_of(m.theta.begin(), m.theta.end(),
+                     [](double v) { return std::isfinite(v); });
 }
 
 double Accuracy(const LogisticModel& m,

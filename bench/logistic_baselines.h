@@ -1,7 +1,7 @@
-// The non-private side of the logistic regression experiment: the CSV data,
-// its train / held-out split scaled by the training rows' bounds, accuracy
-// and log-loss, the full-batch gradient, and the Newton optimum the private
-// runs are compared against.
+// The non-private side of the logistic regression experiment: a train /
+// held-out split of the CSV data (bench/tabular_data.h) scaled by each
+// feature's bounds, accuracy and log-loss, the full-batch gradient, and the
+// Newton optimum the private runs are compared against.
 #ifndef LDP_BENCH_LOGISTIC_BASELINES_H_
 #define LDP_BENCH_LOGISTIC_BASELINES_H_
 
@@ -9,32 +9,35 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/tabular_data.h"
 #include "common/record_schema.h"
 #include "planning/programs/logistic_regression.h"
 
 namespace ldp {
 
-struct Data {
-  std::vector<std::string> features{};
-  std::vector<std::vector<double>> x{};  // raw rows
-  std::vector<int> y{};
-};
-
-// A CSV with a header; every column but `label` is a real feature, `label`
-// is 0 or 1.
-absl::StatusOr<Data> ReadCsv(const std::string& path, const std::string& label);
-
-// Training rows (scaled to x̃ ∈ [−1, 1] by their own bounds, and as agents'
-// records) and held-out rows scaled by the same bounds.
+// A train / held-out split of the data. The training rows are both the
+// non-private baselines' data (scaled to x̃ ∈ [−1, 1]) and the agents'
+// records; held-out rows are scaled by the same bounds. The model uses the
+// features `bounds` keeps (ResolveBounds: constant undeclared ones are
+// left out).
 struct Split {
-  std::vector<double> lo{}, hi{};
+  FeatureBounds bounds{};
+  std::vector<std::string> features{};  // field names of bounds.columns
+  std::string label{};                  // the label's field name
   std::vector<std::vector<double>> train_x{}, held_x{};  // scaled
   std::vector<int> train_y{}, held_y{};
   std::vector<Record> train_records{};  // raw values, for the agents
 };
 
-Split MakeSplit(const Data& data, const std::vector<size_t>& train_rows,
-                const std::vector<size_t>& held_rows, const std::string& label);
+// InvalidArgument (naming the column where there is one) if either row
+// list is empty or the bounds cannot be resolved (ResolveBounds).
+absl::StatusOr<Split> MakeSplit(const TabularData& data,
+                                const std::vector<size_t>& train_rows,
+                                const std::vector<size_t>& held_rows,
+                                const DeclaredBounds& declared);
+
+// Whether every weight of m is finite.
+bool IsFinite(const LogisticModel& m);
 
 double Accuracy(const LogisticModel& m,
                 const std::vector<std::vector<double>>& x,

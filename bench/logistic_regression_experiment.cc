@@ -4,11 +4,14 @@
 // in-process simulator, against non-private logistic regression on the same
 // training split.
 //
-// Data: a CSV with a header, real feature columns and a 0/1 label column
-// (default: bench/data/breast_cancer.csv, exported from python3-sklearn by
-// bench/data/export_breast_cancer.py). Rows are shuffled with --split_seed
-// and split into test (--test_fraction) and train; a fixed share of the
-// train rows (--validation_fraction) is the validation split.
+// Data: any CSV with a header line, real feature columns and a 0/1 label
+// column (--label), comma-separated, unquoted (bench/tabular_data.h);
+// default bench/data/breast_cancer.csv. bench/data/export_sklearn_datasets.py
+// exports it, wine.csv and digits.csv from python3-sklearn. Headers that
+// are not valid field names (e.g. "od280/od315_of_diluted_wines") are
+// mapped to valid ones, and the mapping is printed. Rows are shuffled with
+// --split_seed and split into test (--test_fraction) and train; a fixed
+// share of the train rows (--validation_fraction) is the validation split.
 //
 // Two phases, so that no hyperparameter is tuned on the test split:
 // 1. Selection: every setting of the grid (--grid_* flags: step size,
@@ -20,10 +23,17 @@
 //    every ε of --epsilon with seeds 1 … --seeds, and evaluated once on the
 //    test split, next to the non-private models on the same train split.
 //
-// Public preprocessing assumption: every feature's schema bounds [lo, hi]
-// are the training rows' min and max. The program scales by the schema's
-// bounds, and an agent clamps its value into them (so held-out rows outside
-// them are clamped too, for every model alike).
+// Bounds: a feature's schema bounds [lo, hi] are the public bounds declared
+// for it with --bounds (NAME=LO:HI, NAME as the CSV header spells it, or
+// *=LO:HI for every feature not named), else the training rows' min and max
+// (the public preprocessing assumption). The program scales by the
+// schema's bounds, and an agent clamps its value into them (so held-out
+// rows outside them are clamped too, for every model alike). A feature
+// without declared bounds that is constant on the training rows is left
+// out of that phase's model, with a note (why: bench/tabular_data.cc).
+// Bounds, scaled data and every split are checked before any figure is
+// computed: bad data fails with a message naming the column, never with a
+// figure computed from NaN.
 //
 // Agents: agent i's record is training row SplitMix64(seed, i) mod n_rows —
 // rows resampled uniformly with replacement, computed on demand (no table
@@ -46,6 +56,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -55,12 +66,20 @@
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
 #include "bench/logistic_baselines.h"
+#include "bench/tabular_data.h"
 #include "planning/program_simulator.h"
 #include "planning/programs/logistic_regression.h"
 
 ABSL_FLAG(std::string, csv, "bench/data/breast_cancer.csv",
-          "CSV with a header; every column but --label is a real feature.");
-ABSL_FLAG(std::string, label, "label", "The 0/1 label column.");
+          "CSV with a header line, comma-separated, unquoted; every column "
+          "but --label is a real feature.");
+ABSL_FLAG(std::string, label, "label",
+          "The 0/1 label column (its CSV header).");
+ABSL_FLAG(std::string, bounds, "",
+          "Public bounds known in advance, NAME=LO:HI,... (NAME: a feature's "
+          "CSV header as spelled in the file; *=LO:HI: every feature not "
+          "named), e.g. '*=0:16'; they replace the training rows' min and "
+          "max for those features. Empty: none.");
 ABSL_FLAG(int64_t, agents, 1'000'000,
           "Simulated agents per run (at most 10^6): training rows resampled.");
 ABSL_FLAG(std::string, epsilon, "0.5,1,2,4",
@@ -162,15 +181,14 @@ struct Run {
   int64_t refused = 0;
 };
 
-absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data,
-                               const Setting& setting, double eps,
-                               uint64_t seed) {
+absl::StatusOr<Run> RunPrivate(const Split& s, const Setting& setting,
+                               double eps, uint64_t seed) {
   std::vector<FieldSpec> fields;
-  for (size_t j = 0; j < data.features.size(); ++j) {
-    fields.push_back(FieldSpec::Real(data.features[j], s.lo[j], s.hi[j]));
+  for (size_t k = 0; k < s.features.size(); ++k) {
+    fields.push_back(FieldSpec::Real(s.features[k], s.bounds.bounds[k].lo,
+                                     s.bounds.bounds[k].hi));
   }
-  const std::string label = absl::GetFlag(FLAGS_label);
-  fields.push_back(FieldSpec::Bool(label));
+  fields.push_back(FieldSpec::Bool(s.label));
   absl::StatusOr<RecordSchema> schema = RecordSchema::Create(std::move(fields));
   if (!schema.ok()) return schema.status();
   const StudySpec study{
@@ -181,8 +199,8 @@ absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data,
       .program = ProgramSpec{
           .name = "logistic_regression",
           .parameters = {
-              {"features", absl::StrJoin(data.features, ",")},
-              {"label", label},
+              {"features", absl::StrJoin(s.features, ",")},
+              {"label", s.label},
               {"rounds", absl::StrCat(setting.rounds)},
               {"learning_rate", absl::StrCat(setting.learning_rate)},
               {"schedule", setting.schedule},
@@ -203,7 +221,7 @@ absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data,
   Run run{.seconds = timed.seconds,
           .max_spent = result->max_spent_nanos,
           .refused = result->refused_over_cap};
-  const int d = static_cast<int>(data.features.size());
+  const int d = static_cast<int>(s.features.size());
   std::vector<const ProgramResult*> results;
   for (const SimulatedRound& r : result->rounds) results.push_back(&r.result_before);
   results.push_back(&result->result);
@@ -213,9 +231,21 @@ absl::StatusOr<Run> RunPrivate(const Split& s, const Data& data,
     run.iterates.push_back(*std::move(iterate));
     absl::StatusOr<LogisticModel> released = LogisticModelFromResult(*r, d);
     if (!released.ok()) return released.status();
+    if (!IsFinite(run.iterates.back()) || !IsFinite(*released)) {
+      return absl::InternalError(absl::StrCat(
+          "the private run (seed ", seed, ", ε = ", eps,
+          ") released a model with a non-finite weight"));
+    }
     run.released.push_back(*std::move(released));
   }
   return run;
+}
+
+// A printed figure: v with `digits` decimals, or "n/a" when it is not
+// finite (the splits and models are checked before anything is computed,
+// so this is the last guard: no NaN is ever printed as a result).
+std::string Figure(double v, int digits = 3) {
+  return std::isfinite(v) ? absl::StrFormat("%.*f", digits, v) : "n/a";
 }
 
 std::string MeanSd(const std::vector<double>& v) {
@@ -223,6 +253,7 @@ std::string MeanSd(const std::vector<double>& v) {
   double ss = 0;
   for (double x : v) ss += (x - mean) * (x - mean);
   const double sd = v.size() > 1 ? std::sqrt(ss / (v.size() - 1)) : 0;
+  if (v.empty() || !std::isfinite(mean) || !std::isfinite(sd)) return "n/a";
   return absl::StrFormat("%.3f ± %.3f", mean, sd);
 }
 
@@ -272,21 +303,28 @@ absl::StatusOr<std::vector<Setting>> Grid() {
   return grid;
 }
 
+absl::Status NonFiniteNewton() {
+  return absl::InternalError(
+      "the non-private Newton baseline has a non-finite weight; try a larger "
+      "--baseline_l2");
+}
+
 // Phase 1: the grid setting with the best validation accuracy at
 // --select_epsilon (ties: lower validation log-loss), trained on train minus
 // validation. Prints the whole search.
-absl::StatusOr<Setting> Select(const Data& data, const Split& sel,
+absl::StatusOr<Setting> Select(const Split& sel,
                                const std::vector<Setting>& grid) {
   const double eps = absl::GetFlag(FLAGS_select_epsilon);
   const int seeds = absl::GetFlag(FLAGS_select_seeds);
   const LogisticModel newton = Newton(sel, absl::GetFlag(FLAGS_baseline_l2));
+  if (!IsFinite(newton)) return NonFiniteNewton();
   std::printf(
       "## Selection: %zu settings × %d seeds (1001 …) at ε = %g; trained on "
       "%zu rows, scored on %zu validation rows\n\nnon-private Newton on the "
-      "same rows: validation accuracy %.3f, log-loss %.3f\n\n",
+      "same rows: validation accuracy %s, log-loss %s\n\n",
       grid.size(), seeds, eps, sel.train_y.size(), sel.held_y.size(),
-      Accuracy(newton, sel.held_x, sel.held_y),
-      LogLoss(newton, sel.held_x, sel.held_y));
+      Figure(Accuracy(newton, sel.held_x, sel.held_y)).c_str(),
+      Figure(LogLoss(newton, sel.held_x, sel.held_y)).c_str());
   PrintMarkdownHeader({"setting", "validation accuracy", "validation log-loss",
                        "GD (averaged) validation accuracy"});
   std::fflush(stdout);
@@ -295,22 +333,23 @@ absl::StatusOr<Setting> Select(const Data& data, const Split& sel,
   for (size_t k = 0; k < grid.size(); ++k) {
     std::vector<double> acc, loss;
     for (int seed = 1001; seed <= 1000 + seeds; ++seed) {
-      absl::StatusOr<Run> run = RunPrivate(sel, data, grid[k], eps, seed);
+      absl::StatusOr<Run> run = RunPrivate(sel, grid[k], eps, seed);
       if (!run.ok()) return run.status();
       acc.push_back(Accuracy(run->released.back(), sel.held_x, sel.held_y));
       loss.push_back(LogLoss(run->released.back(), sel.held_x, sel.held_y));
     }
     const LogisticModel gd = TailAverage(GradientDescentPath(sel, grid[k]));
-    std::printf("| %s | %s | %s | %.3f |\n", grid[k].Name().c_str(),
+    std::printf("| %s | %s | %s | %s |\n", grid[k].Name().c_str(),
                 MeanSd(acc).c_str(), MeanSd(loss).c_str(),
-                Accuracy(gd, sel.held_x, sel.held_y));
+                Figure(Accuracy(gd, sel.held_x, sel.held_y)).c_str());
     std::fflush(stdout);
     if (Mean(acc) > best_acc || (Mean(acc) == best_acc && Mean(loss) < best_loss)) {
       best = k, best_acc = Mean(acc), best_loss = Mean(loss);
     }
   }
-  std::printf("\nchosen: %s (validation accuracy %.3f, log-loss %.3f)\n\n",
-              grid[best].Name().c_str(), best_acc, best_loss);
+  std::printf("\nchosen: %s (validation accuracy %s, log-loss %s)\n\n",
+              grid[best].Name().c_str(), Figure(best_acc).c_str(),
+              Figure(best_loss).c_str());
   return grid[best];
 }
 
@@ -338,13 +377,13 @@ void PrintPerRound(const Run& run, const Split& s, const Setting& setting,
         gd_released.bias += gd[i].bias / (t - first + 1);
       }
     }
-    std::printf("| %zu | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", t,
-                Accuracy(run.iterates[t], s.train_x, s.train_y),
-                Accuracy(run.iterates[t], s.held_x, s.held_y),
-                Accuracy(run.released[t], s.train_x, s.train_y),
-                Accuracy(run.released[t], s.held_x, s.held_y),
-                Accuracy(gd[t], s.held_x, s.held_y),
-                Accuracy(gd_released, s.held_x, s.held_y));
+    std::printf("| %zu | %s | %s | %s | %s | %s | %s |\n", t,
+                Figure(Accuracy(run.iterates[t], s.train_x, s.train_y)).c_str(),
+                Figure(Accuracy(run.iterates[t], s.held_x, s.held_y)).c_str(),
+                Figure(Accuracy(run.released[t], s.train_x, s.train_y)).c_str(),
+                Figure(Accuracy(run.released[t], s.held_x, s.held_y)).c_str(),
+                Figure(Accuracy(gd[t], s.held_x, s.held_y)).c_str(),
+                Figure(Accuracy(gd_released, s.held_x, s.held_y)).c_str());
   }
   std::printf("\n");
 }
@@ -378,25 +417,27 @@ struct Baselines {
   double newton_test = 0;
 };
 
-Baselines PrintReportHeader(const Data& data, const Split& s,
-                            const Setting& chosen) {
+absl::StatusOr<Baselines> PrintReportHeader(const Split& s,
+                                            const Setting& chosen) {
   const std::vector<LogisticModel> gd = GradientDescentPath(s, chosen);
   const LogisticModel gd_avg = TailAverage(gd);
   const LogisticModel newton = Newton(s, absl::GetFlag(FLAGS_baseline_l2));
+  if (!IsFinite(newton)) return NonFiniteNewton();
   const Baselines baselines{
       .newton_train = Accuracy(newton, s.train_x, s.train_y),
       .newton_test = Accuracy(newton, s.held_x, s.held_y)};
   const int per_coordinate = static_cast<int>(
-      absl::GetFlag(FLAGS_agents) / chosen.rounds / (data.features.size() + 1));
+      absl::GetFlag(FLAGS_agents) / chosen.rounds / (s.features.size() + 1));
   std::printf(
       "## Report: %s, trained on all %zu train rows, evaluated on %zu test "
       "rows (~%d reports per gradient coordinate per round)\n\n"
-      "non-private Newton (λ = %g): train %.3f, test %.3f; non-private GD, "
-      "same setting: last iterate test %.3f, averaged test %.3f\n\n",
+      "non-private Newton (λ = %g): train %s, test %s; non-private GD, "
+      "same setting: last iterate test %s, averaged test %s\n\n",
       chosen.Name().c_str(), s.train_y.size(), s.held_y.size(), per_coordinate,
-      absl::GetFlag(FLAGS_baseline_l2), baselines.newton_train,
-      baselines.newton_test, Accuracy(gd.back(), s.held_x, s.held_y),
-      Accuracy(gd_avg, s.held_x, s.held_y));
+      absl::GetFlag(FLAGS_baseline_l2), Figure(baselines.newton_train).c_str(),
+      Figure(baselines.newton_test).c_str(),
+      Figure(Accuracy(gd.back(), s.held_x, s.held_y)).c_str(),
+      Figure(Accuracy(gd_avg, s.held_x, s.held_y)).c_str());
   std::fflush(stdout);
   return baselines;
 }
@@ -411,11 +452,11 @@ struct Row {
 };
 
 // nullopt after printing why a run failed.
-std::optional<Row> ReportEpsilon(const Data& data, const Split& s,
-                                 const Setting& chosen, double eps) {
+std::optional<Row> ReportEpsilon(const Split& s, const Setting& chosen,
+                                 double eps) {
   Row row{.eps = eps};
   for (int seed = 1; seed <= absl::GetFlag(FLAGS_seeds); ++seed) {
-    absl::StatusOr<Run> run = RunPrivate(s, data, chosen, eps, seed);
+    absl::StatusOr<Run> run = RunPrivate(s, chosen, eps, seed);
     if (!run.ok()) {
       std::fprintf(stderr, "ε = %g seed %d: %s\n", eps, seed,
                    run.status().ToString().c_str());
@@ -443,67 +484,190 @@ void PrintSummary(const std::vector<Row>& rows, const Baselines& baselines) {
                        "last iterate test", "Newton train", "Newton test",
                        "gap (points)", "max ε spent", "refused", "s/run"});
   for (const Row& r : rows) {
-    std::printf("| %g | %s | %s | %s | %.3f | %.3f | %.1f | %g | %lld | %.1f |\n",
+    std::printf("| %g | %s | %s | %s | %s | %s | %s | %g | %lld | %s |\n",
                 r.eps, MeanSd(r.train).c_str(), MeanSd(r.test).c_str(),
-                MeanSd(r.last_test).c_str(), baselines.newton_train,
-                baselines.newton_test,
-                100 * (baselines.newton_test - Mean(r.test)), r.max_spent / 1e9,
-                static_cast<long long>(r.refused), r.seconds / r.train.size());
+                MeanSd(r.last_test).c_str(),
+                Figure(baselines.newton_train).c_str(),
+                Figure(baselines.newton_test).c_str(),
+                Figure(100 * (baselines.newton_test - Mean(r.test)), 1).c_str(),
+                r.max_spent / 1e9, static_cast<long long>(r.refused),
+                Figure(r.seconds / r.train.size(), 1).c_str());
   }
 }
 
-int Main() {
-  if (absl::GetFlag(FLAGS_agents) < 1 ||
-      absl::GetFlag(FLAGS_agents) > 1'000'000) {
-    std::fprintf(stderr, "--agents must be in [1, 10^6]\n");
-    return 2;
+// The flags that are not lists, checked before the data is read.
+absl::Status CheckFlags() {
+  const int64_t agents = absl::GetFlag(FLAGS_agents);
+  const double test = absl::GetFlag(FLAGS_test_fraction);
+  const double validation = absl::GetFlag(FLAGS_validation_fraction);
+  if (agents < 1 || agents > 1'000'000) {
+    return absl::InvalidArgumentError("--agents must be in [1, 10^6]");
   }
-  absl::StatusOr<std::vector<double>> epsilons =
-      ParseList("epsilon", absl::GetFlag(FLAGS_epsilon));
-  absl::StatusOr<std::vector<Setting>> grid = Grid();
-  for (const absl::Status& status : {epsilons.status(), grid.status()}) {
-    if (!status.ok()) {
-      std::fprintf(stderr, "%s\n", status.ToString().c_str());
-      return 2;
+  if (absl::GetFlag(FLAGS_seeds) < 1 || absl::GetFlag(FLAGS_select_seeds) < 1) {
+    return absl::InvalidArgumentError("--seeds and --select_seeds must be >= 1");
+  }
+  if (!(test > 0 && test < 1) || !(validation >= 0 && validation < 1)) {
+    return absl::InvalidArgumentError(
+        "--test_fraction must be in (0, 1), --validation_fraction in [0, 1)");
+  }
+  return absl::OkStatus();
+}
+
+// The rows of --csv and the --bounds declared for its features. Prints the
+// headers renamed to valid field names, once, if any was.
+struct Input {
+  TabularData data;
+  DeclaredBounds declared;
+};
+
+absl::StatusOr<Input> ReadInput() {
+  absl::StatusOr<TabularData> data =
+      ReadTabularCsv(absl::GetFlag(FLAGS_csv), absl::GetFlag(FLAGS_label));
+  if (absl::IsNotFound(data.status())) {
+    return absl::NotFoundError(absl::StrCat(
+        std::string(data.status().message()), " (pass --csv=FILE: any CSV with a header "
+        "line, real features and a 0/1 --label column; "
+        "bench/data/export_sklearn_datasets.py writes bench/data/"
+        "breast_cancer.csv, wine.csv and digits.csv)"));
+  }
+  if (!data.ok()) return data.status();
+  absl::StatusOr<DeclaredBounds> declared = ParseDeclaredBounds(
+      absl::GetFlag(FLAGS_bounds), data->headers, data->label_header);
+  if (!declared.ok()) return declared.status();
+  std::vector<std::string> headers = data->headers, names = data->features;
+  headers.push_back(data->label_header);
+  names.push_back(data->label_field);
+  const std::string renames = DescribeRenames(headers, names);
+  if (!renames.empty()) {
+    std::printf("CSV headers renamed to valid field names:\n%s\n",
+                renames.c_str());
+  }
+  return Input{.data = *std::move(data), .declared = *std::move(declared)};
+}
+
+// The features a phase's model leaves out (constant on its training rows,
+// no declared bounds) and the training values clamped into declared bounds.
+void PrintBoundsNotes(const char* phase, const TabularData& data,
+                      const Split& s) {
+  const FeatureBounds& f = s.bounds;
+  if (!f.dropped.empty()) {
+    std::vector<std::string> left_out;
+    for (size_t k = 0; k < f.dropped.size(); ++k) {
+      left_out.push_back(absl::StrFormat("\"%s\" (= %g)",
+                                         data.headers[f.dropped[k]],
+                                         f.dropped_value[k]));
     }
+    std::printf("%s: %zu of %zu features are constant on its %zu training "
+                "rows and have no declared bounds, so its model leaves them "
+                "out: %s\n\n", phase, f.dropped.size(), data.headers.size(),
+                s.train_y.size(), absl::StrJoin(left_out, ", ").c_str());
   }
-  absl::StatusOr<Data> data =
-      ReadCsv(absl::GetFlag(FLAGS_csv), absl::GetFlag(FLAGS_label));
-  if (!data.ok()) {
-    std::fprintf(stderr, "%s\n", data.status().ToString().c_str());
-    return 1;
+  if (f.clamped_values > 0) {
+    std::printf("%s: %lld training values lie outside their declared bounds "
+                "and are clamped into them\n\n", phase,
+                static_cast<long long>(f.clamped_values));
   }
-  const RowSplit rows = ShuffleRows(data->y.size());
-  const std::string label = absl::GetFlag(FLAGS_label);
+}
+
+// Both phases' splits, checked before anything is computed from them; the
+// selection split only when there is a grid to search.
+struct Splits {
+  std::optional<Split> selection;
+  Split report;
+};
+
+absl::StatusOr<Splits> MakeSplits(const Input& in, const RowSplit& rows,
+                                  bool select) {
+  if (rows.test.empty() || rows.fit.empty() ||
+      (select && rows.validation.empty())) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%zu rows are too few for --test_fraction=%g and "
+        "--validation_fraction=%g: the test, validation and training splits "
+        "each need at least one row", in.data.y.size(),
+        absl::GetFlag(FLAGS_test_fraction),
+        absl::GetFlag(FLAGS_validation_fraction)));
+  }
+  Splits splits;
+  const auto too_many = [](const Split& s) {
+    return s.features.size() > static_cast<size_t>(kMaxLogisticFeatures);
+  };
+  if (select) {
+    absl::StatusOr<Split> sel =
+        MakeSplit(in.data, rows.fit, rows.validation, in.declared);
+    if (!sel.ok()) return sel.status();
+    splits.selection = *std::move(sel);
+  }
+  absl::StatusOr<Split> report =
+      MakeSplit(in.data, rows.train, rows.test, in.declared);
+  if (!report.ok()) return report.status();
+  splits.report = *std::move(report);
+  if (too_many(splits.report) ||
+      (select && too_many(*splits.selection))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the model would use more than ", kMaxLogisticFeatures,
+        " features, the logistic_regression program's limit; use fewer "
+        "columns"));
+  }
+  return splits;
+}
+
+void PrintDataLine(const Input& in, const RowSplit& rows) {
+  const size_t declared = std::count_if(
+      in.declared.begin(), in.declared.end(),
+      [](const std::optional<ValueRange>& b) { return b.has_value(); });
   std::printf(
-      "data %s: %zu rows, %zu features; test %zu, train %zu (validation %zu "
-      "of them); n = %lld agents; average_tail = %g, R = %g, λ = %g\n\n",
-      absl::GetFlag(FLAGS_csv).c_str(), data->y.size(), data->features.size(),
-      rows.test.size(), rows.train.size(), rows.validation.size(),
+      "data %s: %zu rows, %zu features (%zu with declared bounds, the rest "
+      "bounded by the training rows' min and max); test %zu, train %zu "
+      "(validation %zu of them); n = %lld agents; average_tail = %g, R = %g, "
+      "λ = %g\n\n",
+      absl::GetFlag(FLAGS_csv).c_str(), in.data.y.size(),
+      in.data.headers.size(), declared, rows.test.size(), rows.train.size(),
+      rows.validation.size(),
       static_cast<long long>(absl::GetFlag(FLAGS_agents)),
       absl::GetFlag(FLAGS_average_tail), absl::GetFlag(FLAGS_radius),
       absl::GetFlag(FLAGS_l2));
+}
+
+int Fail(const absl::Status& status, int code) {
+  std::fprintf(stderr, "%s\n", status.ToString().c_str());
+  return code;
+}
+
+int Main() {
+  absl::StatusOr<std::vector<double>> epsilons =
+      ParseList("epsilon", absl::GetFlag(FLAGS_epsilon));
+  absl::StatusOr<std::vector<Setting>> grid = Grid();
+  for (const absl::Status& status :
+       {CheckFlags(), epsilons.status(), grid.status()}) {
+    if (!status.ok()) return Fail(status, 2);
+  }
+  absl::StatusOr<Input> in = ReadInput();
+  if (!in.ok()) return Fail(in.status(), 1);
+  const RowSplit rows = ShuffleRows(in->data.y.size());
+  absl::StatusOr<Splits> splits = MakeSplits(*in, rows, grid->size() > 1);
+  if (!splits.ok()) return Fail(splits.status(), 1);
+  PrintDataLine(*in, rows);
+  if (splits->selection.has_value()) {
+    PrintBoundsNotes("selection split", in->data, *splits->selection);
+  }
+  PrintBoundsNotes("report split", in->data, splits->report);
 
   Setting chosen = grid->front();
-  if (grid->size() > 1) {
-    absl::StatusOr<Setting> selected = Select(
-        *data, MakeSplit(*data, rows.fit, rows.validation, label), *grid);
-    if (!selected.ok()) {
-      std::fprintf(stderr, "%s\n", selected.status().ToString().c_str());
-      return 1;
-    }
+  if (splits->selection.has_value()) {
+    absl::StatusOr<Setting> selected = Select(*splits->selection, *grid);
+    if (!selected.ok()) return Fail(selected.status(), 1);
     chosen = *selected;
   }
-
-  const Split s = MakeSplit(*data, rows.train, rows.test, label);
-  const Baselines baselines = PrintReportHeader(*data, s, chosen);
+  const absl::StatusOr<Baselines> baselines =
+      PrintReportHeader(splits->report, chosen);
+  if (!baselines.ok()) return Fail(baselines.status(), 1);
   std::vector<Row> report;
   for (double eps : *epsilons) {
-    std::optional<Row> row = ReportEpsilon(*data, s, chosen, eps);
+    std::optional<Row> row = ReportEpsilon(splits->report, chosen, eps);
     if (!row.has_value()) return 1;
     report.push_back(*std::move(row));
   }
-  PrintSummary(report, baselines);
+  PrintSummary(report, *baselines);
   return 0;
 }
 
@@ -512,16 +676,23 @@ int Main() {
 
 int main(int argc, char** argv) {
   return ldp::ExperimentMain(argc, argv, "Logistic regression by private "
-      "gradient descent (analyst program logistic_regression) on a CSV: "
-      "selects (step size, rounds, clip, schedule) from the --grid_* flags by "
-      "validation accuracy at --select_epsilon on a validation split carved "
-      "from train, then reports test accuracy of the chosen setting for every "
-      "--epsilon, against non-private GD and Newton on the same train split; "
-      "simulated agents = training rows resampled. Prints markdown "
-      "tables.\nUsage: logistic_regression_experiment "
-      "[--csv=bench/data/breast_cancer.csv] [--epsilon=0.5,1,2,4] "
-      "[--agents=1000000] [--seeds=5] [--grid_learning_rate=2,4,8] "
-      "[--grid_rounds=25,50,100] [--grid_clip=0.1,0.25] "
-      "[--grid_schedule=constant,inverse_sqrt]",
+      "gradient descent (analyst program logistic_regression) on any CSV of "
+      "real features and a 0/1 label: selects (step size, rounds, clip, "
+      "schedule) from the --grid_* flags by validation accuracy at "
+      "--select_epsilon on a validation split carved from train (skipped "
+      "when every grid has one value), then reports test accuracy of the "
+      "chosen setting for every --epsilon, against non-private GD and Newton "
+      "on the same train split; simulated agents = training rows resampled. "
+      "Headers that are not valid field names are renamed (printed); "
+      "feature bounds are --bounds where declared, else the training rows' "
+      "min and max; a constant feature without declared bounds is left out "
+      "(noted). Prints markdown tables.\nUsage: "
+      "logistic_regression_experiment [--csv=bench/data/breast_cancer.csv] "
+      "[--label=label] [--bounds=NAME=LO:HI,...|'*=LO:HI'] "
+      "[--epsilon=0.5,1,2,4] [--agents=1000000] [--seeds=5] "
+      "[--grid_learning_rate=2,4,8] [--grid_rounds=25,50,100] "
+      "[--grid_clip=0.1,0.25] [--grid_schedule=constant,inverse_sqrt]\n"
+      "Example: logistic_regression_experiment --csv=bench/data/digits.csv "
+      "--bounds='*=0:16'",
       ldp::Main);
 }
