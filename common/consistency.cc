@@ -87,46 +87,4 @@ std::vector<double> ClipAndNormalize(absl::Span<const double> frequencies) {
   return result;
 }
 
-absl::StatusOr<std::vector<double>> IterativeBayesianUpdate(
-    absl::Span<const int64_t> support_counts, const PureProtocol& channel,
-    const IbuOptions& options) {
-  const size_t n = support_counts.size();
-  if (n == 0) return absl::InvalidArgumentError("histogram is empty");
-  if (!(channel.p > channel.q) || channel.q < 0 || channel.p > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "channel needs 0 <= q < p <= 1, got p=", channel.p, " q=", channel.q));
-  }
-  double total = 0;
-  for (int64_t c : support_counts) {
-    if (c < 0) return absl::InvalidArgumentError("support counts must be >= 0");
-    total += static_cast<double>(c);
-  }
-  std::vector<double> f(n, 1.0 / static_cast<double>(n));
-  if (total == 0) return f;
-  // Channel column sums Σ_y M[y|x] = p + (N−1)q are the same for every x, so
-  // the EM step is f_x ← f_x Σ_y s_y M[y|x] / (D_y · Σ_y' M[y'|x]) with
-  // D_y = Σ_x' M[y|x'] f_x' = q + (p − q) f_y, computable in O(N).
-  const double column_sum = channel.p + static_cast<double>(n - 1) * channel.q;
-  const double gap = channel.p - channel.q;
-  std::vector<double> ratio(n);
-  for (int it = 0; it < options.max_iterations; ++it) {
-    double shared = 0;
-    for (size_t y = 0; y < n; ++y) {
-      const double share = static_cast<double>(support_counts[y]) / total;
-      ratio[y] = share / (channel.q + gap * f[y]);
-      shared += ratio[y];
-    }
-    double moved = 0, sum = 0;
-    for (size_t x = 0; x < n; ++x) {
-      const double next = f[x] * (channel.q * shared + gap * ratio[x]) / column_sum;
-      moved = std::max(moved, std::abs(next - f[x]));
-      f[x] = next;
-      sum += next;
-    }
-    for (double& x : f) x /= sum;
-    if (moved <= options.tolerance) break;
-  }
-  return f;
-}
-
 }  // namespace ldp

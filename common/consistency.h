@@ -15,9 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "common/pure_protocol.h"
 
 namespace ldp {
 
@@ -29,7 +27,8 @@ enum class ConsistencyMethod {
   // Clip negatives to zero, then rescale to sum to one.
   kClipAndNormalize,
   // Iterative Bayesian update (Agrawal & Aggarwal 2001): expectation-
-  // maximization of the likelihood of the observed support counts.
+  // maximization of the likelihood of the observed support counts
+  // (iterative_bayesian_update.h). A name only: the server refuses it.
   kIterativeBayesianUpdate,
 };
 
@@ -46,23 +45,6 @@ std::vector<double> ProjectOntoSimplex(absl::Span<const double> frequencies);
 
 // If every entry is ≤ 0 the result is uniform.
 std::vector<double> ClipAndNormalize(absl::Span<const double> frequencies);
-
-struct IbuOptions {
-  int max_iterations = 10'000;
-  // Stop once no frequency moves by more than this in one iteration.
-  double tolerance = 1e-10;
-};
-
-// EM over the channel "a report supports v with probability p if the input
-// is v, q otherwise", with the observed share of support C_v / Σ C. For GRR
-// (each report supports exactly one item) this is exactly the maximum-
-// likelihood histogram; for the other pure protocols it is the standard
-// normalized-support IBU of the LDP literature (Arcolezi et al.). The
-// starting point is uniform. InvalidArgument on an empty histogram, on
-// p ≤ q, or on negative counts.
-absl::StatusOr<std::vector<double>> IterativeBayesianUpdate(
-    absl::Span<const int64_t> support_counts, const PureProtocol& channel,
-    const IbuOptions& options = {});
 
 }  // namespace ldp
 

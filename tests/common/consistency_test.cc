@@ -69,33 +69,5 @@ TEST(ClipAndNormalize, ClipsThenRescales) {
   EXPECT_NEAR(uniform[0], 0.5, 1e-12);
 }
 
-// For GRR, IBU is exact EM: with noiseless expected counts it recovers the
-// true histogram.
-TEST(IterativeBayesianUpdate, RecoversTheTruthFromExpectedGrrCounts) {
-  const double e = std::exp(1.0);
-  const int d = 5;
-  const PureProtocol grr{.p = e / (e + d - 1), .q = 1 / (e + d - 1)};
-  const std::vector<double> truth = {0.5, 0.2, 0.15, 0.1, 0.05};
-  std::vector<int64_t> counts(d);
-  for (int v = 0; v < d; ++v) {
-    counts[v] = std::llround(1e9 * (grr.q + (grr.p - grr.q) * truth[v]));
-  }
-  auto f = IterativeBayesianUpdate(counts, grr);
-  ASSERT_OK(f);
-  for (int v = 0; v < d; ++v) EXPECT_NEAR((*f)[v], truth[v], 1e-6);
-  EXPECT_NEAR(Sum(*f), 1.0, 1e-12);
-}
-
-TEST(IterativeBayesianUpdate, RejectsBadInput) {
-  const PureProtocol bad{.p = 0.2, .q = 0.3};
-  EXPECT_THAT(IterativeBayesianUpdate(std::vector<int64_t>{1, 2}, bad),
-              testing::StatusIs(absl::StatusCode::kInvalidArgument));
-  const PureProtocol good{.p = 0.6, .q = 0.2};
-  EXPECT_THAT(IterativeBayesianUpdate(std::vector<int64_t>{}, good),
-              testing::StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(IterativeBayesianUpdate(std::vector<int64_t>{-1, 2}, good),
-              testing::StatusIs(absl::StatusCode::kInvalidArgument));
-}
-
 }  // namespace
 }  // namespace ldp
