@@ -7,11 +7,11 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
-#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/zipf_support_counts.h"
 
 namespace ldp {
 namespace {
@@ -25,21 +25,6 @@ PureProtocol GrrChannel(double epsilon, int d) {
 
 PureProtocol OueChannel(double epsilon) {
   return {.p = 0.5, .q = 1 / (std::exp(epsilon) + 1)};
-}
-
-// Support counts of n reports on a Zipf-like histogram over d items, each
-// item's count binomial with its support probability.
-std::vector<int64_t> NoisyCounts(const PureProtocol& ch, int d, int64_t n,
-                                 uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  double norm = 0;
-  for (int v = 0; v < d; ++v) norm += 1 / std::pow(v + 1, 1.1);
-  std::vector<int64_t> counts(d);
-  for (int v = 0; v < d; ++v) {
-    const double f = 1 / std::pow(v + 1, 1.1) / norm;
-    counts[v] = std::binomial_distribution<int64_t>(n, ch.q + (ch.p - ch.q) * f)(gen);
-  }
-  return counts;
 }
 
 double Total(const std::vector<double>& f) {
@@ -79,7 +64,7 @@ TEST(SupportShareMaximumLikelihood, SatisfiesItsOptimalityConditions) {
   for (const auto& [ch, d] : {Case{GrrChannel(1, 1024), 1024},
                               Case{OueChannel(1), 1024},
                               Case{GrrChannel(4, 64), 64}}) {
-    const std::vector<int64_t> counts = NoisyCounts(ch, d, 100'000, 7);
+    const std::vector<int64_t> counts = testing::ZipfSupportCounts(ch, d, 100'000, 7);
     absl::StatusOr<std::vector<double>> f =
         SupportShareMaximumLikelihood(counts, ch);
     ASSERT_OK(f);
@@ -126,7 +111,7 @@ TEST(BitwiseMaximumLikelihood, BeatsEveryPairwisePerturbation) {
   const PureProtocol oue = OueChannel(1);
   const int d = 256;
   const int64_t n = 20'000;
-  const std::vector<int64_t> counts = NoisyCounts(oue, d, n, 11);
+  const std::vector<int64_t> counts = testing::ZipfSupportCounts(oue, d, n, 11);
   absl::StatusOr<std::vector<double>> f = BitwiseMaximumLikelihood(counts, n, oue);
   ASSERT_OK(f);
   EXPECT_NEAR(Total(*f), 1, 1e-12);

@@ -8,33 +8,18 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "common/frequency_mle.h"
 #include "common/frequency_oracle_factory.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/zipf_support_counts.h"
 
 namespace ldp {
 namespace {
 
 using ::ldp::testing::StatusIs;
-
-// Binomial support counts of n reports on a Zipf(1.1) histogram over d.
-std::vector<int64_t> ZipfSupportCounts(const PureProtocol& ch, int d,
-                                       int64_t n, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  double norm = 0;
-  for (int v = 0; v < d; ++v) norm += 1 / std::pow(v + 1, 1.1);
-  std::vector<int64_t> counts(d);
-  for (int v = 0; v < d; ++v) {
-    const double f = 1 / std::pow(v + 1, 1.1) / norm;
-    counts[v] = std::binomial_distribution<int64_t>(
-        n, ch.q + (ch.p - ch.q) * f)(gen);
-  }
-  return counts;
-}
 
 TEST(IterativeBayesianUpdate, RecoversTheTruthFromExpectedGrrCounts) {
   const double e = std::exp(1.0);
@@ -63,7 +48,7 @@ class IbuAtEpsilonOne : public ::testing::Test {
   // OUE's channel at ε = 1, N = 1024, n = 10⁵ reports on Zipf(1.1).
   const PureProtocol oue_{.p = 0.5, .q = 1 / (std::exp(1.0) + 1)};
   const int64_t n_ = 100'000;
-  const std::vector<int64_t> counts_ = ZipfSupportCounts(oue_, 1024, n_, 3);
+  const std::vector<int64_t> counts_ = testing::ZipfSupportCounts(oue_, 1024, n_, 3);
   const std::vector<double> mle_ = *SupportShareMaximumLikelihood(counts_, oue_);
 
   IbuResult Run(IbuStart start, bool accelerate, int iterations) {
@@ -108,7 +93,7 @@ TEST_F(IbuAtEpsilonOne, EmHeadsForTheClosedFormMaximum) {
 
 TEST(IterativeBayesianUpdate, StopsAtMaxIterationsAndSaysSo) {
   const PureProtocol oue{.p = 0.5, .q = 1 / (std::exp(1.0) + 1)};
-  const std::vector<int64_t> counts = ZipfSupportCounts(oue, 256, 10'000, 5);
+  const std::vector<int64_t> counts = testing::ZipfSupportCounts(oue, 256, 10'000, 5);
   absl::StatusOr<IbuResult> f = IterativeBayesianUpdate(
       counts, 10'000, oue,
       {.max_iterations = 3, .tolerance = 0, .start = IbuStart::kUniform,

@@ -1,0 +1,35 @@
+// Support counts of a pure protocol's reports, drawn without running a
+// randomizer: for the estimator tests that need noisy counts of a known
+// histogram (frequency_mle_test, iterative_bayesian_update_test).
+#ifndef LDP_TESTS_TESTING_ZIPF_SUPPORT_COUNTS_H_
+#define LDP_TESTS_TESTING_ZIPF_SUPPORT_COUNTS_H_
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common/pure_protocol.h"
+
+namespace ldp::testing {
+
+// n reports on Zipf(1.1) over d items: C_v ~ Binomial(n, q + (p − q)·f_v),
+// seeded.
+inline std::vector<int64_t> ZipfSupportCounts(const PureProtocol& channel,
+                                              int d, int64_t n,
+                                              uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  double norm = 0;
+  for (int v = 0; v < d; ++v) norm += 1 / std::pow(v + 1, 1.1);
+  std::vector<int64_t> counts(d);
+  for (int v = 0; v < d; ++v) {
+    const double f = 1 / std::pow(v + 1, 1.1) / norm;
+    counts[v] = std::binomial_distribution<int64_t>(
+        n, channel.q + (channel.p - channel.q) * f)(gen);
+  }
+  return counts;
+}
+
+}  // namespace ldp::testing
+
+#endif  // LDP_TESTS_TESTING_ZIPF_SUPPORT_COUNTS_H_
