@@ -45,30 +45,30 @@
 // "Newton": the logistic regression optimum (Newton's method with L2
 // --baseline_l2, to convergence), the non-private model the target compares
 // against.
-#include <algorithm>
-#include <cmath>
+//
+// Code: this file holds the flags and wires the phases together; the work
+// is in bench/logistic_input.h (CSV, bounds, row splits and their notes),
+// bench/logistic_runs.h (a setting, the private run and its GD twin),
+// bench/logistic_selection.h (the grid and phase 1),
+// bench/logistic_report.h (phase 2, the per-round and summary tables),
+// bench/logistic_figures.h (how figures are printed),
+// bench/logistic_baselines.h (split, accuracy, Newton) and
+// bench/tabular_data.h (the CSV).
 #include <cstdint>
 #include <cstdio>
-#include <numeric>
 #include <optional>
-#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "bench/experiment_common.h"
-#include "bench/experiment_simulation.h"
-#include "bench/logistic_baselines.h"
-#include "bench/tabular_data.h"
-#include "planning/program_simulator.h"
-#include "planning/programs/logistic_regression.h"
+#include "bench/logistic_input.h"
+#include "bench/logistic_report.h"
+#include "bench/logistic_runs.h"
+#include "bench/logistic_selection.h"
 
 ABSL_FLAG(std::string, csv, "bench/data/breast_cancer.csv",
           "CSV with a header line, comma-separated, unquoted; every column "
@@ -116,383 +116,26 @@ ABSL_FLAG(double, per_round_epsilon, 2,
 namespace ldp {
 namespace {
 
-// One hyperparameter setting of the program.
-struct Setting {
-  double learning_rate = 1;
-  int rounds = 50;
-  double clip = 0.25;
-  std::string schedule = "constant";
-
-  std::string Name() const {
-    return absl::StrFormat("η = %g, T = %d, c = %g, %s", learning_rate, rounds,
-                           clip, schedule);
-  }
-};
-
-int AveragedRounds(int rounds) {
-  return std::max(1, static_cast<int>(std::ceil(
-                         absl::GetFlag(FLAGS_average_tail) * rounds - 1e-9)));
+// The flags, as the typed options the phases take.
+RunOptions RunOptionsFromFlags() {
+  return RunOptions{.agents = absl::GetFlag(FLAGS_agents),
+                    .average_tail = absl::GetFlag(FLAGS_average_tail),
+                    .radius = absl::GetFlag(FLAGS_radius),
+                    .l2 = absl::GetFlag(FLAGS_l2)};
 }
 
-// The mean of the last AveragedRounds(T) models of a path θ_0 … θ_T.
-LogisticModel TailAverage(const std::vector<LogisticModel>& path) {
-  const int rounds = static_cast<int>(path.size()) - 1;
-  const int k = AveragedRounds(rounds);
-  LogisticModel mean{.theta = std::vector<double>(path[0].theta.size())};
-  for (int t = rounds - k + 1; t <= rounds; ++t) {
-    for (size_t j = 0; j < mean.theta.size(); ++j) mean.theta[j] += path[t].theta[j] / k;
-    mean.bias += path[t].bias / k;
-  }
-  return mean;
+SplitOptions SplitOptionsFromFlags() {
+  return SplitOptions{
+      .seed = absl::GetFlag(FLAGS_split_seed),
+      .test_fraction = absl::GetFlag(FLAGS_test_fraction),
+      .validation_fraction = absl::GetFlag(FLAGS_validation_fraction)};
 }
 
-// The non-private twin of the program's T steps (same η_t, λ, projection):
-// iterates θ_0 … θ_T.
-std::vector<LogisticModel> GradientDescentPath(const Split& s,
-                                               const Setting& setting) {
-  const double l2 = absl::GetFlag(FLAGS_l2);
-  const double radius = absl::GetFlag(FLAGS_radius);
-  const size_t d = s.train_x[0].size();
-  LogisticModel m{.theta = std::vector<double>(d)};
-  std::vector<LogisticModel> path = {m};
-  for (int t = 0; t < setting.rounds; ++t) {
-    const std::vector<double> g = Gradient(m, s);
-    const double step = setting.schedule == "inverse_sqrt"
-                            ? setting.learning_rate / std::sqrt(t + 1.0)
-                            : setting.learning_rate;
-    for (size_t j = 0; j < d; ++j) m.theta[j] -= step * (g[j] + l2 * m.theta[j]);
-    m.bias -= step * g[d];
-    const double norm = std::sqrt(std::inner_product(
-        m.theta.begin(), m.theta.end(), m.theta.begin(), m.bias * m.bias));
-    if (norm > radius) {
-      for (double& v : m.theta) v *= radius / norm;
-      m.bias *= radius / norm;
-    }
-    path.push_back(m);
-  }
-  return path;
-}
-
-struct Run {
-  std::vector<LogisticModel> iterates{};  // θ_0 … θ_T
-  std::vector<LogisticModel> released{};  // released model at each t
-  double seconds = 0;
-  int64_t max_spent = 0;
-  int64_t refused = 0;
-};
-
-absl::StatusOr<Run> RunPrivate(const Split& s, const Setting& setting,
-                               double eps, uint64_t seed) {
-  std::vector<FieldSpec> fields;
-  for (size_t k = 0; k < s.features.size(); ++k) {
-    fields.push_back(FieldSpec::Real(s.features[k], s.bounds.bounds[k].lo,
-                                     s.bounds.bounds[k].hi));
-  }
-  fields.push_back(FieldSpec::Bool(s.label));
-  absl::StatusOr<RecordSchema> schema = RecordSchema::Create(std::move(fields));
-  if (!schema.ok()) return schema.status();
-  const StudySpec study{
-      .display_name = "logistic regression",
-      .schema = *schema,
-      .epsilon_cap_nanos = std::llround(eps * 1e9),
-      .mode = StudyMode::kInteractive,
-      .program = ProgramSpec{
-          .name = "logistic_regression",
-          .parameters = {
-              {"features", absl::StrJoin(s.features, ",")},
-              {"label", s.label},
-              {"rounds", absl::StrCat(setting.rounds)},
-              {"learning_rate", absl::StrCat(setting.learning_rate)},
-              {"schedule", setting.schedule},
-              {"average_tail", absl::StrCat(absl::GetFlag(FLAGS_average_tail))},
-              {"clip", absl::StrCat(setting.clip)},
-              {"radius", absl::StrCat(absl::GetFlag(FLAGS_radius))},
-              {"l2", absl::StrCat(absl::GetFlag(FLAGS_l2))}}}};
-  const size_t n_train = s.train_records.size();
-  const RecordSource records = [&s, seed, n_train](uint64_t agent) {
-    return s.train_records[SplitMix64(seed * 0xD1B54A32D192ED03 + agent) %
-                           n_train];
-  };
-  std::mt19937_64 coins(seed * 1000003 + std::llround(eps * 1000));
-  const TimedSimulation timed =
-      SimulateTimed(study, absl::GetFlag(FLAGS_agents), records, coins);
-  const absl::StatusOr<SimulationResult>& result = timed.run;
-  if (!result.ok()) return result.status();
-  Run run{.seconds = timed.seconds,
-          .max_spent = result->max_spent_nanos,
-          .refused = result->refused_over_cap};
-  const int d = static_cast<int>(s.features.size());
-  std::vector<const ProgramResult*> results;
-  for (const SimulatedRound& r : result->rounds) results.push_back(&r.result_before);
-  results.push_back(&result->result);
-  for (const ProgramResult* r : results) {
-    absl::StatusOr<LogisticModel> iterate = LogisticIterateFromResult(*r, d);
-    if (!iterate.ok()) return iterate.status();
-    run.iterates.push_back(*std::move(iterate));
-    absl::StatusOr<LogisticModel> released = LogisticModelFromResult(*r, d);
-    if (!released.ok()) return released.status();
-    if (!IsFinite(run.iterates.back()) || !IsFinite(*released)) {
-      return absl::InternalError(absl::StrCat(
-          "the private run (seed ", seed, ", ε = ", eps,
-          ") released a model with a non-finite weight"));
-    }
-    run.released.push_back(*std::move(released));
-  }
-  return run;
-}
-
-// A printed figure: v with `digits` decimals, or "n/a" when it is not
-// finite (the splits and models are checked before anything is computed,
-// so this is the last guard: no NaN is ever printed as a result).
-std::string Figure(double v, int digits = 3) {
-  return std::isfinite(v) ? absl::StrFormat("%.*f", digits, v) : "n/a";
-}
-
-std::string MeanSd(const std::vector<double>& v) {
-  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / v.size();
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  const double sd = v.size() > 1 ? std::sqrt(ss / (v.size() - 1)) : 0;
-  if (v.empty() || !std::isfinite(mean) || !std::isfinite(sd)) return "n/a";
-  return absl::StrFormat("%.3f ± %.3f", mean, sd);
-}
-
-double Mean(const std::vector<double>& v) {
-  return std::accumulate(v.begin(), v.end(), 0.0) / v.size();
-}
-
-absl::StatusOr<std::vector<double>> ParseList(const std::string& flag,
-                                              const std::string& text) {
-  std::vector<double> values;
-  for (absl::string_view e : absl::StrSplit(text, ',')) {
-    double v = 0;
-    if (!absl::SimpleAtod(e, &v) || !(v > 0)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad --", flag, " entry \"", e, "\" (want > 0)"));
-    }
-    values.push_back(v);
-  }
-  return values;
-}
-
-absl::StatusOr<std::vector<Setting>> Grid() {
-  std::vector<Setting> grid;
-  absl::StatusOr<std::vector<double>> etas =
-      ParseList("grid_learning_rate", absl::GetFlag(FLAGS_grid_learning_rate));
-  absl::StatusOr<std::vector<double>> rounds =
-      ParseList("grid_rounds", absl::GetFlag(FLAGS_grid_rounds));
-  absl::StatusOr<std::vector<double>> clips =
-      ParseList("grid_clip", absl::GetFlag(FLAGS_grid_clip));
-  for (const auto* list : {&etas, &rounds, &clips}) {
-    if (!list->ok()) return list->status();
-  }
-  const std::vector<std::string> schedules =
-      absl::StrSplit(absl::GetFlag(FLAGS_grid_schedule), ',');
-  for (double eta : *etas) {
-    for (double t : *rounds) {
-      for (double c : *clips) {
-        for (const std::string& schedule : schedules) {
-          grid.push_back({.learning_rate = eta,
-                          .rounds = static_cast<int>(t),
-                          .clip = c,
-                          .schedule = schedule});
-        }
-      }
-    }
-  }
-  return grid;
-}
-
-absl::Status NonFiniteNewton() {
-  return absl::InternalError(
-      "the non-private Newton baseline has a non-finite weight; try a larger "
-      "--baseline_l2");
-}
-
-// Phase 1: the grid setting with the best validation accuracy at
-// --select_epsilon (ties: lower validation log-loss), trained on train minus
-// validation. Prints the whole search.
-absl::StatusOr<Setting> Select(const Split& sel,
-                               const std::vector<Setting>& grid) {
-  const double eps = absl::GetFlag(FLAGS_select_epsilon);
-  const int seeds = absl::GetFlag(FLAGS_select_seeds);
-  const LogisticModel newton = Newton(sel, absl::GetFlag(FLAGS_baseline_l2));
-  if (!IsFinite(newton)) return NonFiniteNewton();
-  std::printf(
-      "## Selection: %zu settings × %d seeds (1001 …) at ε = %g; trained on "
-      "%zu rows, scored on %zu validation rows\n\nnon-private Newton on the "
-      "same rows: validation accuracy %s, log-loss %s\n\n",
-      grid.size(), seeds, eps, sel.train_y.size(), sel.held_y.size(),
-      Figure(Accuracy(newton, sel.held_x, sel.held_y)).c_str(),
-      Figure(LogLoss(newton, sel.held_x, sel.held_y)).c_str());
-  PrintMarkdownHeader({"setting", "validation accuracy", "validation log-loss",
-                       "GD (averaged) validation accuracy"});
-  std::fflush(stdout);
-  size_t best = 0;
-  double best_acc = -1, best_loss = INFINITY;
-  for (size_t k = 0; k < grid.size(); ++k) {
-    std::vector<double> acc, loss;
-    for (int seed = 1001; seed <= 1000 + seeds; ++seed) {
-      absl::StatusOr<Run> run = RunPrivate(sel, grid[k], eps, seed);
-      if (!run.ok()) return run.status();
-      acc.push_back(Accuracy(run->released.back(), sel.held_x, sel.held_y));
-      loss.push_back(LogLoss(run->released.back(), sel.held_x, sel.held_y));
-    }
-    const LogisticModel gd = TailAverage(GradientDescentPath(sel, grid[k]));
-    std::printf("| %s | %s | %s | %s |\n", grid[k].Name().c_str(),
-                MeanSd(acc).c_str(), MeanSd(loss).c_str(),
-                Figure(Accuracy(gd, sel.held_x, sel.held_y)).c_str());
-    std::fflush(stdout);
-    if (Mean(acc) > best_acc || (Mean(acc) == best_acc && Mean(loss) < best_loss)) {
-      best = k, best_acc = Mean(acc), best_loss = Mean(loss);
-    }
-  }
-  std::printf("\nchosen: %s (validation accuracy %s, log-loss %s)\n\n",
-              grid[best].Name().c_str(), Figure(best_acc).c_str(),
-              Figure(best_loss).c_str());
-  return grid[best];
-}
-
-void PrintPerRound(const Run& run, const Split& s, const Setting& setting,
-                   double eps) {
-  const std::vector<LogisticModel> gd = GradientDescentPath(s, setting);
-  std::printf("## Per round, ε = %g, seed 1\n\nBefore round t + 1 (t = %d: "
-              "final); \"released\" = mean of the averaging window's iterates "
-              "so far (the iterate before the window starts); train/test "
-              "accuracy.\n\n",
-              eps, setting.rounds);
-  PrintMarkdownHeader({"t", "iterate train", "iterate test", "released train",
-                       "released test", "GD iterate test", "GD released test"});
-  const int first = setting.rounds - AveragedRounds(setting.rounds) + 1;
-  for (size_t t = 0; t < run.iterates.size(); ++t) {
-    // The GD twin's released model: the mean of its window's iterates so far.
-    LogisticModel gd_released = gd[t];
-    if (static_cast<int>(t) >= first) {
-      gd_released.theta.assign(gd[t].theta.size(), 0);
-      gd_released.bias = 0;
-      for (int i = first; i <= static_cast<int>(t); ++i) {
-        for (size_t j = 0; j < gd_released.theta.size(); ++j) {
-          gd_released.theta[j] += gd[i].theta[j] / (t - first + 1);
-        }
-        gd_released.bias += gd[i].bias / (t - first + 1);
-      }
-    }
-    std::printf("| %zu | %s | %s | %s | %s | %s | %s |\n", t,
-                Figure(Accuracy(run.iterates[t], s.train_x, s.train_y)).c_str(),
-                Figure(Accuracy(run.iterates[t], s.held_x, s.held_y)).c_str(),
-                Figure(Accuracy(run.released[t], s.train_x, s.train_y)).c_str(),
-                Figure(Accuracy(run.released[t], s.held_x, s.held_y)).c_str(),
-                Figure(Accuracy(gd[t], s.held_x, s.held_y)).c_str(),
-                Figure(Accuracy(gd_released, s.held_x, s.held_y)).c_str());
-  }
-  std::printf("\n");
-}
-
-// The rows of the CSV, shuffled once by --split_seed: test rows first, then
-// validation, then the rest of train. `fit` is train minus validation.
-struct RowSplit {
-  std::vector<size_t> test, validation, fit, train;
-};
-
-RowSplit ShuffleRows(size_t rows) {
-  std::vector<size_t> order(rows);
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937_64 gen(absl::GetFlag(FLAGS_split_seed));
-  std::shuffle(order.begin(), order.end(), gen);
-  const size_t n_test =
-      std::llround(absl::GetFlag(FLAGS_test_fraction) * order.size());
-  const size_t n_val = std::llround(absl::GetFlag(FLAGS_validation_fraction) *
-                                    (order.size() - n_test));
-  return RowSplit{
-      .test = std::vector<size_t>(order.begin(), order.begin() + n_test),
-      .validation = std::vector<size_t>(order.begin() + n_test,
-                                        order.begin() + n_test + n_val),
-      .fit = std::vector<size_t>(order.begin() + n_test + n_val, order.end()),
-      .train = std::vector<size_t>(order.begin() + n_test, order.end())};
-}
-
-// The non-private baselines on the report's split.
-struct Baselines {
-  double newton_train = 0;
-  double newton_test = 0;
-};
-
-absl::StatusOr<Baselines> PrintReportHeader(const Split& s,
-                                            const Setting& chosen) {
-  const std::vector<LogisticModel> gd = GradientDescentPath(s, chosen);
-  const LogisticModel gd_avg = TailAverage(gd);
-  const LogisticModel newton = Newton(s, absl::GetFlag(FLAGS_baseline_l2));
-  if (!IsFinite(newton)) return NonFiniteNewton();
-  const Baselines baselines{
-      .newton_train = Accuracy(newton, s.train_x, s.train_y),
-      .newton_test = Accuracy(newton, s.held_x, s.held_y)};
-  const int per_coordinate = static_cast<int>(
-      absl::GetFlag(FLAGS_agents) / chosen.rounds / (s.features.size() + 1));
-  std::printf(
-      "## Report: %s, trained on all %zu train rows, evaluated on %zu test "
-      "rows (~%d reports per gradient coordinate per round)\n\n"
-      "non-private Newton (λ = %g): train %s, test %s; non-private GD, "
-      "same setting: last iterate test %s, averaged test %s\n\n",
-      chosen.Name().c_str(), s.train_y.size(), s.held_y.size(), per_coordinate,
-      absl::GetFlag(FLAGS_baseline_l2), Figure(baselines.newton_train).c_str(),
-      Figure(baselines.newton_test).c_str(),
-      Figure(Accuracy(gd.back(), s.held_x, s.held_y)).c_str(),
-      Figure(Accuracy(gd_avg, s.held_x, s.held_y)).c_str());
-  std::fflush(stdout);
-  return baselines;
-}
-
-// One ε of the report: --seeds private runs of the chosen setting.
-struct Row {
-  double eps = 0;
-  std::vector<double> train{}, test{}, last_test{};
-  double seconds = 0;
-  int64_t max_spent = 0, refused = 0;
-  std::string mechanism{};
-};
-
-// nullopt after printing why a run failed.
-std::optional<Row> ReportEpsilon(const Split& s, const Setting& chosen,
-                                 double eps) {
-  Row row{.eps = eps};
-  for (int seed = 1; seed <= absl::GetFlag(FLAGS_seeds); ++seed) {
-    absl::StatusOr<Run> run = RunPrivate(s, chosen, eps, seed);
-    if (!run.ok()) {
-      std::fprintf(stderr, "ε = %g seed %d: %s\n", eps, seed,
-                   run.status().ToString().c_str());
-      return std::nullopt;
-    }
-    row.train.push_back(Accuracy(run->released.back(), s.train_x, s.train_y));
-    row.test.push_back(Accuracy(run->released.back(), s.held_x, s.held_y));
-    row.last_test.push_back(
-        Accuracy(run->iterates.back(), s.held_x, s.held_y));
-    row.seconds += run->seconds;
-    row.max_spent = std::max(row.max_spent, run->max_spent);
-    row.refused += run->refused;
-    if (seed == 1 && eps == absl::GetFlag(FLAGS_per_round_epsilon)) {
-      PrintPerRound(*run, s, chosen, eps);
-    }
-    std::fflush(stdout);
-  }
-  return row;
-}
-
-void PrintSummary(const std::vector<Row>& rows, const Baselines& baselines) {
-  std::printf("## Summary (%d seeds per ε, mean ± sd; gap = Newton test − "
-              "private released test mean)\n\n", absl::GetFlag(FLAGS_seeds));
-  PrintMarkdownHeader({"ε", "released train", "released test",
-                       "last iterate test", "Newton train", "Newton test",
-                       "gap (points)", "max ε spent", "refused", "s/run"});
-  for (const Row& r : rows) {
-    std::printf("| %g | %s | %s | %s | %s | %s | %s | %g | %lld | %s |\n",
-                r.eps, MeanSd(r.train).c_str(), MeanSd(r.test).c_str(),
-                MeanSd(r.last_test).c_str(),
-                Figure(baselines.newton_train).c_str(),
-                Figure(baselines.newton_test).c_str(),
-                Figure(100 * (baselines.newton_test - Mean(r.test)), 1).c_str(),
-                r.max_spent / 1e9, static_cast<long long>(r.refused),
-                Figure(r.seconds / r.train.size(), 1).c_str());
-  }
+GridLists GridListsFromFlags() {
+  return GridLists{.learning_rate = absl::GetFlag(FLAGS_grid_learning_rate),
+                   .rounds = absl::GetFlag(FLAGS_grid_rounds),
+                   .clip = absl::GetFlag(FLAGS_grid_clip),
+                   .schedule = absl::GetFlag(FLAGS_grid_schedule)};
 }
 
 // The flags that are not lists, checked before the data is read.
@@ -513,162 +156,73 @@ absl::Status CheckFlags() {
   return absl::OkStatus();
 }
 
-// The rows of --csv and the --bounds declared for its features. Prints the
-// headers renamed to valid field names, once, if any was.
-struct Input {
-  TabularData data;
-  DeclaredBounds declared;
-};
-
-absl::StatusOr<Input> ReadInput() {
-  absl::StatusOr<TabularData> data =
-      ReadTabularCsv(absl::GetFlag(FLAGS_csv), absl::GetFlag(FLAGS_label));
-  if (absl::IsNotFound(data.status())) {
-    return absl::NotFoundError(absl::StrCat(
-        std::string(data.status().message()), " (pass --csv=FILE: any CSV with a header "
-        "line, real features and a 0/1 --label column; "
-        "bench/data/export_sklearn_datasets.py writes bench/data/"
-        "breast_cancer.csv, wine.csv and digits.csv)"));
-  }
-  if (!data.ok()) return data.status();
-  absl::StatusOr<DeclaredBounds> declared = ParseDeclaredBounds(
-      absl::GetFlag(FLAGS_bounds), data->headers, data->label_header);
-  if (!declared.ok()) return declared.status();
-  std::vector<std::string> headers = data->headers, names = data->features;
-  headers.push_back(data->label_header);
-  names.push_back(data->label_field);
-  const std::string renames = DescribeRenames(headers, names);
-  if (!renames.empty()) {
-    std::printf("CSV headers renamed to valid field names:\n%s\n",
-                renames.c_str());
-  }
-  return Input{.data = *std::move(data), .declared = *std::move(declared)};
-}
-
-// The features a phase's model leaves out (constant on its training rows,
-// no declared bounds) and the training values clamped into declared bounds.
-void PrintBoundsNotes(const char* phase, const TabularData& data,
-                      const Split& s) {
-  const FeatureBounds& f = s.bounds;
-  if (!f.dropped.empty()) {
-    std::vector<std::string> left_out;
-    for (size_t k = 0; k < f.dropped.size(); ++k) {
-      left_out.push_back(absl::StrFormat("\"%s\" (= %g)",
-                                         data.headers[f.dropped[k]],
-                                         f.dropped_value[k]));
-    }
-    std::printf("%s: %zu of %zu features are constant on its %zu training "
-                "rows and have no declared bounds, so its model leaves them "
-                "out: %s\n\n", phase, f.dropped.size(), data.headers.size(),
-                s.train_y.size(), absl::StrJoin(left_out, ", ").c_str());
-  }
-  if (f.clamped_values > 0) {
-    std::printf("%s: %lld training values lie outside their declared bounds "
-                "and are clamped into them\n\n", phase,
-                static_cast<long long>(f.clamped_values));
-  }
-}
-
-// Both phases' splits, checked before anything is computed from them; the
-// selection split only when there is a grid to search.
-struct Splits {
-  std::optional<Split> selection;
-  Split report;
-};
-
-absl::StatusOr<Splits> MakeSplits(const Input& in, const RowSplit& rows,
-                                  bool select) {
-  if (rows.test.empty() || rows.fit.empty() ||
-      (select && rows.validation.empty())) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%zu rows are too few for --test_fraction=%g and "
-        "--validation_fraction=%g: the test, validation and training splits "
-        "each need at least one row", in.data.y.size(),
-        absl::GetFlag(FLAGS_test_fraction),
-        absl::GetFlag(FLAGS_validation_fraction)));
-  }
-  Splits splits;
-  const auto too_many = [](const Split& s) {
-    return s.features.size() > static_cast<size_t>(kMaxLogisticFeatures);
-  };
-  if (select) {
-    absl::StatusOr<Split> sel =
-        MakeSplit(in.data, rows.fit, rows.validation, in.declared);
-    if (!sel.ok()) return sel.status();
-    splits.selection = *std::move(sel);
-  }
-  absl::StatusOr<Split> report =
-      MakeSplit(in.data, rows.train, rows.test, in.declared);
-  if (!report.ok()) return report.status();
-  splits.report = *std::move(report);
-  if (too_many(splits.report) ||
-      (select && too_many(*splits.selection))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the model would use more than ", kMaxLogisticFeatures,
-        " features, the logistic_regression program's limit; use fewer "
-        "columns"));
-  }
-  return splits;
-}
-
-void PrintDataLine(const Input& in, const RowSplit& rows) {
-  const size_t declared = std::count_if(
-      in.declared.begin(), in.declared.end(),
-      [](const std::optional<ValueRange>& b) { return b.has_value(); });
-  std::printf(
-      "data %s: %zu rows, %zu features (%zu with declared bounds, the rest "
-      "bounded by the training rows' min and max); test %zu, train %zu "
-      "(validation %zu of them); n = %lld agents; average_tail = %g, R = %g, "
-      "λ = %g\n\n",
-      absl::GetFlag(FLAGS_csv).c_str(), in.data.y.size(),
-      in.data.headers.size(), declared, rows.test.size(), rows.train.size(),
-      rows.validation.size(),
-      static_cast<long long>(absl::GetFlag(FLAGS_agents)),
-      absl::GetFlag(FLAGS_average_tail), absl::GetFlag(FLAGS_radius),
-      absl::GetFlag(FLAGS_l2));
-}
-
 int Fail(const absl::Status& status, int code) {
   std::fprintf(stderr, "%s\n", status.ToString().c_str());
   return code;
 }
 
+// Both phases on checked splits: the selection when the grid has more than
+// one setting (else its only setting), then the report for every ε.
+int RunPhases(const PhaseSplits& splits,
+              const std::vector<LogisticSetting>& grid,
+              const std::vector<double>& epsilons,
+              const RunOptions& run_options) {
+  LogisticSetting chosen = grid.front();
+  if (splits.selection.has_value()) {
+    const SelectionOptions options{
+        .epsilon = absl::GetFlag(FLAGS_select_epsilon),
+        .seeds = absl::GetFlag(FLAGS_select_seeds),
+        .baseline_l2 = absl::GetFlag(FLAGS_baseline_l2)};
+    absl::StatusOr<LogisticSetting> selected =
+        Select(*splits.selection, grid, options, run_options);
+    if (!selected.ok()) return Fail(selected.status(), 1);
+    chosen = *selected;
+  }
+  const ReportOptions options{
+      .seeds = absl::GetFlag(FLAGS_seeds),
+      .baseline_l2 = absl::GetFlag(FLAGS_baseline_l2),
+      .per_round_epsilon = absl::GetFlag(FLAGS_per_round_epsilon)};
+  const absl::StatusOr<ReportBaselines> baselines =
+      PrintReportHeader(splits.report, chosen, options, run_options);
+  if (!baselines.ok()) return Fail(baselines.status(), 1);
+  std::vector<EpsilonRow> report;
+  for (double eps : epsilons) {
+    std::optional<EpsilonRow> row =
+        ReportEpsilon(splits.report, chosen, eps, options, run_options);
+    if (!row.has_value()) return 1;
+    report.push_back(*std::move(row));
+  }
+  PrintSummary(report, *baselines, options.seeds);
+  return 0;
+}
+
+// Exit code 2 for bad flags, 1 for bad data or a failed run.
 int Main() {
   absl::StatusOr<std::vector<double>> epsilons =
-      ParseList("epsilon", absl::GetFlag(FLAGS_epsilon));
-  absl::StatusOr<std::vector<Setting>> grid = Grid();
+      ParsePositiveList("epsilon", absl::GetFlag(FLAGS_epsilon));
+  absl::StatusOr<std::vector<LogisticSetting>> grid =
+      ParseGrid(GridListsFromFlags());
   for (const absl::Status& status :
        {CheckFlags(), epsilons.status(), grid.status()}) {
     if (!status.ok()) return Fail(status, 2);
   }
-  absl::StatusOr<Input> in = ReadInput();
+  absl::StatusOr<LogisticInput> in = ReadInput(
+      InputOptions{.csv = absl::GetFlag(FLAGS_csv),
+                   .label = absl::GetFlag(FLAGS_label),
+                   .bounds = absl::GetFlag(FLAGS_bounds)});
   if (!in.ok()) return Fail(in.status(), 1);
-  const RowSplit rows = ShuffleRows(in->data.y.size());
-  absl::StatusOr<Splits> splits = MakeSplits(*in, rows, grid->size() > 1);
+  const SplitOptions split_options = SplitOptionsFromFlags();
+  const RowSplit rows = ShuffleRows(in->data.y.size(), split_options);
+  absl::StatusOr<PhaseSplits> splits =
+      MakeSplits(*in, rows, grid->size() > 1, split_options);
   if (!splits.ok()) return Fail(splits.status(), 1);
-  PrintDataLine(*in, rows);
+  const RunOptions run_options = RunOptionsFromFlags();
+  PrintDataLine(absl::GetFlag(FLAGS_csv), *in, rows, run_options);
   if (splits->selection.has_value()) {
     PrintBoundsNotes("selection split", in->data, *splits->selection);
   }
   PrintBoundsNotes("report split", in->data, splits->report);
-
-  Setting chosen = grid->front();
-  if (splits->selection.has_value()) {
-    absl::StatusOr<Setting> selected = Select(*splits->selection, *grid);
-    if (!selected.ok()) return Fail(selected.status(), 1);
-    chosen = *selected;
-  }
-  const absl::StatusOr<Baselines> baselines =
-      PrintReportHeader(splits->report, chosen);
-  if (!baselines.ok()) return Fail(baselines.status(), 1);
-  std::vector<Row> report;
-  for (double eps : *epsilons) {
-    std::optional<Row> row = ReportEpsilon(splits->report, chosen, eps);
-    if (!row.has_value()) return 1;
-    report.push_back(*std::move(row));
-  }
-  PrintSummary(report, *baselines);
-  return 0;
+  return RunPhases(*splits, *grid, *epsilons, run_options);
 }
 
 }  // namespace
