@@ -26,6 +26,10 @@ PACKAGES=(
   # runtimes, and clang 14 with libFuzzer (libclang_rt.fuzzer-x86_64.a comes
   # from libclang-rt-14-dev on bookworm).
   libasan8 libubsan1 libtsan2 clang clang-14 libclang-rt-14-dev
+  # The Python analyst package (python/) and its tests: gRPC and protobuf for
+  # the stubs CMake generates (grpc_python_plugin is protobuf-compiler-grpc's),
+  # pandas for the tables, matplotlib for the plots, pytest.
+  python3-grpcio python3-protobuf python3-pandas python3-matplotlib python3-pytest
   # lld: links the ~150 executables in about half ld.bfd's time (CMakeLists.txt).
   lld
 )

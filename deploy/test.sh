@@ -4,8 +4,9 @@
 #   1. ASan + UBSan build in build-asan/ with clang and libFuzzer's coverage
 #      (-DLDP_FUZZ=ON): the whole ctest suite (PostgreSQL tests run through
 #      tests/postgres/with_postgres.sh, a throwaway cluster on loopback),
-#      then every fuzz target for LDP_FUZZ_SECONDS (default 20) each, from
-#      its corpus in tests/fuzz/corpus;
+#      then the Python analyst package's tests (python/tests) against the
+#      same binaries, then every fuzz target for LDP_FUZZ_SECONDS (default
+#      20) each, from its corpus in tests/fuzz/corpus;
 #   2. TSan build in build-tsan/ with clang and the server-core tests
 #      (tests/server_*, but for the single-threaded codec and parsing units);
 #   3. deploy/lint.sh over the deployment files.
@@ -59,6 +60,18 @@ asan() {
    ctest --output-on-failure -j"$JOBS" --timeout 600)
 }
 
+# The Python analyst package (python/) against the ASan binaries: pytest
+# starts its own ldp-server from build-asan (whose default build generated
+# the package's gRPC stubs into build-asan/python) and fills studies with
+# ldp-loadtest. The system Python, where Debian's python3-grpcio and friends
+# are installed. About 20 s.
+python_tests() {
+  LDP_BUILD_DIR=build-asan \
+  ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      /usr/bin/python3 -m pytest -q python/tests
+}
+
 fuzz() {
   bash tests/fuzz/run_fuzzers.sh build-asan "${LDP_FUZZ_SECONDS:-20}"
 }
@@ -97,6 +110,7 @@ tsan() {
 total=$SECONDS
 bash deploy/install-deps.sh
 job "asan+ubsan build (clang, fuzz coverage) + ctest" asan
+job "python client (pytest)" python_tests
 job "fuzzers" fuzz
 if [ "${LDP_CI_QUICK:-0}" = 1 ]; then
   echo "LDP_CI_QUICK=1: skipping the TSan job and the deploy lint"
