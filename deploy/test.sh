@@ -64,7 +64,8 @@ asan() {
 # starts its own ldp-server from build-asan (whose default build generated
 # the package's gRPC stubs into build-asan/python) and fills studies with
 # ldp-loadtest. The system Python, where Debian's python3-grpcio and friends
-# are installed. About 20 s.
+# are installed. 15 to 30 s on the 2-core VM, most of it the five-line
+# session's 2,000 agent sessions.
 python_tests() {
   LDP_BUILD_DIR=build-asan \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \

@@ -9,35 +9,16 @@ reads one of the shared load-test studies below.
 """
 
 import os
-import secrets
-import subprocess
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # before anything imports pyplot
 
-from ldp_analyst import Client, LdpError, run_loadtest  # noqa: E402
+from ldp_analyst import Client, run_loadtest  # noqa: E402
 from ldp_analyst.stubs import CHECKOUT  # noqa: E402
 
-START_TIMEOUT_S = 60  # an ASan server on a busy 2-core machine starts in ~1 s
-
-
-@dataclass
-class Server:
-    """A running ldp-server: where it listens and where its files are."""
-
-    address: str
-    token_file: Path
-    directory: Path
-    build_dir: Path
-    process: subprocess.Popen
-    log: Path
-
-    def log_tail(self, lines=20):
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+from server_process import running_server, wait_until_serving  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -53,69 +34,15 @@ def build_dir():
     return build
 
 
-def _wait_for_port(port_file, process, server_log):
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"ldp-server exited with {process.returncode}:\n"
-                        f"{server_log.read_text(errors='replace')}")
-        if port_file.is_file() and port_file.read_text().strip():
-            return int(port_file.read_text())
-        time.sleep(0.05)
-    process.kill()
-    pytest.fail(f"ldp-server did not listen within {START_TIMEOUT_S} s")
-
-
-def _wait_until_serving(address, token_file):
-    """The port file is written once the server listens; one analyst call
-    proves the service answers and the token is the one it holds."""
-    deadline = time.monotonic() + START_TIMEOUT_S
-    with Client(address, token_file, timeout=5) as client:
-        while True:
-            try:
-                client.list_studies()
-                return
-            except LdpError as e:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"ldp-server at {address} does not answer: {e}")
-                time.sleep(0.1)
-
-
 @pytest.fixture(scope="session")
 def server(build_dir, tmp_path_factory):
-    """ldp-server on a free port (--port=0), a fresh SQLite database and an
-    analyst token written beforehand where the server looks for it by
-    default (<db>.analyst_token), as the README's commands use it. Relay
-    service on, so the shared studies fill in bulk mode (fast under ASan).
-    Stopped at the end, and it must exit cleanly (ASan reports leaks then)."""
-    directory = tmp_path_factory.mktemp("ldp-server")
-    token_file = directory / "ldp.db.analyst_token"
-    token_file.write_text(secrets.token_hex(16) + "\n")
-    token_file.chmod(0o600)
-    port_file, log = directory / "port", directory / "server.log"
-    with open(log, "w") as log_stream:
-        process = subprocess.Popen(
-            [str(build_dir / "server" / "ldp-server"), f"--db={directory / 'ldp.db'}",
-             "--port=0", f"--port_file={port_file}", "--drain_seconds=0", "--relay_service",
-             "--log_level=warning"],
-            stdout=log_stream, stderr=subprocess.STDOUT, cwd=directory)
-    try:
-        port = _wait_for_port(port_file, process, log)
-        address = f"127.0.0.1:{port}"
-        _wait_until_serving(address, token_file)
-        yield Server(address=address, token_file=token_file, directory=directory,
-                     build_dir=build_dir, process=process, log=log)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        try:
-            returncode = process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            pytest.fail("ldp-server did not stop within 30 s of SIGTERM")
-    assert returncode == 0, (f"ldp-server exited with {returncode} after SIGTERM:\n"
-                             f"{log.read_text(errors='replace')[-4000:]}")
+    """The session's plaintext ldp-server (see running_server), relay
+    service on so that the shared studies fill in bulk mode (fast under
+    ASan)."""
+    with running_server(build_dir, tmp_path_factory.mktemp("ldp-server"),
+                        "--relay_service") as s:
+        wait_until_serving(s.address, s.token_file)
+        yield s
 
 
 @pytest.fixture

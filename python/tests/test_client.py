@@ -3,7 +3,6 @@
 import json
 
 import pandas as pd
-import pytest
 
 from ldp_analyst import Client
 from ldp_analyst.client import BUDGET_COLUMNS, STUDY_COLUMNS
