@@ -23,7 +23,7 @@ using testing::StatusIs;
 
 constexpr int64_t kEps = kNanosPerEpsilon;
 
-RecordSchema Schema(bool extra_field = false) {
+RecordSchema ProtectionSchema(bool extra_field = false) {
   std::vector<FieldSpec> fields = {
       FieldSpec::Real("x", -1, 1),
       FieldSpec::Categorical("color", {"r", "g", "b", "y"})};
@@ -41,8 +41,9 @@ Record SomeRecord(const std::string& color = "g") {
   return record;
 }
 
-AgentTask Histogram(uint64_t study, uint64_t task_id, FrequencyOracleSpec oracle,
-                    int64_t charge, const RecordSchema& schema = Schema()) {
+AgentTask Histogram(uint64_t study, uint64_t task_id,
+                    FrequencyOracleSpec oracle, int64_t charge,
+                    const RecordSchema& schema = ProtectionSchema()) {
   auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
   EXPECT_OK(encoding);
   return AgentTask{.task = {.study_id = study,
@@ -56,7 +57,7 @@ AgentTask Histogram(uint64_t study, uint64_t task_id, FrequencyOracleSpec oracle
 
 AgentTask Mean(uint64_t study, uint64_t task_id, RealMechanismSpec mechanism,
                int64_t charge, double upper = 1) {
-  auto query = Query::Create(expr::Field("x"), {-1, upper}, Schema());
+  auto query = Query::Create(expr::Field("x"), {-1, upper}, ProtectionSchema());
   EXPECT_OK(query);
   return AgentTask{
       .task = {.study_id = study,
@@ -65,7 +66,7 @@ AgentTask Mean(uint64_t study, uint64_t task_id, RealMechanismSpec mechanism,
                .epsilon_nanos = charge,
                .question = StatisticalQueryTask{.query = *query,
                                                 .mechanism = mechanism}},
-      .schema = Schema()};
+      .schema = ProtectionSchema()};
 }
 
 FrequencyOracleSpec Grr(double epsilon) {
@@ -148,7 +149,8 @@ TEST(AgentProtection, RefusalsShowEveryNanoEpsilon) {
   SeededGenerator gen(8);
   FakeClock clock(absl::FromUnixSeconds(1'800'000'000));
   auto agent = MakeAgent(gen, clock, {.max_epsilon_per_study_nanos = 5 * kEps});
-  ASSERT_OK(agent->Answer(Histogram(1, 1, Grr(1.000000001), kEps + 1, Schema())));
+  ASSERT_OK(agent->Answer(
+      Histogram(1, 1, Grr(1.000000001), kEps + 1, ProtectionSchema())));
   const auto refused = agent->Answer(
       Mean(2, 2, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps));
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kFailedPrecondition));
@@ -173,7 +175,7 @@ TEST(AgentProtection, MemoIgnoresStudyRoundAndTaskIds) {
   for (uint64_t i = 2; i <= 1001; ++i) {
     // Unused schema fields and another field order change nothing either.
     tasks.push_back(Histogram(1000 + i, 7 * i, Grr(0.9), 9 * kEps / 10,
-                              Schema(/*extra_field=*/i % 2 == 0)));
+                              ProtectionSchema(/*extra_field=*/i % 2 == 0)));
   }
   for (const auto& answer : agent->AnswerAll(tasks)) {
     ASSERT_OK(answer);

@@ -9,6 +9,7 @@
 #include "proto/ldp/v1/agent_service.pb.h"
 #include "tests/testing/deep_expression.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -18,7 +19,7 @@ using ::ldp::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 // The mean of x in [0, 1] (Duchi, ε 0.5), with the query `depth` levels deep.
 v1::Task MeanTask(uint64_t id, int depth) {

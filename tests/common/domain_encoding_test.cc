@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -18,24 +19,24 @@ namespace {
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
-RecordSchema MakeSchema(std::vector<FieldSpec> fields) {
+RecordSchema EncodingSchema(std::vector<FieldSpec> fields) {
   absl::StatusOr<RecordSchema> schema = RecordSchema::Create(std::move(fields));
   EXPECT_OK(schema);
   return *schema;
 }
 
-RecordSchema Schema() {
-  return MakeSchema({FieldSpec::Bool("smoker"), FieldSpec::Int("age", 18, 25),
-                     FieldSpec::Categorical("country", {"fr", "de", "it"}),
-                     FieldSpec::Real("income", 0, 100),
-                     FieldSpec::BitVector("bits", 3),
-                     FieldSpec::Int("years", 0, 120)});
+RecordSchema ColorSchema() {
+  return EncodingSchema(
+      {FieldSpec::Bool("smoker"), FieldSpec::Int("age", 18, 25),
+       FieldSpec::Categorical("country", {"fr", "de", "it"}),
+       FieldSpec::Real("income", 0, 100), FieldSpec::BitVector("bits", 3),
+       FieldSpec::Int("years", 0, 120)});
 }
 
 DomainEncoding MakeEncoding(const DomainEncodingSpec& spec,
-                            const RecordSchema& schema = Schema()) {
+                            const RecordSchema& schema = ColorSchema()) {
   absl::StatusOr<DomainEncoding> encoding =
       DomainEncoding::Create(spec, schema);
   EXPECT_OK(encoding);
@@ -134,7 +135,7 @@ TEST(DomainEncoding, RealEncodingAgreesWithLabelsAtEveryEdge) {
       {-0.3, 0.7, 7}, {1e6, 1e6 + 1, 1000}, {0, 1, 3}, {-1e-3, 5e-4, 17}};
   for (const auto& c : kCases) {
     const RecordSchema schema =
-        MakeSchema({FieldSpec::Real("x", c.lower, c.upper)});
+        EncodingSchema({FieldSpec::Real("x", c.lower, c.upper)});
     const DomainEncoding e = MakeEncoding(
         FieldEncoding{.field = "x", .num_buckets = c.buckets}, schema);
     for (uint32_t i = 0; i < c.buckets; ++i) {
@@ -186,7 +187,7 @@ TEST(DomainEncoding, ProductCoversTheDomainExactlyOnceMostSignificantFirst) {
 }
 
 TEST(DomainEncoding, QueryValueIsRoundedAndClamped) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = ColorSchema();
   absl::StatusOr<Query> q = Query::Create(
       expr::Div(expr::Field("years"), expr::Constant(10)), {0, 12}, schema);
   ASSERT_OK(q);
@@ -209,7 +210,7 @@ TEST(DomainEncoding, QueryValueIsRoundedAndClamped) {
 }
 
 TEST(DomainEncoding, ParityQueryEncodesBitVectors) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = ColorSchema();
   absl::StatusOr<Query> q = Query::Create(
       expr::MaskedParity("bits", {true, false, true}), {0, 1}, schema);
   ASSERT_OK(q);
@@ -233,7 +234,7 @@ TEST(DomainEncoding, EncodesOddRecordsWithoutFailing) {
 }
 
 TEST(DomainEncoding, AcceptsADomainOfExactlyTwoToThe31) {
-  const RecordSchema schema = MakeSchema(
+  const RecordSchema schema = EncodingSchema(
       {FieldSpec::Int("a", 0, 65535), FieldSpec::Int("b", 0, 32767)});
   const DomainEncoding e = MakeEncoding(
       ProductEncoding{.fields = {{.field = "a"}, {.field = "b"}}}, schema);
@@ -246,7 +247,7 @@ TEST(DomainEncoding, AcceptsADomainOfExactlyTwoToThe31) {
 }
 
 TEST(DomainEncoding, RejectsInvalidSpecs) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = ColorSchema();
   const std::vector<std::pair<DomainEncodingSpec, std::string>> cases = {
       {FieldEncoding{.field = "height"}, "unknown field \"height\""},
       {FieldEncoding{.field = "bits"}, "encode a query"},
@@ -266,10 +267,10 @@ TEST(DomainEncoding, RejectsInvalidSpecs) {
 }
 
 TEST(DomainEncoding, RejectsDomainsBeyondTheLimit) {
-  const RecordSchema schema =
-      MakeSchema({FieldSpec::Int("a", 0, 65535), FieldSpec::Int("b", 0, 65535),
-                  FieldSpec::Int("wide", 0, int64_t{1} << 40),
-                  FieldSpec::Real("narrow", 1e6, 1e6 + 1e-6)});
+  const RecordSchema schema = EncodingSchema(
+      {FieldSpec::Int("a", 0, 65535), FieldSpec::Int("b", 0, 65535),
+       FieldSpec::Int("wide", 0, int64_t{1} << 40),
+       FieldSpec::Real("narrow", 1e6, 1e6 + 1e-6)});
   const absl::Status product =
       DomainEncoding::Create(
           ProductEncoding{.fields = {{.field = "a"}, {.field = "b"}}}, schema)
@@ -290,7 +291,7 @@ TEST(DomainEncoding, RejectsDomainsBeyondTheLimit) {
 }
 
 TEST(DomainEncoding, RejectsBadQueryValueEncodings) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = ColorSchema();
   absl::StatusOr<Query> q = Query::Create(expr::Field("age"), {18, 25}, schema);
   ASSERT_OK(q);
   EXPECT_THAT(DomainEncoding::Create(
@@ -301,7 +302,7 @@ TEST(DomainEncoding, RejectsBadQueryValueEncodings) {
           QueryValueEncoding{.query = *q, .domain_size = kMaxDomainSize + 1},
           schema),
       StatusIs(kInvalid));
-  const RecordSchema other = MakeSchema({FieldSpec::Int("age", 0, 99)});
+  const RecordSchema other = EncodingSchema({FieldSpec::Int("age", 0, 99)});
   EXPECT_THAT(DomainEncoding::Create(
                   QueryValueEncoding{.query = *q, .domain_size = 30}, other),
               StatusIs(kInvalid));
@@ -315,7 +316,8 @@ std::vector<bool> Bits(const std::string& text) {
 }
 
 RecordSchema PrefixSchema() {
-  return MakeSchema({FieldSpec::BitVector("x", 16), FieldSpec::Int("n", 0, 3)});
+  return EncodingSchema(
+      {FieldSpec::BitVector("x", 16), FieldSpec::Int("n", 0, 3)});
 }
 
 TEST(DomainEncoding, PrefixFirstRoundReadsTheLeadingBits) {
@@ -403,7 +405,7 @@ TEST(DomainEncoding, RejectsBadPrefixEncodings) {
     EXPECT_THAT(status.message(), HasSubstr(message));
   }
   // 1 + 2·2^30 items is one past the limit; 1 + 2^30 fits.
-  const RecordSchema wide = MakeSchema({FieldSpec::BitVector("x", 64)});
+  const RecordSchema wide = EncodingSchema({FieldSpec::BitVector("x", 64)});
   EXPECT_THAT(DomainEncoding::Create(prefix("x", 31, 30, {Bits("0"), Bits("1")}),
                                      wide),
               StatusIs(kInvalid));

@@ -11,11 +11,12 @@
 #include "tests/testing/real_mechanism_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using ::ldp::testing::kInf;
 
 using testing::SeededGenerator;
 

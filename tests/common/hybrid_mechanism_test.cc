@@ -16,14 +16,14 @@
 namespace ldp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 using testing::ExactMoments;
 using testing::Moments;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
-std::unique_ptr<HybridMechanism> Make(const HybridOptions& options) {
+std::unique_ptr<HybridMechanism> MakeHybrid(const HybridOptions& options) {
   auto mechanism = HybridMechanism::Create(options);
   EXPECT_OK(mechanism);
   return std::move(mechanism).value();
@@ -57,7 +57,7 @@ TEST(HybridMechanism, CreateRejectsBadOptions) {
 
 TEST(HybridMechanism, UsesThePiecewiseBranchOnlyAboveThePapersThreshold) {
   for (double epsilon : {0.1, 0.5, 0.61}) {
-    auto m = Make({.epsilon = epsilon});
+    auto m = MakeHybrid({.epsilon = epsilon});
     EXPECT_EQ(m->piecewise_probability().numerator(), 0u);
     EXPECT_EQ(m->epsilon(), m->duchi().epsilon());
     EXPECT_EQ(m->WorstCaseVariance(), m->duchi().WorstCaseVariance());
@@ -65,7 +65,7 @@ TEST(HybridMechanism, UsesThePiecewiseBranchOnlyAboveThePapersThreshold) {
                 StatusIs(absl::StatusCode::kInvalidArgument));
   }
   for (double epsilon : {0.62, 1.0, 2.0, 4.0, 8.0}) {
-    auto m = Make({.epsilon = epsilon});
+    auto m = MakeHybrid({.epsilon = epsilon});
     EXPECT_NEAR(m->piecewise_probability().value(), 1 - std::exp(-epsilon / 2),
                 1e-9);
     EXPECT_LE(m->epsilon(), epsilon);
@@ -79,7 +79,8 @@ TEST(HybridMechanism, UsesThePiecewiseBranchOnlyAboveThePapersThreshold) {
 TEST(HybridMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
   for (int64_t cells : {16, 2048}) {
     for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
-      auto m = Make({.epsilon = epsilon, .bound = 2.0, .num_cells = cells});
+      auto m =
+          MakeHybrid({.epsilon = epsilon, .bound = 2.0, .num_cells = cells});
       testing::ExpectExactEpsilonAndNormalized(*m, Inputs(*m), AllLevels(*m),
                                                1e-12, cells == 16 ? 1 : 97);
     }
@@ -91,7 +92,7 @@ TEST(HybridMechanism, SamplesFollowTheExactDistribution) {
   constexpr int kDraws = 500'000;
   SeededGenerator gen(23);
   for (double epsilon : {0.5, 2.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = 1.0, .num_cells = 16});
+    auto m = MakeHybrid({.epsilon = epsilon, .bound = 1.0, .num_cells = 16});
     for (double x : {0.3, -1.0}) {
       testing::ExpectRandomizeFollowsProbability(*m, x, AllLevels(*m), kDraws,
                                                  gen);
@@ -101,7 +102,7 @@ TEST(HybridMechanism, SamplesFollowTheExactDistribution) {
 
 TEST(HybridMechanism, ExactMomentsMatchDecodeAndVariance) {
   for (double epsilon : {0.5, 1.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = 3.0, .num_cells = 256});
+    auto m = MakeHybrid({.epsilon = epsilon, .bound = 3.0, .num_cells = 256});
     for (double x : Inputs(*m)) {
       const double clamped = std::clamp(std::isnan(x) ? 0.0 : x, -3.0, 3.0);
       const Moments exact = ExactMoments(*m, x, AllLevels(*m));
@@ -117,8 +118,8 @@ TEST(HybridMechanism, ExactMomentsMatchDecodeAndVariance) {
 TEST(HybridMechanism, VarianceIsNearlyConstantAndItsMaximumIsExact) {
   constexpr double kBound = 2.0;
   for (double epsilon : {1.0, 2.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = kBound});
-    double lowest = kInf, highest = 0;
+    auto m = MakeHybrid({.epsilon = epsilon, .bound = kBound});
+    double lowest = kInfinity, highest = 0;
     for (int i = 0; i <= 20'000; ++i) {
       const double v = m->Variance(kBound * (i / 10'000.0 - 1));
       lowest = std::min(lowest, v);
@@ -142,7 +143,7 @@ TEST(HybridMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
   constexpr int kDraws = 50'000;
   SeededGenerator gen(41);
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = 2.0});
+    auto m = MakeHybrid({.epsilon = epsilon, .bound = 2.0});
     for (double x : {-2.0, 0.1234, 1.8}) {
       testing::ExpectEmpiricalMomentsMatchClosedForm(*m, x, kDraws, gen,
                                                      AllLevels(*m));
@@ -151,7 +152,7 @@ TEST(HybridMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
 }
 
 TEST(HybridMechanism, ValidateAcceptsExactlyTheLevelsOfBothBranches) {
-  auto m = Make({.epsilon = 2.0, .num_cells = 100});
+  auto m = MakeHybrid({.epsilon = 2.0, .num_cells = 100});
   EXPECT_EQ(m->duchi_minus_level(), 100);
   EXPECT_EQ(m->duchi_plus_level(), 101);
   for (int64_t level : {0, 99, 100, 101})
@@ -165,7 +166,7 @@ TEST(HybridMechanism, ValidateAcceptsExactlyTheLevelsOfBothBranches) {
 
 // Invariant 8: odd inputs take the same code path as their clamped value.
 TEST(HybridMechanism, OddInputsAreClampedNotRejected) {
-  auto m = Make({.epsilon = 2.0, .bound = 2.0, .num_cells = 64});
+  auto m = MakeHybrid({.epsilon = 2.0, .bound = 2.0, .num_cells = 64});
   testing::ExpectOddInputsClamped(*m, AllLevels(*m));
 }
 

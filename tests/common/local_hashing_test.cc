@@ -18,9 +18,9 @@ using testing::MaxProbabilityRatio;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
-std::unique_ptr<OptimizedLocalHashing> Make(double epsilon,
-                                            uint32_t domain_size,
-                                            uint32_t num_buckets = 0) {
+std::unique_ptr<OptimizedLocalHashing> MakeOlh(double epsilon,
+                                               uint32_t domain_size,
+                                               uint32_t num_buckets = 0) {
   auto oracle = OptimizedLocalHashing::Create({.epsilon = epsilon,
                                                .domain_size = domain_size,
                                                .num_buckets = num_buckets});
@@ -42,10 +42,10 @@ TEST(OptimizedLocalHashing, RejectsBadOptions) {
 }
 
 TEST(OptimizedLocalHashing, DefaultBucketsAreRoundedExpEpsilonPlusOne) {
-  EXPECT_EQ(Make(1.0, 100)->num_buckets(), 4u);
-  EXPECT_EQ(Make(2.0, 100)->num_buckets(), 8u);
-  EXPECT_EQ(Make(0.1, 100)->num_buckets(), 2u);
-  EXPECT_EQ(Make(1.0, 100, 7)->num_buckets(), 7u);
+  EXPECT_EQ(MakeOlh(1.0, 100)->num_buckets(), 4u);
+  EXPECT_EQ(MakeOlh(2.0, 100)->num_buckets(), 8u);
+  EXPECT_EQ(MakeOlh(0.1, 100)->num_buckets(), 2u);
+  EXPECT_EQ(MakeOlh(1.0, 100, 7)->num_buckets(), 7u);
 }
 
 // The seed is public: enumerate all buckets for many seeds, conditioning on
@@ -54,7 +54,7 @@ TEST(OptimizedLocalHashing, EnumeratedPrivacyLossIsAtMostEpsilon) {
   SeededGenerator gen(3);
   for (double epsilon : {0.1, 1.0, 2.5}) {
     for (uint32_t g : {0u, 2u, 5u}) {
-      const auto oracle = Make(epsilon, 6, g);
+      const auto oracle = MakeOlh(epsilon, 6, g);
       EXPECT_LE(oracle->epsilon(), epsilon);
       EXPECT_LE(epsilon - oracle->epsilon(), 1e-6);
       const std::vector<uint32_t> inputs = {0, 1, 2, 3, 4, 5};
@@ -82,7 +82,7 @@ TEST(OptimizedLocalHashing, EnumeratedPrivacyLossIsAtMostEpsilon) {
 // (bucket − H) mod g is 0 w.p. p and each other value w.p. (1 − p)/(g − 1).
 TEST(OptimizedLocalHashing, SamplesFollowProbability) {
   SeededGenerator gen(8);
-  const auto oracle = Make(1.0, 50, 5);
+  const auto oracle = MakeOlh(1.0, 50, 5);
   const uint32_t g = oracle->num_buckets();
   constexpr int kDraws = 300'000;
   for (uint32_t v : {0u, 17u, 49u}) {
@@ -145,7 +145,7 @@ TEST(OptimizedLocalHashing, HashIsUniformAndPairwiseCollidesAtOneOverG) {
 TEST(OptimizedLocalHashing, ServerSupportMatchesTheClientHash) {
   SeededGenerator gen(10);
   for (uint32_t g : {2u, 3u, 4u, 1000u, OptimizedLocalHashing::kMaxBuckets}) {
-    const auto oracle = Make(1.0, 1037, g);
+    const auto oracle = MakeOlh(1.0, 1037, g);
     const PureProtocol protocol = oracle->protocol();
     for (int rep = 0; rep < 20; ++rep) {
       const HashedReport report{.seed = gen(),
@@ -169,7 +169,7 @@ TEST(OptimizedLocalHashing, ServerSupportMatchesTheClientHash) {
 // is within 5 SE and the sample variance within 10% of the closed form (its
 // relative SD is 2%).
 TEST(OptimizedLocalHashing, EstimatorIsUnbiasedWithTheClosedFormVariance) {
-  const auto oracle = Make(1.0, 6);
+  const auto oracle = MakeOlh(1.0, 6);
   testing::ExpectUnbiasedWithClosedFormVariance(
       *oracle, {400, 250, 150, 100, 100, 0}, /*repetitions=*/5000,
       /*seed=*/12);
@@ -177,14 +177,14 @@ TEST(OptimizedLocalHashing, EstimatorIsUnbiasedWithTheClosedFormVariance) {
 
 TEST(OptimizedLocalHashing, VarianceMatchesWangEtAl) {
   // At g = 4, ε = 1: (e^ε + g − 1)² / (n (e^ε − 1)² (g − 1)) at f = 0.
-  const auto oracle = Make(1.0, 1024);
+  const auto oracle = MakeOlh(1.0, 1024);
   const double e = std::exp(1.0);
   EXPECT_NEAR(oracle->Variance(0.0, 1),
               (e + 3) * (e + 3) / ((e - 1) * (e - 1) * 3), 1e-6);
 }
 
 TEST(OptimizedLocalHashing, ValidateRejectsMalformedReports) {
-  const auto oracle = Make(1.0, 6);  // g = 4
+  const auto oracle = MakeOlh(1.0, 6);  // g = 4
   const std::vector<FrequencyReport> bad = {
       HashedReport{.seed = 7, .bucket = 4},
       HashedReport{.seed = 7, .bucket = 0xFFFFFFFF},
@@ -201,7 +201,7 @@ TEST(OptimizedLocalHashing, ValidateRejectsMalformedReports) {
 }
 
 TEST(OptimizedLocalHashing, ItemsPastTheDomainAreClamped) {
-  const auto oracle = Make(1.0, 6);
+  const auto oracle = MakeOlh(1.0, 6);
   SeededGenerator a(4), b(4);
   EXPECT_EQ(oracle->Randomize(1000, a), oracle->Randomize(5, b));
   const HashedReport r{.seed = 99, .bucket = 1};
@@ -209,7 +209,7 @@ TEST(OptimizedLocalHashing, ItemsPastTheDomainAreClamped) {
 }
 
 TEST(OptimizedLocalHashing, MergeEqualsAddingEverythingToOne) {
-  const auto oracle = Make(1.0, 100);
+  const auto oracle = MakeOlh(1.0, 100);
   SeededGenerator gen(6);
   testing::ExpectMergedSplitEqualsAll(
       *oracle, *oracle->NewAccumulator(), *oracle->NewAccumulator(),
@@ -217,12 +217,12 @@ TEST(OptimizedLocalHashing, MergeEqualsAddingEverythingToOne) {
 }
 
 TEST(OptimizedLocalHashing, MergeRejectsADifferentOracle) {
-  auto acc = Make(1.0, 10)->NewAccumulator();
-  EXPECT_THAT(acc->Merge(*Make(1.0, 10, 3)->NewAccumulator()),
+  auto acc = MakeOlh(1.0, 10)->NewAccumulator();
+  EXPECT_THAT(acc->Merge(*MakeOlh(1.0, 10, 3)->NewAccumulator()),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(acc->Merge(*Make(1.0, 11)->NewAccumulator()),
+  EXPECT_THAT(acc->Merge(*MakeOlh(1.0, 11)->NewAccumulator()),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(acc->Merge(*Make(1.1, 10)->NewAccumulator()),
+  EXPECT_THAT(acc->Merge(*MakeOlh(1.1, 10)->NewAccumulator()),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(acc->num_reports(), 0);
 }

@@ -21,7 +21,8 @@ using testing::Moments;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
-std::unique_ptr<PiecewiseMechanism> Make(const PiecewiseOptions& options) {
+std::unique_ptr<PiecewiseMechanism> MakePiecewise(
+    const PiecewiseOptions& options) {
   auto mechanism = PiecewiseMechanism::Create(options);
   EXPECT_OK(mechanism);
   return std::move(mechanism).value();
@@ -65,7 +66,7 @@ TEST(PiecewiseMechanism, CreateRejectsBadOptions) {
 TEST(PiecewiseMechanism, ImplementedEpsilonIsJustBelowTheRequestedOne) {
   for (int64_t cells : {16, 2048}) {
     for (double epsilon : {0.1, 0.5, 1.0, 2.0, 4.0, 8.0}) {
-      auto m = Make({.epsilon = epsilon, .num_cells = cells});
+      auto m = MakePiecewise({.epsilon = epsilon, .num_cells = cells});
       EXPECT_LE(m->epsilon(), epsilon);
       EXPECT_LE(epsilon - m->epsilon(), 1e-6) << cells << " " << epsilon;
       // The band is the paper's fraction 1/(e^{ε/2} + 1) of the range, and
@@ -80,7 +81,8 @@ TEST(PiecewiseMechanism, ImplementedEpsilonIsJustBelowTheRequestedOne) {
 TEST(PiecewiseMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
   for (int64_t cells : {16, 2048}) {
     for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
-      auto m = Make({.epsilon = epsilon, .bound = 2.0, .num_cells = cells});
+      auto m =
+          MakePiecewise({.epsilon = epsilon, .bound = 2.0, .num_cells = cells});
       testing::ExpectExactEpsilonAndNormalized(*m, Inputs(*m), AllCells(*m),
                                                1e-12, cells == 16 ? 1 : 97);
     }
@@ -94,7 +96,7 @@ TEST(PiecewiseMechanism, SamplesFollowTheExactDistribution) {
   // exercise the default layout.
   for (const auto& [cells, draws] :
        {std::pair<int64_t, int>{16, 1'000'000}, {2048, 500'000}}) {
-    auto m = Make({.epsilon = 1.0, .bound = 1.0, .num_cells = cells});
+    auto m = MakePiecewise({.epsilon = 1.0, .bound = 1.0, .num_cells = cells});
     for (double x : {0.3, -1.0}) {
       SCOPED_TRACE(cells);
       testing::ExpectRandomizeFollowsProbability(*m, x, AllCells(*m), draws,
@@ -107,7 +109,8 @@ TEST(PiecewiseMechanism, SamplesFollowTheExactDistribution) {
 TEST(PiecewiseMechanism, ExactMomentsMatchDecodeAndVariance) {
   for (int64_t cells : {16, 2048}) {
     for (double epsilon : {0.5, 2.0}) {
-      auto m = Make({.epsilon = epsilon, .bound = 3.0, .num_cells = cells});
+      auto m =
+          MakePiecewise({.epsilon = epsilon, .bound = 3.0, .num_cells = cells});
       const std::vector<double> inputs = Inputs(*m);
       for (size_t i = 0; i < inputs.size(); i += cells == 16 ? 1 : 41) {
         const double x =
@@ -126,7 +129,7 @@ TEST(PiecewiseMechanism, ExactMomentsMatchDecodeAndVariance) {
 TEST(PiecewiseMechanism, VarianceIsCloseToThePapersAndItsMaximumIsExact) {
   constexpr double kBound = 2.0;
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = kBound});
+    auto m = MakePiecewise({.epsilon = epsilon, .bound = kBound});
     double sweep_max = 0;
     for (int i = 0; i <= 20'000; ++i) {
       const double x = kBound * (i / 10'000.0 - 1);
@@ -153,7 +156,7 @@ TEST(PiecewiseMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
   constexpr int kDraws = 50'000;
   SeededGenerator gen(37);
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = 2.0});
+    auto m = MakePiecewise({.epsilon = epsilon, .bound = 2.0});
     for (double x : {-2.0, 0.1234, 1.8}) {
       testing::ExpectEmpiricalMomentsMatchClosedForm(*m, x, kDraws, gen,
                                                      AllCells(*m));
@@ -162,7 +165,7 @@ TEST(PiecewiseMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
 }
 
 TEST(PiecewiseMechanism, ValidateAcceptsExactlyTheCells) {
-  auto m = Make({.num_cells = 100});
+  auto m = MakePiecewise({.num_cells = 100});
   EXPECT_OK(m->Validate({.level = 0}));
   EXPECT_OK(m->Validate({.level = 99}));
   testing::ExpectLevelsRejected(*m,
@@ -174,7 +177,7 @@ TEST(PiecewiseMechanism, ValidateAcceptsExactlyTheCells) {
 
 // Invariant 8: odd inputs take the same code path as their clamped value.
 TEST(PiecewiseMechanism, OddInputsAreClampedNotRejected) {
-  auto m = Make({.epsilon = 1.0, .bound = 2.0, .num_cells = 64});
+  auto m = MakePiecewise({.epsilon = 1.0, .bound = 2.0, .num_cells = 64});
   testing::ExpectOddInputsClamped(*m, AllCells(*m));
 }
 

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using ::ldp::testing::kInf;
 
 TEST(MaxOfPiecewiseQuadratic, FindsAnInteriorVertex) {
   const std::vector<double> knots = {-1, 0, 0.5, 2};

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -18,10 +19,10 @@ using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 using namespace ::ldp::expr;  // NOLINT: builders read as a small language
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 constexpr QueryRange kWide = {.lower = -1e9, .upper = 1e9};
 
-RecordSchema Schema() {
+RecordSchema ExpressionSchema() {
   absl::StatusOr<RecordSchema> schema = RecordSchema::Create(
       {FieldSpec::Bool("smoker"), FieldSpec::Int("age", 0, 120),
        FieldSpec::Categorical("country", {"fr", "de", "it"}),
@@ -42,13 +43,14 @@ Record Person() {
 
 // Evaluates `node` on Person() with a wide output range.
 double Eval(QueryNode node, const Record& record = Person()) {
-  absl::StatusOr<Query> q = Query::Create(std::move(node), kWide, Schema());
+  absl::StatusOr<Query> q =
+      Query::Create(std::move(node), kWide, ExpressionSchema());
   EXPECT_OK(q);
   return q.ok() ? q->Evaluate(record) : std::nan("");
 }
 
 absl::Status CreateStatus(QueryNode node, QueryRange range = kWide) {
-  return Query::Create(std::move(node), range, Schema()).status();
+  return Query::Create(std::move(node), range, ExpressionSchema()).status();
 }
 
 // inf − inf: the only way to make a NaN from finite constants.
@@ -130,8 +132,8 @@ TEST(Query, LogisticIsTheSigmoidWithoutOverflow) {
   // ∞ (from overflowing arithmetic) saturates; NaN stays NaN, and the query
   // then answers its range's midpoint.
   EXPECT_EQ(Eval(Logistic(Mul(Constant(1e300), Constant(1e300)))), 1);
-  absl::StatusOr<Query> q = Query::Create(Logistic(NaNNode()),
-                                          {.lower = 0, .upper = 1}, Schema());
+  absl::StatusOr<Query> q = Query::Create(
+      Logistic(NaNNode()), {.lower = 0, .upper = 1}, ExpressionSchema());
   ASSERT_OK(q);
   EXPECT_EQ(q->Evaluate(Person()), 0.5);
   // (σ(θ·x) − y)·x: the per-record logistic-loss gradient it exists for.
@@ -169,7 +171,7 @@ TEST(Query, CategoryIsAndBitAt) {
 TEST(Query, MaskedParityIsTheInnerProductModTwo) {
   const std::vector<bool> mask = {true, true, false, true, false};
   const absl::StatusOr<Query> q =
-      Query::Create(MaskedParity("bits", mask), {0, 1}, Schema());
+      Query::Create(MaskedParity("bits", mask), {0, 1}, ExpressionSchema());
   ASSERT_OK(q);
   for (int x = 0; x < 32; ++x) {
     Record r;
@@ -185,7 +187,7 @@ TEST(Query, MaskedParityIsTheInnerProductModTwo) {
 }
 
 TEST(Query, ResultIsClampedIntoTheOutputRangeAndNaNBecomesTheMidpoint) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = ExpressionSchema();
   const QueryRange range = {.lower = -2, .upper = 6};
   auto eval = [&](QueryNode node) {
     absl::StatusOr<Query> q = Query::Create(std::move(node), range, schema);
@@ -201,7 +203,7 @@ TEST(Query, ResultIsClampedIntoTheOutputRangeAndNaNBecomesTheMidpoint) {
 }
 
 TEST(Query, EvaluatesAnUnsanitizedRecordLikeItsSanitizedVersion) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = ExpressionSchema();
   Record odd;
   odd.values["age"] = int64_t{-40};
   odd.values["income"] = std::nan("");
@@ -224,13 +226,13 @@ TEST(Query, EvaluatesAnUnsanitizedRecordLikeItsSanitizedVersion) {
 TEST(Query, OwnsACopyOfItsSchema) {
   std::optional<Query> q;
   {
-    const RecordSchema schema = Schema();
+    const RecordSchema schema = ExpressionSchema();
     absl::StatusOr<Query> created = Query::Create(Field("age"), kWide, schema);
     ASSERT_OK(created);
     q = *created;
   }
   EXPECT_EQ(q->Evaluate(Person()), 37);
-  EXPECT_EQ(q->schema(), Schema());
+  EXPECT_EQ(q->schema(), ExpressionSchema());
   EXPECT_EQ(q->output_range(), kWide);
   EXPECT_EQ(q->root(), Field("age"));
 }

@@ -8,11 +8,12 @@
 #include "gtest/gtest.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using ::ldp::testing::kInf;
 
 using testing::ChiSquare;
 using testing::SeededGenerator;

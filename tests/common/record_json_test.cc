@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 RecordSchema Schema() {
   absl::StatusOr<RecordSchema> schema = RecordSchema::Create(

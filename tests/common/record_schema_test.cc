@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -16,8 +17,8 @@ namespace {
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using ::ldp::testing::kInf;
+using ::ldp::testing::kInvalid;
 
 std::vector<FieldSpec> AllKinds() {
   return {FieldSpec::Bool("smoker"), FieldSpec::Int("age", 0, 120),

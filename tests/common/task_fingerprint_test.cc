@@ -10,7 +10,7 @@
 namespace ldp {
 namespace {
 
-RecordSchema Schema(int64_t age_upper = 99) {
+RecordSchema FingerprintSchema(int64_t age_upper = 99) {
   auto schema = RecordSchema::Create(
       {FieldSpec::Int("age", 0, age_upper),
        FieldSpec::Categorical("color", {"red", "green", "blue"})});
@@ -61,13 +61,14 @@ Task ColorCdfTask(const RecordSchema& schema) {
 }
 
 TEST(TaskFingerprint, IsAHexSha256) {
-  const std::string fingerprint = TaskFingerprint(MeanAgeTask(Schema()), Schema());
+  const std::string fingerprint =
+      TaskFingerprint(MeanAgeTask(FingerprintSchema()), FingerprintSchema());
   EXPECT_EQ(fingerprint.size(), 64u);
   EXPECT_EQ(fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
 TEST(TaskFingerprint, IgnoresIdsAndDerivedFields) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = FingerprintSchema();
   for (const Task& base :
        {MeanAgeTask(schema), ColorTask(schema), ColorCdfTask(schema)}) {
     Task other = base;
@@ -87,7 +88,7 @@ TEST(TaskFingerprint, IgnoresIdsAndDerivedFields) {
 }
 
 TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
-  const RecordSchema schema = Schema();
+  const RecordSchema schema = FingerprintSchema();
   const Task sq = MeanAgeTask(schema);
   const Task histogram = ColorTask(schema);
   std::vector<std::pair<std::string, std::string>> variants;
@@ -103,8 +104,9 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   std::get<StatisticalQueryTask>(t.question).mechanism.kind = RealMechanismKind::kHybrid;
   add("mechanism kind", t, schema);
   add("output range", MeanAgeTask(schema, 50), schema);
-  add("schema bounds", MeanAgeTask(Schema(120)), Schema(120));
-  add("same task, other schema", sq, Schema(120));
+  add("schema bounds", MeanAgeTask(FingerprintSchema(120)),
+      FingerprintSchema(120));
+  add("same task, other schema", sq, FingerprintSchema(120));
   t = histogram;
   std::get<HistogramTask>(t.question).oracle.kind =
       FrequencyOracleKind::kOptimizedUnaryEncoding;

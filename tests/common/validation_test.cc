@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -15,7 +16,7 @@ using ::testing::HasSubstr;
 using testing::StatusIs;
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using ::ldp::testing::kInf;
 
 TEST(ValidateEpsilon, AcceptsExactlyTheHalfOpenInterval) {
   EXPECT_OK(ValidateEpsilon("GRR", 1e-300, 20));

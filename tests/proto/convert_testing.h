@@ -11,6 +11,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "proto/convert/schema_convert.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp::testing {
 
@@ -80,8 +81,8 @@ inline RecordSchema SharedSchema() {
   return *schema;
 }
 
-// The status every converter returns for malformed wire input.
-inline constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+// kInvalid, the status every converter returns for malformed wire input,
+// comes from tests/testing/test_values.h.
 
 }  // namespace ldp::testing
 

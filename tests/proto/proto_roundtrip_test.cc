@@ -16,7 +16,7 @@ using ::google::protobuf::DescriptorPool;
 using ::google::protobuf::ServiceDescriptor;
 using ::google::protobuf::util::MessageDifferencer;
 
-constexpr uint64_t kNanosPerEpsilon = 1'000'000'000;
+constexpr uint64_t kOneEpsilonNanos = 1'000'000'000;
 
 template <typename T>
 void ExpectRoundTrip(const T& message) {
@@ -83,7 +83,7 @@ v1::StudySpec SampleStudy() {
   v1::StudySpec spec;
   spec.set_display_name("income by country");
   *spec.mutable_schema() = AllKindsSchema();
-  spec.set_epsilon_cap_nanos(4 * kNanosPerEpsilon);
+  spec.set_epsilon_cap_nanos(4 * kOneEpsilonNanos);
   spec.set_mode(v1::INTERACTIVE);
   spec.set_confidence(0.95);
   spec.set_quorum(10'000);
@@ -93,7 +93,7 @@ v1::StudySpec SampleStudy() {
   v1::Question* sq = spec.add_questions();
   sq->set_question_id("mean_income_fr");
   *sq->mutable_statistical_query() = SampleQuery();
-  sq->mutable_randomizer()->set_epsilon_nanos(kNanosPerEpsilon);
+  sq->mutable_randomizer()->set_epsilon_nanos(kOneEpsilonNanos);
   sq->mutable_randomizer()->mutable_piecewise()->set_num_cells(64);
 
   v1::Question* hist = spec.add_questions();
@@ -105,7 +105,7 @@ v1::StudySpec SampleStudy() {
   age->set_num_buckets(12);
   product->add_fields()->set_field("smoker");
   hist->mutable_histogram()->set_post_processing("norm_sub");
-  hist->mutable_randomizer()->set_epsilon_nanos(kNanosPerEpsilon / 2);
+  hist->mutable_randomizer()->set_epsilon_nanos(kOneEpsilonNanos / 2);
   hist->mutable_randomizer()->set_domain_size(24);
   hist->mutable_randomizer()->mutable_olh()->set_num_buckets(0);
   hist->set_target_reports(50'000);
@@ -132,9 +132,9 @@ TEST(ProtoRoundTrip, TaskWithAParityQuery) {
   parity->mutable_mask()->set_bit_length(12);
   task.mutable_query()->mutable_output_range()->set_lower(0);
   task.mutable_query()->mutable_output_range()->set_upper(1);
-  task.mutable_randomizer()->set_epsilon_nanos(kNanosPerEpsilon / 4);
+  task.mutable_randomizer()->set_epsilon_nanos(kOneEpsilonNanos / 4);
   task.mutable_randomizer()->mutable_duchi();
-  task.set_epsilon_nanos(kNanosPerEpsilon / 4);
+  task.set_epsilon_nanos(kOneEpsilonNanos / 4);
   task.mutable_deadline()->set_seconds(1'800'000'000);
   ExpectRoundTrip(task);
 
@@ -199,7 +199,7 @@ TEST(ProtoRoundTrip, Estimates) {
   s->mutable_interval()->set_upper(43.1);
   s->mutable_interval()->set_confidence(0.95);
   s->set_num_reports(100'000);
-  s->set_epsilon_nanos(kNanosPerEpsilon);
+  s->set_epsilon_nanos(kOneEpsilonNanos);
   s->set_implemented_epsilon(0.9999999);
   s->set_mechanism("piecewise");
   v1::QuestionEstimate* hist = response.add_estimates();

@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.pb.h"
+#include "tests/proto/convert_testing.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -13,7 +14,7 @@ namespace {
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 v1::Report ItemReport(uint64_t agent_id, uint64_t task_id, char id_byte) {
   v1::Report report;

@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.pb.h"
+#include "tests/proto/convert_testing.h"
 #include "tests/testing/deep_expression.h"
 #include "tests/testing/status_matchers.h"
 
@@ -16,7 +17,7 @@ using ::ldp::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kInvalid;
 
 // A Query nests 2 messages per expression level: Expression, then Unary.
 std::string QueryBytes(int expression_depth) {

@@ -23,7 +23,7 @@
 namespace ldp {
 namespace {
 
-Workload Make(WorkloadSpec spec) {
+Workload BuildWorkload(WorkloadSpec spec) {
   absl::StatusOr<Workload> w = Workload::Create(std::move(spec));
   EXPECT_OK(w);
   return *w;
@@ -42,16 +42,20 @@ void ExpectBrackets(const Workload& w, double known, double gap) {
 }
 
 TEST(Gamma2, BracketsKnownValues) {
-  ExpectBrackets(Make({.kind = WorkloadKind::kPrefix, .domain_size = 16}),
-                 1.70448, 1e-4);
-  ExpectBrackets(Make({.kind = WorkloadKind::kPrefix, .domain_size = 64}),
-                 2.11137, 1e-4);
-  ExpectBrackets(Make({.kind = WorkloadKind::kHistogram, .domain_size = 32}),
-                 1.0, 1e-6);
+  ExpectBrackets(
+      BuildWorkload({.kind = WorkloadKind::kPrefix, .domain_size = 16}),
+      1.70448, 1e-4);
+  ExpectBrackets(
+      BuildWorkload({.kind = WorkloadKind::kPrefix, .domain_size = 64}),
+      2.11137, 1e-4);
+  ExpectBrackets(
+      BuildWorkload({.kind = WorkloadKind::kHistogram, .domain_size = 32}), 1.0,
+      1e-6);
   // k-way marginals over {0,1}^d: 2^{−k}·Σ_{i≤k} √(C(d,i)·C(k,i)).
   const double two_way_d4 = (1 + std::sqrt(4.0 * 2) + std::sqrt(6.0 * 1)) / 4;
   ExpectBrackets(
-      Make({.kind = WorkloadKind::kMarginals, .num_bits = 4, .order = 2}),
+      BuildWorkload(
+          {.kind = WorkloadKind::kMarginals, .num_bits = 4, .order = 2}),
       two_way_d4, 1e-4);
 }
 
@@ -62,7 +66,7 @@ Workload CustomRows(uint32_t n, uint32_t rows,
   for (uint32_t j = 0; j < rows; ++j) {
     for (uint32_t x = 0; x < n; ++x) spec.dense.push_back(value(x));
   }
-  return Make(std::move(spec));
+  return BuildWorkload(std::move(spec));
 }
 
 // k-way marginals over {0,1}^d: 2^{−k}·Σ_{i≤k} √(C(d,i)·C(k,i)).
@@ -100,14 +104,18 @@ TEST(Gamma2, LowerBoundNeverExceedsTheExactValue) {
       {CustomRows(256, 5, [](uint32_t x) { return x < 100 ? 1.0 : 0.0; }), 1},
       // A row of twos: γ₂ scales.
       {CustomRows(512, 1, [](uint32_t) { return 2.0; }), 2},
-      {Make({.kind = WorkloadKind::kMarginals, .num_bits = 4, .order = 2}),
+      {BuildWorkload(
+           {.kind = WorkloadKind::kMarginals, .num_bits = 4, .order = 2}),
        0.25 + 1 / std::sqrt(2.0) + std::sqrt(6.0) / 4},
-      {Make({.kind = WorkloadKind::kMarginals, .num_bits = 8, .order = 1}),
+      {BuildWorkload(
+           {.kind = WorkloadKind::kMarginals, .num_bits = 8, .order = 1}),
        MarginalsGamma2(8, 1)},
-      {Make({.kind = WorkloadKind::kMarginals, .num_bits = 6, .order = 3}),
+      {BuildWorkload(
+           {.kind = WorkloadKind::kMarginals, .num_bits = 6, .order = 3}),
        MarginalsGamma2(6, 3)},
       // Full rank, for contrast.
-      {Make({.kind = WorkloadKind::kHistogram, .domain_size = 256}), 1},
+      {BuildWorkload({.kind = WorkloadKind::kHistogram, .domain_size = 256}),
+       1},
   };
   EXPECT_DOUBLE_EQ(MarginalsGamma2(4, 2),
                    0.25 + 1 / std::sqrt(2.0) + std::sqrt(6.0) / 4);
@@ -126,7 +134,7 @@ TEST(Gamma2, LowerBoundNeverExceedsTheExactValue) {
 
 TEST(Gamma2, BoundsAreOrderedAtEveryStoppingPoint) {
   const Workload ranges =
-      Make({.kind = WorkloadKind::kAllRange, .domain_size = 24});
+      BuildWorkload({.kind = WorkloadKind::kAllRange, .domain_size = 24});
   double previous_gap = INFINITY;
   for (int iterations : {1, 2, 5, 20}) {
     absl::StatusOr<Gamma2Factorization> f =
@@ -142,7 +150,8 @@ TEST(Gamma2, BoundsAreOrderedAtEveryStoppingPoint) {
 }
 
 TEST(Gamma2, StrategyIsAFactorizationAttainingTheUpperBound) {
-  const Workload w = Make({.kind = WorkloadKind::kPrefix, .domain_size = 16});
+  const Workload w =
+      BuildWorkload({.kind = WorkloadKind::kPrefix, .domain_size = 16});
   absl::StatusOr<Gamma2Factorization> f = FactorizeGamma2(w);
   ASSERT_OK(f);
   const Eigen::MatrixXd& a = f->strategy;
@@ -162,7 +171,8 @@ TEST(Gamma2, StrategyIsAFactorizationAttainingTheUpperBound) {
 }
 
 TEST(Gamma2, WithTheVectorRandomizerMeetsTheDjwBound) {
-  const Workload w = Make({.kind = WorkloadKind::kPrefix, .domain_size = 16});
+  const Workload w =
+      BuildWorkload({.kind = WorkloadKind::kPrefix, .domain_size = 16});
   absl::StatusOr<Gamma2Factorization> f = FactorizeGamma2(w);
   ASSERT_OK(f);
   absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(

@@ -1,4 +1,4 @@
-// Grouped strategies (identity, hierarchical, Haar, Fourier): the shared
+// Grouped strategies (identity, hierarchical, GroupedHaar, Fourier): the shared
 // strategy checks at small sizes over every report they can output, the
 // layout of A, and the closed-form variances against a brute force that
 // uses only Probability() and the accumulator's own decoding.
@@ -36,7 +36,7 @@ std::unique_ptr<StrategyMechanism> Make(const StrategySpec& spec) {
 
 // StrategySpec by assignment: designated initializers that skip its
 // trailing vectors trip -Wmissing-field-initializers.
-StrategySpec Spec(StrategyKind kind, double epsilon, uint32_t n) {
+StrategySpec GroupedSpec(StrategyKind kind, double epsilon, uint32_t n) {
   StrategySpec spec;
   spec.kind = kind;
   spec.epsilon = epsilon;
@@ -44,19 +44,21 @@ StrategySpec Spec(StrategyKind kind, double epsilon, uint32_t n) {
   return spec;
 }
 
-StrategySpec Identity(uint32_t n, double epsilon) {
-  return Spec(StrategyKind::kIdentity, epsilon, n);
+StrategySpec GroupedIdentity(uint32_t n, double epsilon) {
+  return GroupedSpec(StrategyKind::kIdentity, epsilon, n);
 }
-StrategySpec Tree(uint32_t n, uint32_t b, double epsilon) {
-  StrategySpec spec = Spec(StrategyKind::kHierarchical, epsilon, n);
+StrategySpec GroupedTree(uint32_t n, uint32_t b, double epsilon) {
+  StrategySpec spec = GroupedSpec(StrategyKind::kHierarchical, epsilon, n);
   spec.branching = b;
   return spec;
 }
-StrategySpec Haar(uint32_t n, double epsilon) {
-  return Spec(StrategyKind::kHaar, epsilon, n);
+StrategySpec GroupedHaar(uint32_t n, double epsilon) {
+  return GroupedSpec(StrategyKind::kHaar, epsilon, n);
 }
-StrategySpec Fourier(uint32_t d, std::vector<double> weights, double epsilon) {
-  StrategySpec spec = Spec(StrategyKind::kFourier, epsilon, uint32_t{1} << d);
+StrategySpec GroupedFourier(uint32_t d, std::vector<double> weights,
+                            double epsilon) {
+  StrategySpec spec =
+      GroupedSpec(StrategyKind::kFourier, epsilon, uint32_t{1} << d);
   spec.num_bits = d;
   spec.order = static_cast<uint32_t>(weights.size());
   spec.level_weights = std::move(weights);
@@ -177,13 +179,13 @@ std::vector<Case> SmallCases() {
   std::vector<Case> cases;
   for (double epsilon : {0.5, 2.0}) {
     const std::string e = epsilon == 0.5 ? "_eps05" : "_eps2";
-    cases.push_back({"identity8" + e, Identity(8, epsilon)});
-    cases.push_back({"tree2_8" + e, Tree(8, 2, epsilon)});
-    cases.push_back({"tree3_10" + e, Tree(10, 3, epsilon)});
-    cases.push_back({"haar8" + e, Haar(8, epsilon)});
-    cases.push_back({"haar12" + e, Haar(12, epsilon)});
-    cases.push_back({"fourier3" + e, Fourier(3, {1, 2}, epsilon)});
-    cases.push_back({"fourier4" + e, Fourier(4, {1, 1, 3}, epsilon)});
+    cases.push_back({"identity8" + e, GroupedIdentity(8, epsilon)});
+    cases.push_back({"tree2_8" + e, GroupedTree(8, 2, epsilon)});
+    cases.push_back({"tree3_10" + e, GroupedTree(10, 3, epsilon)});
+    cases.push_back({"haar8" + e, GroupedHaar(8, epsilon)});
+    cases.push_back({"haar12" + e, GroupedHaar(12, epsilon)});
+    cases.push_back({"fourier3" + e, GroupedFourier(3, {1, 2}, epsilon)});
+    cases.push_back({"fourier4" + e, GroupedFourier(4, {1, 1, 3}, epsilon)});
   }
   return cases;
 }
@@ -335,8 +337,8 @@ TEST_P(GroupedCase, MergeEqualsSingleAccumulator) {
   other_epsilon.epsilon = spec.epsilon + 0.25;
   const auto different_epsilon = Make(other_epsilon);
   const auto different_kind = Make(spec.kind == StrategyKind::kIdentity
-                                       ? Haar(spec.domain_size, 1)
-                                       : Identity(spec.domain_size, 1));
+                                       ? GroupedHaar(spec.domain_size, 1)
+                                       : GroupedIdentity(spec.domain_size, 1));
   testing::ExpectStrategyMergeEqualsSingleAccumulator(
       *strategy, {different_epsilon.get(), different_kind.get()}, 3000);
 }
@@ -354,7 +356,8 @@ TEST(GroupedStrategy, SampleEstimateAtAMixtureStaysWithinTheVarianceBracket) {
   // For a mixture the fixed population's variance lies between the
   // h-average of the point-mass variances and the i.i.d. prediction.
   for (const StrategySpec& spec :
-       {Tree(16, 4, 1.0), Haar(16, 1.0), Fourier(4, {2, 1}, 1.0)}) {
+       {GroupedTree(16, 4, 1.0), GroupedHaar(16, 1.0),
+        GroupedFourier(4, {2, 1}, 1.0)}) {
     const auto strategy = Make(spec);
     ASSERT_NE(strategy, nullptr);
     std::vector<int64_t> counts(16);
@@ -363,13 +366,13 @@ TEST(GroupedStrategy, SampleEstimateAtAMixtureStaysWithinTheVarianceBracket) {
   }
 }
 
-// At n = 1000 a finest Haar coefficient of N = 64 (π = 1/192) gets about
+// At n = 1000 a finest GroupedHaar coefficient of N = 64 (π = 1/192) gets about
 // 5 reports: normalizing by that random count (and estimating zeros when
 // it is 0) costs ~30% more than the large-n limit. The finite-n prediction
 // matches the measured mean squared error within 5 standard errors (from
 // the squared errors' own spread); the limit is outside them.
 TEST(GroupedStrategy, FiniteSampleVarianceMatchesSmallGroups) {
-  const auto strategy = Make(Haar(64, 1.0));
+  const auto strategy = Make(GroupedHaar(64, 1.0));
   ASSERT_NE(strategy, nullptr);
   const Eigen::MatrixXd a = strategy->StrategyMatrix();
   constexpr uint32_t kItem = 37;
@@ -407,10 +410,10 @@ TEST(GroupedStrategy, FiniteSampleVarianceMatchesSmallGroups) {
 
 // A whole histogram answer sums every group's estimate. With a few reports
 // per finest group, two groups are often empty together and their biases
-// (which cancel within a Haar level) enter as cross terms: the prediction
-// must carry them to match.
+// (which cancel within a GroupedHaar level) enter as cross terms: the
+// prediction must carry them to match.
 TEST(GroupedStrategy, FiniteSampleVarianceCountsGroupsEmptyTogether) {
-  auto strategy = Make(Haar(64, 4.0));
+  auto strategy = Make(GroupedHaar(64, 4.0));
   ASSERT_NE(strategy, nullptr);
   absl::StatusOr<Workload> histogram = Workload::Create(
       {.kind = WorkloadKind::kHistogram, .domain_size = 64});
@@ -444,7 +447,8 @@ TEST(GroupedStrategy, FiniteSampleVarianceCountsGroupsEmptyTogether) {
 
 TEST(GroupedStrategy, EmptyAccumulatorEstimatesZeros) {
   for (const StrategySpec& spec :
-       {Identity(8, 1), Tree(8, 2, 1), Haar(8, 1), Fourier(3, {1, 1}, 1)}) {
+       {GroupedIdentity(8, 1), GroupedTree(8, 2, 1), GroupedHaar(8, 1),
+        GroupedFourier(3, {1, 1}, 1)}) {
     const auto strategy = Make(spec);
     ASSERT_NE(strategy, nullptr);
     const auto accumulator = strategy->NewAccumulator();
@@ -459,7 +463,7 @@ TEST(GroupedStrategy, EmptyAccumulatorEstimatesZeros) {
 
 TEST(GroupedStrategy, HierarchicalRowsAreTreeNodes) {
   // N = 10, b = 3: levels of spans 9, 3, 1 with 2, 4, 10 nodes.
-  const auto strategy = Make(Tree(10, 3, 1));
+  const auto strategy = Make(GroupedTree(10, 3, 1));
   ASSERT_NE(strategy, nullptr);
   const Eigen::MatrixXd a = strategy->StrategyMatrix();
   ASSERT_EQ(a.rows(), 2 + 4 + 10 + 1);
@@ -471,9 +475,9 @@ TEST(GroupedStrategy, HierarchicalRowsAreTreeNodes) {
 }
 
 TEST(GroupedStrategy, HaarAndFourierBitConventions) {
-  // Haar N = 8: group 0 is (ℓ = 0, r = 0): the bit is x's top bit; group 2
-  // is (ℓ = 1, r = 1): bit 1 of x XOR [H[1][x >> 2] = −1] = bit 1 XOR bit 2.
-  const auto haar = Make(Haar(8, 1));
+  // GroupedHaar N = 8: group 0 is (ℓ = 0, r = 0): the bit is x's top bit; group
+  // 2 is (ℓ = 1, r = 1): bit 1 of x XOR [H[1][x >> 2] = −1] = bit 1 XOR bit 2.
+  const auto haar = Make(GroupedHaar(8, 1));
   ASSERT_NE(haar, nullptr);
   const Eigen::MatrixXd a = haar->StrategyMatrix();
   for (uint32_t x = 0; x < 8; ++x) {
@@ -483,7 +487,7 @@ TEST(GroupedStrategy, HaarAndFourierBitConventions) {
   }
   // Fourier d = 3, k = 2: parities {0}, {1}, {2}, {0,1}, {0,2}, {1,2};
   // record bit i is bit d−1−i of x.
-  const auto fourier = Make(Fourier(3, {1, 1}, 1));
+  const auto fourier = Make(GroupedFourier(3, {1, 1}, 1));
   ASSERT_NE(fourier, nullptr);
   const Eigen::MatrixXd f = fourier->StrategyMatrix();
   ASSERT_EQ(f.rows(), 13);
@@ -498,7 +502,7 @@ TEST(GroupedStrategy, HaarAndFourierBitConventions) {
 
 TEST(GroupedStrategy, FourierLevelProbabilitiesFollowWeights) {
   // d = 4, weights 1 : 3 over parities of weight 1 (4 of them) and 2 (6).
-  const auto strategy = Make(Fourier(4, {1, 3}, 1));
+  const auto strategy = Make(GroupedFourier(4, {1, 3}, 1));
   ASSERT_NE(strategy, nullptr);
   auto group_probability = [&](uint32_t g) {
     return strategy->Probability(0, {.group = g, .inner = ItemReport{0}}) +
@@ -513,8 +517,10 @@ TEST(GroupedStrategy, FourierLevelProbabilitiesFollowWeights) {
 }
 
 TEST(GroupedStrategy, BinaryGroupsHaveTheSameVarianceAtEveryPointMass) {
-  // Mid-size Haar and Fourier against the brute force (2 reports a group).
-  for (const StrategySpec& spec : {Haar(48, 1.0), Fourier(6, {1, 2, 1}, 1.0)}) {
+  // Mid-size GroupedHaar and Fourier against the brute force (2 reports a
+  // group).
+  for (const StrategySpec& spec :
+       {GroupedHaar(48, 1.0), GroupedFourier(6, {1, 2, 1}, 1.0)}) {
     const auto strategy = Make(spec);
     ASSERT_NE(strategy, nullptr);
     testing::SeededGenerator gen(9);
@@ -542,32 +548,32 @@ TEST(GroupedStrategy, CreateRejectsBadSpecs) {
     std::string field;
   };
   std::vector<Bad> bad = {
-      {Identity(8, 0), "epsilon"},
-      {Identity(8, -1), "epsilon"},
-      {Identity(8, nan), "epsilon"},
-      {Identity(8, inf), "epsilon"},
-      {Identity(8, 25), "epsilon"},
-      {Identity(1, 1), "domain_size"},
-      {Identity(0, 1), "domain_size"},
-      {Identity(4097, 1), "domain_size"},
-      {Tree(8, 1, 1), "branching"},
-      {Tree(8, 0, 1), "branching"},
-      {Fourier(3, {}, 1), "order"},
-      {Fourier(3, {1, 1, 1, 1}, 1), "order"},
-      {Fourier(3, {1, 0}, 1), "level_weights[1]"},
-      {Fourier(3, {nan}, 1), "level_weights[0]"},
-      {Fourier(3, {1, -inf}, 1), "level_weights[1]"},
+      {GroupedIdentity(8, 0), "epsilon"},
+      {GroupedIdentity(8, -1), "epsilon"},
+      {GroupedIdentity(8, nan), "epsilon"},
+      {GroupedIdentity(8, inf), "epsilon"},
+      {GroupedIdentity(8, 25), "epsilon"},
+      {GroupedIdentity(1, 1), "domain_size"},
+      {GroupedIdentity(0, 1), "domain_size"},
+      {GroupedIdentity(4097, 1), "domain_size"},
+      {GroupedTree(8, 1, 1), "branching"},
+      {GroupedTree(8, 0, 1), "branching"},
+      {GroupedFourier(3, {}, 1), "order"},
+      {GroupedFourier(3, {1, 1, 1, 1}, 1), "order"},
+      {GroupedFourier(3, {1, 0}, 1), "level_weights[1]"},
+      {GroupedFourier(3, {nan}, 1), "level_weights[0]"},
+      {GroupedFourier(3, {1, -inf}, 1), "level_weights[1]"},
   };
-  StrategySpec too_many_bits = Fourier(12, {1}, 1);
+  StrategySpec too_many_bits = GroupedFourier(12, {1}, 1);
   too_many_bits.num_bits = 13;
   bad.push_back({too_many_bits, "num_bits"});
-  StrategySpec wrong_size = Fourier(3, {1}, 1);
+  StrategySpec wrong_size = GroupedFourier(3, {1}, 1);
   wrong_size.domain_size = 6;
   bad.push_back({wrong_size, "domain_size"});
-  StrategySpec wrong_weights = Fourier(3, {1, 1}, 1);
+  StrategySpec wrong_weights = GroupedFourier(3, {1, 1}, 1);
   wrong_weights.level_weights = {1};
   bad.push_back({wrong_weights, "level_weights"});
-  bad.push_back({Spec(StrategyKind::kMatrix, 1, 4), "matrix"});
+  bad.push_back({GroupedSpec(StrategyKind::kMatrix, 1, 4), "matrix"});
   for (const Bad& b : bad) {
     const auto strategy = CreateGroupedStrategy(b.spec);
     EXPECT_THAT(strategy, StatusIs(absl::StatusCode::kInvalidArgument))
@@ -579,8 +585,8 @@ TEST(GroupedStrategy, CreateRejectsBadSpecs) {
 TEST(GroupedStrategy, ImplementedEpsilonIsAtMostTheRequest) {
   for (double epsilon : {0.1, 1.0, 4.0, 10.0}) {
     for (const StrategySpec& spec :
-         {Identity(64, epsilon), Tree(64, 4, epsilon), Haar(64, epsilon),
-          Fourier(6, {1, 1}, epsilon)}) {
+         {GroupedIdentity(64, epsilon), GroupedTree(64, 4, epsilon),
+          GroupedHaar(64, epsilon), GroupedFourier(6, {1, 1}, epsilon)}) {
       const auto strategy = Make(spec);
       ASSERT_NE(strategy, nullptr);
       EXPECT_LE(strategy->epsilon(), epsilon);

@@ -39,7 +39,7 @@ TEST(ReportCount, MatchesTheBinomialSum) {
                         Case{1000, 1.0 / 192}, Case{5000, 0.5},
                         Case{10'000, 1.0 / 1024}, Case{409'000, 0.01},
                         Case{409'600, 0.01}, Case{1'000'000, 0.125}}) {
-    SCOPED_TRACE(testing::Message() << "n=" << c.n << " pi=" << c.pi);
+    SCOPED_TRACE(::testing::Message() << "n=" << c.n << " pi=" << c.pi);
     const ReportCountMoments got = MomentsOfReportCount(c.n, c.pi);
     const ReportCountMoments want = BruteForce(c.n, c.pi);
     EXPECT_NEAR(got.inverse_mean, want.inverse_mean, 1e-9 * want.inverse_mean);

@@ -26,7 +26,7 @@ using testing::StatusIs;
 
 // StrategySpec by assignment: designated initializers that skip its
 // trailing vectors trip -Wmissing-field-initializers.
-StrategySpec Spec(StrategyKind kind, double epsilon, uint32_t n) {
+StrategySpec FactorySpec(StrategyKind kind, double epsilon, uint32_t n) {
   StrategySpec spec;
   spec.kind = kind;
   spec.epsilon = epsilon;
@@ -37,7 +37,7 @@ StrategySpec Spec(StrategyKind kind, double epsilon, uint32_t n) {
 // GRR on 3 items as an explicit output matrix (rows = outputs, row-major).
 StrategySpec GrrMatrix(double epsilon) {
   const double e = std::exp(epsilon), keep = e / (e + 2), other = 1 / (e + 2);
-  StrategySpec spec = Spec(StrategyKind::kMatrix, epsilon, 3);
+  StrategySpec spec = FactorySpec(StrategyKind::kMatrix, epsilon, 3);
   spec.rows = 3;
   for (int o = 0; o < 3; ++o) {
     for (int x = 0; x < 3; ++x) spec.matrix.push_back(o == x ? keep : other);
@@ -47,7 +47,7 @@ StrategySpec GrrMatrix(double epsilon) {
 
 // A = I_3 (unit columns) for the ℓ2-ball randomizer.
 StrategySpec IdentityFactorization(double epsilon) {
-  StrategySpec spec = Spec(StrategyKind::kFactorization, epsilon, 3);
+  StrategySpec spec = FactorySpec(StrategyKind::kFactorization, epsilon, 3);
   spec.rows = 3;
   for (int r = 0; r < 3; ++r) {
     for (int x = 0; x < 3; ++x) spec.matrix.push_back(r == x ? 1 : 0);
@@ -56,15 +56,15 @@ StrategySpec IdentityFactorization(double epsilon) {
 }
 
 std::vector<StrategySpec> OneOfEachKind() {
-  StrategySpec tree = Spec(StrategyKind::kHierarchical, 1, 8);
+  StrategySpec tree = FactorySpec(StrategyKind::kHierarchical, 1, 8);
   tree.branching = 2;
-  StrategySpec fourier = Spec(StrategyKind::kFourier, 1, 8);
+  StrategySpec fourier = FactorySpec(StrategyKind::kFourier, 1, 8);
   fourier.num_bits = 3;
   fourier.order = 2;
   fourier.level_weights = {1, 1};
-  return {Spec(StrategyKind::kIdentity, 1, 8),
+  return {FactorySpec(StrategyKind::kIdentity, 1, 8),
           tree,
-          Spec(StrategyKind::kHaar, 1, 8),
+          FactorySpec(StrategyKind::kHaar, 1, 8),
           fourier,
           GrrMatrix(1),
           IdentityFactorization(1)};
@@ -173,11 +173,11 @@ TEST(StrategyFactory, RejectsSharedFieldsWithTheirNames) {
 }
 
 TEST(StrategyFactory, PassesFamilyErrorsThrough) {
-  StrategySpec tree = Spec(StrategyKind::kHierarchical, 1, 8);
+  StrategySpec tree = FactorySpec(StrategyKind::kHierarchical, 1, 8);
   tree.branching = 1;
   EXPECT_THAT(CreateStrategy(tree),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  StrategySpec fourier = Spec(StrategyKind::kFourier, 1, 8);
+  StrategySpec fourier = FactorySpec(StrategyKind::kFourier, 1, 8);
   fourier.num_bits = 4;
   fourier.order = 1;
   fourier.level_weights = {1};

@@ -28,7 +28,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::StatusIs;
 
-StrategySpec SpecOf(const Eigen::MatrixXd& a, double epsilon) {
+StrategySpec VectorSpecOf(const Eigen::MatrixXd& a, double epsilon) {
   return MatrixStrategySpec(StrategyKind::kFactorization, epsilon, a);
 }
 
@@ -42,15 +42,15 @@ Eigen::MatrixXd SmallStrategy() {
   return a;
 }
 
-std::unique_ptr<StrategyMechanism> Make(const Eigen::MatrixXd& a,
-                                        double epsilon) {
+std::unique_ptr<StrategyMechanism> MakeVectorWorkload(const Eigen::MatrixXd& a,
+                                                      double epsilon) {
   absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
-      CreateVectorStrategy(SpecOf(a, epsilon));
+      CreateVectorStrategy(VectorSpecOf(a, epsilon));
   EXPECT_OK(s);
   return s.ok() ? *std::move(s) : nullptr;
 }
 
-std::vector<uint32_t> AllItems(uint32_t n) {
+std::vector<uint32_t> EveryItem(uint32_t n) {
   std::vector<uint32_t> items;
   for (uint32_t x = 0; x < n; ++x) items.push_back(x);
   return items;
@@ -67,7 +67,8 @@ class VectorStrategyChecks : public ::testing::TestWithParam<double> {};
 
 TEST_P(VectorStrategyChecks, PassSharedChecks) {
   const double epsilon = GetParam();
-  const std::unique_ptr<StrategyMechanism> s = Make(SmallStrategy(), epsilon);
+  const std::unique_ptr<StrategyMechanism> s =
+      MakeVectorWorkload(SmallStrategy(), epsilon);
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->domain_size(), 8u);
   EXPECT_EQ(s->output_dimension(), 3u);
@@ -77,7 +78,7 @@ TEST_P(VectorStrategyChecks, PassSharedChecks) {
   testing::ExpectStrategyPrivacy(
       *s, testing::ReportsDrawnFromRandomize(*s, 200, 3), epsilon,
       /*complete=*/false);
-  testing::ExpectConditionalSamplesFollowProbability(*s, AllItems(8), 20000, 4,
+  testing::ExpectConditionalSamplesFollowProbability(*s, EveryItem(8), 20000, 4,
                                                      BothSigns);
   testing::ExpectLikelihoodRatiosAverageToOne(*s, {0, 3, 5, 7}, 20000, 5);
   testing::ExpectStrategyDrawCountIndependentOfItem(*s);
@@ -92,7 +93,8 @@ TEST_P(VectorStrategyChecks, PassSharedChecks) {
            {.group = 0, .inner = ItemReport{0}},
            {.group = 0, .inner = BitVectorReport{{1}}}});
   Eigen::MatrixXd shrunk = SmallStrategy() / 2;
-  const std::unique_ptr<StrategyMechanism> other = Make(shrunk, epsilon);
+  const std::unique_ptr<StrategyMechanism> other =
+      MakeVectorWorkload(shrunk, epsilon);
   testing::ExpectStrategyMergeEqualsSingleAccumulator(*s, {other.get()}, 300);
   // Also checks the second moment: n·Var(ŷ_i) = B²/d − (A·h)_i².
   testing::ExpectSampleEstimateMatchesAgents(
@@ -105,7 +107,8 @@ INSTANTIATE_TEST_SUITE_P(Epsilons, VectorStrategyChecks,
 TEST(VectorStrategy, SecondMomentIsTheDjwConstant) {
   // Var = (B²/d)·‖r‖² − (r·a_x)² with B²/d = C_DJW(ε, d) (ideal coin, to
   // 1e-7): the vector randomizer is the one DjwVarianceConstant describes.
-  const std::unique_ptr<StrategyMechanism> s = Make(SmallStrategy(), 1);
+  const std::unique_ptr<StrategyMechanism> s =
+      MakeVectorWorkload(SmallStrategy(), 1);
   ASSERT_NE(s, nullptr);
   const Eigen::MatrixXd v =
       s->PointMassVariances(Eigen::MatrixXd::Identity(3, 3));
@@ -123,7 +126,8 @@ TEST(VectorStrategy, SecondMomentIsTheDjwConstant) {
 TEST(VectorStrategy, DecodedReportsAreUnbiasedForOneItem) {
   // Per-agent: mean of decoded Z for item 5 (‖a‖ < 1, so Ṽ's coin matters)
   // within 5σ of a_7 in every coordinate, σ² = (B²/d − a_i²)/n.
-  const std::unique_ptr<StrategyMechanism> s = Make(SmallStrategy(), 1);
+  const std::unique_ptr<StrategyMechanism> s =
+      MakeVectorWorkload(SmallStrategy(), 1);
   ASSERT_NE(s, nullptr);
   testing::SeededGenerator gen(8);
   const std::unique_ptr<StrategyAccumulator> acc = s->NewAccumulator();
@@ -142,27 +146,27 @@ TEST(VectorStrategy, RejectsBadSpecs) {
   const Eigen::MatrixXd a = SmallStrategy();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (double epsilon : {0.0, -1.0, nan}) {
-    EXPECT_THAT(CreateVectorStrategy(SpecOf(a, epsilon)),
+    EXPECT_THAT(CreateVectorStrategy(VectorSpecOf(a, epsilon)),
                 StatusIs(absl::StatusCode::kInvalidArgument));
   }
   Eigen::MatrixXd too_long = a;
   too_long(0, 3) = 0.9;  // ‖(0.9, 0.5, 0.5)‖ > 1
-  auto status = CreateVectorStrategy(SpecOf(too_long, 1));
+  auto status = CreateVectorStrategy(VectorSpecOf(too_long, 1));
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(std::string(status.status().message()), HasSubstr("column 3"));
   Eigen::MatrixXd not_finite = a;
   not_finite(1, 1) = nan;
-  EXPECT_THAT(CreateVectorStrategy(SpecOf(not_finite, 1)),
+  EXPECT_THAT(CreateVectorStrategy(VectorSpecOf(not_finite, 1)),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  StrategySpec wrong_size = SpecOf(a, 1);
+  StrategySpec wrong_size = VectorSpecOf(a, 1);
   wrong_size.matrix.push_back(0);
   EXPECT_THAT(CreateVectorStrategy(wrong_size),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  StrategySpec no_rows = SpecOf(a, 1);
+  StrategySpec no_rows = VectorSpecOf(a, 1);
   no_rows.rows = 0;
   EXPECT_THAT(CreateVectorStrategy(no_rows),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  StrategySpec wrong_kind = SpecOf(a, 1);
+  StrategySpec wrong_kind = VectorSpecOf(a, 1);
   wrong_kind.kind = StrategyKind::kMatrix;
   EXPECT_THAT(CreateVectorStrategy(wrong_kind),
               StatusIs(absl::StatusCode::kInvalidArgument));
@@ -175,7 +179,7 @@ TEST(VectorStrategy, FactoryBuildsItFromAGamma2Factorization) {
   absl::StatusOr<Gamma2Factorization> f = FactorizeGamma2(*prefix);
   ASSERT_OK(f);
   absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
-      CreateStrategy(SpecOf(f->strategy, 1));
+      CreateStrategy(VectorSpecOf(f->strategy, 1));
   ASSERT_OK(s);
   EXPECT_EQ((*s)->output_dimension(), f->strategy.rows());
 }

@@ -17,6 +17,7 @@
 #include "planning/program_simulator.h"
 #include "planning/programs/program_registry.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -24,20 +25,20 @@ namespace {
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr int64_t kEps = 1'000'000'000;
+using ::ldp::testing::kEps;
 
 RecordSchema Schema(uint32_t bits = 16) {
   return *RecordSchema::Create(
       {FieldSpec::BitVector("value", bits), FieldSpec::Int("n", 0, 3)});
 }
 
-ProgramContext Context(uint32_t bits = 16, int64_t cap = 4 * kEps) {
+ProgramContext HeavyHittersContext(uint32_t bits = 16, int64_t cap = 4 * kEps) {
   return ProgramContext{.schema = Schema(bits), .epsilon_cap_nanos = cap};
 }
 
 absl::StatusOr<std::unique_ptr<AnalystProgram>> Create(
     std::map<std::string, std::string> parameters,
-    const ProgramContext& context = Context()) {
+    const ProgramContext& context = HeavyHittersContext()) {
   return CreateAnalystProgram(
       ProgramSpec{.name = "heavy_hitters", .parameters = std::move(parameters)},
       context);
@@ -66,10 +67,8 @@ TEST(HeavyHittersTest, RejectsBadParameters) {
           {{{"bit", "8"}}, "bit"},
       };
   for (const auto& [parameters, message] : cases) {
-    const ProgramContext context = Context(parameters.contains("bits") &&
-                                                   parameters.at("bits") == "32"
-                                               ? 32
-                                               : 16);
+    const ProgramContext context = HeavyHittersContext(
+        parameters.contains("bits") && parameters.at("bits") == "32" ? 32 : 16);
     absl::StatusOr<std::unique_ptr<AnalystProgram>> program =
         Create(parameters, context);
     EXPECT_THAT(program, StatusIs(absl::StatusCode::kInvalidArgument))
@@ -81,7 +80,7 @@ TEST(HeavyHittersTest, RejectsBadParameters) {
 // ⌈bits / s⌉ rounds on disjoint slices, each at the whole cap, with the
 // bits split as evenly as possible.
 TEST(HeavyHittersTest, ScheduleIsSampleSplittingWithinTheCap) {
-  const ProgramContext context = Context(32);
+  const ProgramContext context = HeavyHittersContext(32);
   for (const auto& [s, names] :
        std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"8", {"bits 0-7", "bits 8-15", "bits 16-23", "bits 24-31"}},

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@
 #include "planning/programs/program_registry.h"
 #include "planning/programs/scalar_mechanism_choice.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -25,19 +26,19 @@ namespace {
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr int64_t kEps = 1'000'000'000;
-constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
+using ::ldp::testing::kEps;
+using ::ldp::testing::kInvalid;
 
 // Two features: "u" real in [−1, 1] (so x̃ = x) and "v" real in [0, 4]
 // (so x̃ = v/2 − 1), label "y", and a categorical a program must refuse.
-RecordSchema Schema() {
+RecordSchema LogisticSchema() {
   return *RecordSchema::Create(
       {FieldSpec::Real("u", -1, 1), FieldSpec::Real("v", 0, 4),
        FieldSpec::Bool("y"), FieldSpec::Categorical("c", {"a", "b"})});
 }
 
-ProgramContext Context(int64_t cap = 2 * kEps) {
-  return {.schema = Schema(), .epsilon_cap_nanos = cap};
+ProgramContext LogisticContext(int64_t cap = 2 * kEps) {
+  return {.schema = LogisticSchema(), .epsilon_cap_nanos = cap};
 }
 
 ProgramSpec Spec(std::map<std::string, std::string> extra = {}) {
@@ -106,13 +107,13 @@ LogisticModel IterateOf(const ProgramStep& step) {
 // released model is the mean of θ_4 and θ_5, and before round 5 it is θ_4
 // alone; before that, the current iterate.
 TEST(LogisticRegressionTest, ReleasesTheMeanOfTheLastIterates) {
-  auto program = CreateLogisticRegressionProgram(
-      Spec({{"rounds", "5"},
-            {"learning_rate", "0.5"},
-            {"schedule", "inverse_sqrt"},
-            {"average_tail", "0.4"},
-            {"radius", "1000"}}),
-      Context());
+  auto program =
+      CreateLogisticRegressionProgram(Spec({{"rounds", "5"},
+                                            {"learning_rate", "0.5"},
+                                            {"schedule", "inverse_sqrt"},
+                                            {"average_tail", "0.4"},
+                                            {"radius", "1000"}}),
+                                      LogisticContext());
   ASSERT_OK(program);
   const std::vector<std::vector<double>> g = {
       {0.2, -0.1, 0.05}, {-0.3, 0.4, 0}, {0.1, 0.1, -0.2}, {0, -0.25, 0.1},
@@ -150,7 +151,7 @@ TEST(LogisticRegressionTest, ReleasesTheMeanOfTheLastIterates) {
   }
   // average_tail = 0 releases the last iterate.
   auto last = CreateLogisticRegressionProgram(
-      Spec({{"rounds", "5"}, {"average_tail", "0"}}), Context());
+      Spec({{"rounds", "5"}, {"average_tail", "0"}}), LogisticContext());
   ASSERT_OK(last);
   absl::StatusOr<ProgramStep> final_step = (*last)->Next(history);
   ASSERT_OK(final_step);
@@ -176,22 +177,23 @@ TEST(LogisticRegressionTest, RefusesBadParameters) {
       {{{"step_size", "1"}}, "step_size"},  // misspelt: not silently ignored
   };
   for (const auto& c : kCases) {
-    const auto program = CreateLogisticRegressionProgram(Spec(c.params), Context());
+    const auto program =
+        CreateLogisticRegressionProgram(Spec(c.params), LogisticContext());
     EXPECT_THAT(program, StatusIs(kInvalid)) << c.message;
     EXPECT_THAT(program.status().message(), HasSubstr(c.message));
   }
-  EXPECT_THAT(CreateLogisticRegressionProgram(Spec(), Context(0)),
+  EXPECT_THAT(CreateLogisticRegressionProgram(Spec(), LogisticContext(0)),
               StatusIs(kInvalid));
-  EXPECT_OK(CreateLogisticRegressionProgram(Spec(), Context()));
+  EXPECT_OK(CreateLogisticRegressionProgram(Spec(), LogisticContext()));
 }
 
 TEST(LogisticRegressionTest, IsRegistered) {
-  EXPECT_OK(CreateAnalystProgram(Spec(), Context()));
+  EXPECT_OK(CreateAnalystProgram(Spec(), LogisticContext()));
 }
 
 TEST(LogisticRegressionTest, ScheduleSplitsAgentsAcrossRoundsWithinTheCap) {
   auto program = CreateLogisticRegressionProgram(Spec({{"rounds", "7"}}),
-                                                 Context(3 * kEps));
+                                                 LogisticContext(3 * kEps));
   ASSERT_OK(program);
   const std::vector<ScheduledRound> schedule = (*program)->Schedule();
   ASSERT_EQ(schedule.size(), 7u);
@@ -205,8 +207,8 @@ TEST(LogisticRegressionTest, ScheduleSplitsAgentsAcrossRoundsWithinTheCap) {
 
 // Round 1 asks, per coordinate, Clamp((σ(0) − y)·x̃_j, −c, c) at ε = cap.
 TEST(LogisticRegressionTest, FirstRoundAsksTheClippedGradientAtZero) {
-  auto program =
-      CreateLogisticRegressionProgram(Spec({{"clip", "0.3"}}), Context());
+  auto program = CreateLogisticRegressionProgram(Spec({{"clip", "0.3"}}),
+                                                 LogisticContext());
   ASSERT_OK(program);
   absl::StatusOr<ProgramStep> step = (*program)->Next({});
   ASSERT_OK(step);
@@ -247,7 +249,7 @@ TEST(LogisticRegressionTest, AsksWithTheLowestMechanismVarianceKind) {
                 {4, RealMechanismKind::kHybrid}};
   for (const auto& c : kCases) {
     auto program = CreateLogisticRegressionProgram(
-        Spec({{"clip", "0.25"}}), Context(std::llround(c.eps * kEps)));
+        Spec({{"clip", "0.25"}}), LogisticContext(std::llround(c.eps * kEps)));
     ASSERT_OK(program);
     absl::StatusOr<ProgramStep> step = (*program)->Next({});
     ASSERT_OK(step);
@@ -275,7 +277,7 @@ TEST(LogisticRegressionTest, AsksWithTheLowestMechanismVarianceKind) {
 // flipped labels); the bound 0.8 leaves room for the noise to turn the
 // boundary by ~25°, over 10σ of the accumulated noise here.
 TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
-  const StudySpec study{.schema = Schema(),
+  const StudySpec study{.schema = LogisticSchema(),
                         .epsilon_cap_nanos = 2 * kEps,
                         .mode = StudyMode::kInteractive,
                         .program = Spec({{"rounds", "10"}})};
@@ -316,7 +318,7 @@ TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
   EXPECT_NE(m.theta[0], iterates[10].theta[0]);  // it is not the last iterate
   // Replaying the same history gives the same model (determinism).
   auto program = CreateLogisticRegressionProgram(*study.program,
-                                                 Context(2 * kEps));
+                                                 LogisticContext(2 * kEps));
   ASSERT_OK(program);
   std::vector<RoundAnswers> history;
   for (const SimulatedRound& r : run->rounds) history.push_back(r.answers);

@@ -10,6 +10,7 @@
 #include "planning/program_simulator.h"
 #include "planning/programs/program_registry.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr int64_t kEps = 1'000'000'000;
+using ::ldp::testing::kEps;
 
 MaskedParityConcept RandomConcept(int d, uint64_t seed) {
   std::mt19937_64 gen(seed);

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr int64_t kEps = 1'000'000'000;
+using ::ldp::testing::kEps;
 
 TEST(ProgramScheduleTest, DisjointRoundsAtTheFullCapFit) {
   EXPECT_OK(CheckSchedule({{.name = "a", .slice = EqualSlice(0, 2), .epsilon_nanos = 2 * kEps},

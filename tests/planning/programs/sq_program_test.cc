@@ -12,14 +12,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "common/confidence_interval.h"
 #include "common/real_mechanism_factory.h"
 #include "common/sample_size.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "planning/program_simulator.h"
 #include "planning/programs/program_schedule.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -28,7 +29,7 @@ using namespace ::ldp::expr;  // NOLINT: expression builders
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr int64_t kEps = 1'000'000'000;
+using ::ldp::testing::kEps;
 
 RecordSchema Schema() {
   return *RecordSchema::Create(
@@ -114,12 +115,7 @@ class AdaptiveSq final : public SqAlgorithm {
   }
 };
 
-uint64_t SplitMix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+using ::ldp::testing::SplitMix64;
 
 // Records as a pure function of (seed, agent): x uniform on [0, 15] and y
 // true with probability p_y, independently.

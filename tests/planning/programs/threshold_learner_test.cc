@@ -17,6 +17,7 @@
 #include "planning/programs/program_schedule.h"
 #include "planning/programs/sq_program.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-constexpr int64_t kEps = 1'000'000'000;
+using ::ldp::testing::kEps;
 
 ProgramSpec Spec(std::string mode, double accuracy, double beta = 0.05) {
   return {.name = "threshold_learner",
@@ -33,7 +34,7 @@ ProgramSpec Spec(std::string mode, double accuracy, double beta = 0.05) {
                          {"failure_probability", std::to_string(beta)}}};
 }
 
-ProgramContext Context(int64_t n) {
+ProgramContext ThresholdContext(int64_t n) {
   return {.schema = *ThresholdSchema(n), .epsilon_cap_nanos = kEps};
 }
 
@@ -44,12 +45,7 @@ StudySpec Study(int64_t n, ProgramSpec spec) {
           .program = std::move(spec)};
 }
 
-uint64_t SplitMix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+using ::ldp::testing::SplitMix64;
 
 // x uniform on [0, n − 1], y = [x ≥ t*] flipped with probability `noise`;
 // a pure function of (seed, agent).
@@ -74,7 +70,8 @@ double Error(int64_t n, int64_t t_star, int64_t t, double noise = 0) {
 
 TEST(ThresholdLearnerTest, AdaptivePlanIsABinarySearch) {
   for (int64_t n : {2, 16, 64, 256}) {
-    auto alg = CreateThresholdSqAlgorithm(Spec("adaptive", 0.1), Context(n));
+    auto alg =
+        CreateThresholdSqAlgorithm(Spec("adaptive", 0.1), ThresholdContext(n));
     ASSERT_OK(alg);
     const auto plan = (*alg)->Plan();
     // ⌈log2(n + 1)⌉ rounds of one query, τ = α/2, β/K each.
@@ -86,7 +83,7 @@ TEST(ThresholdLearnerTest, AdaptivePlanIsABinarySearch) {
       EXPECT_DOUBLE_EQ(batch[0].failure_probability, 0.05 / rounds);
     }
     auto program = CreateThresholdLearnerProgram(Spec("adaptive", 0.1),
-                                                 Context(n));
+                                                 ThresholdContext(n));
     ASSERT_OK(program);
     EXPECT_OK(CheckSchedule((*program)->Schedule(), kEps));
     EXPECT_EQ(MaxScheduledSpend((*program)->Schedule()), kEps);
@@ -94,7 +91,8 @@ TEST(ThresholdLearnerTest, AdaptivePlanIsABinarySearch) {
 }
 
 TEST(ThresholdLearnerTest, NonadaptivePlanIsOneRoundOfEveryCandidate) {
-  auto alg = CreateThresholdSqAlgorithm(Spec("nonadaptive", 0.1), Context(16));
+  auto alg = CreateThresholdSqAlgorithm(Spec("nonadaptive", 0.1),
+                                        ThresholdContext(16));
   ASSERT_OK(alg);
   const auto plan = (*alg)->Plan();
   ASSERT_EQ(plan.size(), 1u);
@@ -103,7 +101,8 @@ TEST(ThresholdLearnerTest, NonadaptivePlanIsOneRoundOfEveryCandidate) {
   EXPECT_EQ(plan[0][16].id, "err(16)");
   EXPECT_DOUBLE_EQ(plan[0][3].failure_probability, 0.05 / 17);
   // Adaptive needs ⌈log2 17⌉ = 5 queries at β/5; nonadaptive 17 at β/17.
-  auto adaptive = CreateThresholdSqAlgorithm(Spec("adaptive", 0.1), Context(16));
+  auto adaptive =
+      CreateThresholdSqAlgorithm(Spec("adaptive", 0.1), ThresholdContext(16));
   ASSERT_OK(adaptive);
   auto n_adaptive = PredictedAgents(**adaptive, 1.0);
   auto n_nonadaptive = PredictedAgents(**alg, 1.0);
@@ -116,17 +115,17 @@ TEST(ThresholdLearnerTest, RejectsBadParametersAndSchemas) {
   const auto bad = [](ProgramSpec spec, ProgramContext context) {
     return CreateThresholdLearnerProgram(spec, context).status();
   };
-  EXPECT_THAT(bad(Spec("sideways", 0.1), Context(16)),
+  EXPECT_THAT(bad(Spec("sideways", 0.1), ThresholdContext(16)),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(bad(Spec("adaptive", 0.9), Context(16)),
+  EXPECT_THAT(bad(Spec("adaptive", 0.9), ThresholdContext(16)),
               StatusIs(absl::StatusCode::kInvalidArgument));
   ProgramSpec misspelt = Spec("adaptive", 0.1);
   misspelt.parameters["acuracy"] = "0.1";
-  EXPECT_THAT(bad(misspelt, Context(16)),
+  EXPECT_THAT(bad(misspelt, ThresholdContext(16)),
               StatusIs(absl::StatusCode::kInvalidArgument));
   ProgramSpec wrong_field = Spec("adaptive", 0.1);
   wrong_field.parameters["feature"] = "y";
-  const absl::Status status = bad(wrong_field, Context(16));
+  const absl::Status status = bad(wrong_field, ThresholdContext(16));
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(status.message(), HasSubstr("int field"));
   EXPECT_THAT(ThresholdSchema(1).status(),
@@ -140,7 +139,7 @@ TEST(ThresholdLearnerTest, RejectsBadParametersAndSchemas) {
 int Successes(const std::string& mode, int64_t n, double alpha, int runs,
               double noise = 0) {
   const StudySpec study = Study(n, Spec(mode, alpha));
-  auto alg = CreateThresholdSqAlgorithm(*study.program, Context(n));
+  auto alg = CreateThresholdSqAlgorithm(*study.program, ThresholdContext(n));
   EXPECT_OK(alg);
   auto agents = PredictedAgents(**alg, 1.0);
   EXPECT_OK(agents);
@@ -183,7 +182,7 @@ TEST(ThresholdLearnerTest, ResultStatesThresholdErrorAndPredictedN) {
   const int64_t n = 32, t_star = 20;
   for (const std::string mode : {"adaptive", "nonadaptive"}) {
     const StudySpec study = Study(n, Spec(mode, 0.1));
-    auto alg = CreateThresholdSqAlgorithm(*study.program, Context(n));
+    auto alg = CreateThresholdSqAlgorithm(*study.program, ThresholdContext(n));
     ASSERT_OK(alg);
     auto agents = PredictedAgents(**alg, 1.0);
     ASSERT_OK(agents);
