@@ -14,6 +14,7 @@
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {
@@ -21,7 +22,7 @@ namespace {
 using testing::SeededGenerator;
 using testing::StatusIs;
 
-constexpr int64_t kEps = kNanosPerEpsilon;
+using ::ldp::testing::kEps;
 
 RecordSchema ProtectionSchema(bool extra_field = false) {
   std::vector<FieldSpec> fields = {
