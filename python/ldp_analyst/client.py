@@ -8,6 +8,7 @@ return the protobuf message; calls whose answer is a table (studies, a
 budget ledger, estimates) return pandas DataFrames.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 
@@ -66,6 +67,21 @@ def channel_credentials(tls):
     return grpc.ssl_channel_credentials(root_certificates=path.read_bytes())
 
 
+def is_loopback(server):
+    """Whether ``host:port`` names this machine (127.0.0.0/8, ::1, localhost)."""
+    host = server.rsplit(":", 1)[0] if server.count(":") == 1 else server
+    if host.startswith("[") and "]" in host:
+        host = host[1:host.index("]")]
+    elif server.startswith("ipv4:") or server.startswith("ipv6:"):
+        return is_loopback(server.split(":", 1)[1])
+    if host == "localhost" or host == "::1":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _study_row(study):
     status = study.status
     return dict(study_id=study.study_id, display_name=study.spec.display_name,
@@ -87,8 +103,10 @@ class Client:
         token_file: file holding the analyst token (ldp-server's
             ``--analyst_token_file``, or the ``<db>.analyst_token`` it writes;
             by default ``ldp.db.analyst_token`` in the working directory).
-        tls: ``None`` for plaintext (loopback), ``True`` for TLS with the
-            system's roots, a CA certificate file, or grpc channel credentials.
+        tls: ``None`` for plaintext, which is refused unless ``server`` is on
+            loopback (the token would travel in the clear); ``True`` for TLS
+            with the system's roots, a CA certificate file, or grpc channel
+            credentials.
         timeout: deadline of each call, in seconds.
         create_timeout: deadline of :meth:`create_study`, which plans the
             study (an optimized workload strategy can take minutes the first
@@ -107,6 +125,13 @@ class Client:
         self._metadata = (("authorization", "Bearer " + read_token(token_file)),)
         options = [("grpc.max_receive_message_length", MAX_RECEIVE_BYTES)]
         credentials = channel_credentials(tls)
+        if credentials is None and not is_loopback(server):
+            # The analyst token is a bearer credential: anyone who reads it
+            # can create studies and read every estimate.
+            raise ValueError(
+                f"refusing to send the analyst token in plaintext to {server}: "
+                "pass tls=True (system roots) or tls='ca.pem', or reach the "
+                "server on loopback")
         self._channel = (grpc.insecure_channel(server, options=options) if credentials is None
                          else grpc.secure_channel(server, credentials, options=options))
         self._stub = analyst_grpc.AnalystServiceStub(self._channel)

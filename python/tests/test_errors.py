@@ -86,3 +86,14 @@ def test_nothing_listening_is_unavailable(server):
         c.list_studies()
     assert raised.value.code == grpc.StatusCode.UNAVAILABLE
     assert "is ldp-server running" in str(raised.value)
+
+
+def test_plaintext_to_another_host_is_refused_before_any_call(tmp_path):
+    token = tmp_path / "token"
+    token.write_text("secret\n")
+    for server in ("10.1.2.3:50051", "ldp.example.org:443", "[2001:db8::1]:50051"):
+        with pytest.raises(ValueError, match="plaintext"):
+            Client(server=server, token_file=token)
+    for server in ("127.0.0.1:50051", "localhost:50051", "[::1]:50051",
+                   "127.1.2.3:9"):
+        Client(server=server, token_file=token).close()
