@@ -135,6 +135,13 @@ int Run() {
   const int64_t users = absl::GetFlag(FLAGS_users);
   const uint32_t domain = absl::GetFlag(FLAGS_domain);
   const int runs = absl::GetFlag(FLAGS_runs);
+  if (users < 1 || domain < 2 || runs < 1) {
+    std::fprintf(stderr,
+                 "--users and --runs must be >= 1 and --domain >= 2 "
+                 "(got %lld, %d, %u)\n",
+                 static_cast<long long>(users), runs, domain);
+    return 2;
+  }
   std::mt19937_64 gen(absl::GetFlag(FLAGS_seed));
   const std::vector<double> zipf = *ZipfDistribution(domain, 1.1);
   const std::vector<uint32_t> items = SampleItems(zipf, users, gen);

@@ -11,10 +11,10 @@
 #include "common/clock.h"
 #include "common/count_mean_sketch.h"
 #include "gtest/gtest.h"
+#include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
-#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {

@@ -7,11 +7,11 @@
 #include "client/agent_state_store.h"
 #include "common/task_mechanism.h"
 #include "gtest/gtest.h"
+#include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_directory.h"
-#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {

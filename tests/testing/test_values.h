@@ -1,7 +1,8 @@
 // Values, and one seeded hash, that many test files use alike. Test files
 // compile together in unity batches (tests/CMakeLists.txt), where two files
 // each defining their own kInf or SplitMix64 would collide; a file takes
-// these with a using-declaration instead, which may repeat.
+// these with a using-declaration instead, which may repeat. (One ε in
+// nanos, kEps, is in tests/testing/epsilon_nanos.h, above the tasks.)
 #ifndef LDP_TESTS_TESTING_TEST_VALUES_H_
 #define LDP_TESTS_TESTING_TEST_VALUES_H_
 
@@ -13,8 +14,6 @@
 namespace ldp::testing {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
-// One ε in the ledger's nanos (kNanosPerEpsilon, common/task.h).
-inline constexpr int64_t kEps = 1'000'000'000;
 // The status every parser and converter returns for malformed input.
 inline constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
 

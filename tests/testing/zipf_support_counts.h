@@ -4,11 +4,11 @@
 #ifndef LDP_TESTS_TESTING_ZIPF_SUPPORT_COUNTS_H_
 #define LDP_TESTS_TESTING_ZIPF_SUPPORT_COUNTS_H_
 
-#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "common/population.h"
 #include "common/pure_protocol.h"
 
 namespace ldp::testing {
@@ -19,13 +19,12 @@ inline std::vector<int64_t> ZipfSupportCounts(const PureProtocol& channel,
                                               int d, int64_t n,
                                               uint64_t seed) {
   std::mt19937_64 gen(seed);
-  double norm = 0;
-  for (int v = 0; v < d; ++v) norm += 1 / std::pow(v + 1, 1.1);
+  const std::vector<double> zipf =
+      *ZipfDistribution(static_cast<uint32_t>(d), 1.1);  // d ≥ 1 here
   std::vector<int64_t> counts(d);
   for (int v = 0; v < d; ++v) {
-    const double f = 1 / std::pow(v + 1, 1.1) / norm;
     counts[v] = std::binomial_distribution<int64_t>(
-        n, channel.q + (channel.p - channel.q) * f)(gen);
+        n, channel.q + (channel.p - channel.q) * zipf[v])(gen);
   }
   return counts;
 }

@@ -17,6 +17,7 @@
 #include "planning/program_simulator.h"
 #include "planning/programs/program_registry.h"
 #include "planning/programs/scalar_mechanism_choice.h"
+#include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/test_values.h"
 

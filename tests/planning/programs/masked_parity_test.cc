@@ -9,8 +9,8 @@
 #include "gtest/gtest.h"
 #include "planning/program_simulator.h"
 #include "planning/programs/program_registry.h"
+#include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/status_matchers.h"
-#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {

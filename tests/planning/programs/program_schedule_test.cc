@@ -6,8 +6,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/status_matchers.h"
-#include "tests/testing/test_values.h"
 
 namespace ldp {
 namespace {

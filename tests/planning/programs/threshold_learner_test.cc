@@ -16,6 +16,7 @@
 #include "planning/programs/program_registry.h"
 #include "planning/programs/program_schedule.h"
 #include "planning/programs/sq_program.h"
+#include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/test_values.h"
 
