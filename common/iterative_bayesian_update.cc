@@ -20,7 +20,8 @@ namespace {
 // item the projection set to zero would stay there.
 constexpr double kUniformShare = 1e-3;
 
-// One EM update of the support-share likelihood. The channel's column sums
+// One EM update of the support-share likelihood, and the Frank–Wolfe gap
+// that certifies a point, both from the shares s_v. The channel's column sums
 // p + (N−1)q are equal, so with D_y = q + (p − q)·f_y the update is
 // f_x ← f_x·(q·Σ_y s_y/D_y + (p − q)·s_x/D_x)/(p + (N−1)q), O(N).
 class EmStep {
@@ -32,6 +33,19 @@ class EmStep {
     for (size_t v = 0; v < counts.size(); ++v) {
       share_[v] = static_cast<double>(counts[v]) / total;
     }
+  }
+
+  // max_v ∂_v L − Σ_v f_v·∂_v L for L = Σ_v s_v·log(q + (p − q)·f_v): by
+  // concavity, L(f*) − L(f) ≤ ⟨∇L(f), f* − f⟩ ≤ this.
+  double FrankWolfeGap(const std::vector<double>& f) const {
+    const double gap = channel_.p - channel_.q;
+    double top = -std::numeric_limits<double>::infinity(), mean = 0;
+    for (size_t v = 0; v < f.size(); ++v) {
+      const double grad = share_[v] * gap / (channel_.q + gap * f[v]);
+      top = std::max(top, grad);
+      mean += f[v] * grad;
+    }
+    return std::max(top - mean, 0.0);
   }
 
   std::vector<double> operator()(const std::vector<double>& f) {
@@ -57,23 +71,6 @@ class EmStep {
   PureProtocol channel_;
   std::vector<double> share_, ratio_;
 };
-
-// max_v ∂_v L − Σ_v f_v·∂_v L for L = Σ_v s_v·log(q + (p − q)·f_v): by
-// concavity, L(f*) − L(f) ≤ ⟨∇L(f), f* − f⟩ ≤ this.
-double FrankWolfeGap(absl::Span<const int64_t> counts, const PureProtocol& ch,
-                     const std::vector<double>& f) {
-  double total = 0;
-  for (int64_t c : counts) total += static_cast<double>(c);
-  const double gap = ch.p - ch.q;
-  double top = -std::numeric_limits<double>::infinity(), mean = 0;
-  for (size_t v = 0; v < f.size(); ++v) {
-    const double grad = static_cast<double>(counts[v]) / total * gap /
-                        (ch.q + gap * f[v]);
-    top = std::max(top, grad);
-    mean += f[v] * grad;
-  }
-  return std::max(top - mean, 0.0);
-}
 
 std::vector<double> Start(absl::Span<const int64_t> counts, int64_t n,
                           const PureProtocol& channel, IbuStart start) {
@@ -155,7 +152,7 @@ absl::StatusOr<IbuResult> IterativeBayesianUpdate(
   // Each pass: stop if f is certified, else one EM update, and with
   // acceleration a second one and the SQUAREM point from the three.
   while (true) {
-    result.gap = FrankWolfeGap(support_counts, channel, f);
+    result.gap = em.FrankWolfeGap(f);
     result.converged = result.gap <= options.tolerance;
     if (result.converged || result.iterations >= options.max_iterations) break;
     std::vector<double> f1 = em(f);
