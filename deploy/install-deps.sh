@@ -30,6 +30,9 @@ PACKAGES=(
   # the stubs CMake generates (grpc_python_plugin is protobuf-compiler-grpc's),
   # pandas for the tables, matplotlib for the plots, pytest.
   python3-grpcio python3-protobuf python3-pandas python3-matplotlib python3-pytest
+  # `ldp page`, the live study page: cpp-httplib serves it (HTTPS through
+  # OpenSSL); the tests load it in headless Chromium.
+  libcpp-httplib-dev chromium
   # lld: links the ~150 executables in about half ld.bfd's time (CMakeLists.txt).
   lld
 )

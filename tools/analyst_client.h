@@ -52,6 +52,8 @@ class AnalystClient {
                 AnalystClientOptions options);
 
   const std::string& server() const { return options_.server; }
+  // The token every call carries (`ldp page` checks browsers against it).
+  const std::string& bearer_token() const { return options_.bearer_token; }
 
   absl::StatusOr<v1::Study> CreateStudy(const v1::CreateStudyRequest& request) const;
   absl::StatusOr<v1::Study> GetStudy(const v1::GetStudyRequest& request) const;

@@ -9,16 +9,21 @@
 //                              them
 //   ldp budget AGENT           what the server has charged an agent
 //   ldp plan FILE ...          a forecast, in process: no server needed
+//   ldp page                   the live study page, a read-only web page of
+//                              every study as it fills
+
+#include <pthread.h>
 
 #include <algorithm>
-#include <cstring>
-#include <string_view>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -40,7 +45,9 @@
 #include "proto/convert/study_file.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 #include "tools/analyst_client.h"
+#include "tools/estimate_plots.h"
 #include "tools/gamma2_text.h"
+#include "tools/page_command.h"
 #include "tools/plan_command.h"
 #include "tools/workload_plot.h"
 
@@ -86,6 +93,24 @@ ABSL_FLAG(uint64_t, seed, 1, "ldp plan: seed of --simulate's population and coin
 ABSL_FLAG(std::string, strategy_cache_dir, "",
           "ldp plan: where optimized workload strategies are cached (share it "
           "with ldp-server's, <db>.strategies, to plan each workload once).");
+// `ldp page` (tools/page_command.h).
+ABSL_FLAG(std::string, page_host, "127.0.0.1",
+          "ldp page: address to listen on. Plaintext only on loopback; "
+          "anywhere else give --page_cert_file and --page_key_file.");
+ABSL_FLAG(int, page_port, 8080, "ldp page: port (0 = any free port).");
+ABSL_FLAG(std::string, page_cert_file, "",
+          "ldp page: PEM certificate (chain) to serve the page over HTTPS; "
+          "required when ldp-server is reached over TLS.");
+ABSL_FLAG(std::string, page_key_file, "",
+          "ldp page: PEM private key of --page_cert_file.");
+ABSL_FLAG(std::string, page_port_file, "",
+          "ldp page: write the port here once listening (for --page_port=0).");
+ABSL_FLAG(double, refresh_seconds, 2,
+          "ldp page: how often the page polls ldp-server (one ListStudies, "
+          "and per study one GetRound and, when its reports changed, one "
+          "GetEstimates).");
+ABSL_FLAG(int, max_studies, 20,
+          "ldp page: the newest this many studies are shown.");
 ABSL_FLAG(int, optimizer_minutes, 10,
           "ldp plan: time limit of each workload strategy optimization.");
 
@@ -96,11 +121,14 @@ constexpr char kUsage[] =
     "The analyst's command line for ldp-server.\n"
     "Usage:\n"
     "  ldp study create FILE     create a study from an ldp.v1.StudySpec in\n"
-    "                            text format (.textproto/.txtpb/.pbtxt) or JSON\n"
+    "                            text format (.textproto/.txtpb/.pbtxt) or "
+    "JSON\n"
     "  ldp study status ID       state, plan and progress of a study\n"
     "  ldp study list            studies, newest first\n"
-    "  ldp study advance ID      INTERACTIVE studies: close the open round now\n"
-    "                            and open the one the analyst program asks next\n"
+    "  ldp study advance ID      INTERACTIVE studies: close the open round "
+    "now\n"
+    "                            and open the one the analyst program asks "
+    "next\n"
     "  ldp results ID [--json] [--round=R] [--top=K] [--workload_rows=K]\n"
     "                            [--plot=FILE.svg [--truth=FILE.json]\n"
     "                            [--question=QID]]\n"
@@ -108,9 +136,18 @@ constexpr char kUsage[] =
     "  ldp plan FILE [--agents=N] [--target_error=TAU] [--confidence=P]\n"
     "                [--simulate [--runs=R] [--seed=S]]\n"
     "                            forecast a study without a server: error at\n"
-    "                            n agents or agents needed for a target error,\n"
+    "                            n agents or agents needed for a target "
+    "error,\n"
     "                            per question, beside the central-model\n"
     "                            baseline; --simulate checks it in process\n"
+    "  ldp page [--page_host=127.0.0.1] [--page_port=8080]\n"
+    "           [--page_cert_file=PEM --page_key_file=PEM]\n"
+    "                            serve the live study page: every study's "
+    "state,\n"
+    "                            reports against quorum over time, epsilon\n"
+    "                            charged and estimates as charts, refreshed\n"
+    "                            while it runs; the browser asks for the\n"
+    "                            analyst token\n"
     "Common flags: --server=HOST:PORT --token_file=PATH [--tls_ca_file=PEM]";
 
 int Fail(const absl::Status& status) {
@@ -324,20 +361,8 @@ absl::Status WritePlot(const v1::GetEstimatesResponse& estimates) {
         wanted.empty() ? std::string("--plot: the round has no workload question")
                        : absl::StrCat("--plot: no workload question \"", wanted, "\""));
   }
-  const v1::WorkloadEstimate& w = chosen->workload();
-  WorkloadPlot plot{
-      .title = absl::StrCat(chosen->question_id(), ": ", w.workload()),
-      .subtitle = absl::StrFormat(
-          "%s, n=%lld, eps=%.4g, simultaneous %g%% band", w.strategy(),
-          static_cast<long long>(w.num_reports()), w.implemented_epsilon(),
-          w.confidence() * 100),
-      .estimates = {w.answers().begin(), w.answers().end()},
-      .lower = {w.band_lower().begin(), w.band_lower().end()},
-      .upper = {w.band_upper().begin(), w.band_upper().end()}};
-  if (w.labels_size() > 0) {
-    plot.first_label = w.labels(0);
-    plot.last_label = w.labels(w.labels_size() - 1);
-  }
+  WorkloadPlot plot =
+      WorkloadEstimatePlot(chosen->question_id(), chosen->workload());
   if (const std::string path = absl::GetFlag(FLAGS_truth); !path.empty()) {
     absl::StatusOr<std::vector<double>> truth = ReadTruth(path, chosen->question_id());
     if (!truth.ok()) return truth.status();
@@ -410,11 +435,44 @@ absl::Status Plan(const std::vector<char*>& args) {
            absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes))});
 }
 
+// `ldp page`, from the page flags. The stop signals are blocked before the
+// channel starts any thread, so they reach only the waiting main thread.
+absl::Status Page() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const ClientTlsFiles tls = TlsFilesFromFlags();
+  const PageCommandOptions options{
+      .host = absl::GetFlag(FLAGS_page_host),
+      .port = absl::GetFlag(FLAGS_page_port),
+      .tls_cert_file = absl::GetFlag(FLAGS_page_cert_file),
+      .tls_key_file = absl::GetFlag(FLAGS_page_key_file),
+      .server_uses_tls = !tls.ca_file.empty() || !tls.cert_file.empty(),
+      .port_file = absl::GetFlag(FLAGS_page_port_file),
+      .refresh = absl::Seconds(absl::GetFlag(FLAGS_refresh_seconds)),
+      .max_studies = absl::GetFlag(FLAGS_max_studies)};
+  if (absl::Status valid = ValidatePageOptions(options); !valid.ok())
+    return valid;
+  auto analyst = ConnectFromFlags();
+  if (!analyst.ok()) return analyst.status();
+  return RunPageCommand(**analyst, (*analyst)->bearer_token(), options,
+                        signals);
+}
+
 absl::Status Run(const std::vector<char*>& args) {
   if (args.size() < 2) return absl::InvalidArgumentError(kUsage);
   const std::string command = args[1];
   const std::string sub = args.size() > 2 ? args[2] : "";
   if (command == "plan") return Plan(args);
+  if (command == "page") {
+    if (args.size() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ldp page takes no arguments\n", kUsage));
+    }
+    return Page();
+  }
   auto analyst = ConnectFromFlags();
   if (!analyst.ok()) return analyst.status();
   if (command == "study" && sub == "create") {

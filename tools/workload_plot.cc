@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/markup.h"
 
 namespace ldp {
 namespace {
@@ -18,20 +19,6 @@ constexpr double kRight = 20;
 constexpr double kTop = 60;
 constexpr double kBottom = 70;
 constexpr int kTicks = 6;
-
-std::string Escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Maps query index and value to pixels.
 class Frame {
@@ -144,12 +131,12 @@ void AppendAxes(const WorkloadPlot& p, const Frame& f, double lo, double hi,
                           f.X(j), y0 + 16, j);
   }
   absl::StrAppendFormat(
-      &svg,
-      "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s%s</text>\n",
-      (x0 + x1) / 2, y0 + 36, Escape(p.x_name),
+      &svg, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s%s</text>\n",
+      (x0 + x1) / 2, y0 + 36, EscapeMarkup(p.x_name),
       p.first_label.empty() && p.last_label.empty()
           ? std::string()
-          : absl::StrCat(" (", Escape(p.first_label), " … ", Escape(p.last_label), ")"));
+          : absl::StrCat(" (", EscapeMarkup(p.first_label), " … ",
+                         EscapeMarkup(p.last_label), ")"));
 }
 
 // The band (if named), the truth (if given) and the estimates.
@@ -180,31 +167,46 @@ void AppendSeries(const WorkloadPlot& p, const Frame& f, std::string& svg) {
                   Points(f, p.estimates), "\"/>\n");
 }
 
-// The legend, in the header to the right (never over the data).
+// Width of a legend entry: its 14-pixel key, a gap, and the text at about
+// 7 pixels per character of the 12-pixel sans-serif font.
+double LegendWidth(std::string_view text) {
+  size_t characters = 0;
+  for (const char c : text) characters += (c & 0xC0) != 0x80;  // UTF-8 starts
+  return 20 + 7.0 * static_cast<double>(characters) + 16;
+}
+
+// The legend, in the header to the right (never over the data): the band,
+// the estimate and the truth, each as wide as its name.
 void AppendLegend(const WorkloadPlot& p, std::string& svg) {
-  const double x1 = kWidth - kRight;
-  const double lx = x1 - 330, ly = 30;
+  const double ly = 30;
+  double width = LegendWidth(p.estimate_name);
+  if (!p.band_name.empty()) width += LegendWidth(p.band_name);
+  if (!p.truth.empty()) width += LegendWidth(p.truth_name);
+  double x = kWidth - kRight - width;
   absl::StrAppend(&svg, "<g>");
   if (!p.band_name.empty()) {
     absl::StrAppendFormat(
         &svg,
         "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" "
         "fill=\"#9ecae1\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>",
-        lx, ly, lx + 20, ly + 10, Escape(p.band_name));
+        x, ly, x + 20, ly + 10, EscapeMarkup(p.band_name));
+    x += LegendWidth(p.band_name);
   }
   absl::StrAppendFormat(
       &svg,
       "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
       "stroke=\"#08519c\" stroke-width=\"2\"/><text x=\"%.0f\" "
       "y=\"%.0f\">%s</text>",
-      lx + 140, ly + 5, lx + 154, ly + 5, lx + 160, ly + 10, Escape(p.estimate_name));
+      x, ly + 5, x + 14, ly + 5, x + 20, ly + 10,
+      EscapeMarkup(p.estimate_name));
+  x += LegendWidth(p.estimate_name);
   if (!p.truth.empty()) {
     absl::StrAppendFormat(
         &svg,
         "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
         "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"5,3\"/>"
-        "<text x=\"%.0f\" y=\"%.0f\">truth</text>",
-        lx + 230, ly + 5, lx + 244, ly + 5, lx + 250, ly + 10);
+        "<text x=\"%.0f\" y=\"%.0f\">%s</text>",
+        x, ly + 5, x + 14, ly + 5, x + 20, ly + 10, EscapeMarkup(p.truth_name));
   }
   absl::StrAppend(&svg, "</g>\n");
 }
@@ -225,7 +227,8 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
   absl::StrAppendFormat(&svg,
                         "<text x=\"%.0f\" y=\"24\" font-size=\"16\">%s</text>\n"
                         "<text x=\"%.0f\" y=\"44\" fill=\"#555\">%s</text>\n",
-                        kLeft, Escape(p.title), kLeft, Escape(p.subtitle));
+                        kLeft, EscapeMarkup(p.title), kLeft,
+                        EscapeMarkup(p.subtitle));
   AppendAxes(p, f, lo, hi, svg);
   AppendSeries(p, f, svg);
   AppendLegend(p, svg);

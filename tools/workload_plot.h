@@ -32,6 +32,7 @@ struct WorkloadPlot {
   std::string x_name = "query";
   std::string band_name = "simultaneous band";
   std::string estimate_name = "estimate";
+  std::string truth_name = "truth";
 };
 
 // InvalidArgument for no queries, arrays of unequal lengths, or a

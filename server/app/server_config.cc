@@ -1,9 +1,7 @@
 // ServerConfig's rules; see the header.
 #include "server/app/server_config.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "server/postgres_store.h"
 
 namespace ldp {
@@ -45,11 +43,6 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError("--follow_interval_ms must be >= 1");
   }
   return absl::OkStatus();
-}
-
-bool IsLoopback(absl::string_view host) {
-  host = absl::StripPrefix(absl::StripSuffix(host, "]"), "[");
-  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
 }
 
 std::string PrintableDb(const std::string& db) {

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "common/host_address.h"  // IsLoopback, which the config rules use
 #include "server/event_log.h"
 #include "server/grpc/tls_credentials.h"
 #include "server/rate_limiter.h"
@@ -60,9 +61,6 @@ struct ServerConfig {
 // INVALID_ARGUMENT for an impossible value, FAILED_PRECONDITION for
 // plaintext on a non-loopback address without allow_insecure.
 absl::Status ValidateServerConfig(const ServerConfig& config);
-
-// Whether `host` only reaches this machine (127.x, ::1, localhost).
-bool IsLoopback(absl::string_view host);
 
 // The database as it may be printed and logged: a URL without its password.
 std::string PrintableDb(const std::string& db);
