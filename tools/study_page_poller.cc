@@ -2,6 +2,8 @@
 #include "tools/study_page_poller.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <utility>
 
 namespace ldp {
@@ -18,7 +20,7 @@ uint64_t TotalReports(const v1::Round& round) {
 // same round, in the same state, with the same reports.
 bool EstimatesCurrent(const StudySnapshot* previous, const v1::Round& round) {
   if (previous == nullptr || !previous->round.has_value() ||
-      !previous->estimates.has_value()) {
+      previous->estimates == nullptr) {
     return false;
   }
   const v1::Round& before = *previous->round;
@@ -43,7 +45,7 @@ void StudyPagePoller::ReadEstimates(StudySnapshot& snapshot,
   const v1::Round& round = *snapshot.round;
   if (TotalReports(round) == 0) return;  // nothing to estimate yet
   if (EstimatesCurrent(previous, round)) {
-    snapshot.estimates = previous->estimates;
+    snapshot.estimates = previous->estimates;  // shared, not copied
     return;
   }
   v1::GetEstimatesRequest request;
@@ -52,7 +54,8 @@ void StudyPagePoller::ReadEstimates(StudySnapshot& snapshot,
   absl::StatusOr<v1::GetEstimatesResponse> estimates =
       analyst_.GetEstimates(request);
   if (estimates.ok()) {
-    snapshot.estimates = *std::move(estimates);
+    snapshot.estimates =
+        std::make_shared<const v1::GetEstimatesResponse>(*std::move(estimates));
   } else {
     snapshot.estimates_status = estimates.status();
   }
@@ -62,9 +65,11 @@ std::vector<ProgressPoint> StudyPagePoller::RecordProgress(
     const StudySnapshot& snapshot) {
   const RoundKey key{snapshot.study.study_id(), snapshot.round->round_id()};
   const absl::Time now = clock_.Now();
-  const absl::Time first = first_seen_.try_emplace(key, now).first->second;
-  std::vector<ProgressPoint>& points = progress_[key];
-  points.push_back({.seconds = absl::ToDoubleSeconds(now - first),
+  RoundProgress& progress =
+      progress_.try_emplace(key, RoundProgress{.first_seen = now})
+          .first->second;
+  std::vector<ProgressPoint>& points = progress.points;
+  points.push_back({.seconds = absl::ToDoubleSeconds(now - progress.first_seen),
                     .fewest_reports = FewestReports(*snapshot.round)});
   if (points.size() > options_.max_progress_points) {
     std::vector<ProgressPoint> thinned;
@@ -88,9 +93,7 @@ StudySnapshot StudyPagePoller::PollStudy(const v1::Study& study) {
     return snapshot;
   }
   snapshot.round = *std::move(round);
-  const auto previous = last_.find(study.study_id());
-  ReadEstimates(snapshot,
-                previous == last_.end() ? nullptr : &previous->second);
+  ReadEstimates(snapshot, Previous(study.study_id()));
   snapshot.progress = RecordProgress(snapshot);
   return snapshot;
 }
@@ -102,20 +105,33 @@ absl::Status StudyPagePoller::PollOnce() {
   absl::StatusOr<v1::ListStudiesResponse> list = analyst_.ListStudies(request);
   if (!list.ok()) {
     page.status = list.status();
-    for (const auto& [id, snapshot] : last_) page.studies.push_back(snapshot);
-    std::reverse(page.studies.begin(), page.studies.end());  // newest first
+    page.studies = last_;
     Publish(std::move(page));
     return list.status();
   }
-  std::map<uint64_t, StudySnapshot> current;
   for (const v1::Study& study : list->studies()) {
-    StudySnapshot snapshot = PollStudy(study);
-    current[study.study_id()] = snapshot;
-    page.studies.push_back(std::move(snapshot));
+    page.studies.push_back(PollStudy(study));
   }
-  last_ = std::move(current);
+  ForgetUnshown(page.studies);
+  last_ = page.studies;  // cheap: the estimates are shared
   Publish(std::move(page));
   return absl::OkStatus();
+}
+
+const StudySnapshot* StudyPagePoller::Previous(uint64_t study_id) const {
+  for (const StudySnapshot& s : last_) {
+    if (s.study.study_id() == study_id) return &s;
+  }
+  return nullptr;
+}
+
+void StudyPagePoller::ForgetUnshown(const std::vector<StudySnapshot>& shown) {
+  std::erase_if(progress_, [&shown](const auto& entry) {
+    return std::none_of(shown.begin(), shown.end(),
+                        [&entry](const StudySnapshot& s) {
+                          return s.study.study_id() == entry.first.first;
+                        });
+  });
 }
 
 void StudyPagePoller::Publish(PageSnapshot page) {

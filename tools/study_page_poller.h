@@ -64,10 +64,19 @@ class StudyPagePoller {
 
  private:
   using RoundKey = std::pair<uint64_t, uint64_t>;  // study, round
+  // A round's progress as the page has seen it.
+  struct RoundProgress {
+    absl::Time first_seen;
+    std::vector<ProgressPoint> points;
+  };
 
   StudySnapshot PollStudy(const v1::Study& study);
   void ReadEstimates(StudySnapshot& snapshot, const StudySnapshot* previous);
   std::vector<ProgressPoint> RecordProgress(const StudySnapshot& snapshot);
+  // The last poll's snapshot of `study_id`, or null.
+  const StudySnapshot* Previous(uint64_t study_id) const;
+  // Forgets the progress of rounds whose study is no longer shown.
+  void ForgetUnshown(const std::vector<StudySnapshot>& shown);
   void Publish(PageSnapshot page);
   void Loop();
 
@@ -76,9 +85,8 @@ class StudyPagePoller {
   const StudyPagePollerOptions options_;
 
   // Touched only by the polling thread (PollOnce callers never overlap).
-  std::map<uint64_t, StudySnapshot> last_{};
-  std::map<RoundKey, absl::Time> first_seen_{};
-  std::map<RoundKey, std::vector<ProgressPoint>> progress_{};
+  std::vector<StudySnapshot> last_{};  // the last good poll, as shown
+  std::map<RoundKey, RoundProgress> progress_{};
 
   mutable absl::Mutex mutex_;
   std::string fragment_ ABSL_GUARDED_BY(mutex_);

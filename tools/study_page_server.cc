@@ -17,20 +17,17 @@
 namespace ldp {
 namespace {
 
-// Compares digests, so the time taken tells nothing of the token's length
-// or of how much of it a guess got right.
-bool SameToken(std::string_view presented, std::string_view expected) {
-  absl::StatusOr<Sha256Digest> a = Sha256Of(presented);
-  absl::StatusOr<Sha256Digest> b = Sha256Of(expected);
-  return a.ok() && b.ok() &&
-         CRYPTO_memcmp(a->data(), b->data(), a->size()) == 0;
-}
-
-bool Authorized(const httplib::Request& request, const std::string& token) {
+// Compares SHA-256 digests in constant time, so the time taken tells nothing
+// of the token's length or of how much of it a guess got right. The
+// expected token's digest is computed once, when the routes are made.
+bool Authorized(const httplib::Request& request, const Sha256Digest& expected) {
   constexpr absl::string_view kPrefix = "Bearer ";
   const std::string header = request.get_header_value("Authorization");
   if (!absl::StartsWith(header, kPrefix)) return false;
-  return SameToken(std::string_view(header).substr(kPrefix.size()), token);
+  absl::StatusOr<Sha256Digest> presented =
+      Sha256Of(std::string_view(header).substr(kPrefix.size()));
+  return presented.ok() && CRYPTO_memcmp(presented->data(), expected.data(),
+                                         expected.size()) == 0;
 }
 
 // Every response: never cached (the fragment changes and is private), no
@@ -46,7 +43,7 @@ httplib::Headers SecurityHeaders() {
            "frame-ancestors 'none'; base-uri 'none'"}};
 }
 
-void Route(httplib::Server& server, std::string token,
+void Route(httplib::Server& server, const Sha256Digest& token_digest,
            std::function<std::string()> fragment) {
   server.set_default_headers(SecurityHeaders());
   server.Get("/", [](const httplib::Request&, httplib::Response& response) {
@@ -64,9 +61,9 @@ void Route(httplib::Server& server, std::string token,
                                     "text/css; charset=utf-8");
              });
   server.Get("/api/fragment",
-             [token = std::move(token), fragment = std::move(fragment)](
+             [token_digest, fragment = std::move(fragment)](
                  const httplib::Request& request, httplib::Response& response) {
-               if (!Authorized(request, token)) {
+               if (!Authorized(request, token_digest)) {
                  response.status = 401;
                  response.set_header("WWW-Authenticate",
                                      "Bearer realm=\"ldp\"");
@@ -107,9 +104,11 @@ absl::StatusOr<std::unique_ptr<StudyPageServer>> StudyPageServer::Start(
     return absl::InvalidArgumentError(
         "the page needs the analyst token to check");
   }
+  absl::StatusOr<Sha256Digest> token_digest = Sha256Of(options.token);
+  if (!token_digest.ok()) return token_digest.status();
   absl::StatusOr<std::unique_ptr<httplib::Server>> server = MakeServer(options);
   if (!server.ok()) return server.status();
-  Route(**server, options.token, std::move(fragment));
+  Route(**server, *token_digest, std::move(fragment));
   int port = options.port;
   if (port == 0) {
     port = (*server)->bind_to_any_port(options.host);

@@ -139,7 +139,7 @@ std::string Estimate(const v1::QuestionEstimate& q) {
 
 std::string Estimates(const StudySnapshot& s) {
   if (!s.estimates_status.ok()) return Problem("estimates", s.estimates_status);
-  if (!s.estimates.has_value()) return "";
+  if (s.estimates == nullptr) return "";
   const v1::GetEstimatesResponse& e = *s.estimates;
   std::string out = absl::StrFormat(
       "<h3>Estimates of round %d (%s)</h3>\n", e.round_id(),

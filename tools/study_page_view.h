@@ -14,6 +14,7 @@
 #define LDP_TOOLS_STUDY_PAGE_VIEW_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +38,10 @@ struct StudySnapshot {
   // The latest round, or why it could not be read (OK and empty: no round).
   std::optional<v1::Round> round{};
   absl::Status round_status{};
-  // Its estimates, or why there are none yet.
-  std::optional<v1::GetEstimatesResponse> estimates{};
+  // Its estimates (null: none yet), or why there are none. Shared: a
+  // workload's response can be megabytes, and a poll that finds the
+  // round's reports unchanged keeps the previous one without copying it.
+  std::shared_ptr<const v1::GetEstimatesResponse> estimates{};
   absl::Status estimates_status{};
   std::vector<ProgressPoint> progress{};
 };

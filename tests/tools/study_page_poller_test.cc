@@ -20,9 +20,11 @@ namespace ldp {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // One study (id 9) with one round (id 1) whose single question has
-// `reports` reports; ListStudies fails while `down`.
+// `reports` reports; ListStudies fails while `down`, and lists nothing while
+// not `listed`.
 class PollerFakeAnalyst final : public v1::AnalystService::Service {
  public:
   grpc::Status ListStudies(grpc::ServerContext*,
@@ -31,6 +33,7 @@ class PollerFakeAnalyst final : public v1::AnalystService::Service {
     if (down.load())
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "server gone");
     page_size.store(static_cast<int>(request->page_size()));
+    if (!listed.load()) return grpc::Status::OK;
     v1::Study* study = response->add_studies();
     study->set_study_id(9);
     study->mutable_spec()->set_display_name("poller study");
@@ -63,6 +66,7 @@ class PollerFakeAnalyst final : public v1::AnalystService::Service {
 
   std::atomic<uint64_t> reports{0};
   std::atomic<bool> down{false};
+  std::atomic<bool> listed{true};
   std::atomic<int> estimate_calls{0};
   std::atomic<int> page_size{0};
 };
@@ -132,6 +136,21 @@ TEST_F(StudyPagePollerTest, KeepsTheRoundsProgressOnTheInjectedClock) {
   // Three points over 10 s, against the quorum of 100.
   EXPECT_THAT(poller_->Fragment(), HasSubstr("over 10 s of polls"));
   EXPECT_THAT(poller_->Fragment(), HasSubstr(">quorum</text>"));
+}
+
+TEST_F(StudyPagePollerTest, ForgetsTheProgressOfStudiesNoLongerShown) {
+  service_.reports = 10;
+  ASSERT_OK(poller_->PollOnce());
+  clock_.Advance(absl::Seconds(7));
+  ASSERT_OK(poller_->PollOnce());
+  EXPECT_THAT(poller_->Fragment(), HasSubstr("over 7 s of polls"));
+  service_.listed = false;  // e.g. pushed out of the newest max_studies
+  ASSERT_OK(poller_->PollOnce());
+  EXPECT_THAT(poller_->Fragment(), Not(HasSubstr("poller study")));
+  service_.listed = true;
+  clock_.Advance(absl::Seconds(7));
+  ASSERT_OK(poller_->PollOnce());
+  EXPECT_THAT(poller_->Fragment(), HasSubstr("over 0 s of polls"));
 }
 
 TEST_F(StudyPagePollerTest, AServerThatGoesAwayShowsAndTheLastStudiesStay) {

@@ -3,6 +3,7 @@
 // are the SVG `ldp results --plot` draws, and a failure shows as text.
 #include "tools/study_page_view.h"
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -77,10 +78,12 @@ v1::GetEstimatesResponse PageTestEstimates(int workload_answers) {
 }
 
 PageSnapshot FullSnapshot(int workload_answers = 10) {
-  StudySnapshot study{.study = PageTestStudy(),
-                      .round = PageTestRound(),
-                      .estimates = PageTestEstimates(workload_answers),
-                      .progress = {{0, 100}, {2, 300}, {4, 550}}};
+  StudySnapshot study{
+      .study = PageTestStudy(),
+      .round = PageTestRound(),
+      .estimates = std::make_shared<const v1::GetEstimatesResponse>(
+          PageTestEstimates(workload_answers)),
+      .progress = {{0, 100}, {2, 300}, {4, 550}}};
   return {.polled_at = absl::FromUnixSeconds(1'700'000'000),
           .studies = {study}};
 }
