@@ -18,6 +18,7 @@
 #include "common/discrete_laplace.h"
 #include "common/duchi_mechanism.h"
 #include "common/frequency_oracle_factory.h"
+#include "common/hadamard_response.h"
 #include "common/hybrid_mechanism.h"
 #include "common/piecewise_mechanism.h"
 #include "common/population.h"
@@ -32,16 +33,23 @@ namespace {
 
 constexpr double kEpsilons[] = {0.5, 1, 2, 4};
 
-void FrequencyRow(FrequencyOracleKind kind, uint32_t domain,
-                  const std::vector<uint32_t>& items,
+// `general_hadamard`: Hadamard response with the t of least variance at
+// each ε (hadamard_response.h) instead of its one-block form.
+void FrequencyRow(FrequencyOracleKind kind, bool general_hadamard,
+                  uint32_t domain, const std::vector<uint32_t>& items,
                   const std::vector<double>& truth, int runs,
                   absl::BitGenRef gen) {
-  std::printf("| %s |", std::string(FrequencyOracleKindName(kind)).c_str());
+  std::printf("| %s%s |", std::string(FrequencyOracleKindName(kind)).c_str(),
+              general_hadamard ? " (general, best t)" : "");
   for (double epsilon : kEpsilons) {
-    auto oracle = CreateFrequencyOracle({.kind = kind,
-                                         .epsilon = epsilon,
-                                         .domain_size = domain,
-                                         .epsilon_permanent = 2 * epsilon});
+    auto oracle = CreateFrequencyOracle(
+        {.kind = kind,
+         .epsilon = epsilon,
+         .domain_size = domain,
+         .epsilon_permanent = 2 * epsilon,
+         .rows_per_item = general_hadamard ? HadamardResponse::BestRowsPerItem(
+                                                 epsilon, domain)
+                                           : 0});
     if (!oracle.ok()) {
       std::printf(" n/a |");
       continue;
@@ -122,8 +130,11 @@ int main(int argc, char** argv) {
                  K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
                  K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
                  K::kHadamardCountMeanSketch, K::kLongitudinalUnaryEncoding}) {
-    ldp::FrequencyRow(kind, domain, items, truth, absl::GetFlag(FLAGS_runs), gen);
+    ldp::FrequencyRow(kind, false, domain, items, truth,
+                      absl::GetFlag(FLAGS_runs), gen);
   }
+  ldp::FrequencyRow(K::kHadamardResponse, true, domain, items, truth,
+                    absl::GetFlag(FLAGS_runs), gen);
   std::vector<double> values(users);
   for (int64_t i = 0; i < users; ++i) {
     values[i] = -1.0 + 2.0 * (static_cast<double>(i) + 0.5) / users;

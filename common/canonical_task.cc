@@ -5,6 +5,7 @@
 
 #include "common/count_mean_sketch.h"
 #include "common/discrete_laplace.h"
+#include "common/hadamard_response.h"
 #include "common/hybrid_mechanism.h"
 #include "common/local_hashing.h"
 #include "common/longitudinal.h"
@@ -44,7 +45,11 @@ FrequencyOracleSpec CanonicalOracle(const FrequencyOracleSpec& given,
     spec.num_hashes = cms->num_hashes();
     spec.num_columns = cms->num_columns();
     spec.hash_seed = cms->hash_seed();
-  } else if (dynamic_cast<const LongitudinalUnaryEncoding*>(&built) != nullptr) {
+  } else if (const auto* hr = dynamic_cast<const HadamardResponse*>(&built)) {
+    // 0 for the one-block form, as specs written before the general one.
+    spec.rows_per_item = hr->rows_per_item() > 1 ? hr->rows_per_item() : 0;
+  } else if (dynamic_cast<const LongitudinalUnaryEncoding*>(&built) !=
+             nullptr) {
     spec.epsilon_permanent = given.epsilon_permanent;
   }
   return spec;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -44,6 +45,16 @@ absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateSketch(
   return Upcast(CountMeanSketch::Create(options));
 }
 
+// The kind's name, with the rows per item of a general Hadamard response.
+std::string SpecName(const FrequencyOracleSpec& spec) {
+  std::string name(FrequencyOracleKindName(spec.kind));
+  if (spec.kind == FrequencyOracleKind::kHadamardResponse &&
+      spec.rows_per_item > 1) {
+    absl::StrAppend(&name, " (", spec.rows_per_item, " rows per item)");
+  }
+  return name;
+}
+
 int64_t ReportBits(const FrequencyOracle& oracle) {
   const uint32_t n = oracle.domain_size();
   switch (oracle.kind()) {
@@ -73,17 +84,31 @@ int64_t ReportBits(const FrequencyOracle& oracle) {
   return 0;
 }
 
-std::vector<FrequencyOracleKind> CandidateKinds(uint32_t domain_size) {
+// Hadamard response is offered in its one-block form (the fewest report
+// bits) and, where ε makes more rows per item better, in its general form.
+std::vector<FrequencyOracleSpec> CandidateSpecs(double epsilon,
+                                                uint32_t domain_size) {
+  using K = FrequencyOracleKind;
+  std::vector<FrequencyOracleSpec> specs;
+  const auto add = [&](K kind, uint32_t rows_per_item = 0) {
+    specs.push_back({.kind = kind,
+                     .epsilon = epsilon,
+                     .domain_size = domain_size,
+                     .rows_per_item = rows_per_item});
+  };
   if (domain_size > kMaxEnumeratedDomain) {
-    return {FrequencyOracleKind::kHadamardCountMeanSketch,
-            FrequencyOracleKind::kCountMeanSketch};
+    add(K::kHadamardCountMeanSketch);
+    add(K::kCountMeanSketch);
+    return specs;
   }
-  return {FrequencyOracleKind::kGeneralizedRandomizedResponse,
-          FrequencyOracleKind::kOptimizedUnaryEncoding,
-          FrequencyOracleKind::kSymmetricUnaryEncoding,
-          FrequencyOracleKind::kOptimizedLocalHashing,
-          FrequencyOracleKind::kSubsetSelection,
-          FrequencyOracleKind::kHadamardResponse};
+  for (K kind : {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
+                 K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
+                 K::kSubsetSelection, K::kHadamardResponse}) {
+    add(kind);
+  }
+  const uint32_t rows = HadamardResponse::BestRowsPerItem(epsilon, domain_size);
+  if (rows > 1) add(K::kHadamardResponse, rows);
+  return specs;
 }
 
 }  // namespace
@@ -114,7 +139,9 @@ absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(
                                              .subset_size = spec.subset_size}));
     case FrequencyOracleKind::kHadamardResponse:
       return Upcast(HadamardResponse::Create(
-          {.epsilon = spec.epsilon, .domain_size = spec.domain_size}));
+          {.epsilon = spec.epsilon,
+           .domain_size = spec.domain_size,
+           .rows_per_item = std::max(spec.rows_per_item, uint32_t{1})}));
     case FrequencyOracleKind::kCountMeanSketch:
       return CreateSketch(spec, SketchVariant::kCountMean);
     case FrequencyOracleKind::kHadamardCountMeanSketch:
@@ -132,9 +159,7 @@ absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
     double epsilon, uint32_t domain_size, const ChooserOptions& options) {
   OracleChoice choice;
   absl::Status last_error = absl::OkStatus();
-  for (FrequencyOracleKind kind : CandidateKinds(domain_size)) {
-    FrequencyOracleSpec spec{
-        .kind = kind, .epsilon = epsilon, .domain_size = domain_size};
+  for (const FrequencyOracleSpec& spec : CandidateSpecs(epsilon, domain_size)) {
     auto oracle = CreateFrequencyOracle(spec);
     if (!oracle.ok()) {
       last_error = oracle.status();
@@ -172,10 +197,9 @@ absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
       "%s: n*Var = %.4g with %d-bit reports at epsilon=%g, N=%u (best of %d "
       "candidates: %s, n*Var = %.4g; reports within %g%% of the best variance "
       "are chosen by size)",
-      FrequencyOracleKindName(choice.chosen.spec.kind),
-      choice.chosen.unit_variance, choice.chosen.report_bits, epsilon,
-      domain_size, choice.candidates.size(),
-      FrequencyOracleKindName(choice.candidates.front().spec.kind),
+      SpecName(choice.chosen.spec), choice.chosen.unit_variance,
+      choice.chosen.report_bits, epsilon, domain_size, choice.candidates.size(),
+      SpecName(choice.candidates.front().spec),
       choice.candidates.front().unit_variance, options.variance_slack * 100);
   return choice;
 }

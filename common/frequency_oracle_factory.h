@@ -27,6 +27,7 @@ struct FrequencyOracleSpec {
   uint32_t num_columns = 0;       // sketches: columns m
   uint64_t hash_seed = 0;         // sketches: public hash family
   double epsilon_permanent = 0;   // longitudinal: ε∞ (> epsilon)
+  uint32_t rows_per_item = 0;     // Hadamard response: t (0 = 1, one block)
 };
 
 absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(

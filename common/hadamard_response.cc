@@ -1,10 +1,10 @@
-// Hadamard response client, exact likelihoods and FWHT decoder; see
-// hadamard_response.h.
+// Hadamard response client, exact likelihoods and FWHT decoder, for any
+// number of rows per item; see hadamard_response.h.
 #include "common/hadamard_response.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -17,53 +17,54 @@
 namespace ldp {
 namespace {
 
-// y ∈ C_v: row v + 1 of H_K is +1 at column y.
-bool InHalf(uint32_t item, uint64_t y) {
-  return !HadamardEntryIsNegative(uint64_t{item} + 1, y);
-}
-
-// ln(p / (1 − p)) for p = k / 2^32, the privacy loss of reporting into or
-// out of C_v.
-double HalfLogOdds(uint64_t k) {
+// ln(p / (1 − p)) + ln(2^t − 1) for p = k / 2^32: the privacy loss of
+// reporting into C_v (probability p over K/2^t columns) rather than out of
+// it (1 − p over K − K/2^t).
+double SetLogOdds(uint64_t k, uint32_t rows_per_item) {
   return std::log(static_cast<double>(k)) -
-         std::log(static_cast<double>(CoinProbability::kDenominator - k));
+         std::log(static_cast<double>(CoinProbability::kDenominator - k)) +
+         std::log(std::exp2(rows_per_item) - 1);
 }
 
 absl::StatusOr<HadamardResponse::Params> MakeParams(
-    const HadamardResponseOptions& options) {
-  RETURN_IF_ERROR(ValidateEpsilon("Hadamard response", options.epsilon));
-  RETURN_IF_ERROR(ValidateDomainSize(
-      "Hadamard response", options.domain_size, 2,
-      HadamardResponse::kMaxDomainSize,
-      /*hint=*/"use a count-mean sketch for larger domains"));
-  // Round p down (then step down past any floating-point doubt) so that
-  // p / (1 − p) ≤ e^ε: ε is never exceeded.
+    const HadamardResponseOptions& options,
+    const HadamardSubspaces& subspaces) {
+  const uint32_t t = options.rows_per_item;
+  // Round p down (then step down past any floating-point doubt) so that the
+  // loss stays within ε: ε is never exceeded.
   const double e = std::exp(options.epsilon);
-  uint64_t k = CoinProbability::RoundDown(e / (e + 1)).numerator();
-  while (k > CoinProbability::kDenominator / 2 &&
-         HalfLogOdds(k) > options.epsilon) {
-    --k;
-  }
-  if (k <= CoinProbability::kDenominator / 2) {
+  uint64_t k =
+      CoinProbability::RoundDown(e / (e + std::exp2(t) - 1)).numerator();
+  while (k > 0 && SetLogOdds(k, t) > options.epsilon) --k;
+  if (k == 0 || SetLogOdds(k, t) <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Hadamard response: epsilon ", options.epsilon,
         " is below the resolution of 32-bit coins; use epsilon >= 1e-6"));
   }
   HadamardResponse::Params params;
   params.domain_size = options.domain_size;
-  params.output_size =
-      static_cast<uint32_t>(std::bit_ceil(uint64_t{options.domain_size} + 1));
-  params.in_half = CoinProbability::FromNumerator(k);
-  params.epsilon = HalfLogOdds(k);
+  params.rows_per_item = t;
+  params.output_size = static_cast<uint32_t>(subspaces.output_size());
+  params.in_set = CoinProbability::FromNumerator(k);
+  params.epsilon = SetLogOdds(k, t);
   return params;
+}
+
+PureProtocol ProtocolOf(const HadamardResponse::Params& params) {
+  return PureProtocol{
+      .p = params.in_set.value(),
+      .q = std::exp2(-static_cast<double>(params.rows_per_item))};
 }
 
 // Server side: one counter per output y; the transform happens at Estimate
 // time, so Add is O(1).
 class HadamardResponseAccumulator final : public FrequencyAccumulator {
  public:
-  explicit HadamardResponseAccumulator(const HadamardResponse::Params& params)
-      : params_(params), counts_(params.output_size, 0) {}
+  HadamardResponseAccumulator(const HadamardResponse::Params& params,
+                              const HadamardSubspaces& subspaces)
+      : params_(params),
+        subspaces_(subspaces),
+        counts_(params.output_size, 0) {}
 
   absl::Status Add(const FrequencyReport& report) override {
     const auto* r = std::get_if<ItemReport>(&report);
@@ -82,7 +83,7 @@ class HadamardResponseAccumulator final : public FrequencyAccumulator {
     if (o == nullptr || !(o->params_ == params_)) {
       return absl::InvalidArgumentError(
           "Hadamard response accumulator: can only merge an accumulator of "
-          "the same oracle (same epsilon and domain_size)");
+          "the same oracle (same epsilon, domain_size and rows_per_item)");
     }
     for (size_t y = 0; y < counts_.size(); ++y) counts_[y] += o->counts_[y];
     num_reports_ += o->num_reports_;
@@ -92,20 +93,20 @@ class HadamardResponseAccumulator final : public FrequencyAccumulator {
   int64_t num_reports() const override { return num_reports_; }
 
   HistogramEstimate Estimate() const override {
-    // t[r] = Σ_y H[r][y]·counts[y] = |reports in C| − |reports outside C|,
-    // so the support of item v is (n + t[v + 1]) / 2.
+    // T[a] = Σ_y H[a][y]·counts[y]; an item's support is the mean of T
+    // over its row space (hadamard_subspaces.h).
     std::vector<int64_t> transformed = counts_;
     FastWalshHadamardTransform(absl::MakeSpan(transformed));
     std::vector<int64_t> support(params_.domain_size);
     for (uint32_t v = 0; v < params_.domain_size; ++v) {
-      support[v] = (num_reports_ + transformed[v + 1]) / 2;
+      support[v] = subspaces_.SupportCount(v, transformed);
     }
-    const PureProtocol protocol{.p = params_.in_half.value(), .q = 0.5};
-    return protocol.Estimate(support, num_reports_, params_.epsilon);
+    return ProtocolOf(params_).Estimate(support, num_reports_, params_.epsilon);
   }
 
  private:
   HadamardResponse::Params params_;
+  HadamardSubspaces subspaces_;
   std::vector<int64_t> counts_;
   int64_t num_reports_ = 0;
 };
@@ -114,29 +115,58 @@ class HadamardResponseAccumulator final : public FrequencyAccumulator {
 
 absl::StatusOr<std::unique_ptr<HadamardResponse>> HadamardResponse::Create(
     const HadamardResponseOptions& options) {
-  absl::StatusOr<Params> params = MakeParams(options);
-  if (!params.ok()) return params.status();
-  return std::unique_ptr<HadamardResponse>(new HadamardResponse(*params));
+  RETURN_IF_ERROR(ValidateEpsilon("Hadamard response", options.epsilon));
+  RETURN_IF_ERROR(ValidateDomainSize(
+      "Hadamard response", options.domain_size, 2, kMaxDomainSize,
+      /*hint=*/"use a count-mean sketch for larger domains"));
+  ASSIGN_OR_RETURN(
+      const HadamardSubspaces subspaces,
+      HadamardSubspaces::Create(options.rows_per_item, options.domain_size));
+  ASSIGN_OR_RETURN(const Params params, MakeParams(options, subspaces));
+  return std::unique_ptr<HadamardResponse>(
+      new HadamardResponse(params, subspaces));
 }
 
-PureProtocol HadamardResponse::protocol() const {
-  return PureProtocol{.p = params_.in_half.value(), .q = 0.5};
+uint32_t HadamardResponse::BestRowsPerItem(double epsilon,
+                                           uint32_t domain_size) {
+  uint32_t best = 1;
+  double best_variance = std::numeric_limits<double>::infinity();
+  for (uint32_t t = 1; t <= HadamardSubspaces::kMaxRowsPerItem; ++t) {
+    absl::StatusOr<std::unique_ptr<HadamardResponse>> oracle = Create(
+        {.epsilon = epsilon, .domain_size = domain_size, .rows_per_item = t});
+    if (!oracle.ok() || (*oracle)->output_size() > kMaxChosenOutputSize) {
+      continue;
+    }
+    const double variance = (*oracle)->Variance(0.0, 1);
+    if (variance < best_variance) {  // ties keep the smaller t (smaller K)
+      best = t;
+      best_variance = variance;
+    }
+  }
+  return best;
 }
 
+PureProtocol HadamardResponse::protocol() const { return ProtocolOf(params_); }
+
+// The coin picks C_v or its complement; the target coset is 0 for C_v and a
+// uniform nonzero syndrome otherwise (each outside coset has K/2^t columns,
+// so that is uniform outside). One uniform column is then moved into the
+// target coset. Both targets are drawn and one selected, and rejection
+// sampling is avoided, so the draws and the work do not depend on the item.
 FrequencyReport HadamardResponse::Randomize(uint32_t item,
                                             absl::BitGenRef gen) const {
   item = std::min(item, params_.domain_size - 1);
-  const bool want_in_half = FlipCoin(params_.in_half, gen);
-  // One uniform column, moved into the chosen half if it fell outside:
-  // flipping a set bit of row v + 1 flips the parity that decides C_v, so
-  // y ↦ y ^ bit pairs the two halves and the result is exactly uniform on
-  // the chosen one. Rejection sampling would be just as exact, but its
-  // number of draws would depend on the item for given coins.
-  const uint64_t row = uint64_t{item} + 1;
-  const uint64_t pair_bit = row & (0 - row);
-  uint64_t y = UniformBelow(params_.output_size, gen);
-  y ^= pair_bit & (0 - uint64_t{InHalf(item, y) != want_in_half});
-  return ItemReport{.item = static_cast<uint32_t>(y)};
+  const bool in_set = FlipCoin(params_.in_set, gen);
+  // With one row (t = 1) the only outside coset is 1, and no draw is
+  // needed; t is public.
+  const uint32_t cosets = uint32_t{1} << params_.rows_per_item;
+  const uint32_t outside =
+      cosets == 2 ? 1
+                  : 1 + static_cast<uint32_t>(UniformBelow(cosets - 1, gen));
+  const uint32_t target = outside & (0 - uint32_t{!in_set});
+  const uint64_t y = UniformBelow(params_.output_size, gen);
+  return ItemReport{
+      .item = static_cast<uint32_t>(subspaces_.MoveToCoset(item, y, target))};
 }
 
 double HadamardResponse::Probability(uint32_t item,
@@ -144,9 +174,12 @@ double HadamardResponse::Probability(uint32_t item,
   const auto* r = std::get_if<ItemReport>(&report);
   if (r == nullptr || r->item >= params_.output_size) return 0.0;
   item = std::min(item, params_.domain_size - 1);
-  const double p = InHalf(item, r->item) ? params_.in_half.value()
-                                         : params_.in_half.Complement().value();
-  return p / (params_.output_size / 2);
+  const double set_size =
+      std::ldexp(params_.output_size, -static_cast<int>(params_.rows_per_item));
+  if (subspaces_.Syndrome(item, r->item) == 0) {
+    return params_.in_set.value() / set_size;
+  }
+  return params_.in_set.Complement().value() / (params_.output_size - set_size);
 }
 
 absl::Status HadamardResponse::Validate(const FrequencyReport& report) const {
@@ -164,7 +197,7 @@ absl::Status HadamardResponse::Validate(const FrequencyReport& report) const {
 }
 
 std::unique_ptr<FrequencyAccumulator> HadamardResponse::NewAccumulator() const {
-  return std::make_unique<HadamardResponseAccumulator>(params_);
+  return std::make_unique<HadamardResponseAccumulator>(params_, subspaces_);
 }
 
 }  // namespace ldp

@@ -193,6 +193,10 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
   w.Int(o.num_columns);
   w.Int(o.hash_seed);
   w.Real(o.epsilon_permanent);
+  // Written only for the general Hadamard response, so that every task
+  // fingerprinted before it existed keeps its fingerprint (and agents their
+  // memos); the typed encoding keeps the two forms apart.
+  if (o.rows_per_item > 1) w.Int(o.rows_per_item);
 }
 
 

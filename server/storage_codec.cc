@@ -185,6 +185,7 @@ void WriteQuestion(const QuestionDecision& q, pb::QuestionDecision& out) {
     m->set_num_columns(oracle.num_columns);
     m->set_hash_seed(oracle.hash_seed);
     m->set_epsilon_permanent(oracle.epsilon_permanent);
+    m->set_rows_per_item(oracle.rows_per_item);
   }
 }
 
@@ -244,7 +245,8 @@ bool ReadQuestion(const pb::QuestionDecision& m, QuestionDecision* q) {
           .num_hashes = o.num_hashes(),
           .num_columns = o.num_columns(),
           .hash_seed = o.hash_seed(),
-          .epsilon_permanent = o.epsilon_permanent()};
+          .epsilon_permanent = o.epsilon_permanent(),
+          .rows_per_item = o.rows_per_item()};
       return true;
     }
     case pb::QuestionDecision::kStrategy: {

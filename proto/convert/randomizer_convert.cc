@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/hadamard_subspaces.h"
 #include "common/task.h"
 
 namespace ldp {
@@ -56,6 +57,12 @@ absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
       break;
     case Wire::kHadamardResponse:
       spec.kind = K::kHadamardResponse;
+      spec.rows_per_item = proto.hadamard_response().rows_per_item();
+      if (spec.rows_per_item > HadamardSubspaces::kMaxRowsPerItem) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "hadamard_response.rows_per_item must be in [0, ",
+            HadamardSubspaces::kMaxRowsPerItem, "], got ", spec.rows_per_item));
+      }
       break;
     case Wire::kCountMeanSketch:
       spec.kind = K::kCountMeanSketch;
@@ -236,7 +243,14 @@ void MechanismToProto(const FrequencyOracleSpec& spec, Wire* proto) {
       proto->mutable_subset_selection()->set_subset_size(spec.subset_size);
       return;
     case K::kHadamardResponse:
-      proto->mutable_hadamard_response();
+      // Only the general form names its rows: one-block specs stay as
+      // they were on the wire (and in stored studies).
+      if (spec.rows_per_item > 1) {
+        proto->mutable_hadamard_response()->set_rows_per_item(
+            spec.rows_per_item);
+      } else {
+        proto->mutable_hadamard_response();
+      }
       return;
     case K::kCountMeanSketch: {
       v1::CountMeanSketchSpec* s = proto->mutable_count_mean_sketch();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/random/bit_gen_ref.h"
+#include "absl/strings/str_cat.h"
 #include "common/discrete_laplace.h"
 #include "common/frequency_oracle_factory.h"
 #include "common/real_mechanism_factory.h"
@@ -197,6 +198,24 @@ TEST(ConstantWork, FixedDrawOraclesDrawAlikeWhateverTheirCoins) {
       ASSERT_OK(oracle);
       ExpectFixedDraws(OracleCall(**oracle), EveryItem(70), fixed.draws,
                        std::string(FrequencyOracleKindName(fixed.kind)));
+    }
+  }
+}
+
+// The general Hadamard response draws its coin, a nonzero coset and a
+// column: three draws for every item, whichever coset the coin picks. The
+// leader, syndrome and move are the same word operations for every item.
+TEST(ConstantWork, GeneralHadamardResponseDrawsAlikeWhateverItsCoins) {
+  for (uint32_t rows : {2u, 6u}) {
+    for (double epsilon : {0.5, 4.0}) {
+      auto oracle =
+          CreateFrequencyOracle({.kind = FrequencyOracleKind::kHadamardResponse,
+                                 .epsilon = epsilon,
+                                 .domain_size = 70,
+                                 .rows_per_item = rows});
+      ASSERT_OK(oracle);
+      ExpectFixedDraws(OracleCall(**oracle), EveryItem(70), 3,
+                       absl::StrCat("hadamard_response t=", rows));
     }
   }
 }

@@ -89,6 +89,37 @@ TEST(ChooseFrequencyOracle, PrefersSmallReportsAmongNearTies) {
   EXPECT_EQ(strict->chosen.unit_variance, strict->candidates.front().unit_variance);
 }
 
+// At ε = 4 the general Hadamard response (t = 6, 18-bit reports) is a
+// candidate within 4% of the best variance (subset selection's, 180-bit
+// reports, 3% lower): the default 1% slack keeps subset selection, a 5%
+// slack takes the far smaller reports.
+TEST(ChooseFrequencyOracle, WeighsTheGeneralHadamardResponse) {
+  auto choice = ChooseFrequencyOracle(4.0, 1024);
+  ASSERT_OK(choice);
+  const OracleCandidate* general = nullptr;
+  for (const auto& c : choice->candidates) {
+    if (c.spec.rows_per_item > 1) general = &c;
+  }
+  ASSERT_NE(general, nullptr);
+  EXPECT_EQ(general->spec.kind, FrequencyOracleKind::kHadamardResponse);
+  EXPECT_EQ(general->spec.rows_per_item, 6u);
+  EXPECT_EQ(general->report_bits, 18);
+  EXPECT_LT(general->unit_variance,
+            choice->candidates.front().unit_variance * 1.04);
+  auto built = CreateFrequencyOracle(general->spec);
+  ASSERT_OK(built);
+  EXPECT_EQ((*built)->Variance(0.0, 1), general->unit_variance);
+  EXPECT_EQ(choice->chosen.spec.kind, FrequencyOracleKind::kSubsetSelection);
+  auto slack = ChooseFrequencyOracle(4.0, 1024, {.variance_slack = 0.05});
+  ASSERT_OK(slack);
+  EXPECT_EQ(slack->chosen.spec.rows_per_item, 6u);
+  EXPECT_THAT(slack->reason, ::testing::HasSubstr("6 rows per item"));
+  // At ε = 0.5 more rows do not help: only the one-block form is offered.
+  auto low = ChooseFrequencyOracle(0.5, 1024);
+  ASSERT_OK(low);
+  for (const auto& c : low->candidates) EXPECT_EQ(c.spec.rows_per_item, 0u);
+}
+
 TEST(ChooseFrequencyOracle, RespectsTheReportSizeLimit) {
   auto choice = ChooseFrequencyOracle(1.0, 1024, {.max_report_bits = 100});
   ASSERT_OK(choice);

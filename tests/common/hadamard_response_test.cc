@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/frequency_oracle_checks.h"
 #include "tests/testing/statistics.h"
@@ -18,11 +19,19 @@ using testing::MaxProbabilityRatio;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
-std::unique_ptr<HadamardResponse> Make(double epsilon, uint32_t domain_size) {
-  auto oracle = HadamardResponse::Create(
-      {.epsilon = epsilon, .domain_size = domain_size});
+std::unique_ptr<HadamardResponse> Make(double epsilon, uint32_t domain_size,
+                                       uint32_t rows_per_item = 1) {
+  auto oracle = HadamardResponse::Create({.epsilon = epsilon,
+                                          .domain_size = domain_size,
+                                          .rows_per_item = rows_per_item});
   EXPECT_OK(oracle);
   return *std::move(oracle);
+}
+
+// Local hashing's n·Var at f = 0 with g buckets (Wang et al. 2017).
+double LocalHashingUnitVariance(double epsilon, double g) {
+  const double e = std::exp(epsilon);
+  return (e - 1 + g) * (e - 1 + g) / ((e - 1) * (e - 1) * (g - 1));
 }
 
 TEST(HadamardResponse, RejectsBadOptions) {
@@ -41,30 +50,32 @@ TEST(HadamardResponse, OutputSizeIsThePowerOfTwoAboveTheDomain) {
 // never emitted): ratio ≤ e^ε, implemented ε close to requested, and each
 // input's distribution sums to one.
 TEST(HadamardResponse, EnumeratedPrivacyLossIsAtMostEpsilon) {
-  for (double epsilon : {0.05, 0.5, 1.0, 3.0}) {
-    for (uint32_t n : {2u, 5u, 7u, 12u}) {
-      const auto oracle = Make(epsilon, n);
-      EXPECT_LE(oracle->epsilon(), epsilon);
-      EXPECT_LE(epsilon - oracle->epsilon(), 1e-6);
-      std::vector<uint32_t> inputs(n);
-      for (uint32_t v = 0; v < n; ++v) inputs[v] = v;
-      std::vector<FrequencyReport> outputs;
-      for (uint32_t y = 0; y < oracle->output_size() + 3; ++y) {
-        outputs.push_back(ItemReport{.item = y});
-      }
-      const double ratio = MaxProbabilityRatio<uint32_t, FrequencyReport>(
-          inputs, outputs, [&](const uint32_t& v, const FrequencyReport& w) {
-            return oracle->Probability(v, w);
-          });
-      EXPECT_LE(ratio, std::exp(epsilon) * (1 + 1e-9)) << epsilon << " " << n;
-      EXPECT_NEAR(ratio, std::exp(oracle->epsilon()), 1e-9);
-      for (uint32_t v : inputs) {
-        double total = 0;
-        for (const auto& w : outputs) total += oracle->Probability(v, w);
-        EXPECT_NEAR(total, 1.0, 1e-12);
+  for (uint32_t rows : {1u, 2u, 3u})
+    for (double epsilon : {0.05, 0.5, 1.0, 3.0}) {
+      for (uint32_t n : {2u, 5u, 7u, 12u}) {
+        const auto oracle = Make(epsilon, n, rows);
+        EXPECT_LE(oracle->epsilon(), epsilon);
+        EXPECT_LE(epsilon - oracle->epsilon(), 1e-6);
+        std::vector<uint32_t> inputs(n);
+        for (uint32_t v = 0; v < n; ++v) inputs[v] = v;
+        std::vector<FrequencyReport> outputs;
+        for (uint32_t y = 0; y < oracle->output_size() + 3; ++y) {
+          outputs.push_back(ItemReport{.item = y});
+        }
+        const double ratio = MaxProbabilityRatio<uint32_t, FrequencyReport>(
+            inputs, outputs, [&](const uint32_t& v, const FrequencyReport& w) {
+              return oracle->Probability(v, w);
+            });
+        EXPECT_LE(ratio, std::exp(epsilon) * (1 + 1e-9))
+            << epsilon << " " << n << " rows " << rows;
+        EXPECT_NEAR(ratio, std::exp(oracle->epsilon()), 1e-9);
+        for (uint32_t v : inputs) {
+          double total = 0;
+          for (const auto& w : outputs) total += oracle->Probability(v, w);
+          EXPECT_NEAR(total, 1.0, 1e-12);
+        }
       }
     }
-  }
 }
 
 TEST(HadamardResponse, SamplesFollowProbability) {
@@ -87,6 +98,29 @@ TEST(HadamardResponse, SamplesFollowProbability) {
   }
 }
 
+TEST(HadamardResponse, GeneralFormSamplesFollowProbability) {
+  SeededGenerator gen(22);
+  for (uint32_t rows : {2u, 3u}) {
+    const auto oracle = Make(2.0, 6, rows);  // K = 16 (t = 2), 64 (t = 3)
+    const int draws = 4000 * static_cast<int>(oracle->output_size());
+    for (uint32_t v : {0u, 4u, 5u}) {
+      std::vector<double> observed(oracle->output_size(), 0);
+      std::vector<double> expected(oracle->output_size(), 0);
+      for (int i = 0; i < draws; ++i) {
+        const FrequencyReport r = oracle->Randomize(v, gen);
+        ASSERT_OK(oracle->Validate(r));
+        observed[std::get<ItemReport>(r).item] += 1;
+      }
+      for (uint32_t y = 0; y < oracle->output_size(); ++y) {
+        expected[y] = draws * oracle->Probability(v, ItemReport{.item = y});
+      }
+      const auto chi = ChiSquare(observed, expected);
+      EXPECT_TRUE(chi.Passes())
+          << "rows " << rows << " item " << v << " chi2 " << chi.statistic;
+    }
+  }
+}
+
 TEST(HadamardResponse, ItemsPastTheDomainAreClamped) {
   const auto oracle = Make(1.0, 6);
   EXPECT_EQ(oracle->Probability(100, ItemReport{.item = 3}),
@@ -103,6 +137,61 @@ TEST(HadamardResponse, EstimatorIsUnbiasedWithTheClosedFormVariance) {
   testing::ExpectUnbiasedWithClosedFormVariance(
       *oracle, {400, 250, 150, 100, 100, 0}, /*repetitions=*/5000,
       /*seed=*/31);
+}
+
+// t = 3 (q = 1/8) at ε = 2, N = 6: K = 64.
+TEST(HadamardResponse, GeneralFormIsUnbiasedWithTheClosedFormVariance) {
+  const auto oracle = Make(2.0, 6, 3);
+  ASSERT_EQ(oracle->output_size(), 64u);
+  testing::ExpectUnbiasedWithClosedFormVariance(
+      *oracle, {400, 250, 150, 100, 100, 0}, /*repetitions=*/5000,
+      /*seed=*/32);
+}
+
+// q = 2^-t and p = e^ε/(e^ε + 2^t − 1): local hashing's variance with
+// g = 2^t, up to the 2^-32 coin rounding.
+TEST(HadamardResponse, GeneralVarianceIsLocalHashingsWithTwoToTheTBuckets) {
+  for (uint32_t rows : {1u, 2u, 4u, 6u}) {
+    for (double epsilon : {0.5, 2.0, 4.0}) {
+      const auto oracle = Make(epsilon, 1024, rows);
+      EXPECT_NEAR(oracle->Variance(0.0, 1) /
+                      LocalHashingUnitVariance(epsilon, std::exp2(rows)),
+                  1.0, 1e-6)
+          << rows << " " << epsilon;
+      EXPECT_EQ(oracle->protocol().q, std::exp2(-static_cast<double>(rows)));
+    }
+  }
+}
+
+// The chosen t: 1 at small ε, log₂ of about e^ε + 1 at large ε, and at
+// ε = 4, N = 1024 within 1% of the unary encodings' 4e^ε/(e^ε − 1)².
+TEST(HadamardResponse, BestRowsPerItemFollowsEpsilon) {
+  EXPECT_EQ(HadamardResponse::BestRowsPerItem(0.5, 1024), 1u);
+  EXPECT_EQ(HadamardResponse::BestRowsPerItem(4.0, 1024), 6u);
+  const auto oracle = Make(4.0, 1024, 6);
+  EXPECT_EQ(oracle->output_size(), uint32_t{1} << 18);
+  const double e = std::exp(4.0);
+  EXPECT_LT(oracle->Variance(0.0, 1) / (4 * e / ((e - 1) * (e - 1))), 1.01);
+  // ε = 8 would like t = 11; K ≤ 2^20 allows t = 10 (r = 2).
+  EXPECT_EQ(HadamardResponse::BestRowsPerItem(8.0, 1024), 10u);
+  for (double epsilon : {0.5, 1.0, 2.0, 4.0, 8.0}) {
+    const uint32_t t = HadamardResponse::BestRowsPerItem(epsilon, 1 << 16);
+    EXPECT_LE(Make(epsilon, 1 << 16, t)->output_size(),
+              HadamardResponse::kMaxChosenOutputSize);
+  }
+}
+
+TEST(HadamardResponse, RejectsBadRowsPerItem) {
+  for (uint32_t rows : {0u, 13u}) {
+    EXPECT_THAT(HadamardResponse::Create(
+                    {.epsilon = 1, .domain_size = 8, .rows_per_item = rows}),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         ::testing::HasSubstr("rows_per_item")));
+  }
+  EXPECT_THAT(HadamardResponse::Create(
+                  {.epsilon = 1, .domain_size = 5000, .rows_per_item = 12}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::HasSubstr("fewer rows")));
 }
 
 TEST(HadamardResponse, VarianceIsThePureProtocolWithHalf) {
@@ -147,6 +236,8 @@ TEST(HadamardResponse, MergeRejectsADifferentOracle) {
   EXPECT_THAT(acc->Merge(*Make(2.0, 10)->NewAccumulator()),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(acc->Merge(*Make(1.0, 20)->NewAccumulator()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(acc->Merge(*Make(1.0, 10, 2)->NewAccumulator()),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(acc->num_reports(), 0);
 }

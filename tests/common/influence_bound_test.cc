@@ -16,26 +16,36 @@
 // test allows for; "support" = 1 if the report supports item v):
 //
 // mechanism          y (per item v, or per mean)   a·(U − L) in closed form
-// -----------------  ----------------------------  ------------------------------
-// GRR                support ∈ {0,1}, a = 1/(p−q)  (e^ε + N − 1)/(e^ε − 1)
-// OUE                bit v ∈ {0,1}, a = 1/(p−q)    2(e^ε + 1)/(e^ε − 1)
-// SUE (RAPPOR)       bit v ∈ {0,1}, a = 1/(p−q)    (e^{ε/2} + 1)/(e^{ε/2} − 1)
-// OLH (g buckets)    [H(v) = bucket], a = 1/(p−q)  1/(e^ε/(e^ε + g − 1) − 1/g)
-// subset selection   [v ∈ S], a = 1/(p−q)          1/(p_in − q), where
-//   (k items)                                        p_in = k e^ε/(k e^ε + N − k),
-//                                                    q = (p_in(k−1) + (1−p_in)k)/(N−1)
-// Hadamard response  [y ∈ C_v], a = 1/(p−q)        2(e^ε + 1)/(e^ε − 1)
-// longitudinal UE    bit v ∈ {0,1}, a = 1/(P−Q)    as OUE at ε1 (default layers)
-// CMS (m columns)    (bit − φ)/(1 − 2φ),           m/(m−1)·(e^{ε/2} + 1)/(e^{ε/2} − 1)
+// -----------------  ----------------------------
+// ------------------------------ GRR                support ∈ {0,1}, a =
+// 1/(p−q)  (e^ε + N − 1)/(e^ε − 1) OUE                bit v ∈ {0,1}, a =
+// 1/(p−q)    2(e^ε + 1)/(e^ε − 1) SUE (RAPPOR)       bit v ∈ {0,1}, a = 1/(p−q)
+// (e^{ε/2} + 1)/(e^{ε/2} − 1) OLH (g buckets)    [H(v) = bucket], a = 1/(p−q)
+// 1/(e^ε/(e^ε + g − 1) − 1/g) subset selection   [v ∈ S], a = 1/(p−q) 1/(p_in −
+// q), where
+//   (k items)                                        p_in = k e^ε/(k e^ε + N −
+//   k),
+//                                                    q = (p_in(k−1) +
+//                                                    (1−p_in)k)/(N−1)
+// Hadamard response  [y ∈ C_v], a = 1/(p−q)        g(e^ε + g − 1)/((e^ε − 1)(g
+// − 1)),
+//   (t rows, g = 2^t)                                 2(e^ε + 1)/(e^ε − 1) at t
+//   = 1
+// longitudinal UE    bit v ∈ {0,1}, a = 1/(P−Q)    as OUE at ε1 (default
+// layers) CMS (m columns)    (bit − φ)/(1 − 2φ),           m/(m−1)·(e^{ε/2} +
+// 1)/(e^{ε/2} − 1)
 //                      a = m/(m−1), U − L = 1/(1−2φ)
 // HCMS (m columns)   ±1/(1 − 2φ), a = m/(m−1)      2m/(m−1)·(e^ε + 1)/(e^ε − 1)
 // Duchi (bound b)    Decode = ±C b, a = 1          2b (e^ε + 1)/(e^ε − 1)
-// piecewise          Decode ∈ [−C b, C b]          2b (e^{ε/2} + 1)/(e^{ε/2} − 1)
+// piecewise          Decode ∈ [−C b, C b]          2b (e^{ε/2} + 1)/(e^{ε/2} −
+// 1)
 //                                                    (the grid: within 1%)
 // hybrid             either branch's Decode        the larger of the two
-//                                                    (Duchi's alone for ε < 0.61)
+//                                                    (Duchi's alone for ε <
+//                                                    0.61)
 // discrete Laplace   level·γ, |level| ≤ 2^k + 64s  2b (1 + 128/ε): Validate's
-//                                                    window, γ = b/2^k, s = 2^(k+1)/ε
+//                                                    window, γ = b/2^k, s =
+//                                                    2^(k+1)/ε
 //
 // So one report moves a histogram frequency by at most
 // a·(U − L)/(n + 1) and a mean of φ ∈ [lo, hi] (b = (hi − lo)/2) by at most
@@ -127,9 +137,11 @@ FrequencyBound BoundFor(const FrequencyOracle& oracle,
       return {1 / (p_impl - q_of(p_impl)), 1 / (p_in - q_of(p_in))};
     }
     case FrequencyOracleKind::kHadamardResponse: {
-      const PureProtocol protocol =
-          dynamic_cast<const HadamardResponse&>(oracle).protocol();
-      return {1 / (protocol.p - protocol.q), 2 * (e + 1) / (e - 1)};
+      const auto& hr = dynamic_cast<const HadamardResponse&>(oracle);
+      const PureProtocol protocol = hr.protocol();
+      const double g = std::exp2(hr.rows_per_item());
+      return {1 / (protocol.p - protocol.q),
+              g * (e + g - 1) / ((e - 1) * (g - 1))};
     }
     case FrequencyOracleKind::kLongitudinalUnaryEncoding: {
       const PureProtocol& protocol =
@@ -300,6 +312,8 @@ std::vector<FrequencyCase> FrequencyCases() {
   cms.num_columns = 16;
   FrequencyOracleSpec hcms = cms;
   hcms.kind = K::kHadamardCountMeanSketch;
+  FrequencyOracleSpec general_hr = spec(K::kHadamardResponse);
+  general_hr.rows_per_item = 3;
   FrequencyOracleSpec lue = spec(K::kLongitudinalUnaryEncoding);
   lue.epsilon_permanent = 2 * kEpsilon;
   return {{"GRR", spec(K::kGeneralizedRandomizedResponse)},
@@ -308,6 +322,7 @@ std::vector<FrequencyCase> FrequencyCases() {
           {"OLH", spec(K::kOptimizedLocalHashing)},
           {"SubsetSelection", spec(K::kSubsetSelection)},
           {"HadamardResponse", spec(K::kHadamardResponse)},
+          {"GeneralHadamardResponse", general_hr},
           {"CountMeanSketch", cms},
           {"HadamardCountMeanSketch", hcms},
           {"LongitudinalUnaryEncoding", lue}};

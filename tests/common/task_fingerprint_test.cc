@@ -112,6 +112,9 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
       FrequencyOracleKind::kOptimizedUnaryEncoding;
   add("oracle kind", t, schema);
   t = histogram;
+  std::get<HistogramTask>(t.question).oracle.rows_per_item = 6;
+  add("hadamard rows per item", t, schema);
+  t = histogram;
   auto age = DomainEncoding::Create(FieldEncoding{.field = "age", .num_buckets = 10}, schema);
   ASSERT_OK(age);
   std::get<HistogramTask>(t.question).encoding = *age;

@@ -54,6 +54,8 @@ TEST(RandomizerConvert, FrequencyOracleGoldens) {
       {"subset_selection { subset_size: 3 }",
        {.kind = K::kSubsetSelection, .subset_size = 3}},
       {"hadamard_response {}", {.kind = K::kHadamardResponse}},
+      {"hadamard_response { rows_per_item: 6 }",
+       {.kind = K::kHadamardResponse, .rows_per_item = 6}},
       {"count_mean_sketch { num_hashes: 4 num_columns: 64 hash_seed: 77 }",
        {.kind = K::kCountMeanSketch,
         .num_hashes = 4,
@@ -88,6 +90,7 @@ TEST(RandomizerConvert, FrequencyOracleGoldens) {
     EXPECT_EQ(spec->num_columns, want.num_columns) << g.text;
     EXPECT_EQ(spec->hash_seed, want.hash_seed) << g.text;
     EXPECT_EQ(spec->epsilon_permanent, want.epsilon_permanent) << g.text;
+    EXPECT_EQ(spec->rows_per_item, want.rows_per_item) << g.text;
     v1::RandomizerSpec back;
     ToProto(*config, &back);
     EXPECT_TRUE(ProtoEquals(back, proto));
@@ -210,6 +213,9 @@ TEST(RandomizerConvert, RejectsMalformedSpecs) {
        "resolution_bits must be 0 to 30"},
       {"olh one bucket", "epsilon_nanos: 1 olh { num_buckets: 1 }",
        "num_buckets must be 0"},
+      {"hadamard response with too many rows",
+       "epsilon_nanos: 1 hadamard_response { rows_per_item: 13 }",
+       "rows_per_item must be in [0, 12]"},
       {"longitudinal without permanent",
        "epsilon_nanos: 1 longitudinal_unary_encoding {}",
        "epsilon_permanent_nanos"},

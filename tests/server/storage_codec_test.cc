@@ -136,7 +136,9 @@ TEST(StorageCodecPayload, RejectsAnythingItCannotHaveWritten) {
 }
 
 TEST(StorageCodecPlan, RoundTripsEveryField) {
-  const PlanDecisions plan = testing::ExamplePlan();
+  PlanDecisions plan = testing::ExamplePlan();
+  // Not in the legacy format's example: the general Hadamard response's t.
+  std::get<FrequencyOracleSpec>(plan.questions[1].randomizer).rows_per_item = 7;
   absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->strategy, plan.strategy);
@@ -161,6 +163,7 @@ TEST(StorageCodecPlan, RoundTripsEveryField) {
   EXPECT_EQ(oracle.num_buckets, 1u);
   EXPECT_EQ(oracle.hash_seed, 0xfeedfacecafebeefu);
   EXPECT_EQ(oracle.epsilon_permanent, 3.5);
+  EXPECT_EQ(oracle.rows_per_item, 7u);
   EXPECT_EQ(EncodePlan(*decoded), EncodePlan(plan));
 }
 
