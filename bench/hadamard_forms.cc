@@ -22,7 +22,7 @@
 
 ABSL_FLAG(int64_t, users, 100000, "Reports per run.");
 ABSL_FLAG(uint32_t, domain, 1024, "Histogram domain size N.");
-ABSL_FLAG(int, runs, 3, "Runs averaged per cell.");
+ABSL_FLAG(int, runs, 10, "Runs averaged per cell.");
 
 namespace ldp {
 namespace {

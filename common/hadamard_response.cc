@@ -148,10 +148,10 @@ uint32_t HadamardResponse::BestRowsPerItem(double epsilon,
 
 PureProtocol HadamardResponse::protocol() const { return ProtocolOf(params_); }
 
-// The coin picks C_v or its complement; the target coset is 0 for C_v and a
-// uniform nonzero syndrome otherwise (each outside coset has K/2^t columns,
-// so that is uniform outside). One uniform column is then moved into the
-// target coset. Both targets are drawn and one selected, and rejection
+// The coin picks C_v or its complement; the target coset is s_v for C_v and
+// s_v xor a uniform nonzero syndrome otherwise (each outside coset has K/2^t
+// columns, so that is uniform outside). One uniform column is then moved into
+// the target coset. Both targets are drawn and one selected, and rejection
 // sampling is avoided, so the draws and the work do not depend on the item.
 FrequencyReport HadamardResponse::Randomize(uint32_t item,
                                             absl::BitGenRef gen) const {
@@ -163,7 +163,8 @@ FrequencyReport HadamardResponse::Randomize(uint32_t item,
   const uint32_t outside =
       cosets == 2 ? 1
                   : 1 + static_cast<uint32_t>(UniformBelow(cosets - 1, gen));
-  const uint32_t target = outside & (0 - uint32_t{!in_set});
+  const uint32_t target =
+      subspaces_.Offset(item) ^ (outside & (0 - uint32_t{!in_set}));
   const uint64_t y = UniformBelow(params_.output_size, gen);
   return ItemReport{
       .item = static_cast<uint32_t>(subspaces_.MoveToCoset(item, y, target))};
@@ -176,7 +177,7 @@ double HadamardResponse::Probability(uint32_t item,
   item = std::min(item, params_.domain_size - 1);
   const double set_size =
       std::ldexp(params_.output_size, -static_cast<int>(params_.rows_per_item));
-  if (subspaces_.Syndrome(item, r->item) == 0) {
+  if (subspaces_.Contains(item, r->item)) {
     return params_.in_set.value() / set_size;
   }
   return params_.in_set.Complement().value() / (params_.output_size - set_size);

@@ -35,6 +35,15 @@ uint64_t PointsBelowDigit(uint32_t t, uint32_t j) {
   return points;
 }
 
+// SplitMix64's finalizer (Steele, Lea, Flood 2014): a fixed public
+// scrambling of the item index into its offset.
+uint64_t SplitMix64(uint64_t x) {
+  uint64_t z = x + 0x9e3779b97f4a7c15;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+  return z ^ (z >> 31);
+}
+
 uint64_t DigitOnes(uint32_t t, uint32_t r) {  // bit 0 of every digit
   uint64_t ones = 0;
   for (uint32_t i = 0; i < r; ++i) ones |= uint64_t{1} << (t * i);
@@ -119,16 +128,25 @@ uint64_t HadamardSubspaces::MoveToCoset(uint32_t item, uint64_t y,
   return y ^ (delta << (t_ * LeadingDigit(item)));
 }
 
+uint32_t HadamardSubspaces::Offset(uint32_t item) const {
+  if (t_ == 1) return 0;
+  return static_cast<uint32_t>(SplitMix64(item)) & ((uint32_t{1} << t_) - 1);
+}
+
 int64_t HadamardSubspaces::SupportCount(
     uint32_t item, absl::Span<const int64_t> transformed) const {
   const std::array<uint64_t, kMaxRowsPerItem> rows = BasisRows(item);
+  const uint32_t offset = Offset(item);
   int64_t sum = transformed[0];
   uint64_t row = 0;
+  bool negative = false;  // popcount(x & s_v) odd
   for (uint32_t i = 1; i < (uint32_t{1} << t_); ++i) {
-    row ^= rows[std::countr_zero(i)];
-    sum += transformed[row];
+    const int k = std::countr_zero(i);
+    row ^= rows[k];
+    negative ^= ((offset >> k) & 1) != 0;
+    sum += negative ? -transformed[row] : transformed[row];
   }
-  // Σ_{a ∈ W_v} (−1)^popcount(a & y) is 2^t on C_v and 0 elsewhere.
+  // Σ_x (−1)^(x·(σ_v(y) ⊕ s_v)) is 2^t where σ_v(y) = s_v and 0 elsewhere.
   return sum / (int64_t{1} << t_);
 }
 

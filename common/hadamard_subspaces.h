@@ -3,7 +3,7 @@
 // space W_v of rows of H_K, K = 2^(t·r), and the columns where all of them
 // are +1,
 //   C_v = {y ∈ [K] : popcount(a & y) even for every a ∈ W_v},
-// a subspace of K / 2^t columns.
+// a subspace of K / 2^t columns (for t > 1, one of its cosets: below).
 //
 // Why these spaces: if W_u ∩ W_v = {0} for every pair of items, C_u ∩ C_v
 // has exactly K / 4^t columns, so any other item's set is hit with
@@ -18,8 +18,19 @@
 // x ∈ GF(2^t)}, spanned by the rows x^k·α_v for k < t. With t = 1 the point
 // of item v is v + 1 and C_v is row v + 1's half: the one-block form.
 //
-// Everything the client runs (Leader, Syndrome, MoveToCoset) does the same
-// word operations for every item, so its time does not depend on the item.
+// For t > 1, C_v is the coset of that subspace with syndrome s_v (the
+// low t bits of SplitMix64(v)), not the subspace itself: every subspace
+// holds column 0, and with r = 2 any two items' sets meet only there, so
+// one report at column 0 would support every item and the items' estimates
+// would be correlated by about p. Cosets keep every pairwise intersection at
+// K/4^t columns (the two systems have full rank) but scatter those columns,
+// so an intersection lies in a third item's set for about 1/2^t of the
+// items, as with a random hash. t = 1 keeps s_v = 0 (the one-block form as
+// published).
+//
+// Everything the client runs (Leader, Syndrome, Offset, MoveToCoset) does
+// the same word operations for every item, so its time does not depend on
+// the item.
 #ifndef LDP_COMMON_HADAMARD_SUBSPACES_H_
 #define LDP_COMMON_HADAMARD_SUBSPACES_H_
 
@@ -59,8 +70,14 @@ class HadamardSubspaces {
   // syndrome is `target` (< 2^t): a bijection from each coset of C_v to the
   // target's, so a uniform y gives a uniform column of the target coset.
   uint64_t MoveToCoset(uint32_t item, uint64_t y, uint32_t target) const;
+  // s_v: the syndrome of C_v's columns.
+  uint32_t Offset(uint32_t item) const;
+  bool Contains(uint32_t item, uint64_t y) const {
+    return Syndrome(item, y) == Offset(item);
+  }
   // |C_v ∩ {reports}| from the transformed counts T = H_K · counts:
-  // (1/2^t) Σ_{a ∈ W_v} T[a], every row of W_v visited once (Gray order).
+  // (1/2^t) Σ_{x ∈ GF(2)^t} (−1)^popcount(x & s_v) T[Σ_k x_k·row_k], every
+  // row of W_v visited once (Gray order).
   int64_t SupportCount(uint32_t item,
                        absl::Span<const int64_t> transformed) const;
 

@@ -1,5 +1,6 @@
 #include "common/hadamard_response.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -146,6 +147,45 @@ TEST(HadamardResponse, GeneralFormIsUnbiasedWithTheClosedFormVariance) {
   testing::ExpectUnbiasedWithClosedFormVariance(
       *oracle, {400, 250, 150, 100, 100, 0}, /*repetitions=*/5000,
       /*seed=*/32);
+}
+
+// Exact correlations of two items' support counts on one report from each
+// item (t = 3, r = 2, K = 64, ε = 4): two sets meet in one column, which
+// the offsets put in about 1/8 of the other sets, so |ρ| stays near
+// p·(|S|/N − 1/8) for the few items S holding it (the worst pair: 0.13).
+// Had every set been a subspace (no offsets), every pair would meet at
+// column 0, inside every other set: the worst pair then has ρ = 0.68.
+TEST(HadamardResponse, GeneralFormSupportsAreNearlyUncorrelated) {
+  const auto oracle = Make(4.0, 9, 3);
+  ASSERT_EQ(oracle->output_size(), 64u);
+  const uint32_t n = 9, k = 64;
+  double in_set = 0;  // Pr[R(v) = y] for y ∈ C_v
+  for (uint32_t y = 0; y < k; ++y) {
+    in_set = std::max(in_set, oracle->Probability(0, ItemReport{.item = y}));
+  }
+  const auto supports = [&](uint32_t v, uint32_t y) {
+    return oracle->Probability(v, ItemReport{.item = y}) == in_set;
+  };
+  double worst = 0;
+  for (uint32_t u = 0; u < n; ++u) {
+    for (uint32_t v = u + 1; v < n; ++v) {
+      double covariance = 0, var_u = 0, var_v = 0;
+      for (uint32_t w = 0; w < n; ++w) {
+        double both = 0, pu = 0, pv = 0;
+        for (uint32_t y = 0; y < k; ++y) {
+          const double pr = oracle->Probability(w, ItemReport{.item = y});
+          both += pr * (supports(u, y) && supports(v, y));
+          pu += pr * supports(u, y);
+          pv += pr * supports(v, y);
+        }
+        covariance += both - pu * pv;
+        var_u += pu * (1 - pu);
+        var_v += pv * (1 - pv);
+      }
+      worst = std::max(worst, std::fabs(covariance) / std::sqrt(var_u * var_v));
+    }
+  }
+  EXPECT_LT(worst, 0.3);
 }
 
 // q = 2^-t and p = e^ε/(e^ε + 2^t − 1): local hashing's variance with

@@ -73,6 +73,7 @@ TEST(HadamardSubspaces, OneRowPerItemIsRowVPlusOne) {
   ASSERT_OK(s);
   for (uint32_t v = 0; v < 1000; ++v) {
     ASSERT_EQ(s->Leader(v), v + 1u);
+    ASSERT_EQ(s->Offset(v), 0u);
     ASSERT_EQ(
         s->Syndrome(v, 12345 % s->output_size()),
         static_cast<uint32_t>(std::popcount((v + 1) & (12345 % 1024)) & 1));
@@ -112,7 +113,8 @@ TEST(HadamardSubspaces, RowSpacesAreTDimensionalAndMeetOnlyInZero) {
   }
 }
 
-// Syndromes are balanced (K/2^t columns each), C_u ∩ C_v has K/4^t, and a
+// Syndromes are balanced (K/2^t columns each), C_u ∩ C_v has K/4^t
+// whatever the offsets, and a
 // coset move lands every column of the target coset exactly 2^t times.
 TEST(HadamardSubspaces, CosetsAreBalancedAndMovesAreExact) {
   for (uint32_t t : {1u, 2u, 3u}) {
@@ -126,7 +128,7 @@ TEST(HadamardSubspaces, CosetsAreBalancedAndMovesAreExact) {
       std::vector<int> with_zero(cosets, 0);
       for (uint64_t y = 0; y < k; ++y) {
         ++per_syndrome[s->Syndrome(v, y)];
-        with_zero[s->Syndrome(v, y)] += s->Syndrome(2, y) == 0;
+        with_zero[s->Syndrome(v, y)] += s->Contains(2, y);
       }
       for (uint32_t c = 0; c < cosets; ++c) {
         EXPECT_EQ(per_syndrome[c], static_cast<int>(k / cosets));
@@ -150,6 +152,21 @@ TEST(HadamardSubspaces, CosetsAreBalancedAndMovesAreExact) {
   }
 }
 
+// The offsets scatter the sets: with r = 2 every subspace holds column 0,
+// but only about N/2^t of the cosets do.
+TEST(HadamardSubspaces, OffsetsKeepColumnZeroOutOfMostSets) {
+  const uint32_t n = ProjectivePoints(6, 2);  // 65 items, K = 2^12
+  const auto s = HadamardSubspaces::Create(6, n);
+  ASSERT_OK(s);
+  ASSERT_EQ(s->num_digits(), 2u);
+  int holding_zero = 0;
+  for (uint32_t v = 0; v < n; ++v) {
+    ASSERT_EQ(s->Syndrome(v, 0), 0u);
+    holding_zero += s->Contains(v, 0);
+  }
+  EXPECT_LE(holding_zero, 6);  // ~Binomial(65, 1/64); 6 is 4.6 SD above 1
+}
+
 TEST(HadamardSubspaces, SupportCountFromTheTransformCountsC) {
   std::mt19937_64 gen(3);
   for (uint32_t t : {1u, 2u, 4u}) {
@@ -163,7 +180,7 @@ TEST(HadamardSubspaces, SupportCountFromTheTransformCountsC) {
     for (uint32_t v = 0; v < n; ++v) {
       int64_t direct = 0;
       for (uint64_t y = 0; y < counts.size(); ++y) {
-        if (s->Syndrome(v, y) == 0) direct += counts[y];
+        if (s->Contains(v, y)) direct += counts[y];
       }
       ASSERT_EQ(s->SupportCount(v, transformed), direct) << t << " " << v;
     }
