@@ -15,7 +15,6 @@
 namespace ldp {
 namespace {
 
-using testing::ChiSquare;
 using testing::MaxProbabilityRatio;
 using testing::SeededGenerator;
 using testing::StatusIs;
@@ -79,46 +78,35 @@ TEST(HadamardResponse, EnumeratedPrivacyLossIsAtMostEpsilon) {
     }
 }
 
-TEST(HadamardResponse, SamplesFollowProbability) {
-  SeededGenerator gen(21);
-  const auto oracle = Make(1.0, 6);  // K = 8
-  constexpr int kDraws = 200'000;
-  for (uint32_t v : {0u, 3u, 5u}) {
-    std::vector<double> observed(oracle->output_size(), 0);
-    std::vector<double> expected(oracle->output_size(), 0);
-    for (int i = 0; i < kDraws; ++i) {
-      const FrequencyReport r = oracle->Randomize(v, gen);
-      ASSERT_OK(oracle->Validate(r));
-      observed[std::get<ItemReport>(r).item] += 1;
-    }
-    for (uint32_t y = 0; y < oracle->output_size(); ++y) {
-      expected[y] = kDraws * oracle->Probability(v, ItemReport{.item = y});
-    }
-    const auto chi = ChiSquare(observed, expected);
-    EXPECT_TRUE(chi.Passes()) << "item " << v << " chi2 " << chi.statistic;
+// Randomize(v) against Probability(v, ·) over every column, by χ².
+void ExpectColumnsFollowProbability(const HadamardResponse& oracle,
+                                    const std::vector<uint32_t>& items,
+                                    int draws, uint64_t seed) {
+  std::vector<FrequencyReport> columns;
+  for (uint32_t y = 0; y < oracle.output_size(); ++y) {
+    columns.push_back(ItemReport{.item = y});
   }
+  testing::ExpectSamplesFollowProbability(
+      oracle, columns, items, draws,
+      [&oracle](const FrequencyReport& r) -> int64_t {
+        if (!oracle.Validate(r).ok()) return -1;
+        return std::get<ItemReport>(r).item;
+      },
+      seed);
 }
 
+TEST(HadamardResponse, SamplesFollowProbability) {
+  ExpectColumnsFollowProbability(*Make(1.0, 6), {0, 3, 5}, 200'000,
+                                 /*seed=*/21);  // K = 8
+}
+
+// K = 16 (t = 2) and 64 (t = 3).
 TEST(HadamardResponse, GeneralFormSamplesFollowProbability) {
-  SeededGenerator gen(22);
   for (uint32_t rows : {2u, 3u}) {
-    const auto oracle = Make(2.0, 6, rows);  // K = 16 (t = 2), 64 (t = 3)
-    const int draws = 4000 * static_cast<int>(oracle->output_size());
-    for (uint32_t v : {0u, 4u, 5u}) {
-      std::vector<double> observed(oracle->output_size(), 0);
-      std::vector<double> expected(oracle->output_size(), 0);
-      for (int i = 0; i < draws; ++i) {
-        const FrequencyReport r = oracle->Randomize(v, gen);
-        ASSERT_OK(oracle->Validate(r));
-        observed[std::get<ItemReport>(r).item] += 1;
-      }
-      for (uint32_t y = 0; y < oracle->output_size(); ++y) {
-        expected[y] = draws * oracle->Probability(v, ItemReport{.item = y});
-      }
-      const auto chi = ChiSquare(observed, expected);
-      EXPECT_TRUE(chi.Passes())
-          << "rows " << rows << " item " << v << " chi2 " << chi.statistic;
-    }
+    const auto oracle = Make(2.0, 6, rows);
+    ExpectColumnsFollowProbability(
+        *oracle, {0, 4, 5}, 4000 * static_cast<int>(oracle->output_size()),
+        /*seed=*/22 + rows);
   }
 }
 

@@ -91,5 +91,50 @@ TEST(NoninteractiveStudy, EstimatesLandWithinFiveStandardErrors) {
   EXPECT_EQ(reports, kAgents);
 }
 
+// The general Hadamard response end to end: the survey's histogram alone,
+// with t = 3 rows per item (the best t at ε = 2), stored and served back as
+// asked, randomized by real agents, decoded by the server's transform.
+TEST(NoninteractiveStudy,
+     GeneralHadamardResponseLandsWithinFiveStandardErrors) {
+  ServerProcess server;
+  ASSERT_OK(server.Start());
+  AnalystClient analyst(server);
+  v1::StudySpec spec;
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(kSurveyStudyText, &spec));
+  spec.mutable_questions()->DeleteSubrange(0, 2);
+  spec.mutable_questions(0)
+      ->mutable_randomizer()
+      ->mutable_hadamard_response()
+      ->set_rows_per_item(3);
+  auto study = analyst.CreateStudy(spec);
+  ASSERT_OK(study);
+  EXPECT_EQ(study->spec()
+                .questions(0)
+                .randomizer()
+                .hadamard_response()
+                .rows_per_item(),
+            3u);
+
+  constexpr int kAgents = 2000;
+  const Population population = MakePopulation(kAgents);
+  int accepted = 0;
+  for (const auto& o : RunAgents(server, population.records))
+    accepted += o.accepted;
+  EXPECT_EQ(accepted, kAgents);
+
+  auto estimates = analyst.GetEstimates(study->study_id());
+  ASSERT_OK(estimates);
+  ASSERT_EQ(estimates->estimates_size(), 1);
+  const auto& h = estimates->estimates(0).histogram();
+  ASSERT_EQ(h.frequencies_size(), 64);
+  EXPECT_EQ(h.num_reports(), kAgents);
+  for (int v = 0; v < 64; ++v) {
+    EXPECT_GT(h.standard_errors(v), 0);
+    EXPECT_NEAR(h.frequencies(v), population.cells[v], 5 * h.standard_errors(v))
+        << "cell " << v << " (" << h.labels(v) << ")";
+  }
+}
+
 }  // namespace
 }  // namespace ldp::testing
