@@ -91,6 +91,15 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
         MakeStudy(kNano, {BucketHistogram("h", FrequencyOracleSpec{.kind = kind})}),
         1500);
   }
+  // The general Hadamard response, with t = 2 rows per item (its best t at
+  // ε = 1).
+  ExpectSimulationMatches(
+      MakeStudy(kNano, {BucketHistogram(
+                           "h",
+                           FrequencyOracleSpec{
+                               .kind = FrequencyOracleKind::kHadamardResponse,
+                               .rows_per_item = 2})}),
+      1500);
   // Longitudinal: one report per agent at ε₁ = 1 from a memo at ε∞ = 2.
   ExpectSimulationMatches(
       MakeStudy(kNano, {BucketHistogram(
