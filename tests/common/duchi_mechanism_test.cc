@@ -23,7 +23,7 @@ using testing::SeededGenerator;
 constexpr ScalarReport kMinus{.level = DuchiMechanism::kMinus};
 constexpr ScalarReport kPlus{.level = DuchiMechanism::kPlus};
 
-std::unique_ptr<DuchiMechanism> Make(const DuchiOptions& options) {
+std::unique_ptr<DuchiMechanism> MakeDuchi(const DuchiOptions& options) {
   auto mechanism = DuchiMechanism::Create(options);
   EXPECT_OK(mechanism);
   return std::move(mechanism).value();
@@ -40,14 +40,14 @@ std::vector<double> Inputs(double bound) {
 TEST(DuchiMechanism, CreateRejectsBadOptions) {
   testing::ExpectCreateRejectsBadEpsilonAndBound<DuchiMechanism>();
   // Even at the largest ε the coin keeps A ≥ 1, so ε stays finite.
-  auto extreme = Make({.epsilon = 50});
+  auto extreme = MakeDuchi({.epsilon = 50});
   EXPECT_GE(extreme->plus_at_lower_bound().numerator(), 1u);
   EXPECT_LE(extreme->epsilon(), 50);
 }
 
 TEST(DuchiMechanism, ImplementedEpsilonIsJustBelowTheRequestedOne) {
   for (double epsilon : {0.01, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0}) {
-    auto m = Make({.epsilon = epsilon});
+    auto m = MakeDuchi({.epsilon = epsilon});
     EXPECT_LE(m->epsilon(), epsilon);
     EXPECT_LE(epsilon - m->epsilon(), 1e-6) << epsilon;
     // C' is the paper's (e^ε + 1)/(e^ε − 1) at the implemented ε.
@@ -60,7 +60,7 @@ TEST(DuchiMechanism, ImplementedEpsilonIsJustBelowTheRequestedOne) {
 // Acceptance (1): exact pmf over all inputs and both outputs.
 TEST(DuchiMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = 2.0});
+    auto m = MakeDuchi({.epsilon = epsilon, .bound = 2.0});
     const std::vector<double> inputs = Inputs(2.0);
     testing::ExpectExactEpsilonAndNormalized(*m, inputs, {kMinus, kPlus},
                                              1e-15);
@@ -71,7 +71,7 @@ TEST(DuchiMechanism, LikelihoodRatioIsAtMostEToTheEpsilon) {
 // Acceptance (2): samples follow Probability().
 TEST(DuchiMechanism, SamplesFollowTheExactDistribution) {
   constexpr int kDraws = 200'000;
-  auto m = Make({.epsilon = 1.0, .bound = 1.0});
+  auto m = MakeDuchi({.epsilon = 1.0, .bound = 1.0});
   SeededGenerator gen(13);
   for (double x : {0.3, -1.0, 0.999}) {
     testing::ExpectRandomizeFollowsProbability(*m, x, {kMinus, kPlus}, kDraws,
@@ -82,7 +82,7 @@ TEST(DuchiMechanism, SamplesFollowTheExactDistribution) {
 // Decode is unbiased and Variance() is its variance, exactly.
 TEST(DuchiMechanism, ExactMomentsMatchDecodeAndVariance) {
   for (double epsilon : {0.5, 1.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = 3.0});
+    auto m = MakeDuchi({.epsilon = epsilon, .bound = 3.0});
     for (int i = 0; i <= 1000; ++i) {
       const double x = 3.0 * (i / 500.0 - 1);
       double mean = 0, second = 0;
@@ -106,7 +106,7 @@ TEST(DuchiMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
   constexpr int kDraws = 200'000;
   SeededGenerator gen(31);
   for (double epsilon : {0.5, 1.0, 2.0, 4.0}) {
-    auto m = Make({.epsilon = epsilon, .bound = 2.0});
+    auto m = MakeDuchi({.epsilon = epsilon, .bound = 2.0});
     for (double x : {-1.0, 0.2468, 1.8}) {
       testing::ExpectEmpiricalMomentsMatchClosedForm(*m, x, kDraws, gen);
     }
@@ -114,7 +114,7 @@ TEST(DuchiMechanism, EmpiricalMeanAndVarianceMatchTheClosedForm) {
 }
 
 TEST(DuchiMechanism, ValidateAcceptsOnlyTheTwoSigns) {
-  auto m = Make({});
+  auto m = MakeDuchi({});
   EXPECT_OK(m->Validate(kMinus));
   EXPECT_OK(m->Validate(kPlus));
   testing::ExpectLevelsRejected(
@@ -125,7 +125,7 @@ TEST(DuchiMechanism, ValidateAcceptsOnlyTheTwoSigns) {
 
 // Invariant 8: odd inputs take the same code path as their clamped value.
 TEST(DuchiMechanism, OddInputsAreClampedNotRejected) {
-  auto m = Make({.epsilon = 1.0, .bound = 2.0});
+  auto m = MakeDuchi({.epsilon = 1.0, .bound = 2.0});
   testing::ExpectOddInputsClamped(*m, {kMinus, kPlus});
 }
 

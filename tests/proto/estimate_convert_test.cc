@@ -44,7 +44,7 @@ HistogramRelease Histogram() {
               .frequencies = {0.25 / 1.05, 0, 0.8 / 1.05}}};
 }
 
-WorkloadRelease Workload() {
+WorkloadRelease ExampleWorkloadRelease() {
   WorkloadRelease release;
   WorkloadAnswer& a = release.answer;
   a.num_reports = 20000;
@@ -68,7 +68,7 @@ WorkloadRelease Workload() {
 }
 
 TEST(EstimateConvert, WorkloadDerivesTheBandAndRoundTrips) {
-  const WorkloadRelease release = Workload();
+  const WorkloadRelease release = ExampleWorkloadRelease();
   v1::WorkloadEstimate proto;
   ToProto(release, &proto);
   ASSERT_EQ(proto.answers_size(), 3);
@@ -102,7 +102,7 @@ TEST(EstimateConvert, WorkloadDerivesTheBandAndRoundTrips) {
   EXPECT_TRUE(ProtoEquals(again, proto));
 
   // Before any report: infinite errors give an unbounded band, never NaN.
-  WorkloadRelease empty = Workload();
+  WorkloadRelease empty = ExampleWorkloadRelease();
   empty.answer.num_reports = 0;
   empty.answer.band_z = 0;
   empty.answer.standard_errors = {kInf, kInf, kInf};
@@ -146,7 +146,7 @@ TEST(EstimateConvert, RejectsMalformedWorkloads) {
   };
   for (const Case& c : cases) {
     v1::WorkloadEstimate proto;
-    ToProto(Workload(), &proto);
+    ToProto(ExampleWorkloadRelease(), &proto);
     c.mutate(&proto);
     absl::StatusOr<WorkloadRelease> release = WorkloadEstimateFromProto(proto);
     EXPECT_THAT(release, StatusIs(kInvalid)) << c.name;
@@ -240,7 +240,7 @@ TEST(EstimateConvert, EmptyRoundsCarryInfiniteUncertainty) {
 TEST(EstimateConvert, QuestionEstimatesRoundTrip) {
   for (const EstimateRelease& release :
        {EstimateRelease(Scalar()), EstimateRelease(Histogram()),
-        EstimateRelease(Workload())}) {
+        EstimateRelease(ExampleWorkloadRelease())}) {
     v1::QuestionEstimate proto;
     ToProto("q1", release, &proto);
     absl::StatusOr<NamedEstimate> back = QuestionEstimateFromProto(proto);

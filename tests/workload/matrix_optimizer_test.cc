@@ -26,7 +26,7 @@ namespace {
 
 using testing::StatusIs;
 
-Workload Prefix(uint32_t n) {
+Workload PrefixWorkload(uint32_t n) {
   absl::StatusOr<Workload> w =
       Workload::Create({.kind = WorkloadKind::kPrefix, .domain_size = n});
   EXPECT_OK(w);
@@ -60,7 +60,7 @@ void ExpectValidStrategy(const Eigen::MatrixXd& q, uint32_t n, double epsilon) {
 }
 
 TEST(MatrixOptimizer, ResultIsAValidStrategyAndTheDescentHelps) {
-  const Workload w = Prefix(16);
+  const Workload w = PrefixWorkload(16);
   for (double epsilon : {0.5, 1.0, 2.0}) {
     SCOPED_TRACE(epsilon);
     absl::StatusOr<OptimizedMatrix> start =
@@ -87,7 +87,7 @@ TEST(MatrixOptimizer, ResultIsAValidStrategyAndTheDescentHelps) {
 }
 
 TEST(MatrixOptimizer, BeatsTheIdentityStrategyOnPrefix) {
-  const Workload w = Prefix(16);
+  const Workload w = PrefixWorkload(16);
   absl::StatusOr<OptimizedMatrix> q = OptimizeStrategyMatrix(w, 1, {.seed = 1});
   ASSERT_OK(q);
   const VarianceSummary optimized = VarianceOf(w, MatrixSpec(q->q, 1));
@@ -101,7 +101,7 @@ TEST(MatrixOptimizer, BeatsTheIdentityStrategyOnPrefix) {
 }
 
 TEST(MatrixOptimizer, DeterministicGivenTheSeed) {
-  const Workload w = Prefix(8);
+  const Workload w = PrefixWorkload(8);
   absl::StatusOr<OptimizedMatrix> a =
       OptimizeStrategyMatrix(w, 1, {.iterations = 50, .seed = 9});
   absl::StatusOr<OptimizedMatrix> b =
@@ -117,7 +117,7 @@ TEST(MatrixOptimizer, DeterministicGivenTheSeed) {
 }
 
 TEST(MatrixOptimizer, StopsAtTheTimeLimit) {
-  const Workload w = Prefix(64);
+  const Workload w = PrefixWorkload(64);
   const absl::Time start = absl::Now();
   absl::StatusOr<OptimizedMatrix> q = OptimizeStrategyMatrix(
       w, 1, {.iterations = 1000000, .time_limit = absl::Milliseconds(200)});
@@ -128,14 +128,14 @@ TEST(MatrixOptimizer, StopsAtTheTimeLimit) {
 
 TEST(MatrixOptimizer, HonorsNumOutputs) {
   absl::StatusOr<OptimizedMatrix> q = OptimizeStrategyMatrix(
-      Prefix(8), 1, {.num_outputs = 8, .iterations = 20});
+      PrefixWorkload(8), 1, {.num_outputs = 8, .iterations = 20});
   ASSERT_OK(q);
   EXPECT_LE(q->q.rows(), 8);
   ExpectValidStrategy(q->q, 8, 1);
 }
 
 TEST(MatrixOptimizer, RejectsBadArguments) {
-  const Workload w = Prefix(8);
+  const Workload w = PrefixWorkload(8);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (double epsilon :
        {0.0, -1.0, nan, std::numeric_limits<double>::infinity()}) {
