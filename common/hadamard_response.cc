@@ -122,6 +122,14 @@ absl::StatusOr<std::unique_ptr<HadamardResponse>> HadamardResponse::Create(
   ASSIGN_OR_RETURN(
       const HadamardSubspaces subspaces,
       HadamardSubspaces::Create(options.rows_per_item, options.domain_size));
+  if (options.rows_per_item > 1 &&
+      subspaces.output_size() > kMaxGeneralOutputSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Hadamard response: ", options.domain_size, " items with ",
+        options.rows_per_item, " rows per item need 2^",
+        subspaces.output_bits(),
+        " server counters, more than 2^22; use fewer rows per item"));
+  }
   ASSIGN_OR_RETURN(const Params params, MakeParams(options, subspaces));
   return std::unique_ptr<HadamardResponse>(
       new HadamardResponse(params, subspaces));

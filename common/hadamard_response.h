@@ -72,6 +72,10 @@ class HadamardResponse final : public PureFrequencyOracle {
   // The t of least variance at ε for N items among those whose K is at
   // most kMaxChosenOutputSize (the server's counters stay within 8 MiB).
   static constexpr uint32_t kMaxChosenOutputSize = uint32_t{1} << 20;
+  // The general form's K: more rows per item must not buy a small domain
+  // the 2^25 counters the one-block form keeps only for 2^24 items (each
+  // accumulator holds K int64 counters: 32 MiB here).
+  static constexpr uint32_t kMaxGeneralOutputSize = uint32_t{1} << 22;
   static uint32_t BestRowsPerItem(double epsilon, uint32_t domain_size);
   // The implemented pure-protocol parameters (p from the coin, q = 1/2).
   PureProtocol protocol() const override;

@@ -210,6 +210,13 @@ TEST(HadamardResponse, BestRowsPerItemFollowsEpsilon) {
 }
 
 TEST(HadamardResponse, RejectsBadRowsPerItem) {
+  // t = 12 and 2 digits: 2^24 counters for a 100-item domain.
+  EXPECT_THAT(HadamardResponse::Create(
+                  {.epsilon = 1, .domain_size = 100, .rows_per_item = 12}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::HasSubstr("server counters")));
+  EXPECT_OK(HadamardResponse::Create(
+      {.epsilon = 1, .domain_size = 100, .rows_per_item = 11}));  // 2^22
   for (uint32_t rows : {0u, 13u}) {
     EXPECT_THAT(HadamardResponse::Create(
                     {.epsilon = 1, .domain_size = 8, .rows_per_item = rows}),
