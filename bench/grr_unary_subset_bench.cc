@@ -112,7 +112,7 @@ void BM_LongitudinalRandomizeFromMemo(benchmark::State& state) {
   const auto oracle = Longitudinal();
   const std::unique_ptr<SecureRandom> random = NewSecureRandom();
   absl::BitGenRef gen(*random);
-  const BitVectorReport memo = oracle->Memoize(kDomain / 2, gen);
+  const FrequencyReport memo = oracle->Memoize(kDomain / 2, gen);
   for (auto _ : state) {
     benchmark::DoNotOptimize(oracle->RandomizeFromMemo(memo, gen));
   }

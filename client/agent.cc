@@ -162,11 +162,6 @@ void FillLength(const ReportPayload& fresh, ReportPayload& saved) {
   }
 }
 
-bool IsBitVector(const ReportPayload& payload) {
-  const auto* frequency = std::get_if<FrequencyReport>(&payload);
-  return frequency != nullptr && std::holds_alternative<BitVectorReport>(*frequency);
-}
-
 }  // namespace
 
 // One AnswerAll's working copy of the state, its serialized size kept up to
@@ -287,7 +282,8 @@ void Agent::DraftLongitudinal(const TaskMechanism& mechanism,
       .payload = mechanism.Memoize(mechanism.Item(record), gen_),
       .created = batch.now};
   if (auto it = batch.next.permanent.find(draft.value_key);
-      it != batch.next.permanent.end() && IsBitVector(it->second.payload)) {
+      it != batch.next.permanent.end() &&
+      mechanism.ValidateMemo(it->second.payload).ok()) {
     draft.permanent = it->second;
   }
   draft.charge = std::clamp(mechanism.epsilon_infinity_nanos() -

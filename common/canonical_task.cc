@@ -4,11 +4,13 @@
 #include <cmath>
 
 #include "common/count_mean_sketch.h"
+#include "common/dbit_flip.h"
 #include "common/discrete_laplace.h"
 #include "common/hadamard_response.h"
 #include "common/hybrid_mechanism.h"
 #include "common/local_hashing.h"
-#include "common/longitudinal.h"
+#include "common/longitudinal_local_hashing.h"
+#include "common/longitudinal_oracle.h"
 #include "common/piecewise_mechanism.h"
 #include "common/subset_selection.h"
 
@@ -48,9 +50,14 @@ FrequencyOracleSpec CanonicalOracle(const FrequencyOracleSpec& given,
   } else if (const auto* hr = dynamic_cast<const HadamardResponse*>(&built)) {
     // 0 for the one-block form, as specs written before the general one.
     spec.rows_per_item = hr->rows_per_item() > 1 ? hr->rows_per_item() : 0;
-  } else if (dynamic_cast<const LongitudinalUnaryEncoding*>(&built) !=
-             nullptr) {
+  } else if (const auto* lolh =
+                 dynamic_cast<const LongitudinalLocalHashing*>(&built)) {
     spec.epsilon_permanent = given.epsilon_permanent;
+    spec.num_buckets = lolh->num_buckets();
+  } else if (const auto* dbit = dynamic_cast<const DBitFlip*>(&built)) {
+    spec.sampled_buckets = dbit->sampled_buckets();
+  } else if (dynamic_cast<const LongitudinalOracle*>(&built) != nullptr) {
+    spec.epsilon_permanent = given.epsilon_permanent;  // L-UE, L-GRR
   }
   return spec;
 }

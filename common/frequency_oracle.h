@@ -25,6 +25,8 @@
 
 namespace ldp {
 
+// The server stores these by ordinal (storage.proto's FrequencyOracle.kind):
+// append new kinds, never reorder.
 enum class FrequencyOracleKind {
   kGeneralizedRandomizedResponse,  // GRR / k-RR / direct encoding
   kOptimizedUnaryEncoding,         // OUE
@@ -35,6 +37,9 @@ enum class FrequencyOracleKind {
   kCountMeanSketch,                // Apple CMS
   kHadamardCountMeanSketch,        // Apple HCMS
   kLongitudinalUnaryEncoding,      // memoized permanent + instantaneous layer
+  kLongitudinalGrr,                // L-GRR: memoized GRR + instantaneous GRR
+  kLongitudinalLocalHashing,       // L-OLH: memoized hashed GRR + instantaneous
+  kDBitFlip,                       // Microsoft's dBitFlipPM, permanent output
 };
 
 std::string_view FrequencyOracleKindName(FrequencyOracleKind kind);

@@ -9,10 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/count_mean_sketch.h"
+#include "common/dbit_flip.h"
 #include "common/generalized_randomized_response.h"
 #include "common/hadamard_response.h"
 #include "common/local_hashing.h"
 #include "common/longitudinal.h"
+#include "common/longitudinal_grr.h"
+#include "common/longitudinal_local_hashing.h"
 #include "common/status_macros.h"
 #include "common/subset_selection.h"
 #include "common/unary_encoding.h"
@@ -64,9 +67,16 @@ int64_t ReportBits(const FrequencyOracle& oracle) {
     case FrequencyOracleKind::kSymmetricUnaryEncoding:
     case FrequencyOracleKind::kLongitudinalUnaryEncoding:
       return n;
+    case FrequencyOracleKind::kLongitudinalGrr:
+      return BitsFor(n);
     case FrequencyOracleKind::kOptimizedLocalHashing:
       return 64 + BitsFor(static_cast<const OptimizedLocalHashing&>(oracle)
                               .num_buckets());
+    case FrequencyOracleKind::kLongitudinalLocalHashing:
+      return 64 + BitsFor(static_cast<const LongitudinalLocalHashing&>(oracle)
+                              .num_buckets());
+    case FrequencyOracleKind::kDBitFlip:
+      return 64 + static_cast<const DBitFlip&>(oracle).sampled_buckets();
     case FrequencyOracleKind::kSubsetSelection:
       return int64_t{static_cast<const SubsetSelection&>(oracle).subset_size()} *
              BitsFor(n);
@@ -151,15 +161,36 @@ absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(
           {.epsilon_permanent = spec.epsilon_permanent,
            .epsilon_report = spec.epsilon,
            .domain_size = spec.domain_size}));
+    case FrequencyOracleKind::kLongitudinalGrr:
+      return Upcast(
+          LongitudinalGrr::Create({.epsilon_permanent = spec.epsilon_permanent,
+                                   .epsilon_report = spec.epsilon,
+                                   .domain_size = spec.domain_size}));
+    case FrequencyOracleKind::kLongitudinalLocalHashing:
+      return Upcast(LongitudinalLocalHashing::Create(
+          {.epsilon_permanent = spec.epsilon_permanent,
+           .epsilon_report = spec.epsilon,
+           .domain_size = spec.domain_size,
+           .num_buckets = spec.num_buckets}));
+    case FrequencyOracleKind::kDBitFlip:
+      return Upcast(
+          DBitFlip::Create({.epsilon = spec.epsilon,
+                            .domain_size = spec.domain_size,
+                            .sampled_buckets = spec.sampled_buckets}));
   }
   return absl::InvalidArgumentError("unknown frequency oracle kind");
 }
 
-absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
-    double epsilon, uint32_t domain_size, const ChooserOptions& options) {
+namespace {
+
+// Builds every spec and keeps the smallest variance (up to the slack, then
+// the smallest reports).
+absl::StatusOr<OracleChoice> ChooseAmong(
+    const std::vector<FrequencyOracleSpec>& specs, double epsilon,
+    uint32_t domain_size, const ChooserOptions& options) {
   OracleChoice choice;
   absl::Status last_error = absl::OkStatus();
-  for (const FrequencyOracleSpec& spec : CandidateSpecs(epsilon, domain_size)) {
+  for (const FrequencyOracleSpec& spec : specs) {
     auto oracle = CreateFrequencyOracle(spec);
     if (!oracle.ok()) {
       last_error = oracle.status();
@@ -202,6 +233,30 @@ absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
       SpecName(choice.candidates.front().spec),
       choice.candidates.front().unit_variance, options.variance_slack * 100);
   return choice;
+}
+
+}  // namespace
+
+absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
+    double epsilon, uint32_t domain_size, const ChooserOptions& options) {
+  return ChooseAmong(CandidateSpecs(epsilon, domain_size), epsilon, domain_size,
+                     options);
+}
+
+absl::StatusOr<OracleChoice> ChooseLongitudinalOracle(
+    double epsilon, double epsilon_permanent, uint32_t domain_size,
+    const ChooserOptions& options) {
+  std::vector<FrequencyOracleSpec> specs;
+  for (FrequencyOracleKind kind :
+       {FrequencyOracleKind::kLongitudinalGrr,
+        FrequencyOracleKind::kLongitudinalUnaryEncoding,
+        FrequencyOracleKind::kLongitudinalLocalHashing}) {
+    specs.push_back({.kind = kind,
+                     .epsilon = epsilon,
+                     .domain_size = domain_size,
+                     .epsilon_permanent = epsilon_permanent});
+  }
+  return ChooseAmong(specs, epsilon, domain_size, options);
 }
 
 }  // namespace ldp

@@ -26,8 +26,11 @@ struct FrequencyOracleSpec {
   uint32_t num_hashes = 0;        // sketches: rows
   uint32_t num_columns = 0;       // sketches: columns m
   uint64_t hash_seed = 0;         // sketches: public hash family
-  double epsilon_permanent = 0;   // longitudinal: ε∞ (> epsilon)
+  double epsilon_permanent = 0;   // L-UE, L-GRR, L-OLH: ε∞ (> epsilon)
   uint32_t rows_per_item = 0;     // Hadamard response: t (0 = 1, one block)
+  uint32_t sampled_buckets = 0;   // dBitFlipPM: d
+  friend bool operator==(const FrequencyOracleSpec&,
+                         const FrequencyOracleSpec&) = default;
 };
 
 absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(
@@ -62,6 +65,15 @@ struct ChooserOptions {
 // reports).
 absl::StatusOr<OracleChoice> ChooseFrequencyOracle(
     double epsilon, uint32_t domain_size, const ChooserOptions& options = {});
+
+// For a question asked repeatedly: considers L-UE, L-GRR and L-OLH at
+// (ε1 = epsilon, ε∞ = epsilon_permanent, N) and keeps the one with the
+// smallest variance of one report's estimate (same slack and size rule).
+// dBitFlipPM is not a candidate: its reports repeat the memo, so ε1 = ε∞
+// and it answers a different budget.
+absl::StatusOr<OracleChoice> ChooseLongitudinalOracle(
+    double epsilon, double epsilon_permanent, uint32_t domain_size,
+    const ChooserOptions& options = {});
 
 }  // namespace ldp
 

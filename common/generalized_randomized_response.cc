@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 #include <variant>
 
@@ -22,48 +23,36 @@ absl::Status ValidateOptions(
                             GeneralizedRandomizedResponse::kMaxDomainSize);
 }
 
-absl::Status ValidateItemReport(const FrequencyReport& report,
-                                uint32_t domain_size) {
-  const auto* item = std::get_if<ItemReport>(&report);
-  if (item == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("GRR reports are ItemReport; got report alternative #",
-                     report.index()));
-  }
-  if (item->item >= domain_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "GRR report item ", item->item, " is outside [0, ", domain_size, ")"));
-  }
-  return absl::OkStatus();
-}
-
 // The support count of GRR is the item count.
-class GrrAccumulator : public FrequencyAccumulator {
+class ItemSupportAccumulator : public FrequencyAccumulator {
  public:
-  GrrAccumulator(uint32_t domain_size, uint64_t keep_numerator,
-                 PureProtocol protocol, double epsilon)
-      : domain_size_(domain_size),
-        keep_numerator_(keep_numerator),
+  ItemSupportAccumulator(std::string_view mechanism, uint32_t domain_size,
+                         PureProtocol protocol, double epsilon)
+      : mechanism_(mechanism),
+        domain_size_(domain_size),
+        protocol_(protocol),
+        epsilon_(epsilon),
         support_(domain_size, protocol, epsilon) {}
 
   absl::Status Add(const FrequencyReport& report) override {
     const auto* item = std::get_if<ItemReport>(&report);
     if (item == nullptr || item->item >= domain_size_) {
-      return ValidateItemReport(report, domain_size_);
+      return ValidateItemReport(report, domain_size_, mechanism_);
     }
     support_.AddReport(item->item);
     return absl::OkStatus();
   }
 
   absl::Status Merge(const FrequencyAccumulator& other) override {
-    const auto* grr = dynamic_cast<const GrrAccumulator*>(&other);
-    if (grr == nullptr || grr->domain_size_ != domain_size_ ||
-        grr->keep_numerator_ != keep_numerator_) {
+    const auto* o = dynamic_cast<const ItemSupportAccumulator*>(&other);
+    if (o == nullptr || o->domain_size_ != domain_size_ ||
+        !(o->protocol_ == protocol_) || o->epsilon_ != epsilon_) {
       return absl::InvalidArgumentError(
-          "GRR: can only merge an accumulator of a GRR oracle with the same "
-          "domain_size and epsilon");
+          absl::StrCat(mechanism_,
+                       ": can only merge an accumulator of the same oracle "
+                       "(same domain_size and epsilon)"));
     }
-    support_.Merge(grr->support_);
+    support_.Merge(o->support_);
     return absl::OkStatus();
   }
 
@@ -71,8 +60,10 @@ class GrrAccumulator : public FrequencyAccumulator {
   HistogramEstimate Estimate() const override { return support_.Estimate(); }
 
  private:
+  std::string mechanism_;
   uint32_t domain_size_;
-  uint64_t keep_numerator_;  // with domain_size_, the merge key
+  PureProtocol protocol_;  // with domain_size_ and epsilon_, the merge key
+  double epsilon_;
   SupportCounts support_;
 };
 
@@ -112,13 +103,8 @@ GeneralizedRandomizedResponse::GeneralizedRandomizedResponse(
 
 FrequencyReport GeneralizedRandomizedResponse::Randomize(
     uint32_t item, absl::BitGenRef gen) const {
-  const uint32_t v = std::min(item, domain_size_ - 1);
-  // Both draws happen every time, so timing cannot reveal whether the
-  // report is the true item.
-  const bool keep = FlipCoin(keep_, gen);
-  uint32_t other = static_cast<uint32_t>(UniformBelow(domain_size_ - 1, gen));
-  other += other >= v ? 1 : 0;  // skip the true item
-  return ItemReport{.item = keep ? v : other};
+  return ItemReport{.item = RandomizeGrrSymbol(std::min(item, domain_size_ - 1),
+                                               domain_size_, keep_, gen)};
 }
 
 double GeneralizedRandomizedResponse::Probability(
@@ -130,13 +116,46 @@ double GeneralizedRandomizedResponse::Probability(
 
 absl::Status GeneralizedRandomizedResponse::Validate(
     const FrequencyReport& report) const {
-  return ValidateItemReport(report, domain_size_);
+  return ValidateItemReport(report, domain_size_, "GRR");
 }
 
 std::unique_ptr<FrequencyAccumulator>
 GeneralizedRandomizedResponse::NewAccumulator() const {
-  return std::make_unique<GrrAccumulator>(domain_size_, keep_.numerator(),
-                                          protocol_, epsilon_);
+  return NewItemSupportAccumulator("GRR", domain_size_, protocol_, epsilon_);
+}
+
+uint32_t RandomizeGrrSymbol(uint32_t symbol, uint32_t alphabet,
+                            CoinProbability keep, absl::BitGenRef gen) {
+  const bool kept = FlipCoin(keep, gen);
+  auto other = static_cast<uint32_t>(UniformBelow(alphabet - 1, gen));
+  other += other >= symbol ? 1 : 0;  // skip the input
+  return kept ? symbol : other;
+}
+
+absl::Status ValidateItemReport(const FrequencyReport& report,
+                                uint32_t domain_size,
+                                std::string_view mechanism) {
+  const auto* item = std::get_if<ItemReport>(&report);
+  if (item == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(mechanism),
+                     " reports are ItemReport; got report "
+                     "alternative #",
+                     report.index()));
+  }
+  if (item->item >= domain_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(mechanism), " report item ", item->item,
+                     " is outside [0, ", domain_size, ")"));
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<FrequencyAccumulator> NewItemSupportAccumulator(
+    std::string_view mechanism, uint32_t domain_size, PureProtocol protocol,
+    double epsilon) {
+  return std::make_unique<ItemSupportAccumulator>(mechanism, domain_size,
+                                                  protocol, epsilon);
 }
 
 }  // namespace ldp

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
@@ -71,6 +72,28 @@ class GeneralizedRandomizedResponse : public PureFrequencyOracle {
   PureProtocol protocol_;
   double epsilon_;
 };
+
+// One GRR step over [alphabet]: `symbol` with probability `keep`, else a
+// uniform other symbol. Draws the same coin and the same uniform value
+// whatever the outcome, so neither the draw count nor the work tells whether
+// the output is the input (DESIGN invariant 8). Shared by GRR, local hashing
+// and the longitudinal layers (grr_layers.h).
+uint32_t RandomizeGrrSymbol(uint32_t symbol, uint32_t alphabet,
+                            CoinProbability keep, absl::BitGenRef gen);
+
+// InvalidArgument unless `report` is an ItemReport below `domain_size`; the
+// message names `mechanism`.
+absl::Status ValidateItemReport(const FrequencyReport& report,
+                                uint32_t domain_size,
+                                std::string_view mechanism);
+
+// The decoder of an oracle whose report is one item supporting itself, with
+// Pr = protocol.p at the input and protocol.q at each other item (GRR,
+// L-GRR): item counts and the pure-protocol estimator. Merges only with an
+// accumulator of the same domain size, protocol and ε.
+std::unique_ptr<FrequencyAccumulator> NewItemSupportAccumulator(
+    std::string_view mechanism, uint32_t domain_size, PureProtocol protocol,
+    double epsilon);
 
 }  // namespace ldp
 

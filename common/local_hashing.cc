@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/generalized_randomized_response.h"
 #include "common/pairwise_hash.h"
 #include "common/sanitizer_build.h"
 #include "common/status_macros.h"
@@ -101,7 +102,7 @@ LDP_COUNT_SUPPORT_CLONES void CountSupport(
 // twice as wide as int64) and are widened before any lane could overflow.
 class LocalHashingAccumulator final : public FrequencyAccumulator {
  public:
-  explicit LocalHashingAccumulator(const Params& params)
+  explicit LocalHashingAccumulator(const HashedSupport& params)
       : params_(params),
         pending_(params.domain_size, 0),
         flushed_(params.domain_size, 0) {}
@@ -146,8 +147,7 @@ class LocalHashingAccumulator final : public FrequencyAccumulator {
   HistogramEstimate Estimate() const override {
     std::vector<int64_t> support(flushed_);
     for (size_t v = 0; v < support.size(); ++v) support[v] += pending_[v];
-    const PureProtocol protocol{.p = params_.keep.value(),
-                                .q = 1.0 / params_.num_buckets};
+    const PureProtocol protocol{.p = params_.p, .q = 1.0 / params_.num_buckets};
     return protocol.Estimate(support, num_reports_, params_.epsilon);
   }
 
@@ -162,7 +162,7 @@ class LocalHashingAccumulator final : public FrequencyAccumulator {
     num_pending_ = 0;
   }
 
-  Params params_;
+  HashedSupport params_;
   std::vector<uint32_t> pending_;
   std::vector<int64_t> flushed_;
   uint32_t num_pending_ = 0;
@@ -194,14 +194,7 @@ FrequencyReport OptimizedLocalHashing::Randomize(uint32_t item,
   item = std::min(item, params_.domain_size - 1);
   HashedReport report{.seed = static_cast<uint64_t>(gen())};
   const uint32_t y = HashBucket(report.seed, item, params_.num_buckets);
-  // Both draws happen every time, so neither the draw count nor the work
-  // tells whether the bucket is the item's own (DESIGN invariant 8).
-  const bool keep = FlipCoin(params_.keep, gen);
-  // A uniform bucket other than y.
-  auto other =
-      static_cast<uint32_t>(UniformBelow(params_.num_buckets - 1, gen));
-  other += other >= y ? 1 : 0;
-  report.bucket = keep ? y : other;
+  report.bucket = RandomizeGrrSymbol(y, params_.num_buckets, params_.keep, gen);
   return report;
 }
 
@@ -218,21 +211,36 @@ double OptimizedLocalHashing::Probability(uint32_t item,
 
 absl::Status OptimizedLocalHashing::Validate(
     const FrequencyReport& report) const {
-  const auto* r = std::get_if<HashedReport>(&report);
-  if (r == nullptr) {
-    return absl::InvalidArgumentError("local hashing: expected a HashedReport");
-  }
-  if (r->bucket >= params_.num_buckets) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("local hashing: bucket ", r->bucket,
-                     " is not below num_buckets ", params_.num_buckets));
-  }
-  return absl::OkStatus();
+  return ValidateHashedReport(report, params_.num_buckets, "local hashing");
 }
 
 std::unique_ptr<FrequencyAccumulator> OptimizedLocalHashing::NewAccumulator()
     const {
-  return std::make_unique<LocalHashingAccumulator>(params_);
+  return NewHashedSupportAccumulator({.domain_size = params_.domain_size,
+                                      .num_buckets = params_.num_buckets,
+                                      .p = params_.keep.value(),
+                                      .epsilon = params_.epsilon});
+}
+
+absl::Status ValidateHashedReport(const FrequencyReport& report,
+                                  uint32_t num_buckets,
+                                  std::string_view mechanism) {
+  const auto* r = std::get_if<HashedReport>(&report);
+  if (r == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(mechanism), ": expected a HashedReport"));
+  }
+  if (r->bucket >= num_buckets) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(mechanism), ": bucket ", r->bucket,
+                     " is not below num_buckets ", num_buckets));
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<FrequencyAccumulator> NewHashedSupportAccumulator(
+    const HashedSupport& params) {
+  return std::make_unique<LocalHashingAccumulator>(params);
 }
 
 }  // namespace ldp

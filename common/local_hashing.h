@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
@@ -88,6 +89,27 @@ class OptimizedLocalHashing final : public PureFrequencyOracle {
 
   Params params_;
 };
+
+// What decodes a report (seed, y) that supports v iff H_seed(v) = y, with
+// Pr = p at the input and 1/g at every other item: OLH and L-OLH
+// (longitudinal_local_hashing.h) share the vectorized decoder below.
+struct HashedSupport {
+  uint32_t domain_size = 0;
+  uint32_t num_buckets = 0;  // g
+  double p = 0;
+  double epsilon = 0;  // implemented, copied into estimates
+  friend bool operator==(const HashedSupport&, const HashedSupport&) = default;
+};
+
+// InvalidArgument unless `report` is a HashedReport with bucket < g; the
+// message names `mechanism`.
+absl::Status ValidateHashedReport(const FrequencyReport& report,
+                                  uint32_t num_buckets,
+                                  std::string_view mechanism);
+
+// Merges only with an accumulator of equal HashedSupport.
+std::unique_ptr<FrequencyAccumulator> NewHashedSupportAccumulator(
+    const HashedSupport& params);
 
 }  // namespace ldp
 

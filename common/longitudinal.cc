@@ -183,14 +183,22 @@ LongitudinalUnaryEncoding::NewAccumulator() const {
                                                     protocol_, epsilon_);
 }
 
-BitVectorReport LongitudinalUnaryEncoding::Memoize(uint32_t item,
+FrequencyReport LongitudinalUnaryEncoding::Memoize(uint32_t item,
                                                    absl::BitGenRef gen) const {
   return RandomizeUnary(std::min(item, domain_size_ - 1), domain_size_, p1_,
                         q1_, gen);
 }
 
+absl::Status LongitudinalUnaryEncoding::ValidateMemo(
+    const FrequencyReport& memo) const {
+  return ValidateUnaryReport(memo, domain_size_, kind());
+}
+
 FrequencyReport LongitudinalUnaryEncoding::RandomizeFromMemo(
-    const BitVectorReport& permanent, absl::BitGenRef gen) const {
+    const FrequencyReport& memo, absl::BitGenRef gen) const {
+  static const BitVectorReport kNoBits;
+  const auto* bits = std::get_if<BitVectorReport>(&memo);
+  const BitVectorReport& permanent = bits != nullptr ? *bits : kNoBits;
   const size_t words = UnaryReportWords(domain_size_);
   const uint64_t last_mask = UnaryReportLastWordMask(domain_size_);
   BitVectorReport report;
@@ -212,18 +220,17 @@ FrequencyReport LongitudinalUnaryEncoding::RandomizeFromMemo(
 }
 
 double LongitudinalUnaryEncoding::MemoProbability(
-    uint32_t item, const BitVectorReport& permanent) const {
-  if (!ValidateUnaryReport(permanent, domain_size_, kind()).ok()) return 0;
-  return UnaryReportProbability(permanent, std::min(item, domain_size_ - 1),
-                                domain_size_, p1_.value(), q1_.value());
+    uint32_t item, const FrequencyReport& memo) const {
+  if (!ValidateMemo(memo).ok()) return 0;
+  return UnaryReportProbability(std::get<BitVectorReport>(memo),
+                                std::min(item, domain_size_ - 1), domain_size_,
+                                p1_.value(), q1_.value());
 }
 
 double LongitudinalUnaryEncoding::ProbabilityFromMemo(
-    const BitVectorReport& permanent, const FrequencyReport& report) const {
-  if (!ValidateUnaryReport(permanent, domain_size_, kind()).ok() ||
-      !Validate(report).ok()) {
-    return 0;
-  }
+    const FrequencyReport& memo, const FrequencyReport& report) const {
+  if (!ValidateMemo(memo).ok() || !Validate(report).ok()) return 0;
+  const BitVectorReport& permanent = std::get<BitVectorReport>(memo);
   const std::vector<uint64_t>& out = std::get<BitVectorReport>(report).words;
   int64_t kept = 0, dropped = 0, raised = 0;  // 1→1, 1→0, 0→1
   for (size_t w = 0; w < out.size(); ++w) {

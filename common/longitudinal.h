@@ -54,6 +54,7 @@
 #include "absl/status/statusor.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/longitudinal_oracle.h"
 #include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 #include "common/unary_encoding.h"
@@ -68,7 +69,8 @@ struct LongitudinalUnaryEncodingOptions {
   UnaryEncodingVariant instantaneous = UnaryEncodingVariant::kSymmetric;
 };
 
-class LongitudinalUnaryEncoding : public PureFrequencyOracle {
+class LongitudinalUnaryEncoding final : public PureFrequencyOracle,
+                                        public LongitudinalOracle {
  public:
   static constexpr double kMaxEpsilon = UnaryEncoding::kMaxEpsilon;
   static constexpr uint32_t kMaxDomainSize = UnaryEncoding::kMaxDomainSize;
@@ -83,7 +85,7 @@ class LongitudinalUnaryEncoding : public PureFrequencyOracle {
   // Implemented ε1: the privacy loss of ONE report (fresh PRR, then IRR).
   double epsilon() const override { return epsilon_; }
   // Implemented ε∞: the loss of any number of reports from one memo.
-  double epsilon_infinity() const { return epsilon_infinity_; }
+  double epsilon_infinity() const override { return epsilon_infinity_; }
 
   // One report without a memo: a fresh PRR followed by an IRR. Agents that
   // report repeatedly use Memoize + RandomizeFromMemo instead.
@@ -94,20 +96,18 @@ class LongitudinalUnaryEncoding : public PureFrequencyOracle {
   absl::Status Validate(const FrequencyReport& report) const override;
   std::unique_ptr<FrequencyAccumulator> NewAccumulator() const override;
 
-  // The permanent response for `item` (clamped like Randomize). The agent
-  // stores it per value and never draws another for that value.
-  BitVectorReport Memoize(uint32_t item, absl::BitGenRef gen) const;
-  // A fresh instantaneous response of a memo. A memo of the wrong length or
-  // with padding bits set (not one Memoize returned) is first truncated or
-  // zero-extended and masked, so the report is always well-formed.
-  FrequencyReport RandomizeFromMemo(const BitVectorReport& permanent,
-                                    absl::BitGenRef gen) const;
-  // Exact Pr[Memoize(item) = permanent]; 0 for a malformed memo.
-  double MemoProbability(uint32_t item, const BitVectorReport& permanent) const;
-  // Exact Pr[RandomizeFromMemo(permanent) = report]; 0 if either is
-  // malformed.
-  double ProbabilityFromMemo(const BitVectorReport& permanent,
-                             const FrequencyReport& report) const;
+  // The memo is a BitVectorReport of N bits (the PRR).
+  FrequencyReport Memoize(uint32_t item, absl::BitGenRef gen) const override;
+  absl::Status ValidateMemo(const FrequencyReport& memo) const override;
+  // A memo of the wrong length or with padding bits set (not one Memoize
+  // returned) is first truncated or zero-extended and masked; one that is
+  // not a BitVectorReport counts as all zeros.
+  FrequencyReport RandomizeFromMemo(const FrequencyReport& memo,
+                                    absl::BitGenRef gen) const override;
+  double MemoProbability(uint32_t item,
+                         const FrequencyReport& memo) const override;
+  double ProbabilityFromMemo(const FrequencyReport& memo,
+                             const FrequencyReport& report) const override;
 
   // Implemented layer probabilities and the composed (P, Q) of one report.
   double p1() const { return p1_.value(); }

@@ -24,6 +24,12 @@ std::string_view FrequencyOracleKindName(FrequencyOracleKind kind) {
       return "hadamard_count_mean_sketch";
     case FrequencyOracleKind::kLongitudinalUnaryEncoding:
       return "longitudinal_unary_encoding";
+    case FrequencyOracleKind::kLongitudinalGrr:
+      return "longitudinal_grr";
+    case FrequencyOracleKind::kLongitudinalLocalHashing:
+      return "longitudinal_local_hashing";
+    case FrequencyOracleKind::kDBitFlip:
+      return "dbit_flip";
   }
   return "unknown";
 }

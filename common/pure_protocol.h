@@ -18,6 +18,7 @@ namespace ldp {
 struct PureProtocol {
   double p = 0;  // Pr[report supports v | input v]
   double q = 0;  // Pr[report supports v | input ≠ v]
+  friend bool operator==(const PureProtocol&, const PureProtocol&) = default;
 
   // Var[f̂_v] for true frequency f_v and n reports.
   double Variance(double frequency, int64_t num_reports) const;

@@ -43,6 +43,10 @@ struct HistogramQuestion {
   std::optional<FrequencyOracleSpec> oracle{};
   // Consistency post-processing applied to a copy of the raw estimate.
   std::optional<ConsistencyMethod> post_processing{};
+  // ε∞ > 0: the question is asked repeatedly and, with `oracle` unset, the
+  // planner picks the longitudinal oracle (L-GRR, L-UE or L-OLH) with the
+  // lowest variance at (ε, ε∞, N). 0: a one-off question.
+  double epsilon_permanent = 0;
 };
 
 // An analyst's choice of workload strategy; the planner fills in ε, N and,

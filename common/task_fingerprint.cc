@@ -197,6 +197,7 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
   // fingerprinted before it existed keeps its fingerprint (and agents their
   // memos); the typed encoding keeps the two forms apart.
   if (o.rows_per_item > 1) w.Int(o.rows_per_item);
+  if (o.sampled_buckets > 0) w.Int(o.sampled_buckets);  // dBitFlipPM only
 }
 
 

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/canonical_task.h"
-#include "common/longitudinal.h"
+#include "common/longitudinal_oracle.h"
 #include "common/status_macros.h"
 
 namespace ldp {
@@ -62,8 +62,8 @@ double TaskMechanism::implemented_epsilon() const {
   return mechanism_->epsilon();
 }
 
-const LongitudinalUnaryEncoding* TaskMechanism::longitudinal_oracle() const {
-  return dynamic_cast<const LongitudinalUnaryEncoding*>(oracle_.get());
+const LongitudinalOracle* TaskMechanism::longitudinal_oracle() const {
+  return dynamic_cast<const LongitudinalOracle*>(oracle_.get());
 }
 
 bool TaskMechanism::longitudinal() const {
@@ -71,7 +71,7 @@ bool TaskMechanism::longitudinal() const {
 }
 
 int64_t TaskMechanism::epsilon_infinity_nanos() const {
-  const LongitudinalUnaryEncoding* oracle = longitudinal_oracle();
+  const LongitudinalOracle* oracle = longitudinal_oracle();
   if (oracle == nullptr) return 0;
   return static_cast<int64_t>(
       std::ceil(oracle->epsilon_infinity() * kNanosPerEpsilon));
@@ -82,14 +82,23 @@ uint32_t TaskMechanism::Item(const Record& record) const {
 }
 
 ReportPayload TaskMechanism::Memoize(uint32_t item, absl::BitGenRef gen) const {
-  return FrequencyReport{longitudinal_oracle()->Memoize(item, gen)};
+  return longitudinal_oracle()->Memoize(item, gen);
+}
+
+absl::Status TaskMechanism::ValidateMemo(const ReportPayload& permanent) const {
+  const auto* memo = std::get_if<FrequencyReport>(&permanent);
+  if (memo == nullptr) {
+    return absl::InvalidArgumentError(
+        "a longitudinal task's memo is a frequency report");
+  }
+  return longitudinal_oracle()->ValidateMemo(*memo);
 }
 
 ReportPayload TaskMechanism::RandomizeFromMemo(const ReportPayload& permanent,
                                                absl::BitGenRef gen) const {
-  const auto& bits =
-      std::get<BitVectorReport>(std::get<FrequencyReport>(permanent));
-  return longitudinal_oracle()->RandomizeFromMemo(bits, gen);
+  const auto* memo = std::get_if<FrequencyReport>(&permanent);
+  return longitudinal_oracle()->RandomizeFromMemo(
+      memo != nullptr ? *memo : FrequencyReport{}, gen);
 }
 
 ReportPayload TaskMechanism::Randomize(const Record& record,

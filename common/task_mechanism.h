@@ -29,7 +29,7 @@
 
 namespace ldp {
 
-class LongitudinalUnaryEncoding;  // longitudinal.h
+class LongitudinalOracle;  // longitudinal_oracle.h
 
 class TaskMechanism {
  public:
@@ -49,17 +49,22 @@ class TaskMechanism {
   ReportPayload Randomize(const Record& record, absl::BitGenRef gen) const;
 
   // Longitudinal tasks (a memoized permanent response per value, see
-  // longitudinal.h). The agent keeps the permanent response per (question,
-  // value) and draws every report from it, so all reports of one value
-  // together leak at most ε∞.
+  // longitudinal_oracle.h). The agent keeps the permanent response per
+  // (question, value) and draws every report from it, so all reports of one
+  // value together leak at most ε∞.
   bool longitudinal() const;
   // ε∞ in nano-ε, rounded up; 0 for other tasks.
   int64_t epsilon_infinity_nanos() const;
   // The record's item under the task's encoding (longitudinal tasks).
   uint32_t Item(const Record& record) const;
-  // A permanent response for `item` (FrequencyReport{BitVectorReport}).
+  // A permanent response for `item` (a FrequencyReport whose shape is the
+  // oracle's: bit vector, item or seed and bucket).
   ReportPayload Memoize(uint32_t item, absl::BitGenRef gen) const;
-  // A fresh report drawn from a permanent response Memoize returned.
+  // InvalidArgument unless `permanent` is a shape Memoize can return (the
+  // agent draws a new one in place of a stored one that fails).
+  absl::Status ValidateMemo(const ReportPayload& permanent) const;
+  // A fresh report drawn from a permanent response; total (a malformed one
+  // is normalized, never trusted).
   ReportPayload RandomizeFromMemo(const ReportPayload& permanent,
                                   absl::BitGenRef gen) const;
 
@@ -84,7 +89,7 @@ class TaskMechanism {
   explicit TaskMechanism(Task task)
       : task_(std::move(task)), canonical_(task_) {}
 
-  const LongitudinalUnaryEncoding* longitudinal_oracle() const;
+  const LongitudinalOracle* longitudinal_oracle() const;
 
   Task task_;
   Task canonical_;

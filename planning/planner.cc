@@ -78,6 +78,12 @@ absl::StatusOr<Randomizer> ChooseRandomizer(const Question& q,
     spec.domain_size = n;
     return spec;
   }
+  if (histogram.epsilon_permanent > 0) {
+    ASSIGN_OR_RETURN(
+        const OracleChoice choice,
+        ChooseLongitudinalOracle(epsilon, histogram.epsilon_permanent, n));
+    return choice.chosen.spec;
+  }
   ASSIGN_OR_RETURN(const OracleChoice choice,
                    ChooseFrequencyOracle(epsilon, n));
   return choice.chosen.spec;

@@ -26,7 +26,7 @@ constexpr size_t kMaxExplanation = 1 << 16;
 constexpr uint32_t kLastRealKind =
     static_cast<uint32_t>(RealMechanismKind::kHybrid);
 constexpr uint32_t kLastOracleKind =
-    static_cast<uint32_t>(FrequencyOracleKind::kLongitudinalUnaryEncoding);
+    static_cast<uint32_t>(FrequencyOracleKind::kDBitFlip);
 constexpr uint32_t kLastStrategyKind =
     static_cast<uint32_t>(StrategyKind::kFactorization);
 constexpr uint32_t kLastSplitStrategy =
@@ -186,6 +186,7 @@ void WriteQuestion(const QuestionDecision& q, pb::QuestionDecision& out) {
     m->set_hash_seed(oracle.hash_seed);
     m->set_epsilon_permanent(oracle.epsilon_permanent);
     m->set_rows_per_item(oracle.rows_per_item);
+    m->set_sampled_buckets(oracle.sampled_buckets);
   }
 }
 
@@ -246,7 +247,8 @@ bool ReadQuestion(const pb::QuestionDecision& m, QuestionDecision* q) {
           .num_columns = o.num_columns(),
           .hash_seed = o.hash_seed(),
           .epsilon_permanent = o.epsilon_permanent(),
-          .rows_per_item = o.rows_per_item()};
+          .rows_per_item = o.rows_per_item(),
+          .sampled_buckets = o.sampled_buckets()};
       return true;
     }
     case pb::QuestionDecision::kStrategy: {

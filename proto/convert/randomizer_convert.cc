@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/hadamard_subspaces.h"
+#include "common/status_macros.h"
 #include "common/task.h"
 
 namespace ldp {
@@ -18,16 +19,40 @@ constexpr int kMaxLevelWeights = 64;
 
 using Wire = v1::RandomizerSpec;
 
-absl::StatusOr<double> PermanentEpsilon(const Wire& proto) {
-  const uint64_t nanos =
-      proto.longitudinal_unary_encoding().epsilon_permanent_nanos();
+// ε∞ of a longitudinal spec; `field` names the oneof member in errors.
+absl::StatusOr<double> PermanentEpsilon(uint64_t nanos,
+                                        absl::string_view field) {
   if (nanos == 0 || nanos > kMaxNanos) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "longitudinal_unary_encoding.epsilon_permanent_nanos must be in "
-        "[1, 2^63 - 1], got ",
+        field, ".epsilon_permanent_nanos must be in [1, 2^63 - 1], got ",
         nanos));
   }
   return NanosToEpsilon(static_cast<int64_t>(nanos));
+}
+
+// The oracles with a memoized permanent layer at ε∞; `spec` has the
+// domain size.
+absl::StatusOr<FrequencyOracleSpec> LongitudinalFromProto(
+    const Wire& proto, FrequencyOracleSpec spec) {
+  using K = FrequencyOracleKind;
+  uint64_t nanos = 0;
+  absl::string_view field;
+  if (proto.has_longitudinal_grr()) {
+    spec.kind = K::kLongitudinalGrr;
+    nanos = proto.longitudinal_grr().epsilon_permanent_nanos();
+    field = "longitudinal_grr";
+  } else if (proto.has_longitudinal_local_hashing()) {
+    spec.kind = K::kLongitudinalLocalHashing;
+    nanos = proto.longitudinal_local_hashing().epsilon_permanent_nanos();
+    spec.num_buckets = proto.longitudinal_local_hashing().num_buckets();
+    field = "longitudinal_local_hashing";
+  } else {
+    spec.kind = K::kLongitudinalUnaryEncoding;
+    nanos = proto.longitudinal_unary_encoding().epsilon_permanent_nanos();
+    field = "longitudinal_unary_encoding";
+  }
+  ASSIGN_OR_RETURN(spec.epsilon_permanent, PermanentEpsilon(nanos, field));
+  return spec;
 }
 
 absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
@@ -76,13 +101,14 @@ absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
       spec.num_columns = proto.hadamard_count_mean_sketch().num_columns();
       spec.hash_seed = proto.hadamard_count_mean_sketch().hash_seed();
       break;
-    case Wire::kLongitudinalUnaryEncoding: {
-      spec.kind = K::kLongitudinalUnaryEncoding;
-      absl::StatusOr<double> permanent = PermanentEpsilon(proto);
-      if (!permanent.ok()) return permanent.status();
-      spec.epsilon_permanent = *permanent;
+    case Wire::kLongitudinalUnaryEncoding:
+    case Wire::kLongitudinalGrr:
+    case Wire::kLongitudinalLocalHashing:
+      return LongitudinalFromProto(proto, spec);
+    case Wire::kDbitFlip:
+      spec.kind = K::kDBitFlip;
+      spec.sampled_buckets = proto.dbit_flip().sampled_buckets();
       break;
-    }
     default:
       return absl::InvalidArgumentError("not a frequency oracle");
   }
@@ -270,6 +296,20 @@ void MechanismToProto(const FrequencyOracleSpec& spec, Wire* proto) {
     case K::kLongitudinalUnaryEncoding:
       proto->mutable_longitudinal_unary_encoding()->set_epsilon_permanent_nanos(
           EpsilonToNanos(spec.epsilon_permanent));
+      return;
+    case K::kLongitudinalGrr:
+      proto->mutable_longitudinal_grr()->set_epsilon_permanent_nanos(
+          EpsilonToNanos(spec.epsilon_permanent));
+      return;
+    case K::kLongitudinalLocalHashing: {
+      v1::LongitudinalLocalHashingSpec* s =
+          proto->mutable_longitudinal_local_hashing();
+      s->set_epsilon_permanent_nanos(EpsilonToNanos(spec.epsilon_permanent));
+      s->set_num_buckets(spec.num_buckets);
+      return;
+    }
+    case K::kDBitFlip:
+      proto->mutable_dbit_flip()->set_sampled_buckets(spec.sampled_buckets);
       return;
   }
 }

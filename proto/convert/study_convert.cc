@@ -109,9 +109,23 @@ absl::StatusOr<HistogramQuestion> HistogramFromProto(
                    OracleFromProto(proto.randomizer(), encoding.domain_size()));
   ASSIGN_OR_RETURN(auto post_processing,
                    PostProcessingFromProto(h.post_processing()));
-  return HistogramQuestion{.encoding = std::move(encoding),
-                           .oracle = std::move(oracle),
-                           .post_processing = post_processing};
+  const uint64_t permanent = h.longitudinal_epsilon_permanent_nanos();
+  if (permanent != 0 && oracle.has_value()) {
+    return absl::InvalidArgumentError(
+        "histogram.longitudinal_epsilon_permanent_nanos asks the planner to "
+        "choose a longitudinal oracle; leave it 0 when the randomizer names "
+        "its mechanism (longitudinal mechanisms carry their own "
+        "epsilon_permanent_nanos)");
+  }
+  if (permanent > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return absl::InvalidArgumentError(
+        "histogram.longitudinal_epsilon_permanent_nanos must be below 2^63");
+  }
+  return HistogramQuestion{
+      .encoding = std::move(encoding),
+      .oracle = std::move(oracle),
+      .post_processing = post_processing,
+      .epsilon_permanent = NanosToEpsilon(static_cast<int64_t>(permanent))};
 }
 
 absl::StatusOr<StatisticalQueryQuestion> QueryQuestionFromProto(
@@ -291,6 +305,8 @@ void ToProto(const Question& question, v1::Question* proto) {
     randomizer->set_domain_size(h.encoding.domain_size());
     MechanismToProto(*h.oracle, randomizer);
   }
+  histogram->set_longitudinal_epsilon_permanent_nanos(
+      static_cast<uint64_t>(EpsilonToNanos(h.epsilon_permanent)));
 }
 
 absl::StatusOr<std::vector<Question>> QuestionsFromProto(

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/discrete_laplace.h"
 #include "common/frequency_oracle_factory.h"
+#include "common/longitudinal_oracle.h"
 #include "common/real_mechanism_factory.h"
 #include "common/record_schema.h"
 #include "gtest/gtest.h"
@@ -104,7 +105,11 @@ FrequencyOracleSpec SmallOracle(FrequencyOracleKind kind, double epsilon,
       spec.num_columns = 16;
       return spec;
     case FrequencyOracleKind::kLongitudinalUnaryEncoding:
+    case FrequencyOracleKind::kLongitudinalGrr:
+    case FrequencyOracleKind::kLongitudinalLocalHashing:
       spec.epsilon_permanent = 2 * epsilon;
+      return spec;
+    case FrequencyOracleKind::kDBitFlip:
       return spec;
   }
   ADD_FAILURE() << "no small instance for " << FrequencyOracleKindName(kind);
@@ -161,7 +166,7 @@ std::function<void(double, absl::BitGenRef)> MechanismCall(
 
 TEST(ConstantWork, EveryFrequencyOracleDrawsAlikeForEveryItem) {
   const std::vector<FrequencyOracleKind> kinds = AllOracleKinds();
-  ASSERT_EQ(kinds.size(), 9u);
+  ASSERT_EQ(kinds.size(), 12u);
   for (FrequencyOracleKind kind : kinds) {
     // 70 items span two bitmap words (subset selection, unary encodings).
     for (uint32_t domain_size : {5u, 70u}) {
@@ -177,6 +182,29 @@ TEST(ConstantWork, EveryFrequencyOracleDrawsAlikeForEveryItem) {
   }
 }
 
+// The memo of a longitudinal oracle is drawn once per value, so the work of
+// drawing it must not tell the value either (nor whether it is new: the
+// agent draws a candidate every time, client/agent.cc).
+TEST(ConstantWork, EveryLongitudinalMemoDrawsAlikeForEveryItem) {
+  int longitudinal = 0;
+  for (FrequencyOracleKind kind : AllOracleKinds()) {
+    for (uint32_t domain_size : {5u, 70u}) {
+      auto oracle = CreateFrequencyOracle(SmallOracle(kind, 1.0, domain_size));
+      ASSERT_OK(oracle);
+      const auto* memoizing =
+          dynamic_cast<const LongitudinalOracle*>(oracle->get());
+      if (memoizing == nullptr) continue;
+      ++longitudinal;
+      ExpectSameDrawsForEveryInput<uint32_t>(
+          [memoizing](uint32_t item, absl::BitGenRef gen) {
+            memoizing->Memoize(item, gen);
+          },
+          EveryItem(domain_size), std::string(FrequencyOracleKindName(kind)));
+    }
+  }
+  EXPECT_EQ(longitudinal, 8);  // L-UE, L-GRR, L-OLH, dBitFlipPM; two sizes
+}
+
 // GRR, local hashing, Hadamard response and the Hadamard sketch take a
 // fixed number of draws, so the work does not even reveal their coins:
 // e.g. whether the report is the item's own bucket (local hashing used to
@@ -189,6 +217,8 @@ TEST(ConstantWork, FixedDrawOraclesDrawAlikeWhateverTheirCoins) {
   } kFixed[] = {
       {FrequencyOracleKind::kGeneralizedRandomizedResponse, 2},
       {FrequencyOracleKind::kOptimizedLocalHashing, 3},
+      {FrequencyOracleKind::kLongitudinalGrr, 4},
+      {FrequencyOracleKind::kLongitudinalLocalHashing, 5},
       {FrequencyOracleKind::kHadamardResponse, 2},
       {FrequencyOracleKind::kHadamardCountMeanSketch, 3},
   };

@@ -20,7 +20,10 @@ TEST(CreateFrequencyOracle, BuildsEveryKind) {
         FrequencyOracleKind::kHadamardResponse,
         FrequencyOracleKind::kCountMeanSketch,
         FrequencyOracleKind::kHadamardCountMeanSketch,
-        FrequencyOracleKind::kLongitudinalUnaryEncoding}) {
+        FrequencyOracleKind::kLongitudinalUnaryEncoding,
+        FrequencyOracleKind::kLongitudinalGrr,
+        FrequencyOracleKind::kLongitudinalLocalHashing,
+        FrequencyOracleKind::kDBitFlip}) {
     auto oracle = CreateFrequencyOracle({.kind = kind,
                                          .epsilon = 1.0,
                                          .domain_size = 64,
@@ -48,6 +51,32 @@ TEST(CreateFrequencyOracle, PassesOnInvalidSpecsAsInvalidArgument) {
                    .epsilon = 2,
                    .domain_size = 8,
                    .epsilon_permanent = 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// One L-GRR report is GRR at ε1, one L-UE report (default layers) OUE at
+// ε1 and one L-OLH report OLH at ε1, so the one-off rules carry over: GRR
+// for small domains, and local hashing's short reports where the unary
+// encoding's variance is within the slack. Every candidate is scored.
+TEST(ChooseLongitudinalOracle, ScoresEveryLongitudinalOracle) {
+  using K = FrequencyOracleKind;
+  for (const auto& [n, expected] : {std::pair{4u, K::kLongitudinalGrr},
+                                    {1024u, K::kLongitudinalLocalHashing}}) {
+    auto choice = ChooseLongitudinalOracle(2.0, 4.0, n);
+    ASSERT_OK(choice);
+    EXPECT_EQ(choice->chosen.spec.kind, expected) << choice->reason;
+    EXPECT_EQ(choice->chosen.spec.epsilon_permanent, 4.0);
+    ASSERT_EQ(choice->candidates.size(), 3u);
+    EXPECT_LE(choice->chosen.unit_variance,
+              choice->candidates.front().unit_variance * 1.01);
+  }
+  // With no size preference L-UE's variance is the least at N = 1024.
+  auto unsized =
+      ChooseLongitudinalOracle(2.0, 4.0, 1024, {.variance_slack = 0});
+  ASSERT_OK(unsized);
+  EXPECT_EQ(unsized->chosen.spec.kind, K::kLongitudinalUnaryEncoding)
+      << unsized->reason;
+  EXPECT_THAT(ChooseLongitudinalOracle(2.0, 1.0, 64),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 

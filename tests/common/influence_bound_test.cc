@@ -15,37 +15,34 @@
 // ε as requested: the implemented coins differ by 2^-32 rounding, which the
 // test allows for; "support" = 1 if the report supports item v):
 //
-// mechanism          y (per item v, or per mean)   a·(U − L) in closed form
-// -----------------  ----------------------------
-// ------------------------------ GRR                support ∈ {0,1}, a =
-// 1/(p−q)  (e^ε + N − 1)/(e^ε − 1) OUE                bit v ∈ {0,1}, a =
-// 1/(p−q)    2(e^ε + 1)/(e^ε − 1) SUE (RAPPOR)       bit v ∈ {0,1}, a = 1/(p−q)
-// (e^{ε/2} + 1)/(e^{ε/2} − 1) OLH (g buckets)    [H(v) = bucket], a = 1/(p−q)
-// 1/(e^ε/(e^ε + g − 1) − 1/g) subset selection   [v ∈ S], a = 1/(p−q) 1/(p_in −
-// q), where
-//   (k items)                                        p_in = k e^ε/(k e^ε + N −
-//   k),
-//                                                    q = (p_in(k−1) +
-//                                                    (1−p_in)k)/(N−1)
-// Hadamard response  [y ∈ C_v], a = 1/(p−q)        g(e^ε + g − 1)/((e^ε − 1)(g
-// − 1)),
-//   (t rows, g = 2^t)                                 2(e^ε + 1)/(e^ε − 1) at t
-//   = 1
-// longitudinal UE    bit v ∈ {0,1}, a = 1/(P−Q)    as OUE at ε1 (default
-// layers) CMS (m columns)    (bit − φ)/(1 − 2φ),           m/(m−1)·(e^{ε/2} +
-// 1)/(e^{ε/2} − 1)
-//                      a = m/(m−1), U − L = 1/(1−2φ)
-// HCMS (m columns)   ±1/(1 − 2φ), a = m/(m−1)      2m/(m−1)·(e^ε + 1)/(e^ε − 1)
-// Duchi (bound b)    Decode = ±C b, a = 1          2b (e^ε + 1)/(e^ε − 1)
-// piecewise          Decode ∈ [−C b, C b]          2b (e^{ε/2} + 1)/(e^{ε/2} −
-// 1)
-//                                                    (the grid: within 1%)
-// hybrid             either branch's Decode        the larger of the two
-//                                                    (Duchi's alone for ε <
-//                                                    0.61)
-// discrete Laplace   level·γ, |level| ≤ 2^k + 64s  2b (1 + 128/ε): Validate's
-//                                                    window, γ = b/2^k, s =
-//                                                    2^(k+1)/ε
+// clang-format off
+// mechanism           y (per item v, or per mean)      a·(U − L) in closed form
+// ------------------  -------------------------------  ---------------------------------
+// GRR                 support ∈ {0,1}, a = 1/(p−q)     (e^ε + N − 1)/(e^ε − 1)
+// OUE                 bit v ∈ {0,1}, a = 1/(p−q)       2(e^ε + 1)/(e^ε − 1)
+// SUE (RAPPOR)        bit v ∈ {0,1}, a = 1/(p−q)       (e^{ε/2} + 1)/(e^{ε/2} − 1)
+// OLH (g buckets)     [H(v) = bucket], a = 1/(p−q)     1/(e^ε/(e^ε + g − 1) − 1/g)
+// subset selection    [v ∈ S], a = 1/(p−q)             1/(p_in − q), where
+//   (k items)                                           p_in = k e^ε/(k e^ε + N − k),
+//                                                       q = (p_in(k−1) + (1−p_in)k)/(N−1)
+// Hadamard response   [y ∈ C_v], a = 1/(p−q)           g(e^ε + g − 1)/((e^ε − 1)(g − 1)),
+//   (t rows, g = 2^t)                                   2(e^ε + 1)/(e^ε − 1) at t = 1
+// longitudinal UE     bit v ∈ {0,1}, a = 1/(P−Q)       as OUE at ε1 (default layers)
+// L-GRR               support ∈ {0,1}, a = 1/(P−Q)     as GRR at ε1 (one report is GRR)
+// L-OLH (g buckets)   [H(v) = bucket], a = 1/(P−1/g)   as OLH at ε1 with g
+// dBitFlipPM (d of N) (N/d)[v ∈ S](bit − q)/(p−q),     (N/d)(h + 1)/(h − 1), h = e^{ε/2}
+//                       a = 1, U − L = (N/d)/(p−q)     (h = e^ε for d = 1)
+// CMS (m columns)     (bit − φ)/(1 − 2φ),              m/(m−1)·(e^{ε/2} + 1)/(e^{ε/2} − 1)
+//                       a = m/(m−1), U − L = 1/(1−2φ)
+// HCMS (m columns)    ±1/(1 − 2φ), a = m/(m−1)         2m/(m−1)·(e^ε + 1)/(e^ε − 1)
+// Duchi (bound b)     Decode = ±C b, a = 1             2b (e^ε + 1)/(e^ε − 1)
+// piecewise           Decode ∈ [−C b, C b]             2b (e^{ε/2} + 1)/(e^{ε/2} − 1)
+//                                                       (the grid: within 1%)
+// hybrid              either branch's Decode           the larger of the two
+//                                                       (Duchi's alone for ε < 0.61)
+// discrete Laplace    level·γ, |level| ≤ 2^k + 64s     2b (1 + 128/ε): Validate's window,
+//                                                       γ = b/2^k, s = 2^(k+1)/ε
+// clang-format on
 //
 // So one report moves a histogram frequency by at most
 // a·(U − L)/(n + 1) and a mean of φ ∈ [lo, hi] (b = (hi − lo)/2) by at most
@@ -61,6 +58,7 @@
 #include <vector>
 
 #include "common/count_mean_sketch.h"
+#include "common/dbit_flip.h"
 #include "common/discrete_laplace.h"
 #include "common/frequency_oracle_factory.h"
 #include "common/generalized_randomized_response.h"
@@ -68,6 +66,8 @@
 #include "common/hybrid_mechanism.h"
 #include "common/local_hashing.h"
 #include "common/longitudinal.h"
+#include "common/longitudinal_grr.h"
+#include "common/longitudinal_local_hashing.h"
 #include "common/mean_accumulator.h"
 #include "common/real_mechanism_factory.h"
 #include "common/subset_selection.h"
@@ -148,6 +148,24 @@ FrequencyBound BoundFor(const FrequencyOracle& oracle,
           dynamic_cast<const LongitudinalUnaryEncoding&>(oracle).protocol();
       return {1 / (protocol.p - protocol.q), 2 * (e + 1) / (e - 1)};
     }
+    case FrequencyOracleKind::kLongitudinalGrr: {
+      const PureProtocol protocol =
+          dynamic_cast<const LongitudinalGrr&>(oracle).protocol();
+      return {1 / (protocol.p - protocol.q), (e + N - 1) / (e - 1)};
+    }
+    case FrequencyOracleKind::kLongitudinalLocalHashing: {
+      const auto& lolh = dynamic_cast<const LongitudinalLocalHashing&>(oracle);
+      const double g = lolh.num_buckets();
+      const PureProtocol protocol = lolh.protocol();
+      return {1 / (protocol.p - protocol.q), 1 / (e / (e + g - 1) - 1 / g)};
+    }
+    case FrequencyOracleKind::kDBitFlip: {
+      const auto& dbit = dynamic_cast<const DBitFlip&>(oracle);
+      const double d = dbit.sampled_buckets();
+      const double p = dbit.keep_probability();
+      const double h = d == 1 ? e : std::exp(spec.epsilon / 2);
+      return {N / d / (2 * p - 1), N / d * (h + 1) / (h - 1)};
+    }
     case FrequencyOracleKind::kCountMeanSketch: {
       const auto& cms = dynamic_cast<const CountMeanSketch&>(oracle);
       const double m = cms.num_columns();
@@ -175,6 +193,7 @@ std::vector<FrequencyReport> CraftedReports(const FrequencyOracle& oracle,
   const uint64_t all_ones = (uint64_t{1} << N) - 1;
   switch (oracle.kind()) {
     case FrequencyOracleKind::kGeneralizedRandomizedResponse:
+    case FrequencyOracleKind::kLongitudinalGrr:
     case FrequencyOracleKind::kHadamardResponse:
       for (uint32_t y = 0; y <= 4 * N; ++y) reports.push_back(ItemReport{y});
       reports.push_back(ItemReport{UINT32_MAX});
@@ -192,14 +211,30 @@ std::vector<FrequencyReport> CraftedReports(const FrequencyOracle& oracle,
       reports.push_back(BitVectorReport{{all_ones, all_ones}});  // too long
       reports.push_back(BitVectorReport{});                    // too short
       break;
-    case FrequencyOracleKind::kOptimizedLocalHashing: {
+    case FrequencyOracleKind::kOptimizedLocalHashing:
+    case FrequencyOracleKind::kLongitudinalLocalHashing: {
       const uint32_t g =
-          dynamic_cast<const OptimizedLocalHashing&>(oracle).num_buckets();
+          oracle.kind() == FrequencyOracleKind::kOptimizedLocalHashing
+              ? dynamic_cast<const OptimizedLocalHashing&>(oracle).num_buckets()
+              : dynamic_cast<const LongitudinalLocalHashing&>(oracle)
+                    .num_buckets();
       for (uint64_t seed = 0; seed < 16; ++seed) {
         const uint64_t s = seed == 0 ? 0 : gen();
         for (uint32_t b = 0; b <= g; ++b) reports.push_back(HashedReport{s, b});
       }
       reports.push_back(HashedReport{1, UINT32_MAX});
+      break;
+    }
+    case FrequencyOracleKind::kDBitFlip: {
+      // Every bit pattern (and one with a bit past d) under 32 seeds.
+      const uint32_t d =
+          dynamic_cast<const DBitFlip&>(oracle).sampled_buckets();
+      for (uint64_t seed = 0; seed < 32; ++seed) {
+        const uint64_t s = seed == 0 ? 0 : gen();
+        for (uint32_t bits = 0; bits <= (1u << d); ++bits) {
+          reports.push_back(HashedReport{s, bits});
+        }
+      }
       break;
     }
     case FrequencyOracleKind::kSubsetSelection: {
@@ -316,6 +351,14 @@ std::vector<FrequencyCase> FrequencyCases() {
   general_hr.rows_per_item = 3;
   FrequencyOracleSpec lue = spec(K::kLongitudinalUnaryEncoding);
   lue.epsilon_permanent = 2 * kEpsilon;
+  FrequencyOracleSpec lgrr = spec(K::kLongitudinalGrr);
+  lgrr.epsilon_permanent = 2 * kEpsilon;
+  FrequencyOracleSpec lolh = spec(K::kLongitudinalLocalHashing);
+  lolh.epsilon_permanent = 2 * kEpsilon;
+  FrequencyOracleSpec dbit = spec(K::kDBitFlip);
+  dbit.sampled_buckets = 4;
+  FrequencyOracleSpec one_bit = spec(K::kDBitFlip);
+  one_bit.sampled_buckets = 1;
   return {{"GRR", spec(K::kGeneralizedRandomizedResponse)},
           {"OUE", spec(K::kOptimizedUnaryEncoding)},
           {"SUE", spec(K::kSymmetricUnaryEncoding)},
@@ -325,7 +368,11 @@ std::vector<FrequencyCase> FrequencyCases() {
           {"GeneralHadamardResponse", general_hr},
           {"CountMeanSketch", cms},
           {"HadamardCountMeanSketch", hcms},
-          {"LongitudinalUnaryEncoding", lue}};
+          {"LongitudinalUnaryEncoding", lue},
+          {"LongitudinalGrr", lgrr},
+          {"LongitudinalLocalHashing", lolh},
+          {"DBitFlip", dbit},
+          {"OneBitFlip", one_bit}};
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/frequency_oracle_checks.h"
+#include "tests/testing/longitudinal_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
@@ -18,7 +19,6 @@ namespace ldp {
 namespace {
 
 using ::testing::HasSubstr;
-using testing::MaxProbabilityRatio;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
@@ -74,29 +74,7 @@ int64_t WordIndex(const FrequencyReport& report) {
 }
 
 TEST(LongitudinalUnaryEncoding, RejectsInvalidOptions) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (double permanent : {0.0, -1.0, nan, 21.0}) {
-    auto oracle =
-        LongitudinalUnaryEncoding::Create({.epsilon_permanent = permanent,
-                                           .epsilon_report = 0.5,
-                                           .domain_size = 8});
-    EXPECT_THAT(oracle, StatusIs(absl::StatusCode::kInvalidArgument));
-    EXPECT_THAT(std::string(oracle.status().message()),
-                HasSubstr("epsilon_permanent"));
-  }
-  for (double report : {0.0, -1.0, nan, 2.0, 3.0}) {
-    auto oracle = LongitudinalUnaryEncoding::Create(
-        {.epsilon_permanent = 2, .epsilon_report = report, .domain_size = 8});
-    EXPECT_THAT(oracle, StatusIs(absl::StatusCode::kInvalidArgument));
-    EXPECT_THAT(std::string(oracle.status().message()),
-                HasSubstr("epsilon_report"));
-  }
-  for (uint32_t n : {0u, 1u, (1u << 20) + 1}) {
-    EXPECT_THAT(
-        LongitudinalUnaryEncoding::Create(
-            {.epsilon_permanent = 2, .epsilon_report = 1, .domain_size = n}),
-        StatusIs(absl::StatusCode::kInvalidArgument));
-  }
+  testing::ExpectCreateRejectsBadEpsilonsAndDomain<LongitudinalUnaryEncoding>();
   EXPECT_THAT(LongitudinalUnaryEncoding::Create(
                   {.epsilon_permanent = 2,
                    .epsilon_report = 1,
@@ -174,77 +152,22 @@ TEST(LongitudinalUnaryEncoding, SingleReportEpsilonIsExactByEnumeration) {
   }
 }
 
-// The memo alone is an ε∞-LDP unary encoding.
-TEST(LongitudinalUnaryEncoding, MemoIsEpsilonInfinityPrivate) {
-  for (Layers layers : kAllLayers) {
-    for (uint32_t n : {2u, 3u, 4u}) {
-      SCOPED_TRACE(::testing::Message() << Name(layers) << " N " << n);
-      const double eps_inf = 2;
-      const auto oracle = MakeLongitudinal(eps_inf, 1, n, layers);
-      std::vector<uint32_t> inputs;
-      for (uint32_t v = 0; v < n; ++v) inputs.push_back(v);
-      const std::vector<BitVectorReport> memos = AllMemos(n);
-      const double ratio = MaxProbabilityRatio<uint32_t, BitVectorReport>(
-          inputs, memos, [&](const uint32_t& v, const BitVectorReport& b) {
-            return oracle->MemoProbability(v, b);
-          });
-      EXPECT_LE(ratio, std::exp(eps_inf) * (1 + 1e-9));
-      EXPECT_NEAR(std::log(ratio), oracle->epsilon_infinity(), 1e-9);
-      EXPECT_GT(oracle->epsilon_infinity(), eps_inf - 1e-6);
-      for (uint32_t v : inputs) {
-        double total = 0;
-        for (const BitVectorReport& b : memos) {
-          total += oracle->MemoProbability(v, b);
-        }
-        EXPECT_NEAR(total, 1.0, 1e-12);
-      }
-    }
-  }
-}
-
-// T reports from one memo: Pr[r_1..r_T | v] = Σ_B Pr[B | v] Π_t Pr[r_t | B].
-// The joint ratio grows with T past e^{ε1} but never past e^{ε∞}.
+// The memo alone is an ε∞-LDP unary encoding; the two layers compose to one
+// report's Probability; T reports from one memo leak more as T grows but
+// never past ε∞.
 TEST(LongitudinalUnaryEncoding,
-     ManyReportsFromOneMemoStayWithinEpsilonInfinity) {
+     MemoLayersAndRepeatedReportsStayWithinEpsilonInfinity) {
   const double eps_inf = 2, eps_1 = 1;
   for (Layers layers : kAllLayers) {
     for (const auto& [n, max_reports] : {std::pair{2u, 4}, {3u, 2}, {4u, 2}}) {
+      SCOPED_TRACE(::testing::Message() << Name(layers) << " N " << n);
       const auto oracle = MakeLongitudinal(eps_inf, eps_1, n, layers);
-      const std::vector<BitVectorReport> memos = AllMemos(n);
-      const std::vector<FrequencyReport> single = AllReports(n);
-      std::vector<uint32_t> inputs;
-      for (uint32_t v = 0; v < n; ++v) inputs.push_back(v);
-      double previous = 1;
-      for (int t = 1; t <= max_reports; ++t) {
-        SCOPED_TRACE(::testing::Message()
-                     << Name(layers) << " N " << n << " T " << t);
-        // Sequences of t reports, each an index into `single`.
-        const int64_t count = static_cast<int64_t>(
-            std::pow(static_cast<double>(single.size()), t));
-        std::vector<int64_t> sequences(count);
-        for (int64_t s = 0; s < count; ++s) sequences[s] = s;
-        const double ratio = MaxProbabilityRatio<uint32_t, int64_t>(
-            inputs, sequences, [&](const uint32_t& v, const int64_t& s) {
-              double total = 0;
-              for (const BitVectorReport& memo : memos) {
-                double joint = oracle->MemoProbability(v, memo);
-                for (int64_t rest = s, i = 0; i < t;
-                     ++i, rest /= static_cast<int64_t>(single.size())) {
-                  joint *= oracle->ProbabilityFromMemo(
-                      memo, single[rest % single.size()]);
-                }
-                total += joint;
-              }
-              return total;
-            });
-        EXPECT_LE(ratio, std::exp(oracle->epsilon_infinity()) * (1 + 1e-9));
-        if (t == 1) {
-          EXPECT_NEAR(std::log(ratio), oracle->epsilon(), 1e-9);
-        } else {
-          EXPECT_GT(ratio, previous);  // repeated reports do leak more...
-        }
-        previous = ratio;
-      }
+      const std::vector<FrequencyReport> all = AllReports(n);
+      testing::ExpectMemoIsEpsilonInfinityPrivate(*oracle, *oracle, all,
+                                                  eps_inf);
+      testing::ExpectLayersComposeToProbability(*oracle, *oracle, all, all);
+      testing::ExpectRepeatedReportsStayWithinEpsilonInfinity(
+          *oracle, *oracle, all, all, max_reports);
     }
   }
 }
@@ -259,7 +182,8 @@ TEST(LongitudinalUnaryEncoding, EachLayerSamplesFollowItsProbability) {
     SeededGenerator gen(15);
     const std::vector<BitVectorReport> memos = AllMemos(4);
     const auto memo_result = testing::ChiSquareOfSamples<BitVectorReport>(
-        memos, 300'000, [&] { return oracle->Memoize(2, gen); },
+        memos, 300'000,
+        [&] { return std::get<BitVectorReport>(oracle->Memoize(2, gen)); },
         [&](const BitVectorReport& b) { return oracle->MemoProbability(2, b); },
         [](const BitVectorReport& b) {
           return static_cast<int64_t>(b.words[0]);

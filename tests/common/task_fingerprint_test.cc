@@ -115,6 +115,13 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   std::get<HistogramTask>(t.question).oracle.rows_per_item = 6;
   add("hadamard rows per item", t, schema);
   t = histogram;
+  std::get<HistogramTask>(t.question).oracle.kind =
+      FrequencyOracleKind::kDBitFlip;
+  std::get<HistogramTask>(t.question).oracle.sampled_buckets = 2;
+  add("dBitFlipPM, 2 sampled buckets", t, schema);
+  std::get<HistogramTask>(t.question).oracle.sampled_buckets = 3;
+  add("dBitFlipPM, 3 sampled buckets", t, schema);
+  t = histogram;
   auto age = DomainEncoding::Create(FieldEncoding{.field = "age", .num_buckets = 10}, schema);
   ASSERT_OK(age);
   std::get<HistogramTask>(t.question).encoding = *age;

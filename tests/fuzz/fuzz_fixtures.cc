@@ -156,8 +156,12 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
                    K::kCountMeanSketch, K::kHadamardCountMeanSketch}) {
       out->push_back(Build(HistogramTaskWith({.kind = kind})));
     }
-    out->push_back(Build(HistogramTaskWith(
-        {.kind = K::kLongitudinalUnaryEncoding, .epsilon_permanent = 2})));
+    for (K kind : {K::kLongitudinalUnaryEncoding, K::kLongitudinalGrr,
+                   K::kLongitudinalLocalHashing}) {
+      out->push_back(
+          Build(HistogramTaskWith({.kind = kind, .epsilon_permanent = 2})));
+    }
+    out->push_back(Build(HistogramTaskWith({.kind = K::kDBitFlip})));
     using R = RealMechanismKind;
     for (R kind : {R::kDiscreteLaplace, R::kDuchi, R::kPiecewise, R::kHybrid}) {
       out->push_back(Build(IncomeTaskWith(kind)));

@@ -136,5 +136,67 @@ TEST(NoninteractiveStudy,
   }
 }
 
+// The longitudinal oracles end to end, two studies on one server: a
+// repeated question that leaves the choice to the planner (8 regions at
+// ε = 2, where one GRR report beats every other, so L-GRR with its item
+// memo), and dBitFlipPM on the 64 cells sampling 8 of them per report.
+// Real agents memoize and report; each estimate lands within 5 standard
+// errors, and the estimate names the mechanism the agents ran.
+TEST(NoninteractiveStudy, LongitudinalOraclesLandWithinFiveStandardErrors) {
+  ServerProcess server;
+  ASSERT_OK(server.Start());
+  AnalystClient analyst(server);
+  v1::StudySpec planned;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kSurveyStudyText,
+                                                            &planned));
+  planned.mutable_questions()->DeleteSubrange(0, 2);
+  v1::StudySpec dbit = planned;
+  v1::Question& repeated = *planned.mutable_questions(0);
+  repeated.clear_randomizer();
+  repeated.mutable_histogram()->mutable_encoding()->mutable_field()->set_field(
+      "region");
+  repeated.mutable_histogram()->set_longitudinal_epsilon_permanent_nanos(
+      4'000'000'000);
+  dbit.mutable_questions(0)
+      ->mutable_randomizer()
+      ->mutable_dbit_flip()
+      ->set_sampled_buckets(8);
+  auto planned_study = analyst.CreateStudy(planned);
+  ASSERT_OK(planned_study);
+  auto dbit_study = analyst.CreateStudy(dbit);
+  ASSERT_OK(dbit_study);
+
+  constexpr int kAgents = 1500;
+  const Population population = MakePopulation(kAgents);
+  int accepted = 0;
+  for (const auto& o : RunAgents(server, population.records))
+    accepted += o.accepted;
+  EXPECT_EQ(accepted, 2 * kAgents);
+
+  std::vector<double> regions(8, 0.0);
+  for (int v = 0; v < 64; ++v) regions[v / 8] += population.cells[v];
+  const struct {
+    uint64_t study_id;
+    const char* mechanism;
+    const std::vector<double>* truth;
+  } cases[] = {{planned_study->study_id(), "longitudinal_grr", &regions},
+               {dbit_study->study_id(), "dbit_flip", &population.cells}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.mechanism);
+    auto estimates = analyst.GetEstimates(c.study_id);
+    ASSERT_OK(estimates);
+    ASSERT_EQ(estimates->estimates_size(), 1);
+    const auto& h = estimates->estimates(0).histogram();
+    EXPECT_EQ(h.mechanism(), c.mechanism);
+    ASSERT_EQ(h.frequencies_size(), static_cast<int>(c.truth->size()));
+    EXPECT_EQ(h.num_reports(), kAgents);
+    for (int v = 0; v < h.frequencies_size(); ++v) {
+      EXPECT_GT(h.standard_errors(v), 0);
+      EXPECT_NEAR(h.frequencies(v), (*c.truth)[v], 5 * h.standard_errors(v))
+          << "cell " << v << " (" << h.labels(v) << ")";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ldp::testing

@@ -107,6 +107,25 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
                                     .kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
                                     .epsilon_permanent = 2})}),
       1500);
+  for (FrequencyOracleKind kind :
+       {FrequencyOracleKind::kLongitudinalGrr,
+        FrequencyOracleKind::kLongitudinalLocalHashing}) {
+    SCOPED_TRACE(FrequencyOracleKindName(kind));
+    ExpectSimulationMatches(
+        MakeStudy(kNano,
+                  {BucketHistogram(
+                      "h", FrequencyOracleSpec{.kind = kind,
+                                               .epsilon_permanent = 2})}),
+        1500);
+  }
+  // dBitFlipPM: its own estimator and variance (not a pure protocol).
+  ExpectSimulationMatches(
+      MakeStudy(
+          kNano,
+          {BucketHistogram(
+              "h", FrequencyOracleSpec{.kind = FrequencyOracleKind::kDBitFlip,
+                                       .sampled_buckets = 2})}),
+      1500);
 }
 
 TEST(StudyForecast, EveryRealMechanismMatchesItsSimulation) {

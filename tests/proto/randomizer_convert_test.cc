@@ -69,6 +69,15 @@ TEST(RandomizerConvert, FrequencyOracleGoldens) {
         .hash_seed = 9}},
       {"longitudinal_unary_encoding { epsilon_permanent_nanos: 4000000000 }",
        {.kind = K::kLongitudinalUnaryEncoding, .epsilon_permanent = 4}},
+      {"longitudinal_grr { epsilon_permanent_nanos: 3000000000 }",
+       {.kind = K::kLongitudinalGrr, .epsilon_permanent = 3}},
+      {"longitudinal_local_hashing { epsilon_permanent_nanos: 3000000000 "
+       "num_buckets: 5 }",
+       {.kind = K::kLongitudinalLocalHashing,
+        .num_buckets = 5,
+        .epsilon_permanent = 3}},
+      {"dbit_flip { sampled_buckets: 4 }",
+       {.kind = K::kDBitFlip, .sampled_buckets = 4}},
   };
   for (const Golden& g : goldens) {
     const auto proto = ParseText<v1::RandomizerSpec>(
@@ -91,6 +100,8 @@ TEST(RandomizerConvert, FrequencyOracleGoldens) {
     EXPECT_EQ(spec->hash_seed, want.hash_seed) << g.text;
     EXPECT_EQ(spec->epsilon_permanent, want.epsilon_permanent) << g.text;
     EXPECT_EQ(spec->rows_per_item, want.rows_per_item) << g.text;
+    EXPECT_EQ(spec->sampled_buckets, want.sampled_buckets) << g.text;
+    EXPECT_TRUE(*spec == want) << g.text;
     v1::RandomizerSpec back;
     ToProto(*config, &back);
     EXPECT_TRUE(ProtoEquals(back, proto));
@@ -219,6 +230,12 @@ TEST(RandomizerConvert, RejectsMalformedSpecs) {
       {"longitudinal without permanent",
        "epsilon_nanos: 1 longitudinal_unary_encoding {}",
        "epsilon_permanent_nanos"},
+      {"longitudinal GRR without permanent",
+       "epsilon_nanos: 1 longitudinal_grr {}",
+       "longitudinal_grr.epsilon_permanent_nanos"},
+      {"longitudinal local hashing without permanent",
+       "epsilon_nanos: 1 longitudinal_local_hashing { num_buckets: 4 }",
+       "longitudinal_local_hashing.epsilon_permanent_nanos"},
       {"strategy without kind", "epsilon_nanos: 1 strategy {}",
        "strategy kind must be"},
       {"strategy with an unknown kind", "epsilon_nanos: 1 strategy { kind: 9 }",

@@ -139,6 +139,9 @@ TEST(StorageCodecPlan, RoundTripsEveryField) {
   PlanDecisions plan = testing::ExamplePlan();
   // Not in the legacy format's example: the general Hadamard response's t.
   std::get<FrequencyOracleSpec>(plan.questions[1].randomizer).rows_per_item = 7;
+  // ... nor dBitFlipPM's d.
+  std::get<FrequencyOracleSpec>(plan.questions[1].randomizer).sampled_buckets =
+      9;
   absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->strategy, plan.strategy);
@@ -164,7 +167,21 @@ TEST(StorageCodecPlan, RoundTripsEveryField) {
   EXPECT_EQ(oracle.hash_seed, 0xfeedfacecafebeefu);
   EXPECT_EQ(oracle.epsilon_permanent, 3.5);
   EXPECT_EQ(oracle.rows_per_item, 7u);
+  EXPECT_EQ(oracle.sampled_buckets, 9u);
   EXPECT_EQ(EncodePlan(*decoded), EncodePlan(plan));
+}
+
+// The kinds are stored by ordinal; the last one round-trips and the next
+// is refused (the check above).
+TEST(StorageCodecPlan, RoundTripsTheLastOracleKind) {
+  PlanDecisions plan = testing::ExamplePlan();
+  std::get<FrequencyOracleSpec>(plan.questions[1].randomizer).kind =
+      FrequencyOracleKind::kDBitFlip;
+  absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
+  ASSERT_OK(decoded);
+  EXPECT_EQ(
+      std::get<FrequencyOracleSpec>(decoded->questions[1].randomizer).kind,
+      FrequencyOracleKind::kDBitFlip);
 }
 
 // Doubles keep their exact bits, negative zero and NaN included.
@@ -219,8 +236,11 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
   bad.back().mutable_decisions()->mutable_questions(0)->mutable_real()->set_kind(
       static_cast<uint32_t>(RealMechanismKind::kHybrid) + 1);
   bad.push_back(AsMessage(testing::ExamplePlan()));
-  bad.back().mutable_decisions()->mutable_questions(1)->mutable_oracle()->set_kind(
-      static_cast<uint32_t>(FrequencyOracleKind::kLongitudinalUnaryEncoding) + 1);
+  bad.back()
+      .mutable_decisions()
+      ->mutable_questions(1)
+      ->mutable_oracle()
+      ->set_kind(static_cast<uint32_t>(FrequencyOracleKind::kDBitFlip) + 1);
   bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->mutable_questions(1)->clear_randomizer();
   bad.push_back(AsMessage(testing::ExamplePlan()));
