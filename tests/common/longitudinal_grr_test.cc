@@ -134,7 +134,7 @@ TEST(LongitudinalGrr, DrawsClampingAndMalformedMemos) {
 
 TEST(LongitudinalGrr, EstimatorIsUnbiasedWithClosedFormVariance) {
   const auto oracle = MakeLgrr(2, 1, 4);
-  testing::ExpectUnbiasedWithClosedFormVariance(*oracle, {0, 50, 100, 350},
+  testing::ExpectUnbiasedWithClosedFormVariance(*oracle, {0, 20, 40, 140},
                                                 /*repetitions=*/5000,
                                                 /*seed=*/24);
 }

@@ -204,7 +204,7 @@ TEST(LongitudinalLocalHashing, DrawsClampingAndMalformedMemos) {
 
 TEST(LongitudinalLocalHashing, EstimatorIsUnbiasedWithClosedFormVariance) {
   const auto oracle = MakeLolh(2, 1, 4);
-  testing::ExpectUnbiasedWithClosedFormVariance(*oracle, {0, 50, 100, 350},
+  testing::ExpectUnbiasedWithClosedFormVariance(*oracle, {0, 20, 40, 140},
                                                 /*repetitions=*/5000,
                                                 /*seed=*/34);
 }

@@ -227,7 +227,7 @@ TEST(LongitudinalUnaryEncoding, DrawsAndClampingDoNotDependOnTheInput) {
 }
 
 TEST(LongitudinalUnaryEncoding, EstimatorIsUnbiasedWithClosedFormVariance) {
-  const std::vector<int64_t> counts = {0, 50, 100, 350};
+  const std::vector<int64_t> counts = {0, 20, 40, 140};
   for (Layers layers : {kAllLayers[0], kAllLayers[1]}) {
     SCOPED_TRACE(Name(layers));
     const auto oracle = MakeLongitudinal(2, 1, 4, layers);
@@ -276,7 +276,7 @@ TEST(LongitudinalUnaryEncoding, VarianceAgreesWithArcolezi) {
 // unbiased and its variance is Arcolezi et al.'s closed form.
 TEST(LongitudinalUnaryEncoding, SampledPopulationMatchesArcoleziVariance) {
   const std::vector<double> f = {0.5, 0.3, 0.2, 0.0};  // tenths
-  constexpr int64_t kAgents = 400;
+  constexpr int64_t kAgents = 200;
   constexpr int kRepetitions = 5000;
   const auto oracle = MakeLongitudinal(2, 1, 4, {kOptimized, kSymmetric});
   SeededGenerator gen(19);
