@@ -34,6 +34,19 @@ TEST(PlanCommand, ForecastsEveryQuestionOfTheDemoStudy) {
   EXPECT_THAT(out, HasSubstr("central n(τ)"));
 }
 
+// The example of a repeated question: the planner picks L-GRR for 8 values
+// at ε = 1 (GRR beats the unary encodings below N = 3e + 2).
+TEST(PlanCommand, PicksALongitudinalOracleForTheTelemetryExample) {
+  ::testing::internal::CaptureStdout();
+  const absl::Status status =
+      RunPlanCommand(std::string(LDP_SOURCE_DIR) +
+                         "/deploy/examples/telemetry_study.textproto",
+                     {.agents = 100000});
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_THAT(out, HasSubstr("longitudinal_grr"));
+}
+
 TEST(PlanCommand, RefusesBadOptionsAndMissingFiles) {
   EXPECT_THAT(RunPlanCommand(kDemo, {.simulate = true}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--agents")));
