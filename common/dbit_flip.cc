@@ -17,7 +17,7 @@
 namespace ldp {
 namespace {
 
-constexpr char kName[] = "dBitFlipPM";
+constexpr char kDBitName[] = "dBitFlipPM";
 
 // Everything the estimator needs; equal keys mean mergeable accumulators.
 struct DBitParams {
@@ -42,7 +42,7 @@ absl::StatusOr<uint32_t> ChooseSampledBuckets(const DBitFlipOptions& options) {
   if (options.sampled_buckets == 0) return max_d;
   if (options.sampled_buckets > max_d) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kName,
+        kDBitName,
         ": sampled_buckets must be 0 (default min(domain_size, 32)) or in "
         "[1, ",
         max_d, "] for domain_size ", options.domain_size, ", got ",
@@ -55,12 +55,12 @@ absl::Status ValidateDBitReport(const FrequencyReport& report, uint32_t d) {
   const auto* r = std::get_if<HashedReport>(&report);
   if (r == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kName, ": reports are HashedReport (a seed and ", d,
+        kDBitName, ": reports are HashedReport (a seed and ", d,
         " bits in bucket); got report alternative #", report.index()));
   }
   if ((r->bucket & ~LowBits(d)) != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(kName, ": report bits 0x", absl::Hex(r->bucket),
+        absl::StrCat(kDBitName, ": report bits 0x", absl::Hex(r->bucket),
                      " set bits past sampled_buckets d = ", d));
   }
   return absl::OkStatus();
@@ -112,7 +112,7 @@ class DBitFlipAccumulator final : public FrequencyAccumulator {
     const auto* o = dynamic_cast<const DBitFlipAccumulator*>(&other);
     if (o == nullptr || !(o->params_ == params_)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          kName,
+          kDBitName,
           " accumulator: can only merge an accumulator of the same oracle "
           "(same epsilon, domain_size and sampled_buckets)"));
     }
@@ -161,9 +161,9 @@ class DBitFlipAccumulator final : public FrequencyAccumulator {
 
 absl::StatusOr<std::unique_ptr<DBitFlip>> DBitFlip::Create(
     const DBitFlipOptions& options) {
-  RETURN_IF_ERROR(ValidateEpsilon(kName, options.epsilon, kMaxEpsilon));
+  RETURN_IF_ERROR(ValidateEpsilon(kDBitName, options.epsilon, kMaxEpsilon));
   RETURN_IF_ERROR(ValidateDomainSize(
-      kName, options.domain_size, 2, kMaxDomainSize,
+      kDBitName, options.domain_size, 2, kMaxDomainSize,
       /*hint=*/"bucket larger domains upstream, in the domain encoding"));
   ASSIGN_OR_RETURN(const uint32_t d, ChooseSampledBuckets(options));
   // With d ≥ 2 two items can differ in two bits, each bit gets half of ε.
@@ -172,7 +172,7 @@ absl::StatusOr<std::unique_ptr<DBitFlip>> DBitFlip::Create(
   const CoinProbability keep = CoinProbability::RoundDown(e / (e + 1));
   if (keep.numerator() <= CoinProbability::kDenominator / 2) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kName, ": epsilon ", options.epsilon,
+        kDBitName, ": epsilon ", options.epsilon,
         " is too small: at 2^-32 coin resolution the bits would carry no "
         "signal"));
   }

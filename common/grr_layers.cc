@@ -12,28 +12,28 @@
 namespace ldp {
 namespace {
 
-constexpr uint64_t kOne = CoinProbability::kDenominator;
+constexpr uint64_t kCoinOne = CoinProbability::kDenominator;
 
 // {P, Q} of one report for coin numerators (p1, p2) over [k].
-PureProtocol Compose(uint32_t k, double p1, double p2) {
+PureProtocol ComposeGrrLayers(uint32_t k, double p1, double p2) {
   const double q1 = (1 - p1) / (k - 1.0), q2 = (1 - p2) / (k - 1.0);
   return {.p = p1 * p2 + (1 - p1) * q2, .q = q1 * p2 + (1 - q1) * q2};
 }
 
-double Numerator(uint64_t u) { return static_cast<double>(u) / kOne; }
+double CoinValue(uint64_t u) { return static_cast<double>(u) / kCoinOne; }
 
 // ln(p (k − 1)/(1 − p)): GRR's loss for p = u / 2^32.
 double GrrEpsilon(uint32_t k, uint64_t u) {
   return std::log(static_cast<double>(u)) + std::log(k - 1.0) -
-         std::log(static_cast<double>(kOne - u));
+         std::log(static_cast<double>(kCoinOne - u));
 }
 
-absl::StatusOr<uint64_t> PermanentNumerator(std::string_view mechanism,
+absl::StatusOr<uint64_t> PermanentKeepNumerator(std::string_view mechanism,
                                             uint32_t k, double epsilon) {
   const double e = std::exp(epsilon);
   uint64_t u = CoinProbability::RoundDown(e / (e + k - 1)).numerator();
   while (u > 0 && GrrEpsilon(k, u) > epsilon) --u;  // past any rounding doubt
-  if (u * k <= kOne) {
+  if (u * k <= kCoinOne) {
     return absl::InvalidArgumentError(absl::StrCat(
         std::string(mechanism), ": epsilon_permanent ", epsilon,
         " is too small: at 2^-32 coin resolution the memo would carry no "
@@ -44,21 +44,21 @@ absl::StatusOr<uint64_t> PermanentNumerator(std::string_view mechanism,
 
 // The largest p2 numerator whose composed ε is at most ε1 (by a 1e-12
 // margin, so double rounding in the search cannot land above it).
-absl::StatusOr<uint64_t> ReportNumerator(std::string_view mechanism, uint32_t k,
+absl::StatusOr<uint64_t> ReportKeepNumerator(std::string_view mechanism, uint32_t k,
                                          uint64_t p1, double epsilon_report) {
   const double target = epsilon_report - 1e-12;
   auto epsilon_at = [&](uint64_t u) {
-    const PureProtocol one = Compose(k, Numerator(p1), Numerator(u));
+    const PureProtocol one = ComposeGrrLayers(k, CoinValue(p1), CoinValue(u));
     return std::log(one.p / one.q);
   };
-  uint64_t lo = (kOne + k - 1) / k, hi = kOne;  // p2 = 1/k: no signal
+  uint64_t lo = (kCoinOne + k - 1) / k, hi = kCoinOne;  // p2 = 1/k: no signal
   if (epsilon_at(hi) <= target) return hi;      // ε∞ rounded below ε1
   if (epsilon_at(lo) > target) lo = 0;          // cannot happen for k ≥ 2
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;
     (epsilon_at(mid) <= target ? lo : hi) = mid;
   }
-  if (lo * k <= kOne || !(epsilon_at(lo) > 0)) {
+  if (lo * k <= kCoinOne || !(epsilon_at(lo) > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         std::string(mechanism), ": epsilon_report ", epsilon_report,
         " is too small: at 2^-32 coin resolution a report would carry no "
@@ -92,9 +92,9 @@ absl::StatusOr<GrrLayers> GrrLayers::Solve(std::string_view mechanism,
   RETURN_IF_ERROR(ValidateEpsilons(mechanism, epsilon_permanent, epsilon_report,
                                    max_epsilon));
   ASSIGN_OR_RETURN(const uint64_t p1,
-                   PermanentNumerator(mechanism, alphabet, epsilon_permanent));
+                   PermanentKeepNumerator(mechanism, alphabet, epsilon_permanent));
   ASSIGN_OR_RETURN(const uint64_t p2,
-                   ReportNumerator(mechanism, alphabet, p1, epsilon_report));
+                   ReportKeepNumerator(mechanism, alphabet, p1, epsilon_report));
   return GrrLayers(alphabet, CoinProbability::FromNumerator(p1),
                    CoinProbability::FromNumerator(p2));
 }
@@ -104,7 +104,7 @@ GrrLayers::GrrLayers(uint32_t alphabet, CoinProbability keep_permanent,
     : alphabet_(alphabet),
       keep_permanent_(keep_permanent),
       keep_report_(keep_report),
-      composed_(Compose(alphabet, keep_permanent.value(), keep_report.value())),
+      composed_(ComposeGrrLayers(alphabet, keep_permanent.value(), keep_report.value())),
       epsilon_infinity_(GrrEpsilon(alphabet, keep_permanent.numerator())),
       epsilon_(std::log(composed_.p / composed_.q)) {}
 

@@ -19,7 +19,7 @@
 namespace ldp {
 namespace {
 
-using Params = OptimizedLocalHashing::Params;
+using OlhParams = OptimizedLocalHashing::Params;
 
 // ln(p (g − 1) / (1 − p)) for p = k / 2^32: the privacy loss of GRR on [g].
 double GrrLogRatio(uint64_t k, uint32_t num_buckets) {
@@ -50,7 +50,7 @@ absl::StatusOr<uint32_t> ChooseNumBuckets(
   return static_cast<uint32_t>(g);
 }
 
-absl::StatusOr<Params> MakeParams(const OptimizedLocalHashingOptions& options) {
+absl::StatusOr<OlhParams> MakeParams(const OptimizedLocalHashingOptions& options) {
   RETURN_IF_ERROR(ValidateEpsilon("local hashing", options.epsilon));
   RETURN_IF_ERROR(ValidateDomainSize(
       "local hashing", options.domain_size, 2,
@@ -69,7 +69,7 @@ absl::StatusOr<Params> MakeParams(const OptimizedLocalHashingOptions& options) {
         "local hashing: epsilon ", options.epsilon,
         " is below the resolution of 32-bit coins; use epsilon >= 1e-6"));
   }
-  return Params{.domain_size = options.domain_size,
+  return OlhParams{.domain_size = options.domain_size,
                 .num_buckets = *g,
                 .keep = CoinProbability::FromNumerator(k),
                 .epsilon = GrrLogRatio(k, *g)};
@@ -173,7 +173,7 @@ class LocalHashingAccumulator final : public FrequencyAccumulator {
 
 absl::StatusOr<std::unique_ptr<OptimizedLocalHashing>>
 OptimizedLocalHashing::Create(const OptimizedLocalHashingOptions& options) {
-  absl::StatusOr<Params> params = MakeParams(options);
+  absl::StatusOr<OlhParams> params = MakeParams(options);
   if (!params.ok()) return params.status();
   return std::unique_ptr<OptimizedLocalHashing>(
       new OptimizedLocalHashing(*params));

@@ -10,9 +10,9 @@
 namespace ldp {
 namespace {
 
-constexpr char kName[] = "L-GRR";
+constexpr char kLgrrName[] = "L-GRR";
 
-uint32_t ItemOf(const FrequencyReport& report) {
+uint32_t LgrrItem(const FrequencyReport& report) {
   const auto* item = std::get_if<ItemReport>(&report);
   return item == nullptr ? 0 : item->item;
 }
@@ -22,10 +22,10 @@ uint32_t ItemOf(const FrequencyReport& report) {
 absl::StatusOr<std::unique_ptr<LongitudinalGrr>> LongitudinalGrr::Create(
     const LongitudinalGrrOptions& options) {
   RETURN_IF_ERROR(
-      ValidateDomainSize(kName, options.domain_size, 2, kMaxDomainSize));
+      ValidateDomainSize(kLgrrName, options.domain_size, 2, kMaxDomainSize));
   ASSIGN_OR_RETURN(
       GrrLayers layers,
-      GrrLayers::Solve(kName, options.domain_size, options.epsilon_permanent,
+      GrrLayers::Solve(kLgrrName, options.domain_size, options.epsilon_permanent,
                        options.epsilon_report, kMaxEpsilon));
   return std::unique_ptr<LongitudinalGrr>(new LongitudinalGrr(layers));
 }
@@ -38,15 +38,15 @@ FrequencyReport LongitudinalGrr::Randomize(uint32_t item,
 double LongitudinalGrr::Probability(uint32_t item,
                                     const FrequencyReport& report) const {
   if (!Validate(report).ok()) return 0;
-  return layers_.Probability(Clamp(item), ItemOf(report));
+  return layers_.Probability(Clamp(item), LgrrItem(report));
 }
 
 absl::Status LongitudinalGrr::Validate(const FrequencyReport& report) const {
-  return ValidateItemReport(report, domain_size(), kName);
+  return ValidateItemReport(report, domain_size(), kLgrrName);
 }
 
 std::unique_ptr<FrequencyAccumulator> LongitudinalGrr::NewAccumulator() const {
-  return NewItemSupportAccumulator(kName, domain_size(), protocol(), epsilon());
+  return NewItemSupportAccumulator(kLgrrName, domain_size(), protocol(), epsilon());
 }
 
 FrequencyReport LongitudinalGrr::Memoize(uint32_t item,
@@ -60,19 +60,19 @@ absl::Status LongitudinalGrr::ValidateMemo(const FrequencyReport& memo) const {
 
 FrequencyReport LongitudinalGrr::RandomizeFromMemo(const FrequencyReport& memo,
                                                    absl::BitGenRef gen) const {
-  return ItemReport{.item = layers_.DrawReport(Clamp(ItemOf(memo)), gen)};
+  return ItemReport{.item = layers_.DrawReport(Clamp(LgrrItem(memo)), gen)};
 }
 
 double LongitudinalGrr::MemoProbability(uint32_t item,
                                         const FrequencyReport& memo) const {
   if (!ValidateMemo(memo).ok()) return 0;
-  return layers_.PermanentProbability(Clamp(item), ItemOf(memo));
+  return layers_.PermanentProbability(Clamp(item), LgrrItem(memo));
 }
 
 double LongitudinalGrr::ProbabilityFromMemo(
     const FrequencyReport& memo, const FrequencyReport& report) const {
   if (!ValidateMemo(memo).ok() || !Validate(report).ok()) return 0;
-  return layers_.ReportProbability(ItemOf(memo), ItemOf(report));
+  return layers_.ReportProbability(LgrrItem(memo), LgrrItem(report));
 }
 
 }  // namespace ldp

@@ -14,20 +14,20 @@
 namespace ldp {
 namespace {
 
-constexpr char kName[] = "L-OLH";
+constexpr char kLolhName[] = "L-OLH";
 
-HashedReport HashedOf(const FrequencyReport& report) {
+HashedReport LolhHashed(const FrequencyReport& report) {
   const auto* hashed = std::get_if<HashedReport>(&report);
   return hashed == nullptr ? HashedReport{} : *hashed;
 }
 
 // n·Var[f̂] at f = 0 of one report, GRR over [g] at ε1 (e = e^{ε1}).
-double UnitVariance(uint32_t g, double e) {
+double LolhUnitVariance(uint32_t g, double e) {
   const double big_p = e / (e + g - 1), q = 1.0 / g;
   return q * (1 - q) / ((big_p - q) * (big_p - q));
 }
 
-absl::StatusOr<uint32_t> ResolveBuckets(
+absl::StatusOr<uint32_t> LolhBuckets(
     const LongitudinalLocalHashingOptions& options) {
   if (options.num_buckets == 0) {
     return LongitudinalLocalHashing::BestNumBuckets(options.epsilon_report);
@@ -35,7 +35,7 @@ absl::StatusOr<uint32_t> ResolveBuckets(
   if (options.num_buckets < 2 ||
       options.num_buckets > LongitudinalLocalHashing::kMaxBuckets) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kName, ": num_buckets must be 0 (choose) or in [2, ",
+        kLolhName, ": num_buckets must be 0 (choose) or in [2, ",
         LongitudinalLocalHashing::kMaxBuckets, "], got ", options.num_buckets));
   }
   return options.num_buckets;
@@ -50,7 +50,7 @@ uint32_t LongitudinalLocalHashing::BestNumBuckets(double epsilon_report) {
   // The variance is convex in g with its optimum near e + 1.
   const double last = std::min<double>(kMaxChosenBuckets, 2 * (e + 2));
   for (uint32_t g = 2; g <= last; ++g) {
-    const double variance = UnitVariance(g, e);
+    const double variance = LolhUnitVariance(g, e);
     if (variance < best_variance) {
       best = g;
       best_variance = variance;
@@ -63,13 +63,13 @@ absl::StatusOr<std::unique_ptr<LongitudinalLocalHashing>>
 LongitudinalLocalHashing::Create(
     const LongitudinalLocalHashingOptions& options) {
   RETURN_IF_ERROR(
-      ValidateDomainSize(kName, options.domain_size, 2, kMaxDomainSize));
+      ValidateDomainSize(kLolhName, options.domain_size, 2, kMaxDomainSize));
   // Checked before BestNumBuckets, which needs finite ε∞ > ε1 > 0.
   RETURN_IF_ERROR(GrrLayers::ValidateEpsilons(
-      kName, options.epsilon_permanent, options.epsilon_report, kMaxEpsilon));
-  ASSIGN_OR_RETURN(const uint32_t g, ResolveBuckets(options));
+      kLolhName, options.epsilon_permanent, options.epsilon_report, kMaxEpsilon));
+  ASSIGN_OR_RETURN(const uint32_t g, LolhBuckets(options));
   ASSIGN_OR_RETURN(GrrLayers layers,
-                   GrrLayers::Solve(kName, g, options.epsilon_permanent,
+                   GrrLayers::Solve(kLolhName, g, options.epsilon_permanent,
                                     options.epsilon_report, kMaxEpsilon));
   return std::unique_ptr<LongitudinalLocalHashing>(
       new LongitudinalLocalHashing(options.domain_size, layers));
@@ -92,13 +92,13 @@ FrequencyReport LongitudinalLocalHashing::Randomize(uint32_t item,
 double LongitudinalLocalHashing::Probability(
     uint32_t item, const FrequencyReport& report) const {
   if (!Validate(report).ok()) return 0;
-  const HashedReport r = HashedOf(report);
+  const HashedReport r = LolhHashed(report);
   return layers_.Probability(Hash(r.seed, item), r.bucket);
 }
 
 absl::Status LongitudinalLocalHashing::Validate(
     const FrequencyReport& report) const {
-  return ValidateHashedReport(report, num_buckets(), kName);
+  return ValidateHashedReport(report, num_buckets(), kLolhName);
 }
 
 std::unique_ptr<FrequencyAccumulator> LongitudinalLocalHashing::NewAccumulator()
@@ -123,7 +123,7 @@ absl::Status LongitudinalLocalHashing::ValidateMemo(
 
 FrequencyReport LongitudinalLocalHashing::RandomizeFromMemo(
     const FrequencyReport& memo, absl::BitGenRef gen) const {
-  HashedReport report = HashedOf(memo);
+  HashedReport report = LolhHashed(memo);
   report.bucket =
       layers_.DrawReport(std::min(report.bucket, num_buckets() - 1), gen);
   return report;
@@ -132,14 +132,14 @@ FrequencyReport LongitudinalLocalHashing::RandomizeFromMemo(
 double LongitudinalLocalHashing::MemoProbability(
     uint32_t item, const FrequencyReport& memo) const {
   if (!ValidateMemo(memo).ok()) return 0;
-  const HashedReport m = HashedOf(memo);
+  const HashedReport m = LolhHashed(memo);
   return layers_.PermanentProbability(Hash(m.seed, item), m.bucket);
 }
 
 double LongitudinalLocalHashing::ProbabilityFromMemo(
     const FrequencyReport& memo, const FrequencyReport& report) const {
   if (!ValidateMemo(memo).ok() || !Validate(report).ok()) return 0;
-  const HashedReport m = HashedOf(memo), r = HashedOf(report);
+  const HashedReport m = LolhHashed(memo), r = LolhHashed(report);
   if (m.seed != r.seed) return 0;
   return layers_.ReportProbability(m.bucket, r.bucket);
 }
