@@ -101,8 +101,8 @@ TEST(DBitFlip, BitsSpendHalfOfEpsilonOnlyWhenTwoCanDiffer) {
 // that agents in other languages can check theirs.
 TEST(DBitFlip, SampledBucketsMatchTheSpecifiedStream) {
   auto sampled = [](uint64_t seed, uint32_t n, uint32_t d) {
-    const auto span = DBitFlip::SampledBuckets(seed, n, d).span();
-    return std::vector<uint32_t>(span.begin(), span.end());
+    const DBitFlip::Buckets buckets = DBitFlip::SampledBuckets(seed, n, d);
+    return std::vector<uint32_t>(buckets.span().begin(), buckets.span().end());
   };
   EXPECT_EQ(sampled(0, 10, 3), (std::vector<uint32_t>{7, 3, 0}));
   EXPECT_EQ(sampled(0x0123456789abcdef, 1000, 8),
