@@ -5,12 +5,12 @@
 #      (-DLDP_FUZZ=ON): the whole ctest suite (PostgreSQL tests run through
 #      tests/postgres/with_postgres.sh, a throwaway cluster on loopback),
 #      then the Python analyst package's tests (python/tests) against the
-#      same binaries, then every fuzz target for LDP_FUZZ_SECONDS (default
-#      20) each, from its corpus in tests/fuzz/corpus;
+#      same binaries; every fuzz target for LDP_FUZZ_SECONDS (default
+#      12) each, from its corpus in tests/fuzz/corpus, runs beside job 2;
 #   2. TSan build in build-tsan/ with clang and the server-core tests
 #      (tests/server_*, but for the single-threaded codec and parsing units);
-#   3. deploy/lint.sh over the deployment files, in the background while
-#      the fuzzers run.
+#   3. deploy/lint.sh over the deployment files, in the background beside
+#      job 2 as well.
 # The Release build (GCC) is the README's main command (deploy/build.sh);
 # the suite runs in the sanitizer build, which checks everything the
 # Release run did and memory errors and UB besides. One instrumented build
@@ -41,8 +41,9 @@ configure() {  # configure DIR CMAKE_ARGS...: a clang Debug -O1 sanitizer build
   # A unity build compiles each library's sources in batches of eight, so
   # the headers they share (gRPC, protobuf, absl, Eigen) are parsed and
   # instantiated once per batch: the libraries compile in about half the
-  # time. deploy/build.sh (Release) builds file by file, which also keeps
-  # every file's includes honest.
+  # time. (Batches of sixteen gain nothing more: 573 CPU-s against 580 for
+  # the ASan libraries, 2026-11-27.) deploy/build.sh (Release) builds file
+  # by file, which also keeps every file's includes honest.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
       -DCMAKE_UNITY_BUILD=ON -DLDP_BUILD_BENCH=OFF "$@" >/dev/null
@@ -51,14 +52,17 @@ configure() {  # configure DIR CMAKE_ARGS...: a clang Debug -O1 sanitizer build
 # Every test under ASan + UBSan, then every fuzzer, from one clang build.
 # -O1 keeps the statistical tests fast enough that the usual 600 s
 # per-test timeout still holds; UB aborts the test (-fno-sanitize-recover,
-# cmake/Sanitizers.cmake). Leak checking is on.
+# cmake/Sanitizers.cmake). Leak checking is on. ctest runs one test more
+# than there are cores: the integration tests wait on servers, PostgreSQL
+# and sockets, and two at a time left the cores idle a sixth of the suite
+# (807 CPU-s of tests in 484 s, 2026-11-27).
 asan() {
   configure build-asan -DLDP_FUZZ=ON
   cmake --build build-asan -j"$JOBS"
   (cd build-asan &&
    ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-   ctest --output-on-failure -j"$JOBS" --timeout 600)
+   ctest --output-on-failure -j"$((JOBS + 1))" --timeout 600)
 }
 
 # The Python analyst package (python/) against the ASan binaries: pytest
@@ -74,8 +78,10 @@ python_tests() {
       /usr/bin/python3 -m pytest -q python/tests
 }
 
+# Each target for LDP_FUZZ_SECONDS (default 12) from its corpus: a smoke
+# run per CI; deeper runs are tests/fuzz/run_fuzzers.sh with more seconds.
 fuzz() {
-  bash tests/fuzz/run_fuzzers.sh build-asan "${LDP_FUZZ_SECONDS:-20}"
+  bash tests/fuzz/run_fuzzers.sh build-asan "${LDP_FUZZ_SECONDS:-12}"
 }
 
 # TSan over the server core: the group-commit queue, round runtime, store and
@@ -119,16 +125,28 @@ if [ "${LDP_CI_QUICK:-0}" = 1 ]; then
   echo "LDP_CI_QUICK=1: skipping the TSan job and the deploy lint"
   exit 0
 fi
-# The deploy lint waits mostly on apt and npm, and the fuzzers run for a
-# fixed time whatever else runs: the lint goes in the background beside
-# them, its output held until it is collected after the TSan job.
+# Two jobs go in the background beside the TSan job, their output held
+# until it is collected after it: the deploy lint, which waits mostly on
+# apt and npm, and the fuzzers, which run for a fixed time whatever else
+# runs, one target at a time, on the core the TSan job leaves idle while
+# its tests run one binary after another (fuzzers, then TSan, one after
+# the other took about 60 s more: 1,852 s at d90f1b6 on 2026-11-27).
 lint_log=$(mktemp)
-trap 'rm -f "$lint_log"' EXIT
+fuzz_log=$(mktemp)
+trap 'rm -f "$lint_log" "$fuzz_log"' EXIT
 (start=$SECONDS; bash deploy/lint.sh && echo "(lint ran in $((SECONDS - start)) s)") \
     >"$lint_log" 2>&1 &
 lint_pid=$!
-job "fuzzers" fuzz
+(start=$SECONDS; LDP_JOBS=1 fuzz && echo "(fuzzers ran in $((SECONDS - start)) s)") \
+    >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
 job "tsan build + server tests" tsan
-collect_lint() { local status=0; wait "$lint_pid" || status=$?; cat "$lint_log"; return "$status"; }
-job "deploy lint (started with the fuzzers)" collect_lint
+collect() {  # collect PID LOG: a background job's status and output
+  local status=0
+  wait "$1" || status=$?
+  cat "$2"
+  return "$status"
+}
+job "fuzzers (beside the TSan job)" collect "$fuzz_pid" "$fuzz_log"
+job "deploy lint (beside the TSan job)" collect "$lint_pid" "$lint_log"
 echo "==== all jobs passed in $((SECONDS - total)) s"

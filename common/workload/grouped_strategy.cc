@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/coin.h"
 #include "common/frequency_oracle.h"
+#include "common/workload/binomial_draw.h"
 #include "common/workload/grouped_layout.h"
 #include "common/workload/grouped_randomizer.h"
 #include "common/workload/grouped_variance.h"
@@ -44,13 +45,6 @@ using grouped::Level;
 // 1ᵀAᵀΣA1/N²): 10^4 times as much honors Σh = 1 to about 4 digits while
 // adding only a factor ~10^4 to AᵀΣA's condition number.
 constexpr double kTotalRowWeight = 1e4;
-
-// Exact binomial draws for the sufficient-statistic sampler (benchmarks).
-int64_t Binomial(int64_t trials, double probability, absl::BitGenRef gen) {
-  if (trials <= 0 || probability <= 0) return 0;
-  if (probability >= 1) return trials;
-  return std::binomial_distribution<int64_t>(trials, probability)(gen);
-}
 
 // Spreads `count` agents uniformly over `bins` bins: agent by agent when
 // that is cheaper, else by sequential binomials. visit(bin, agents).
@@ -71,7 +65,7 @@ void SpreadUniformly(int64_t count, uint32_t bins, absl::BitGenRef gen,
   int64_t left = count;
   for (uint32_t bin = 0; bin < bins && left > 0; ++bin) {
     const int64_t here =
-        bin + 1 == bins ? left : Binomial(left, 1.0 / (bins - bin), gen);
+        bin + 1 == bins ? left : DrawBinomial(left, 1.0 / (bins - bin), gen);
     if (here > 0) visit(bin, here);
     left -= here;
   }
@@ -219,8 +213,8 @@ class GroupedStrategy : public StrategyMechanism {
         const int64_t here =
             li + 1 == num_levels
                 ? left
-                : Binomial(left, std::min(1.0, level.probability / mass_left),
-                           gen);
+                : DrawBinomial(
+                      left, std::min(1.0, level.probability / mass_left), gen);
         left -= here;
         mass_left -= level.probability;
         SpreadUniformly(here, level.num_groups, gen,
@@ -244,10 +238,10 @@ class GroupedStrategy : public StrategyMechanism {
       support.assign(k, 0);
       for (uint32_t i = 0; i < k; ++i) {
         if (level.inner == InnerKind::kOue) {
-          support[i] = Binomial(t[i], level.p, gen) +
-                       Binomial(reports - t[i], level.q, gen);
+          support[i] = DrawBinomial(t[i], level.p, gen) +
+                       DrawBinomial(reports - t[i], level.q, gen);
         } else if (t[i] > 0) {
-          const int64_t kept = Binomial(t[i], level.p, gen);
+          const int64_t kept = DrawBinomial(t[i], level.p, gen);
           support[i] += kept;
           SpreadUniformly(t[i] - kept, k - 1, gen,
                           [&](uint32_t other, int64_t agents) {

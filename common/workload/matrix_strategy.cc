@@ -18,16 +18,10 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/workload/binomial_draw.h"
 
 namespace ldp {
 namespace {
-
-// Binomial draw for the sufficient-statistic sampler (benchmarks only).
-int64_t Binomial(int64_t trials, double probability, absl::BitGenRef gen) {
-  if (trials <= 0 || probability <= 0) return 0;
-  if (probability >= 1) return trials;
-  return std::binomial_distribution<int64_t>(trials, probability)(gen);
-}
 
 // The randomizer and Q as doubles (weights / 2^40, exactly).
 struct MatrixData {
@@ -135,11 +129,12 @@ class MatrixStrategy final : public StrategyMechanism {
       for (int64_t o = 0; o < data_->k && left > 0; ++o) {
         const uint64_t w = weights()[x * data_->k + o];
         const int64_t here =
-            w >= weight_left ? left
-                             : Binomial(left,
-                                        static_cast<double>(w) /
-                                            static_cast<double>(weight_left),
-                                        gen);
+            w >= weight_left
+                ? left
+                : DrawBinomial(
+                      left,
+                      static_cast<double>(w) / static_cast<double>(weight_left),
+                      gen);
         outputs[o] += here;
         left -= here;
         weight_left -= w;

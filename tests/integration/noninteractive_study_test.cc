@@ -166,7 +166,7 @@ TEST(NoninteractiveStudy, LongitudinalOraclesLandWithinFiveStandardErrors) {
   auto dbit_study = analyst.CreateStudy(dbit);
   ASSERT_OK(dbit_study);
 
-  constexpr int kAgents = 1500;
+  constexpr int kAgents = 800;
   const Population population = MakePopulation(kAgents);
   int accepted = 0;
   for (const auto& o : RunAgents(server, population.records))

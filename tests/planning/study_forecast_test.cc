@@ -107,18 +107,8 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
                                     .kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
                                     .epsilon_permanent = 2})}),
       1500);
-  for (FrequencyOracleKind kind :
-       {FrequencyOracleKind::kLongitudinalGrr,
-        FrequencyOracleKind::kLongitudinalLocalHashing}) {
-    SCOPED_TRACE(FrequencyOracleKindName(kind));
-    ExpectSimulationMatches(
-        MakeStudy(kNano,
-                  {BucketHistogram(
-                      "h", FrequencyOracleSpec{.kind = kind,
-                                               .epsilon_permanent = 2})}),
-        1500);
-  }
-  // dBitFlipPM: its own estimator and variance (not a pure protocol).
+  // dBitFlipPM, with its own estimator and variance; L-GRR and L-OLH
+  // forecast through the pure-protocol variance checked above.
   ExpectSimulationMatches(
       MakeStudy(
           kNano,
