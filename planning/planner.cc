@@ -79,6 +79,12 @@ absl::StatusOr<Randomizer> ChooseRandomizer(const Question& q,
     return spec;
   }
   if (histogram.epsilon_permanent > 0) {
+    if (!(histogram.epsilon_permanent > epsilon)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id, ": longitudinal_epsilon_permanent_nanos (ε∞ = ",
+          histogram.epsilon_permanent, ") must exceed the question's ε (",
+          epsilon, "): all reports of one value may not cost less than one"));
+    }
     ASSIGN_OR_RETURN(
         const OracleChoice choice,
         ChooseLongitudinalOracle(epsilon, histogram.epsilon_permanent, n));

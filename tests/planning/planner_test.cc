@@ -187,6 +187,32 @@ TEST(Planner, ChoosesAnOracleOrKeepsTheAnalysts) {
             double(plan->questions()[1].task->epsilon_nanos) / kNano);
 }
 
+// A repeated question without a mechanism gets the longitudinal oracle
+// ChooseLongitudinalOracle picks, with its ε∞; an ε∞ not above the
+// question's ε is refused, naming the question.
+TEST(Planner, ChoosesALongitudinalOracleForARepeatedQuestion) {
+  Question repeated = BucketHistogram("repeated");
+  std::get<HistogramQuestion>(repeated.kind).epsilon_permanent = 4;
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::Create(MakeStudy(kNano, {repeated}));
+  ASSERT_OK(plan);
+  const double eps = double(plan->questions()[0].task->epsilon_nanos) / kNano;
+  const OracleChoice best = *ChooseLongitudinalOracle(eps, 4, 64);
+  const auto& chosen =
+      std::get<FrequencyOracleSpec>(plan->decisions().questions[0].randomizer);
+  EXPECT_EQ(chosen.kind, best.chosen.spec.kind);
+  EXPECT_EQ(chosen.epsilon_permanent, 4);
+  EXPECT_TRUE(plan->questions()[0].mechanism->longitudinal());
+
+  std::get<HistogramQuestion>(repeated.kind).epsilon_permanent = eps;
+  absl::StatusOr<RoundPlan> refused =
+      RoundPlan::Create(MakeStudy(kNano, {repeated}));
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("question repeated: "
+                                   "longitudinal_epsilon_permanent_nanos"));
+}
+
 TEST(Planner, RestoreRebuildsTheSamePlan) {
   std::vector<Question> questions = DuchiQuestions(3);
   questions.push_back(BucketHistogram("hist"));
