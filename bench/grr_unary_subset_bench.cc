@@ -1,17 +1,21 @@
 // Client and server costs of GRR, OUE, SUE, subset selection and the
-// longitudinal unary encoding at N = 1024, ε = 1 (longitudinal: ε∞ = 2,
-// ε1 = 1). Clients draw their coins from SecureRandom through BitGenRef, as
-// in production; servers time Add over reports generated beforehand, so the
-// per-report numbers are ingest cost alone.
+// longitudinal oracles (L-UE, L-GRR, L-OLH; dBitFlipPM with d = 32) at
+// N = 1024, ε = 1 (longitudinal: ε∞ = 2, ε1 = 1). Clients draw their coins from
+// SecureRandom through BitGenRef, as in production; servers time Add over
+// reports generated beforehand, so the per-report numbers are ingest cost
+// alone.
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "absl/random/bit_gen_ref.h"
 #include "benchmark/benchmark.h"
+#include "common/dbit_flip.h"
 #include "common/frequency_oracle.h"
 #include "common/generalized_randomized_response.h"
 #include "common/longitudinal.h"
+#include "common/longitudinal_grr.h"
+#include "common/longitudinal_local_hashing.h"
 #include "common/secure_random.h"
 #include "common/subset_selection.h"
 #include "common/unary_encoding.h"
@@ -47,6 +51,20 @@ std::unique_ptr<LongitudinalUnaryEncoding> Longitudinal() {
   return *LongitudinalUnaryEncoding::Create({.epsilon_permanent = 2 * kEpsilon,
                                              .epsilon_report = kEpsilon,
                                              .domain_size = kDomain});
+}
+
+std::unique_ptr<FrequencyOracle> LongitudinalGrr() {
+  return *LongitudinalGrr::Create({.epsilon_permanent = 2 * kEpsilon,
+                                   .epsilon_report = kEpsilon,
+                                   .domain_size = kDomain});
+}
+std::unique_ptr<FrequencyOracle> LongitudinalOlh() {
+  return *LongitudinalLocalHashing::Create({.epsilon_permanent = 2 * kEpsilon,
+                                            .epsilon_report = kEpsilon,
+                                            .domain_size = kDomain});
+}
+std::unique_ptr<FrequencyOracle> DBitFlipOracle() {
+  return *DBitFlip::Create({.epsilon = kEpsilon, .domain_size = kDomain});
 }
 
 // One report per iteration, items cycling through the domain.
@@ -122,6 +140,27 @@ void BM_LongitudinalAdd(benchmark::State& state) {
   RunAdd(state, *Longitudinal());
 }
 
+// Fresh memo and report per call (the agent's cost for a new value; a known
+// value costs one instantaneous draw, or nothing for dBitFlipPM).
+void BM_LongitudinalGrrRandomize(benchmark::State& state) {
+  RunRandomize(state, *LongitudinalGrr());
+}
+void BM_LongitudinalGrrAdd(benchmark::State& state) {
+  RunAdd(state, *LongitudinalGrr());
+}
+void BM_LongitudinalOlhRandomize(benchmark::State& state) {
+  RunRandomize(state, *LongitudinalOlh());
+}
+void BM_LongitudinalOlhAdd(benchmark::State& state) {
+  RunAdd(state, *LongitudinalOlh());
+}
+void BM_DBitFlipRandomize(benchmark::State& state) {
+  RunRandomize(state, *DBitFlipOracle());
+}
+void BM_DBitFlipAdd(benchmark::State& state) {
+  RunAdd(state, *DBitFlipOracle());
+}
+
 BENCHMARK(BM_GrrRandomize);
 BENCHMARK(BM_GrrAdd);
 BENCHMARK(BM_OueRandomize);
@@ -134,6 +173,12 @@ BENCHMARK(BM_SubsetSelectionAdd);
 BENCHMARK(BM_LongitudinalRandomize);
 BENCHMARK(BM_LongitudinalRandomizeFromMemo);
 BENCHMARK(BM_LongitudinalAdd);
+BENCHMARK(BM_LongitudinalGrrRandomize);
+BENCHMARK(BM_LongitudinalGrrAdd);
+BENCHMARK(BM_LongitudinalOlhRandomize);
+BENCHMARK(BM_LongitudinalOlhAdd);
+BENCHMARK(BM_DBitFlipRandomize);
+BENCHMARK(BM_DBitFlipAdd);
 
 }  // namespace
 }  // namespace ldp
