@@ -132,6 +132,13 @@ uint32_t RandomizeGrrSymbol(uint32_t symbol, uint32_t alphabet,
   return kept ? symbol : other;
 }
 
+double GrrStepEpsilon(uint64_t keep_numerator, uint32_t alphabet) {
+  return std::log(static_cast<double>(keep_numerator)) +
+         std::log(alphabet - 1.0) -
+         std::log(static_cast<double>(CoinProbability::kDenominator -
+                                      keep_numerator));
+}
+
 absl::Status ValidateItemReport(const FrequencyReport& report,
                                 uint32_t domain_size,
                                 std::string_view mechanism) {

@@ -81,6 +81,10 @@ class GeneralizedRandomizedResponse : public PureFrequencyOracle {
 uint32_t RandomizeGrrSymbol(uint32_t symbol, uint32_t alphabet,
                             CoinProbability keep, absl::BitGenRef gen);
 
+// ln(p (alphabet − 1)/(1 − p)) for the keep coin p = keep_numerator / 2^32:
+// the privacy loss of one GRR step over [alphabet], from the integers.
+double GrrStepEpsilon(uint64_t keep_numerator, uint32_t alphabet);
+
 // InvalidArgument unless `report` is an ItemReport below `domain_size`; the
 // message names `mechanism`.
 absl::Status ValidateItemReport(const FrequencyReport& report,

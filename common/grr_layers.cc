@@ -22,17 +22,12 @@ PureProtocol ComposeGrrLayers(uint32_t k, double p1, double p2) {
 
 double CoinValue(uint64_t u) { return static_cast<double>(u) / kCoinOne; }
 
-// ln(p (k − 1)/(1 − p)): GRR's loss for p = u / 2^32.
-double GrrEpsilon(uint32_t k, uint64_t u) {
-  return std::log(static_cast<double>(u)) + std::log(k - 1.0) -
-         std::log(static_cast<double>(kCoinOne - u));
-}
-
 absl::StatusOr<uint64_t> PermanentKeepNumerator(std::string_view mechanism,
                                             uint32_t k, double epsilon) {
   const double e = std::exp(epsilon);
   uint64_t u = CoinProbability::RoundDown(e / (e + k - 1)).numerator();
-  while (u > 0 && GrrEpsilon(k, u) > epsilon) --u;  // past any rounding doubt
+  while (u > 0 && GrrStepEpsilon(u, k) > epsilon)
+    --u;  // past any rounding doubt
   if (u * k <= kCoinOne) {
     return absl::InvalidArgumentError(absl::StrCat(
         std::string(mechanism), ": epsilon_permanent ", epsilon,
@@ -104,8 +99,9 @@ GrrLayers::GrrLayers(uint32_t alphabet, CoinProbability keep_permanent,
     : alphabet_(alphabet),
       keep_permanent_(keep_permanent),
       keep_report_(keep_report),
-      composed_(ComposeGrrLayers(alphabet, keep_permanent.value(), keep_report.value())),
-      epsilon_infinity_(GrrEpsilon(alphabet, keep_permanent.numerator())),
+      composed_(ComposeGrrLayers(alphabet, keep_permanent.value(),
+                                 keep_report.value())),
+      epsilon_infinity_(GrrStepEpsilon(keep_permanent.numerator(), alphabet)),
       epsilon_(std::log(composed_.p / composed_.q)) {}
 
 uint32_t GrrLayers::DrawPermanent(uint32_t symbol, absl::BitGenRef gen) const {

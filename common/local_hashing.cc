@@ -21,13 +21,6 @@ namespace {
 
 using OlhParams = OptimizedLocalHashing::Params;
 
-// ln(p (g − 1) / (1 − p)) for p = k / 2^32: the privacy loss of GRR on [g].
-double GrrLogRatio(uint64_t k, uint32_t num_buckets) {
-  return std::log(static_cast<double>(k)) +
-         std::log(static_cast<double>(num_buckets - 1)) -
-         std::log(static_cast<double>(CoinProbability::kDenominator - k));
-}
-
 absl::StatusOr<uint32_t> ChooseNumBuckets(
     const OptimizedLocalHashingOptions& options) {
   if (options.num_buckets != 0) {
@@ -62,7 +55,7 @@ absl::StatusOr<OlhParams> MakeParams(const OptimizedLocalHashingOptions& options
   // p (g − 1) / (1 − p) ≤ e^ε.
   const double e = std::exp(options.epsilon);
   uint64_t k = CoinProbability::RoundDown(e / (e + *g - 1)).numerator();
-  while (k > 0 && GrrLogRatio(k, *g) > options.epsilon) --k;
+  while (k > 0 && GrrStepEpsilon(k, *g) > options.epsilon) --k;
   // The estimator needs p > q = 1/g.
   if (k * *g <= CoinProbability::kDenominator) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -70,9 +63,9 @@ absl::StatusOr<OlhParams> MakeParams(const OptimizedLocalHashingOptions& options
         " is below the resolution of 32-bit coins; use epsilon >= 1e-6"));
   }
   return OlhParams{.domain_size = options.domain_size,
-                .num_buckets = *g,
-                .keep = CoinProbability::FromNumerator(k),
-                .epsilon = GrrLogRatio(k, *g)};
+                   .num_buckets = *g,
+                   .keep = CoinProbability::FromNumerator(k),
+                   .epsilon = GrrStepEpsilon(k, *g)};
 }
 
 // support[v] += (H(v) == bucket) for v in [0, n), where H(v) lies in the
