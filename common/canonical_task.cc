@@ -12,6 +12,7 @@
 #include "common/longitudinal_local_hashing.h"
 #include "common/longitudinal_oracle.h"
 #include "common/piecewise_mechanism.h"
+#include "common/rappor.h"
 #include "common/subset_selection.h"
 
 namespace ldp {
@@ -56,6 +57,12 @@ FrequencyOracleSpec CanonicalOracle(const FrequencyOracleSpec& given,
     spec.num_buckets = lolh->num_buckets();
   } else if (const auto* dbit = dynamic_cast<const DBitFlip*>(&built)) {
     spec.sampled_buckets = dbit->sampled_buckets();
+  } else if (const auto* rappor = dynamic_cast<const Rappor*>(&built)) {
+    spec.epsilon_permanent = given.epsilon_permanent;
+    spec.num_columns = rappor->bloom().num_bits();
+    spec.num_hashes = rappor->bloom().num_hashes();
+    spec.num_cohorts = rappor->bloom().num_cohorts();
+    spec.hash_seed = rappor->bloom().hash_seed();
   } else if (dynamic_cast<const LongitudinalOracle*>(&built) != nullptr) {
     spec.epsilon_permanent = given.epsilon_permanent;  // L-UE, L-GRR
   }

@@ -40,6 +40,7 @@ enum class FrequencyOracleKind {
   kLongitudinalGrr,                // L-GRR: memoized GRR + instantaneous GRR
   kLongitudinalLocalHashing,       // L-OLH: memoized hashed GRR + instantaneous
   kDBitFlip,                       // Microsoft's dBitFlipPM, permanent output
+  kRappor,                         // Bloom filters, cohorts, PRR + IRR
 };
 
 std::string_view FrequencyOracleKindName(FrequencyOracleKind kind);

@@ -16,6 +16,7 @@
 #include "common/longitudinal.h"
 #include "common/longitudinal_grr.h"
 #include "common/longitudinal_local_hashing.h"
+#include "common/rappor.h"
 #include "common/status_macros.h"
 #include "common/subset_selection.h"
 #include "common/unary_encoding.h"
@@ -77,6 +78,10 @@ int64_t ReportBits(const FrequencyOracle& oracle) {
                               .num_buckets());
     case FrequencyOracleKind::kDBitFlip:
       return 64 + static_cast<const DBitFlip&>(oracle).sampled_buckets();
+    case FrequencyOracleKind::kRappor: {
+      const RapporBloom& bloom = static_cast<const Rappor&>(oracle).bloom();
+      return BitsFor(bloom.num_cohorts()) + bloom.num_bits();
+    }
     case FrequencyOracleKind::kSubsetSelection:
       return int64_t{static_cast<const SubsetSelection&>(oracle).subset_size()} *
              BitsFor(n);
@@ -177,6 +182,14 @@ absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(
           DBitFlip::Create({.epsilon = spec.epsilon,
                             .domain_size = spec.domain_size,
                             .sampled_buckets = spec.sampled_buckets}));
+    case FrequencyOracleKind::kRappor:
+      return Upcast(Rappor::Create({.epsilon_permanent = spec.epsilon_permanent,
+                                    .epsilon_report = spec.epsilon,
+                                    .domain_size = spec.domain_size,
+                                    .num_bits = spec.num_columns,
+                                    .num_hashes = spec.num_hashes,
+                                    .num_cohorts = spec.num_cohorts,
+                                    .hash_seed = spec.hash_seed}));
   }
   return absl::InvalidArgumentError("unknown frequency oracle kind");
 }

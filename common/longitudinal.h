@@ -11,27 +11,11 @@
 // value are post-processing of the PRR, so together they never leak more than
 // ε∞; one report alone leaks only ε1 < ε∞.
 //
-// Layers (bit i of the memo is B_i, of the report Y_i):
-//   PRR  Pr[B_i = 1] = p1 if i is the value, q1 otherwise, at ε∞: symmetric
-//        (SUE) p1 = e^{ε∞/2}/(e^{ε∞/2} + 1), q1 = 1 − p1, or optimized (OUE)
-//        p1 = 1/2, q1 = 1/(e^{ε∞} + 1).
-//   IRR  Pr[Y_i = 1 | B_i = 1] = p2, Pr[Y_i = 1 | B_i = 0] = q2: optimized
-//        (p2 = 1/2, solve for q2) or symmetric (q2 = 1 − p2, solve for p2).
-// One report is again a unary encoding with
-//   P = p1 p2 + (1 − p1) q2,   Q = q1 p2 + (1 − q1) q2,
-// so it is a pure protocol (f̂ = (C/n − Q)/(P − Q)) and epsilon() is
-// ln[P(1 − Q) / (Q(1 − P))]. The free IRR parameter solves
-//   P(1 − Q) / (Q(1 − P)) = e^{ε1}.
-// For the optimized IRR with a = p1 (symmetric PRR) this is the quadratic
-//   a(1−a)(E−1) x² + ½[(1 − 2a²) − E(4a − 2a² − 1)] x
-//     + ¼[a(1+a) − E(1−a)(2−a)] = 0,   E = e^{ε1}, x = q2 ∈ (0, ½),
-// solvable only for ε1 < ln[a(1+a)/((1−a)(2−a))] (< ε∞). For the optimized
-// PRR with symmetric IRR (Arcolezi et al.'s L-OSUE) P = 1/2 and
-//   p2 = (1 − q1 − Q)/(1 − 2 q1),   Q = 1/(e^{ε1} + 1),
-// i.e. one report is exactly OUE at ε1, for every ε1 < ε∞. The code does
-// not evaluate these closed forms: it binary-searches the 2^-32 coin grid for
-// the IRR coin that gets closest to e^{ε1} from below, which is the same
-// root rounded in the direction that never increases the privacy loss.
+// Layers (unary_layers.h has them and their closed forms): the PRR is a
+// unary encoding at ε∞ (optimized or symmetric), the IRR a bit-by-bit
+// response tuned so that one report, P = Pr[1 | value's bit], Q = Pr[1 |
+// another bit], is a unary encoding at ε1: a pure protocol
+// (f̂ = (C/n − Q)/(P − Q)) with epsilon() = ln[P(1 − Q) / (Q(1 − P))].
 //
 // Which layers: the default is the optimized PRR with symmetric IRR
 // ("L-OSUE" in Arcolezi et al.), which has the lowest variance of the four
@@ -52,12 +36,12 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/coin.h"
 #include "common/frequency_oracle.h"
 #include "common/longitudinal_oracle.h"
 #include "common/pure_frequency_oracle.h"
 #include "common/pure_protocol.h"
 #include "common/unary_encoding.h"
+#include "common/unary_layers.h"
 
 namespace ldp {
 
@@ -83,9 +67,11 @@ class LongitudinalUnaryEncoding final : public PureFrequencyOracle,
   }
   uint32_t domain_size() const override { return domain_size_; }
   // Implemented ε1: the privacy loss of ONE report (fresh PRR, then IRR).
-  double epsilon() const override { return epsilon_; }
+  double epsilon() const override { return layers_.epsilon(); }
   // Implemented ε∞: the loss of any number of reports from one memo.
-  double epsilon_infinity() const override { return epsilon_infinity_; }
+  double epsilon_infinity() const override {
+    return layers_.epsilon_infinity();
+  }
 
   // One report without a memo: a fresh PRR followed by an IRR. Agents that
   // report repeatedly use Memoize + RandomizeFromMemo instead.
@@ -110,23 +96,18 @@ class LongitudinalUnaryEncoding final : public PureFrequencyOracle,
                              const FrequencyReport& report) const override;
 
   // Implemented layer probabilities and the composed (P, Q) of one report.
-  double p1() const { return p1_.value(); }
-  double q1() const { return q1_.value(); }
-  double p2() const { return p2_.value(); }
-  double q2() const { return q2_.value(); }
-  PureProtocol protocol() const override { return protocol_; }
+  double p1() const { return layers_.permanent().p.value(); }
+  double q1() const { return layers_.permanent().q.value(); }
+  double p2() const { return layers_.instantaneous().p.value(); }
+  double q2() const { return layers_.instantaneous().q.value(); }
+  PureProtocol protocol() const override { return layers_.composed(); }
 
  private:
-  LongitudinalUnaryEncoding(uint32_t domain_size, CoinProbability p1,
-                            CoinProbability q1, CoinProbability p2,
-                            CoinProbability q2, double epsilon,
-                            double epsilon_infinity);
+  LongitudinalUnaryEncoding(uint32_t domain_size, UnaryLayers layers)
+      : domain_size_(domain_size), layers_(layers) {}
 
   uint32_t domain_size_;
-  CoinProbability p1_, q1_, p2_, q2_;
-  PureProtocol protocol_;  // {P, Q}
-  double epsilon_;
-  double epsilon_infinity_;
+  UnaryLayers layers_;
 };
 
 }  // namespace ldp

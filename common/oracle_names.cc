@@ -30,6 +30,8 @@ std::string_view FrequencyOracleKindName(FrequencyOracleKind kind) {
       return "longitudinal_local_hashing";
     case FrequencyOracleKind::kDBitFlip:
       return "dbit_flip";
+    case FrequencyOracleKind::kRappor:
+      return "rappor";
   }
   return "unknown";
 }
