@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -22,6 +23,8 @@
 #include "common/hybrid_mechanism.h"
 #include "common/piecewise_mechanism.h"
 #include "common/population.h"
+#include "common/rappor.h"
+#include "common/rappor_decoder.h"
 #include "common/secure_random.h"
 
 ABSL_FLAG(int64_t, users, 100000, "Reports per run.");
@@ -32,6 +35,24 @@ namespace ldp {
 namespace {
 
 constexpr double kEpsilons[] = {0.5, 1, 2, 4};
+
+// RAPPOR's variance depends on every item's frequency (its regression mixes
+// them): the decoder's exact mean variance at the truth, for equal cohorts.
+double RapporClosedForm(const Rappor& oracle, const std::vector<double>& truth,
+                        size_t num_reports) {
+  const RapporBloom& bloom = oracle.bloom();
+  std::vector<uint32_t> items(truth.size());
+  std::iota(items.begin(), items.end(), 0);
+  const auto variances =
+      RapporDecoder(bloom, oracle.layers().composed())
+          .Variances(std::vector<int64_t>(bloom.num_cohorts(),
+                                          num_reports / bloom.num_cohorts()),
+                     items, truth);
+  if (!variances.ok()) return NAN;
+  double total = 0;
+  for (double v : *variances) total += v;
+  return total / truth.size();
+}
 
 // `general_hadamard`: Hadamard response with the t of least variance at
 // each ε (hadamard_response.h) instead of its one-block form.
@@ -66,6 +87,11 @@ void FrequencyRow(FrequencyOracleKind kind, bool general_hadamard,
     // Sketches' variance depends on the other items' Σf² (hash collisions);
     // give them the population's, the others need only f_v.
     const auto* sketch = dynamic_cast<const CountMeanSketch*>(oracle->get());
+    if (const auto* rappor = dynamic_cast<const Rappor*>(oracle->get())) {
+      const double closed = RapporClosedForm(*rappor, truth, items.size());
+      std::printf(" %.3e / %.3e (%.3f) |", measured, closed, measured / closed);
+      continue;
+    }
     double second_moment = 0;
     for (double f : truth) second_moment += f * f;
     double closed = 0;
@@ -131,7 +157,8 @@ int main(int argc, char** argv) {
         K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
         K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
         K::kHadamardCountMeanSketch, K::kLongitudinalUnaryEncoding,
-        K::kLongitudinalGrr, K::kLongitudinalLocalHashing, K::kDBitFlip}) {
+        K::kLongitudinalGrr, K::kLongitudinalLocalHashing, K::kDBitFlip,
+        K::kRappor}) {
     ldp::FrequencyRow(kind, false, domain, items, truth,
                       absl::GetFlag(FLAGS_runs), gen);
   }

@@ -26,8 +26,7 @@ RapporBloom::Bits RapporBloom::SetBits(uint32_t cohort, uint32_t item) const {
 std::vector<uint64_t> RapporBloom::Filter(uint32_t cohort,
                                           uint32_t item) const {
   std::vector<uint64_t> words(num_words(), 0);
-  const Bits set = SetBits(cohort, item);  // outlives the loop's span
-  for (uint16_t bit : set.span()) {
+  for (uint16_t bit : SetBits(cohort, item)) {
     words[bit / 64] |= uint64_t{1} << (bit % 64);
   }
   return words;

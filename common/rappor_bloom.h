@@ -32,6 +32,10 @@ class RapporBloom {
     std::array<uint16_t, kMaxHashes> bits{};
     uint32_t size = 0;
     absl::Span<const uint16_t> span() const { return {bits.data(), size}; }
+    // Iterable itself, so `for (b : bloom.SetBits(c, v))` keeps the
+    // temporary alive (a span of it would dangle).
+    const uint16_t* begin() const { return bits.data(); }
+    const uint16_t* end() const { return bits.data() + size; }
   };
 
   // Parameters within the k-maxima above (the oracle checks them).

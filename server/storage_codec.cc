@@ -26,7 +26,7 @@ constexpr size_t kMaxExplanation = 1 << 16;
 constexpr uint32_t kLastRealKind =
     static_cast<uint32_t>(RealMechanismKind::kHybrid);
 constexpr uint32_t kLastOracleKind =
-    static_cast<uint32_t>(FrequencyOracleKind::kDBitFlip);
+    static_cast<uint32_t>(FrequencyOracleKind::kRappor);
 constexpr uint32_t kLastStrategyKind =
     static_cast<uint32_t>(StrategyKind::kFactorization);
 constexpr uint32_t kLastSplitStrategy =
@@ -187,6 +187,7 @@ void WriteQuestion(const QuestionDecision& q, pb::QuestionDecision& out) {
     m->set_epsilon_permanent(oracle.epsilon_permanent);
     m->set_rows_per_item(oracle.rows_per_item);
     m->set_sampled_buckets(oracle.sampled_buckets);
+    m->set_num_cohorts(oracle.num_cohorts);
   }
 }
 
@@ -248,7 +249,8 @@ bool ReadQuestion(const pb::QuestionDecision& m, QuestionDecision* q) {
           .hash_seed = o.hash_seed(),
           .epsilon_permanent = o.epsilon_permanent(),
           .rows_per_item = o.rows_per_item(),
-          .sampled_buckets = o.sampled_buckets()};
+          .sampled_buckets = o.sampled_buckets(),
+          .num_cohorts = o.num_cohorts()};
       return true;
     }
     case pb::QuestionDecision::kStrategy: {

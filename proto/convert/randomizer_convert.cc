@@ -46,6 +46,14 @@ absl::StatusOr<FrequencyOracleSpec> LongitudinalFromProto(
     nanos = proto.longitudinal_local_hashing().epsilon_permanent_nanos();
     spec.num_buckets = proto.longitudinal_local_hashing().num_buckets();
     field = "longitudinal_local_hashing";
+  } else if (proto.has_rappor()) {
+    spec.kind = K::kRappor;
+    nanos = proto.rappor().epsilon_permanent_nanos();
+    spec.num_columns = proto.rappor().num_bits();
+    spec.num_hashes = proto.rappor().num_hashes();
+    spec.num_cohorts = proto.rappor().num_cohorts();
+    spec.hash_seed = proto.rappor().hash_seed();
+    field = "rappor";
   } else {
     spec.kind = K::kLongitudinalUnaryEncoding;
     nanos = proto.longitudinal_unary_encoding().epsilon_permanent_nanos();
@@ -104,6 +112,7 @@ absl::StatusOr<FrequencyOracleSpec> OracleFromProto(const Wire& proto) {
     case Wire::kLongitudinalUnaryEncoding:
     case Wire::kLongitudinalGrr:
     case Wire::kLongitudinalLocalHashing:
+    case Wire::kRappor:
       return LongitudinalFromProto(proto, spec);
     case Wire::kDbitFlip:
       spec.kind = K::kDBitFlip;
@@ -311,6 +320,15 @@ void MechanismToProto(const FrequencyOracleSpec& spec, Wire* proto) {
     case K::kDBitFlip:
       proto->mutable_dbit_flip()->set_sampled_buckets(spec.sampled_buckets);
       return;
+    case K::kRappor: {
+      v1::RapporSpec* s = proto->mutable_rappor();
+      s->set_epsilon_permanent_nanos(EpsilonToNanos(spec.epsilon_permanent));
+      s->set_num_bits(spec.num_columns);
+      s->set_num_hashes(spec.num_hashes);
+      s->set_num_cohorts(spec.num_cohorts);
+      s->set_hash_seed(spec.hash_seed);
+      return;
+    }
   }
 }
 

@@ -241,12 +241,14 @@ AgentTask Longitudinal(uint64_t round,
 // Two rounds of one longitudinal question with the same value draw from one
 // permanent response; another value gets a permanent response of its own.
 // Charges stop once the response's ε∞ is paid. Each longitudinal oracle's
-// memo has its own shape (bits, an item, a seed and a bucket).
+// memo has its own shape (bits, an item, a seed and a bucket, a cohort and
+// its filter).
 TEST(AgentProtection, KeepsOnePermanentResponsePerLongitudinalValue) {
   for (FrequencyOracleKind kind :
        {FrequencyOracleKind::kLongitudinalUnaryEncoding,
         FrequencyOracleKind::kLongitudinalGrr,
-        FrequencyOracleKind::kLongitudinalLocalHashing}) {
+        FrequencyOracleKind::kLongitudinalLocalHashing,
+        FrequencyOracleKind::kRappor}) {
     SCOPED_TRACE(FrequencyOracleKindName(kind));
     SeededGenerator gen(5);
     FakeClock clock(absl::FromUnixSeconds(1'800'000'000));

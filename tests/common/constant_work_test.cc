@@ -107,6 +107,7 @@ FrequencyOracleSpec SmallOracle(FrequencyOracleKind kind, double epsilon,
     case FrequencyOracleKind::kLongitudinalUnaryEncoding:
     case FrequencyOracleKind::kLongitudinalGrr:
     case FrequencyOracleKind::kLongitudinalLocalHashing:
+    case FrequencyOracleKind::kRappor:
       spec.epsilon_permanent = 2 * epsilon;
       return spec;
     case FrequencyOracleKind::kDBitFlip:
@@ -166,7 +167,7 @@ std::function<void(double, absl::BitGenRef)> MechanismCall(
 
 TEST(ConstantWork, EveryFrequencyOracleDrawsAlikeForEveryItem) {
   const std::vector<FrequencyOracleKind> kinds = AllOracleKinds();
-  ASSERT_EQ(kinds.size(), 12u);
+  ASSERT_EQ(kinds.size(), 13u);
   for (FrequencyOracleKind kind : kinds) {
     // 70 items span two bitmap words (subset selection, unary encodings).
     for (uint32_t domain_size : {5u, 70u}) {
@@ -202,7 +203,8 @@ TEST(ConstantWork, EveryLongitudinalMemoDrawsAlikeForEveryItem) {
           EveryItem(domain_size), std::string(FrequencyOracleKindName(kind)));
     }
   }
-  EXPECT_EQ(longitudinal, 8);  // L-UE, L-GRR, L-OLH, dBitFlipPM; two sizes
+  // L-UE, L-GRR, L-OLH, dBitFlipPM, RAPPOR; two sizes each.
+  EXPECT_EQ(longitudinal, 10);
 }
 
 // GRR, local hashing, Hadamard response and the Hadamard sketch take a

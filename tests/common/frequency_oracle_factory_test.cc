@@ -23,7 +23,7 @@ TEST(CreateFrequencyOracle, BuildsEveryKind) {
         FrequencyOracleKind::kLongitudinalUnaryEncoding,
         FrequencyOracleKind::kLongitudinalGrr,
         FrequencyOracleKind::kLongitudinalLocalHashing,
-        FrequencyOracleKind::kDBitFlip}) {
+        FrequencyOracleKind::kDBitFlip, FrequencyOracleKind::kRappor}) {
     auto oracle = CreateFrequencyOracle({.kind = kind,
                                          .epsilon = 1.0,
                                          .domain_size = 64,

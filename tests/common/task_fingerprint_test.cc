@@ -122,6 +122,12 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   std::get<HistogramTask>(t.question).oracle.sampled_buckets = 3;
   add("dBitFlipPM, 3 sampled buckets", t, schema);
   t = histogram;
+  std::get<HistogramTask>(t.question).oracle.kind = FrequencyOracleKind::kRappor;
+  std::get<HistogramTask>(t.question).oracle.epsilon_permanent = 3;
+  add("RAPPOR, default cohorts", t, schema);
+  std::get<HistogramTask>(t.question).oracle.num_cohorts = 9;
+  add("RAPPOR, 9 cohorts", t, schema);
+  t = histogram;
   auto age = DomainEncoding::Create(FieldEncoding{.field = "age", .num_buckets = 10}, schema);
   ASSERT_OK(age);
   std::get<HistogramTask>(t.question).encoding = *age;

@@ -157,7 +157,7 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
       out->push_back(Build(HistogramTaskWith({.kind = kind})));
     }
     for (K kind : {K::kLongitudinalUnaryEncoding, K::kLongitudinalGrr,
-                   K::kLongitudinalLocalHashing}) {
+                   K::kLongitudinalLocalHashing, K::kRappor}) {
       out->push_back(
           Build(HistogramTaskWith({.kind = kind, .epsilon_permanent = 2})));
     }

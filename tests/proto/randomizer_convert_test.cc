@@ -78,6 +78,14 @@ TEST(RandomizerConvert, FrequencyOracleGoldens) {
         .epsilon_permanent = 3}},
       {"dbit_flip { sampled_buckets: 4 }",
        {.kind = K::kDBitFlip, .sampled_buckets = 4}},
+      {"rappor { epsilon_permanent_nanos: 3000000000 num_bits: 32 "
+       "num_hashes: 2 num_cohorts: 8 hash_seed: 5 }",
+       {.kind = K::kRappor,
+        .num_hashes = 2,
+        .num_columns = 32,
+        .hash_seed = 5,
+        .epsilon_permanent = 3,
+        .num_cohorts = 8}},
   };
   for (const Golden& g : goldens) {
     const auto proto = ParseText<v1::RandomizerSpec>(
@@ -101,6 +109,7 @@ TEST(RandomizerConvert, FrequencyOracleGoldens) {
     EXPECT_EQ(spec->epsilon_permanent, want.epsilon_permanent) << g.text;
     EXPECT_EQ(spec->rows_per_item, want.rows_per_item) << g.text;
     EXPECT_EQ(spec->sampled_buckets, want.sampled_buckets) << g.text;
+    EXPECT_EQ(spec->num_cohorts, want.num_cohorts) << g.text;
     EXPECT_TRUE(*spec == want) << g.text;
     v1::RandomizerSpec back;
     ToProto(*config, &back);
@@ -236,6 +245,8 @@ TEST(RandomizerConvert, RejectsMalformedSpecs) {
       {"longitudinal local hashing without permanent",
        "epsilon_nanos: 1 longitudinal_local_hashing { num_buckets: 4 }",
        "longitudinal_local_hashing.epsilon_permanent_nanos"},
+      {"rappor without permanent", "epsilon_nanos: 1 rappor { num_bits: 8 }",
+       "rappor.epsilon_permanent_nanos"},
       {"strategy without kind", "epsilon_nanos: 1 strategy {}",
        "strategy kind must be"},
       {"strategy with an unknown kind", "epsilon_nanos: 1 strategy { kind: 9 }",

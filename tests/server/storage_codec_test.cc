@@ -142,6 +142,7 @@ TEST(StorageCodecPlan, RoundTripsEveryField) {
   // ... nor dBitFlipPM's d.
   std::get<FrequencyOracleSpec>(plan.questions[1].randomizer).sampled_buckets =
       9;
+  std::get<FrequencyOracleSpec>(plan.questions[1].randomizer).num_cohorts = 33;
   absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->strategy, plan.strategy);
@@ -168,6 +169,7 @@ TEST(StorageCodecPlan, RoundTripsEveryField) {
   EXPECT_EQ(oracle.epsilon_permanent, 3.5);
   EXPECT_EQ(oracle.rows_per_item, 7u);
   EXPECT_EQ(oracle.sampled_buckets, 9u);
+  EXPECT_EQ(oracle.num_cohorts, 33u);
   EXPECT_EQ(EncodePlan(*decoded), EncodePlan(plan));
 }
 
@@ -176,12 +178,12 @@ TEST(StorageCodecPlan, RoundTripsEveryField) {
 TEST(StorageCodecPlan, RoundTripsTheLastOracleKind) {
   PlanDecisions plan = testing::ExamplePlan();
   std::get<FrequencyOracleSpec>(plan.questions[1].randomizer).kind =
-      FrequencyOracleKind::kDBitFlip;
+      FrequencyOracleKind::kRappor;
   absl::StatusOr<PlanDecisions> decoded = DecodePlan(EncodePlan(plan));
   ASSERT_OK(decoded);
   EXPECT_EQ(
       std::get<FrequencyOracleSpec>(decoded->questions[1].randomizer).kind,
-      FrequencyOracleKind::kDBitFlip);
+      FrequencyOracleKind::kRappor);
 }
 
 // Doubles keep their exact bits, negative zero and NaN included.
@@ -240,7 +242,7 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
       .mutable_decisions()
       ->mutable_questions(1)
       ->mutable_oracle()
-      ->set_kind(static_cast<uint32_t>(FrequencyOracleKind::kDBitFlip) + 1);
+      ->set_kind(static_cast<uint32_t>(FrequencyOracleKind::kRappor) + 1);
   bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->mutable_questions(1)->clear_randomizer();
   bad.push_back(AsMessage(testing::ExamplePlan()));
