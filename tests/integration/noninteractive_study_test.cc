@@ -136,10 +136,11 @@ TEST(NoninteractiveStudy,
   }
 }
 
-// The longitudinal oracles end to end, two studies on one server: a
+// The longitudinal oracles end to end, three studies on one server: a
 // repeated question that leaves the choice to the planner (8 regions at
 // ε = 2, where one GRR report beats every other, so L-GRR with its item
-// memo), and dBitFlipPM on the 64 cells sampling 8 of them per report.
+// memo), dBitFlipPM on the 64 cells sampling 8 of them per report, and
+// RAPPOR on the 64 cells (8 cohorts of 16 bits, decoded by regression).
 // Real agents memoize and report; each estimate lands within 5 standard
 // errors, and the estimate names the mechanism the agents ran.
 TEST(NoninteractiveStudy, LongitudinalOraclesLandWithinFiveStandardErrors) {
@@ -151,6 +152,13 @@ TEST(NoninteractiveStudy, LongitudinalOraclesLandWithinFiveStandardErrors) {
                                                             &planned));
   planned.mutable_questions()->DeleteSubrange(0, 2);
   v1::StudySpec dbit = planned;
+  v1::StudySpec rappor = planned;
+  v1::RapporSpec& filters =
+      *rappor.mutable_questions(0)->mutable_randomizer()->mutable_rappor();
+  filters.set_epsilon_permanent_nanos(4'000'000'000);
+  filters.set_num_bits(16);
+  filters.set_num_cohorts(8);
+  filters.set_hash_seed(42);
   v1::Question& repeated = *planned.mutable_questions(0);
   repeated.clear_randomizer();
   repeated.mutable_histogram()->mutable_encoding()->mutable_field()->set_field(
@@ -165,13 +173,15 @@ TEST(NoninteractiveStudy, LongitudinalOraclesLandWithinFiveStandardErrors) {
   ASSERT_OK(planned_study);
   auto dbit_study = analyst.CreateStudy(dbit);
   ASSERT_OK(dbit_study);
+  auto rappor_study = analyst.CreateStudy(rappor);
+  ASSERT_OK(rappor_study);
 
   constexpr int kAgents = 800;
   const Population population = MakePopulation(kAgents);
   int accepted = 0;
   for (const auto& o : RunAgents(server, population.records))
     accepted += o.accepted;
-  EXPECT_EQ(accepted, 2 * kAgents);
+  EXPECT_EQ(accepted, 3 * kAgents);
 
   std::vector<double> regions(8, 0.0);
   for (int v = 0; v < 64; ++v) regions[v / 8] += population.cells[v];
@@ -180,7 +190,8 @@ TEST(NoninteractiveStudy, LongitudinalOraclesLandWithinFiveStandardErrors) {
     const char* mechanism;
     const std::vector<double>* truth;
   } cases[] = {{planned_study->study_id(), "longitudinal_grr", &regions},
-               {dbit_study->study_id(), "dbit_flip", &population.cells}};
+               {dbit_study->study_id(), "dbit_flip", &population.cells},
+               {rappor_study->study_id(), "rappor", &population.cells}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.mechanism);
     auto estimates = analyst.GetEstimates(c.study_id);
