@@ -96,14 +96,12 @@ int main(int argc, char** argv) {
   absl::BitGenRef gen(**random);
   const uint32_t domain = absl::GetFlag(FLAGS_domain);
   const int trials = absl::GetFlag(FLAGS_trials);
-  const ldp::Scenario scenario =
-      ldp::MakeScenario(domain, absl::GetFlag(FLAGS_strings),
-                        absl::GetFlag(FLAGS_decoys), gen);
+  const ldp::Scenario scenario = ldp::MakeScenario(
+      domain, absl::GetFlag(FLAGS_strings), absl::GetFlag(FLAGS_decoys), gen);
   std::printf(
       "RAPPOR (k = 128, h = 2, C = 64, eps_inf = 4), N = %u, %u strings "
       "(Zipf 1.1), %zu candidates; mean of %d trials\n\n",
-      domain, absl::GetFlag(FLAGS_strings), scenario.candidates.size(),
-      trials);
+      domain, absl::GetFlag(FLAGS_strings), scenario.candidates.size(), trials);
   std::printf(
       "| n | eps1 | q | discoveries | realized FDR | recall | recall of "
       "strings >= 5 sigma |\n|---|---|---|---|---|---|---|\n");

@@ -152,13 +152,12 @@ int main(int argc, char** argv) {
       domain, static_cast<long long>(users), absl::GetFlag(FLAGS_runs));
   std::printf("| oracle | eps=0.5 | eps=1 | eps=2 | eps=4 |\n|---|---|---|---|---|\n");
   using K = ldp::FrequencyOracleKind;
-  for (K kind :
-       {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
-        K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
-        K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
-        K::kHadamardCountMeanSketch, K::kLongitudinalUnaryEncoding,
-        K::kLongitudinalGrr, K::kLongitudinalLocalHashing, K::kDBitFlip,
-        K::kRappor}) {
+  for (K kind : {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
+                 K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
+                 K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
+                 K::kHadamardCountMeanSketch, K::kLongitudinalUnaryEncoding,
+                 K::kLongitudinalGrr, K::kLongitudinalLocalHashing,
+                 K::kDBitFlip, K::kRappor}) {
     ldp::FrequencyRow(kind, false, domain, items, truth,
                       absl::GetFlag(FLAGS_runs), gen);
   }

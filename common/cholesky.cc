@@ -11,9 +11,8 @@ namespace ldp {
 absl::StatusOr<CholeskyFactor> CholeskyFactor::Factor(
     std::vector<double> matrix, size_t n) {
   if (matrix.size() != n * n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cholesky: expected ", n * n, " entries, got ",
-                     matrix.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cholesky: expected ", n * n, " entries, got ", matrix.size()));
   }
   // Row-oriented Cholesky–Banachiewicz: L[i][j] from rows i and j of L.
   for (size_t i = 0; i < n; ++i) {
@@ -26,8 +25,8 @@ absl::StatusOr<CholeskyFactor> CholeskyFactor::Factor(
         row_i[j] = sum / row_j[j];
       } else if (!(sum > 0) || !std::isfinite(sum)) {
         return absl::FailedPreconditionError(absl::StrCat(
-            "cholesky: the matrix is not positive definite (pivot ", i,
-            " is ", sum, ")"));
+            "cholesky: the matrix is not positive definite (pivot ", i, " is ",
+            sum, ")"));
       } else {
         row_i[i] = std::sqrt(sum);
       }

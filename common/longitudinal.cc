@@ -84,8 +84,8 @@ FrequencyReport LongitudinalUnaryEncoding::RandomizeFromMemo(
   report.num_bits = domain_size_;
   report.words.resize(words);
   for (size_t w = 0; w < words; ++w) {
-    report.words[w] = layers_.DrawReportWord(
-        MemoWord(permanent, w, words, last_mask), gen);
+    report.words[w] =
+        layers_.DrawReportWord(MemoWord(permanent, w, words, last_mask), gen);
   }
   report.words.back() &= last_mask;
   return report;

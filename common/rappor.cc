@@ -25,15 +25,15 @@ uint32_t OrDefault(uint32_t value, uint32_t fallback) {
 }
 
 absl::Status CheckShape(uint32_t domain_size, const RapporBloom& bloom) {
-  RETURN_IF_ERROR(ValidateDomainSize(kRapporName, domain_size, 2,
-                                     Rappor::kMaxDomainSize));
+  RETURN_IF_ERROR(
+      ValidateDomainSize(kRapporName, domain_size, 2, Rappor::kMaxDomainSize));
   if (bloom.num_bits() > RapporBloom::kMaxBits ||
       bloom.num_hashes() > RapporBloom::kMaxHashes ||
       bloom.num_cohorts() > RapporBloom::kMaxCohorts) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rappor: num_bits must be at most ", RapporBloom::kMaxBits,
-        ", num_hashes at most ", RapporBloom::kMaxHashes,
-        " and num_cohorts at most ", RapporBloom::kMaxCohorts));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rappor: num_bits must be at most ", RapporBloom::kMaxBits,
+                     ", num_hashes at most ", RapporBloom::kMaxHashes,
+                     " and num_cohorts at most ", RapporBloom::kMaxCohorts));
   }
   if (uint64_t{bloom.num_bits()} * bloom.num_cohorts() < domain_size) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -70,8 +70,7 @@ absl::StatusOr<std::unique_ptr<Rappor>> Rappor::Create(
                           options.hash_seed);
   RETURN_IF_ERROR(CheckShape(options.domain_size, bloom));
   RETURN_IF_ERROR(ValidateEpsilonField(kRapporName, "epsilon_permanent",
-                                       options.epsilon_permanent,
-                                       kMaxEpsilon));
+                                       options.epsilon_permanent, kMaxEpsilon));
   if (!std::isfinite(options.epsilon_report) || options.epsilon_report <= 0 ||
       options.epsilon_report >= options.epsilon_permanent) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -82,8 +81,8 @@ absl::StatusOr<std::unique_ptr<Rappor>> Rappor::Create(
   const double h = bloom.num_hashes();
   ASSIGN_OR_RETURN(
       const UnaryLayers layers,
-      UnaryLayers::Solve(kRapporName, options.permanent,
-                         options.instantaneous, options.epsilon_permanent / h,
+      UnaryLayers::Solve(kRapporName, options.permanent, options.instantaneous,
+                         options.epsilon_permanent / h,
                          options.epsilon_report / h, kMaxEpsilon));
   return std::unique_ptr<Rappor>(
       new Rappor(options.domain_size, bloom, layers));
@@ -95,8 +94,7 @@ FrequencyReport Rappor::Randomize(uint32_t item, absl::BitGenRef gen) const {
 
 double Rappor::FilterProbability(uint32_t item, const SketchReport& report,
                                  double p, double q) const {
-  const std::vector<uint64_t> filter =
-      bloom_.Filter(report.row, Clamp(item));
+  const std::vector<uint64_t> filter = bloom_.Filter(report.row, Clamp(item));
   int64_t on_one = 0, on_zero = 0;  // report ones on / off the filter
   int64_t filter_bits = 0;
   for (size_t w = 0; w < filter.size(); ++w) {
@@ -109,8 +107,7 @@ double Rappor::FilterProbability(uint32_t item, const SketchReport& report,
          std::pow(q, on_zero) * std::pow(1 - q, off_bits - on_zero);
 }
 
-double Rappor::Probability(uint32_t item,
-                           const FrequencyReport& report) const {
+double Rappor::Probability(uint32_t item, const FrequencyReport& report) const {
   if (!Validate(report).ok()) return 0;
   const PureProtocol one = layers_.composed();
   return FilterProbability(item, std::get<SketchReport>(report), one.p, one.q);

@@ -113,8 +113,8 @@ class Rappor final : public FrequencyOracle, public LongitudinalOracle {
   }
   // Π over the k bits of Pr[bit] with Pr[1] = p on the item's filter in
   // `cohort`, q elsewhere.
-  double FilterProbability(uint32_t item, const SketchReport& report,
-                           double p, double q) const;
+  double FilterProbability(uint32_t item, const SketchReport& report, double p,
+                           double q) const;
 
   uint32_t domain_size_;
   RapporBloom bloom_;

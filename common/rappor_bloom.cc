@@ -39,9 +39,9 @@ absl::Status RapporBloom::ValidateReport(const FrequencyReport& report) const {
         "rappor: a report must be a sketch report (cohort and filter bits)");
   }
   if (sketch->row >= num_cohorts_ || sketch->column != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rappor: cohort ", sketch->row, " is not below ", num_cohorts_,
-        " or column ", sketch->column, " is not 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rappor: cohort ", sketch->row, " is not below ",
+                     num_cohorts_, " or column ", sketch->column, " is not 0"));
   }
   const uint32_t used = num_bits_ % 64;
   if (sketch->num_bits != num_bits_ || sketch->bits.size() != num_words() ||

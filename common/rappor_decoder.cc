@@ -18,7 +18,8 @@ namespace {
 // set each bit (the sparse columns and rows of X_c).
 class CandidateDesign {
  public:
-  CandidateDesign(const RapporBloom& bloom, absl::Span<const uint32_t> candidates)
+  CandidateDesign(const RapporBloom& bloom,
+                  absl::Span<const uint32_t> candidates)
       : bloom_(bloom), size_(candidates.size()) {
     bits_.reserve(size_t{bloom.num_cohorts()} * size_);
     for (uint32_t c = 0; c < bloom.num_cohorts(); ++c) {
@@ -189,9 +190,8 @@ std::vector<double> CovarianceDiagonal(const CandidateDesign& design,
                                        absl::Span<const int64_t> reports,
                                        absl::Span<const double> phi,
                                        PureProtocol bit) {
-  std::vector<double> variances =
-      SandwichDiagonal(factor.Inverse(),
-                       NoiseMatrix(design, reports, phi, bit), design.size());
+  std::vector<double> variances = SandwichDiagonal(
+      factor.Inverse(), NoiseMatrix(design, reports, phi, bit), design.size());
   double n = 0;
   for (int64_t n_c : reports) n += static_cast<double>(n_c);
   for (size_t u = 0; u < variances.size(); ++u) {
@@ -203,8 +203,8 @@ std::vector<double> CovarianceDiagonal(const CandidateDesign& design,
 absl::StatusOr<CholeskyFactor> FactorWeightedGram(
     const CandidateDesign& design, absl::Span<const int64_t> reports) {
   return FactorGram(design.Gram([&](uint32_t c, uint32_t) {
-                      return static_cast<double>(reports[c]);
-                    }),
+    return static_cast<double>(reports[c]);
+  }),
                     design.size());
 }
 
@@ -216,9 +216,9 @@ absl::StatusOr<RapporFit> RapporDecoder::Fit(
   RETURN_IF_ERROR(CheckCohorts(bloom_, counts.reports));
   const uint32_t k = bloom_.num_bits();
   if (counts.ones.size() != size_t{bloom_.num_cohorts()} * k) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rappor: expected ", size_t{bloom_.num_cohorts()} * k,
-        " bit counts, got ", counts.ones.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rappor: expected ", size_t{bloom_.num_cohorts()} * k,
+                     " bit counts, got ", counts.ones.size()));
   }
   const CandidateDesign design(bloom_, candidates);
   ASSIGN_OR_RETURN(const CholeskyFactor factor,
@@ -242,8 +242,7 @@ absl::StatusOr<RapporFit> RapporDecoder::Fit(
   for (size_t j = 0; j < phi.size(); ++j) {
     phi[j] = std::clamp(fit.frequencies[j], 0.0, 1.0);
   }
-  fit.variances =
-      CovarianceDiagonal(design, factor, counts.reports, phi, bit_);
+  fit.variances = CovarianceDiagonal(design, factor, counts.reports, phi, bit_);
   for (size_t j = 0; j < phi.size(); ++j) {
     const double z = fit.frequencies[j] / std::sqrt(fit.variances[j]);
     fit.p_values.push_back(0.5 * std::erfc(z / std::sqrt(2.0)));

@@ -198,7 +198,7 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
   // memos); the typed encoding keeps the two forms apart.
   if (o.rows_per_item > 1) w.Int(o.rows_per_item);
   if (o.sampled_buckets > 0) w.Int(o.sampled_buckets);  // dBitFlipPM only
-  if (o.num_cohorts > 0) w.Int(o.num_cohorts);  // RAPPOR only
+  if (o.num_cohorts > 0) w.Int(o.num_cohorts);          // RAPPOR only
 }
 
 

@@ -73,10 +73,10 @@ absl::StatusOr<BitCoins> SolveInstantaneous(std::string_view mechanism,
     (epsilon_at(mid) <= target ? lo : hi) = mid;
   }
   if (lo == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(std::string(mechanism), ": epsilon_report ", epsilon_report,
-                     " is too small: at 2^-32 coin resolution a report would "
-                     "carry no signal"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        std::string(mechanism), ": epsilon_report ", epsilon_report,
+        " is too small: at 2^-32 coin resolution a report would "
+        "carry no signal"));
   }
   return InstantaneousCoins(variant, lo);
 }
@@ -117,9 +117,9 @@ absl::StatusOr<UnaryLayers> UnaryLayers::Solve(
                                  epsilon_permanent, epsilon_report,
                                  max_epsilon));
   const BitCoins prr = PermanentCoins(permanent, epsilon_permanent);
-  ASSIGN_OR_RETURN(const BitCoins irr,
-                   SolveInstantaneous(mechanism, instantaneous, prr,
-                                      epsilon_report));
+  ASSIGN_OR_RETURN(
+      const BitCoins irr,
+      SolveInstantaneous(mechanism, instantaneous, prr, epsilon_report));
   const PureProtocol one = Compose(prr, irr);
   // min(): when no rounding happened only the logarithm's last ulp could
   // exceed the requested ε∞.
@@ -136,8 +136,7 @@ UnaryLayers::UnaryLayers(BitCoins permanent, BitCoins instantaneous,
       epsilon_(epsilon),
       epsilon_infinity_(epsilon_infinity) {}
 
-uint64_t UnaryLayers::DrawReportWord(uint64_t memo,
-                                     absl::BitGenRef gen) const {
+uint64_t UnaryLayers::DrawReportWord(uint64_t memo, absl::BitGenRef gen) const {
   if (instantaneous_.p == instantaneous_.q.Complement()) {
     // Symmetric IRR: every bit flips with probability q2, one coin set.
     return memo ^ FlipCoins64(instantaneous_.q, gen);

@@ -415,7 +415,8 @@ TEST(RapporInfluence, OneReportMovesAnyFrequencyByAtMostTheComputedBound) {
   const HistogramEstimate before = honest->Estimate();
   const auto& counts = dynamic_cast<const RapporAccumulator&>(*honest).counts();
   const PureProtocol bit = (*oracle)->layers().composed();
-  const double lo = -bit.q / (bit.p - bit.q), hi = (1 - bit.q) / (bit.p - bit.q);
+  const double lo = -bit.q / (bit.p - bit.q),
+               hi = (1 - bit.q) / (bit.p - bit.q);
   auto x = [&](uint32_t c, uint32_t i, uint32_t v) {  // X_c[i][v]
     for (uint16_t b : bloom.SetBits(c, v)) {
       if (b == i) return 1.0;
@@ -451,7 +452,8 @@ TEST(RapporInfluence, OneReportMovesAnyFrequencyByAtMostTheComputedBound) {
           for (uint32_t u = 0; u < kDomain; ++u) {
             w += inverse[v * kDomain + u] * x(c, i, u);
           }
-          bound[v] += std::abs(w) * std::max(std::abs(hi - r), std::abs(lo - r));
+          bound[v] +=
+              std::abs(w) * std::max(std::abs(hi - r), std::abs(lo - r));
         }
       }
     }

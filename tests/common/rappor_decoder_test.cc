@@ -37,7 +37,7 @@ std::unique_ptr<Rappor> MakeDictionaryRappor() {
 TEST(RapporDecoder, FindsTheTrueCandidatesWithFewFalseDiscoveries) {
   const auto oracle = MakeDictionaryRappor();
   const std::vector<uint32_t> strings = {7, 40, 99, 130, 222, 301, 388, 450};
-  const std::vector<double> shares = {0.25, 0.2, 0.15, 0.12,
+  const std::vector<double> shares = {0.25, 0.2,  0.15, 0.12,
                                       0.1,  0.08, 0.06, 0.04};
   const int64_t n = 20000;
   SeededGenerator gen(4);

@@ -72,7 +72,9 @@ uint32_t ExtremeCohort(const Rappor& oracle) {
 TEST(Rappor, RejectsBadOptions) {
   testing::ExpectCreateRejectsBadEpsilonsAndDomain<Rappor>();
   for (const RapporOptions& bad : std::vector<RapporOptions>{
-           {.num_bits = 4097}, {.num_hashes = 17}, {.num_cohorts = 1025},
+           {.num_bits = 4097},
+           {.num_hashes = 17},
+           {.num_cohorts = 1025},
            {.domain_size = 65, .num_bits = 8, .num_cohorts = 8}}) {
     RapporOptions options = bad;
     options.epsilon_permanent = 2;
@@ -112,16 +114,18 @@ TEST(Rappor, EnumeratedPrivacyLossIsExactPerCohort) {
   double worst = 0;
   for (uint32_t c = 0; c < 2; ++c) {
     const std::vector<FrequencyReport> outputs = RapporFiltersOf(c, 4);
-    const double ratio = testing::MaxProbabilityRatio<uint32_t, FrequencyReport>(
-        testing::AllItems(*oracle), outputs,
-        [&](const uint32_t& v, const FrequencyReport& w) {
-          return oracle->Probability(v, w);
-        });
+    const double ratio =
+        testing::MaxProbabilityRatio<uint32_t, FrequencyReport>(
+            testing::AllItems(*oracle), outputs,
+            [&](const uint32_t& v, const FrequencyReport& w) {
+              return oracle->Probability(v, w);
+            });
     EXPECT_NEAR(std::log(ratio), PairFormulaEpsilon(*oracle, c), 1e-9);
     worst = std::max(worst, std::log(ratio));
     for (uint32_t v = 0; v < 6; ++v) {
       double total = 0;
-      for (const FrequencyReport& w : outputs) total += oracle->Probability(v, w);
+      for (const FrequencyReport& w : outputs)
+        total += oracle->Probability(v, w);
       EXPECT_NEAR(total, 1.0, 1e-12);
     }
   }
@@ -138,9 +142,10 @@ TEST(Rappor, MemoLayersComposeAndRepeatsStayWithinEpsilonInfinity) {
   testing::ExpectRepeatedReportsStayWithinEpsilonInfinity(*oracle, *oracle,
                                                           filters, filters, 2);
   // A report never changes cohort.
-  const FrequencyReport other = SketchReport{
-      .row = 1 - cohort, .bits = {std::get<SketchReport>(filters[3]).bits},
-      .num_bits = 4};
+  const FrequencyReport other =
+      SketchReport{.row = 1 - cohort,
+                   .bits = {std::get<SketchReport>(filters[3]).bits},
+                   .num_bits = 4};
   EXPECT_EQ(oracle->ProbabilityFromMemo(filters[3], other), 0.0);
 }
 
@@ -160,8 +165,8 @@ TEST(Rappor, SamplesFollowProbabilityWithUniformCohorts) {
               const auto& s = std::get<SketchReport>(w);
               return s.row * 16 + static_cast<int64_t>(s.bits[0]);
             });
-    EXPECT_TRUE(result.Passes()) << "item " << item << " chi2 "
-                                 << result.statistic;
+    EXPECT_TRUE(result.Passes())
+        << "item " << item << " chi2 " << result.statistic;
   }
 }
 
@@ -203,11 +208,12 @@ TEST(Rappor, DrawsClampingMalformedReportsAndMerging) {
   testing::ExpectDrawCountIndependentOfInput(*oracle);
   testing::ExpectOutOfRangeItemsClampToLast(*oracle);
   testing::ExpectMalformedReportsRejected(
-      *oracle, {ItemReport{1}, SketchReport{.row = 2, .bits = {1}, .num_bits = 4},
-                SketchReport{.row = 0, .column = 1, .bits = {1}, .num_bits = 4},
-                SketchReport{.row = 0, .bits = {1}, .num_bits = 0},
-                SketchReport{.row = 0, .bits = {16}, .num_bits = 4},
-                SketchReport{.row = 0, .bits = {1, 0}, .num_bits = 4}});
+      *oracle,
+      {ItemReport{1}, SketchReport{.row = 2, .bits = {1}, .num_bits = 4},
+       SketchReport{.row = 0, .column = 1, .bits = {1}, .num_bits = 4},
+       SketchReport{.row = 0, .bits = {1}, .num_bits = 0},
+       SketchReport{.row = 0, .bits = {16}, .num_bits = 4},
+       SketchReport{.row = 0, .bits = {1, 0}, .num_bits = 4}});
   const auto other_epsilon = MakeSmallRappor(4, 1);
   auto other_seed = Rappor::Create({.epsilon_permanent = 4,
                                     .epsilon_report = 2,
@@ -232,8 +238,8 @@ TEST(Rappor, MalformedMemosAreNormalizedIntoValidReports) {
     EXPECT_EQ(oracle->MemoProbability(0, memo), 0.0);
     EXPECT_OK(oracle->Validate(oracle->RandomizeFromMemo(memo, gen)));
   }
-  EXPECT_EQ(std::get<SketchReport>(
-                oracle->RandomizeFromMemo(SketchReport{.row = 9, .bits = {}}, gen))
+  EXPECT_EQ(std::get<SketchReport>(oracle->RandomizeFromMemo(
+                                       SketchReport{.row = 9, .bits = {}}, gen))
                 .row,
             1u);
 }

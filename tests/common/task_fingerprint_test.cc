@@ -122,7 +122,8 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   std::get<HistogramTask>(t.question).oracle.sampled_buckets = 3;
   add("dBitFlipPM, 3 sampled buckets", t, schema);
   t = histogram;
-  std::get<HistogramTask>(t.question).oracle.kind = FrequencyOracleKind::kRappor;
+  std::get<HistogramTask>(t.question).oracle.kind =
+      FrequencyOracleKind::kRappor;
   std::get<HistogramTask>(t.question).oracle.epsilon_permanent = 3;
   add("RAPPOR, default cohorts", t, schema);
   std::get<HistogramTask>(t.question).oracle.num_cohorts = 9;
