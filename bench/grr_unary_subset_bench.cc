@@ -1,5 +1,6 @@
 // Client and server costs of GRR, OUE, SUE, subset selection and the
-// longitudinal oracles (L-UE, L-GRR, L-OLH; dBitFlipPM with d = 32) at
+// longitudinal oracles (L-UE, L-GRR, L-OLH; dBitFlipPM with d = 32; RAPPOR
+// with its defaults, 128 bits, 2 hashes, 64 cohorts) at
 // N = 1024, ε = 1 (longitudinal: ε∞ = 2, ε1 = 1). Clients draw their coins from
 // SecureRandom through BitGenRef, as in production; servers time Add over
 // reports generated beforehand, so the per-report numbers are ingest cost
@@ -16,6 +17,7 @@
 #include "common/longitudinal.h"
 #include "common/longitudinal_grr.h"
 #include "common/longitudinal_local_hashing.h"
+#include "common/rappor.h"
 #include "common/secure_random.h"
 #include "common/subset_selection.h"
 #include "common/unary_encoding.h"
@@ -65,6 +67,11 @@ std::unique_ptr<FrequencyOracle> LongitudinalOlh() {
 }
 std::unique_ptr<FrequencyOracle> DBitFlipOracle() {
   return *DBitFlip::Create({.epsilon = kEpsilon, .domain_size = kDomain});
+}
+std::unique_ptr<FrequencyOracle> RapporOracle() {
+  return *Rappor::Create({.epsilon_permanent = 2 * kEpsilon,
+                          .epsilon_report = kEpsilon,
+                          .domain_size = kDomain});
 }
 
 // One report per iteration, items cycling through the domain.
@@ -160,6 +167,15 @@ void BM_DBitFlipRandomize(benchmark::State& state) {
 void BM_DBitFlipAdd(benchmark::State& state) {
   RunAdd(state, *DBitFlipOracle());
 }
+void BM_RapporRandomize(benchmark::State& state) {
+  RunRandomize(state, *RapporOracle());
+}
+void BM_RapporAdd(benchmark::State& state) { RunAdd(state, *RapporOracle()); }
+// The whole-domain regression (N = 1024: factor, inverse and the exact
+// variances), once per estimate.
+void BM_RapporEstimate(benchmark::State& state) {
+  RunEstimate(state, *RapporOracle());
+}
 
 BENCHMARK(BM_GrrRandomize);
 BENCHMARK(BM_GrrAdd);
@@ -179,6 +195,9 @@ BENCHMARK(BM_LongitudinalOlhRandomize);
 BENCHMARK(BM_LongitudinalOlhAdd);
 BENCHMARK(BM_DBitFlipRandomize);
 BENCHMARK(BM_DBitFlipAdd);
+BENCHMARK(BM_RapporRandomize);
+BENCHMARK(BM_RapporAdd);
+BENCHMARK(BM_RapporEstimate)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace ldp
