@@ -116,6 +116,16 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
               "h", FrequencyOracleSpec{.kind = FrequencyOracleKind::kDBitFlip,
                                        .sampled_buckets = 2})}),
       1500);
+  // RAPPOR: the forecast's scalar variance (equal cohorts, background bits
+  // at h/k) against its regression decode.
+  ExpectSimulationMatches(
+      MakeStudy(kNano,
+                {BucketHistogram(
+                    "h", FrequencyOracleSpec{.kind = FrequencyOracleKind::kRappor,
+                                             .num_columns = 16,
+                                             .epsilon_permanent = 2,
+                                             .num_cohorts = 8})}),
+      1500);
 }
 
 TEST(StudyForecast, EveryRealMechanismMatchesItsSimulation) {
