@@ -133,10 +133,7 @@ double Rappor::Variance(double frequency, int64_t num_reports) const {
     mean_inverse_diagonal_ =
         mean.ok() ? *mean : std::numeric_limits<double>::infinity();
   });
-  const PureProtocol bit = layers_.composed();
-  const double gap = bit.p - bit.q;
-  const double v0 = bit.q * (1 - bit.q) / (gap * gap);
-  const double v1 = (1 - bit.p - bit.q) / gap;
+  const auto [v0, v1] = BitNoise(layers_.composed());
   const double background =
       static_cast<double>(bloom_.num_hashes()) / bloom_.num_bits();
   return (bloom_.num_cohorts() * mean_inverse_diagonal_ *

@@ -12,19 +12,16 @@ namespace ldp {
 
 RapporAccumulator::RapporAccumulator(uint32_t domain_size, RapporBloom bloom,
                                      PureProtocol bit, double epsilon)
-    : domain_size_(domain_size),
-      bloom_(bloom),
-      decoder_(bloom, bit),
-      bit_(bit),
-      epsilon_(epsilon) {
+    : domain_size_(domain_size), decoder_(bloom, bit), epsilon_(epsilon) {
   counts_.reports.assign(bloom.num_cohorts(), 0);
   counts_.ones.assign(size_t{bloom.num_cohorts()} * bloom.num_bits(), 0);
 }
 
 absl::Status RapporAccumulator::Add(const FrequencyReport& report) {
-  RETURN_IF_ERROR(bloom_.ValidateReport(report));
+  const RapporBloom& bloom = decoder_.bloom();
+  RETURN_IF_ERROR(bloom.ValidateReport(report));
   const SketchReport& filter = std::get<SketchReport>(report);
-  int64_t* ones = &counts_.ones[size_t{filter.row} * bloom_.num_bits()];
+  int64_t* ones = &counts_.ones[size_t{filter.row} * bloom.num_bits()];
   for (size_t w = 0; w < filter.bits.size(); ++w) {
     for (uint64_t word = filter.bits[w]; word != 0; word &= word - 1) {
       ++ones[w * 64 + std::countr_zero(word)];
@@ -38,7 +35,8 @@ absl::Status RapporAccumulator::Add(const FrequencyReport& report) {
 absl::Status RapporAccumulator::Merge(const FrequencyAccumulator& other) {
   const auto* same = dynamic_cast<const RapporAccumulator*>(&other);
   if (same == nullptr || same->domain_size_ != domain_size_ ||
-      !(same->bloom_ == bloom_) || !(same->bit_ == bit_)) {
+      !(same->decoder_.bloom() == decoder_.bloom()) ||
+      !(same->decoder_.bit() == decoder_.bit())) {
     return absl::InvalidArgumentError(
         "rappor: can only merge an accumulator of the same domain_size, "
         "filters and epsilons");

@@ -35,9 +35,7 @@ class RapporAccumulator final : public FrequencyAccumulator {
 
  private:
   uint32_t domain_size_;
-  RapporBloom bloom_;
-  RapporDecoder decoder_;
-  PureProtocol bit_;
+  RapporDecoder decoder_;  // the filters and one report's bit protocol
   double epsilon_;
   RapporCounts counts_;
   int64_t num_reports_ = 0;

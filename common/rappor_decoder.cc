@@ -135,9 +135,7 @@ std::vector<double> NoiseMatrix(const CandidateDesign& design,
                                 absl::Span<const double> phi,
                                 PureProtocol bit) {
   const size_t size = design.size();
-  const double gap = bit.p - bit.q;
-  const double v0 = bit.q * (1 - bit.q) / (gap * gap);
-  const double v1 = (1 - bit.p - bit.q) / gap;
+  const auto [v0, v1] = BitNoise(bit);
   std::vector<double> noise(size * size, 0.0);
   std::vector<double> g(size), spread(size);
   std::vector<uint32_t> touched;
@@ -209,6 +207,12 @@ absl::StatusOr<CholeskyFactor> FactorWeightedGram(
 }
 
 }  // namespace
+
+RapporBitNoise BitNoise(PureProtocol bit) {
+  const double gap = bit.p - bit.q;
+  return {.v0 = bit.q * (1 - bit.q) / (gap * gap),
+          .v1 = (1 - bit.p - bit.q) / gap};
+}
 
 absl::StatusOr<RapporFit> RapporDecoder::Fit(
     const RapporCounts& counts, absl::Span<const uint32_t> candidates) const {

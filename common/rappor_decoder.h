@@ -46,6 +46,14 @@ struct RapporCounts {
   std::vector<int64_t> ones;     // y_ci at c·k + i
 };
 
+// One bit's count noise: Var[t̂_ci] = n_c·V0 + T_ci·V1 for T_ci true ones,
+// V0 = Q(1 − Q)/(P − Q)², V1 = (1 − P − Q)/(P − Q).
+struct RapporBitNoise {
+  double v0 = 0;
+  double v1 = 0;
+};
+RapporBitNoise BitNoise(PureProtocol bit);
+
 struct RapporFit {
   int64_t num_reports = 0;
   std::vector<uint32_t> candidates;
@@ -58,6 +66,9 @@ class RapporDecoder {
  public:
   RapporDecoder(RapporBloom bloom, PureProtocol bit)
       : bloom_(bloom), bit_(bit) {}
+
+  const RapporBloom& bloom() const { return bloom_; }
+  PureProtocol bit() const { return bit_; }
 
   // InvalidArgument if the counts do not fit the filter shape or a
   // candidate repeats; FailedPrecondition if A is singular (more candidates
