@@ -2,24 +2,20 @@
 #include "planning/programs/heavy_hitters.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <numeric>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "common/confidence_interval.h"
 #include "common/domain_encoding.h"
 #include "common/status_macros.h"
+#include "planning/programs/bit_candidates.h"
 #include "planning/programs/program_parameters.h"
 
 namespace ldp {
 namespace {
-
-using Bits = std::vector<bool>;
 
 // Largest bits_per_round: 2^20 extensions per candidate already needs a
 // sketch-style oracle; wider rounds would not be decodable.
@@ -33,43 +29,6 @@ struct HeavyHittersConfig {
   int candidates = 0;
   // Bits each round adds, as even as possible; their sum is `bits`.
   std::vector<int> widths;
-};
-
-// `bits` split into ⌈bits / s⌉ rounds whose widths differ by at most one,
-// so no round's domain is larger than it must be.
-std::vector<int> RoundWidths(int bits, int s) {
-  const int rounds = (bits + s - 1) / s;
-  std::vector<int> widths(rounds, bits / rounds);
-  for (int t = 0; t < bits % rounds; ++t) ++widths[t];
-  return widths;
-}
-
-// 0x… when the length is a multiple of 4, else 0b….
-std::string FormatBits(const Bits& bits) {
-  std::string out;
-  if (bits.size() % 4 == 0) {
-    out = "0x";
-    for (size_t i = 0; i < bits.size(); i += 4) {
-      const int nibble =
-          bits[i] * 8 + bits[i + 1] * 4 + bits[i + 2] * 2 + bits[i + 3];
-      out.push_back("0123456789abcdef"[nibble]);
-    }
-    return out;
-  }
-  return "0b" + BitString(bits);
-}
-
-double BitsAsNumber(const Bits& bits) {
-  double value = 0;
-  for (bool b : bits) value = value * 2 + (b ? 1 : 0);
-  return value;
-}
-
-// A surviving prefix and the last round's estimate of its frequency.
-struct Survivor {
-  Bits bits;
-  double frequency = 0;
-  double variance = 0;
 };
 
 class HeavyHittersProgram final : public AnalystProgram {
@@ -100,7 +59,7 @@ class HeavyHittersProgram final : public AnalystProgram {
           rounds, "-round schedule"));
     }
     // Replay every closed round: the program keeps no state between calls.
-    std::vector<Survivor> survivors = {Survivor{}};  // the empty prefix
+    std::vector<BitCandidate> survivors = {BitCandidate{}};  // the empty prefix
     int prefix_bits = 0;
     for (size_t t = 0; t < history.size(); ++t) {
       const int width = config_.widths[t];
@@ -122,84 +81,33 @@ class HeavyHittersProgram final : public AnalystProgram {
   }
 
  private:
-  absl::StatusOr<Question> QuestionFor(const std::vector<Survivor>& survivors,
-                                       int prefix_bits, int width) const {
-    PrefixEncoding prefix{
-        .field = config_.field,
-        .prefix_bits = static_cast<uint32_t>(prefix_bits + width),
-        .extension_bits = static_cast<uint32_t>(width)};
-    for (const Survivor& s : survivors) prefix.candidates.push_back(s.bits);
-    ASSIGN_OR_RETURN(DomainEncoding encoding,
-                     DomainEncoding::Create(std::move(prefix), context_.schema));
-    return Question{
-        .id = absl::StrCat("prefix_", prefix_bits + width),
-        .kind = HistogramQuestion{.encoding = std::move(encoding)},
-        .epsilon_nanos = context_.epsilon_cap_nanos};
+  absl::StatusOr<Question> QuestionFor(
+      const std::vector<BitCandidate>& survivors, int prefix_bits,
+      int width) const {
+    return ExtensionQuestion(absl::StrCat("prefix_", prefix_bits + width),
+                             config_.field, survivors, width,
+                             context_.epsilon_cap_nanos, context_.schema);
   }
 
   // The prefixes (survivors × every extension of `width` bits) with the
-  // largest estimated frequencies, best first; ties go to the lower item
-  // so that replays agree.
-  absl::StatusOr<std::vector<Survivor>> Extend(
-      const std::vector<Survivor>& survivors, int width,
+  // largest estimated frequencies, best first.
+  absl::StatusOr<std::vector<BitCandidate>> Extend(
+      const std::vector<BitCandidate>& survivors, int width,
       const RoundAnswers& round, size_t t) const {
-    const HistogramEstimate* h =
-        round.answers.size() == 1
-            ? std::get_if<HistogramEstimate>(&round.answers[0].estimate)
-            : nullptr;
-    const size_t items = 1 + (survivors.size() << width);
-    if (h == nullptr || h->frequencies.size() != items ||
-        h->variances.size() != items) {
-      return absl::InternalError(absl::StrCat(
-          "heavy_hitters: round ", t + 1, " has no histogram of ", items,
-          " items (1 + ", survivors.size(), " prefixes · 2^", width, ")"));
-    }
-    std::vector<uint32_t> order(items - 1);
-    std::iota(order.begin(), order.end(), uint32_t{1});  // item 0 = no match
-    const size_t keep = std::min<size_t>(order.size(), config_.candidates);
-    std::partial_sort(order.begin(), order.begin() + keep, order.end(),
-                      [&](uint32_t a, uint32_t b) {
-                        const double fa = h->frequencies[a];
-                        const double fb = h->frequencies[b];
-                        return fa > fb || (fa == fb && a < b);
-                      });
-    std::vector<Survivor> next;
-    for (size_t i = 0; i < keep; ++i) {
-      const uint32_t item = order[i] - 1;
-      Survivor s{.bits = survivors[item >> width].bits,
-                 .frequency = h->frequencies[order[i]],
-                 .variance = h->variances[order[i]]};
-      for (int j = width; j-- > 0;) s.bits.push_back((item >> j) & 1);
-      next.push_back(std::move(s));
+    ASSIGN_OR_RETURN(const HistogramEstimate* h,
+                     HistogramAnswer(round, 0, 1 + (survivors.size() << width),
+                                     "heavy_hitters", t + 1));
+    std::vector<BitCandidate> next;
+    for (uint32_t item : TopItems(*h, 1, config_.candidates,
+                                  -std::numeric_limits<double>::infinity())) {
+      next.push_back(ExtendedCandidate(survivors, width, *h, item));
     }
     return next;
   }
 
-  ProgramResult Final(const std::vector<Survivor>& survivors) const {
-    ProgramResult result;
-    result.summary = absl::StrCat("top ", config_.k, " of ", config_.bits,
-                                  " bits of \"", config_.field, "\" (share, ",
-                                  context_.confidence * 100, "% interval):");
-    const size_t k = std::min<size_t>(config_.k, survivors.size());
-    for (size_t i = 0; i < k; ++i) {
-      const Survivor& s = survivors[i];
-      const Interval interval =
-          NormalInterval(s.frequency, std::sqrt(std::max(s.variance, 0.0)),
-                         context_.confidence);
-      absl::StrAppendFormat(&result.summary, " %s %.5f [%.5f, %.5f];",
-                            FormatBits(s.bits), s.frequency, interval.lower,
-                            interval.upper);
-      const std::string name = absl::StrCat("top[", i, "]");
-      result.values.push_back({.name = absl::StrCat(name, ".count_fraction"),
-                               .value = s.frequency,
-                               .interval = interval});
-      if (config_.bits <= 53) {
-        result.values.push_back(
-            {.name = absl::StrCat(name, ".value"), .value = BitsAsNumber(s.bits)});
-      }
-    }
-    result.summary.pop_back();  // the last ';'
-    return result;
+  ProgramResult Final(const std::vector<BitCandidate>& survivors) const {
+    return RankedResult(survivors, config_.k, config_.field, config_.bits,
+                        context_.confidence);
   }
 
   const ProgramContext context_;
@@ -226,7 +134,7 @@ absl::StatusOr<HeavyHittersConfig> ReadConfig(ProgramParameters& params,
   config.bits = static_cast<int>(bits);
   config.k = static_cast<int>(k);
   config.candidates = static_cast<int>(candidates);
-  config.widths = RoundWidths(config.bits, static_cast<int>(std::min(s, bits)));
+  config.widths = SplitBits(config.bits, static_cast<int>(std::min(s, bits)));
   // Every round after the first extends `candidates` prefixes.
   const uint64_t largest = 1 + (uint64_t(candidates) << config.widths[0]);
   if (config.widths.size() > 1 && largest > kMaxDomainSize) {

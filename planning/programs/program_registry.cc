@@ -8,7 +8,9 @@
 #include "planning/programs/heavy_hitters.h"
 #include "planning/programs/logistic_regression.h"
 #include "planning/programs/masked_parity.h"
+#include "planning/programs/sequence_fragments.h"
 #include "planning/programs/threshold_learner.h"
+#include "planning/programs/tree_hist.h"
 
 namespace ldp {
 namespace {
@@ -26,7 +28,9 @@ constexpr Entry kPrograms[] = {
     {"logistic_regression", &CreateLogisticRegressionProgram},
     {"masked_parity", &CreateMaskedParityProgram},
     {"masked_parity_noninteractive", &CreateNoninteractiveMaskedParityProgram},
+    {"sequence_fragments", &CreateSequenceFragmentsProgram},
     {"threshold_learner", &CreateThresholdLearnerProgram},
+    {"treehist", &CreateTreeHistProgram},
 };
 
 }  // namespace
