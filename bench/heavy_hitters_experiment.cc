@@ -1,16 +1,18 @@
-// Heavy hitters over a domain of 2^universe_bits values (issue: interactive
-// learning, "heavy hitters over a huge or unknown domain"): the
-// heavy_hitters program (prefix extension) on a simulated Zipf population.
+// Heavy hitters over a domain of 2^universe_bits values: prefix extension
+// (heavy_hitters), TreeHist (treehist) and the sequence-fragment puzzle
+// (sequence_fragments), each run on the same simulated Zipf populations.
 //
 // Agents' values are Zipf(s) over ranks 1 … 2^universe_bits, each rank
 // mapped to a value by a fixed bijection (so heavy values are not small
 // numbers and share no prefixes by construction). Ranks up to 2^20 are
 // drawn from the exact distribution; rarer ranks from its continuous
-// approximation (they matter only as spread-out mass). Every run draws a
-// population and the randomizers' coins from its seed, runs the program
-// through the in-process simulator (same planner, randomizers, estimators
-// and ledger as ldp-server) and scores recall@k against the population's
-// true top k. Records are built on the fly from each agent's rank.
+// approximation (they matter only as spread-out mass). Every seed draws one
+// population; each program then runs on it through the in-process
+// simulator (same planner, randomizers, estimators and ledger as
+// ldp-server) with the randomizers' coins from the seed, and is scored by
+// recall@k against the population's true top k and by the error of the
+// shares it reports for the values it found. Records are built on the fly
+// from each agent's rank.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,12 +23,13 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
-#include "common/frequency_oracle_factory.h"
 #include "planning/program_simulator.h"
+#include "planning/programs/program_registry.h"
 
 ABSL_FLAG(int64_t, agents, 1'000'000, "Simulated agents per run.");
 ABSL_FLAG(double, epsilon, 4.0, "Per-agent cap ε for the whole study.");
@@ -35,11 +38,17 @@ ABSL_FLAG(int, universe_bits, 32,
           "Bits per value (8 to 128, a multiple of 4): the domain has "
           "2^universe_bits values; Zipf ranks run to 2^min(universe_bits, 63).");
 ABSL_FLAG(int, k, 10, "How many heavy hitters to find (recall@k).");
-ABSL_FLAG(int, seeds, 5, "Runs; seeds 1..N.");
+ABSL_FLAG(int, seeds, 5, "Populations; seeds 1..N.");
+ABSL_FLAG(std::string, programs, "heavy_hitters,treehist,sequence_fragments",
+          "Comma-separated analyst programs to compare.");
 ABSL_FLAG(int, bits_per_round, 8,
-          "The program's bits_per_round: bits resolved per round.");
+          "heavy_hitters' bits_per_round: bits resolved per round.");
 ABSL_FLAG(int, candidates, 0,
-          "Prefixes kept after each round; 0 = the program's default (4k).");
+          "heavy_hitters' prefixes kept after each round; 0 = the program's "
+          "default (4k).");
+ABSL_FLAG(int, bits_per_level, 1, "treehist's bits_per_level.");
+ABSL_FLAG(int, fragment_bits, 8, "sequence_fragments' fragment_bits.");
+ABSL_FLAG(int, hash_bits, 8, "sequence_fragments' hash_bits.");
 ABSL_FLAG(bool, show_top, true,
           "Print the first seed's top k beside the true counts.");
 
@@ -128,46 +137,31 @@ const ProgramValue* Find(const ProgramResult& result, const std::string& name) {
   return nullptr;
 }
 
-// The study: the heavy_hitters program over `w`-bit values.
-absl::StatusOr<StudySpec> MakeStudy(int w, int k, int64_t cap) {
+// The study: `program` over `w`-bit values, with the flags' parameters.
+absl::StatusOr<StudySpec> MakeStudy(const std::string& program, int w, int k,
+                                    int64_t cap) {
   auto schema = RecordSchema::Create({FieldSpec::BitVector("value", w)});
   if (!schema.ok()) return schema.status();
-  std::map<std::string, std::string> parameters = {
-      {"k", absl::StrCat(k)},
-      {"bits_per_round", absl::StrCat(absl::GetFlag(FLAGS_bits_per_round))}};
-  if (absl::GetFlag(FLAGS_candidates) > 0) {
-    parameters["candidates"] = absl::StrCat(absl::GetFlag(FLAGS_candidates));
+  std::map<std::string, std::string> parameters = {{"k", absl::StrCat(k)}};
+  if (program == "heavy_hitters") {
+    parameters["bits_per_round"] =
+        absl::StrCat(absl::GetFlag(FLAGS_bits_per_round));
+    if (absl::GetFlag(FLAGS_candidates) > 0) {
+      parameters["candidates"] = absl::StrCat(absl::GetFlag(FLAGS_candidates));
+    }
+  } else if (program == "treehist") {
+    parameters["bits_per_level"] =
+        absl::StrCat(absl::GetFlag(FLAGS_bits_per_level));
+  } else if (program == "sequence_fragments") {
+    parameters["fragment_bits"] =
+        absl::StrCat(absl::GetFlag(FLAGS_fragment_bits));
+    parameters["hash_bits"] = absl::StrCat(absl::GetFlag(FLAGS_hash_bits));
   }
   return StudySpec{
       .schema = *schema,
       .epsilon_cap_nanos = cap,
       .mode = StudyMode::kInteractive,
-      .program = ProgramSpec{.name = "heavy_hitters", .parameters = parameters}};
-}
-
-// The setup line, and the oracle the planner picks for a later round.
-void PrintSetup(const StudySpec& study, int64_t agents, double epsilon,
-                double s, int w, int k) {
-  const std::map<std::string, std::string>& parameters =
-      study.program->parameters;
-  const auto candidates = parameters.find("candidates");
-  std::printf(
-      "n = %lld agents, ε = %g, Zipf(%g) over 2^%d values, k = %d, "
-      "bits_per_round = %d, candidates = %s\n",
-      static_cast<long long>(agents), epsilon, s, w, k,
-      absl::GetFlag(FLAGS_bits_per_round),
-      candidates != parameters.end() ? candidates->second.c_str() : "default");
-  const int cands = candidates != parameters.end()
-                        ? absl::GetFlag(FLAGS_candidates)
-                        : 4 * k;
-  const int per_round = std::min(absl::GetFlag(FLAGS_bits_per_round), w);
-  const int rounds = (w + per_round - 1) / per_round;
-  const uint32_t domain = 1 + (uint32_t(cands) << ((w + rounds - 1) / rounds));
-  auto choice = ChooseFrequencyOracle(epsilon, domain);
-  if (choice.ok()) {
-    std::printf("planner's oracle for a later round (N = %u): %s\n", domain,
-                choice->reason.c_str());
-  }
+      .program = ProgramSpec{.name = program, .parameters = parameters}};
 }
 
 // One seed's agents (agent a holds rank ranks[a]) and what scoring needs
@@ -177,12 +171,12 @@ struct Population {
   std::unordered_map<uint64_t, int64_t> counts;
   // (−count, rank), most frequent first; ties to the lower rank.
   std::vector<std::pair<int64_t, uint64_t>> by_count;
-  // The hex value of each of the top 4k ranks.
+  // The hex value of every rank some agent holds.
   std::unordered_map<std::string, uint64_t> rank_of_value;
 };
 
 Population DrawPopulation(const ZipfSampler& zipf, int64_t agents, int w,
-                          int k, int seed) {
+                          int seed) {
   std::mt19937_64 population_gen(seed * 0x9E3779B97F4A7C15ULL + w);
   Population p;
   p.ranks.resize(agents + 1);
@@ -190,21 +184,23 @@ Population DrawPopulation(const ZipfSampler& zipf, int64_t agents, int w,
     p.ranks[a] = zipf.Sample(population_gen);
     ++p.counts[p.ranks[a]];
   }
-  for (const auto& [rank, count] : p.counts) p.by_count.push_back({-count, rank});
-  std::sort(p.by_count.begin(), p.by_count.end());
-  for (size_t i = 0; i < p.by_count.size() && i < size_t(4 * k); ++i) {
-    p.rank_of_value[Hex(ValueOf(p.by_count[i].second, w))] =
-        p.by_count[i].second;
+  for (const auto& [rank, count] : p.counts) {
+    p.by_count.push_back({-count, rank});
+    p.rank_of_value[Hex(ValueOf(rank, w))] = rank;
   }
+  std::sort(p.by_count.begin(), p.by_count.end());
   return p;
 }
 
-// How many of the found values are in the true top k, how many of their
-// count intervals cover the truth, and the table of estimated vs true
-// counts.
+// How many of the found values are in the true top k, the absolute errors
+// of their shares, how many of their intervals cover the truth, and the
+// table of estimated vs true counts.
 struct Score {
   int hits = 0;
+  int found = 0;
   int covered = 0;
+  double abs_error_sum = 0;
+  double max_abs_error = 0;
   std::string table;
 };
 
@@ -221,7 +217,7 @@ Score ScoreRun(const ProgramResult& result, Population& p, int k, int w,
   for (int i = 0; i < k && i < int(found.size()); ++i) {
     const auto it = p.rank_of_value.find(found[i]);
     const uint64_t rank = it == p.rank_of_value.end() ? 0 : it->second;
-    const int64_t truth = rank == 0 ? -1 : p.counts[rank];
+    const int64_t truth = rank == 0 ? 0 : p.counts[rank];
     bool in_top = false;
     for (int j = 0; j < k && j < int(p.by_count.size()); ++j) {
       in_top |= p.by_count[j].second == rank;
@@ -230,17 +226,68 @@ Score ScoreRun(const ProgramResult& result, Population& p, int k, int w,
     const ProgramValue* share =
         Find(result, absl::StrCat("top[", i, "].count_fraction"));
     if (share == nullptr || !share->interval.has_value()) continue;
+    ++score.found;
+    const double error = std::abs(share->value - double(truth) / agents);
+    score.abs_error_sum += error;
+    score.max_abs_error = std::max(score.max_abs_error, error);
     const double lo = share->interval->lower * agents;
     const double hi = share->interval->upper * agents;
-    const bool covers = truth >= 0 && lo <= truth && truth <= hi;
+    const bool covers = lo <= truth && truth <= hi;
     score.covered += covers;
     score.table += absl::StrFormat(
-        "| %d | %s | %s | %s | %.0f | [%.0f, %.0f] | %s |\n", i + 1,
-        found[i], rank == 0 ? "-" : absl::StrCat(rank).c_str(),
-        truth < 0 ? "< top 4k" : absl::StrCat(truth).c_str(),
+        "| %d | %s | %s | %d | %.0f | [%.0f, %.0f] | %s |\n", i + 1, found[i],
+        rank == 0 ? "-" : absl::StrCat(rank).c_str(), truth,
         share->value * agents, lo, hi, covers ? "yes" : "no");
   }
   return score;
+}
+
+// One program's runs over every seed.
+struct ProgramTally {
+  std::string rows;
+  std::string first_table;
+  double recall_sum = 0, worst_recall = 1, seconds_sum = 0;
+  double abs_error_sum = 0, max_abs_error = 0;
+  int found = 0, covered = 0;
+  size_t rounds = 0;
+  int64_t max_spent = 0, refused = 0;
+};
+
+void Tally(ProgramTally& t, const SimulationResult& run, const Score& score,
+           int seed, int k, double seconds) {
+  const double recall = double(score.hits) / k;
+  t.recall_sum += recall;
+  t.worst_recall = std::min(t.worst_recall, recall);
+  t.seconds_sum += seconds;
+  t.abs_error_sum += score.abs_error_sum;
+  t.max_abs_error = std::max(t.max_abs_error, score.max_abs_error);
+  t.found += score.found;
+  t.covered += score.covered;
+  t.rounds = std::max(t.rounds, run.rounds.size());
+  t.max_spent = std::max(t.max_spent, run.max_spent_nanos);
+  t.refused += run.refused_over_cap;
+  t.rows += absl::StrFormat(
+      "| %d | %.2f | %d | %.2e | %.3f | %d | %d/%d | %.1f |\n", seed, recall,
+      run.rounds.size(),
+      score.found > 0 ? score.abs_error_sum / score.found : 0.0,
+      run.max_spent_nanos / 1e9, run.refused_over_cap, score.covered,
+      score.found, seconds);
+  if (seed == 1) t.first_table = score.table;
+}
+
+void PrintTally(const std::string& program, const ProgramTally& t, int k,
+                int seeds) {
+  std::printf("\n## %s\n\n| seed | recall@%d | rounds | mean |error| of "
+              "found shares | max ε spent | refused | intervals covering the "
+              "truth | s/run |\n|---|---|---|---|---|---|---|---|\n%s",
+              program.c_str(), k, t.rows.c_str());
+  if (absl::GetFlag(FLAGS_show_top)) {
+    std::printf("\nseed 1, estimated vs true counts (normal intervals at the "
+                "study's 95%% confidence):\n\n"
+                "| # | value | Zipf rank | true count | estimate | interval | "
+                "covers |\n|---|---|---|---|---|---|---|\n%s",
+                t.first_table.c_str());
+  }
 }
 
 int Run() {
@@ -257,56 +304,72 @@ int Run() {
                  "1, --k ≥ 1, --agents ≥ 1\n");
     return 2;
   }
-  const absl::StatusOr<StudySpec> study = MakeStudy(w, k, cap);
-  if (!study.ok()) {
-    std::fprintf(stderr, "%s\n", study.status().ToString().c_str());
-    return 2;
+  const std::vector<std::string> programs =
+      absl::StrSplit(absl::GetFlag(FLAGS_programs), ',', absl::SkipEmpty());
+  std::vector<StudySpec> studies;
+  for (const std::string& program : programs) {
+    absl::StatusOr<StudySpec> study = MakeStudy(program, w, k, cap);
+    if (study.ok()) {
+      absl::StatusOr<std::unique_ptr<AnalystProgram>> check =
+          CreateAnalystProgram(*study->program,
+                               {.schema = study->schema,
+                                .epsilon_cap_nanos = cap});
+      if (!check.ok()) study = check.status();
+    }
+    if (!study.ok()) {
+      std::fprintf(stderr, "%s: %s\n", program.c_str(),
+                   study.status().ToString().c_str());
+      return 2;
+    }
+    studies.push_back(*std::move(study));
   }
   const ZipfSampler zipf(s, std::ldexp(1.0, std::min(w, 63)));
-  PrintSetup(*study, agents, epsilon, s, w, k);
-  std::string rows, first_table;
-  double recall_sum = 0, worst_recall = 1, seconds_sum = 0;
-  int64_t max_spent = 0;
+  std::printf("n = %lld agents, ε = %g, Zipf(%g) over 2^%d values, k = %d, "
+              "%d populations\n",
+              static_cast<long long>(agents), epsilon, s, w, k, seeds);
+  std::vector<ProgramTally> tallies(programs.size());
   for (int seed = 1; seed <= seeds; ++seed) {
-    Population population = DrawPopulation(zipf, agents, w, k, seed);
+    Population population = DrawPopulation(zipf, agents, w, seed);
     const RecordSource records = [&ranks = population.ranks, w](uint64_t agent) {
       Record r;
       r.values["value"] = ValueOf(ranks[agent], w);
       return r;
     };
-    std::mt19937_64 coins(seed * 104729 + w);
-    const TimedSimulation timed = SimulateTimed(*study, agents, records, coins);
-    const auto& run = timed.run;
-    if (!run.ok()) {
-      std::fprintf(stderr, "seed %d: %s\n", seed, run.status().ToString().c_str());
-      return 1;
+    for (size_t i = 0; i < programs.size(); ++i) {
+      std::mt19937_64 coins(seed * 104729 + w);
+      const TimedSimulation timed =
+          SimulateTimed(studies[i], agents, records, coins);
+      if (!timed.run.ok()) {
+        std::fprintf(stderr, "%s, seed %d: %s\n", programs[i].c_str(), seed,
+                     timed.run.status().ToString().c_str());
+        return 1;
+      }
+      const Score score = ScoreRun(timed.run->result, population, k, w, agents);
+      Tally(tallies[i], *timed.run, score, seed, k, timed.seconds);
     }
-    const Score score = ScoreRun(run->result, population, k, w, agents);
-    const double recall = double(score.hits) / k;
-    recall_sum += recall;
-    worst_recall = std::min(worst_recall, recall);
-    seconds_sum += timed.seconds;
-    max_spent = std::max(max_spent, run->max_spent_nanos);
-    rows += absl::StrFormat("| %d | %.2f | %d | %.3f | %d | %d/%d | %.1f |\n",
-                            seed, recall, run->rounds.size(),
-                            run->max_spent_nanos / 1e9, run->refused_over_cap,
-                            score.covered, k, timed.seconds);
-    if (seed == 1) first_table = score.table;
   }
-  std::printf("\n| seed | recall@%d | rounds | max ε spent | refused | "
-              "intervals covering the truth | s/run |\n"
-              "|---|---|---|---|---|---|---|\n%s",
-              k, rows.c_str());
-  std::printf("\nmean recall@%d = %.3f, worst = %.2f, max ε spent = %.3f "
-              "(cap %g), mean %.1f s/run\n",
-              k, recall_sum / seeds, worst_recall, max_spent / 1e9, epsilon,
-              seconds_sum / seeds);
-  if (absl::GetFlag(FLAGS_show_top)) {
-    std::printf("\nseed 1, estimated vs true counts (normal intervals at the "
-                "study's 95%% confidence):\n\n"
-                "| # | value | Zipf rank | true count | estimate | interval | "
-                "covers |\n|---|---|---|---|---|---|---|\n%s",
-                first_table.c_str());
+  for (size_t i = 0; i < programs.size(); ++i) {
+    PrintTally(programs[i], tallies[i], k, seeds);
+  }
+  std::printf("\n| program | parameters | rounds | mean recall@%d | worst | "
+              "mean |error| of found shares | max |error| | intervals "
+              "covering | max ε spent | refused | s/run |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n",
+              k);
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const ProgramTally& t = tallies[i];
+    std::string parameters;
+    for (const auto& [name, value] : studies[i].program->parameters) {
+      absl::StrAppend(&parameters, parameters.empty() ? "" : ", ", name, "=",
+                      value);
+    }
+    std::printf("| %s | %s | %zu | %.3f | %.2f | %.2e | %.2e | %d/%d | %.3f | "
+                "%lld | %.1f |\n",
+                programs[i].c_str(), parameters.c_str(), t.rounds,
+                t.recall_sum / seeds, t.worst_recall,
+                t.found > 0 ? t.abs_error_sum / t.found : 0.0,
+                t.max_abs_error, t.covered, t.found, t.max_spent / 1e9,
+                static_cast<long long>(t.refused), t.seconds_sum / seeds);
   }
   return 0;
 }
@@ -315,9 +378,10 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(argc, argv, "Runs the heavy_hitters analyst "
-      "program (prefix extension) on a simulated Zipf population over "
-      "2^universe_bits values and prints recall@k, estimated vs true counts "
-      "and the ledger's largest spend.",
+  return ldp::ExperimentMain(argc, argv, "Runs the heavy-hitter analyst "
+      "programs (prefix extension, TreeHist, the sequence-fragment puzzle) on "
+      "the same simulated Zipf populations over 2^universe_bits values and "
+      "prints recall@k, the error of the found values' shares, estimated vs "
+      "true counts and the ledger's largest spend.",
       ldp::Run);
 }
