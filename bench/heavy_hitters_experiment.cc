@@ -28,6 +28,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/experiment_common.h"
 #include "bench/experiment_simulation.h"
+#include "common/frequency_oracle_factory.h"
 #include "planning/program_simulator.h"
 #include "planning/programs/program_registry.h"
 
@@ -327,6 +328,17 @@ int Run() {
   std::printf("n = %lld agents, ε = %g, Zipf(%g) over 2^%d values, k = %d, "
               "%d populations\n",
               static_cast<long long>(agents), epsilon, s, w, k, seeds);
+  // The oracle behind the largest questions (prefix extension's later
+  // rounds at the default beam, SFP's fragments), which sets the cost.
+  for (const uint32_t n :
+       {1 + (uint32_t(4 * k) << absl::GetFlag(FLAGS_bits_per_round)),
+        uint32_t{1} << (absl::GetFlag(FLAGS_hash_bits) +
+                        absl::GetFlag(FLAGS_fragment_bits))}) {
+    const auto choice = ChooseFrequencyOracle(epsilon, n);
+    if (choice.ok()) {
+      std::printf("planner's oracle at N = %u: %s\n", n, choice->reason.c_str());
+    }
+  }
   std::vector<ProgramTally> tallies(programs.size());
   for (int seed = 1; seed <= seeds; ++seed) {
     Population population = DrawPopulation(zipf, agents, w, seed);
