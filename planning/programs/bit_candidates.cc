@@ -25,6 +25,24 @@ double BitsAsNumber(const std::vector<bool>& bits) {
 
 }  // namespace
 
+absl::StatusOr<SearchedBits> ReadSearchedBits(ProgramParameters& params,
+                                              const RecordSchema& schema,
+                                              absl::string_view program) {
+  SearchedBits searched;
+  ASSIGN_OR_RETURN(searched.field, params.String("field", "value"));
+  const FieldSpec* field = schema.Find(searched.field);
+  if (field == nullptr || field->kind != FieldKind::kBitVector) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(program, " needs a bit-vector field \"", searched.field,
+                     "\" in the schema (set the parameter \"field\")"));
+  }
+  searched.field_length = static_cast<int>(field->bit_length);
+  ASSIGN_OR_RETURN(const int64_t bits, params.Int("bits", searched.field_length,
+                                                  1, searched.field_length));
+  searched.bits = static_cast<int>(bits);
+  return searched;
+}
+
 std::vector<int> SplitBits(int bits, int s) {
   const int parts = (bits + s - 1) / s;
   std::vector<int> widths(parts, bits / parts);

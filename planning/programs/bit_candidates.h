@@ -19,6 +19,7 @@
 #include "common/histogram_estimate.h"
 #include "common/study_spec.h"
 #include "planning/programs/analyst_program.h"
+#include "planning/programs/program_parameters.h"
 
 namespace ldp {
 
@@ -29,6 +30,21 @@ struct BitCandidate {
   double frequency = 0;
   double variance = 0;  // of `frequency`
 };
+
+// The bits a search reads: the bit-vector field `field` (parameter
+// "field", default "value") and its first `bits` (parameter "bits",
+// default all of them).
+struct SearchedBits {
+  std::string field{};
+  int field_length = 0;
+  int bits = 0;
+};
+
+// InvalidArgument, naming `program`, when the field is missing or not a
+// bit vector, or bits is outside [1, its length].
+absl::StatusOr<SearchedBits> ReadSearchedBits(ProgramParameters& params,
+                                              const RecordSchema& schema,
+                                              absl::string_view program);
 
 // `bits` split into ⌈bits / s⌉ widths that differ by at most one, so no
 // round's domain is larger than it must be.

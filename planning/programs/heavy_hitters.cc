@@ -117,15 +117,10 @@ class HeavyHittersProgram final : public AnalystProgram {
 absl::StatusOr<HeavyHittersConfig> ReadConfig(ProgramParameters& params,
                                               const RecordSchema& schema) {
   HeavyHittersConfig config;
-  ASSIGN_OR_RETURN(config.field, params.String("field", "value"));
-  const FieldSpec* field = schema.Find(config.field);
-  if (field == nullptr || field->kind != FieldKind::kBitVector) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "heavy_hitters needs a bit-vector field \"", config.field,
-        "\" in the schema (set the parameter \"field\")"));
-  }
-  const int64_t length = field->bit_length;
-  ASSIGN_OR_RETURN(const int64_t bits, params.Int("bits", length, 1, length));
+  ASSIGN_OR_RETURN(const SearchedBits searched,
+                   ReadSearchedBits(params, schema, "heavy_hitters"));
+  config.field = searched.field;
+  const int64_t bits = searched.bits;
   ASSIGN_OR_RETURN(const int64_t k, params.Int("k", 10, 1, kMaxK));
   ASSIGN_OR_RETURN(const int64_t s,
                    params.Int("bits_per_round", 8, 1, kMaxBitsPerRound));

@@ -234,16 +234,11 @@ class SequenceFragmentsProgram final : public AnalystProgram {
 absl::StatusOr<SfpConfig> ReadSfpConfig(ProgramParameters& params,
                                         const RecordSchema& schema) {
   SfpConfig config;
-  ASSIGN_OR_RETURN(config.field, params.String("field", "value"));
-  const FieldSpec* field = schema.Find(config.field);
-  if (field == nullptr || field->kind != FieldKind::kBitVector) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sequence_fragments needs a bit-vector field \"", config.field,
-        "\" in the schema (set the parameter \"field\")"));
-  }
-  config.field_length = static_cast<int>(field->bit_length);
-  ASSIGN_OR_RETURN(const int64_t bits, params.Int("bits", config.field_length,
-                                                  1, config.field_length));
+  ASSIGN_OR_RETURN(const SearchedBits searched,
+                   ReadSearchedBits(params, schema, "sequence_fragments"));
+  config.field = searched.field;
+  config.field_length = searched.field_length;
+  const int64_t bits = searched.bits;
   ASSIGN_OR_RETURN(const int64_t k, params.Int("k", 10, 1, kMaxSfpK));
   ASSIGN_OR_RETURN(const int64_t s,
                    params.Int("fragment_bits", 8, 1, kMaxFragmentBits));

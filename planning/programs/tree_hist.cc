@@ -133,15 +133,10 @@ class TreeHistProgram final : public AnalystProgram {
 absl::StatusOr<TreeHistConfig> ReadTreeHistConfig(ProgramParameters& params,
                                                   const RecordSchema& schema) {
   TreeHistConfig config;
-  ASSIGN_OR_RETURN(config.field, params.String("field", "value"));
-  const FieldSpec* field = schema.Find(config.field);
-  if (field == nullptr || field->kind != FieldKind::kBitVector) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("treehist needs a bit-vector field \"", config.field,
-                     "\" in the schema (set the parameter \"field\")"));
-  }
-  const int64_t length = field->bit_length;
-  ASSIGN_OR_RETURN(const int64_t bits, params.Int("bits", length, 1, length));
+  ASSIGN_OR_RETURN(const SearchedBits searched,
+                   ReadSearchedBits(params, schema, "treehist"));
+  config.field = searched.field;
+  const int64_t bits = searched.bits;
   ASSIGN_OR_RETURN(const int64_t k, params.Int("k", 10, 1, kMaxTreeHistK));
   ASSIGN_OR_RETURN(const int64_t s,
                    params.Int("bits_per_level", 1, 1, kMaxBitsPerLevel));

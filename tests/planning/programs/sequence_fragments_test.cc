@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "planning/program_simulator.h"
 #include "planning/programs/program_registry.h"
-#include "tests/planning/programs/planted_values.h"
+#include "tests/planning/programs/heavy_hitter_checks.h"
 #include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/status_matchers.h"
 
@@ -40,24 +40,20 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateSfp(
 }
 
 TEST(SequenceFragmentsTest, RejectsBadParameters) {
-  for (const auto& [parameters, message] :
-       std::vector<std::pair<std::map<std::string, std::string>, std::string>>{
-           {{{"field", "n"}}, "bit-vector field \"n\""},
-           {{{"bits", "0"}}, "bits"},
-           {{{"fragment_bits", "13"}}, "fragment_bits"},
-           {{{"hash_bits", "13"}}, "hash_bits"},
-           {{{"hash_bits", "12"}, {"fragment_bits", "12"}},
-            "lower hash_bits or fragment_bits"},
-           {{{"fragments", "0"}}, "fragments"},
-           {{{"max_candidates", "0"}}, "max_candidates"},
-           {{{"hash_seed", "-1"}}, "hash_seed"},
-       }) {
-    absl::StatusOr<std::unique_ptr<AnalystProgram>> program =
-        CreateSfp(parameters);
-    EXPECT_THAT(program, StatusIs(absl::StatusCode::kInvalidArgument))
-        << message;
-    EXPECT_THAT(program.status().message(), HasSubstr(message));
-  }
+  testing::ExpectRefused(
+      "sequence_fragments",
+      ProgramContext{.schema = SfpSchema(), .epsilon_cap_nanos = 4 * kEps},
+      {
+          {{{"field", "n"}}, "bit-vector field \"n\""},
+          {{{"bits", "0"}}, "bits"},
+          {{{"fragment_bits", "13"}}, "fragment_bits"},
+          {{{"hash_bits", "13"}}, "hash_bits"},
+          {{{"hash_bits", "12"}, {"fragment_bits", "12"}},
+           "lower hash_bits or fragment_bits"},
+          {{{"fragments", "0"}}, "fragments"},
+          {{{"max_candidates", "0"}}, "max_candidates"},
+          {{{"hash_seed", "-1"}}, "hash_seed"},
+      });
 }
 
 // P = 2 fragments: round 1 on the first 2/3 of the agents (one question per

@@ -1,17 +1,23 @@
-// Test populations for the heavy-hitter programs: a few planted values with
-// stated shares over uniform noise on 2^bits values, and the ranked result
-// read back (bit_candidates.h, RankedResult).
-#ifndef LDP_TESTS_PLANNING_PROGRAMS_PLANTED_VALUES_H_
-#define LDP_TESTS_PLANNING_PROGRAMS_PLANTED_VALUES_H_
+// Test helpers for the heavy-hitter programs: populations of a few planted
+// values with stated shares over uniform noise on 2^bits values, the ranked
+// result read back (bit_candidates.h, RankedResult), and the check that bad
+// parameters are refused.
+#ifndef LDP_TESTS_PLANNING_PROGRAMS_HEAVY_HITTER_CHECKS_H_
+#define LDP_TESTS_PLANNING_PROGRAMS_HEAVY_HITTER_CHECKS_H_
 
 #include <cstdint>
 #include <map>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "planning/program_simulator.h"
+#include "planning/programs/program_registry.h"
+#include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
 
@@ -92,6 +98,24 @@ inline std::vector<FoundValue> ReadFound(const ProgramResult& result) {
   return found;
 }
 
+// Parameters, and a text the refusal must name.
+using ParameterCase =
+    std::pair<std::map<std::string, std::string>, std::string>;
+
+// `program` refuses every case with InvalidArgument naming its text.
+inline void ExpectRefused(const std::string& program,
+                          const ProgramContext& context,
+                          const std::vector<ParameterCase>& cases) {
+  for (const auto& [parameters, message] : cases) {
+    absl::StatusOr<std::unique_ptr<AnalystProgram>> created =
+        CreateAnalystProgram(
+            ProgramSpec{.name = program, .parameters = parameters}, context);
+    EXPECT_THAT(created, StatusIs(absl::StatusCode::kInvalidArgument))
+        << message;
+    EXPECT_THAT(created.status().message(), ::testing::HasSubstr(message));
+  }
+}
+
 }  // namespace ldp::testing
 
-#endif  // LDP_TESTS_PLANNING_PROGRAMS_PLANTED_VALUES_H_
+#endif  // LDP_TESTS_PLANNING_PROGRAMS_HEAVY_HITTER_CHECKS_H_
