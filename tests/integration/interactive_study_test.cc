@@ -4,13 +4,20 @@
 // agents (client library, gRPC) answer both rounds; the server is killed and
 // restarted inside each round, so the program's rounds must come back from
 // the store exactly as asked. The learned concept must be exact and no
-// agent's ledger may pass the cap.
+// agent's ledger may pass the cap. The sequence-fragment puzzle's heavy
+// hitters take the same path with a query-valued fragment question (a hash
+// built from parity masks) and a candidate question the program builds
+// from the first round.
 #include <atomic>
+#include <cmath>
+#include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "client/agent.h"
 #include "client/agent_client.h"
 #include "client/agent_state_store.h"
@@ -145,6 +152,87 @@ TEST(InteractiveStudy, MaskedParityIsLearnedExactlyAcrossRestarts) {
   // Finished studies refuse to move on.
   auto again = analyst.StartRound(id);
   EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+// sequence_fragments over 16-bit values, ε = 4, 900 agents holding 0x3c5a
+// (50%), 0x3c81 (30%) or 0x975a (20%): round 1 asks 2/3 of them for one
+// of two fragments tied to a 4-bit hash (N = 4096 each, 300 agents),
+// round 2 the rest (300) which stitched candidate they hold. A fragment
+// estimate's standard error is about √(0.076/300 + f(1 − f)/300) ≤ 0.035,
+// so every planted fragment (≥ 20%) clears the 3 SE cut at ≥ 5 SE and
+// every planted value is stitched; in round 2 a planted value's share
+// beats any stitched stranger's (true share 0) by ≥ 5 SE. So the top 3
+// are the planted values, each share within 5 of its SE of the truth.
+TEST(InteractiveStudy, SequenceFragmentsFindThePlantedValues) {
+  const std::vector<uint32_t> planted = {0x3c5a, 0x3c81, 0x975a};
+  constexpr int kAgents = 900;
+  std::mt19937_64 population(77);
+  std::vector<Device> devices(kAgents);
+  std::map<uint32_t, int> counts;
+  for (int i = 0; i < kAgents; ++i) {
+    const double u = std::uniform_real_distribution<double>(0, 1)(population);
+    const uint32_t value = planted[u < 0.5 ? 0 : u < 0.8 ? 1 : 2];
+    ++counts[value];
+    Record record;
+    std::vector<bool> bits(16);
+    for (int j = 0; j < 16; ++j) bits[j] = (value >> (15 - j)) & 1;
+    record.values["value"] = bits;
+    devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
+    auto agent = Agent::Create(
+        {.record = std::move(record),
+         .max_epsilon_per_study_nanos = kCap,
+         .caps = {.lifetime_nanos = kCap, .period_nanos = kCap}},
+        std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
+    ASSERT_OK(agent);
+    devices[i].agent = *std::move(agent);
+  }
+  StudySpec spec{
+      .display_name = "sequence fragments",
+      .schema = *RecordSchema::Create({FieldSpec::BitVector("value", 16)}),
+      .epsilon_cap_nanos = kCap,
+      .mode = StudyMode::kInteractive,
+      .program = ProgramSpec{.name = "sequence_fragments",
+                             .parameters = {{"k", "3"}, {"hash_bits", "4"}}},
+      .round_duration = absl::Hours(1)};
+  v1::StudySpec proto;
+  ToProto(spec, &proto);
+
+  ServerProcess server;
+  ASSERT_OK(server.Start());
+  AnalystClient analyst(server);
+  auto study = analyst.CreateStudy(proto);
+  ASSERT_OK(study);
+  const uint64_t id = study->study_id();
+  RunAllDevices(server, devices);  // the fragments: agents of [0, 2/3)
+  auto words = analyst.StartRound(id);
+  ASSERT_OK(words);
+  EXPECT_EQ(words->name(), "words");
+  RunAllDevices(server, devices);  // the candidates: agents of [2/3, 1)
+  ASSERT_OK(analyst.StartRound(id));
+
+  auto done = analyst.GetStudy(id);
+  ASSERT_OK(done);
+  EXPECT_EQ(done->status().state(), v1::STUDY_CLOSED);
+  const v1::ProgramResult& result = done->status().program_result();
+  std::map<std::string, const v1::ProgramValue*> values;
+  for (const auto& v : result.values()) values[v.name()] = &v;
+  std::vector<uint32_t> found;
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = absl::StrCat("top[", i, "]");
+    ASSERT_TRUE(values.contains(name + ".value")) << result.summary();
+    ASSERT_TRUE(values.contains(name + ".count_fraction"));
+    const auto value = static_cast<uint32_t>(values[name + ".value"]->value());
+    found.push_back(value);
+    const v1::ProgramValue& share = *values[name + ".count_fraction"];
+    const double se = (share.interval().upper() - share.interval().lower()) /
+                      (2 * 1.959964);
+    EXPECT_LE(std::abs(share.value() - counts[value] / double(kAgents)),
+              5 * se)
+        << result.summary();
+  }
+  EXPECT_THAT(found, ::testing::UnorderedElementsAreArray(planted))
+      << result.summary();
+  for (const Device& d : devices) EXPECT_EQ(d.accepted, 1);
 }
 
 }  // namespace
