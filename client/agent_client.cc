@@ -10,21 +10,16 @@
 #include "absl/random/distributions.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "grpcpp/security/credentials.h"
 #include "client/raw_call.h"
+#include "client/upload_batches.h"
 #include "common/file_text.h"
 #include "common/status_macros.h"
+#include "grpcpp/security/credentials.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/grpc_status.h"
-#include "proto/convert/report_convert.h"
 
 namespace ldp {
 namespace {
-
-constexpr int kMaxWireReportsPerBatch = 1000;
-
-// Per-report framing inside an UploadReportsRequest (tag + length varint).
-constexpr int64_t kFramingBytes = 8;
 
 absl::Status ValidateOptions(const AgentClientOptions& options) {
   if (options.max_reports_per_batch < 1 ||
@@ -47,61 +42,6 @@ absl::Status ValidateOptions(const AgentClientOptions& options) {
         absl::FormatDuration(options.rpc_timeout)));
   }
   return Backoff::Create(options.backoff).status();
-}
-
-// Every report serialized once; batches respect both limits (a single
-// report larger than the byte limit travels alone).
-std::vector<v1::UploadReportsRequest> MakeBatches(
-    absl::Span<const TaskReport> reports, uint64_t agent_id,
-    const AgentClientOptions& options) {
-  std::vector<v1::UploadReportsRequest> batches;
-  int64_t batch_bytes = 0;
-  for (const TaskReport& report : reports) {
-    v1::Report proto;
-    ReportToProto(report, agent_id, &proto);
-    const int64_t bytes =
-        static_cast<int64_t>(proto.ByteSizeLong()) + kFramingBytes;
-    if (batches.empty() ||
-        batches.back().reports_size() >= options.max_reports_per_batch ||
-        (batches.back().reports_size() > 0 &&
-         batch_bytes + bytes > options.max_batch_bytes)) {
-      batches.emplace_back();
-      batch_bytes = 0;
-    }
-    *batches.back().add_reports() = std::move(proto);
-    batch_bytes += bytes;
-  }
-  return batches;
-}
-
-absl::Status AckToStatus(const v1::ReportAck& ack) {
-  if (ack.code() == 0) return absl::OkStatus();
-  const bool canonical = ack.code() > 0 && ack.code() <= 16;
-  return absl::Status(canonical ? static_cast<absl::StatusCode>(ack.code())
-                                : absl::StatusCode::kUnknown,
-                      ack.message());
-}
-
-absl::StatusOr<std::vector<absl::Status>> AcksToStatuses(
-    const v1::UploadReportsResponse& response,
-    absl::Span<const TaskReport> reports) {
-  if (response.acks_size() != static_cast<int>(reports.size())) {
-    return absl::InternalError(absl::StrCat(
-        "server acknowledged ", response.acks_size(), " reports of ",
-        reports.size(), " uploaded"));
-  }
-  std::vector<absl::Status> statuses;
-  for (size_t i = 0; i < reports.size(); ++i) {
-    const auto& id = reports[i].report_id;
-    const std::string expected(reinterpret_cast<const char*>(id.data()),
-                               id.size());
-    if (response.acks(static_cast<int>(i)).report_id() != expected) {
-      return absl::InternalError(absl::StrCat(
-          "server acknowledged another report at position ", i));
-    }
-    statuses.push_back(AckToStatus(response.acks(static_cast<int>(i))));
-  }
-  return statuses;
 }
 
 }  // namespace
@@ -248,8 +188,10 @@ absl::Status AgentClient::UploadOnce(
 absl::StatusOr<std::vector<absl::Status>> AgentClient::Upload(
     absl::Span<const TaskReport> reports) {
   if (reports.empty()) return std::vector<absl::Status>{};
-  const std::vector<v1::UploadReportsRequest> batches =
-      MakeBatches(reports, credential_.agent_id, options_);
+  const std::vector<v1::UploadReportsRequest> batches = MakeUploadBatches(
+      reports, credential_.agent_id,
+      {.max_reports_per_batch = options_.max_reports_per_batch,
+       .max_batch_bytes = options_.max_batch_bytes});
   v1::UploadReportsResponse response;
   RETURN_IF_ERROR(WithRetries([&] { return UploadOnce(batches, &response); }));
   return AcksToStatuses(response, reports);

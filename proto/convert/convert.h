@@ -6,7 +6,6 @@
 #include "proto/convert/bit_vector_convert.h"  // IWYU pragma: export
 #include "proto/convert/encoding_convert.h"    // IWYU pragma: export
 #include "proto/convert/estimate_convert.h"    // IWYU pragma: export
-#include "proto/convert/grpc_status.h"         // IWYU pragma: export
 #include "proto/convert/query_convert.h"       // IWYU pragma: export
 #include "proto/convert/randomizer_convert.h"  // IWYU pragma: export
 #include "proto/convert/report_convert.h"      // IWYU pragma: export
