@@ -40,7 +40,7 @@ int Fill(ldp_status* status, const absl::Status& s) {
   if (status != nullptr) {
     status->code = static_cast<int>(s.code());
     const size_t n = std::min(s.message().size(), sizeof(status->message) - 1);
-    std::memcpy(status->message, s.message().data(), n);
+    if (n > 0) std::memcpy(status->message, s.message().data(), n);
     status->message[n] = '\0';
   }
   return static_cast<int>(s.code());

@@ -47,6 +47,13 @@
 extern "C" {
 #endif
 
+/* What libldp_agent.so exports (ldp_agent.map hides everything else). */
+#if defined(__GNUC__)
+#define LDP_AGENT_API __attribute__((visibility("default")))
+#else
+#define LDP_AGENT_API
+#endif
+
 /* This header's ABI version; ldp_agent_abi_version() returns the library's. */
 #define LDP_AGENT_ABI_VERSION 1
 
@@ -114,25 +121,29 @@ typedef struct ldp_agent_options {
 typedef struct ldp_agent ldp_agent; /* opaque */
 
 /* The library's version ("1.0.0") and ABI version. */
-const char* ldp_agent_version(void);
-int ldp_agent_abi_version(void);
+LDP_AGENT_API const char* ldp_agent_version(void);
+LDP_AGENT_API int ldp_agent_abi_version(void);
 
 /* Opens an agent: loads its state through `storage` (copied; the context
  * must outlive the handle). On success *out is a handle to close with
  * ldp_agent_close. LDP_INVALID_ARGUMENT for bad options, LDP_DATA_LOSS
  * for a damaged blob, LDP_UNAVAILABLE if `load` fails. */
-int ldp_agent_open(const ldp_agent_options* options, const ldp_storage* storage,
-                   ldp_agent** out, ldp_status* status);
+LDP_AGENT_API int ldp_agent_open(const ldp_agent_options* options,
+                                 const ldp_storage* storage, ldp_agent** out,
+                                 ldp_status* status);
 
 /* Closes the handle (NULL is fine). Nothing is lost: the state is durable
- * after every call that changed it. */
-void ldp_agent_close(ldp_agent* agent);
+ * after every call that changed it. No other call may run on the handle
+ * then, nor start after. */
+LDP_AGENT_API void ldp_agent_close(ldp_agent* agent);
 
 /* A serialized GetTasksRequest for `agent_id` (max_tasks 0 = the server's
  * default). */
-int ldp_agent_get_tasks_request(ldp_agent* agent, uint64_t agent_id,
-                                uint32_t max_tasks, ldp_buffer* out,
-                                ldp_status* status);
+LDP_AGENT_API int ldp_agent_get_tasks_request(ldp_agent* agent,
+                                              uint64_t agent_id,
+                                              uint32_t max_tasks,
+                                              ldp_buffer* out,
+                                              ldp_status* status);
 
 /* Answers the tasks of a serialized GetTasksResponse. *answered and
  * *refused (either may be NULL) count the tasks answered (fresh, from the
@@ -140,34 +151,38 @@ int ldp_agent_get_tasks_request(ldp_agent* agent, uint64_t agent_id,
  * call. LDP_INVALID_ARGUMENT if the bytes are not a GetTasksResponse at
  * all; LDP_UNAVAILABLE if the state could not be saved (then nothing was
  * answered and nothing was spent). */
-int ldp_agent_answer_poll(ldp_agent* agent, const uint8_t* response,
-                          size_t size, int* answered, int* refused,
-                          ldp_status* status);
+LDP_AGENT_API int ldp_agent_answer_poll(ldp_agent* agent,
+                                        const uint8_t* response, size_t size,
+                                        int* answered, int* refused,
+                                        ldp_status* status);
 
 /* The next UploadReportsRequest to send for `agent_id`: the oldest
  * unsettled reports (at most 1000 and about 64 KiB). out->size is 0 when
  * there is nothing to send. */
-int ldp_agent_next_upload(ldp_agent* agent, uint64_t agent_id, ldp_buffer* out,
-                          ldp_status* status);
+LDP_AGENT_API int ldp_agent_next_upload(ldp_agent* agent, uint64_t agent_id,
+                                        ldp_buffer* out, ldp_status* status);
 
 /* Settles the reports of a sent UploadReportsRequest from the server's
  * UploadReportsResponse: acknowledged or permanently refused reports are
  * settled, transiently failed ones stay pending. *accepted and *rejected
  * (either may be NULL) count them. LDP_INTERNAL if the acks do not answer
  * exactly the request's reports in order (nothing is settled then). */
-int ldp_agent_record_upload(ldp_agent* agent, const uint8_t* request,
-                            size_t request_size, const uint8_t* response,
-                            size_t response_size, int* accepted, int* rejected,
-                            ldp_status* status);
+LDP_AGENT_API int ldp_agent_record_upload(ldp_agent* agent,
+                                          const uint8_t* request,
+                                          size_t request_size,
+                                          const uint8_t* response,
+                                          size_t response_size, int* accepted,
+                                          int* rejected, ldp_status* status);
 
 /* What the agent has spent in nano-ε: in total, and on one study (0 if it
  * never answered that study). */
-int ldp_agent_spent(ldp_agent* agent, uint64_t study_id, int64_t* total_nanos,
-                    int64_t* study_nanos, ldp_status* status);
+LDP_AGENT_API int ldp_agent_spent(ldp_agent* agent, uint64_t study_id,
+                                  int64_t* total_nanos, int64_t* study_nanos,
+                                  ldp_status* status);
 
 /* Frees a buffer the library returned (NULL or empty is fine) and clears
  * it. */
-void ldp_buffer_free(ldp_buffer* buffer);
+LDP_AGENT_API void ldp_buffer_free(ldp_buffer* buffer);
 
 #ifdef __cplusplus
 } /* extern "C" */

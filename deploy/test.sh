@@ -45,7 +45,8 @@ configure() {  # configure DIR CMAKE_ARGS...: a clang Debug -O1 sanitizer build
   # the ASan libraries, 2026-11-27.) deploy/build.sh (Release) builds file
   # by file, which also keeps every file's includes honest.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-      -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
+      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
       -DCMAKE_UNITY_BUILD=ON -DLDP_BUILD_BENCH=OFF "$@" >/dev/null
 }
 
@@ -72,6 +73,10 @@ asan() {
 # are installed. 15 to 30 s on the 2-core VM, most of it the five-line
 # session's 2,000 agent sessions.
 python_tests() {
+  # The device test loads the ASan build's libldp_agent.so into a Python
+  # process of its own, with clang's shared ASan runtime preloaded there
+  # (never into the servers, which carry their own).
+  LDP_AGENT_PRELOAD="$(clang -print-file-name=libclang_rt.asan-x86_64.so)" \
   LDP_BUILD_DIR=build-asan \
   ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

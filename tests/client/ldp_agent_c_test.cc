@@ -12,14 +12,16 @@
 #include "absl/synchronization/notification.h"
 #include "client/ldp_agent.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.pb.h"
+#include "tests/client/color_tasks.h"
 
 namespace ldp {
 namespace {
 
-constexpr int64_t kHalf = 500'000'000;  // ε = 0.5
+constexpr int64_t kHalf = testing::kHalfEpsilonNanos;  // ε = 0.5
+using testing::ColorTask;
+const auto& Poll = testing::PollBytes;
 
 // The app's storage: `blob` is what is durable; a write lands in `written`
 // and becomes durable on sync. Each callback can be made to fail, and the
@@ -64,30 +66,6 @@ ldp_agent_options Options() {
   options.insecure_simulation = 1;  // a test: repeatable coins
   options.simulation_seed = 7;
   return options;
-}
-
-// A GRR histogram of a categorical field with `k` categories (a distinct
-// question for each k) at ε = 0.5.
-v1::Task ColorTask(uint64_t study, uint64_t task, int k) {
-  std::string categories;
-  for (int i = 0; i < k; ++i)
-    absl::StrAppend(&categories, " categories: \"c", i, "\"");
-  const std::string text = absl::StrCat(
-      "study_id: ", study, " round_id: 1 task_id: ", task,
-      " epsilon_nanos: ", kHalf,
-      " schema { fields { name: \"color\" categorical_field {", categories,
-      " } } } encoding { field { field: \"color\" } }"
-      " randomizer { grr {} epsilon_nanos: ",
-      kHalf, " domain_size: ", k, " }");
-  v1::Task t;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &t)) << text;
-  return t;
-}
-
-std::string Poll(const std::vector<v1::Task>& tasks) {
-  v1::GetTasksResponse response;
-  for (const v1::Task& t : tasks) *response.add_tasks() = t;
-  return response.SerializeAsString();
 }
 
 const uint8_t* Bytes(const std::string& s) {
