@@ -73,8 +73,9 @@ absl::StatusOr<OlhParams> MakeParams(const OptimizedLocalHashingOptions& options
 // except the multiply-shift step a·v + b, which is carried incrementally, so
 // the loop vectorizes; target_clones adds an AVX2 build picked at load time.
 // Not under TSan: its ifunc resolver would be instrumented and run during
-// relocation, before the TSan runtime exists (a segfault at load).
-#if defined(LDP_UNDER_TSAN)
+// relocation, before the TSan runtime exists (a segfault at load). Only on
+// x86-64 (the arm64 device build has no AVX2 to pick).
+#if defined(LDP_UNDER_TSAN) || !defined(__x86_64__)
 #define LDP_COUNT_SUPPORT_CLONES
 #else
 #define LDP_COUNT_SUPPORT_CLONES __attribute__((target_clones("avx2", "default")))
