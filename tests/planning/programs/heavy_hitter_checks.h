@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "planning/program_simulator.h"
 #include "planning/programs/program_registry.h"
+#include "tests/testing/epsilon_nanos.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp::testing {
@@ -96,6 +98,22 @@ inline std::vector<FoundValue> ReadFound(const ProgramResult& result) {
                            (2 * 1.959964)});
   }
   return found;
+}
+
+// The tests' schema: a 16-bit "value", the field the programs search, and
+// an int "n", a field they must refuse to search.
+inline RecordSchema SixteenBitSchema() {
+  return *RecordSchema::Create(
+      {FieldSpec::BitVector("value", 16), FieldSpec::Int("n", 0, 3)});
+}
+
+// `program` with `parameters` over SixteenBitSchema at a cap of ε = 4.
+inline absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateSearch(
+    const std::string& program, std::map<std::string, std::string> parameters) {
+  return CreateAnalystProgram(
+      ProgramSpec{.name = program, .parameters = std::move(parameters)},
+      ProgramContext{.schema = SixteenBitSchema(),
+                     .epsilon_cap_nanos = 4 * kEps});
 }
 
 // Parameters, and a text the refusal must name.

@@ -26,23 +26,15 @@ using ::ldp::testing::PlantedBits;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-RecordSchema SfpSchema() {
-  return *RecordSchema::Create(
-      {FieldSpec::BitVector("value", 16), FieldSpec::Int("n", 0, 3)});
-}
-
 absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateSfp(
     std::map<std::string, std::string> parameters) {
-  return CreateAnalystProgram(
-      ProgramSpec{.name = "sequence_fragments",
-                  .parameters = std::move(parameters)},
-      ProgramContext{.schema = SfpSchema(), .epsilon_cap_nanos = 4 * kEps});
+  return testing::CreateSearch("sequence_fragments", std::move(parameters));
 }
 
 TEST(SequenceFragmentsTest, RejectsBadParameters) {
   testing::ExpectRefused(
       "sequence_fragments",
-      ProgramContext{.schema = SfpSchema(), .epsilon_cap_nanos = 4 * kEps},
+      ProgramContext{.schema = testing::SixteenBitSchema(), .epsilon_cap_nanos = 4 * kEps},
       {
           {{{"field", "n"}}, "bit-vector field \"n\""},
           {{{"bits", "0"}}, "bits"},
@@ -143,7 +135,7 @@ TEST(SequenceFragmentsTest, FindsPlantedValuesInOrder) {
   const testing::PlantedPopulation population =
       testing::DrawPlanted(planted, 16, 90'000, 12);
   const StudySpec study{
-      .schema = SfpSchema(),
+      .schema = testing::SixteenBitSchema(),
       .epsilon_cap_nanos = 4 * kEps,
       .mode = StudyMode::kInteractive,
       .program = ProgramSpec{.name = "sequence_fragments",
@@ -166,7 +158,7 @@ TEST(SequenceFragmentsTest, FindsPlantedValuesInOrder) {
   // The stitched candidates the words round asked about.
   auto program = CreateAnalystProgram(
       *study.program,
-      ProgramContext{.schema = SfpSchema(), .epsilon_cap_nanos = 4 * kEps});
+      ProgramContext{.schema = testing::SixteenBitSchema(), .epsilon_cap_nanos = 4 * kEps});
   ASSERT_OK(program);
   absl::StatusOr<ProgramStep> words =
       (*program)->Next({run->rounds[0].answers});

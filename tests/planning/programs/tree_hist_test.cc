@@ -25,23 +25,15 @@ using ::ldp::testing::PlantedBits;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-RecordSchema TreeHistSchema() {
-  return *RecordSchema::Create(
-      {FieldSpec::BitVector("value", 16), FieldSpec::Int("n", 0, 3)});
-}
-
 absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateTreeHist(
     std::map<std::string, std::string> parameters) {
-  return CreateAnalystProgram(
-      ProgramSpec{.name = "treehist", .parameters = std::move(parameters)},
-      ProgramContext{.schema = TreeHistSchema(),
-                     .epsilon_cap_nanos = 4 * kEps});
+  return testing::CreateSearch("treehist", std::move(parameters));
 }
 
 TEST(TreeHistTest, RejectsBadParameters) {
   testing::ExpectRefused(
       "treehist",
-      ProgramContext{.schema = TreeHistSchema(), .epsilon_cap_nanos = 4 * kEps},
+      ProgramContext{.schema = testing::SixteenBitSchema(), .epsilon_cap_nanos = 4 * kEps},
       {
           {{{"field", "n"}}, "bit-vector field \"n\""},
           {{{"bits", "17"}}, "bits"},
@@ -142,7 +134,7 @@ TEST(TreeHistTest, FindsPlantedValuesInOrder) {
   const testing::PlantedPopulation population =
       testing::DrawPlanted(planted, 16, 170'000, 11);
   const StudySpec study{
-      .schema = TreeHistSchema(),
+      .schema = testing::SixteenBitSchema(),
       .epsilon_cap_nanos = 4 * kEps,
       .mode = StudyMode::kInteractive,
       .program = ProgramSpec{.name = "treehist", .parameters = {{"k", "4"}}}};
