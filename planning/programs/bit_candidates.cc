@@ -40,6 +40,8 @@ absl::StatusOr<SearchedBits> ReadSearchedBits(ProgramParameters& params,
   ASSIGN_OR_RETURN(const int64_t bits, params.Int("bits", searched.field_length,
                                                   1, searched.field_length));
   searched.bits = static_cast<int>(bits);
+  ASSIGN_OR_RETURN(const int64_t k, params.Int("k", 10, 1, kMaxSearchK));
+  searched.k = static_cast<int>(k);
   return searched;
 }
 
@@ -124,6 +126,16 @@ BitCandidate ExtendedCandidate(absl::Span<const BitCandidate> candidates,
                  .variance = h.variances[item]};
   for (int j = width; j-- > 0;) c.bits.push_back((index >> j) & 1);
   return c;
+}
+
+std::vector<BitCandidate> Recounted(absl::Span<const BitCandidate> candidates,
+                                    const HistogramEstimate& h) {
+  std::vector<BitCandidate> found;
+  for (uint32_t item : TopItems(h, 1, candidates.size(),
+                                -std::numeric_limits<double>::infinity())) {
+    found.push_back(ExtendedCandidate(candidates, 0, h, item));
+  }
+  return found;
 }
 
 ProgramResult RankedResult(absl::Span<const BitCandidate> found, int k,

@@ -31,17 +31,22 @@ struct BitCandidate {
   double variance = 0;  // of `frequency`
 };
 
-// The bits a search reads: the bit-vector field `field` (parameter
-// "field", default "value") and its first `bits` (parameter "bits",
-// default all of them).
+// What every search reads: the bit-vector field `field` (parameter
+// "field", default "value"), its first `bits` (parameter "bits", default
+// all of them) and how many values to report (parameter "k", default 10).
 struct SearchedBits {
   std::string field{};
   int field_length = 0;
   int bits = 0;
+  int k = 0;
 };
 
+// The most values a search reports.
+inline constexpr int64_t kMaxSearchK = 1000;
+
 // InvalidArgument, naming `program`, when the field is missing or not a
-// bit vector, or bits is outside [1, its length].
+// bit vector, bits is outside [1, its length] or k outside
+// [1, kMaxSearchK].
 absl::StatusOr<SearchedBits> ReadSearchedBits(ProgramParameters& params,
                                               const RecordSchema& schema,
                                               absl::string_view program);
@@ -81,6 +86,12 @@ std::vector<uint32_t> TopItems(const HistogramEstimate& h, uint32_t first,
 BitCandidate ExtendedCandidate(absl::Span<const BitCandidate> candidates,
                                int width, const HistogramEstimate& h,
                                uint32_t item);
+
+// `candidates` with the estimates of a recount (`h` answers their
+// ExtensionQuestion of width 0, asked of agents that did not choose them),
+// largest first.
+std::vector<BitCandidate> Recounted(absl::Span<const BitCandidate> candidates,
+                                    const HistogramEstimate& h);
 
 // The released result of a search over the first `bits` bits of `field`:
 // for i < min(k, |found|), in the order given, "top[i].count_fraction" with

@@ -20,7 +20,6 @@ namespace {
 // Largest bits_per_round: 2^20 extensions per candidate already needs a
 // sketch-style oracle; wider rounds would not be decodable.
 constexpr int64_t kMaxBitsPerRound = 20;
-constexpr int64_t kMaxK = 1000;
 
 struct HeavyHittersConfig {
   std::string field;
@@ -121,7 +120,7 @@ absl::StatusOr<HeavyHittersConfig> ReadConfig(ProgramParameters& params,
                    ReadSearchedBits(params, schema, "heavy_hitters"));
   config.field = searched.field;
   const int64_t bits = searched.bits;
-  ASSIGN_OR_RETURN(const int64_t k, params.Int("k", 10, 1, kMaxK));
+  const int64_t k = searched.k;
   ASSIGN_OR_RETURN(const int64_t s,
                    params.Int("bits_per_round", 8, 1, kMaxBitsPerRound));
   ASSIGN_OR_RETURN(const int64_t candidates,

@@ -22,7 +22,6 @@ namespace {
 
 constexpr int64_t kMaxFragmentBits = 12;
 constexpr int64_t kMaxHashBits = 12;
-constexpr int64_t kMaxSfpK = 1000;
 // A fragment question's domain is at most 2^20 items, so the server
 // decodes it in one pass however the planner answers it.
 constexpr int64_t kMaxFragmentItemBits = 20;
@@ -193,11 +192,7 @@ class SequenceFragmentsProgram final : public AnalystProgram {
     ASSIGN_OR_RETURN(const HistogramEstimate* h,
                      HistogramAnswer(history[1], 0, 1 + candidates.size(),
                                      "sequence_fragments", 2));
-    std::vector<BitCandidate> found;
-    for (uint32_t item : TopItems(*h, 1, candidates.size(),
-                                  -std::numeric_limits<double>::infinity())) {
-      found.push_back(ExtendedCandidate(candidates, 0, *h, item));
-    }
+    const std::vector<BitCandidate> found = Recounted(candidates, *h);
     return ProgramStep{.result =
                            RankedResult(found, config_.k, config_.field,
                                         config_.bits, context_.confidence)};
@@ -239,7 +234,7 @@ absl::StatusOr<SfpConfig> ReadSfpConfig(ProgramParameters& params,
   config.field = searched.field;
   config.field_length = searched.field_length;
   const int64_t bits = searched.bits;
-  ASSIGN_OR_RETURN(const int64_t k, params.Int("k", 10, 1, kMaxSfpK));
+  const int64_t k = searched.k;
   ASSIGN_OR_RETURN(const int64_t s,
                    params.Int("fragment_bits", 8, 1, kMaxFragmentBits));
   ASSIGN_OR_RETURN(const int64_t hash_bits,

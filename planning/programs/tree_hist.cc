@@ -19,7 +19,6 @@ namespace ldp {
 namespace {
 
 constexpr int64_t kMaxBitsPerLevel = 8;
-constexpr int64_t kMaxTreeHistK = 1000;
 
 struct TreeHistConfig {
   std::string field;
@@ -118,12 +117,7 @@ class TreeHistProgram final : public AnalystProgram {
     ASSIGN_OR_RETURN(
         const HistogramEstimate* h,
         HistogramAnswer(round, 0, 1 + leaves.size(), "treehist", number));
-    std::vector<BitCandidate> found;
-    for (uint32_t item : TopItems(*h, 1, leaves.size(),
-                                  -std::numeric_limits<double>::infinity())) {
-      found.push_back(ExtendedCandidate(leaves, 0, *h, item));
-    }
-    return found;
+    return Recounted(leaves, *h);
   }
 
   const ProgramContext context_;
@@ -137,7 +131,7 @@ absl::StatusOr<TreeHistConfig> ReadTreeHistConfig(ProgramParameters& params,
                    ReadSearchedBits(params, schema, "treehist"));
   config.field = searched.field;
   const int64_t bits = searched.bits;
-  ASSIGN_OR_RETURN(const int64_t k, params.Int("k", 10, 1, kMaxTreeHistK));
+  const int64_t k = searched.k;
   ASSIGN_OR_RETURN(const int64_t s,
                    params.Int("bits_per_level", 1, 1, kMaxBitsPerLevel));
   ASSIGN_OR_RETURN(config.threshold_sigmas,

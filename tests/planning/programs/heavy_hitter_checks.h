@@ -120,14 +120,13 @@ inline absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateSearch(
 using ParameterCase =
     std::pair<std::map<std::string, std::string>, std::string>;
 
-// `program` refuses every case with InvalidArgument naming its text.
+// `program` (CreateSearch) refuses every case with InvalidArgument naming
+// its text.
 inline void ExpectRefused(const std::string& program,
-                          const ProgramContext& context,
                           const std::vector<ParameterCase>& cases) {
   for (const auto& [parameters, message] : cases) {
     absl::StatusOr<std::unique_ptr<AnalystProgram>> created =
-        CreateAnalystProgram(
-            ProgramSpec{.name = program, .parameters = parameters}, context);
+        CreateSearch(program, parameters);
     EXPECT_THAT(created, StatusIs(absl::StatusCode::kInvalidArgument))
         << message;
     EXPECT_THAT(created.status().message(), ::testing::HasSubstr(message));

@@ -34,7 +34,6 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateSfp(
 TEST(SequenceFragmentsTest, RejectsBadParameters) {
   testing::ExpectRefused(
       "sequence_fragments",
-      ProgramContext{.schema = testing::SixteenBitSchema(), .epsilon_cap_nanos = 4 * kEps},
       {
           {{{"field", "n"}}, "bit-vector field \"n\""},
           {{{"bits", "0"}}, "bits"},

@@ -33,7 +33,6 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateTreeHist(
 TEST(TreeHistTest, RejectsBadParameters) {
   testing::ExpectRefused(
       "treehist",
-      ProgramContext{.schema = testing::SixteenBitSchema(), .epsilon_cap_nanos = 4 * kEps},
       {
           {{{"field", "n"}}, "bit-vector field \"n\""},
           {{{"bits", "17"}}, "bits"},
