@@ -138,6 +138,12 @@ TEST_F(LdpAgentCTest, VersionsAndNullArguments) {
   EXPECT_EQ(ldp_agent_open(&no_record, &callbacks, &other, &status),
             LDP_INVALID_ARGUMENT);
   EXPECT_EQ(other, nullptr);
+  // A cap the owner got wrong is refused, not read as "no cap".
+  ldp_agent_options negative = Options();
+  negative.lifetime_cap_nanos = -1;
+  EXPECT_EQ(ldp_agent_open(&negative, &callbacks, &other, &status),
+            LDP_INVALID_ARGUMENT);
+  EXPECT_EQ(other, nullptr);
   ldp_storage missing = callbacks;
   missing.sync = nullptr;
   const ldp_agent_options options = Options();
