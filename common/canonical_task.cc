@@ -89,6 +89,9 @@ StrategySpec CanonicalStrategy(const StrategySpec& given,
       spec.rows = given.rows;
       spec.matrix = given.matrix;
       break;
+    case StrategyKind::kRandomSamplingFakeData:
+      spec.attribute_sizes = given.attribute_sizes;
+      break;
     case StrategyKind::kIdentity:
     case StrategyKind::kHaar:
       break;

@@ -180,6 +180,11 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
     w.Int(s.rows);
     w.Int(s.matrix.size());
     for (double a : s.matrix) w.Real(a);
+    // Appended last, and only when set, so earlier memos keep their keys.
+    if (!s.attribute_sizes.empty()) {
+      w.Int(s.attribute_sizes.size());
+      for (uint32_t k : s.attribute_sizes) w.Int(k);
+    }
     return;
   }
   const auto& histogram = std::get<HistogramTask>(task.question);

@@ -51,6 +51,15 @@ absl::StatusOr<ChosenStrategy> BuildNamedStrategy(const StrategyChoice& choice,
     }
     spec.level_weights.assign(spec.order, 1.0);
   }
+  if (choice.kind == StrategyKind::kRandomSamplingFakeData) {
+    if (workload.spec().num_bits == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the sampling_fake_data strategy answers 1-way marginals of bool "
+          "fields (a MARGINALS workload of order 1), not ",
+          workload.Describe()));
+    }
+    spec.attribute_sizes.assign(workload.spec().num_bits, 2);
+  }
   ASSIGN_OR_RETURN(std::shared_ptr<const StrategyMechanism> strategy,
                    CreateStrategy(spec));
   absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =

@@ -28,7 +28,7 @@ constexpr uint32_t kLastRealKind =
 constexpr uint32_t kLastOracleKind =
     static_cast<uint32_t>(FrequencyOracleKind::kRappor);
 constexpr uint32_t kLastStrategyKind =
-    static_cast<uint32_t>(StrategyKind::kFactorization);
+    static_cast<uint32_t>(StrategyKind::kRandomSamplingFakeData);
 constexpr uint32_t kLastSplitStrategy =
     static_cast<uint32_t>(SplitStrategy::kEpsilonSplitting);
 constexpr int kMaxLevelWeights = 64;
@@ -152,6 +152,8 @@ void WriteStrategy(const StrategyDecision& decision,
   out.mutable_level_weights()->Add(spec.level_weights.begin(),
                                    spec.level_weights.end());
   out.mutable_matrix()->Add(spec.matrix.begin(), spec.matrix.end());
+  out.mutable_attribute_sizes()->Add(spec.attribute_sizes.begin(),
+                                     spec.attribute_sizes.end());
   out.set_description(decision.description);
   out.set_v_max(decision.v_max);
   out.set_v_avg(decision.v_avg);
@@ -195,6 +197,7 @@ bool ReadStrategy(const pb::StrategyDecision& m, StrategyDecision* out) {
   if (m.kind() > kLastStrategyKind ||
       m.level_weights_size() > kMaxLevelWeights ||
       static_cast<uint64_t>(m.matrix_size()) > kMaxStrategyMatrixEntries ||
+      m.attribute_sizes_size() > kMaxFakeDataAttributes ||
       m.description().size() > kMaxExplanation ||
       m.best_fixed().size() > kMaxExplanation) {
     return false;
@@ -209,7 +212,9 @@ bool ReadStrategy(const pb::StrategyDecision& m, StrategyDecision* out) {
                .level_weights = {m.level_weights().begin(),
                                  m.level_weights().end()},
                .rows = m.rows(),
-               .matrix = {m.matrix().begin(), m.matrix().end()}},
+               .matrix = {m.matrix().begin(), m.matrix().end()},
+               .attribute_sizes = {m.attribute_sizes().begin(),
+                                   m.attribute_sizes().end()}},
       .description = m.description(),
       .v_max = m.v_max(),
       .v_avg = m.v_avg(),

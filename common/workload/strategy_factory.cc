@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/workload/fake_data_strategy.h"
 #include "common/workload/grouped_strategy.h"
 #include "common/workload/matrix_strategy.h"
 #include "common/workload/strategy_randomizer.h"
@@ -36,6 +37,10 @@ absl::StatusOr<std::unique_ptr<StrategyMechanism>> StrategyForRandomizer(
   }
   if (auto vector = std::dynamic_pointer_cast<const VectorRandomizer>(randomizer)) {
     return VectorStrategyFor(std::move(vector));
+  }
+  if (auto fake =
+          std::dynamic_pointer_cast<const FakeDataRandomizer>(randomizer)) {
+    return FakeDataStrategyFor(std::move(fake));
   }
   if (auto strategy =
           std::dynamic_pointer_cast<const StrategyMechanism>(randomizer)) {

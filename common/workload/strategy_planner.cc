@@ -393,6 +393,23 @@ void AddFourierCandidates(const Workload& workload, const StrategySpec& base,
   Add(scored, Score(workload, fourier, ", uniform over parities"));
 }
 
+// Random sampling plus fake data for 1-way marginals of d bool fields
+// (sizes all 2). At the same ε it never beats the Fourier strategy of
+// order 1, which samples a bit the server sees; it is scored so that
+// analysts see by how much (fake_data_randomizer.h says why its ε is not
+// the paper's smaller one).
+void AddFakeDataCandidate(const Workload& workload, const StrategySpec& base,
+                          Candidates& scored) {
+  if (workload.kind() != WorkloadKind::kMarginals ||
+      workload.spec().order != 1) {
+    return;
+  }
+  StrategySpec fake = base;
+  fake.kind = StrategyKind::kRandomSamplingFakeData;
+  fake.attribute_sizes.assign(workload.spec().num_bits, 2);
+  Add(scored, Score(workload, fake));
+}
+
 // Optimized strategies carry their matrix. A task carries at most
 // kMaxStrategyMatrixEntries; in process (benchmarks, `ldp plan`) the
 // factory takes up to kMaxInProcessStrategyMatrixEntries. With
@@ -497,6 +514,7 @@ absl::StatusOr<StrategyPlan> PlanStrategy(
   Candidates scored;
   AddStructuredCandidates(workload, base, scored);
   AddFourierCandidates(workload, base, scored);
+  AddFakeDataCandidate(workload, base, scored);
   AddOptimizedCandidates(workload, epsilon, options, scored);
   if (scored.empty()) {
     return absl::FailedPreconditionError(absl::StrCat("no strategy can answer ",

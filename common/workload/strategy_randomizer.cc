@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/validation.h"
+#include "common/workload/fake_data_randomizer.h"
 #include "common/workload/grouped_randomizer.h"
 #include "common/workload/matrix_randomizer.h"
 #include "common/workload/vector_randomizer.h"
@@ -36,6 +37,8 @@ CreateStrategyRandomizer(const StrategySpec& spec) {
       return CreateMatrixRandomizer(spec);
     case StrategyKind::kFactorization:
       return CreateVectorRandomizer(spec);
+    case StrategyKind::kRandomSamplingFakeData:
+      return CreateFakeDataRandomizer(spec);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("strategy: unknown kind ", static_cast<int>(spec.kind)));

@@ -31,6 +31,11 @@ enum class StrategyKind {
   // A factorization's strategy A (rows × N) with the ℓ2-ball randomizer of
   // Duchi, Jordan and Wainwright: a public random direction and one sign.
   kFactorization,
+  // Random sampling plus fake data over d categorical attributes whose
+  // sizes multiply to N (fake_data_randomizer.h): the agent reports one
+  // sampled attribute through GRR and a uniform fake value for every
+  // other, as one item of [N]. Estimates the attributes' 1-way marginals.
+  kRandomSamplingFakeData,
 };
 
 std::string_view StrategyKindName(StrategyKind kind);
@@ -43,6 +48,10 @@ inline constexpr uint64_t kMaxStrategyMatrixEntries = uint64_t{1} << 18;
 // outputs): 2^23 doubles, 64 MiB.
 inline constexpr uint64_t kMaxInProcessStrategyMatrixEntries = uint64_t{1} << 23;
 
+// kRandomSamplingFakeData: 1 to this many attributes, each of 2 or more
+// values (so 2^12 = kMaxWorkloadDomainSize bounds the count).
+inline constexpr uint32_t kMaxFakeDataAttributes = 12;
+
 struct StrategySpec {
   StrategyKind kind = StrategyKind::kIdentity;
   double epsilon = 0;
@@ -53,6 +62,7 @@ struct StrategySpec {
   std::vector<double> level_weights;  // kFourier: k positive weights
   uint32_t rows = 0;                  // kMatrix, kFactorization
   std::vector<double> matrix;         // row-major rows × N
+  std::vector<uint32_t> attribute_sizes;  // kRandomSamplingFakeData: k_j
   friend bool operator==(const StrategySpec&, const StrategySpec&) = default;
 };
 

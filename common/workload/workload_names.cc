@@ -39,6 +39,8 @@ std::string_view StrategyKindName(StrategyKind kind) {
       return "matrix";
     case StrategyKind::kFactorization:
       return "factorization";
+    case StrategyKind::kRandomSamplingFakeData:
+      return "sampling_fake_data";
   }
   return "unknown";
 }

@@ -190,6 +190,12 @@ absl::StatusOr<StrategySpec> StrategyFromProto(const Wire& proto) {
       return absl::InvalidArgumentError("strategy.matrix must be finite");
     }
   }
+  if (static_cast<uint32_t>(wire.attribute_sizes_size()) >
+      kMaxFakeDataAttributes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "strategy.attribute_sizes has ", wire.attribute_sizes_size(),
+        " values; at most ", kMaxFakeDataAttributes, " are allowed"));
+  }
   spec.branching = wire.branching();
   spec.num_bits = wire.num_bits();
   spec.order = wire.order();
@@ -197,6 +203,8 @@ absl::StatusOr<StrategySpec> StrategyFromProto(const Wire& proto) {
                             wire.level_weights().end());
   spec.rows = wire.rows();
   spec.matrix.assign(wire.matrix().begin(), wire.matrix().end());
+  spec.attribute_sizes.assign(wire.attribute_sizes().begin(),
+                              wire.attribute_sizes().end());
   return spec;
 }
 
@@ -366,10 +374,12 @@ absl::StatusOr<StrategyKind> StrategyKindFromProto(int kind) {
       return StrategyKind::kMatrix;
     case v1::StrategySpec::FACTORIZATION:
       return StrategyKind::kFactorization;
+    case v1::StrategySpec::SAMPLING_FAKE_DATA:
+      return StrategyKind::kRandomSamplingFakeData;
     default:
       return absl::InvalidArgumentError(absl::StrCat(
           "strategy kind must be IDENTITY, HIERARCHICAL, HAAR, FOURIER, "
-          "MATRIX or FACTORIZATION, got ",
+          "MATRIX, FACTORIZATION or SAMPLING_FAKE_DATA, got ",
           kind));
   }
 }
@@ -388,6 +398,8 @@ v1::StrategySpec::Kind StrategyKindToProto(StrategyKind kind) {
       return v1::StrategySpec::MATRIX;
     case StrategyKind::kFactorization:
       return v1::StrategySpec::FACTORIZATION;
+    case StrategyKind::kRandomSamplingFakeData:
+      return v1::StrategySpec::SAMPLING_FAKE_DATA;
   }
   return v1::StrategySpec::KIND_UNSPECIFIED;
 }
@@ -402,6 +414,8 @@ void MechanismToProto(const StrategySpec& spec, Wire* proto) {
                                      spec.level_weights.end());
   wire->set_rows(spec.rows);
   wire->mutable_matrix()->Add(spec.matrix.begin(), spec.matrix.end());
+  wire->mutable_attribute_sizes()->Add(spec.attribute_sizes.begin(),
+                                       spec.attribute_sizes.end());
 }
 
 void ToProto(const RandomizerConfig& config, Wire* proto) {
