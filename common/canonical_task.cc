@@ -90,6 +90,7 @@ StrategySpec CanonicalStrategy(const StrategySpec& given,
       spec.matrix = given.matrix;
       break;
     case StrategyKind::kRandomSamplingFakeData:
+    case StrategyKind::kAttributeSampling:
       spec.attribute_sizes = given.attribute_sizes;
       break;
     case StrategyKind::kIdentity:

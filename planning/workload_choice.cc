@@ -51,14 +51,16 @@ absl::StatusOr<ChosenStrategy> BuildNamedStrategy(const StrategyChoice& choice,
     }
     spec.level_weights.assign(spec.order, 1.0);
   }
-  if (choice.kind == StrategyKind::kRandomSamplingFakeData) {
-    if (workload.spec().num_bits == 0) {
+  if (choice.kind == StrategyKind::kRandomSamplingFakeData ||
+      choice.kind == StrategyKind::kAttributeSampling) {
+    spec.attribute_sizes = WorkloadAttributeSizes(workload);
+    if (spec.attribute_sizes.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "the sampling_fake_data strategy answers 1-way marginals of bool "
-          "fields (a MARGINALS workload of order 1), not ",
+          "the ", std::string(StrategyKindName(choice.kind)),
+          " strategy answers 1-way marginals (ATTRIBUTE_MARGINALS, or "
+          "MARGINALS of order 1), not ",
           workload.Describe()));
     }
-    spec.attribute_sizes.assign(workload.spec().num_bits, 2);
   }
   ASSIGN_OR_RETURN(std::shared_ptr<const StrategyMechanism> strategy,
                    CreateStrategy(spec));

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/coin.h"
-#include "common/workload/workload_spec.h"  // kMaxWorkloadDomainSize
+#include "common/workload/strategy_shape.h"
 
 namespace ldp {
 namespace {
@@ -33,33 +33,6 @@ MatchSums Sums(const std::vector<uint32_t>& sizes,
     s.none += sizes[j] * grr[j]->other_probability();
   }
   return s;
-}
-
-absl::Status CheckSizes(const StrategySpec& spec) {
-  const std::vector<uint32_t>& sizes = spec.attribute_sizes;
-  if (sizes.empty() || sizes.size() > kMaxFakeDataAttributes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sampling_fake_data strategy: attribute_sizes has ", sizes.size(),
-        " entries; it needs 1 to ", kMaxFakeDataAttributes));
-  }
-  uint64_t product = 1;
-  for (uint32_t k : sizes) {
-    if (k < 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "sampling_fake_data strategy: every attribute size must be at "
-          "least 2, got ",
-          k));
-    }
-    product *= k;
-    if (product > kMaxWorkloadDomainSize) break;
-  }
-  if (product != spec.domain_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sampling_fake_data strategy: the attribute sizes (",
-        absl::StrJoin(sizes, " × "), ") must multiply to the domain size ",
-        spec.domain_size));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -141,7 +114,10 @@ absl::Status FakeDataRandomizer::Validate(const WorkloadReport& report) const {
 
 absl::StatusOr<std::shared_ptr<const FakeDataRandomizer>>
 CreateFakeDataRandomizer(const StrategySpec& spec) {
-  if (absl::Status s = CheckSizes(spec); !s.ok()) return s;
+  if (absl::Status s = CheckAttributeSizes(spec, "sampling_fake_data strategy");
+      !s.ok()) {
+    return s;
+  }
   std::vector<std::unique_ptr<GeneralizedRandomizedResponse>> grr;
   for (uint32_t k : spec.attribute_sizes) {
     absl::StatusOr<std::unique_ptr<GeneralizedRandomizedResponse>> g =

@@ -18,6 +18,7 @@
 #include "common/generalized_randomized_response.h"
 #include "common/unary_encoding.h"
 #include "common/validation.h"
+#include "common/workload/strategy_shape.h"
 #include "common/workload/workload_spec.h"  // kMaxWorkloadDomainSize
 
 namespace ldp::grouped {
@@ -173,6 +174,23 @@ absl::Status AddFourierLevels(Layout& layout) {
   return absl::OkStatus();
 }
 
+// One level per attribute, each drawn with probability 1/d: attribute j's
+// value is the j-th mixed-radix digit, the first attribute most significant.
+absl::Status AddAttributeLevels(Layout& layout) {
+  const std::vector<uint32_t>& sizes = layout.spec.attribute_sizes;
+  uint64_t place = layout.spec.domain_size;
+  for (uint32_t k : sizes) {
+    place /= k;
+    if (absl::Status s = AddLevel(layout, 1.0 / static_cast<double>(sizes.size()),
+                                  1, k);
+        !s.ok()) {
+      return s;
+    }
+    layout.levels.back().divisor = place;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string KindName(StrategyKind kind) {
@@ -194,6 +212,9 @@ absl::Status ValidateSpec(const StrategySpec& spec) {
     return absl::InvalidArgumentError(absl::StrCat(
         "hierarchical strategy: branching must be at least 2, got ",
         spec.branching));
+  }
+  if (spec.kind == StrategyKind::kAttributeSampling) {
+    return CheckAttributeSizes(spec, kind);
   }
   if (spec.kind == StrategyKind::kFourier) {
     if (spec.num_bits < 1 || spec.num_bits > kMaxBits) {
@@ -248,10 +269,14 @@ absl::StatusOr<std::shared_ptr<const Layout>> BuildLayout(
     case StrategyKind::kFourier:
       added = AddFourierLevels(*layout);
       break;
+    case StrategyKind::kAttributeSampling:
+      added = AddAttributeLevels(*layout);
+      break;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("grouped strategy: kind ", KindName(spec.kind),
-                       " is not identity, hierarchical, haar or fourier"));
+                       " is not identity, hierarchical, haar, fourier or "
+                       "attribute sampling"));
   }
   if (!added.ok()) return added;
   return std::shared_ptr<const Layout>(std::move(layout));

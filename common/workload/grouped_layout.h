@@ -38,7 +38,8 @@ struct Level {
   uint32_t first_group = 0;
   uint32_t num_groups = 0;
   uint32_t group_size = 0;  // K
-  uint64_t divisor = 1;     // hierarchical: c(x) = x / divisor
+  uint64_t divisor = 1;     // hierarchical: c(x) = x / divisor; attribute
+                            // sampling: c(x) = (x / divisor) mod K
   uint32_t index = 0;       // haar: the detail level ℓ
   InnerKind inner = InnerKind::kGrr;
   std::shared_ptr<const FrequencyOracle> oracle;
@@ -81,6 +82,8 @@ struct Layout {
       }
       case StrategyKind::kFourier:
         return static_cast<uint32_t>(std::popcount(x & mask[g]) & 1);
+      case StrategyKind::kAttributeSampling:
+        return static_cast<uint32_t>((x / level.divisor) % level.group_size);
       default:
         return x;
     }
@@ -93,11 +96,12 @@ std::string KindName(StrategyKind kind);
 // InvalidArgument (naming the field) for a spec no grouped strategy takes:
 // ε outside (0, 20], N outside [2, kMaxWorkloadDomainSize], b < 2, a
 // Fourier d outside [1, 12], N ≠ 2^d, k outside [1, d] or weights that are
-// not k finite positive numbers.
+// not k finite positive numbers; attribute sizes CheckAttributeSizes
+// refuses (strategy_shape.h).
 absl::Status ValidateSpec(const StrategySpec& spec);
 
 // The levels, groups and inner oracles of a validated spec of kind
-// identity, hierarchical, haar or fourier.
+// identity, hierarchical, haar, fourier or attribute sampling.
 absl::StatusOr<std::shared_ptr<const Layout>> BuildLayout(
     const StrategySpec& spec);
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/frequency_oracle.h"
 
 namespace ldp {
@@ -28,6 +29,10 @@ std::string GroupedRandomizer::Describe() const {
       break;
     case StrategyKind::kHaar:
       what = absl::StrCat("haar N=", l.n, " (", l.haar_bits, " levels)");
+      break;
+    case StrategyKind::kAttributeSampling:
+      what = absl::StrCat("attribute_sampling d=", s.attribute_sizes.size(),
+                          " (", absl::StrJoin(s.attribute_sizes, "×"), ")");
       break;
     case StrategyKind::kFourier:
       what = absl::StrCat("fourier d=", s.num_bits, " k=", s.order, " (",

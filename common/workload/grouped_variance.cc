@@ -193,6 +193,15 @@ Eigen::MatrixXd PointMassSum(const Layout& l, const Eigen::MatrixXd& rows) {
   const Eigen::MatrixXd terms = PointMassTerms(l, rows);
   if (l.spec.kind == StrategyKind::kIdentity) return terms.leftCols(l.n);
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(b, l.n);
+  if (l.spec.kind == StrategyKind::kAttributeSampling) {
+    // An attribute's cells are not contiguous ranges of items.
+    for (uint32_t x = 0; x < l.n; ++x) {
+      for (uint32_t g = 0; g < l.num_groups(); ++g) {
+        out.col(x) += terms.col(l.offset[g] + l.ItemOf(g, x));
+      }
+    }
+    return out;
+  }
   for (uint32_t g = 0; g < l.num_groups(); ++g) {
     // Node t of a level covers the contiguous items [t·span, (t+1)·span).
     const Level& level = l.levels[l.level_of[g]];

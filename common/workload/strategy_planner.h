@@ -49,6 +49,11 @@ struct StrategyPlan {
   std::shared_ptr<const WorkloadEstimator> estimator;  // for `chosen`
 };
 
+// The attribute sizes of a 1-way marginal workload (attribute marginals, or
+// bit marginals of order 1: all 2), which the attribute strategies need;
+// empty for any other workload.
+std::vector<uint32_t> WorkloadAttributeSizes(const Workload& workload);
+
 absl::StatusOr<StrategyPlan> PlanStrategy(
     const Workload& workload, double epsilon,
     const StrategyPlannerOptions& options = {});

@@ -32,6 +32,7 @@ CreateStrategyRandomizer(const StrategySpec& spec) {
     case StrategyKind::kHierarchical:
     case StrategyKind::kHaar:
     case StrategyKind::kFourier:
+    case StrategyKind::kAttributeSampling:
       return CreateGroupedRandomizer(spec);
     case StrategyKind::kMatrix:
       return CreateMatrixRandomizer(spec);

@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/validation.h"
 #include "common/workload/workload_spec.h"  // kMaxWorkloadDomainSize
 
@@ -36,6 +38,32 @@ absl::Status CheckStrategyShape(const StrategySpec& spec, StrategyKind kind,
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": matrix must hold rows x domain_size = ", rows * n,
         " values (row-major), got ", spec.matrix.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckAttributeSizes(const StrategySpec& spec,
+                                 std::string_view name_view) {
+  const std::string name(name_view);
+  const std::vector<uint32_t>& sizes = spec.attribute_sizes;
+  if (sizes.empty() || sizes.size() > kMaxFakeDataAttributes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": attribute_sizes has ", sizes.size(),
+                     " entries; it needs 1 to ", kMaxFakeDataAttributes));
+  }
+  uint64_t product = 1;
+  for (uint32_t k : sizes) {
+    if (k < 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ": every attribute size must be at least 2, got ", k));
+    }
+    product *= k;
+    if (product > kMaxWorkloadDomainSize) break;
+  }
+  if (product != spec.domain_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": the attribute sizes (", absl::StrJoin(sizes, " × "),
+        ") must multiply to the domain size ", spec.domain_size));
   }
   return absl::OkStatus();
 }

@@ -18,6 +18,12 @@ namespace ldp {
 absl::Status CheckStrategyShape(const StrategySpec& spec, StrategyKind kind,
                                 std::string_view name);
 
+// InvalidArgument, prefixed with `name`, unless spec.attribute_sizes holds 1
+// to kMaxFakeDataAttributes sizes, each ≥ 2, whose product is
+// spec.domain_size (the attribute strategies).
+absl::Status CheckAttributeSizes(const StrategySpec& spec,
+                                 std::string_view name);
+
 }  // namespace ldp
 
 #endif  // LDP_COMMON_WORKLOAD_STRATEGY_SHAPE_H_

@@ -36,6 +36,13 @@ enum class StrategyKind {
   // sampled attribute through GRR and a uniform fake value for every
   // other, as one item of [N]. Estimates the attributes' 1-way marginals.
   kRandomSamplingFakeData,
+  // Attribute sampling (SMP) over the same d attributes: the agent samples
+  // one attribute uniformly and reports it, and which one it is, through
+  // GRR or OUE over [k_j] (a grouped strategy, one level per attribute).
+  // Estimates the 1-way marginals; RS+FD's report is this one with the
+  // attribute hidden behind fake values, so at the same ε this one is at
+  // least as accurate.
+  kAttributeSampling,
 };
 
 std::string_view StrategyKindName(StrategyKind kind);
@@ -48,8 +55,9 @@ inline constexpr uint64_t kMaxStrategyMatrixEntries = uint64_t{1} << 18;
 // outputs): 2^23 doubles, 64 MiB.
 inline constexpr uint64_t kMaxInProcessStrategyMatrixEntries = uint64_t{1} << 23;
 
-// kRandomSamplingFakeData: 1 to this many attributes, each of 2 or more
-// values (so 2^12 = kMaxWorkloadDomainSize bounds the count).
+// kRandomSamplingFakeData, kAttributeSampling: 1 to this many attributes,
+// each of 2 or more values (so 2^12 = kMaxWorkloadDomainSize bounds the
+// count).
 inline constexpr uint32_t kMaxFakeDataAttributes = 12;
 
 struct StrategySpec {

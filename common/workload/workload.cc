@@ -15,6 +15,8 @@
 //    Walsh–Hadamard transforms (m can be 4095 at d = 12, where per-row loops
 //    over N² pairs would be far too slow).
 //  - custom: a dense Eigen matrix.
+//  - attribute marginals: the same dense matrix, built from the sizes (m
+//    is Σ k_j, at most 48 rows of at most 4096 items).
 #include "common/workload/workload.h"
 
 #include <algorithm>
@@ -67,6 +69,21 @@ void BuildCustom(Workload::Data& data) {
   for (const SparseEntry& e : spec.sparse) data.custom(e.row, e.column) = e.value;
 }
 
+// Row (j, v) = 1[x_j = v], x_j the j-th mixed-radix digit of x.
+void BuildAttributes(Workload::Data& data) {
+  WorkloadSpec& s = data.spec;
+  uint32_t n = 1;
+  for (uint32_t k : s.attribute_sizes) n *= k;
+  s.domain_size = n;
+  data.custom = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(data.m), n);
+  uint32_t place = n, first_row = 0;
+  for (uint32_t k : s.attribute_sizes) {
+    place /= k;
+    for (uint32_t x = 0; x < n; ++x) data.custom(first_row + (x / place) % k, x) = 1;
+    first_row += k;
+  }
+}
+
 // Marginals and parities of a spec CheckWorkloadSpec accepted: d, k,
 // N = 2^d and the subsets (with their masks).
 void BuildBits(Workload::Data& data) {
@@ -102,6 +119,7 @@ absl::StatusOr<Workload> Workload::Create(WorkloadSpec spec) {
   if (s.kind == WorkloadKind::kMarginals || s.kind == WorkloadKind::kParities) {
     BuildBits(*data);
   } else {
+    if (s.kind == WorkloadKind::kAttributeMarginals) BuildAttributes(*data);
     data->n = s.domain_size;
     if (s.kind == WorkloadKind::kCustom) BuildCustom(*data);
     s.num_bits = s.order = 0;
@@ -148,6 +166,14 @@ std::string Workload::QueryLabel(uint64_t j) const {
     }
     case WorkloadKind::kCustom:
       return absl::StrCat("q", j);
+    case WorkloadKind::kAttributeMarginals: {
+      uint64_t row = j;
+      for (size_t a = 0; a < w.spec.attribute_sizes.size(); ++a) {
+        if (row < w.spec.attribute_sizes[a]) return absl::StrCat("a", a, "=", row);
+        row -= w.spec.attribute_sizes[a];
+      }
+      return absl::StrCat("q", j);
+    }
   }
   return absl::StrCat("q", j);
 }
@@ -167,6 +193,9 @@ std::string Workload::Describe() const {
       return absl::StrCat("parities of weight ≤ ", w.k, " d=", w.d);
     case WorkloadKind::kCustom:
       return absl::StrCat("custom m=", w.m, " N=", w.n);
+    case WorkloadKind::kAttributeMarginals:
+      return absl::StrCat("1-way marginals of ", w.spec.attribute_sizes.size(),
+                          " attributes N=", w.n);
   }
   return "workload";
 }
@@ -220,6 +249,16 @@ absl::StatusOr<Eigen::MatrixXd> Workload::Dense() const {
         break;
       case WorkloadKind::kCustom:
         return w.custom;
+      case WorkloadKind::kAttributeMarginals: {
+        // From the row definition, not from the matrix Create built.
+        const auto& sizes = w.spec.attribute_sizes;
+        uint64_t row = j;
+        uint32_t a = 0, place = n;
+        while (row >= sizes[a]) row -= sizes[a++];
+        for (uint32_t b = 0; b <= a; ++b) place /= sizes[b];
+        for (uint32_t x = 0; x < n; ++x) out(j, x) = (x / place) % sizes[a] == row;
+        break;
+      }
     }
   }
   return out;

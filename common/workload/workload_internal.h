@@ -26,7 +26,7 @@ struct Workload::Data {
   // record bit indices (lexicographic) and the same set as a mask over x.
   std::vector<std::vector<uint32_t>> subsets;
   std::vector<uint32_t> masks;
-  Eigen::MatrixXd custom;  // m×N, custom only
+  Eigen::MatrixXd custom;  // m×N: custom and attribute marginals
 };
 
 namespace workload_internal {

@@ -21,6 +21,8 @@ std::string_view WorkloadKindName(WorkloadKind kind) {
       return "parities";
     case WorkloadKind::kCustom:
       return "custom";
+    case WorkloadKind::kAttributeMarginals:
+      return "attribute_marginals";
   }
   return "unknown";
 }
@@ -41,6 +43,8 @@ std::string_view StrategyKindName(StrategyKind kind) {
       return "factorization";
     case StrategyKind::kRandomSamplingFakeData:
       return "sampling_fake_data";
+    case StrategyKind::kAttributeSampling:
+      return "attribute_sampling";
   }
   return "unknown";
 }

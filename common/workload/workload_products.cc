@@ -57,6 +57,7 @@ Eigen::VectorXd Workload::Answer(const Eigen::VectorXd& h) const {
       return out;
     }
     case WorkloadKind::kCustom:
+    case WorkloadKind::kAttributeMarginals:  // held as a dense matrix
       return w.custom * h;
   }
   return out;
@@ -139,6 +140,7 @@ Eigen::MatrixXd Workload::WeightedGram(const Eigen::VectorXd& p) const {
       return g;
     }
     case WorkloadKind::kCustom:
+    case WorkloadKind::kAttributeMarginals:  // held as a dense matrix
       return w.custom.transpose() * (p.asDiagonal() * w.custom);
   }
   return {};
@@ -207,6 +209,7 @@ Eigen::VectorXd Workload::QuadraticForms(const Eigen::MatrixXd& s) const {
       return out;
     }
     case WorkloadKind::kCustom:
+    case WorkloadKind::kAttributeMarginals:  // held as a dense matrix
       return (w.custom * s).cwiseProduct(w.custom).rowwise().sum();
   }
   return out;

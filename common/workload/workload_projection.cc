@@ -158,6 +158,7 @@ void Workload::ForEachProjectedBlock(
         }
         break;
       case WorkloadKind::kCustom:
+      case WorkloadKind::kAttributeMarginals:  // held as a dense matrix
         rows.noalias() = w.custom.middleRows(first, count) * b_matrix;
         break;
     }

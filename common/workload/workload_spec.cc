@@ -146,6 +146,37 @@ absl::StatusOr<uint64_t> CheckBits(const WorkloadSpec& s) {
   return m;
 }
 
+// Attribute marginals: 1 to 12 sizes of at least 2 whose product is the
+// domain (at most kMaxWorkloadDomainSize); m = Σ k_j.
+absl::StatusOr<uint64_t> CheckAttributes(const WorkloadSpec& s) {
+  if (s.attribute_sizes.empty() || s.attribute_sizes.size() > 12) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attribute marginals need 1 to 12 attributes, got ",
+        s.attribute_sizes.size()));
+  }
+  uint64_t n = 1, m = 0;
+  for (uint32_t k : s.attribute_sizes) {
+    if (k < 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attribute marginals: every attribute needs at least 2 values, got ",
+          k));
+    }
+    n *= k;
+    m += k;
+    if (n > kMaxWorkloadDomainSize) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "attribute marginals: the attributes' product domain exceeds ",
+          kMaxWorkloadDomainSize, " items (bucketize a field)"));
+    }
+  }
+  if (s.domain_size != 0 && s.domain_size != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.domain_size ", s.domain_size,
+        " does not match the attributes' product ", n));
+  }
+  return m;
+}
+
 // A structured workload takes no matrix, and a stated query count must
 // match its kind's m.
 absl::Status CheckStructured(const WorkloadSpec& s, uint64_t m) {
@@ -187,6 +218,9 @@ absl::StatusOr<uint64_t> CheckWorkloadSpec(const WorkloadSpec& spec) {
         return st;
       }
       m = CheckCustom(spec);
+      break;
+    case WorkloadKind::kAttributeMarginals:
+      m = CheckAttributes(spec);
       break;
     default:
       return absl::InvalidArgumentError(absl::StrCat(

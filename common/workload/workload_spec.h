@@ -23,6 +23,10 @@ enum class WorkloadKind {
   kParities,   // m = Σ_{1≤i≤k} C(d,i): Pr[⊕_{i∈T} x_i = 1], T ordered by
                // weight, then lexicographically
   kCustom,     // a matrix from the study file
+  kAttributeMarginals,  // m = Σ k_j: Pr[x_j = v] for d categorical
+                        // attributes of sizes k_j (N = Π k_j, x_j the j-th
+                        // mixed-radix digit, the first most significant),
+                        // attribute by attribute, v ascending
 };
 
 std::string_view WorkloadKindName(WorkloadKind kind);
@@ -38,6 +42,7 @@ struct WorkloadSpec {
   uint32_t domain_size = 0;  // N: histogram, prefix, all ranges, custom
   uint32_t num_bits = 0;     // d: marginals, parities (N = 2^d)
   uint32_t order = 0;        // k: marginal order, largest parity weight
+  std::vector<uint32_t> attribute_sizes{};  // attribute marginals: k_j
   // Custom only: m rows, given either densely (row-major, m·N values) or as
   // sparse entries (each (row, column) at most once). Optional labels, one
   // per row.

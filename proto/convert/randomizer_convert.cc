@@ -376,10 +376,13 @@ absl::StatusOr<StrategyKind> StrategyKindFromProto(int kind) {
       return StrategyKind::kFactorization;
     case v1::StrategySpec::SAMPLING_FAKE_DATA:
       return StrategyKind::kRandomSamplingFakeData;
+    case v1::StrategySpec::ATTRIBUTE_SAMPLING:
+      return StrategyKind::kAttributeSampling;
     default:
       return absl::InvalidArgumentError(absl::StrCat(
           "strategy kind must be IDENTITY, HIERARCHICAL, HAAR, FOURIER, "
-          "MATRIX, FACTORIZATION or SAMPLING_FAKE_DATA, got ",
+          "MATRIX, FACTORIZATION, SAMPLING_FAKE_DATA or ATTRIBUTE_SAMPLING, "
+          "got ",
           kind));
   }
 }
@@ -400,6 +403,8 @@ v1::StrategySpec::Kind StrategyKindToProto(StrategyKind kind) {
       return v1::StrategySpec::FACTORIZATION;
     case StrategyKind::kRandomSamplingFakeData:
       return v1::StrategySpec::SAMPLING_FAKE_DATA;
+    case StrategyKind::kAttributeSampling:
+      return v1::StrategySpec::ATTRIBUTE_SAMPLING;
   }
   return v1::StrategySpec::KIND_UNSPECIFIED;
 }

@@ -52,6 +52,32 @@ absl::StatusOr<uint32_t> BoolFieldCount(const DomainEncoding& encoding,
   return static_cast<uint32_t>(fields.size());
 }
 
+// Attribute marginals: each field of a product (or single-field) encoding
+// is one attribute, with its own encoding's size, and the queries are
+// labelled with that encoding's item names ("region=north").
+absl::Status FillAttributes(const DomainEncoding& encoding,
+                            const RecordSchema& schema, WorkloadSpec& spec) {
+  std::vector<FieldEncoding> fields;
+  if (const auto* field = std::get_if<FieldEncoding>(&encoding.spec())) {
+    fields.push_back(*field);
+  } else if (const auto* product =
+                 std::get_if<ProductEncoding>(&encoding.spec())) {
+    fields = product->fields;
+  } else {
+    return absl::InvalidArgumentError(
+        "an ATTRIBUTE_MARGINALS workload needs an encoding that is a product "
+        "of fields (or a single field)");
+  }
+  for (const FieldEncoding& f : fields) {
+    ASSIGN_OR_RETURN(const DomainEncoding one, DomainEncoding::Create(f, schema));
+    spec.attribute_sizes.push_back(one.domain_size());
+    for (uint32_t v = 0; v < one.domain_size(); ++v) {
+      spec.labels.push_back(one.Describe(v));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckCustomDataAbsent(const v1::Workload& proto) {
   if (proto.num_queries() != 0 || proto.dense_size() != 0 ||
       proto.sparse_size() != 0 || proto.labels_size() != 0) {
@@ -105,6 +131,9 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::Workload& proto,
   }
   if (kind != WorkloadKind::kCustom) {
     RETURN_IF_ERROR(CheckCustomDataAbsent(proto));
+    if (kind == WorkloadKind::kAttributeMarginals) {
+      RETURN_IF_ERROR(FillAttributes(encoding, schema, spec));
+    }
     return spec;
   }
   if (proto.dense_size() != 0 && proto.sparse_size() != 0) {
@@ -182,10 +211,12 @@ absl::StatusOr<WorkloadKind> WorkloadKindFromProto(int kind) {
       return WorkloadKind::kParities;
     case v1::Workload::CUSTOM:
       return WorkloadKind::kCustom;
+    case v1::Workload::ATTRIBUTE_MARGINALS:
+      return WorkloadKind::kAttributeMarginals;
     default:
       return absl::InvalidArgumentError(absl::StrCat(
           "workload.kind must be HISTOGRAM, PREFIX, ALL_RANGE, MARGINALS, "
-          "PARITIES or CUSTOM, got ",
+          "PARITIES, CUSTOM or ATTRIBUTE_MARGINALS, got ",
           kind));
   }
 }
@@ -204,6 +235,8 @@ v1::Workload::Kind WorkloadKindToProto(WorkloadKind kind) {
       return v1::Workload::PARITIES;
     case WorkloadKind::kCustom:
       return v1::Workload::CUSTOM;
+    case WorkloadKind::kAttributeMarginals:
+      return v1::Workload::ATTRIBUTE_MARGINALS;
   }
   return v1::Workload::KIND_UNSPECIFIED;
 }

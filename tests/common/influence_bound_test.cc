@@ -48,6 +48,10 @@
 //                                                       (Duchi's alone for ε < 0.61)
 // discrete Laplace    level·γ, |level| ≤ 2^k + 64s     2b (1 + 128/ε): Validate's window,
 //                                                       γ = b/2^k, s = 2^(k+1)/ε
+// RS+FD[GRR] (d       [y_j = v], a = d/(p_j − q_j)     d(e^ε + k_j − 1)/(e^ε − 1) per
+//   attributes; a                                       marginal cell of attribute j
+//   workload strategy,                                  (fake_data_strategy_test.cc)
+//   tested with it)
 // clang-format on
 //
 // So one report moves a histogram frequency by at most

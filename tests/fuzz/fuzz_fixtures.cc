@@ -52,7 +52,7 @@ Task WorkloadTaskWith(StrategySpec strategy) {
 
 std::vector<StrategySpec> WorkloadStrategies() {
   constexpr uint32_t kN = 64;
-  std::vector<StrategySpec> specs(6);
+  std::vector<StrategySpec> specs(7);
   specs[0].kind = StrategyKind::kIdentity;
   specs[1].kind = StrategyKind::kHierarchical;
   specs[1].branching = 4;
@@ -76,6 +76,8 @@ std::vector<StrategySpec> WorkloadStrategies() {
   for (uint32_t r = 0; r < kN; ++r) {
     for (uint32_t x = 0; x < kN; ++x) specs[5].matrix.push_back(r == x ? 1 : 0);
   }
+  specs[6].kind = StrategyKind::kRandomSamplingFakeData;
+  specs[6].attribute_sizes = {8, 8};  // region × age in 8 buckets
   return specs;
 }
 

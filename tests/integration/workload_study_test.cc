@@ -146,6 +146,92 @@ TEST(WorkloadStudy, CdfAnswersLandInTheirBandThroughTheRealServer) {
   }
 }
 
+// RS+FD named by the analyst for the 1-way marginals of five bool fields:
+// every agent reports all five (one real through GRR, four fakes), the
+// answers land within 5 standard errors of the true marginals, and a
+// restarted server rebuilds the strategy, attribute sizes included, from
+// its stored plan.
+TEST(WorkloadStudy, SamplingFakeDataAnswersMarginalsThroughTheRealServer) {
+#if LDP_UNDER_SANITIZER
+  constexpr int kFakeDataAgents = 1'000;
+#else
+  constexpr int kFakeDataAgents = 4'000;
+#endif
+  constexpr int kFields = 5;
+  ServerProcess server;
+  ASSERT_OK(server.Start());
+  AnalystClient analyst(server);
+  v1::StudySpec spec;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    display_name: "habits"
+    epsilon_cap_nanos: 2000000000
+    mode: NONINTERACTIVE
+    confidence: 0.999
+    round_duration_seconds: 3600
+    questions {
+      question_id: "habits"
+      workload {
+        workload { kind: MARGINALS order: 1 }
+        strategy { kind: SAMPLING_FAKE_DATA }
+      }
+      randomizer { epsilon_nanos: 2000000000 }
+    }
+  )pb", &spec));
+  v1::ProductEncoding* product = spec.mutable_questions(0)
+                                     ->mutable_workload()
+                                     ->mutable_encoding()
+                                     ->mutable_product();
+  for (int j = 0; j < kFields; ++j) {
+    v1::FieldSpec* field = spec.mutable_schema()->add_fields();
+    field->set_name(absl::StrCat("b", j));
+    field->mutable_bool_field();
+    product->add_fields()->set_field(absl::StrCat("b", j));
+  }
+  auto study = analyst.CreateStudy(spec);
+  ASSERT_OK(study);
+
+  // Field j is true for agents i with i % (j + 2) == 0.
+  std::vector<Record> records(kFakeDataAgents);
+  std::vector<double> ones(kFields, 0);
+  for (int i = 0; i < kFakeDataAgents; ++i) {
+    for (int j = 0; j < kFields; ++j) {
+      const bool bit = i % (j + 2) == 0;
+      records[i].values[absl::StrCat("b", j)] = bit;
+      ones[j] += bit ? 1.0 / kFakeDataAgents : 0;
+    }
+  }
+  const auto outcomes = RunAgents(server, records, /*threads=*/8);
+  int accepted = 0;
+  for (const auto& o : outcomes) accepted += o.accepted;
+  ASSERT_EQ(accepted, kFakeDataAgents);
+
+  auto estimates = analyst.GetEstimates(study->study_id());
+  ASSERT_OK(estimates);
+  ASSERT_TRUE(estimates->estimates(0).has_workload());
+  const v1::WorkloadEstimate& w = estimates->estimates(0).workload();
+  EXPECT_EQ(w.num_reports(), kFakeDataAgents);
+  EXPECT_NE(w.strategy().find("sampling_fake_data d=5"), std::string::npos)
+      << w.strategy();
+  ASSERT_EQ(w.answers_size(), 2 * kFields);
+  for (int q = 0; q < 2 * kFields; ++q) {
+    // Query (j, v): Pr[b_j = v], v = 0 first.
+    const double truth = q % 2 == 1 ? ones[q / 2] : 1 - ones[q / 2];
+    SCOPED_TRACE(absl::StrCat("query ", q, " ", w.labels(q)));
+    EXPECT_NEAR(w.answers(q), truth, 5 * w.standard_errors(q));
+    EXPECT_LE(w.band_lower(q), truth);
+    EXPECT_GE(w.band_upper(q), truth);
+  }
+
+  server.Kill();
+  ASSERT_OK(server.Start());
+  AnalystClient restarted(server);
+  auto again = restarted.GetEstimates(study->study_id());
+  ASSERT_OK(again);
+  const v1::WorkloadEstimate& w2 = again->estimates(0).workload();
+  EXPECT_EQ(w2.strategy(), w.strategy());
+  for (int q = 0; q < 2 * kFields; ++q) EXPECT_EQ(w2.answers(q), w.answers(q));
+}
+
 // A workload the server cannot plan is refused at CreateStudy, naming the
 // question.
 TEST(WorkloadStudy, RefusesAnUnplannableWorkloadAtCreation) {

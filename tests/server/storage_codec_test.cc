@@ -315,11 +315,19 @@ TEST(StorageCodecPlan, RoundTripsWorkloadStrategies) {
                     .rows = 0,
                     .matrix = {}},
            .description = "fourier d=8 k=2"}});
+  plan.questions.push_back(
+      {.epsilon_nanos = 9,
+       .randomizer = StrategyDecision{
+           .spec = {.kind = StrategyKind::kRandomSamplingFakeData,
+                    .epsilon = 9e-9,
+                    .domain_size = 24,
+                    .attribute_sizes = {2, 3, 4}},
+           .description = "sampling_fake_data d=3"}});
   const std::string bytes = EncodePlan(plan);
   absl::StatusOr<PlanDecisions> decoded = DecodePlan(bytes);
   ASSERT_OK(decoded);
-  ASSERT_EQ(decoded->questions.size(), 4u);
-  for (int q = 2; q < 4; ++q) {
+  ASSERT_EQ(decoded->questions.size(), 5u);
+  for (int q = 2; q < 5; ++q) {
     EXPECT_EQ(std::get<StrategyDecision>(decoded->questions[q].randomizer),
               std::get<StrategyDecision>(plan.questions[q].randomizer));
     EXPECT_EQ(decoded->questions[q].epsilon_nanos,

@@ -5,6 +5,8 @@
 // follow Probability; ŷ is unbiased for the marginals with the closed-form
 // variance, measured within 10%; the shared strategy checks; the planner
 // scores it for 1-way marginals and the estimator refuses 2-way ones.
+// Attribute sampling (SMP, the grouped strategy that reports the sampled
+// attribute openly) passes the same checks and is never less accurate.
 #include "common/workload/fake_data_strategy.h"
 
 #include <cmath>
@@ -31,9 +33,10 @@ namespace {
 using ::testing::HasSubstr;
 using testing::StatusIs;
 
-StrategySpec FakeDataSpec(std::vector<uint32_t> sizes, double epsilon) {
+StrategySpec AttributeSpec(StrategyKind kind, std::vector<uint32_t> sizes,
+                           double epsilon) {
   StrategySpec spec;
-  spec.kind = StrategyKind::kRandomSamplingFakeData;
+  spec.kind = kind;
   spec.epsilon = epsilon;
   spec.domain_size = 1;
   for (uint32_t k : sizes) spec.domain_size *= k;
@@ -43,10 +46,25 @@ StrategySpec FakeDataSpec(std::vector<uint32_t> sizes, double epsilon) {
 
 std::unique_ptr<StrategyMechanism> MakeFakeData(std::vector<uint32_t> sizes,
                                                 double epsilon) {
-  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
-      CreateStrategy(FakeDataSpec(std::move(sizes), epsilon));
+  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(
+      AttributeSpec(StrategyKind::kRandomSamplingFakeData, std::move(sizes),
+                    epsilon));
   EXPECT_OK(s);
   return s.ok() ? *std::move(s) : nullptr;
+}
+
+std::unique_ptr<StrategyMechanism> MakeAttributeSampling(
+    std::vector<uint32_t> sizes, double epsilon) {
+  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(
+      AttributeSpec(StrategyKind::kAttributeSampling, std::move(sizes),
+                    epsilon));
+  EXPECT_OK(s);
+  return s.ok() ? *std::move(s) : nullptr;
+}
+
+StrategySpec FakeDataSpec(std::vector<uint32_t> sizes, double epsilon) {
+  return AttributeSpec(StrategyKind::kRandomSamplingFakeData, std::move(sizes),
+                       epsilon);
 }
 
 const FakeDataRandomizer& RandomizerOf(const StrategyMechanism& s) {
@@ -209,6 +227,107 @@ TEST(FakeDataStrategy, MeasuredVarianceMatchesClosedFormWithinTenPercent) {
     EXPECT_LE(std::abs(moments[c].mean() - marginals[c]),
               5 * std::sqrt(closed[c] / reps))
         << "cell " << c;
+  }
+}
+
+// One agent's influence (the table in influence_bound_test.cc): cell
+// (j, v) decodes d·1[y_j = v]/(p_j − q_j) minus a constant, so adding any
+// valid report to n honest ones moves it by at most d/((p_j − q_j)(n + 1)),
+// and the worst of all N reports reaches at least half of that.
+TEST(FakeDataStrategy, OneReportMovesEachCellByAtMostItsBound) {
+  const std::unique_ptr<StrategyMechanism> s = MakeFakeData({2, 3, 4}, 1.0);
+  ASSERT_NE(s, nullptr);
+  const FakeDataRandomizer& r = RandomizerOf(*s);
+  const int64_t n = 2000;
+  testing::SeededGenerator gen(41);
+  const std::unique_ptr<StrategyAccumulator> honest = s->NewAccumulator();
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_OK(honest->Add(s->Randomize(static_cast<uint32_t>(i % 24), gen)));
+  }
+  const Eigen::VectorXd before = honest->Estimate();
+  std::vector<double> bound, worst(9, 0);
+  for (uint32_t j = 0; j < 3; ++j) {
+    const double gap = r.grr(j).keep_probability() - r.grr(j).other_probability();
+    for (uint32_t v = 0; v < r.spec().attribute_sizes[j]; ++v) {
+      bound.push_back(3 / (gap * (n + 1)));
+    }
+  }
+  for (const WorkloadReport& y : EveryReport(24)) {
+    const std::unique_ptr<StrategyAccumulator> poisoned = s->NewAccumulator();
+    ASSERT_OK(poisoned->Merge(*honest));
+    ASSERT_OK(poisoned->Add(y));
+    const Eigen::VectorXd after = poisoned->Estimate();
+    for (int c = 0; c < 9; ++c) {
+      const double moved = std::abs(after[c] - before[c]);
+      EXPECT_LE(moved, bound[c] * (1 + 1e-9)) << "cell " << c;
+      worst[c] = std::max(worst[c], moved);
+    }
+  }
+  for (int c = 0; c < 9; ++c) EXPECT_GE(worst[c], bound[c] / 2) << "cell " << c;
+}
+
+// SMP's rows are its groups' cells plus the known total; its A restricted
+// to the cells is RS+FD's, so both answer the same marginals.
+TEST(AttributeSampling, PassesSharedChecksAndIsNeverLessAccurate) {
+  const std::unique_ptr<StrategyMechanism> smp =
+      MakeAttributeSampling({2, 3, 4}, 1.0);
+  ASSERT_NE(smp, nullptr);
+  EXPECT_EQ(smp->output_dimension(), 10u);  // 9 cells + the total
+  std::vector<int64_t> counts(24);
+  for (uint32_t x = 0; x < 24; ++x) counts[x] = 10 + 7 * (x % 5);
+  const Eigen::VectorXd h = testing::HistogramOfCounts(counts);
+  testing::ExpectVarianceFormsConsistent(
+      *smp, Eigen::MatrixXd::Identity(10, 10), h);
+  testing::ExpectStrategyUnbiased(*smp, counts, 40, 13);
+  testing::ExpectStrategyPrivacy(*smp,
+                                 testing::ReportsDrawnFromRandomize(*smp, 200, 3),
+                                 1.0, /*complete=*/false);
+  testing::ExpectStrategyDrawCountIndependentOfItem(*smp);
+
+  const absl::StatusOr<Workload> marginals = Workload::Create(
+      {.kind = WorkloadKind::kAttributeMarginals, .attribute_sizes = {2, 3, 4}});
+  ASSERT_OK(marginals);
+  for (double epsilon : {0.5, 1.0, 4.0}) {
+    const std::shared_ptr<const StrategyMechanism> open =
+        MakeAttributeSampling({2, 3, 4}, epsilon);
+    const std::shared_ptr<const StrategyMechanism> hidden =
+        MakeFakeData({2, 3, 4}, epsilon);
+    ASSERT_NE(open, nullptr);
+    ASSERT_NE(hidden, nullptr);
+    const auto a = WorkloadEstimator::Create(*marginals, open);
+    const auto b = WorkloadEstimator::Create(*marginals, hidden);
+    ASSERT_OK(a);
+    ASSERT_OK(b);
+    const Eigen::VectorXd va = (*a)->Variances(h), vb = (*b)->Variances(h);
+    for (Eigen::Index q = 0; q < va.size(); ++q) {
+      EXPECT_LT(va[q], vb[q]) << "epsilon " << epsilon << " query " << q;
+    }
+  }
+}
+
+// For categorical 1-way marginals the planner scores both attribute
+// strategies and never chooses RS+FD over SMP.
+TEST(AttributeSampling, PlannerPrefersItToFakeDataForAttributeMarginals) {
+  const absl::StatusOr<Workload> marginals = Workload::Create(
+      {.kind = WorkloadKind::kAttributeMarginals, .attribute_sizes = {4, 3, 5}});
+  ASSERT_OK(marginals);
+  for (double epsilon : {0.5, 2.0}) {
+    const absl::StatusOr<StrategyPlan> plan =
+        PlanStrategy(*marginals, epsilon,
+                     {.include_optimized_matrix = false,
+                      .include_factorization = false});
+    ASSERT_OK(plan);
+    double smp = -1, fake = -1;
+    for (const StrategyCandidate& c : plan->candidates) {
+      if (c.spec.kind == StrategyKind::kAttributeSampling) smp = c.variance.worst();
+      if (c.spec.kind == StrategyKind::kRandomSamplingFakeData) {
+        fake = c.variance.worst();
+      }
+    }
+    ASSERT_GT(smp, 0);
+    ASSERT_GT(fake, 0);
+    EXPECT_LT(smp, fake);
+    EXPECT_NE(plan->chosen.spec.kind, StrategyKind::kRandomSamplingFakeData);
   }
 }
 

@@ -63,6 +63,11 @@ WorkloadSpec CustomSparse() {
   return spec;
 }
 
+WorkloadSpec Attributes(std::vector<uint32_t> sizes) {
+  return {.kind = WorkloadKind::kAttributeMarginals,
+          .attribute_sizes = std::move(sizes)};
+}
+
 std::vector<WorkloadSpec> SmallSpecs() {
   return {
       Structured(WorkloadKind::kHistogram, 8),
@@ -77,6 +82,7 @@ std::vector<WorkloadSpec> SmallSpecs() {
       Bits(WorkloadKind::kParities, 5, 5),
       CustomDense(),
       CustomSparse(),
+      Attributes({3, 2, 4}),
   };
 }
 
@@ -232,6 +238,12 @@ TEST(Workload, LabelsAreDistinctAndReadable) {
   EXPECT_EQ(ranges.QueryLabel(135), "15 ≤ x ≤ 15");
   EXPECT_EQ(Make(CustomSparse()).QueryLabel(1), "second");
   EXPECT_EQ(Make(CustomDense()).QueryLabel(2), "q2");
+  const Workload attributes = Make(Attributes({3, 2, 4}));
+  EXPECT_EQ(attributes.num_queries(), 9u);
+  EXPECT_EQ(attributes.domain_size(), 24u);
+  EXPECT_EQ(attributes.QueryLabel(0), "a0=0");
+  EXPECT_EQ(attributes.QueryLabel(4), "a1=1");
+  EXPECT_EQ(attributes.QueryLabel(8), "a2=3");
 }
 
 TEST(Workload, Describe) {
@@ -242,6 +254,25 @@ TEST(Workload, Describe) {
   EXPECT_EQ(Make(Bits(WorkloadKind::kMarginals, 8, 2)).Describe(),
             "2-way marginals d=8");
   EXPECT_EQ(Make(CustomDense()).Describe(), "custom m=5 N=8");
+  EXPECT_EQ(Make(Attributes({3, 2, 4})).Describe(),
+            "1-way marginals of 3 attributes N=24");
+}
+
+TEST(Workload, AttributeMarginalsRefuseBadSizes) {
+  EXPECT_THAT(Workload::Create(Attributes({})).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1 to 12 attributes")));
+  EXPECT_THAT(Workload::Create(Attributes({3, 1})).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("at least 2 values")));
+  EXPECT_THAT(Workload::Create(Attributes({64, 128})).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("exceeds 4096")));
+  WorkloadSpec mismatch = Attributes({3, 2});
+  mismatch.domain_size = 7;
+  EXPECT_THAT(Workload::Create(mismatch).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("does not match the attributes' product 6")));
 }
 
 TEST(Workload, SparseAndDenseCustomAgree) {
