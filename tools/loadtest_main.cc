@@ -117,8 +117,10 @@ ABSL_FLAG(std::string, workload, "",
 ABSL_FLAG(int, workload_order, 2,
           "k of --workload=marginals (k-way) or parities (weights 1..k).");
 ABSL_FLAG(std::string, strategy, "",
-          "With --workload: identity, hierarchical, haar, fourier, matrix or "
-          "factorization; empty = the server's planner chooses.");
+          "With --workload: identity, hierarchical, haar, fourier, matrix, "
+          "factorization, or (marginals with --workload_order=1) "
+          "attribute_sampling or sampling_fake_data; empty = the server's "
+          "planner chooses.");
 ABSL_FLAG(std::string, out, "",
           "If set, a directory for the run's report as files: summary.json, "
           "throughput.csv/.svg, estimates.csv and one estimate-vs-truth SVG "

@@ -52,12 +52,14 @@ absl::StatusOr<std::optional<StrategyChoice>> ParseStrategy(
   for (StrategyKind kind :
        {StrategyKind::kIdentity, StrategyKind::kHierarchical,
         StrategyKind::kHaar, StrategyKind::kFourier, StrategyKind::kMatrix,
-        StrategyKind::kFactorization}) {
+        StrategyKind::kFactorization, StrategyKind::kAttributeSampling,
+        StrategyKind::kRandomSamplingFakeData}) {
     if (StrategyKindName(kind) == name) return StrategyChoice{.kind = kind};
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "--strategy must be identity, hierarchical, haar, fourier, matrix or "
-      "factorization (or empty), got '",
+      "--strategy must be identity, hierarchical, haar, fourier, matrix, "
+      "factorization, attribute_sampling or sampling_fake_data (or empty), "
+      "got '",
       name, "'"));
 }
 

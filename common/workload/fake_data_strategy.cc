@@ -254,8 +254,10 @@ double FakeDataCellVariance(const FakeDataRandomizer& randomizer, uint32_t j,
   const double d = randomizer.num_attributes();
   const double k = randomizer.spec().attribute_sizes[j];
   const double pi = (q + frequency * (p - q)) / d + (d - 1) / (d * k);
-  return d * d * pi * (1 - pi) /
-         (static_cast<double>(num_reports) * (p - q) * (p - q));
+  // Σ_i π_i(1 − π_i) = n·π(1 − π) − n·f(1 − f)·((p − q)/d)².
+  return (d * d * pi * (1 - pi) / ((p - q) * (p - q)) -
+          frequency * (1 - frequency)) /
+         static_cast<double>(num_reports);
 }
 
 }  // namespace ldp

@@ -10,8 +10,10 @@
 //   Pr[y_j = v, y_i = w] = (1/d)·[g_{jv}/k_i + g_{iw}/k_j + (d − 2)/(k_j k_i)]
 // for i ≠ j, with g_{jv} = q_j + (p_j − q_j)·m_{jv}, and the variance of any
 // r·ŷ is an O(K) sum (fake_data_strategy.cc). One cell's variance at
-// frequency f is the paper's d²·π(1 − π)/(n(p − q)²) with
-// π = (q + f(p − q))/d + (d − 1)/(d·k).
+// frequency f over agents drawn i.i.d. is the paper's
+// d²·π(1 − π)/(n(p − q)²) with π = (q + f(p − q))/d + (d − 1)/(d·k); for a
+// fixed population, as the frequency oracles state theirs, the spread of
+// the agents' own π_i takes f(1 − f)/n off it.
 #ifndef LDP_COMMON_WORKLOAD_FAKE_DATA_STRATEGY_H_
 #define LDP_COMMON_WORKLOAD_FAKE_DATA_STRATEGY_H_
 
@@ -28,7 +30,8 @@ std::unique_ptr<StrategyMechanism> FakeDataStrategyFor(
     std::shared_ptr<const FakeDataRandomizer> randomizer);
 
 // Closed-form Var[f̂] of one marginal cell of attribute j at true frequency
-// f with n reports.
+// f with n reports, for a fixed population of n agents (FrequencyOracle's
+// convention): [d²·π(1 − π)/(p − q)² − f(1 − f)]/n.
 double FakeDataCellVariance(const FakeDataRandomizer& randomizer, uint32_t j,
                             double frequency, int64_t num_reports);
 

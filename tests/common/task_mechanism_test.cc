@@ -54,6 +54,22 @@ TEST(TaskMechanism, WorkloadStrategiesFollowTheChargeRule) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// RS+FD configured as its paper does (GRR at ε' = ln(d(e^ε − 1) + 1),
+// charged ε) is refused: between two records that differ in both
+// attributes the loss is ε'. Charged ε', it is accepted.
+TEST(TaskMechanism, SamplingFakeDataIsChargedItsRecordLevelEpsilon) {
+  StrategySpec fake;
+  fake.kind = StrategyKind::kRandomSamplingFakeData;
+  fake.attribute_sizes = {2, 2};  // color's 4 values as two attributes
+  fake.epsilon = std::log(2 * (std::exp(1.0) - 1) + 1);
+  EXPECT_THAT(TaskMechanism::Create(WorkloadTaskFor(kNanosPerEpsilon, fake)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  const auto charged = static_cast<int64_t>(std::ceil(fake.epsilon * 1e9));
+  auto mechanism = TaskMechanism::Create(WorkloadTaskFor(charged, fake));
+  ASSERT_OK(mechanism);
+  EXPECT_NEAR((*mechanism)->implemented_epsilon(), fake.epsilon, 1e-6);
+}
+
 TEST(TaskMechanism, WorkloadReportsValidateAndOthersDoNot) {
   auto mechanism =
       TaskMechanism::Create(WorkloadTaskFor(kNanosPerEpsilon, Hierarchical(1)));

@@ -232,6 +232,89 @@ TEST(WorkloadStudy, SamplingFakeDataAnswersMarginalsThroughTheRealServer) {
   for (int q = 0; q < 2 * kFields; ++q) EXPECT_EQ(w2.answers(q), w.answers(q));
 }
 
+// ATTRIBUTE_MARGINALS of a categorical and an int field (sizes 4 and 3),
+// RS+FD named: the answers are labelled with the fields' values and land
+// within 5 standard errors of the population's marginals.
+TEST(WorkloadStudy, CategoricalAttributeMarginalsThroughTheRealServer) {
+#if LDP_UNDER_SANITIZER
+  constexpr int kCategoricalAgents = 1'000;
+#else
+  constexpr int kCategoricalAgents = 3'000;
+#endif
+  ServerProcess server;
+  ASSERT_OK(server.Start());
+  AnalystClient analyst(server);
+  v1::StudySpec spec;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    display_name: "where and how old"
+    epsilon_cap_nanos: 2000000000
+    mode: NONINTERACTIVE
+    confidence: 0.999
+    round_duration_seconds: 3600
+    schema {
+      fields {
+        name: "country"
+        categorical_field {
+          categories: "fr"
+          categories: "de"
+          categories: "it"
+          categories: "es"
+        }
+      }
+      fields { name: "band" int_field { lower: 0 upper: 2 } }
+    }
+    questions {
+      question_id: "marginals"
+      workload {
+        encoding {
+          product {
+            fields { field: "country" }
+            fields { field: "band" }
+          }
+        }
+        workload { kind: ATTRIBUTE_MARGINALS }
+        strategy { kind: SAMPLING_FAKE_DATA }
+      }
+      randomizer { epsilon_nanos: 2000000000 }
+    }
+  )pb", &spec));
+  auto study = analyst.CreateStudy(spec);
+  ASSERT_OK(study);
+
+  const char* countries[] = {"fr", "de", "it", "es"};
+  std::vector<Record> records(kCategoricalAgents);
+  std::vector<double> truth(7, 0);
+  for (int i = 0; i < kCategoricalAgents; ++i) {
+    const int c = (i % 10) < 5 ? 0 : (i % 10) < 8 ? 1 : (i % 10) < 9 ? 2 : 3;
+    const int band = i % 3 == 0 ? 2 : (i % 7 == 0 ? 1 : 0);
+    records[i].values["country"] = std::string(countries[c]);
+    records[i].values["band"] = int64_t{band};
+    truth[c] += 1.0 / kCategoricalAgents;
+    truth[4 + band] += 1.0 / kCategoricalAgents;
+  }
+  const auto outcomes = RunAgents(server, records, /*threads=*/8);
+  int accepted = 0;
+  for (const auto& o : outcomes) accepted += o.accepted;
+  ASSERT_EQ(accepted, kCategoricalAgents);
+
+  auto estimates = analyst.GetEstimates(study->study_id());
+  ASSERT_OK(estimates);
+  ASSERT_TRUE(estimates->estimates(0).has_workload());
+  const v1::WorkloadEstimate& w = estimates->estimates(0).workload();
+  EXPECT_NE(w.strategy().find("sampling_fake_data d=2 (4×3)"),
+            std::string::npos)
+      << w.strategy();
+  ASSERT_EQ(w.answers_size(), 7);
+  ASSERT_EQ(w.labels_size(), 7);
+  EXPECT_NE(w.labels(1).find("de"), std::string::npos) << w.labels(1);
+  for (int q = 0; q < 7; ++q) {
+    SCOPED_TRACE(absl::StrCat("query ", q, " ", w.labels(q)));
+    EXPECT_NEAR(w.answers(q), truth[q], 5 * w.standard_errors(q));
+    EXPECT_LE(w.band_lower(q), truth[q]);
+    EXPECT_GE(w.band_upper(q), truth[q]);
+  }
+}
+
 // A workload the server cannot plan is refused at CreateStudy, naming the
 // question.
 TEST(WorkloadStudy, RefusesAnUnplannableWorkloadAtCreation) {

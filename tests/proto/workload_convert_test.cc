@@ -154,6 +154,49 @@ TEST(WorkloadConvert, ResolvesSizesFromTheEncoding) {
   EXPECT_EQ(workload->num_queries(), 12u);
 }
 
+// ATTRIBUTE_MARGINALS takes each field's size and item names from the
+// encoding, round-trips without them, and takes the attribute strategies.
+TEST(WorkloadConvert, AttributeMarginalsReadTheFields) {
+  const std::string text = R"pb(question_id: "habits"
+                                workload {
+                                  encoding {
+                                    product {
+                                      fields { field: "country" }
+                                      fields { field: "age" num_buckets: 4 }
+                                      fields { field: "smoker" }
+                                    }
+                                  }
+                                  workload {
+                                    kind: ATTRIBUTE_MARGINALS
+                                    domain_size: 16
+                                  }
+                                  strategy { kind: ATTRIBUTE_SAMPLING }
+                                }
+                                randomizer {})pb";
+  absl::StatusOr<Question> question = Convert(text);
+  ASSERT_OK(question);
+  const auto& w = std::get<WorkloadQuestion>(question->kind);
+  EXPECT_EQ(w.workload.kind, WorkloadKind::kAttributeMarginals);
+  EXPECT_EQ(w.workload.attribute_sizes, (std::vector<uint32_t>{2, 4, 2}));
+  ASSERT_EQ(w.workload.labels.size(), 8u);
+  EXPECT_THAT(w.workload.labels[1], HasSubstr("de"));
+  EXPECT_THAT(w.workload.labels[7], HasSubstr("smoker"));
+  ASSERT_TRUE(w.strategy.has_value());
+  EXPECT_EQ(w.strategy->kind, StrategyKind::kAttributeSampling);
+  absl::StatusOr<Workload> workload = Workload::Create(w.workload);
+  ASSERT_OK(workload);
+  EXPECT_EQ(workload->num_queries(), 8u);
+  v1::Question back;
+  ToProto(*question, &back);
+  EXPECT_TRUE(ProtoEquals(back, ParseText<v1::Question>(text)));
+  EXPECT_THAT(Convert(R"pb(question_id: "q"
+                           workload {
+                             encoding { field { field: "country" } }
+                             workload { kind: ATTRIBUTE_MARGINALS num_bits: 1 }
+                           })pb"),
+              StatusIs(kInvalid));
+}
+
 TEST(WorkloadConvert, RefusesMalformedWorkloads) {
   struct Case {
     const char* name;
@@ -256,7 +299,7 @@ TEST(WorkloadConvert, KindsMapBothWays) {
   for (WorkloadKind kind :
        {WorkloadKind::kHistogram, WorkloadKind::kPrefix, WorkloadKind::kAllRange,
         WorkloadKind::kMarginals, WorkloadKind::kParities,
-        WorkloadKind::kCustom}) {
+        WorkloadKind::kCustom, WorkloadKind::kAttributeMarginals}) {
     absl::StatusOr<WorkloadKind> back =
         WorkloadKindFromProto(WorkloadKindToProto(kind));
     ASSERT_OK(back);

@@ -191,7 +191,8 @@ TEST(FakeDataStrategy, PassesSharedChecks) {
 // At a point mass the population is the i.i.d. model, so the measured
 // variance of each cell must match the closed form: within 5 standard
 // errors of a sample variance (5·√(2/R) = 5% at R = 20,000), inside the
-// issue's 10%. The cell formula is the paper's and equals Variances().
+// issue's 10%. At a point mass the cell formula (fixed population) equals
+// Variances() (i.i.d. agents): every f(1 − f) is 0.
 TEST(FakeDataStrategy, MeasuredVarianceMatchesClosedFormWithinTenPercent) {
   const std::unique_ptr<StrategyMechanism> s = MakeFakeData({2, 3, 4}, 2.0);
   ASSERT_NE(s, nullptr);
