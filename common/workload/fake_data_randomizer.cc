@@ -24,9 +24,9 @@ struct MatchSums {
   double none = 0;
 };
 
-MatchSums Sums(const std::vector<uint32_t>& sizes,
-               const std::vector<std::unique_ptr<GeneralizedRandomizedResponse>>&
-                   grr) {
+MatchSums Sums(
+    const std::vector<uint32_t>& sizes,
+    const std::vector<std::unique_ptr<GeneralizedRandomizedResponse>>& grr) {
   MatchSums s;
   for (size_t j = 0; j < sizes.size(); ++j) {
     s.all += sizes[j] * grr[j]->keep_probability();
@@ -53,8 +53,8 @@ FakeDataRandomizer::FakeDataRandomizer(
   for (const auto& g : grr_) largest = std::max(largest, g->epsilon());
   epsilon_ = std::min(std::log(s.all / s.none), largest);
   for (size_t j = 0; j < sizes.size(); ++j) {
-    const double changed = sizes[j] * (grr_[j]->keep_probability() -
-                                       grr_[j]->other_probability());
+    const double changed =
+        sizes[j] * (grr_[j]->keep_probability() - grr_[j]->other_probability());
     attribute_epsilon_ =
         std::max(attribute_epsilon_, std::log((s.none + changed) / s.none));
   }
@@ -63,8 +63,8 @@ FakeDataRandomizer::FakeDataRandomizer(
 std::string FakeDataRandomizer::Describe() const {
   return absl::StrCat("sampling_fake_data d=", num_attributes(), " (",
                       absl::StrJoin(spec_.attribute_sizes, "×"),
-                      "), GRR, epsilon=", epsilon_,
-                      " (per attribute ", attribute_epsilon_, ")");
+                      "), GRR, epsilon=", epsilon_, " (per attribute ",
+                      attribute_epsilon_, ")");
 }
 
 WorkloadReport FakeDataRandomizer::Randomize(uint32_t item,
@@ -77,8 +77,8 @@ WorkloadReport FakeDataRandomizer::Randomize(uint32_t item,
   for (uint32_t i = 0; i < num_attributes(); ++i) {
     // Every attribute's fake value is drawn, the sampled one's too, so the
     // draws do not depend on j.
-    const auto fake = static_cast<uint32_t>(
-        UniformBelow(spec_.attribute_sizes[i], gen));
+    const auto fake =
+        static_cast<uint32_t>(UniformBelow(spec_.attribute_sizes[i], gen));
     y += place_[i] * (i == j ? real : fake);
   }
   return WorkloadReport{.group = 0, .inner = ItemReport{y}};
@@ -105,9 +105,9 @@ absl::Status FakeDataRandomizer::Validate(const WorkloadReport& report) const {
         "sampling_fake_data strategy: a report is group 0 with one item");
   }
   if (item->item >= spec_.domain_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sampling_fake_data strategy: report item ", item->item,
-        " is outside [0, ", spec_.domain_size, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("sampling_fake_data strategy: report item ", item->item,
+                     " is outside [0, ", spec_.domain_size, ")"));
   }
   return absl::OkStatus();
 }
@@ -124,8 +124,8 @@ CreateFakeDataRandomizer(const StrategySpec& spec) {
         GeneralizedRandomizedResponse::Create(
             {.epsilon = spec.epsilon, .domain_size = k});
     if (!g.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "sampling_fake_data strategy: ", g.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("sampling_fake_data strategy: ", g.status().message()));
     }
     grr.push_back(*std::move(g));
   }

@@ -24,9 +24,9 @@ namespace {
 
 struct FakeData {
   std::shared_ptr<const FakeDataRandomizer> randomizer;
-  int d = 0;       // attributes
-  int64_t n = 0;   // N
-  int64_t k = 0;   // K = Σ k_j
+  int d = 0;                    // attributes
+  int64_t n = 0;                // N
+  int64_t k = 0;                // K = Σ k_j
   std::vector<int64_t> offset;  // first row of attribute j
   // Per row: D, the decoding shift, κ, p and q of the row's attribute.
   Eigen::VectorXd scale, shift, kappa, p, q;
@@ -73,15 +73,16 @@ class FakeDataAccumulator final : public StrategyAccumulator {
     const FakeDataRandomizer& r = *data_->randomizer;
     if (absl::Status s = r.Validate(report); !s.ok()) return s;
     const uint32_t y = std::get<ItemReport>(report.inner).item;
-    for (int j = 0; j < data_->d; ++j) ++counts_[data_->offset[j] + r.Digit(y, j)];
+    for (int j = 0; j < data_->d; ++j)
+      ++counts_[data_->offset[j] + r.Digit(y, j)];
     ++num_reports_;
     return absl::OkStatus();
   }
 
   absl::Status Merge(const StrategyAccumulator& other) override {
     const auto* same = dynamic_cast<const FakeDataAccumulator*>(&other);
-    if (same == nullptr || !(same->data_->randomizer->spec() ==
-                             data_->randomizer->spec())) {
+    if (same == nullptr ||
+        !(same->data_->randomizer->spec() == data_->randomizer->spec())) {
       return absl::InvalidArgumentError(
           "sampling_fake_data strategy: can only merge an accumulator of the "
           "same strategy (epsilon and attribute sizes)");
@@ -103,8 +104,9 @@ class FakeDataAccumulator final : public StrategyAccumulator {
     if (n == 0) return Eigen::VectorXd::Zero(f.k);
     Eigen::VectorXd y(f.k);
     for (int64_t i = 0; i < f.k; ++i) {
-      y(i) = f.scale(i) * static_cast<double>(counts[i]) /
-                 static_cast<double>(n) - f.shift(i);
+      y(i) =
+          f.scale(i) * static_cast<double>(counts[i]) / static_cast<double>(n) -
+          f.shift(i);
     }
     return y;
   }
@@ -227,7 +229,8 @@ std::unique_ptr<StrategyMechanism> FakeDataStrategyFor(
   data->offset.push_back(0);
   for (uint32_t k : sizes) data->offset.push_back(data->offset.back() + k);
   data->k = data->offset.back();
-  for (auto* v : {&data->scale, &data->shift, &data->kappa, &data->p, &data->q}) {
+  for (auto* v :
+       {&data->scale, &data->shift, &data->kappa, &data->p, &data->q}) {
     v->resize(data->k);
   }
   const double d = data->d;

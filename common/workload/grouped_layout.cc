@@ -181,8 +181,8 @@ absl::Status AddAttributeLevels(Layout& layout) {
   uint64_t place = layout.spec.domain_size;
   for (uint32_t k : sizes) {
     place /= k;
-    if (absl::Status s = AddLevel(layout, 1.0 / static_cast<double>(sizes.size()),
-                                  1, k);
+    if (absl::Status s =
+            AddLevel(layout, 1.0 / static_cast<double>(sizes.size()), 1, k);
         !s.ok()) {
       return s;
     }

@@ -5,7 +5,6 @@
 #include "common/workload/strategy_factory.h"
 
 #include <memory>
-
 #include <utility>
 
 #include "absl/status/status.h"

@@ -79,7 +79,8 @@ void BuildAttributes(Workload::Data& data) {
   uint32_t place = n, first_row = 0;
   for (uint32_t k : s.attribute_sizes) {
     place /= k;
-    for (uint32_t x = 0; x < n; ++x) data.custom(first_row + (x / place) % k, x) = 1;
+    for (uint32_t x = 0; x < n; ++x)
+      data.custom(first_row + (x / place) % k, x) = 1;
     first_row += k;
   }
 }
@@ -169,7 +170,8 @@ std::string Workload::QueryLabel(uint64_t j) const {
     case WorkloadKind::kAttributeMarginals: {
       uint64_t row = j;
       for (size_t a = 0; a < w.spec.attribute_sizes.size(); ++a) {
-        if (row < w.spec.attribute_sizes[a]) return absl::StrCat("a", a, "=", row);
+        if (row < w.spec.attribute_sizes[a])
+          return absl::StrCat("a", a, "=", row);
         row -= w.spec.attribute_sizes[a];
       }
       return absl::StrCat("q", j);
@@ -256,7 +258,8 @@ absl::StatusOr<Eigen::MatrixXd> Workload::Dense() const {
         uint32_t a = 0, place = n;
         while (row >= sizes[a]) row -= sizes[a++];
         for (uint32_t b = 0; b <= a; ++b) place /= sizes[b];
-        for (uint32_t x = 0; x < n; ++x) out(j, x) = (x / place) % sizes[a] == row;
+        for (uint32_t x = 0; x < n; ++x)
+          out(j, x) = (x / place) % sizes[a] == row;
         break;
       }
     }

@@ -150,9 +150,9 @@ absl::StatusOr<uint64_t> CheckBits(const WorkloadSpec& s) {
 // domain (at most kMaxWorkloadDomainSize); m = Σ k_j.
 absl::StatusOr<uint64_t> CheckAttributes(const WorkloadSpec& s) {
   if (s.attribute_sizes.empty() || s.attribute_sizes.size() > 12) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "attribute marginals need 1 to 12 attributes, got ",
-        s.attribute_sizes.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("attribute marginals need 1 to 12 attributes, got ",
+                     s.attribute_sizes.size()));
   }
   uint64_t n = 1, m = 0;
   for (uint32_t k : s.attribute_sizes) {
@@ -170,9 +170,9 @@ absl::StatusOr<uint64_t> CheckAttributes(const WorkloadSpec& s) {
     }
   }
   if (s.domain_size != 0 && s.domain_size != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "workload.domain_size ", s.domain_size,
-        " does not match the attributes' product ", n));
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload.domain_size ", s.domain_size,
+                     " does not match the attributes' product ", n));
   }
   return m;
 }

@@ -20,13 +20,13 @@ enum class WorkloadKind {
   kAllRange,   // m = N(N+1)/2: Pr[a ≤ x ≤ b], ordered by a, then b
   kMarginals,  // m = C(d,k)·2^k: Pr[x_S = v], S k-subsets in lexicographic
                // order, v ∈ {0,1}^k with S's first bit most significant
-  kParities,   // m = Σ_{1≤i≤k} C(d,i): Pr[⊕_{i∈T} x_i = 1], T ordered by
-               // weight, then lexicographically
-  kCustom,     // a matrix from the study file
-  kAttributeMarginals,  // m = Σ k_j: Pr[x_j = v] for d categorical
-                        // attributes of sizes k_j (N = Π k_j, x_j the j-th
-                        // mixed-radix digit, the first most significant),
-                        // attribute by attribute, v ascending
+  kParities,  // m = Σ_{1≤i≤k} C(d,i): Pr[⊕_{i∈T} x_i = 1], T ordered by
+              // weight, then lexicographically
+  kCustom,  // a matrix from the study file
+  // m = Σ k_j: Pr[x_j = v] for d categorical attributes of sizes k_j
+  // (N = Π k_j, x_j the j-th mixed-radix digit, the first most
+  // significant), attribute by attribute, v ascending.
+  kAttributeMarginals,
 };
 
 std::string_view WorkloadKindName(WorkloadKind kind);

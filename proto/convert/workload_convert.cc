@@ -19,17 +19,23 @@ bool IsBitWorkload(WorkloadKind kind) {
   return kind == WorkloadKind::kMarginals || kind == WorkloadKind::kParities;
 }
 
+// The fields of a product (or single-field) encoding; empty for any other.
+std::vector<FieldEncoding> EncodedFields(const DomainEncoding& encoding) {
+  if (const auto* field = std::get_if<FieldEncoding>(&encoding.spec())) {
+    return {*field};
+  }
+  if (const auto* product = std::get_if<ProductEncoding>(&encoding.spec())) {
+    return product->fields;
+  }
+  return {};
+}
+
 // The number of bool fields of a product (or single-field) encoding of bool
 // fields only; InvalidArgument naming the first field that is not one.
 absl::StatusOr<uint32_t> BoolFieldCount(const DomainEncoding& encoding,
                                         const RecordSchema& schema) {
-  std::vector<FieldEncoding> fields;
-  if (const auto* field = std::get_if<FieldEncoding>(&encoding.spec())) {
-    fields.push_back(*field);
-  } else if (const auto* product =
-                 std::get_if<ProductEncoding>(&encoding.spec())) {
-    fields = product->fields;
-  } else {
+  const std::vector<FieldEncoding> fields = EncodedFields(encoding);
+  if (fields.empty()) {
     return absl::InvalidArgumentError(
         "marginal and parity workloads need an encoding that is a product of "
         "bool fields (or a single bool field)");
@@ -57,19 +63,15 @@ absl::StatusOr<uint32_t> BoolFieldCount(const DomainEncoding& encoding,
 // labelled with that encoding's item names ("region=north").
 absl::Status FillAttributes(const DomainEncoding& encoding,
                             const RecordSchema& schema, WorkloadSpec& spec) {
-  std::vector<FieldEncoding> fields;
-  if (const auto* field = std::get_if<FieldEncoding>(&encoding.spec())) {
-    fields.push_back(*field);
-  } else if (const auto* product =
-                 std::get_if<ProductEncoding>(&encoding.spec())) {
-    fields = product->fields;
-  } else {
+  const std::vector<FieldEncoding> fields = EncodedFields(encoding);
+  if (fields.empty()) {
     return absl::InvalidArgumentError(
         "an ATTRIBUTE_MARGINALS workload needs an encoding that is a product "
         "of fields (or a single field)");
   }
   for (const FieldEncoding& f : fields) {
-    ASSIGN_OR_RETURN(const DomainEncoding one, DomainEncoding::Create(f, schema));
+    ASSIGN_OR_RETURN(const DomainEncoding one,
+                     DomainEncoding::Create(f, schema));
     spec.attribute_sizes.push_back(one.domain_size());
     for (uint32_t v = 0; v < one.domain_size(); ++v) {
       spec.labels.push_back(one.Describe(v));

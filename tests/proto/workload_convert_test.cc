@@ -157,22 +157,20 @@ TEST(WorkloadConvert, ResolvesSizesFromTheEncoding) {
 // ATTRIBUTE_MARGINALS takes each field's size and item names from the
 // encoding, round-trips without them, and takes the attribute strategies.
 TEST(WorkloadConvert, AttributeMarginalsReadTheFields) {
-  const std::string text = R"pb(question_id: "habits"
-                                workload {
-                                  encoding {
-                                    product {
-                                      fields { field: "country" }
-                                      fields { field: "age" num_buckets: 4 }
-                                      fields { field: "smoker" }
-                                    }
-                                  }
-                                  workload {
-                                    kind: ATTRIBUTE_MARGINALS
-                                    domain_size: 16
-                                  }
-                                  strategy { kind: ATTRIBUTE_SAMPLING }
-                                }
-                                randomizer {})pb";
+  const std::string text =
+      R"pb(question_id: "habits"
+           workload {
+             encoding {
+               product {
+                 fields { field: "country" }
+                 fields { field: "age" num_buckets: 4 }
+                 fields { field: "smoker" }
+               }
+             }
+             workload { kind: ATTRIBUTE_MARGINALS domain_size: 16 }
+             strategy { kind: ATTRIBUTE_SAMPLING }
+           }
+           randomizer {})pb";
   absl::StatusOr<Question> question = Convert(text);
   ASSERT_OK(question);
   const auto& w = std::get<WorkloadQuestion>(question->kind);
@@ -296,10 +294,10 @@ TEST(WorkloadConvert, RefusesMalformedWorkloads) {
 }
 
 TEST(WorkloadConvert, KindsMapBothWays) {
-  for (WorkloadKind kind :
-       {WorkloadKind::kHistogram, WorkloadKind::kPrefix, WorkloadKind::kAllRange,
-        WorkloadKind::kMarginals, WorkloadKind::kParities,
-        WorkloadKind::kCustom, WorkloadKind::kAttributeMarginals}) {
+  for (WorkloadKind kind : {WorkloadKind::kHistogram, WorkloadKind::kPrefix,
+                            WorkloadKind::kAllRange, WorkloadKind::kMarginals,
+                            WorkloadKind::kParities, WorkloadKind::kCustom,
+                            WorkloadKind::kAttributeMarginals}) {
     absl::StatusOr<WorkloadKind> back =
         WorkloadKindFromProto(WorkloadKindToProto(kind));
     ASSERT_OK(back);

@@ -246,11 +246,17 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
   bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->mutable_questions(1)->clear_randomizer();
   bad.push_back(AsMessage(testing::ExamplePlan()));
-  bad.back().mutable_decisions()->mutable_questions(1)->mutable_strategy()->set_kind(
-      static_cast<uint32_t>(StrategyKind::kAttributeSampling) + 1);
+  bad.back()
+      .mutable_decisions()
+      ->mutable_questions(1)
+      ->mutable_strategy()
+      ->set_kind(static_cast<uint32_t>(StrategyKind::kAttributeSampling) + 1);
   bad.push_back(AsMessage(testing::ExamplePlan()));
   for (int i = 0; i < 13; ++i) {
-    bad.back().mutable_decisions()->mutable_questions(1)->mutable_strategy()
+    bad.back()
+        .mutable_decisions()
+        ->mutable_questions(1)
+        ->mutable_strategy()
         ->add_attribute_sizes(2);
   }
   bad.push_back(AsMessage(testing::ExamplePlan()));

@@ -46,18 +46,18 @@ StrategySpec AttributeSpec(StrategyKind kind, std::vector<uint32_t> sizes,
 
 std::unique_ptr<StrategyMechanism> MakeFakeData(std::vector<uint32_t> sizes,
                                                 double epsilon) {
-  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(
-      AttributeSpec(StrategyKind::kRandomSamplingFakeData, std::move(sizes),
-                    epsilon));
+  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
+      CreateStrategy(AttributeSpec(StrategyKind::kRandomSamplingFakeData,
+                                   std::move(sizes), epsilon));
   EXPECT_OK(s);
   return s.ok() ? *std::move(s) : nullptr;
 }
 
 std::unique_ptr<StrategyMechanism> MakeAttributeSampling(
     std::vector<uint32_t> sizes, double epsilon) {
-  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(
-      AttributeSpec(StrategyKind::kAttributeSampling, std::move(sizes),
-                    epsilon));
+  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
+      CreateStrategy(AttributeSpec(StrategyKind::kAttributeSampling,
+                                   std::move(sizes), epsilon));
   EXPECT_OK(s);
   return s.ok() ? *std::move(s) : nullptr;
 }
@@ -103,7 +103,8 @@ double EnumeratedAttributeEpsilon(const FakeDataRandomizer& r) {
 
 TEST(FakeDataRandomizer, RecordLevelEpsilonIsTheGrrEpsilonAttained) {
   for (double epsilon : {0.5, 1.0, 4.0}) {
-    const std::unique_ptr<StrategyMechanism> s = MakeFakeData({2, 3, 4}, epsilon);
+    const std::unique_ptr<StrategyMechanism> s =
+        MakeFakeData({2, 3, 4}, epsilon);
     ASSERT_NE(s, nullptr);
     SCOPED_TRACE(s->Describe());
     testing::ExpectStrategyPrivacy(*s, EveryReport(24), epsilon,
@@ -150,9 +151,9 @@ TEST(FakeDataRandomizer, RefusesBadAttributeSizes) {
   EXPECT_THAT(CreateStrategy(none).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("attribute_sizes has 0 entries")));
-  EXPECT_THAT(CreateStrategy(FakeDataSpec({1, 4}, 1)).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("at least 2")));
+  EXPECT_THAT(
+      CreateStrategy(FakeDataSpec({1, 4}, 1)).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at least 2")));
   StrategySpec mismatch = FakeDataSpec({2, 4}, 1);
   mismatch.domain_size = 16;
   EXPECT_THAT(CreateStrategy(mismatch).status(),
@@ -248,7 +249,8 @@ TEST(FakeDataStrategy, OneReportMovesEachCellByAtMostItsBound) {
   const Eigen::VectorXd before = honest->Estimate();
   std::vector<double> bound, worst(9, 0);
   for (uint32_t j = 0; j < 3; ++j) {
-    const double gap = r.grr(j).keep_probability() - r.grr(j).other_probability();
+    const double gap =
+        r.grr(j).keep_probability() - r.grr(j).other_probability();
     for (uint32_t v = 0; v < r.spec().attribute_sizes[j]; ++v) {
       bound.push_back(3 / (gap * (n + 1)));
     }
@@ -277,16 +279,17 @@ TEST(AttributeSampling, PassesSharedChecksAndIsNeverLessAccurate) {
   std::vector<int64_t> counts(24);
   for (uint32_t x = 0; x < 24; ++x) counts[x] = 10 + 7 * (x % 5);
   const Eigen::VectorXd h = testing::HistogramOfCounts(counts);
-  testing::ExpectVarianceFormsConsistent(
-      *smp, Eigen::MatrixXd::Identity(10, 10), h);
+  testing::ExpectVarianceFormsConsistent(*smp,
+                                         Eigen::MatrixXd::Identity(10, 10), h);
   testing::ExpectStrategyUnbiased(*smp, counts, 40, 13);
-  testing::ExpectStrategyPrivacy(*smp,
-                                 testing::ReportsDrawnFromRandomize(*smp, 200, 3),
-                                 1.0, /*complete=*/false);
+  testing::ExpectStrategyPrivacy(
+      *smp, testing::ReportsDrawnFromRandomize(*smp, 200, 3), 1.0,
+      /*complete=*/false);
   testing::ExpectStrategyDrawCountIndependentOfItem(*smp);
 
-  const absl::StatusOr<Workload> marginals = Workload::Create(
-      {.kind = WorkloadKind::kAttributeMarginals, .attribute_sizes = {2, 3, 4}});
+  const absl::StatusOr<Workload> marginals =
+      Workload::Create({.kind = WorkloadKind::kAttributeMarginals,
+                        .attribute_sizes = {2, 3, 4}});
   ASSERT_OK(marginals);
   for (double epsilon : {0.5, 1.0, 4.0}) {
     const std::shared_ptr<const StrategyMechanism> open =
@@ -309,18 +312,19 @@ TEST(AttributeSampling, PassesSharedChecksAndIsNeverLessAccurate) {
 // For categorical 1-way marginals the planner scores both attribute
 // strategies and never chooses RS+FD over SMP.
 TEST(AttributeSampling, PlannerPrefersItToFakeDataForAttributeMarginals) {
-  const absl::StatusOr<Workload> marginals = Workload::Create(
-      {.kind = WorkloadKind::kAttributeMarginals, .attribute_sizes = {4, 3, 5}});
+  const absl::StatusOr<Workload> marginals =
+      Workload::Create({.kind = WorkloadKind::kAttributeMarginals,
+                        .attribute_sizes = {4, 3, 5}});
   ASSERT_OK(marginals);
   for (double epsilon : {0.5, 2.0}) {
-    const absl::StatusOr<StrategyPlan> plan =
-        PlanStrategy(*marginals, epsilon,
-                     {.include_optimized_matrix = false,
-                      .include_factorization = false});
+    const absl::StatusOr<StrategyPlan> plan = PlanStrategy(
+        *marginals, epsilon,
+        {.include_optimized_matrix = false, .include_factorization = false});
     ASSERT_OK(plan);
     double smp = -1, fake = -1;
     for (const StrategyCandidate& c : plan->candidates) {
-      if (c.spec.kind == StrategyKind::kAttributeSampling) smp = c.variance.worst();
+      if (c.spec.kind == StrategyKind::kAttributeSampling)
+        smp = c.variance.worst();
       if (c.spec.kind == StrategyKind::kRandomSamplingFakeData) {
         fake = c.variance.worst();
       }
@@ -356,17 +360,17 @@ TEST(FakeDataStrategy, PlannerScoresItBelowSamplingOneBitOpenly) {
   const absl::StatusOr<Workload> one_way = Workload::Create(
       {.kind = WorkloadKind::kMarginals, .num_bits = 6, .order = 1});
   ASSERT_OK(one_way);
-  const absl::StatusOr<StrategyPlan> planned =
-      PlanStrategy(*one_way, 1.0,
-                   {.include_optimized_matrix = false,
-                    .include_factorization = false});
+  const absl::StatusOr<StrategyPlan> planned = PlanStrategy(
+      *one_way, 1.0,
+      {.include_optimized_matrix = false, .include_factorization = false});
   ASSERT_OK(planned);
   const StrategyPlan& plan = *planned;
   const StrategyCandidate* fake = nullptr;
   const StrategyCandidate* fourier = nullptr;
   for (const StrategyCandidate& c : plan.candidates) {
     if (c.spec.kind == StrategyKind::kRandomSamplingFakeData) fake = &c;
-    if (c.spec.kind == StrategyKind::kFourier && fourier == nullptr) fourier = &c;
+    if (c.spec.kind == StrategyKind::kFourier && fourier == nullptr)
+      fourier = &c;
   }
   ASSERT_NE(fake, nullptr);
   ASSERT_NE(fourier, nullptr);

@@ -265,9 +265,9 @@ TEST(Workload, AttributeMarginalsRefuseBadSizes) {
   EXPECT_THAT(Workload::Create(Attributes({3, 1})).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("at least 2 values")));
-  EXPECT_THAT(Workload::Create(Attributes({64, 128})).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("exceeds 4096")));
+  EXPECT_THAT(
+      Workload::Create(Attributes({64, 128})).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("exceeds 4096")));
   WorkloadSpec mismatch = Attributes({3, 2});
   mismatch.domain_size = 7;
   EXPECT_THAT(Workload::Create(mismatch).status(),
