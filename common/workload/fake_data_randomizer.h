@@ -81,7 +81,7 @@ class FakeDataRandomizer final : public StrategyRandomizer {
   double attribute_epsilon_ = 0;
 };
 
-// spec.kind == kRandomSamplingFakeData: 1 to kMaxFakeDataAttributes sizes,
+// spec.kind == kRandomSamplingFakeData: 1 to kMaxStrategyAttributes sizes,
 // each ≥ 2, whose product is spec.domain_size; the GRRs run at spec.epsilon.
 absl::StatusOr<std::shared_ptr<const FakeDataRandomizer>>
 CreateFakeDataRandomizer(const StrategySpec& spec);

@@ -46,10 +46,10 @@ absl::Status CheckAttributeSizes(const StrategySpec& spec,
                                  std::string_view name_view) {
   const std::string name(name_view);
   const std::vector<uint32_t>& sizes = spec.attribute_sizes;
-  if (sizes.empty() || sizes.size() > kMaxFakeDataAttributes) {
+  if (sizes.empty() || sizes.size() > kMaxStrategyAttributes) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": attribute_sizes has ", sizes.size(),
-                     " entries; it needs 1 to ", kMaxFakeDataAttributes));
+                     " entries; it needs 1 to ", kMaxStrategyAttributes));
   }
   uint64_t product = 1;
   for (uint32_t k : sizes) {

@@ -19,7 +19,7 @@ absl::Status CheckStrategyShape(const StrategySpec& spec, StrategyKind kind,
                                 std::string_view name);
 
 // InvalidArgument, prefixed with `name`, unless spec.attribute_sizes holds 1
-// to kMaxFakeDataAttributes sizes, each ≥ 2, whose product is
+// to kMaxStrategyAttributes sizes, each ≥ 2, whose product is
 // spec.domain_size (the attribute strategies).
 absl::Status CheckAttributeSizes(const StrategySpec& spec,
                                  std::string_view name);

@@ -58,7 +58,7 @@ inline constexpr uint64_t kMaxInProcessStrategyMatrixEntries = uint64_t{1} << 23
 // kRandomSamplingFakeData, kAttributeSampling: 1 to this many attributes,
 // each of 2 or more values (so 2^12 = kMaxWorkloadDomainSize bounds the
 // count).
-inline constexpr uint32_t kMaxFakeDataAttributes = 12;
+inline constexpr uint32_t kMaxStrategyAttributes = 12;
 
 struct StrategySpec {
   StrategyKind kind = StrategyKind::kIdentity;

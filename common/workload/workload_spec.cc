@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/workload/strategy_spec.h"  // kMaxStrategyAttributes
 
 namespace ldp {
 namespace {
@@ -149,10 +150,11 @@ absl::StatusOr<uint64_t> CheckBits(const WorkloadSpec& s) {
 // Attribute marginals: 1 to 12 sizes of at least 2 whose product is the
 // domain (at most kMaxWorkloadDomainSize); m = Σ k_j.
 absl::StatusOr<uint64_t> CheckAttributes(const WorkloadSpec& s) {
-  if (s.attribute_sizes.empty() || s.attribute_sizes.size() > 12) {
+  if (s.attribute_sizes.empty() ||
+      s.attribute_sizes.size() > kMaxStrategyAttributes) {
     return absl::InvalidArgumentError(
-        absl::StrCat("attribute marginals need 1 to 12 attributes, got ",
-                     s.attribute_sizes.size()));
+        absl::StrCat("attribute marginals need 1 to ", kMaxStrategyAttributes,
+                     " attributes, got ", s.attribute_sizes.size()));
   }
   uint64_t n = 1, m = 0;
   for (uint32_t k : s.attribute_sizes) {

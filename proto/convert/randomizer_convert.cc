@@ -191,10 +191,10 @@ absl::StatusOr<StrategySpec> StrategyFromProto(const Wire& proto) {
     }
   }
   if (static_cast<uint32_t>(wire.attribute_sizes_size()) >
-      kMaxFakeDataAttributes) {
+      kMaxStrategyAttributes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "strategy.attribute_sizes has ", wire.attribute_sizes_size(),
-        " values; at most ", kMaxFakeDataAttributes, " are allowed"));
+        " values; at most ", kMaxStrategyAttributes, " are allowed"));
   }
   spec.branching = wire.branching();
   spec.num_bits = wire.num_bits();

@@ -80,6 +80,13 @@ Population MakePopulation() {
   return p;
 }
 
+// A study spec from text format (the test fails on a parse error).
+v1::StudySpec StudyFromText(const char* text) {
+  v1::StudySpec spec;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec));
+  return spec;
+}
+
 // Runs one agent per record through the real server; the number accepted.
 int AcceptedReports(ServerProcess& server, const std::vector<Record>& records) {
   int accepted = 0;
@@ -106,8 +113,7 @@ TEST(WorkloadStudy, CdfAnswersLandInTheirBandThroughTheRealServer) {
   ServerProcess server;
   ASSERT_OK(server.Start());
   AnalystClient analyst(server);
-  v1::StudySpec spec;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kCdfStudy, &spec));
+  v1::StudySpec spec = StudyFromText(kCdfStudy);
   auto study = analyst.CreateStudy(spec);
   ASSERT_OK(study);
 
@@ -180,8 +186,7 @@ TEST(WorkloadStudy, SamplingFakeDataAnswersMarginalsThroughTheRealServer) {
   ServerProcess server;
   ASSERT_OK(server.Start());
   AnalystClient analyst(server);
-  v1::StudySpec spec;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+  v1::StudySpec spec = StudyFromText(
       R"pb(
         display_name: "habits"
         epsilon_cap_nanos: 2000000000
@@ -196,8 +201,7 @@ TEST(WorkloadStudy, SamplingFakeDataAnswersMarginalsThroughTheRealServer) {
           }
           randomizer { epsilon_nanos: 2000000000 }
         }
-      )pb",
-      &spec));
+      )pb");
   v1::ProductEncoding* product = spec.mutable_questions(0)
                                      ->mutable_workload()
                                      ->mutable_encoding()
@@ -260,8 +264,7 @@ TEST(WorkloadStudy, CategoricalAttributeMarginalsThroughTheRealServer) {
   ServerProcess server;
   ASSERT_OK(server.Start());
   AnalystClient analyst(server);
-  v1::StudySpec spec;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+  v1::StudySpec spec = StudyFromText(
       R"pb(
         display_name: "where and how old"
         epsilon_cap_nanos: 2000000000
@@ -297,8 +300,7 @@ TEST(WorkloadStudy, CategoricalAttributeMarginalsThroughTheRealServer) {
           }
           randomizer { epsilon_nanos: 2000000000 }
         }
-      )pb",
-      &spec));
+      )pb");
   auto study = analyst.CreateStudy(spec);
   ASSERT_OK(study);
 
@@ -333,8 +335,7 @@ TEST(WorkloadStudy, RefusesAnUnplannableWorkloadAtCreation) {
   ServerProcess server;
   ASSERT_OK(server.Start());
   AnalystClient analyst(server);
-  v1::StudySpec spec;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kCdfStudy, &spec));
+  v1::StudySpec spec = StudyFromText(kCdfStudy);
   spec.mutable_questions(0)->mutable_workload()->mutable_workload()->set_kind(
       v1::Workload::MARGINALS);
   auto study = analyst.CreateStudy(spec);
