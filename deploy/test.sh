@@ -5,20 +5,23 @@
 #      (-DLDP_FUZZ=ON): the whole ctest suite (PostgreSQL tests run through
 #      tests/postgres/with_postgres.sh, a throwaway cluster on loopback),
 #      then the Python analyst package's tests (python/tests) against the
-#      same binaries; every fuzz target for LDP_FUZZ_SECONDS (default
-#      12) each, from its corpus in tests/fuzz/corpus, runs beside job 2;
-#   2. TSan build in build-tsan/ with clang and the server-core tests
-#      (tests/server_*, but for the single-threaded codec and parsing units);
+#      same binaries; then every fuzz target for LDP_FUZZ_SECONDS (default
+#      12) each, from its corpus in tests/fuzz/corpus, beside the TSan tests;
+#   2. TSan build in build-tsan/ with clang, built at the lowest priority
+#      beside the suite, and the server-core tests (tests/server_*, but for
+#      the single-threaded codec and parsing units);
 #   3. deploy/lint.sh over the deployment files, in the background beside
-#      job 2 as well.
+#      the suite.
 # The Release build (GCC) is the README's main command (deploy/build.sh);
 # the suite runs in the sanitizer build, which checks everything the
 # Release run did and memory errors and UB besides. One instrumented build
 # for the tests and the fuzzers instead of a Release, an ASan and a fuzz
 # build, unity builds, clang (which compiles instrumented code faster than
-# GCC) and a precompiled header for the tests are what bring the command
-# from about 80 minutes towards 30 on two cores. The bench targets are left
-# to the main command's build.
+# GCC), a precompiled header for the tests, no instrumentation in protoc's
+# generated files and no UBSan in the test files themselves
+# (cmake/Sanitizers.cmake) are what bring the command from about 80
+# minutes towards 30 on two cores. The bench targets are left to the main
+# command's build.
 # Each job prints its wall time. LDP_CI_QUICK=1 stops after job 1, suite and
 # fuzzers (a quick local check; CI always runs everything). LDP_JOBS sets
 # the parallelism.
@@ -57,9 +60,11 @@ configure() {  # configure DIR CMAKE_ARGS...: a clang Debug -O1 sanitizer build
 # than there are cores: the integration tests wait on servers, PostgreSQL
 # and sockets, and two at a time left the cores idle a sixth of the suite
 # (807 CPU-s of tests in 484 s, 2026-11-27).
-asan() {
+asan_build() {
   configure build-asan -DLDP_FUZZ=ON
   cmake --build build-asan -j"$JOBS"
+}
+asan_suite() {
   (cd build-asan &&
    ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -97,20 +102,23 @@ fuzz() {
 # through synchronization TSan cannot see, so BLAS runs single-threaded
 # here (OPENBLAS_NUM_THREADS=1): the threads under test are ours. Each
 # binary runs all its tests in one process.
-tsan() {
-  configure build-tsan -DLDP_SANITIZE=thread
-  local tests
+tsan_targets() {
   # Single-threaded units (codecs, ids, credentials, config parsing, the
   # planner and the program driver, which start no thread and are called
   # from one) give TSan nothing to check; the ASan job runs them.
   local single_threaded='^server_(config|credential|legacy_codec|storage_codec|study_codec|task_id|tokens|planner|program_driver)_test$'
-  tests=$(ninja -C build-tsan -t targets all |
-          sed -n 's|^tests/\(server_[a-z0-9_]*_test\): .*|\1|p' |
-          grep -Ev "$single_threaded")
-  # shellcheck disable=SC2086
-  cmake --build build-tsan -j"$JOBS" --target $tests
+  ninja -C build-tsan -t targets all |
+      sed -n 's|^tests/\(server_[a-z0-9_]*_test\): .*|\1|p' |
+      grep -Ev "$single_threaded"
+}
+tsan_build() {
+  configure build-tsan -DLDP_SANITIZE=thread
+  # shellcheck disable=SC2046
+  cmake --build build-tsan -j"$JOBS" --target $(tsan_targets)
+}
+tsan_tests() {
   local t
-  for t in $tests; do
+  for t in $(tsan_targets); do
     echo "-- $t"
     # PostgreSQL tests need the throwaway server ctest gives them too.
     local run=()
@@ -123,35 +131,44 @@ tsan() {
 
 total=$SECONDS
 bash deploy/install-deps.sh
-job "asan+ubsan build (clang, fuzz coverage) + ctest" asan
-job "python client (pytest)" python_tests
+job "asan+ubsan build (clang, fuzz coverage)" asan_build
 if [ "${LDP_CI_QUICK:-0}" = 1 ]; then
+  job "asan+ubsan suite (ctest)" asan_suite
+  job "python client (pytest)" python_tests
   job "fuzzers" fuzz
   echo "LDP_CI_QUICK=1: skipping the TSan job and the deploy lint"
   exit 0
 fi
-# Two jobs go in the background beside the TSan job, their output held
-# until it is collected after it: the deploy lint, which waits mostly on
-# apt and npm, and the fuzzers, which run for a fixed time whatever else
-# runs, one target at a time, on the core the TSan job leaves idle while
-# its tests run one binary after another (fuzzers, then TSan, one after
-# the other took about 60 s more: 1,852 s at d90f1b6 on 2026-11-27).
-lint_log=$(mktemp)
-fuzz_log=$(mktemp)
-trap 'rm -f "$lint_log" "$fuzz_log"' EXIT
+# Background jobs, their output held until collected:
+# - the TSan build, at the lowest CPU priority beside the suite: the suite's
+#   integration tests wait on servers, PostgreSQL and sockets, and the
+#   build takes the cycles they leave (the TSan build after the suite took
+#   about 315 s of a 2,177 s run at f02382d, 2026-11-27);
+# - the deploy lint, which waits mostly on apt and npm;
+# - later, the fuzzers, which run for a fixed time whatever else runs, one
+#   target at a time, beside the TSan tests.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+(renice -n 19 -p "$BASHPID" >/dev/null
+ start=$SECONDS; tsan_build && echo "(built in $((SECONDS - start)) s)") \
+    >"$logs/tsan" 2>&1 &
+tsan_pid=$!
 (start=$SECONDS; bash deploy/lint.sh && echo "(lint ran in $((SECONDS - start)) s)") \
-    >"$lint_log" 2>&1 &
+    >"$logs/lint" 2>&1 &
 lint_pid=$!
-(start=$SECONDS; LDP_JOBS=1 fuzz && echo "(fuzzers ran in $((SECONDS - start)) s)") \
-    >"$fuzz_log" 2>&1 &
-fuzz_pid=$!
-job "tsan build + server tests" tsan
 collect() {  # collect PID LOG: a background job's status and output
   local status=0
   wait "$1" || status=$?
   cat "$2"
   return "$status"
 }
-job "fuzzers (beside the TSan job)" collect "$fuzz_pid" "$fuzz_log"
-job "deploy lint (beside the TSan job)" collect "$lint_pid" "$lint_log"
+job "asan+ubsan suite (ctest)" asan_suite
+job "python client (pytest)" python_tests
+job "tsan build (niced, beside the suite)" collect "$tsan_pid" "$logs/tsan"
+(start=$SECONDS; LDP_JOBS=1 fuzz && echo "(fuzzers ran in $((SECONDS - start)) s)") \
+    >"$logs/fuzz" 2>&1 &
+fuzz_pid=$!
+job "tsan server tests" tsan_tests
+job "fuzzers (beside the TSan tests)" collect "$fuzz_pid" "$logs/fuzz"
+job "deploy lint (beside the suite)" collect "$lint_pid" "$logs/lint"
 echo "==== all jobs passed in $((SECONDS - total)) s"
