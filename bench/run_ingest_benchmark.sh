@@ -122,6 +122,13 @@ echo "$APPEND_LINE" >&2
 SERVER_ROW=""
 PACED_ROW=""
 RSS_LINE=""
+CPU_LINE=""
+# cpu_ticks PID: the process's user + system CPU so far, in clock ticks
+# (fields 14 and 15 of /proc/PID/stat, counted after the command name,
+# which may hold spaces).
+cpu_ticks() {
+  sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
 if [ "$SINK_ONLY" != 1 ]; then
   OUT="${OUT_DIR:+$OUT_DIR/ldp-loadtest}"
   OUT="${OUT:-$WORK/ldp-loadtest}"
@@ -138,11 +145,20 @@ if [ "$SINK_ONLY" != 1 ]; then
   done
   [ -s "$WORK/port" ] || { echo "ldp-server did not start" >&2; exit 1; }
   echo "== ldp-loadtest --mode=bulk: $AGENTS agents x $REPORTS_PER_AGENT report(s)" >&2
+  # CPU per agent, each process's own: the server's from its /proc stat
+  # (user + system ticks) across the bulk run, the load test's from time(1).
+  SERVER_TICKS_BEFORE="$(cpu_ticks "$SERVER_PID")"
   # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
+  /usr/bin/time -f '%U %S' -o "$WORK/loadtest.cpu" \
   "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
     --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=bulk \
     --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
     --out="$OUT" --progress=lines ${LOADTEST_FLAGS:-} >&2
+  SERVER_TICKS="$(( $(cpu_ticks "$SERVER_PID") - SERVER_TICKS_BEFORE ))"
+  CPU_LINE="$(awk -v t="$SERVER_TICKS" -v hz="$(getconf CLK_TCK)" -v a="$AGENTS" \
+    -v l="$(cat "$WORK/loadtest.cpu")" 'BEGIN { split(l, c, " ");
+    printf "CPU per agent (bulk run, enroll + poll + upload): ldp-server %.2f us, ldp-loadtest %.2f us\n",
+           t / hz / a * 1e6, (c[1] + c[2]) / a * 1e6 }')"
   # Peak, not current: the high-water mark over the whole run.
   RSS_KB="$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$SERVER_PID/status")"
   # Latency below saturation: a second study on the same server, paced at
@@ -214,6 +230,7 @@ report() {
     echo "ldp-server: ldp-loadtest's figures; its wall time also covers enrolling and"
     echo "polling the agents (EnrollBatch, GetTasksBatch), which the sink does not do."
     echo "$RSS_LINE"
+    echo "$CPU_LINE"
   else
     echo "ldp-server bulk (SQLite)     not run (--sink_only)"
   fi

@@ -105,8 +105,8 @@ endif()
 # instrumenting the glue cost 160 CPU-s of the ASan build and 83 of the
 # TSan build (2026-11-27) and checked nothing of ours.
 #
-# LDP_TEST_CODE_FLAGS: the test files themselves, under ASan without UBSan
-# and without line tables. Every library, i.e. all of the code under test,
+# LDP_TEST_CODE_FLAGS: the test files themselves, without line tables, and
+# under ASan without UBSan (TSan's test files keep TSan). Every library, i.e. all of the code under test,
 # keeps ASan, UBSan and its line numbers in reports; a test file's own
 # arithmetic and casts lose UBSan's checks, and its frames in a report
 # show function names only (a failed assertion still names its file and
@@ -124,5 +124,8 @@ if(LDP_FUZZ)
        -fno-sanitize-coverage=inline-8bit-counters,pc-table)
 endif()
 if(LDP_FUZZ OR LDP_SANITIZE MATCHES "undefined")
-  list(APPEND LDP_TEST_CODE_FLAGS -fno-sanitize=undefined,float-cast-overflow -g0)
+  list(APPEND LDP_TEST_CODE_FLAGS -fno-sanitize=undefined,float-cast-overflow)
+endif()
+if(LDP_SANITIZE OR LDP_FUZZ)
+  list(APPEND LDP_TEST_CODE_FLAGS -g0)
 endif()

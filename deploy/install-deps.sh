@@ -35,6 +35,9 @@ PACKAGES=(
   libcpp-httplib-dev chromium
   # lld: links the ~150 executables in about half ld.bfd's time (CMakeLists.txt).
   lld
+  # time: /usr/bin/time, the load test's CPU per agent in the ingest
+  # benchmark (bench/run_ingest_benchmark.sh).
+  time
 )
 
 missing=()
