@@ -98,15 +98,15 @@ double ApplyUnary(const QueryNode& node, double a) {
 }  // namespace
 
 double Query::Evaluate(const Record& sanitized) const {
-  const double x = EvaluateNode(root_, sanitized);
-  const QueryRange& r = output_range_;
+  const double x = EvaluateNode(parts_->root, sanitized);
+  const QueryRange& r = parts_->output_range;
   if (std::isnan(x)) return r.lower / 2 + r.upper / 2;
   return std::clamp(x, r.lower, r.upper);
 }
 
 FieldValue Query::ReadField(const std::string& name,
                             const Record& record) const {
-  const FieldSpec* spec = schema_.Find(name);
+  const FieldSpec* spec = parts_->schema.Find(name);
   const auto it = record.values.find(name);
   return SanitizeValue(*spec,
                        it == record.values.end() ? nullptr : &it->second);
@@ -117,11 +117,11 @@ double Query::EvaluateLeaf(const QueryNode& node, const Record& record) const {
   const FieldValue value = ReadField(node.field, record);
   switch (node.op) {
     case QueryOp::kField:
-      return FieldNumber(*schema_.Find(node.field), value);
+      return FieldNumber(*parts_->schema.Find(node.field), value);
     case QueryOp::kCategoryIs: {
       // By index: a string comparison would stop at the first differing
       // byte, and its time would tell how close the record's category is.
-      const FieldSpec& spec = *schema_.Find(node.field);
+      const FieldSpec& spec = *parts_->schema.Find(node.field);
       const auto* category = std::get_if<std::string>(&value);
       return FromBool(category != nullptr &&
                       CategoryIndex(spec, *category) ==

@@ -24,6 +24,7 @@
 #define LDP_COMMON_QUERY_EXPRESSION_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -112,23 +113,32 @@ class Query {
   // evaluated exactly as its sanitized version.
   double Evaluate(const Record& sanitized) const;
 
-  const QueryNode& root() const { return root_; }
-  QueryRange output_range() const { return output_range_; }
-  const RecordSchema& schema() const { return schema_; }
+  const QueryNode& root() const { return parts_->root; }
+  QueryRange output_range() const { return parts_->output_range; }
+  const RecordSchema& schema() const { return parts_->schema; }
+
+  // Copies share the immutable tree and schema: a query travels in every
+  // task an agent or the load test handles. No move operations: a move is
+  // this copy, so a moved-from query stays usable.
+  Query(const Query&) = default;
+  Query& operator=(const Query&) = default;
 
  private:
+  struct Parts {
+    QueryNode root;
+    QueryRange output_range;
+    RecordSchema schema;
+  };
+
   Query(QueryNode root, QueryRange output_range, RecordSchema schema)
-      : root_(std::move(root)),
-        output_range_(output_range),
-        schema_(std::move(schema)) {}
+      : parts_(std::make_shared<const Parts>(
+            Parts{std::move(root), output_range, std::move(schema)})) {}
 
   double EvaluateNode(const QueryNode& node, const Record& record) const;
   double EvaluateLeaf(const QueryNode& node, const Record& record) const;
   FieldValue ReadField(const std::string& name, const Record& record) const;
 
-  QueryNode root_;
-  QueryRange output_range_;
-  RecordSchema schema_;
+  std::shared_ptr<const Parts> parts_;
 };
 
 // Expression builders: `Lt(Field("age"), Constant(30))`.

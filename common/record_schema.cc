@@ -215,16 +215,18 @@ absl::StatusOr<RecordSchema> RecordSchema::Create(
   return RecordSchema(std::move(fields));
 }
 
-RecordSchema::RecordSchema(std::vector<FieldSpec> fields)
-    : fields_(std::move(fields)) {
-  for (int i = 0; i < static_cast<int>(fields_.size()); ++i) {
-    index_[fields_[i].name] = i;
+RecordSchema::RecordSchema(std::vector<FieldSpec> fields) {
+  Parts parts{.fields = std::move(fields)};
+  for (int i = 0; i < static_cast<int>(parts.fields.size()); ++i) {
+    parts.index[parts.fields[i].name] = i;
   }
+  parts_ = std::make_shared<const Parts>(std::move(parts));
 }
 
 const FieldSpec* RecordSchema::Find(std::string_view name) const {
-  const auto it = index_.find(absl::string_view(name.data(), name.size()));
-  return it == index_.end() ? nullptr : &fields_[it->second];
+  const auto it =
+      parts_->index.find(absl::string_view(name.data(), name.size()));
+  return it == parts_->index.end() ? nullptr : &parts_->fields[it->second];
 }
 
 FieldValue DefaultValue(const FieldSpec& spec) {

@@ -12,6 +12,7 @@
 #define LDP_COMMON_RECORD_SCHEMA_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,19 +84,29 @@ class RecordSchema {
   // default value of the field's type and in range.
   static absl::StatusOr<RecordSchema> Create(std::vector<FieldSpec> fields);
 
-  absl::Span<const FieldSpec> fields() const { return fields_; }
+  absl::Span<const FieldSpec> fields() const { return parts_->fields; }
   // The field called `name`, or nullptr.
   const FieldSpec* Find(std::string_view name) const;
 
   friend bool operator==(const RecordSchema& a, const RecordSchema& b) {
-    return a.fields_ == b.fields_;
+    return a.parts_ == b.parts_ || a.parts_->fields == b.parts_->fields;
   }
 
+  // Copies share the immutable fields and index: a schema travels with
+  // every task, query and agent task. No move operations: a move is this
+  // copy, so a moved-from schema stays usable.
+  RecordSchema(const RecordSchema&) = default;
+  RecordSchema& operator=(const RecordSchema&) = default;
+
  private:
+  struct Parts {
+    std::vector<FieldSpec> fields;
+    absl::flat_hash_map<std::string, int> index;
+  };
+
   explicit RecordSchema(std::vector<FieldSpec> fields);
 
-  std::vector<FieldSpec> fields_;
-  absl::flat_hash_map<std::string, int> index_;
+  std::shared_ptr<const Parts> parts_;
 };
 
 // The value a missing field takes: the declared default, else the lower
