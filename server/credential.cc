@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 
 #include <array>
+#include <cstdint>
 
 #include "absl/random/distributions.h"
 #include "absl/strings/escaping.h"
@@ -15,11 +16,21 @@ namespace {
 
 constexpr size_t kSecretBytes = 32;
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
-}
+// Lowercase hex digit → value, −1 for any other byte. A table, not
+// branches: the secret's digits are random, so a branch per digit was
+// mispredicted a third of the time (ParseBearerToken was 5% of the
+// server's CPU in bulk ingest, two tokens per agent), and the parse's time
+// now no longer depends on which digits the secret holds.
+constexpr std::array<int8_t, 256> kHexValues = [] {
+  std::array<int8_t, 256> values{};
+  values.fill(-1);
+  for (int c = '0'; c <= '9'; ++c) values[c] = static_cast<int8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c)
+    values[c] = static_cast<int8_t>(c - 'a' + 10);
+  return values;
+}();
+
+int HexValue(char c) { return kHexValues[static_cast<unsigned char>(c)]; }
 
 absl::Status Malformed() {
   return absl::UnauthenticatedError("malformed bearer token");
@@ -66,12 +77,14 @@ absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {
   }
   if (parsed.agent_id == 0) return Malformed();
   std::array<char, kSecretBytes> secret;
+  int invalid = 0;  // any −1 digit sets its sign bit; checked once
   for (size_t i = 0; i < kSecretBytes; ++i) {
     const int high = HexValue(token[dot + 1 + 2 * i]);
     const int low = HexValue(token[dot + 2 + 2 * i]);
-    if (high < 0 || low < 0) return Malformed();
+    invalid |= high | low;
     secret[i] = static_cast<char>(high * 16 + low);
   }
+  if (invalid < 0) return Malformed();
   parsed.hash = Sha256(std::string_view(secret.data(), secret.size()));
   return parsed;
 }
