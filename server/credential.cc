@@ -18,7 +18,7 @@ constexpr size_t kSecretBytes = 32;
 
 // Lowercase hex digit → value, −1 for any other byte. A table, not
 // branches: the secret's digits are random, so a branch per digit was
-// mispredicted a third of the time (ParseBearerToken was 5% of the
+// often mispredicted (ParseBearerToken was 5% of the
 // server's CPU in bulk ingest, two tokens per agent), and the parse's time
 // now no longer depends on which digits the secret holds.
 constexpr std::array<int8_t, 256> kHexValues = [] {
