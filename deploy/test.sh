@@ -149,7 +149,23 @@ fi
 #   targets at a time beside the TSan tests (one at a time, they outlasted
 #   those tests by 34 s: 1,801 s in all at 1523c4f, 2026-11-27).
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
+tsan_pid="" lint_pid="" fuzz_pid=""
+stop_tree() {  # stop_tree PID: a background job and everything it started
+  local child
+  for child in $(pgrep -P "$1"); do stop_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+# A failed job ends the script; the background jobs must not outlive it (a
+# niced TSan build left running would race the next run's in build-tsan).
+cleanup() {
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    local pid
+    for pid in $tsan_pid $lint_pid $fuzz_pid; do stop_tree "$pid"; done
+  fi
+  rm -rf "$logs"
+}
+trap cleanup EXIT
 (renice -n 19 -p "$BASHPID" >/dev/null
  start=$SECONDS; tsan_build && echo "(built in $((SECONDS - start)) s)") \
     >"$logs/tsan" 2>&1 &
