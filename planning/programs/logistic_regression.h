@@ -43,6 +43,12 @@
 // al., ICDE 2019) from ε ≈ 0.61 up; below that hybrid's α is 0, it equals
 // Duchi, and the tie goes to Duchi.
 //
+// Why one coordinate per agent rather than a whole gradient: at equal
+// clipping, k coordinates per agent at ε/k, Duchi et al.'s ℓ2 ball and its
+// ℓ∞ cube all have more noise per coordinate at every ε from 0.5 to 8
+// (closed forms: bench/gradient_mechanism_variance.py, table in
+// bench/LOGISTIC_REGRESSION.md).
+//
 // Result (every round, and final after T rounds), on the scaled features:
 // "theta[j]" (j in the order of the `features` parameter) and "bias", the
 // released model so far — the mean of the averaging window's iterates seen
