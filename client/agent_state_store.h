@@ -27,7 +27,8 @@ class AgentStateStore {
 };
 
 // Keeps the state in memory (the serialized text, so Load() exercises the
-// same parser as the file store). Not durable: for simulations and tests.
+// same parser as the file store). Not durable: for tests and simulations
+// that restart an agent from its saved state.
 class MemoryAgentStateStore : public AgentStateStore {
  public:
   absl::StatusOr<AgentState> Load() override;
@@ -35,6 +36,22 @@ class MemoryAgentStateStore : public AgentStateStore {
 
  private:
   std::string text_;
+};
+
+// Keeps the AgentState itself, never its text: for simulated agents
+// (ldp-loadtest) that live for one session, where serializing the state on
+// every Save was a tenth of the load test's CPU. The agent's size cap does
+// not depend on the store (it measures the text itself).
+class SimulatedAgentStateStore : public AgentStateStore {
+ public:
+  absl::StatusOr<AgentState> Load() override { return state_; }
+  absl::Status Save(const AgentState& state) override {
+    state_ = state;
+    return absl::OkStatus();
+  }
+
+ private:
+  AgentState state_;
 };
 
 struct FileAgentStateStoreOptions {

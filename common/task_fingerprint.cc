@@ -16,9 +16,16 @@ namespace {
 // are 8 bytes little-endian, strings carry their length.
 class CanonicalWriter {
  public:
+  // A schema with its categories and a query tree take a few hundred bytes.
+  CanonicalWriter() { out_.reserve(1024); }
+
+  // The tag and 8 bytes in one append (this ran a byte at a time, and the
+  // fingerprint was a sixth of the load test's CPU).
   void Int(uint64_t value) {
-    out_.push_back('i');
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(value >> (8 * i)));
+    char bytes[9] = {'i'};
+    for (int i = 0; i < 8; ++i)
+      bytes[i + 1] = static_cast<char>(value >> (8 * i));
+    out_.append(bytes, sizeof(bytes));
   }
   void Real(double value) {
     out_.push_back('d');

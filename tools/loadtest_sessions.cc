@@ -77,7 +77,7 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(int64_t index,
        // study's charge, so it refuses anything beyond it like a device.
        .caps = {.lifetime_nanos = config.epsilon_nanos,
                 .period_nanos = config.epsilon_nanos}},
-      std::make_unique<MemoryAgentStateStore>(), random);
+      std::make_unique<SimulatedAgentStateStore>(), random);
 }
 
 void RunSession(int64_t index, AgentClient& client, SecureRandom& random,

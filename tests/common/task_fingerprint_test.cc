@@ -67,6 +67,20 @@ TEST(TaskFingerprint, IsAHexSha256) {
   EXPECT_EQ(fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
+// Agents' saved memos are keyed by fingerprints: if the encoding changed,
+// an upgraded agent would answer a question it already answered afresh,
+// spending its ε twice. These values were computed before any speed work on
+// the writer.
+TEST(TaskFingerprint, KeepsItsValueAcrossVersions) {
+  const RecordSchema schema = FingerprintSchema();
+  EXPECT_EQ(TaskFingerprint(MeanAgeTask(schema), schema),
+            "9e887ab04d69cf3b1f92e7a99034ca781e5277ef570b62945bfb692c48725028");
+  EXPECT_EQ(TaskFingerprint(ColorTask(schema), schema),
+            "17d43febde3d54ee491f4c0e76c2ec44d1878b1e2a6b9dc1ff0169be7ff667db");
+  EXPECT_EQ(TaskFingerprint(ColorCdfTask(schema), schema),
+            "fb85c0e6ea98d76ec5aba81b0de088049985930dc6eb12d1f8cf7260624bba27");
+}
+
 TEST(TaskFingerprint, IgnoresIdsAndDerivedFields) {
   const RecordSchema schema = FingerprintSchema();
   for (const Task& base :
