@@ -76,6 +76,7 @@ class Use {
   explicit Use(Statement& s) : s_(s) {}
   ~Use() { s_.Reset(); }
   Statement* operator->() { return &s_; }
+  Statement& operator*() { return s_; }
 
  private:
   Statement& s_;

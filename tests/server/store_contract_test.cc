@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/status_macros.h"
 #include "gmock/gmock.h"
@@ -212,6 +213,53 @@ TYPED_TEST(StoreContractTest, AFailedTransactionLeavesNoTrace) {
   EXPECT_EQ(agents, 0);
   // The store is usable afterwards.
   EXPECT_EQ(Append(*store, Report(1, 1)).outcome, AppendOutcome::kStored);
+}
+
+// Enough rows for a store that inserts them in groups (SQLite: 64 per
+// statement) to use whole groups and a remainder; every field comes back.
+TYPED_TEST(StoreContractTest, AnEnrollmentBatchStoresEveryAgent) {
+  auto store = this->Open();
+  std::vector<AgentRow> rows;
+  for (uint64_t id = 100; id < 100 + 2 * 64 + 5; ++id) {
+    AgentRow row{.agent_id = id,
+                 .enrolled_at = absl::FromUnixSeconds(static_cast<int64_t>(id)),
+                 .enrollment_batch = absl::StrCat("batch-", id % 3)};
+    row.credential_hash[0] = static_cast<uint8_t>(id);
+    row.credential_hash[31] = static_cast<uint8_t>(id >> 1);
+    rows.push_back(row);
+  }
+  ASSERT_OK(store->Transact(
+      [&](StoreTransaction& t) { return t.InsertAgents(rows); }));
+  std::vector<AgentRow> stored;
+  ASSERT_OK(store->ForEachAgent([&](const AgentRow& row) {
+    stored.push_back(row);
+    return absl::OkStatus();
+  }));
+  ASSERT_EQ(stored.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(stored[i].agent_id, rows[i].agent_id);
+    EXPECT_EQ(stored[i].credential_hash, rows[i].credential_hash);
+    EXPECT_EQ(stored[i].enrolled_at, rows[i].enrolled_at);
+    EXPECT_EQ(stored[i].enrollment_batch, rows[i].enrollment_batch);
+  }
+}
+
+// A repeated agent id in the second group fails the whole batch: none of
+// it, the first group included, is stored.
+TYPED_TEST(StoreContractTest, AnEnrollmentBatchWithARepeatedIdStoresNothing) {
+  auto store = this->Open();
+  std::vector<AgentRow> rows;
+  for (uint64_t id = 1; id <= 2 * 64; ++id) rows.push_back({.agent_id = id});
+  rows[100].agent_id = 3;
+  EXPECT_FALSE(
+      store->Transact([&](StoreTransaction& t) { return t.InsertAgents(rows); })
+          .ok());
+  int agents = 0;
+  EXPECT_OK(store->ForEachAgent([&](const AgentRow&) {
+    ++agents;
+    return absl::OkStatus();
+  }));
+  EXPECT_EQ(agents, 0);
 }
 
 TYPED_TEST(StoreContractTest, ARepeatedRequestIdReturnsTheFirstStudy) {
