@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "absl/strings/string_view.h"
 #include "common/crypto/sha256.h"
@@ -63,10 +64,10 @@ void WriteValue(const FieldValue& value, CanonicalWriter& w) {
 
 // Only the fields the question reads, by name: fields it never reads, and
 // their order, cannot change its answer.
-void WriteSchema(const RecordSchema& schema, const std::set<std::string>& read,
+void WriteSchema(const RecordSchema& schema, const std::set<std::string_view>& read,
                  CanonicalWriter& w) {
   w.Int(read.size());
-  for (const std::string& name : read) {
+  for (std::string_view name : read) {
     const FieldSpec* found = schema.Find(name);
     w.Int(found != nullptr);
     if (found == nullptr) continue;
@@ -98,12 +99,12 @@ void WriteNode(const QueryNode& node, CanonicalWriter& w) {
   for (const QueryNode& child : node.children) WriteNode(child, w);
 }
 
-void CollectFields(const QueryNode& node, std::set<std::string>& read) {
+void CollectFields(const QueryNode& node, std::set<std::string_view>& read) {
   if (!node.field.empty()) read.insert(node.field);
   for (const QueryNode& child : node.children) CollectFields(child, read);
 }
 
-void CollectFields(const DomainEncodingSpec& spec, std::set<std::string>& read) {
+void CollectFields(const DomainEncodingSpec& spec, std::set<std::string_view>& read) {
   if (const auto* field = std::get_if<FieldEncoding>(&spec)) {
     read.insert(field->field);
   } else if (const auto* product = std::get_if<ProductEncoding>(&spec)) {
@@ -116,8 +117,8 @@ void CollectFields(const DomainEncodingSpec& spec, std::set<std::string>& read) 
 }
 
 // Every field the question reads.
-std::set<std::string> FieldsRead(const Task& task) {
-  std::set<std::string> read;
+std::set<std::string_view> FieldsRead(const Task& task) {
+  std::set<std::string_view> read;
   if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
     CollectFields(sq->query.root(), read);
   } else if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
@@ -130,7 +131,7 @@ std::set<std::string> FieldsRead(const Task& task) {
 
 // The query's own schema too: it reads (and clamps) fields through it.
 void WriteQuery(const Query& query, CanonicalWriter& w) {
-  std::set<std::string> read;
+  std::set<std::string_view> read;
   CollectFields(query.root(), read);
   WriteSchema(query.schema(), read, w);
   WriteNode(query.root(), w);
