@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "server/append_decision.h"
+#include "server/sqlite_group_append.h"
 #include "server/sqlite_schema.h"
 #include "server/sqlite_statement.h"
 
@@ -27,18 +28,6 @@ int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
 constexpr int kAgentsPerInsert = 64;
 constexpr int kAgentColumns = 4;
 
-std::string MultiRowAgentInsert() {
-  std::string sql =
-      "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
-      "enrollment_batch) VALUES";
-  for (int r = 0; r < kAgentsPerInsert; ++r) {
-    const int p = r * kAgentColumns;
-    absl::StrAppend(&sql, r == 0 ? "" : ",", "(?", p + 1, ",?", p + 2, ",?",
-                    p + 3, ",?", p + 4, ")");
-  }
-  return sql;
-}
-
 }  // namespace
 
 namespace sqlite_internal {
@@ -50,6 +39,7 @@ struct Connection {
         find_study, set_study_state, insert_round, set_round_state,
         insert_report, select_report, delete_report, ledger_read, ledger_insert,
         ledger_insert_new, ledger_update, ledger_all, ledger_one;
+    std::unique_ptr<GroupAppender> group_append;
   } s;
   ~Connection() {
     s = Statements();
@@ -59,10 +49,15 @@ struct Connection {
 
 }  // namespace sqlite_internal
 
+using sqlite_internal::BindReport;
 using sqlite_internal::Configure;
 using sqlite_internal::Connection;
 using sqlite_internal::EnsureSchema;
 using sqlite_internal::Exec;
+using sqlite_internal::GroupAppender;
+using sqlite_internal::kRowsPerGroup;
+using sqlite_internal::MayBeFirstCharges;
+using sqlite_internal::MultiRowInsert;
 using sqlite_internal::SqliteError;
 using sqlite_internal::Statement;
 using sqlite_internal::Use;
@@ -145,6 +140,32 @@ class SqliteStore::Transaction final : public StoreTransaction {
   // the caller's transaction. Plain statements only: RETURNING would cost
   // an ephemeral table per report. DecideAppend (append_decision.h) says
   // what the facts mean.
+  // Whole groups of first charges in three statements (GroupAppender);
+  // any group that is not one, and the tail, row by row.
+  absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
+                             absl::Span<AppendResult> results) override {
+    size_t i = 0;
+    while (rows.size() - i >= kRowsPerGroup) {
+      const auto group = rows.subspan(i, kRowsPerGroup);
+      bool stored = false;
+      if (MayBeFirstCharges(group)) {
+        ASSIGN_OR_RETURN(stored, s_.group_append->Append(group));
+      }
+      for (size_t k = 0; k < group.size(); ++k, ++i) {
+        if (stored) {
+          results[i] =
+              DecideAppend(*group[k], {.spent_nanos = 0, .charged = true});
+        } else {
+          ASSIGN_OR_RETURN(results[i], AppendReport(*group[k]));
+        }
+      }
+    }
+    for (; i < rows.size(); ++i) {
+      ASSIGN_OR_RETURN(results[i], AppendReport(*rows[i]));
+    }
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
     ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
     if (!inserted) return CompareWithStored(row);
@@ -177,14 +198,7 @@ class SqliteStore::Transaction final : public StoreTransaction {
  private:
   absl::StatusOr<bool> InsertReport(const ReportRow& row) {
     Use s(*s_.insert_report);
-    s->Bind(1, Signed(row.task_id));
-    s->Bind(2, Signed(row.round_id));
-    s->Bind(3, Signed(row.agent_id));
-    s->BindBlob(
-        4, std::string_view(reinterpret_cast<const char*>(row.report_id.data()),
-                            row.report_id.size()));
-    s->BindBlob(5, row.payload);
-    s->Bind(6, Nanos(row.received_at));
+    BindReport(*s, 0, row);
     RETURN_IF_ERROR(s->Run());
     return s->Changes() == 1;  // 0: the task already has a report
   }
@@ -289,8 +303,14 @@ absl::Status PrepareWriterStatements(sqlite3* db, Connection::Statements& s) {
   for (const auto& [slot, sql] : all) {
     ASSIGN_OR_RETURN(*slot, Statement::Prepare(db, sql));
   }
-  ASSIGN_OR_RETURN(s.insert_agents,
-                   Statement::Prepare(db, MultiRowAgentInsert().c_str()));
+  constexpr absl::string_view kAgents[] = {"agent_id", "credential_hash",
+                                           "enrolled_at", "enrollment_batch"};
+  static_assert(std::size(kAgents) == kAgentColumns);
+  ASSIGN_OR_RETURN(
+      s.insert_agents,
+      Statement::Prepare(
+          db, MultiRowInsert("agents", kAgents, kAgentsPerInsert).c_str()));
+  ASSIGN_OR_RETURN(s.group_append, GroupAppender::Prepare(db));
   return absl::OkStatus();
 }
 

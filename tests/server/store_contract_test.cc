@@ -413,6 +413,53 @@ TYPED_TEST(StoreContractTest, ABatchDecidesRepeatsOfATaskAsOneByOneWould) {
   EXPECT_EQ(Spent(*store), 800'000'000);
 }
 
+// Batches long enough for a store that writes groups of reports at once
+// (SQLite: 64 first charges in three statements, rolled back to a savepoint
+// when any row was there already). Group 1 is all first charges; group 2
+// holds a retry of a stored report; group 3 holds an agent already charged,
+// so its reports must be taken back out before going row by row; the tail
+// is row by row. Every decision must be the one-by-one decision.
+TYPED_TEST(StoreContractTest, LongBatchesDecideAsOneByOneWould) {
+  auto store = this->Open();
+  auto of_agent = [](uint64_t task_id, uint64_t agent_id) {
+    ReportRow row = Report(task_id, 5);
+    row.agent_id = agent_id;
+    return row;
+  };
+  Append(*store, of_agent(1000, 500));
+  Append(*store, of_agent(1001, 600));
+  std::vector<ReportRow> rows;
+  for (uint64_t i = 0; i < 3 * 64 + 7; ++i)
+    rows.push_back(of_agent(2000 + i, 1 + i));
+  rows[70] = of_agent(1000, 500);  // group 2: an identical retry
+  rows[140].agent_id = 600;        // group 3: a second charge
+  const std::vector<AppendResult> results = AppendBatch(*store, rows);
+  ASSERT_EQ(results.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i == 70) {
+      EXPECT_EQ(results[i].outcome, AppendOutcome::kIdenticalRetry);
+    } else if (i == 140) {
+      EXPECT_EQ(results[i].outcome, AppendOutcome::kStored);
+      EXPECT_EQ(results[i].spent_nanos, 800'000'000);
+      EXPECT_FALSE(results[i].first_charge);
+    } else {
+      EXPECT_EQ(results[i].outcome, AppendOutcome::kStored) << "row " << i;
+      EXPECT_EQ(results[i].spent_nanos, 400'000'000) << "row " << i;
+      EXPECT_TRUE(results[i].first_charge) << "row " << i;
+    }
+  }
+  EXPECT_EQ(CountReports(*store), 2 + static_cast<int>(rows.size()) - 1);
+  EXPECT_EQ(Spent(*store, 600), 800'000'000);
+  EXPECT_EQ(Spent(*store, 1), 400'000'000);
+  EXPECT_EQ(Spent(*store, 142), 400'000'000);
+  // The whole batch again: every row an identical retry, nothing charged.
+  for (const AppendResult& r : AppendBatch(*store, rows)) {
+    EXPECT_EQ(r.outcome, AppendOutcome::kIdenticalRetry);
+  }
+  EXPECT_EQ(Spent(*store, 600), 800'000'000);
+  EXPECT_EQ(Spent(*store, 1), 400'000'000);
+}
+
 TYPED_TEST(StoreContractTest, ABatchPastTheCapStoresWhatFitsInOrder) {
   auto store = this->Open();
   std::vector<ReportRow> rows;
