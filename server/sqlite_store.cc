@@ -135,11 +135,6 @@ class SqliteStore::Transaction final : public StoreTransaction {
     return s->Run();
   }
 
-  // The report goes in first (its primary key dedupes); then the ledger is
-  // read and charged, and an over-cap report is taken back out, all inside
-  // the caller's transaction. Plain statements only: RETURNING would cost
-  // an ephemeral table per report. DecideAppend (append_decision.h) says
-  // what the facts mean.
   // Whole groups of first charges in three statements (GroupAppender);
   // any group that is not one, and the tail, row by row.
   absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
@@ -166,6 +161,11 @@ class SqliteStore::Transaction final : public StoreTransaction {
     return absl::OkStatus();
   }
 
+  // The report goes in first (its primary key dedupes); then the ledger is
+  // read and charged, and an over-cap report is taken back out, all inside
+  // the caller's transaction. Plain statements only: RETURNING would cost
+  // an ephemeral table per report. DecideAppend (append_decision.h) says
+  // what the facts mean.
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
     ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
     if (!inserted) return CompareWithStored(row);
