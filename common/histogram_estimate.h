@@ -16,6 +16,9 @@ struct HistogramEstimate {
   // one; consistency post-processing (consistency.h) works on a copy.
   std::vector<double> frequencies;
   // Closed-form Var[f̂_v], evaluated at the plug-in f̂_v clamped to [0, 1].
+  // +∞ (with f̂_v = 0) where the reports cannot identify f_v: before any
+  // report, or for RAPPOR when the cohorts that have reports cannot tell the
+  // items apart (rappor_decoder.h). Never NaN, never negative.
   std::vector<double> variances;
 };
 

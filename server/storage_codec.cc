@@ -197,7 +197,7 @@ bool ReadStrategy(const pb::StrategyDecision& m, StrategyDecision* out) {
   if (m.kind() > kLastStrategyKind ||
       m.level_weights_size() > kMaxLevelWeights ||
       static_cast<uint64_t>(m.matrix_size()) > kMaxStrategyMatrixEntries ||
-      m.attribute_sizes_size() > kMaxStrategyAttributes ||
+      static_cast<uint32_t>(m.attribute_sizes_size()) > kMaxStrategyAttributes ||
       m.description().size() > kMaxExplanation ||
       m.best_fixed().size() > kMaxExplanation) {
     return false;
