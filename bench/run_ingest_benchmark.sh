@@ -11,9 +11,12 @@
 #      agent sends 1 report; the run fails unless exactly REPORTS arrive)
 # then a second, paced run on the same server at PACED_FRACTION (0.8) of the
 # peak rate (ldp-loadtest --rate; PACED_REPORTS reports) for the latency
-# below saturation, and prints one table (reports/s, p50/p99 ack latency,
-# fractions of the baselines, the server's peak RSS per agent) with the
-# machine it ran on.
+# below saturation, then a third study on the same server in sessions mode
+# (SESSION_AGENTS agents, default 50,000, 0 skips it: each agent enrolls,
+# polls and uploads on its own AgentService calls, SESSION_THREADS 64
+# threads over SESSION_CHANNELS 4 connections), and prints one table
+# (reports/s, p50/p99 ack latency, fractions of the baselines, the server's
+# peak RSS per agent, sessions agents/s) with the machine it ran on.
 #
 # Usage: bench/run_ingest_benchmark.sh [--reports=N] [--streams=S]
 #          [--batch=B] [--report_bytes=R] [--build=DIR]
@@ -68,7 +71,13 @@ OUT_DIR="${OUT_DIR:-}"
 SINK_ONLY="${SINK_ONLY:-0}"
 NO_BUILD="${NO_BUILD:-0}"
 REPORTS_PER_AGENT="${REPORTS_PER_AGENT:-1}"  # ldp-loadtest's default study
-for v in REPORTS STREAMS BATCH REPORT_BYTES REPORTS_PER_AGENT; do
+SESSION_AGENTS="${SESSION_AGENTS:-50000}"
+SESSION_THREADS="${SESSION_THREADS:-64}"
+SESSION_CHANNELS="${SESSION_CHANNELS:-4}"
+if ! [[ "$SESSION_AGENTS" =~ ^[0-9]+$ ]]; then
+  echo "run_ingest_benchmark.sh: SESSION_AGENTS must be a whole number, not '$SESSION_AGENTS'" >&2; exit 2
+fi
+for v in REPORTS STREAMS BATCH REPORT_BYTES REPORTS_PER_AGENT SESSION_THREADS SESSION_CHANNELS; do
   if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
     echo "run_ingest_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
   fi
@@ -121,6 +130,7 @@ echo "$APPEND_LINE" >&2
 
 SERVER_ROW=""
 PACED_ROW=""
+SESSION_LINE=""
 RSS_LINE=""
 CPU_LINE=""
 # cpu_ticks PID: the process's user + system CPU so far, in clock ticks
@@ -134,9 +144,14 @@ if [ "$SINK_ONLY" != 1 ]; then
   OUT="${OUT:-$WORK/ldp-loadtest}"
   mkdir -p "$OUT"
   echo "== ldp-server --relay_service (database $WORK/ldp.db)" >&2
+  # Every session agent enrolls from 127.0.0.1, one peer: the per-peer
+  # enrollment limit (10,000 calls/s by default, meant for devices on many
+  # addresses) must not be what the sessions run measures, so it is set far
+  # above any rate here; the limiter still runs on every Enroll.
   # shellcheck disable=SC2086  # SERVER_FLAGS is a list of flags
   "$BUILD/server/ldp-server" --db="$WORK/ldp.db" --port=0 --port_file="$WORK/port" \
-    --relay_service ${SERVER_FLAGS:-} > "$WORK/server.log" 2>&1 &
+    --relay_service --enroll_rate_per_peer=1e9 --enroll_burst_per_peer=1e9 \
+    ${SERVER_FLAGS:-} > "$WORK/server.log" 2>&1 &
   SERVER_PID=$!
   for _ in $(seq 1 300); do
     [ -s "$WORK/port" ] && break
@@ -174,6 +189,31 @@ if [ "$SINK_ONLY" != 1 ]; then
     --agents="$PACED_AGENTS" --streams="$STREAMS" --batch="$BATCH" --rate="$PACED_RATE" \
     --out="$OUT-paced" --progress=lines ${LOADTEST_FLAGS:-} >&2
   PACED_ROW="$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); l=s["ack_latency_seconds"]; print(s["reports_per_second"], l["p50"]*1e3, l["p99"]*1e3)' "$OUT-paced/summary.json")"
+  if [ "$SESSION_AGENTS" -gt 0 ]; then
+    echo "== ldp-loadtest --mode=sessions: $SESSION_AGENTS agents, $SESSION_THREADS threads, $SESSION_CHANNELS channels" >&2
+    SESSION_TICKS_BEFORE="$(cpu_ticks "$SERVER_PID")"
+    # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
+    /usr/bin/time -f '%U %S' -o "$WORK/sessions.cpu" \
+    "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
+      --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=sessions \
+      --agents="$SESSION_AGENTS" --threads="$SESSION_THREADS" --channels="$SESSION_CHANNELS" \
+      --out="$OUT-sessions" --progress=lines ${LOADTEST_FLAGS:-} >&2
+    SESSION_TICKS="$(( $(cpu_ticks "$SERVER_PID") - SESSION_TICKS_BEFORE ))"
+    SESSION_LINE="$(python3 - "$OUT-sessions/summary.json" "$SESSION_TICKS" \
+        "$(getconf CLK_TCK)" "$(cat "$WORK/sessions.cpu")" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+if s.get("mode") != "sessions" or s["reports_accepted"] != s["agents"]:
+    sys.exit(f"sessions run: {s['reports_accepted']} of {s['agents']} reports accepted")
+ticks, hz = int(sys.argv[2]), int(sys.argv[3])
+user, system = (float(x) for x in sys.argv[4].split())
+print(f"sessions mode: {s['agents']} agents in {s['seconds']:.2f} s = "
+      f"{s['agents'] / s['seconds']:.0f} agents/s; CPU per agent ldp-server "
+      f"{ticks / hz / s['agents'] * 1e6:.1f} us, ldp-loadtest "
+      f"{(user + system) / s['agents'] * 1e6:.1f} us")
+EOF
+)"
+  fi
   kill "$SERVER_PID"
   wait "$SERVER_PID" || true  # its exit status on SIGTERM is not ours
   SERVER_PID=""
@@ -231,6 +271,7 @@ report() {
     echo "polling the agents (EnrollBatch, GetTasksBatch), which the sink does not do."
     echo "$RSS_LINE"
     echo "$CPU_LINE"
+    echo "${SESSION_LINE:-sessions mode: not run (SESSION_AGENTS=0)}"
   else
     echo "ldp-server bulk (SQLite)     not run (--sink_only)"
   fi
