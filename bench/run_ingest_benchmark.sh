@@ -139,6 +139,20 @@ CPU_LINE=""
 cpu_ticks() {
   sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
+# measured_loadtest CPU_FILE FLAGS...: ldp-loadtest against the running
+# server, its own CPU (user system, from time(1)) into CPU_FILE; sets
+# RUN_SERVER_TICKS to the server's CPU ticks over the same run.
+measured_loadtest() {
+  local cpu_file="$1" before
+  shift
+  before="$(cpu_ticks "$SERVER_PID")"
+  # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
+  /usr/bin/time -f '%U %S' -o "$cpu_file" \
+  "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
+    --analyst_token_file="$WORK/ldp.db.analyst_token" "$@" \
+    --progress=lines ${LOADTEST_FLAGS:-} >&2
+  RUN_SERVER_TICKS="$(( $(cpu_ticks "$SERVER_PID") - before ))"
+}
 if [ "$SINK_ONLY" != 1 ]; then
   OUT="${OUT_DIR:+$OUT_DIR/ldp-loadtest}"
   OUT="${OUT:-$WORK/ldp-loadtest}"
@@ -162,14 +176,9 @@ if [ "$SINK_ONLY" != 1 ]; then
   echo "== ldp-loadtest --mode=bulk: $AGENTS agents x $REPORTS_PER_AGENT report(s)" >&2
   # CPU per agent, each process's own: the server's from its /proc stat
   # (user + system ticks) across the bulk run, the load test's from time(1).
-  SERVER_TICKS_BEFORE="$(cpu_ticks "$SERVER_PID")"
-  # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
-  /usr/bin/time -f '%U %S' -o "$WORK/loadtest.cpu" \
-  "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
-    --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=bulk \
-    --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
-    --out="$OUT" --progress=lines ${LOADTEST_FLAGS:-} >&2
-  SERVER_TICKS="$(( $(cpu_ticks "$SERVER_PID") - SERVER_TICKS_BEFORE ))"
+  measured_loadtest "$WORK/loadtest.cpu" --mode=bulk --agents="$AGENTS" \
+    --streams="$STREAMS" --batch="$BATCH" --out="$OUT"
+  SERVER_TICKS="$RUN_SERVER_TICKS"
   CPU_LINE="$(awk -v t="$SERVER_TICKS" -v hz="$(getconf CLK_TCK)" -v a="$AGENTS" \
     -v l="$(cat "$WORK/loadtest.cpu")" 'BEGIN { split(l, c, " ");
     printf "CPU per agent (bulk run, enroll + poll + upload): ldp-server %.2f us, ldp-loadtest %.2f us\n",
@@ -183,23 +192,14 @@ if [ "$SINK_ONLY" != 1 ]; then
   PACED_RATE="$(awk -v p="$PEAK_AGENTS_PER_S" -v f="${PACED_FRACTION:-0.8}" 'BEGIN { printf "%.0f", p * f }')"
   PACED_AGENTS=$(( ${PACED_REPORTS:-$(( REPORTS / 10 > 100000 ? REPORTS / 10 : 100000 ))} / REPORTS_PER_AGENT ))
   echo "== ldp-loadtest --mode=bulk --rate=$PACED_RATE: $PACED_AGENTS agents at ${PACED_FRACTION:-0.8} of peak" >&2
-  # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
-  "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
-    --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=bulk \
-    --agents="$PACED_AGENTS" --streams="$STREAMS" --batch="$BATCH" --rate="$PACED_RATE" \
-    --out="$OUT-paced" --progress=lines ${LOADTEST_FLAGS:-} >&2
+  measured_loadtest "$WORK/paced.cpu" --mode=bulk --agents="$PACED_AGENTS" \
+    --streams="$STREAMS" --batch="$BATCH" --rate="$PACED_RATE" --out="$OUT-paced"
   PACED_ROW="$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); l=s["ack_latency_seconds"]; print(s["reports_per_second"], l["p50"]*1e3, l["p99"]*1e3)' "$OUT-paced/summary.json")"
   if [ "$SESSION_AGENTS" -gt 0 ]; then
     echo "== ldp-loadtest --mode=sessions: $SESSION_AGENTS agents, $SESSION_THREADS threads, $SESSION_CHANNELS channels" >&2
-    SESSION_TICKS_BEFORE="$(cpu_ticks "$SERVER_PID")"
-    # shellcheck disable=SC2086  # LOADTEST_FLAGS is a list of flags
-    /usr/bin/time -f '%U %S' -o "$WORK/sessions.cpu" \
-    "$BUILD/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
-      --analyst_token_file="$WORK/ldp.db.analyst_token" --mode=sessions \
-      --agents="$SESSION_AGENTS" --threads="$SESSION_THREADS" --channels="$SESSION_CHANNELS" \
-      --out="$OUT-sessions" --progress=lines ${LOADTEST_FLAGS:-} >&2
-    SESSION_TICKS="$(( $(cpu_ticks "$SERVER_PID") - SESSION_TICKS_BEFORE ))"
-    SESSION_LINE="$(python3 - "$OUT-sessions/summary.json" "$SESSION_TICKS" \
+    measured_loadtest "$WORK/sessions.cpu" --mode=sessions --agents="$SESSION_AGENTS" \
+      --threads="$SESSION_THREADS" --channels="$SESSION_CHANNELS" --out="$OUT-sessions"
+    SESSION_LINE="$(python3 - "$OUT-sessions/summary.json" "$RUN_SERVER_TICKS" \
         "$(getconf CLK_TCK)" "$(cat "$WORK/sessions.cpu")" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
