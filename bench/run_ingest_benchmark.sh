@@ -153,6 +153,13 @@ measured_loadtest() {
     --progress=lines ${LOADTEST_FLAGS:-} >&2
   RUN_SERVER_TICKS="$(( $(cpu_ticks "$SERVER_PID") - before ))"
 }
+# cpu_per_agent CPU_FILE AGENTS: each process's CPU per agent over the last
+# measured_loadtest run.
+cpu_per_agent() {
+  awk -v t="$RUN_SERVER_TICKS" -v hz="$(getconf CLK_TCK)" -v a="$2" -v l="$(cat "$1")" \
+    'BEGIN { split(l, c, " ");
+    printf "ldp-server %.2f us, ldp-loadtest %.2f us", t / hz / a * 1e6, (c[1] + c[2]) / a * 1e6 }'
+}
 if [ "$SINK_ONLY" != 1 ]; then
   OUT="${OUT_DIR:+$OUT_DIR/ldp-loadtest}"
   OUT="${OUT:-$WORK/ldp-loadtest}"
@@ -178,11 +185,7 @@ if [ "$SINK_ONLY" != 1 ]; then
   # (user + system ticks) across the bulk run, the load test's from time(1).
   measured_loadtest "$WORK/loadtest.cpu" --mode=bulk --agents="$AGENTS" \
     --streams="$STREAMS" --batch="$BATCH" --out="$OUT"
-  SERVER_TICKS="$RUN_SERVER_TICKS"
-  CPU_LINE="$(awk -v t="$SERVER_TICKS" -v hz="$(getconf CLK_TCK)" -v a="$AGENTS" \
-    -v l="$(cat "$WORK/loadtest.cpu")" 'BEGIN { split(l, c, " ");
-    printf "CPU per agent (bulk run, enroll + poll + upload): ldp-server %.2f us, ldp-loadtest %.2f us\n",
-           t / hz / a * 1e6, (c[1] + c[2]) / a * 1e6 }')"
+  CPU_LINE="CPU per agent (bulk run, enroll + poll + upload): $(cpu_per_agent "$WORK/loadtest.cpu" "$AGENTS")"
   # Peak, not current: the high-water mark over the whole run.
   RSS_KB="$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$SERVER_PID/status")"
   # Latency below saturation: a second study on the same server, paced at
@@ -199,20 +202,16 @@ if [ "$SINK_ONLY" != 1 ]; then
     echo "== ldp-loadtest --mode=sessions: $SESSION_AGENTS agents, $SESSION_THREADS threads, $SESSION_CHANNELS channels" >&2
     measured_loadtest "$WORK/sessions.cpu" --mode=sessions --agents="$SESSION_AGENTS" \
       --threads="$SESSION_THREADS" --channels="$SESSION_CHANNELS" --out="$OUT-sessions"
-    SESSION_LINE="$(python3 - "$OUT-sessions/summary.json" "$RUN_SERVER_TICKS" \
-        "$(getconf CLK_TCK)" "$(cat "$WORK/sessions.cpu")" <<'EOF'
+    SESSION_LINE="$(python3 - "$OUT-sessions/summary.json" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
 if s.get("mode") != "sessions" or s["reports_accepted"] != s["agents"]:
     sys.exit(f"sessions run: {s['reports_accepted']} of {s['agents']} reports accepted")
-ticks, hz = int(sys.argv[2]), int(sys.argv[3])
-user, system = (float(x) for x in sys.argv[4].split())
 print(f"sessions mode: {s['agents']} agents in {s['seconds']:.2f} s = "
-      f"{s['agents'] / s['seconds']:.0f} agents/s; CPU per agent ldp-server "
-      f"{ticks / hz / s['agents'] * 1e6:.1f} us, ldp-loadtest "
-      f"{(user + system) / s['agents'] * 1e6:.1f} us")
+      f"{s['agents'] / s['seconds']:.0f} agents/s", end="")
 EOF
 )"
+    SESSION_LINE="$SESSION_LINE; CPU per agent $(cpu_per_agent "$WORK/sessions.cpu" "$SESSION_AGENTS")"
   fi
   kill "$SERVER_PID"
   wait "$SERVER_PID" || true  # its exit status on SIGTERM is not ours
