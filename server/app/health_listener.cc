@@ -48,6 +48,9 @@ absl::StatusOr<std::unique_ptr<HealthListener>> StartHealthListener(
   grpc::ServerBuilder builder;
   builder.SetOption(std::make_unique<WithoutBuilderPlugins>());
   builder.RegisterCallbackGenericService(&listener->unimplemented);
+  // As on the main port (server_runner.cc): no sharing the port with
+  // another process through SO_REUSEPORT.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(absl::StrCat(listen, ":", port),
                            grpc::InsecureServerCredentials(), &listener->port);
   listener->server = builder.BuildAndStart();

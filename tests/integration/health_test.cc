@@ -5,7 +5,8 @@
 // - health answers SERVING for "" and for each ldp.v1 service served, and
 //   NOT_FOUND for any other name;
 // - from SIGTERM on, both ports answer NOT_SERVING for every name while
-//   calls are still served (the drain), and the process then exits 0.
+//   calls are still served (the drain), and the process then exits 0;
+// - a second server cannot take either port of a running one.
 // Debian ships neither the health nor the reflection proto headers, so the
 // calls are generic and the few message bytes are written by hand.
 #include <signal.h>
@@ -123,6 +124,7 @@ class HealthServer {
     int port = 0;
     std::ifstream(port_file_) >> port;
     if (port <= 0) return absl::InternalError("no port in --health_port_file");
+    health_port_ = port;
     health_channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
                                           grpc::InsecureChannelCredentials());
     return absl::OkStatus();
@@ -131,6 +133,7 @@ class HealthServer {
   ServerProcess& process() { return server_; }
   std::shared_ptr<grpc::Channel> main_channel() const { return server_.NewChannel(); }
   const std::shared_ptr<grpc::Channel>& health_channel() const { return health_channel_; }
+  int health_port() const { return health_port_; }
 
  private:
   static std::vector<std::string> WithHealthFlags(std::vector<std::string> flags,
@@ -143,7 +146,38 @@ class HealthServer {
   std::string port_file_;
   ServerProcess server_;
   std::shared_ptr<grpc::Channel> health_channel_;
+  int health_port_ = 0;
 };
+
+// gRPC would let a second process bind a port in use (SO_REUSEPORT) and the
+// kernel would then split new connections between the two servers: agents
+// of one deployment would silently report to another's database. So a
+// second ldp-server on either port of a running one must fail to start,
+// and the first keeps serving.
+TEST(Listeners, ASecondServerCannotTakeEitherPortOfARunningOne) {
+  HealthServer first;
+  ASSERT_OK(first.Start());
+  const std::string address = first.process().address();
+  const std::string main_port = address.substr(address.rfind(':') + 1);
+
+  ServerProcess same_main_port({"--port=" + main_port});
+  const absl::Status main_status = same_main_port.Start();
+  EXPECT_FALSE(main_status.ok());
+  EXPECT_NE(main_status.message().find("cannot listen on 127.0.0.1:" + main_port),
+            std::string::npos)
+      << main_status;
+
+  ServerProcess same_health_port(
+      {absl::StrCat("--health_port=", first.health_port())});
+  const absl::Status health_status = same_health_port.Start();
+  EXPECT_FALSE(health_status.ok());
+  EXPECT_NE(health_status.message().find("for --health_port (in use?)"),
+            std::string::npos)
+      << health_status;
+
+  EXPECT_EQ(Health(first.main_channel(), kAgentService), "OK SERVING");
+  EXPECT_EQ(Health(first.health_channel(), ""), "OK SERVING");
+}
 
 TEST(Health, HealthPortServesHealthOnly) {
   HealthServer server;
