@@ -7,24 +7,6 @@
 
 namespace ldp {
 
-bool TaskIdSet::Insert(uint64_t task_id) {
-  Shard& shard = ShardOf(task_id);
-  absl::MutexLock lock(&shard.mutex);
-  return shard.ids.insert(task_id).second;
-}
-
-void TaskIdSet::Erase(uint64_t task_id) {
-  Shard& shard = ShardOf(task_id);
-  absl::MutexLock lock(&shard.mutex);
-  shard.ids.erase(task_id);
-}
-
-bool TaskIdSet::Contains(uint64_t task_id) const {
-  Shard& shard = ShardOf(task_id);
-  absl::MutexLock lock(&shard.mutex);
-  return shard.ids.contains(task_id);
-}
-
 RoundRuntime::RoundRuntime(const RoundRow& row,
                            std::shared_ptr<const StudySpec> study,
                            RoundPlan plan)
@@ -34,7 +16,8 @@ RoundRuntime::RoundRuntime(const RoundRow& row,
       plan_(std::move(plan)),
       start_time_(row.start_time),
       deadline_(row.deadline),
-      state_(row.state) {
+      state_(row.state),
+      reported_(row.round_id, static_cast<int>(plan_.questions().size())) {
   for (const PlannedQuestion& planned : plan_.questions()) {
     auto task = std::make_shared<Task>(*planned.task);
     task->study_id = study_id_;

@@ -7,11 +7,11 @@
 // request threads read concurrently. Each
 // question's accumulator has its own lock, taken once per stored report by
 // the writer and briefly by estimate readers, so ingestion never contends
-// on it; the set of reported tasks is sharded for the same reason.
+// on it; the set of reported tasks (task_id_set.h) takes no lock at all for
+// this round's ids.
 #ifndef LDP_SERVER_ROUND_RUNTIME_H_
 #define LDP_SERVER_ROUND_RUNTIME_H_
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/study_spec.h"
@@ -27,27 +26,9 @@
 #include "common/task_mechanism.h"
 #include "planning/planner.h"
 #include "server/store.h"
+#include "server/task_id_set.h"
 
 namespace ldp {
-
-// A thread-safe set of task ids, sharded by agent.
-class TaskIdSet {
- public:
-  bool Insert(uint64_t task_id);  // false if already present
-  void Erase(uint64_t task_id);
-  bool Contains(uint64_t task_id) const;
-
- private:
-  static constexpr int kShards = 16;
-  struct Shard {
-    mutable absl::Mutex mutex;
-    absl::flat_hash_set<uint64_t> ids ABSL_GUARDED_BY(mutex);
-  };
-  Shard& ShardOf(uint64_t task_id) const {
-    return shards_[(task_id >> 12) % kShards];  // agent bits (task_id.h)
-  }
-  mutable std::array<Shard, kShards> shards_;
-};
 
 class RoundRuntime {
  public:

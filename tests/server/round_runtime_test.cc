@@ -24,14 +24,6 @@ std::unique_ptr<RoundRuntime> MakeRound(RoundState state = RoundState::kOpen) {
   return std::make_unique<RoundRuntime>(row, spec, *RoundPlan::Create(*spec));
 }
 
-TEST(TaskIdSet, RemembersWhatWasInserted) {
-  TaskIdSet set;
-  EXPECT_TRUE(set.Insert(PackTaskId({.round_id = 1, .agent_id = 2})));
-  EXPECT_FALSE(set.Insert(PackTaskId({.round_id = 1, .agent_id = 2})));
-  EXPECT_TRUE(set.Contains(PackTaskId({.round_id = 1, .agent_id = 2})));
-  EXPECT_FALSE(set.Contains(PackTaskId({.round_id = 1, .agent_id = 3})));
-}
-
 TEST(RoundRuntime, TasksCarryTheRoundAndStudy) {
   auto round = MakeRound();
   ASSERT_EQ(round->num_questions(), 2);
