@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/piecewise_quadratic.h"
 #include "common/status_macros.h"
+#include "common/worst_case_memo.h"
 
 namespace ldp {
 
@@ -33,8 +35,15 @@ absl::StatusOr<std::unique_ptr<HybridMechanism>> HybridMechanism::Create(
 
 double HybridMechanism::WorstCaseVariance() const {
   absl::call_once(worst_case_once_, [this] {
-    worst_case_variance_ = MaxOfPiecewiseQuadratic(
-        [this](double x) { return Variance(x); }, piecewise_->InputGrid());
+    // Duchi's variance follows from its bound and output magnitude, whose
+    // square is its worst case.
+    const std::string key = absl::StrCat(
+        "hybrid/", piecewise_->VarianceKey(), "/", alpha_.numerator(), "/",
+        ExactKeyPart(duchi_->bound()), ExactKeyPart(duchi_->WorstCaseVariance()));
+    worst_case_variance_ = MemoizedWorstCase(key, [this] {
+      return MaxOfPiecewiseQuadratic([this](double x) { return Variance(x); },
+                                     piecewise_->InputGrid());
+    });
   });
   return worst_case_variance_;
 }

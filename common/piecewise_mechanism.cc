@@ -9,6 +9,7 @@
 #include "common/piecewise_quadratic.h"
 #include "common/real_input.h"
 #include "common/status_macros.h"
+#include "common/worst_case_memo.h"
 
 namespace ldp {
 namespace {
@@ -86,10 +87,18 @@ absl::StatusOr<std::unique_ptr<PiecewiseMechanism>> PiecewiseMechanism::Create(
 
 double PiecewiseMechanism::WorstCaseVariance() const {
   absl::call_once(worst_case_once_, [this] {
-    worst_case_variance_ = MaxOfPiecewiseQuadratic(
-        [this](double x) { return Variance(x); }, InputGrid());
+    worst_case_variance_ = MemoizedWorstCase(VarianceKey(), [this] {
+      return MaxOfPiecewiseQuadratic([this](double x) { return Variance(x); },
+                                     InputGrid());
+    });
   });
   return worst_case_variance_;
+}
+
+std::string PiecewiseMechanism::VarianceKey() const {
+  // The cell probabilities and decode scale follow from these.
+  return absl::StrCat("piecewise/", ExactKeyPart(bound_), num_cells_, "/",
+                      band_cells_, "/", inside_.numerator());
 }
 
 PiecewiseMechanism::PiecewiseMechanism(double bound, int64_t num_cells,

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/base/call_once.h"
@@ -68,8 +69,11 @@ class PiecewiseMechanism final : public RealMechanism {
   double Decode(const ScalarReport& report) const override;
   double Variance(double x) const override;
   // Exact (O(grid) evaluations), computed on first use: agents build a
-  // mechanism per task and never ask.
+  // mechanism per task and never ask. Remembered across objects with the
+  // same parameters (worst_case_memo.h).
   double WorstCaseVariance() const override;
+  // Everything Variance depends on, exactly: the memo's key.
+  std::string VarianceKey() const;
 
   int64_t num_cells() const { return num_cells_; }
   // m, the cells in the high-probability band.

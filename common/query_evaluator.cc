@@ -104,24 +104,22 @@ double Query::Evaluate(const Record& sanitized) const {
   return std::clamp(x, r.lower, r.upper);
 }
 
-FieldValue Query::ReadField(const std::string& name,
-                            const Record& record) const {
-  const FieldSpec* spec = parts_->schema.Find(name);
-  const auto it = record.values.find(name);
-  return SanitizeValue(*spec,
-                       it == record.values.end() ? nullptr : &it->second);
+FieldValue Query::ReadField(const FieldSpec& spec, const Record& record) {
+  const auto it = record.values.find(spec.name);
+  return SanitizeValue(spec, it == record.values.end() ? nullptr : &it->second);
 }
 
 double Query::EvaluateLeaf(const QueryNode& node, const Record& record) const {
   if (node.op == QueryOp::kConstant) return node.constant;
-  const FieldValue value = ReadField(node.field, record);
+  // Create checked that the field exists.
+  const FieldSpec& spec = *parts_->schema.Find(node.field);
+  const FieldValue value = ReadField(spec, record);
   switch (node.op) {
     case QueryOp::kField:
-      return FieldNumber(*parts_->schema.Find(node.field), value);
+      return FieldNumber(spec, value);
     case QueryOp::kCategoryIs: {
       // By index: a string comparison would stop at the first differing
       // byte, and its time would tell how close the record's category is.
-      const FieldSpec& spec = *parts_->schema.Find(node.field);
       const auto* category = std::get_if<std::string>(&value);
       return FromBool(category != nullptr &&
                       CategoryIndex(spec, *category) ==

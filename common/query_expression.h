@@ -136,7 +136,8 @@ class Query {
 
   double EvaluateNode(const QueryNode& node, const Record& record) const;
   double EvaluateLeaf(const QueryNode& node, const Record& record) const;
-  FieldValue ReadField(const std::string& name, const Record& record) const;
+  // The record's value of `spec`'s field, sanitized (looked up once per leaf).
+  static FieldValue ReadField(const FieldSpec& spec, const Record& record);
 
   std::shared_ptr<const Parts> parts_;
 };
