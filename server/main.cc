@@ -25,7 +25,9 @@
 ABSL_FLAG(std::string, listen, "127.0.0.1",
           "Address to listen on (0.0.0.0 accepts remote agents; anything but "
           "loopback needs TLS or --allow_insecure).");
-ABSL_FLAG(int, port, 50051, "TCP port; 0 picks a free one (see --port_file).");
+ABSL_FLAG(int, port, 50051,
+          "TCP port; 0 picks a free one (see --port_file). A port another "
+          "process listens on fails the start: the port is never shared.");
 ABSL_FLAG(std::string, port_file, "",
           "If set, the chosen port is written here once the server listens.");
 ABSL_FLAG(std::string, db, "ldp.db",
