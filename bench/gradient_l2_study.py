@@ -36,6 +36,10 @@ import csv
 import math
 import random
 
+# The scalar mechanisms' variances per c^2 at x^2 = (v/c)^2, as the factory
+# builds them (the hybrid is the program's choice at eps >= 1).
+from gradient_mechanism_variance import hybrid
+
 
 def load(path, rows, seed):
     lines = list(csv.reader(open(path)))
@@ -46,22 +50,6 @@ def load(path, rows, seed):
     x = [[2 * float(v) / 16 - 1 for j, v in enumerate(r) if j != label] + [1.0]
          for r in data]
     return x, [float(r[label]) for r in data]
-
-
-def piecewise(eps, x2):
-    a = math.exp(eps / 2)
-    return x2 / (a - 1) + (a + 3) / (3 * (a - 1) ** 2)
-
-
-def duchi(eps, x2):
-    b = 1 / math.tanh(eps / 2)
-    return b * b - x2
-
-
-def hybrid(eps, x2):
-    """Variance per c^2 at x^2 = (v/c)^2 (the factory's hybrid)."""
-    alpha = 1 - math.exp(-eps / 2) if eps > 0.61 else 0.0
-    return alpha * piecewise(eps, x2) + (1 - alpha) * duchi(eps, x2)
 
 
 def l2_second_moment(eps, r, dims):
