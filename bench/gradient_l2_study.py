@@ -42,7 +42,8 @@ from gradient_mechanism_variance import hybrid
 
 
 def load(path, rows, seed):
-    lines = list(csv.reader(open(path)))
+    with open(path, newline="") as f:
+        lines = list(csv.reader(f))
     header, data = lines[0], lines[1:]
     label = header.index("label")
     random.Random(seed).shuffle(data)

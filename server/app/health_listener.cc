@@ -42,15 +42,17 @@ void MarkServing(grpc::Server& server, const std::vector<std::string>& names) {
   for (const std::string& name : names) health->SetServingStatus(name, true);
 }
 
+void RefusePortSharing(grpc::ServerBuilder& builder) {
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+}
+
 absl::StatusOr<std::unique_ptr<HealthListener>> StartHealthListener(
     const std::string& listen, int port, const std::vector<std::string>& names) {
   auto listener = std::make_unique<HealthListener>();
   grpc::ServerBuilder builder;
   builder.SetOption(std::make_unique<WithoutBuilderPlugins>());
   builder.RegisterCallbackGenericService(&listener->unimplemented);
-  // As on the main port (server_runner.cc): no sharing the port with
-  // another process through SO_REUSEPORT.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  RefusePortSharing(builder);
   builder.AddListeningPort(absl::StrCat(listen, ":", port),
                            grpc::InsecureServerCredentials(), &listener->port);
   listener->server = builder.BuildAndStart();

@@ -1,6 +1,7 @@
 // gRPC health for ldp-server: which names it answers for, the optional
 // plaintext health-only listener for probes that cannot speak TLS, and the
-// drain on shutdown during which both say NOT_SERVING.
+// drain on shutdown during which both say NOT_SERVING; and the rule that
+// every listener refuses a port another process holds.
 #ifndef LDP_SERVER_APP_HEALTH_LISTENER_H_
 #define LDP_SERVER_APP_HEALTH_LISTENER_H_
 
@@ -24,6 +25,12 @@ std::vector<std::string> HealthServiceNames(bool relay_service);
 // gRPC's default health service starts out knowing only "" (SERVING);
 // other names are NOT_FOUND until set.
 void MarkServing(grpc::Server& server, const std::vector<std::string>& names);
+
+// For every listener ldp-server opens. gRPC sets SO_REUSEPORT by default, so
+// a second process given a port in use would start too, and the kernel
+// would split agents' connections between two servers (and two databases)
+// without a word. With this the second one fails to bind instead.
+void RefusePortSharing(grpc::ServerBuilder& builder);
 
 // The probes' own plaintext listener, and what must outlive it.
 struct HealthListener {

@@ -98,11 +98,7 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> StartGrpc(
   // contract of proto/ (for grpcurl). The health listener drops it.
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  // gRPC sets SO_REUSEPORT by default, so a second ldp-server given this
-  // port would start too and the kernel would split agents' connections
-  // between two servers (and two databases) without a word. One port, one
-  // server: the second fails to start, below.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  RefusePortSharing(builder);  // a port in use fails the start, below
   builder.AddListeningPort(absl::StrCat(config.listen, ":", config.port),
                            credentials, &port);
   builder.RegisterService(&services.agent);
