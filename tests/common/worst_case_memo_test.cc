@@ -32,6 +32,13 @@ TEST(WorstCaseMemo, KeysTellApartDoublesThatPrintAlike) {
   EXPECT_EQ(ExactKeyPart(0.25), ExactKeyPart(0.5 / 2));
 }
 
+// The exact maximum of `m`'s variance over the piecewise grid, computed here
+// without the memo.
+double DirectWorstCase(const RealMechanism& m, const PiecewiseMechanism& grid) {
+  return MaxOfPiecewiseQuadratic([&m](double x) { return m.Variance(x); },
+                                 grid.InputGrid());
+}
+
 // Mechanisms a breath apart in ε or bound, built in turn in one process:
 // each one's memoized worst case is its own exact maximum.
 TEST(WorstCaseMemo, EveryMechanismGetsItsOwnWorstCase) {
@@ -41,22 +48,18 @@ TEST(WorstCaseMemo, EveryMechanismGetsItsOwnWorstCase) {
       auto piecewise = PiecewiseMechanism::Create(
           {.epsilon = epsilon, .bound = bound, .num_cells = 256});
       ASSERT_OK(piecewise);
-      const PiecewiseMechanism& p = **piecewise;
-      EXPECT_EQ(p.WorstCaseVariance(),
-                MaxOfPiecewiseQuadratic([&p](double x) { return p.Variance(x); },
-                                        p.InputGrid()));
-      auto hybrid = HybridMechanism::Create(
-          {.epsilon = epsilon, .bound = bound, .num_cells = 256});
+      EXPECT_EQ((*piecewise)->WorstCaseVariance(),
+                DirectWorstCase(**piecewise, **piecewise));
+      const HybridOptions options{.epsilon = epsilon, .bound = bound,
+                                  .num_cells = 256};
+      auto hybrid = HybridMechanism::Create(options);
       ASSERT_OK(hybrid);
-      const HybridMechanism& h = **hybrid;
-      EXPECT_EQ(h.WorstCaseVariance(),
-                MaxOfPiecewiseQuadratic([&h](double x) { return h.Variance(x); },
-                                        p.InputGrid()));
+      EXPECT_EQ((*hybrid)->WorstCaseVariance(),
+                DirectWorstCase(**hybrid, **piecewise));
       // A second object with the same options takes the remembered value.
-      auto again = HybridMechanism::Create(
-          {.epsilon = epsilon, .bound = bound, .num_cells = 256});
+      auto again = HybridMechanism::Create(options);
       ASSERT_OK(again);
-      EXPECT_EQ((*again)->WorstCaseVariance(), h.WorstCaseVariance());
+      EXPECT_EQ((*again)->WorstCaseVariance(), (*hybrid)->WorstCaseVariance());
     }
   }
 }
