@@ -99,6 +99,10 @@ ABSL_FLAG(double, average_tail, 0.5,
 ABSL_FLAG(double, radius, 20, "Projection radius R of (θ, b) (fixed).");
 ABSL_FLAG(double, l2, 0,
           "L2 penalty λ of the private run and the GD baseline (fixed).");
+ABSL_FLAG(std::string, coordinates_per_agent, "auto",
+          "The program's coordinates_per_agent k (gradient coordinates each "
+          "agent reports per step, each at ε/k): auto = the planner's choice "
+          "at each ε, or an integer in [1, min(features + 1, 16)].");
 ABSL_FLAG(double, baseline_l2, 1e-3,
           "L2 penalty of the Newton baseline (keeps it finite if separable).");
 ABSL_FLAG(double, select_epsilon, 2, "ε at which the grid is searched.");
@@ -121,7 +125,9 @@ RunOptions RunOptionsFromFlags() {
   return RunOptions{.agents = absl::GetFlag(FLAGS_agents),
                     .average_tail = absl::GetFlag(FLAGS_average_tail),
                     .radius = absl::GetFlag(FLAGS_radius),
-                    .l2 = absl::GetFlag(FLAGS_l2)};
+                    .l2 = absl::GetFlag(FLAGS_l2),
+                    .coordinates_per_agent =
+                        absl::GetFlag(FLAGS_coordinates_per_agent)};
 }
 
 SplitOptions SplitOptionsFromFlags() {

@@ -74,7 +74,8 @@ absl::StatusOr<ReportBaselines> PrintReportHeader(
       run_options.agents / chosen.rounds / (s.features.size() + 1));
   std::printf(
       "## Report: %s, trained on all %zu train rows, evaluated on %zu test "
-      "rows (~%d reports per gradient coordinate per round)\n\n"
+      "rows (~%d reports per gradient coordinate per step with one "
+      "coordinate per agent; k per agent gives k times as many)\n\n"
       "non-private Newton (λ = %g): train %s, test %s; non-private GD, "
       "same setting: last iterate test %s, averaged test %s\n\n",
       chosen.Name().c_str(), s.train_y.size(), s.held_y.size(), per_coordinate,
@@ -92,6 +93,14 @@ std::optional<EpsilonRow> ReportEpsilon(const Split& s,
                                         const ReportOptions& options,
                                         const RunOptions& run_options) {
   EpsilonRow row{.eps = eps};
+  const absl::StatusOr<GradientPlan> plan =
+      GradientPlanOf(s, chosen, eps, run_options);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "ε = %g: %s\n", eps, plan.status().ToString().c_str());
+    return std::nullopt;
+  }
+  std::printf("ε = %g, the planner's gradient reports: %s\n\n", eps,
+              plan->Describe().c_str());
   for (int seed = 1; seed <= options.seeds; ++seed) {
     absl::StatusOr<PrivateRun> run =
         RunPrivate(s, chosen, eps, seed, run_options);

@@ -8,6 +8,7 @@
 #include <random>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -47,16 +48,32 @@ absl::StatusOr<StudySpec> LogisticStudy(const Split& s,
                          {"average_tail", absl::StrCat(options.average_tail)},
                          {"clip", absl::StrCat(setting.clip)},
                          {"radius", absl::StrCat(options.radius)},
-                         {"l2", absl::StrCat(options.l2)}}}};
+                         {"l2", absl::StrCat(options.l2)},
+                         {"coordinates_per_agent",
+                          options.coordinates_per_agent}}}};
 }
 
-// Appends the iterate and released model of every round's result, and of
-// the final one, to `run`; an error if one is malformed or not finite.
+// The program's "gradient_steps" value, or −1 if it states none.
+double GradientSteps(const ProgramResult& result) {
+  for (const ProgramValue& v : result.values) {
+    if (v.name == "gradient_steps") return v.value;
+  }
+  return -1;
+}
+
+// Appends the iterate and released model before every gradient step, and
+// after the last, to `run` (with k coordinates per agent a step is k rounds,
+// and the result before each of them states the same models); an error if
+// one is malformed or not finite.
 absl::Status CollectModels(const SimulationResult& result, int d, double eps,
                            uint64_t seed, PrivateRun& run) {
   std::vector<const ProgramResult*> results;
-  for (const SimulatedRound& r : result.rounds)
-    results.push_back(&r.result_before);
+  for (const SimulatedRound& r : result.rounds) {
+    if (results.empty() ||
+        GradientSteps(r.result_before) != GradientSteps(*results.back())) {
+      results.push_back(&r.result_before);
+    }
+  }
   results.push_back(&result.result);
   for (const ProgramResult* r : results) {
     absl::StatusOr<LogisticModel> iterate = LogisticIterateFromResult(*r, d);
@@ -75,6 +92,21 @@ absl::Status CollectModels(const SimulationResult& result, int d, double eps,
 }
 
 }  // namespace
+
+absl::StatusOr<GradientPlan> GradientPlanOf(const Split& s,
+                                            const LogisticSetting& setting,
+                                            double eps,
+                                            const RunOptions& options) {
+  int k = 0;
+  if (options.coordinates_per_agent != "auto" &&
+      !absl::SimpleAtoi(options.coordinates_per_agent, &k)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--coordinates_per_agent must be \"auto\" or an integer; got \"",
+        options.coordinates_per_agent, "\""));
+  }
+  return PlanGradientReports(std::llround(eps * 1e9), setting.clip,
+                             static_cast<int>(s.features.size()) + 1, k);
+}
 
 std::string LogisticSetting::Name() const {
   return absl::StrFormat("η = %g, T = %d, c = %g, %s", learning_rate, rounds,

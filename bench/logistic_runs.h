@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bench/logistic_baselines.h"
+#include "planning/programs/gradient_plan.h"
 #include "planning/programs/logistic_regression.h"
 
 namespace ldp {
@@ -34,6 +35,8 @@ struct RunOptions {
   double average_tail = 0.5;   // share of the last iterates averaged
   double radius = 20;          // projection radius R of (θ, b)
   double l2 = 0;               // L2 penalty λ of the program and GD
+  // The program's coordinates_per_agent: "auto" (the planner's k) or k.
+  std::string coordinates_per_agent = "auto";
 };
 
 // How many of T iterates the released model averages (at least one).
@@ -42,6 +45,14 @@ int AveragedRounds(int rounds, double average_tail);
 // The mean of the last AveragedRounds(T) models of a path θ_0 … θ_T.
 LogisticModel TailAverage(const std::vector<LogisticModel>& path,
                           double average_tail);
+
+// How the program's agents report each gradient at cap ε = eps for s's
+// features: the program's own plan (PlanGradientReports), which the
+// report prints. InvalidArgument for a bad options.coordinates_per_agent.
+absl::StatusOr<GradientPlan> GradientPlanOf(const Split& s,
+                                            const LogisticSetting& setting,
+                                            double eps,
+                                            const RunOptions& options);
 
 // The non-private twin of the program's T steps (same η_t, λ, projection),
 // exact and unclipped, on s's training rows: iterates θ_0 … θ_T.

@@ -13,11 +13,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "common/query_expression.h"
 #include "common/status_macros.h"
+#include "planning/programs/gradient_plan.h"
 #include "planning/programs/program_parameters.h"
-#include "planning/programs/scalar_mechanism_choice.h"
 
 namespace ldp {
 namespace {
@@ -41,7 +42,7 @@ struct Settings {
   double clip = 0.25;
   double radius = 20;
   double l2 = 0;
-  RealMechanismKind mechanism = RealMechanismKind::kHybrid;
+  GradientPlan plan{};  // k coordinates per agent, each at ε/k, and the kind
 };
 
 std::string GradientId(size_t j, size_t d) {
@@ -78,11 +79,15 @@ QueryNode Margin(const Settings& s, const LogisticModel& m) {
   return BalancedSum(std::move(terms));
 }
 
+// The questions of block b of the gradient at m: one per coordinate of the
+// block, each at ε/k.
 absl::StatusOr<std::vector<Question>> GradientQuestions(
-    const Settings& s, const LogisticModel& m, const ProgramContext& context) {
+    const Settings& s, const LogisticModel& m, const ProgramContext& context,
+    int block) {
   const size_t d = s.features.size();
   std::vector<Question> questions;
-  for (size_t j = 0; j <= d; ++j) {
+  const size_t begin = s.plan.BlockBegin(block), end = s.plan.BlockEnd(block);
+  for (size_t j = begin; j < end; ++j) {
     QueryNode residual = Sub(Logistic(Margin(s, m)), Field(s.label));
     QueryNode gradient = j == d ? std::move(residual)
                                 : Mul(std::move(residual), Scaled(s.features[j]));
@@ -93,29 +98,34 @@ absl::StatusOr<std::vector<Question>> GradientQuestions(
     questions.push_back(
         {.id = GradientId(j, d),
          .kind = StatisticalQueryQuestion{.query = std::move(query),
-                                          .mechanism = s.mechanism},
-         .epsilon_nanos = context.epsilon_cap_nanos});
+                                          .mechanism = s.plan.kind},
+         .epsilon_nanos = s.plan.epsilon_nanos_per_report});
   }
   return questions;
 }
 
-// ĝ from one closed round: one scalar estimate per coordinate, by id.
-absl::StatusOr<std::vector<double>> GradientOf(const RoundAnswers& round,
-                                               size_t d, size_t t) {
+// ĝ from gradient step t's k closed rounds (one block each): one scalar
+// estimate per coordinate, by id.
+absl::StatusOr<std::vector<double>> GradientOf(
+    absl::Span<const RoundAnswers> rounds, size_t d, size_t t) {
   std::vector<double> g(d + 1);
   for (size_t j = 0; j <= d; ++j) {
     const std::string id = GradientId(j, d);
     const ScalarEstimate* e = nullptr;
-    for (const QuestionAnswer& a : round.answers) {
-      if (a.question_id == id) e = std::get_if<ScalarEstimate>(&a.estimate);
+    for (const RoundAnswers& round : rounds) {
+      for (const QuestionAnswer& a : round.answers) {
+        if (a.question_id == id) e = std::get_if<ScalarEstimate>(&a.estimate);
+      }
     }
     if (e == nullptr) {
       return absl::InternalError(absl::StrCat(
-          "logistic_regression: round ", t + 1, " has no estimate for ", id));
+          "logistic_regression: gradient step ", t + 1, " has no estimate for ",
+          id));
     }
     if (e->num_reports == 0 || !std::isfinite(e->value)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "logistic_regression: round ", t + 1, " got no reports for ", id,
+          "logistic_regression: gradient step ", t + 1, " got no reports for ",
+          id,
           "; the population is too small for ", "rounds × (features + 1) "
           "questions — use fewer rounds or more agents"));
     }
@@ -195,6 +205,8 @@ ProgramResult ResultOf(const Settings& s, const LogisticModel& iterate,
   AddModel("iterate_theta", "iterate_bias", iterate, result);
   result.values.push_back(
       {.name = "averaged_iterates", .value = static_cast<double>(average.count)});
+  result.values.push_back(
+      {.name = "gradient_steps", .value = static_cast<double>(t)});
   double raw_bias = released.bias;
   for (size_t j = 0; j < s.features.size(); ++j) {
     result.values.push_back({.name = absl::StrCat("raw_theta[", j, "]"),
@@ -210,41 +222,53 @@ class LogisticRegressionProgram final : public AnalystProgram {
   LogisticRegressionProgram(ProgramContext context, Settings settings)
       : context_(std::move(context)), s_(std::move(settings)) {}
 
+  // Step t asks slice t in k rounds, one block each, at ε/k.
   std::vector<ScheduledRound> Schedule() const override {
+    const int k = s_.plan.coordinates_per_agent;
     std::vector<ScheduledRound> schedule;
     for (int t = 0; t < s_.rounds; ++t) {
-      schedule.push_back({.name = absl::StrCat("gradient step ", t + 1),
-                          .slice = EqualSlice(t, s_.rounds),
-                          .epsilon_nanos = context_.epsilon_cap_nanos});
+      for (int b = 0; b < k; ++b) {
+        schedule.push_back(
+            {.name = k == 1 ? absl::StrCat("gradient step ", t + 1)
+                            : absl::StrCat("gradient step ", t + 1, ", block ",
+                                           b + 1, " of ", k),
+             .slice = EqualSlice(t, s_.rounds),
+             .epsilon_nanos = s_.plan.epsilon_nanos_per_report});
+      }
     }
     return schedule;
   }
 
   absl::StatusOr<ProgramStep> Next(
       absl::Span<const RoundAnswers> history) const override {
-    if (history.size() > static_cast<size_t>(s_.rounds)) {
+    const size_t k = s_.plan.coordinates_per_agent;
+    const size_t scheduled = k * s_.rounds;
+    if (history.size() > scheduled) {
       return absl::InternalError(absl::StrCat(
           "logistic_regression: ", history.size(), " rounds of history for a ",
-          s_.rounds, "-round schedule"));
+          scheduled, "-round schedule"));
     }
+    const size_t steps = history.size() / k;
     const size_t d = s_.features.size();
     LogisticModel m{.theta = std::vector<double>(d)};
     IterateAverage average{.sum = m};
     // Step t produces iterate θ_{t+1}; the window is θ_{T−K+1} … θ_T.
     const size_t first_averaged = s_.rounds - s_.averaged_rounds + 1;
     double gradient_norm = 0;
-    for (size_t t = 0; t < history.size(); ++t) {
-      ASSIGN_OR_RETURN(std::vector<double> g, GradientOf(history[t], d, t));
+    for (size_t t = 0; t < steps; ++t) {
+      ASSIGN_OR_RETURN(std::vector<double> g,
+                       GradientOf(history.subspan(t * k, k), d, t));
       gradient_norm =
           std::sqrt(std::inner_product(g.begin(), g.end(), g.begin(), 0.0));
       Step(s_, t, g, m);
       if (t + 1 >= first_averaged) average.Add(m);
     }
-    ProgramStep step{
-        .result = ResultOf(s_, m, average, history.size(), gradient_norm)};
-    if (history.size() < static_cast<size_t>(s_.rounds)) {
+    ProgramStep step{.result = ResultOf(s_, m, average, steps, gradient_norm)};
+    if (history.size() < scheduled) {
+      // The next block of the gradient at θ_steps.
+      const int block = static_cast<int>(history.size() % k);
       ASSIGN_OR_RETURN(std::vector<Question> questions,
-                       GradientQuestions(s_, m, context_));
+                       GradientQuestions(s_, m, context_, block));
       step.round = ProgramRound{.questions = std::move(questions)};
     }
     return step;
@@ -292,6 +316,21 @@ absl::StatusOr<std::vector<Feature>> FeaturesOf(const std::string& list,
         features.size()));
   }
   return features;
+}
+
+// "coordinates_per_agent": "auto" (0, the planner's k) or an integer k ≥ 1;
+// PlanGradientReports checks its upper limit.
+absl::StatusOr<int> CoordinatesPerAgent(ProgramParameters& params) {
+  ASSIGN_OR_RETURN(const std::string k,
+                   params.String("coordinates_per_agent", "auto"));
+  if (k == "auto") return 0;
+  int value = 0;
+  if (!absl::SimpleAtoi(k, &value) || value < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "logistic_regression: \"coordinates_per_agent\" must be \"auto\" or "
+        "an integer ≥ 1; got \"", k, "\""));
+  }
+  return value;
 }
 
 // The model stated as theta_prefix[0 … d−1] and bias_name.
@@ -366,22 +405,28 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
   ASSIGN_OR_RETURN(s.clip, params.Real("clip", 0.25, 1e-6, 1));
   ASSIGN_OR_RETURN(s.radius, params.Real("radius", 20, 1e-6, 1e6));
   ASSIGN_OR_RETURN(s.l2, params.Real("l2", 0, 0, 100));
+  ASSIGN_OR_RETURN(const int k, CoordinatesPerAgent(params));
   RETURN_IF_ERROR(params.CheckAllUsed());
   if (context.epsilon_cap_nanos <= 0) {
     return absl::InvalidArgumentError(
         "logistic_regression: the study's ε cap must be > 0");
   }
-  ASSIGN_OR_RETURN(
-      const SqMechanismChoice choice,
-      ChooseScalarMechanism(context.epsilon_cap_nanos * 1e-9, s.clip,
-                            MechanismCriterion::kMechanismVariance));
-  s.mechanism = choice.kind;
-  // Build round 1 once so a schema the queries cannot be built on fails
-  // here, at creation, not in the middle of the study.
-  RETURN_IF_ERROR(
-      GradientQuestions(s, {.theta = std::vector<double>(s.features.size())},
-                        context)
-          .status());
+  const int dims = static_cast<int>(s.features.size()) + 1;
+  absl::StatusOr<GradientPlan> plan =
+      PlanGradientReports(context.epsilon_cap_nanos, s.clip, dims, k);
+  if (!plan.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("logistic_regression: ", plan.status().message()));
+  }
+  s.plan = *std::move(plan);
+  // Build step 1's rounds once so a schema the queries cannot be built on
+  // fails here, at creation, not in the middle of the study.
+  for (int b = 0; b < s.plan.coordinates_per_agent; ++b) {
+    RETURN_IF_ERROR(
+        GradientQuestions(
+            s, {.theta = std::vector<double>(s.features.size())}, context, b)
+            .status());
+  }
   return std::make_unique<LogisticRegressionProgram>(context, std::move(s));
 }
 

@@ -10,12 +10,17 @@
 // nothing about the data; a field's value is clamped into [lo_j, hi_j] by
 // the agent's sanitizer before φ sees it.
 //
-// Round t (t = 0 … T−1) asks the agents of slice [t/T, (t+1)/T) — disjoint
-// slices, so every agent answers once, at the full cap ε (sample splitting)
-// — for the clipped logistic-loss gradient at the current (θ_t, b_t), one
-// statistical query per coordinate, the slice's agents split equally among
-// the d + 1 coordinates:
+// Gradient step t (t = 0 … T−1) asks the agents of slice [t/T, (t+1)/T) —
+// disjoint slices, so no agent is asked in two steps (sample splitting) —
+// for the clipped logistic-loss gradient at the current (θ_t, b_t), one
+// statistical query per coordinate:
 //   φ_j(x, y) = Clamp((σ(θ_t·x̃ + b_t) − y)·x̃_j, −c, c)   (x̃_bias = 1).
+// With k coordinates per agent (gradient_plan.h), the D = d + 1 coordinates
+// form k contiguous blocks and the step is k rounds on the same slice, one
+// block each at ε/k, the slice's agents split equally among the block's
+// coordinates: every agent answers one coordinate of each block, k in all,
+// and is charged k·ε/k ≤ ε. k = 1 (one round, every agent one coordinate at
+// the full ε) is what the planner picks below ε ≈ 3.
 // Since |σ − y| ≤ 1 and |x̃_j| ≤ 1, c ≥ 1 clips nothing; a smaller c trades
 // a clipping bias for c² less mechanism variance, which wins at small ε.
 // The step is θ_{t+1} = Π_R(θ_t − η_t·(ĝ_t + λ·θ_t)), where Π_R projects
@@ -28,7 +33,7 @@
 // much of the gradient noise the single iterates carry and the oscillation
 // of a large constant step. average_tail = 0 releases the last iterate.
 //
-// Mechanism: each query uses ChooseScalarMechanism(ε, c, kMechanismVariance)
+// Mechanism: each query uses ChooseScalarMechanism(ε/k, c, kMechanismVariance)
 // (scalar_mechanism_choice.h, shared with the SQ oracle): the kind with the
 // lowest worst-case mechanism variance. Not the oracle's criterion (worst-
 // case E[report²], which picks Duchi): a gradient coordinate's values sit
@@ -43,18 +48,22 @@
 // al., ICDE 2019) from ε ≈ 0.61 up; below that hybrid's α is 0, it equals
 // Duchi, and the tie goes to Duchi.
 //
-// Why one coordinate per agent rather than a whole gradient: at equal
-// clipping, k coordinates per agent at ε/k, Duchi et al.'s ℓ2 ball and its
-// ℓ∞ cube all have more noise per coordinate at every ε from 0.5 to 8
-// (closed forms: bench/gradient_mechanism_variance.py, table in
+// k: `coordinates_per_agent`, or by default the planner's choice
+// (PlanGradientReports: the smallest worst-case variance of a coordinate's
+// estimate, the spread of the clipped gradient between agents included).
+// Whole-gradient mechanisms (Duchi et al.'s ℓ2 ball and ℓ∞ cube) are not
+// offered: at equal clipping they have more noise per coordinate than one
+// coordinate per agent at every ε from 0.5 to 8 (closed forms:
+// bench/gradient_mechanism_variance.py, table in
 // bench/LOGISTIC_REGRESSION.md).
 //
-// Result (every round, and final after T rounds), on the scaled features:
+// Result (every round, and final after the T steps), on the scaled features:
 // "theta[j]" (j in the order of the `features` parameter) and "bias", the
 // released model so far — the mean of the averaging window's iterates seen
 // so far, or the current iterate before the window starts; "iterate_theta[j]"
 // and "iterate_bias", the current iterate θ_t; "averaged_iterates", how many
-// iterates the mean holds (0 before the window). Plus "raw_theta[j]" and
+// iterates the mean holds (0 before the window); "gradient_steps", t, the
+// steps taken so far (it stays the same over a step's k rounds). Plus "raw_theta[j]" and
 // "raw_bias", the released model on the raw (clamped) field values:
 // z = Σ raw_theta[j]·x_j + raw_bias.
 //
@@ -68,6 +77,8 @@
 //   clip           c, default 0.25, in (0, 1]
 //   radius         R, default 20, in (0, 1e6]
 //   l2             λ, default 0, in [0, 100] (not applied to the bias)
+//   coordinates_per_agent  k, "auto" (default: the planner's) or an
+//                  integer in [1, min(d + 1, 16)]
 #ifndef LDP_PLANNING_PROGRAMS_LOGISTIC_REGRESSION_H_
 #define LDP_PLANNING_PROGRAMS_LOGISTIC_REGRESSION_H_
 

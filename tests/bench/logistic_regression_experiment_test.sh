@@ -10,7 +10,10 @@
 #  2. on data whose every feature is constant, without --bounds, it exits
 #     non-zero with the message that says so and names a column, and prints
 #     no figure;
-#  3. a --bounds entry naming no column, or with LO >= HI, is refused.
+#  3. a --bounds entry naming no column, or with LO >= HI, is refused;
+#  4. at ε = 4 the planner's gradient reports (printed per ε) are 2
+#     coordinates per agent at ε/2 and at ε = 1 one at the full ε, and a
+#     --coordinates_per_agent the data cannot take is refused.
 # Small flags (2,000 agents, one seed, two grid settings of 5 and 10
 # rounds) keep it to a few seconds under ASan.
 # Usage: logistic_regression_experiment_test.sh <logistic_regression_experiment>
@@ -83,5 +86,17 @@ for bad in 'nosuch=0:1' 'x1=2:1' 'x1=0:nan' '*=0:1,*=0:2' 'label=0:1'; do
   fi
   expect "$dir/bad.err" "--bounds entry"
 done
+# 4. The planner's k at each ε, and a k beyond the 4 coordinates refused.
+if ! "$binary" --csv="$dir/good.csv" "${small[@]}" --epsilon=1,4 \
+    --per_round_epsilon=0 > "$dir/plan.out" 2> "$dir/plan.err"; then
+  cat "$dir/plan.err"; fail "the run at ε = 1 and 4 exited non-zero"
+fi
+expect "$dir/plan.out" "ε = 1, the planner's gradient reports: 1 coordinate per agent at the full ε = 1, hybrid"
+expect "$dir/plan.out" "ε = 4, the planner's gradient reports: 2 coordinates per agent at ε/2 = 2 each, hybrid"
+if "$binary" --csv="$dir/good.csv" "${small[@]}" --coordinates_per_agent=5 \
+    > /dev/null 2> "$dir/k.err"; then
+  fail "--coordinates_per_agent=5 was accepted for 4 coordinates"
+fi
+expect "$dir/k.err" "coordinates per agent must be in [1, 4]"
 [ "$status" = 0 ] && echo "PASS"
 exit "$status"

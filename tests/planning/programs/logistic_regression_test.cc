@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planning/program_simulator.h"
+#include "planning/programs/gradient_plan.h"
 #include "planning/programs/program_registry.h"
 #include "planning/programs/scalar_mechanism_choice.h"
 #include "tests/testing/epsilon_nanos.h"
@@ -176,6 +177,10 @@ TEST(LogisticRegressionTest, RefusesBadParameters) {
       {{{"clip", "2"}}, "clip"},
       {{{"learning_rate", "-1"}}, "learning_rate"},
       {{{"step_size", "1"}}, "step_size"},  // misspelt: not silently ignored
+      {{{"coordinates_per_agent", "0"}}, "\"auto\" or an integer ≥ 1"},
+      {{{"coordinates_per_agent", "two"}}, "\"auto\" or an integer ≥ 1"},
+      // u, v and the bias: at most 3.
+      {{{"coordinates_per_agent", "4"}}, "must be in [1, 3]"},
   };
   for (const auto& c : kCases) {
     const auto program =
@@ -193,8 +198,9 @@ TEST(LogisticRegressionTest, IsRegistered) {
 }
 
 TEST(LogisticRegressionTest, ScheduleSplitsAgentsAcrossRoundsWithinTheCap) {
-  auto program = CreateLogisticRegressionProgram(Spec({{"rounds", "7"}}),
-                                                 LogisticContext(3 * kEps));
+  auto program = CreateLogisticRegressionProgram(
+      Spec({{"rounds", "7"}, {"coordinates_per_agent", "1"}}),
+      LogisticContext(3 * kEps));
   ASSERT_OK(program);
   const std::vector<ScheduledRound> schedule = (*program)->Schedule();
   ASSERT_EQ(schedule.size(), 7u);
@@ -236,7 +242,8 @@ TEST(LogisticRegressionTest, FirstRoundAsksTheClippedGradientAtZero) {
   EXPECT_EQ(m.bias, 0);
 }
 
-// Every query uses the shared choice by mechanism variance at (ε, c),
+// With one coordinate per agent, every query uses the shared choice by
+// mechanism variance at (ε, c),
 // which is the documented one: Duchi at ε = 0.5 (hybrid's α is 0 there and
 // the tie goes to Duchi), hybrid from ε = 1 up — unlike the SQ oracle's
 // choice, as scalar_mechanism_choice.h documents.
@@ -250,7 +257,8 @@ TEST(LogisticRegressionTest, AsksWithTheLowestMechanismVarianceKind) {
                 {4, RealMechanismKind::kHybrid}};
   for (const auto& c : kCases) {
     auto program = CreateLogisticRegressionProgram(
-        Spec({{"clip", "0.25"}}), LogisticContext(std::llround(c.eps * kEps)));
+        Spec({{"clip", "0.25"}, {"coordinates_per_agent", "1"}}),
+        LogisticContext(std::llround(c.eps * kEps)));
     ASSERT_OK(program);
     absl::StatusOr<ProgramStep> step = (*program)->Next({});
     ASSERT_OK(step);
@@ -268,6 +276,90 @@ TEST(LogisticRegressionTest, AsksWithTheLowestMechanismVarianceKind) {
                 shared->kind)
           << q.id << " at ε = " << c.eps;
     }
+  }
+}
+
+// k = 2 over u, v and the bias: blocks {u} and {v, bias}. Each step is two
+// rounds on the same slice at ε/2, the second asked at the same model as
+// the first; the step is taken only once both are in, from both.
+TEST(LogisticRegressionTest, TwoCoordinatesPerAgentAskEachBlockOnceAtHalfEps) {
+  auto program = CreateLogisticRegressionProgram(
+      Spec({{"rounds", "3"}, {"coordinates_per_agent", "2"},
+            {"learning_rate", "2"}, {"average_tail", "0"}}),
+      LogisticContext(3 * kEps));
+  ASSERT_OK(program);
+  const std::vector<ScheduledRound> schedule = (*program)->Schedule();
+  ASSERT_EQ(schedule.size(), 6u);
+  for (int r = 0; r < 6; ++r) {
+    EXPECT_EQ(schedule[r].slice, EqualSlice(r / 2, 3)) << r;
+    EXPECT_EQ(schedule[r].epsilon_nanos, 3 * kEps / 2) << r;
+  }
+  EXPECT_EQ(schedule[1].name, "gradient step 1, block 2 of 2");
+  EXPECT_OK(CheckSchedule(schedule, 3 * kEps));
+  EXPECT_EQ(MaxScheduledSpend(schedule), 3 * kEps);
+  absl::StatusOr<SqMechanismChoice> half = ChooseScalarMechanism(
+      1.5, 0.25, MechanismCriterion::kMechanismVariance);
+  ASSERT_OK(half);
+  const auto ids = [&](const ProgramStep& step) {
+    std::vector<std::string> out;
+    for (const Question& q : step.round->questions) {
+      out.push_back(q.id);
+      EXPECT_EQ(q.epsilon_nanos, 3 * kEps / 2) << q.id;
+      EXPECT_EQ(std::get<StatisticalQueryQuestion>(q.kind).mechanism,
+                half->kind) << q.id;
+    }
+    return out;
+  };
+  const std::vector<double> g = {0.2, -0.1, 0.05};
+  RoundAnswers full = GradientRound(g);
+  RoundAnswers first{.answers = {full.answers[0]}};
+  RoundAnswers second{.answers = {full.answers[1], full.answers[2]}};
+  absl::StatusOr<ProgramStep> s0 = (*program)->Next({});
+  ASSERT_OK(s0);
+  ASSERT_TRUE(s0->round.has_value());
+  EXPECT_EQ(ids(*s0), (std::vector<std::string>{"grad[0]"}));
+  absl::StatusOr<ProgramStep> s1 = (*program)->Next({first});
+  ASSERT_OK(s1);
+  ASSERT_TRUE(s1->round.has_value());
+  EXPECT_EQ(ids(*s1), (std::vector<std::string>{"grad[1]", "grad[bias]"}));
+  EXPECT_EQ(IterateOf(*s1).theta, (std::vector<double>{0, 0}));  // no step yet
+  absl::StatusOr<ProgramStep> s2 = (*program)->Next({first, second});
+  ASSERT_OK(s2);
+  ASSERT_TRUE(s2->round.has_value());
+  EXPECT_EQ(ids(*s2), (std::vector<std::string>{"grad[0]"}));
+  const LogisticModel m = IterateOf(*s2);
+  EXPECT_DOUBLE_EQ(m.theta[0], -2 * g[0]);
+  EXPECT_DOUBLE_EQ(m.theta[1], -2 * g[1]);
+  EXPECT_DOUBLE_EQ(m.bias, -2 * g[2]);
+  // The second block's round asks at θ_1 too: its queries read the model.
+  Record r;
+  r.values["u"] = 0.5;
+  r.values["v"] = 3.5;  // x̃ = 0.75
+  r.values["y"] = true;
+  absl::StatusOr<ProgramStep> s3 = (*program)->Next({first, second, first});
+  ASSERT_OK(s3);
+  const double margin = m.theta[0] * 0.5 + m.theta[1] * 0.75 + m.bias;
+  const double residual = 1 / (1 + std::exp(-margin)) - 1;
+  const auto& v = std::get<StatisticalQueryQuestion>(s3->round->questions[0].kind);
+  EXPECT_NEAR(v.query.Evaluate(r), std::clamp(residual * 0.75, -0.25, 0.25),
+              1e-12);
+  // A step missing a block's estimate is an error, not a silent zero.
+  EXPECT_FALSE((*program)->Next({first, first}).ok());
+}
+
+// The planner's k by default: one coordinate per agent at ε = 2, all three
+// at ε = 4 for these three coordinates (gradient_plan.h's criterion).
+TEST(LogisticRegressionTest, TheDefaultKIsThePlannersChoice) {
+  for (double eps : {2.0, 4.0}) {
+    const int64_t cap = std::llround(eps * kEps);
+    absl::StatusOr<GradientPlan> plan = PlanGradientReports(cap, 0.25, 3, 0);
+    ASSERT_OK(plan);
+    auto program = CreateLogisticRegressionProgram(
+        Spec({{"rounds", "4"}, {"clip", "0.25"}}), LogisticContext(cap));
+    ASSERT_OK(program);
+    EXPECT_EQ((*program)->Schedule().size(),
+              4u * plan->coordinates_per_agent) << "ε = " << eps;
+    EXPECT_EQ(plan->coordinates_per_agent, eps == 2.0 ? 1 : 3);
   }
 }
 
@@ -331,6 +423,34 @@ TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
   const LogisticModel& m2 = *m2_or;
   EXPECT_EQ(m2.theta, m.theta);
   EXPECT_EQ(m2.bias, m.bias);
+}
+
+// The same population with two coordinates per agent (blocks {u} and
+// {v, bias}, each at ε/2 = 1): u gets 20 000 reports per step and v and the
+// bias 10 000 each, at a report variance ≤ 5.3·c² (hybrid at ε = 1), so the
+// noise per coordinate is ≈ √(5.3·0.0625/10^4) ≈ 0.006, twice the k = 1
+// case's: the bound 0.8 is still over 5σ of the accumulated noise away.
+TEST(LogisticRegressionTest, LearnsASeparablePopulationWithTwoCoordinatesPerAgent) {
+  const StudySpec study{
+      .schema = LogisticSchema(),
+      .epsilon_cap_nanos = 2 * kEps,
+      .mode = StudyMode::kInteractive,
+      .program = Spec({{"rounds", "10"}, {"coordinates_per_agent", "2"}})};
+  const RecordSource records = [](uint64_t agent) {
+    std::mt19937_64 gen(agent * 0x9E3779B97F4A7C15 + 17);
+    return Sample(gen);
+  };
+  std::mt19937_64 coins(6);
+  absl::StatusOr<SimulationResult> run =
+      SimulateStudy(study, 200'000, records, coins);
+  ASSERT_OK(run);
+  EXPECT_EQ(run->rounds.size(), 20u);
+  EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
+  EXPECT_EQ(run->refused_over_cap, 0);
+  absl::StatusOr<LogisticModel> m = LogisticModelFromResult(run->result, 2);
+  ASSERT_OK(m);
+  EXPECT_GE(Accuracy(*m, 99, 20'000), 0.8)
+      << "θ = (" << m->theta[0] << ", " << m->theta[1] << "), b = " << m->bias;
 }
 
 TEST(LogisticRegressionTest, ModelFromResultNeedsEveryCoefficient) {
