@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -369,18 +370,28 @@ TEST(LogisticRegressionTest, TheDefaultKIsThePlannersChoice) {
 // Noise-free, these 10 steps reach ≈ 0.93 accuracy (Bayes 0.95, the
 // flipped labels); the bound 0.8 leaves room for the noise to turn the
 // boundary by ~25°, over 10σ of the accumulated noise here.
-TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
-  const StudySpec study{.schema = LogisticSchema(),
-                        .epsilon_cap_nanos = 2 * kEps,
-                        .mode = StudyMode::kInteractive,
-                        .program = Spec({{"rounds", "10"}})};
+// The study of the two learning tests: 2·10^5 agents drawing Sample, cap
+// ε = 2, the program with `extra` parameters.
+StudySpec SeparableStudy(std::map<std::string, std::string> extra) {
+  return {.schema = LogisticSchema(),
+          .epsilon_cap_nanos = 2 * kEps,
+          .mode = StudyMode::kInteractive,
+          .program = Spec(std::move(extra))};
+}
+
+absl::StatusOr<SimulationResult> SimulateSeparable(const StudySpec& study,
+                                                   uint64_t coin_seed) {
   const RecordSource records = [](uint64_t agent) {
     std::mt19937_64 gen(agent * 0x9E3779B97F4A7C15 + 17);
     return Sample(gen);
   };
-  std::mt19937_64 coins(5);
-  absl::StatusOr<SimulationResult> run =
-      SimulateStudy(study, 200'000, records, coins);
+  std::mt19937_64 coins(coin_seed);
+  return SimulateStudy(study, 200'000, records, coins);
+}
+
+TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
+  const StudySpec study = SeparableStudy({{"rounds", "10"}});
+  absl::StatusOr<SimulationResult> run = SimulateSeparable(study, 5);
   ASSERT_OK(run);
   EXPECT_EQ(run->rounds.size(), 10u);
   EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
@@ -431,18 +442,8 @@ TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
 // noise per coordinate is ≈ √(5.3·0.0625/10^4) ≈ 0.006, twice the k = 1
 // case's: the bound 0.8 is still over 5σ of the accumulated noise away.
 TEST(LogisticRegressionTest, LearnsASeparablePopulationWithTwoCoordinatesPerAgent) {
-  const StudySpec study{
-      .schema = LogisticSchema(),
-      .epsilon_cap_nanos = 2 * kEps,
-      .mode = StudyMode::kInteractive,
-      .program = Spec({{"rounds", "10"}, {"coordinates_per_agent", "2"}})};
-  const RecordSource records = [](uint64_t agent) {
-    std::mt19937_64 gen(agent * 0x9E3779B97F4A7C15 + 17);
-    return Sample(gen);
-  };
-  std::mt19937_64 coins(6);
-  absl::StatusOr<SimulationResult> run =
-      SimulateStudy(study, 200'000, records, coins);
+  absl::StatusOr<SimulationResult> run = SimulateSeparable(
+      SeparableStudy({{"rounds", "10"}, {"coordinates_per_agent", "2"}}), 6);
   ASSERT_OK(run);
   EXPECT_EQ(run->rounds.size(), 20u);
   EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
