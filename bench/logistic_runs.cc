@@ -8,11 +8,11 @@
 #include <random>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "bench/experiment_simulation.h"
+#include "common/status_macros.h"
 #include "common/record_schema.h"
 #include "common/study_spec.h"
 #include "planning/program_simulator.h"
@@ -97,13 +97,8 @@ absl::StatusOr<GradientPlan> GradientPlanOf(const Split& s,
                                             const LogisticSetting& setting,
                                             double eps,
                                             const RunOptions& options) {
-  int k = 0;
-  if (options.coordinates_per_agent != "auto" &&
-      !absl::SimpleAtoi(options.coordinates_per_agent, &k)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--coordinates_per_agent must be \"auto\" or an integer; got \"",
-        options.coordinates_per_agent, "\""));
-  }
+  ASSIGN_OR_RETURN(const int k,
+                   ParseCoordinatesPerAgent(options.coordinates_per_agent));
   return PlanGradientReports(std::llround(eps * 1e9), setting.clip,
                              static_cast<int>(s.features.size()) + 1, k);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/status_macros.h"
@@ -43,6 +44,17 @@ std::string GradientPlan::Describe() const {
   return absl::StrFormat("%d coordinates per agent at ε/%d = %g each, %s",
                          coordinates_per_agent, coordinates_per_agent,
                          epsilon_nanos_per_report * 1e-9, mechanism);
+}
+
+absl::StatusOr<int> ParseCoordinatesPerAgent(absl::string_view text) {
+  if (text == "auto") return 0;
+  int k = 0;
+  if (!absl::SimpleAtoi(text, &k) || k < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "coordinates_per_agent must be \"auto\" or an integer ≥ 1; got \"",
+        text, "\""));
+  }
+  return k;
 }
 
 absl::StatusOr<GradientPlan> PlanGradientReports(int64_t epsilon_cap_nanos,

@@ -32,6 +32,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/real_mechanism.h"
 
 namespace ldp {
@@ -55,6 +56,11 @@ struct GradientPlan {
   // e.g. "2 coordinates per agent at ε/2 = 2 each, hybrid".
   std::string Describe() const;
 };
+
+// A `coordinates_per_agent` as a program parameter or flag spells it:
+// "auto" is 0 (the planner's k), else an integer k ≥ 1 (PlanGradientReports
+// checks the upper limit). InvalidArgument for anything else.
+absl::StatusOr<int> ParseCoordinatesPerAgent(absl::string_view text);
 
 // The plan for D = `dims` coordinates clipped to [−clip, clip] under a cap
 // of ε = epsilon_cap_nanos per agent. coordinates_per_agent = 0: the

@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "common/query_expression.h"
 #include "common/status_macros.h"
@@ -318,21 +317,6 @@ absl::StatusOr<std::vector<Feature>> FeaturesOf(const std::string& list,
   return features;
 }
 
-// "coordinates_per_agent": "auto" (0, the planner's k) or an integer k ≥ 1;
-// PlanGradientReports checks its upper limit.
-absl::StatusOr<int> CoordinatesPerAgent(ProgramParameters& params) {
-  ASSIGN_OR_RETURN(const std::string k,
-                   params.String("coordinates_per_agent", "auto"));
-  if (k == "auto") return 0;
-  int value = 0;
-  if (!absl::SimpleAtoi(k, &value) || value < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "logistic_regression: \"coordinates_per_agent\" must be \"auto\" or "
-        "an integer ≥ 1; got \"", k, "\""));
-  }
-  return value;
-}
-
 // The model stated as theta_prefix[0 … d−1] and bias_name.
 absl::StatusOr<LogisticModel> ModelNamed(const ProgramResult& result,
                                          int num_features,
@@ -405,15 +389,18 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
   ASSIGN_OR_RETURN(s.clip, params.Real("clip", 0.25, 1e-6, 1));
   ASSIGN_OR_RETURN(s.radius, params.Real("radius", 20, 1e-6, 1e6));
   ASSIGN_OR_RETURN(s.l2, params.Real("l2", 0, 0, 100));
-  ASSIGN_OR_RETURN(const int k, CoordinatesPerAgent(params));
+  ASSIGN_OR_RETURN(const std::string k_text,
+                   params.String("coordinates_per_agent", "auto"));
   RETURN_IF_ERROR(params.CheckAllUsed());
   if (context.epsilon_cap_nanos <= 0) {
     return absl::InvalidArgumentError(
         "logistic_regression: the study's ε cap must be > 0");
   }
   const int dims = static_cast<int>(s.features.size()) + 1;
-  absl::StatusOr<GradientPlan> plan =
-      PlanGradientReports(context.epsilon_cap_nanos, s.clip, dims, k);
+  absl::StatusOr<GradientPlan> plan = [&]() -> absl::StatusOr<GradientPlan> {
+    ASSIGN_OR_RETURN(const int k, ParseCoordinatesPerAgent(k_text));
+    return PlanGradientReports(context.epsilon_cap_nanos, s.clip, dims, k);
+  }();
   if (!plan.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("logistic_regression: ", plan.status().message()));

@@ -105,6 +105,15 @@ TEST(GradientPlanTest, BlocksTileTheCoordinates) {
   }
 }
 
+// One spelling for the program parameter and the experiment's flag.
+TEST(GradientPlanTest, ParsesAutoOrAPositiveInteger) {
+  EXPECT_EQ(*ParseCoordinatesPerAgent("auto"), 0);
+  EXPECT_EQ(*ParseCoordinatesPerAgent("3"), 3);
+  for (const char* bad : {"0", "-1", "", "2.5", "two", "Auto"}) {
+    EXPECT_THAT(ParseCoordinatesPerAgent(bad), StatusIs(kInvalid)) << bad;
+  }
+}
+
 TEST(GradientPlanTest, RefusesWhatCannotBePlanned) {
   EXPECT_THAT(PlanGradientReports(0, 0.25, 3, 0), StatusIs(kInvalid));
   EXPECT_THAT(PlanGradientReports(kEps, 0, 3, 0), StatusIs(kInvalid));

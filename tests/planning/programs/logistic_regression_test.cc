@@ -180,6 +180,7 @@ TEST(LogisticRegressionTest, RefusesBadParameters) {
       {{{"step_size", "1"}}, "step_size"},  // misspelt: not silently ignored
       {{{"coordinates_per_agent", "0"}}, "\"auto\" or an integer ≥ 1"},
       {{{"coordinates_per_agent", "two"}}, "\"auto\" or an integer ≥ 1"},
+      {{{"coordinates_per_agent", "-2"}}, "\"auto\" or an integer ≥ 1"},
       // u, v and the bias: at most 3.
       {{{"coordinates_per_agent", "4"}}, "must be in [1, 3]"},
   };
@@ -389,18 +390,27 @@ absl::StatusOr<SimulationResult> SimulateSeparable(const StudySpec& study,
   return SimulateStudy(study, 200'000, records, coins);
 }
 
+// What both learning runs must show: every scheduled round ran, every
+// agent asked spent exactly the cap and none was refused, and the released
+// model classifies fresh samples at ≥ 0.8. Returns that model.
+LogisticModel ExpectLearnedWithinTheCap(const SimulationResult& run,
+                                        size_t rounds) {
+  EXPECT_EQ(run.rounds.size(), rounds);
+  EXPECT_EQ(run.max_spent_nanos, 2 * kEps);
+  EXPECT_EQ(run.refused_over_cap, 0);
+  absl::StatusOr<LogisticModel> m = LogisticModelFromResult(run.result, 2);
+  EXPECT_OK(m);
+  if (!m.ok()) return {.theta = {NAN, NAN}, .bias = NAN};
+  EXPECT_GE(Accuracy(*m, 99, 20'000), 0.8)
+      << "θ = (" << m->theta[0] << ", " << m->theta[1] << "), b = " << m->bias;
+  return *m;
+}
+
 TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
   const StudySpec study = SeparableStudy({{"rounds", "10"}});
   absl::StatusOr<SimulationResult> run = SimulateSeparable(study, 5);
   ASSERT_OK(run);
-  EXPECT_EQ(run->rounds.size(), 10u);
-  EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
-  EXPECT_EQ(run->refused_over_cap, 0);
-  absl::StatusOr<LogisticModel> m_or = LogisticModelFromResult(run->result, 2);
-  ASSERT_OK(m_or);
-  const LogisticModel& m = *m_or;
-  EXPECT_GE(Accuracy(m, 99, 20'000), 0.8)
-      << "θ = (" << m.theta[0] << ", " << m.theta[1] << "), b = " << m.bias;
+  const LogisticModel m = ExpectLearnedWithinTheCap(*run, 10);
   // The released model is the mean of the iterates θ_6 … θ_10 the run
   // reported (average_tail 0.5 of 10 rounds): θ_t before round t + 1, θ_10
   // in the final result.
@@ -445,13 +455,7 @@ TEST(LogisticRegressionTest, LearnsASeparablePopulationWithTwoCoordinatesPerAgen
   absl::StatusOr<SimulationResult> run = SimulateSeparable(
       SeparableStudy({{"rounds", "10"}, {"coordinates_per_agent", "2"}}), 6);
   ASSERT_OK(run);
-  EXPECT_EQ(run->rounds.size(), 20u);
-  EXPECT_EQ(run->max_spent_nanos, 2 * kEps);
-  EXPECT_EQ(run->refused_over_cap, 0);
-  absl::StatusOr<LogisticModel> m = LogisticModelFromResult(run->result, 2);
-  ASSERT_OK(m);
-  EXPECT_GE(Accuracy(*m, 99, 20'000), 0.8)
-      << "θ = (" << m->theta[0] << ", " << m->theta[1] << "), b = " << m->bias;
+  ExpectLearnedWithinTheCap(*run, 20);
 }
 
 TEST(LogisticRegressionTest, ModelFromResultNeedsEveryCoefficient) {
