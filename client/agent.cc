@@ -3,12 +3,11 @@
 #include "client/agent.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "client/agent_budget.h"
+#include "client/prepared_question.h"
 #include "client/retry.h"
 #include "common/task_fingerprint.h"
 #include "common/record_json.h"
@@ -23,58 +22,6 @@ absl::Status Refusal(const Task& task, const absl::Status& reason) {
   return absl::Status(reason.code(),
                       absl::StrCat("refusing task ", task.task_id, " of study ",
                                    task.study_id, ": ", reason.message()));
-}
-
-double SpecifiedEpsilon(const Task& task) {
-  if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
-    return sq->mechanism.epsilon;
-  }
-  if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
-    return workload->strategy.epsilon;
-  }
-  return std::get<HistogramTask>(task.question).oracle.epsilon;
-}
-
-// The domain encoding of a histogram or workload task.
-const DomainEncoding& EncodingOf(const Task& task) {
-  if (const auto* workload = std::get_if<WorkloadTask>(&task.question)) {
-    return workload->encoding;
-  }
-  return std::get<HistogramTask>(task.question).encoding;
-}
-
-// TaskMechanism::Create already guarantees implemented ε ≤ εₜ; this also
-// refuses a randomizer specified below εₜ, which would charge the agent for
-// privacy loss it does not incur.
-absl::Status CheckEpsilonMatches(const Task& task) {
-  const double specified = SpecifiedEpsilon(task);
-  const double specified_nanos = specified * kNanosPerEpsilon;
-  if (!(std::abs(specified_nanos - static_cast<double>(task.epsilon_nanos)) <=
-        1.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "it charges ", EpsilonText(task.epsilon_nanos),
-        " epsilon but its randomizer is specified at ",
-        absl::StrFormat("%.10g", specified),
-        " epsilon; the two must match"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckSchema(const AgentTask& agent_task) {
-  const Task& task = agent_task.task;
-  bool fits = true;
-  if (const auto* sq = std::get_if<StatisticalQueryTask>(&task.question)) {
-    fits = sq->query.schema() == agent_task.schema;
-  } else {
-    const DomainEncoding& encoding = EncodingOf(task);
-    auto rebuilt = DomainEncoding::Create(encoding.spec(), agent_task.schema);
-    fits = rebuilt.ok() && rebuilt->domain_size() == encoding.domain_size();
-  }
-  if (!fits) {
-    return absl::InvalidArgumentError(
-        "its question was not built for the study's record schema");
-  }
-  return absl::OkStatus();
 }
 
 absl::Status CheckCap(absl::string_view name, int64_t cap, bool allow_unlimited) {
@@ -223,10 +170,15 @@ std::vector<absl::StatusOr<AgentAnswer>> Agent::AnswerAll(
 absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
                                               Batch& batch) {
   const Task& task = agent_task.task;
-  auto mechanism = TaskMechanism::Create(task);
-  if (!mechanism.ok()) return Refusal(task, mechanism.status());
-  if (auto s = CheckEpsilonMatches(task); !s.ok()) return Refusal(task, s);
-  if (auto s = CheckSchema(agent_task); !s.ok()) return Refusal(task, s);
+  std::shared_ptr<const PreparedQuestion> prepared = agent_task.prepared;
+  if (prepared == nullptr) {
+    prepared = PreparedQuestion::Prepare(task, agent_task.schema);
+  } else if (!prepared->PreparedFor(task)) {
+    return Refusal(task, absl::InternalError(
+                             "it came with another task's preparation"));
+  }
+  if (!prepared->status().ok()) return Refusal(task, prepared->status());
+  const TaskMechanism& mechanism = prepared->mechanism();
   if (auto it = batch.next.reports.find(task.task_id);
       it != batch.next.reports.end()) {
     return AgentAnswer{it->second.report, AnswerSource::kStored};
@@ -237,15 +189,15 @@ absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
                              absl::FormatTime(agent_task.deadline))));
   }
   Draft draft;
-  draft.key = TaskFingerprint((*mechanism)->canonical_task(), agent_task.schema);
+  draft.key = prepared->fingerprint();
   if (draft.key.empty()) {
     return Refusal(task, absl::InternalError("cannot fingerprint the question"));
   }
   const Record record = RecordFor(agent_task);
-  if ((*mechanism)->longitudinal()) {
-    DraftLongitudinal(**mechanism, record, batch, draft);
+  if (mechanism.longitudinal()) {
+    DraftLongitudinal(mechanism, record, batch, draft);
   } else {
-    DraftAnswer(**mechanism, record, batch, draft);
+    DraftAnswer(mechanism, record, batch, draft);
   }
   if (absl::Status s = Settle(agent_task, batch, draft); !s.ok()) {
     return Refusal(task, s);

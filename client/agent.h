@@ -42,6 +42,7 @@
 #include "absl/types/span.h"
 #include "client/agent_state.h"
 #include "client/agent_state_store.h"
+#include "client/prepared_question.h"
 #include "common/clock.h"
 #include "common/record_schema.h"
 #include "common/task.h"
@@ -100,6 +101,12 @@ struct AgentTask {
   int64_t study_cap_nanos = 0;
   // The round closes then; later reports would only be refused.
   absl::Time deadline = absl::InfiniteFuture();
+  // PreparedQuestion::Prepare(task, schema), made by whoever decoded the
+  // task, when it hands the same question to many agents (RelayClient);
+  // null, and the agent prepares the question itself. It is only ever the
+  // agent's own code's work on the task above: the server sends no part of
+  // it.
+  std::shared_ptr<const PreparedQuestion> prepared = nullptr;
 };
 
 enum class AnswerSource {

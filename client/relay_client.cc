@@ -72,6 +72,8 @@ absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>> RelayClient::GetTasksBatc
   for (const v1::Task& question : response.questions()) {
     questions.push_back(TaskFromProto(question));
   }
+  // ... and prepare each once for all the agents it goes to.
+  std::vector<std::shared_ptr<const PreparedQuestion>> prepared(questions.size());
   std::vector<absl::StatusOr<TaskBatch>> batches;
   batches.reserve(agents.size());
   for (const v1::AgentTasks& tasks : response.agents()) {
@@ -96,9 +98,14 @@ absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>> RelayClient::GetTasksBatc
                          envelope.status().message())));
         continue;
       }
+      std::shared_ptr<const PreparedQuestion>& question = prepared[assigned.question()];
+      if (question == nullptr) {
+        question = PreparedQuestion::Prepare(envelope->task, envelope->schema);
+      }
       AgentTask task{.task = envelope->task,
                      .schema = envelope->schema,
-                     .deadline = envelope->deadline.value_or(absl::InfiniteFuture())};
+                     .deadline = envelope->deadline.value_or(absl::InfiniteFuture()),
+                     .prepared = question};
       task.task.task_id = assigned.task_id();
       batch.tasks.push_back(std::move(task));
     }
