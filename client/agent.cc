@@ -7,8 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/agent_budget.h"
+#include "client/payload_text.h"
 #include "client/prepared_question.h"
 #include "client/retry.h"
+#include "client/state_lines.h"
 #include "common/task_fingerprint.h"
 #include "common/record_json.h"
 #include "common/status_macros.h"
@@ -118,7 +120,7 @@ class Agent::Batch {
   Batch(const AgentState& state, int64_t now, int64_t retention)
       : next(state), now(now) {
     Prune(next, now, retention);
-    bytes = static_cast<int64_t>(SerializeAgentState(next).size());
+    bytes = SerializedSize(next);
   }
 
   AgentState next;
@@ -260,11 +262,14 @@ absl::Status Agent::Settle(const AgentTask& agent_task, Batch& batch,
       .expires = agent_task.deadline == absl::InfiniteFuture()
                      ? batch.now + absl::ToInt64Seconds(options_.retention)
                      : absl::ToUnixSeconds(agent_task.deadline)};
-  int64_t grows = static_cast<int64_t>(ReportLine(stored).size());
+  // The report's and the memo's lines hold the same payload.
+  const std::string payload_text = PayloadToText(draft.payload);
+  int64_t grows = ReportLineSize(stored, payload_text);
   const MemoEntry memo{draft.payload, batch.now};
-  if (draft.new_memo) grows += static_cast<int64_t>(MemoLine(draft.key, memo).size());
+  if (draft.new_memo) grows += MemoLineSize(draft.key, memo, payload_text);
   if (!draft.value_key.empty()) {
-    grows += static_cast<int64_t>(PermanentLine(draft.value_key, draft.permanent).size());
+    grows += PermanentLineSize(draft.value_key, draft.permanent,
+                               PayloadToText(draft.permanent.payload));
   }
   constexpr int64_t kChargeLines = 160;  // study, spend and lifetime lines
   if (batch.bytes + grows + kChargeLines > options_.max_state_bytes) {

@@ -1,5 +1,6 @@
 // The agent's caps; see the header.
 #include "client/agent_budget.h"
+#include "client/state_lines.h"
 
 #include <algorithm>
 
@@ -58,14 +59,14 @@ int64_t BookCharge(AgentState& state, const Charge& charge) {
   study.last_used = charge.now;
   int64_t grown = 0;
   if (auto it = state.studies.find(charge.study_id); it != state.studies.end()) {
-    grown -= static_cast<int64_t>(StudyLine(it->first, it->second).size());
+    grown -= StudyLineSize(it->first, it->second);
   }
-  grown += static_cast<int64_t>(StudyLine(charge.study_id, study).size());
+  grown += StudyLineSize(charge.study_id, study);
   state.studies[charge.study_id] = study;
   // Lifetime digits may grow too; a few bytes of slack cover that.
   state.lifetime_spent_nanos += charge.nanos;
   const SpendEntry spend{charge.now, charge.nanos};
-  grown += static_cast<int64_t>(SpendLine(spend).size()) + 1;
+  grown += SpendLineSize(spend) + 1;
   state.spends.push_back(spend);
   return grown;
 }

@@ -15,7 +15,7 @@ namespace ldp {
 namespace {
 
 constexpr absl::string_view kHeaderV1 = "ldp-agent-state 1";
-constexpr absl::string_view kHeader = "ldp-agent-state 2";
+constexpr absl::string_view kHeader = kAgentStateHeader;
 
 absl::Status LineError(int line, absl::string_view problem) {
   return absl::DataLossError(
@@ -41,10 +41,6 @@ absl::StatusOr<uint64_t> ParseId(absl::string_view text, int line) {
     return LineError(line, absl::StrCat("bad id '", text, "'"));
   }
   return value;
-}
-
-std::string Number(int64_t value, absl::string_view infinite) {
-  return value == kNever ? std::string(infinite) : absl::StrCat(value);
 }
 
 bool IsHex(absl::string_view text) {
@@ -235,53 +231,6 @@ bool operator==(const AgentState& a, const AgentState& b) {
   return a.caps == b.caps && a.lifetime_spent_nanos == b.lifetime_spent_nanos &&
          a.spends == b.spends && a.studies == b.studies && a.memo == b.memo &&
          a.permanent == b.permanent && a.reports == b.reports;
-}
-
-std::string StudyLine(uint64_t id, const StudyBudget& budget) {
-  return absl::StrCat("study ", id, " ", budget.cap_nanos, " ",
-                      budget.spent_nanos, " ", budget.last_used, "\n");
-}
-
-std::string SpendLine(const SpendEntry& spend) {
-  return absl::StrCat("spend ", spend.at, " ", spend.nanos, "\n");
-}
-
-std::string MemoLine(const std::string& key, const MemoEntry& entry) {
-  return absl::StrCat("memo ", key, " ", entry.created, " ",
-                      PayloadToText(entry.payload), "\n");
-}
-
-std::string PermanentLine(const std::string& key,
-                          const PermanentResponse& entry) {
-  return absl::StrCat("prr ", key, " ", entry.created, " ", entry.charged_nanos,
-                      " ", PayloadToText(entry.payload), "\n");
-}
-
-std::string ReportLine(const StoredReport& stored) {
-  const auto& id = stored.report.report_id;
-  return absl::StrCat(
-      "report ", stored.report.task_id, " ",
-      absl::BytesToHexString(absl::string_view(
-          reinterpret_cast<const char*>(id.data()), id.size())),
-      stored.settled ? " settled " : " pending ", Number(stored.expires, "never"),
-      " ", PayloadToText(stored.report.payload), "\n");
-}
-
-std::string SerializeAgentState(const AgentState& state) {
-  std::string out = absl::StrCat(kHeader, "\n");
-  absl::StrAppend(&out, "caps ", Number(state.caps.lifetime_nanos, "unlimited"),
-                  " ", Number(state.caps.period_nanos, "unlimited"), " ",
-                  state.caps.period_seconds, "\n");
-  absl::StrAppend(&out, "lifetime ", state.lifetime_spent_nanos, "\n");
-  for (const SpendEntry& spend : state.spends) out += SpendLine(spend);
-  for (const auto& [id, budget] : state.studies) out += StudyLine(id, budget);
-  for (const auto& [key, entry] : state.memo) out += MemoLine(key, entry);
-  for (const auto& [key, entry] : state.permanent) {
-    out += PermanentLine(key, entry);
-  }
-  for (const auto& [task_id, stored] : state.reports) out += ReportLine(stored);
-  absl::StrAppend(&out, "end\n");
-  return out;
 }
 
 absl::StatusOr<AgentState> ParseAgentState(absl::string_view text) {

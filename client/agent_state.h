@@ -110,16 +110,9 @@ bool operator==(const PermanentResponse& a, const PermanentResponse& b);
 bool operator==(const StoredReport& a, const StoredReport& b);
 bool operator==(const AgentState& a, const AgentState& b);
 
-// One entry's line, newline included: what Serialize writes for it, so the
-// agent can keep the file's size without serializing it all again.
-std::string StudyLine(uint64_t id, const StudyBudget& budget);
-std::string SpendLine(const SpendEntry& spend);
-std::string MemoLine(const std::string& key, const MemoEntry& entry);
-std::string PermanentLine(const std::string& key,
-                          const PermanentResponse& entry);
-std::string ReportLine(const StoredReport& stored);
-
-std::string SerializeAgentState(const AgentState& state);
+// The file's first line. SerializeAgentState (state_lines.h) writes the
+// file; ParseAgentState reads it.
+inline constexpr absl::string_view kAgentStateHeader = "ldp-agent-state 2";
 
 // DataLoss naming the line for anything malformed, inconsistent (spent
 // above cap, negative amounts, duplicate keys) or truncated (no "end").

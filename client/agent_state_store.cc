@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/atomic_file.h"
+#include "client/state_lines.h"
 #include "common/status_macros.h"
 
 namespace ldp {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "client/state_lines.h"
 
 namespace ldp {
 

@@ -9,6 +9,7 @@
 
 #include "client/agent.h"
 #include "client/agent_state_store.h"
+#include "client/state_lines.h"
 #include "common/clock.h"
 #include "common/count_mean_sketch.h"
 #include "gtest/gtest.h"

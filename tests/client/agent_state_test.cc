@@ -1,4 +1,6 @@
 #include "client/agent_state.h"
+#include "client/state_lines.h"
+#include "client/payload_text.h"
 
 #include <string>
 
@@ -123,6 +125,39 @@ TEST(AgentState, EntryLinesAreWhatSerializeWrites) {
   EXPECT_NE(text.find(PermanentLine("12ef", state.permanent.at("12ef"))),
             std::string::npos);
   EXPECT_NE(text.find(SpendLine(state.spends[1])), std::string::npos);
+}
+
+// The sizes the agent keeps its cap by are the lengths of what is written,
+// at every number of digits (0, 9, 10, the largest ids, kNever's word).
+TEST(AgentState, LineSizesAreTheWrittenLengths) {
+  AgentState state = SampleState();
+  const AgentState empty;
+  EXPECT_EQ(SerializedSize(empty), static_cast<int64_t>(SerializeAgentState(empty).size()));
+  for (const uint64_t n : {uint64_t{0}, uint64_t{9}, uint64_t{10}, uint64_t{99999},
+                           uint64_t{1} << 63, ~uint64_t{0}}) {
+    const int64_t s = static_cast<int64_t>(n >> 1);
+    const StudyBudget budget{.cap_nanos = s, .spent_nanos = s / 3, .last_used = s};
+    EXPECT_EQ(StudyLineSize(n, budget), static_cast<int64_t>(StudyLine(n, budget).size()));
+    const SpendEntry spend{.at = s, .nanos = s / 7};
+    EXPECT_EQ(SpendLineSize(spend), static_cast<int64_t>(SpendLine(spend).size()));
+    const MemoEntry memo{ScalarReport{-static_cast<double>(n)}, s};
+    EXPECT_EQ(MemoLineSize("beef", memo, PayloadToText(memo.payload)),
+              static_cast<int64_t>(MemoLine("beef", memo).size()));
+    const PermanentResponse prr{FrequencyReport{ItemReport{7}}, s, s / 5};
+    EXPECT_EQ(PermanentLineSize("12", prr, PayloadToText(prr.payload)),
+              static_cast<int64_t>(PermanentLine("12", prr).size()));
+    StoredReport stored = state.reports.at(42);
+    stored.report.task_id = n;
+    stored.expires = n == ~uint64_t{0} ? kNever : s;
+    stored.settled = n % 2 == 1;
+    EXPECT_EQ(ReportLineSize(stored, PayloadToText(stored.report.payload)),
+              static_cast<int64_t>(ReportLine(stored).size()));
+    state.reports[n] = stored;
+    state.studies[n] = budget;
+  }
+  state.caps.period_nanos = kUnlimitedNanos;
+  state.caps.lifetime_nanos = kUnlimitedNanos;
+  EXPECT_EQ(SerializedSize(state), static_cast<int64_t>(SerializeAgentState(state).size()));
 }
 
 }  // namespace
