@@ -130,7 +130,7 @@ class Agent::Batch {
 };
 
 absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(
-    const AgentOptions& options, std::unique_ptr<AgentStateStore> store,
+    AgentOptions options, std::unique_ptr<AgentStateStore> store,
     absl::BitGenRef gen) {
   RETURN_IF_ERROR(ValidateOptions(options));
   if (store == nullptr) return absl::InvalidArgumentError("store is null");
@@ -139,7 +139,7 @@ absl::StatusOr<std::unique_ptr<Agent>> Agent::Create(
   // file shows under which caps the spend was made.
   state.caps = options.caps;
   return std::unique_ptr<Agent>(
-      new Agent(options, std::move(store), gen, std::move(state)));
+      new Agent(std::move(options), std::move(store), gen, std::move(state)));
 }
 
 const Clock& Agent::clock() const {
@@ -195,7 +195,8 @@ absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
   if (draft.key.empty()) {
     return Refusal(task, absl::InternalError("cannot fingerprint the question"));
   }
-  const Record record = RecordFor(agent_task);
+  Record parsed;
+  const Record& record = RecordFor(agent_task, parsed);
   if (mechanism.longitudinal()) {
     DraftLongitudinal(mechanism, record, batch, draft);
   } else {
@@ -287,13 +288,14 @@ absl::Status Agent::Settle(const AgentTask& agent_task, Batch& batch,
   return absl::OkStatus();
 }
 
-Record Agent::RecordFor(const AgentTask& task) const {
+const Record& Agent::RecordFor(const AgentTask& task, Record& parsed) const {
   if (options_.record.has_value()) return *options_.record;
   // Lenient: a field another study uses, or a value of the wrong type, must
   // not make this task fail (the server would see a record-dependent
   // refusal); it is defaulted instead. The file's syntax was checked once in
   // Create.
-  return ParseRecordJsonLenient(options_.record_json, task.schema).record;
+  parsed = ParseRecordJsonLenient(options_.record_json, task.schema).record;
+  return parsed;
 }
 
 ReportId Agent::NewReportId() {

@@ -129,7 +129,7 @@ class Agent {
   // `gen` supplies every coin and report id (SecureRandom in production)
   // and must outlive the agent.
   static absl::StatusOr<std::unique_ptr<Agent>> Create(
-      const AgentOptions& options, std::unique_ptr<AgentStateStore> store,
+      AgentOptions options, std::unique_ptr<AgentStateStore> store,
       absl::BitGenRef gen);
 
   // The report to send for `task`, already saved. Refusals carry the reason:
@@ -173,15 +173,17 @@ class Agent {
     PermanentResponse permanent;  // longitudinal: the response to keep
   };
 
-  Agent(const AgentOptions& options, std::unique_ptr<AgentStateStore> store,
+  Agent(AgentOptions options, std::unique_ptr<AgentStateStore> store,
         absl::BitGenRef gen, AgentState state)
-      : options_(options),
+      : options_(std::move(options)),
         store_(std::move(store)),
         gen_(gen),
         state_(std::move(state)) {}
 
   const Clock& clock() const;
-  Record RecordFor(const AgentTask& task) const;
+  // The owner's record, or the record file read against the task's schema
+  // into `parsed`.
+  const Record& RecordFor(const AgentTask& task, Record& parsed) const;
   absl::StatusOr<AgentAnswer> AnswerOne(const AgentTask& task, Batch& batch);
   void DraftAnswer(const TaskMechanism& mechanism, const Record& record,
                    const Batch& batch, Draft& draft);
