@@ -59,6 +59,29 @@ TEST(Credential, RejectsMalformedTokens) {
   }
 }
 
+// Every byte value, first and last of the secret: only 0-9 and a-f pass, and
+// each digit decodes to its value (the hash is of the decoded bytes).
+TEST(Credential, TakesExactlyTheLowercaseHexDigits) {
+  const std::string hex = "0123456789abcdef";
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    const bool digit = hex.find(c) != std::string::npos;
+    for (const bool first : {true, false}) {
+      std::string secret(64, '0');
+      (first ? secret.front() : secret.back()) = c;
+      absl::StatusOr<ParsedToken> parsed = ParseBearerToken("5." + secret);
+      ASSERT_EQ(parsed.ok(), digit) << b;
+      if (!digit) continue;
+      std::string bytes(32, '\0');
+      const int value = static_cast<int>(hex.find(c));
+      (first ? bytes.front() : bytes.back()) =
+          static_cast<char>(first ? value * 16 : value);
+      EXPECT_TRUE(SameCredentialHash(parsed->hash, Sha256(bytes))) << b;
+      EXPECT_EQ(parsed->agent_id, 5u);
+    }
+  }
+}
+
 TEST(Credential, Sha256MatchesTheStandardVector) {
   const CredentialHash hash = Sha256("abc");
   // FIPS 180-2 test vector: ba7816bf 8f01cfea ...
