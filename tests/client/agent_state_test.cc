@@ -140,7 +140,7 @@ TEST(AgentState, LineSizesAreTheWrittenLengths) {
     EXPECT_EQ(StudyLineSize(n, budget), static_cast<int64_t>(StudyLine(n, budget).size()));
     const SpendEntry spend{.at = s, .nanos = s / 7};
     EXPECT_EQ(SpendLineSize(spend), static_cast<int64_t>(SpendLine(spend).size()));
-    const MemoEntry memo{ScalarReport{-static_cast<double>(n)}, s};
+    const MemoEntry memo{ScalarReport{-s}, s};
     EXPECT_EQ(MemoLineSize("beef", memo, PayloadToText(memo.payload)),
               static_cast<int64_t>(MemoLine("beef", memo).size()));
     const PermanentResponse prr{FrequencyReport{ItemReport{7}}, s, s / 5};

@@ -19,7 +19,7 @@ using ::ldp::testing::kEps;
 using ::ldp::testing::SeededGenerator;
 using ::ldp::testing::StatusIs;
 
-RecordSchema Schema() {
+RecordSchema PreparedSchema() {
   auto schema = RecordSchema::Create(
       {FieldSpec::Categorical("color", {"red", "green", "blue"})});
   EXPECT_OK(schema);
@@ -28,9 +28,9 @@ RecordSchema Schema() {
 
 // A histogram of colors charging `charge_nanos`, its oracle specified at
 // `spec_epsilon`.
-Task ColorTask(uint64_t task_id, int64_t charge_nanos, double spec_epsilon,
+Task PreparedColorTask(uint64_t task_id, int64_t charge_nanos, double spec_epsilon,
                uint64_t study_id = 1) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, Schema());
+  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, PreparedSchema());
   EXPECT_OK(encoding);
   return {.study_id = study_id,
           .round_id = 1,
@@ -42,7 +42,7 @@ Task ColorTask(uint64_t task_id, int64_t charge_nanos, double spec_epsilon,
                          .epsilon = spec_epsilon}}};
 }
 
-std::unique_ptr<Agent> NewAgent(SeededGenerator& gen) {
+std::unique_ptr<Agent> NewPreparedAgent(SeededGenerator& gen) {
   auto agent = Agent::Create(
       {.record_json = R"({"color": "green"})", .max_epsilon_per_study_nanos = kEps},
       std::make_unique<MemoryAgentStateStore>(), gen);
@@ -51,32 +51,32 @@ std::unique_ptr<Agent> NewAgent(SeededGenerator& gen) {
 }
 
 TEST(PreparedQuestion, HoldsTheMechanismAndTheFingerprintWhateverTheTaskId) {
-  const auto first = PreparedQuestion::Prepare(ColorTask(7, kEps / 2, 0.5), Schema());
-  const auto second = PreparedQuestion::Prepare(ColorTask(8, kEps / 2, 0.5), Schema());
+  const auto first = PreparedQuestion::Prepare(PreparedColorTask(7, kEps / 2, 0.5), PreparedSchema());
+  const auto second = PreparedQuestion::Prepare(PreparedColorTask(8, kEps / 2, 0.5), PreparedSchema());
   ASSERT_OK(first->status());
-  auto mechanism = TaskMechanism::Create(ColorTask(7, kEps / 2, 0.5));
+  auto mechanism = TaskMechanism::Create(PreparedColorTask(7, kEps / 2, 0.5));
   ASSERT_OK(mechanism);
   EXPECT_EQ(first->fingerprint(),
-            TaskFingerprint((*mechanism)->canonical_task(), Schema()));
+            TaskFingerprint((*mechanism)->canonical_task(), PreparedSchema()));
   EXPECT_FALSE(first->fingerprint().empty());
   EXPECT_EQ(first->fingerprint(), second->fingerprint());
   EXPECT_NEAR(first->mechanism().implemented_epsilon(), 0.5, 1e-6);
   EXPECT_LE(first->mechanism().implemented_epsilon(), 0.5);
   // Another ε is another question.
-  EXPECT_NE(PreparedQuestion::Prepare(ColorTask(7, kEps / 4, 0.25), Schema())
+  EXPECT_NE(PreparedQuestion::Prepare(PreparedColorTask(7, kEps / 4, 0.25), PreparedSchema())
                 ->fingerprint(),
             first->fingerprint());
 }
 
 TEST(PreparedQuestion, StatesWhyAQuestionIsRefused) {
   // Charges 1 for a randomizer specified at 0.5.
-  EXPECT_THAT(PreparedQuestion::Prepare(ColorTask(1, kEps, 0.5), Schema())->status(),
+  EXPECT_THAT(PreparedQuestion::Prepare(PreparedColorTask(1, kEps, 0.5), PreparedSchema())->status(),
               StatusIs(absl::StatusCode::kInvalidArgument));
   // Built for another schema.
   auto other = RecordSchema::Create(
       {FieldSpec::Categorical("color", {"red", "green", "blue", "black"})});
   ASSERT_OK(other);
-  EXPECT_THAT(PreparedQuestion::Prepare(ColorTask(1, kEps / 2, 0.5), *other)->status(),
+  EXPECT_THAT(PreparedQuestion::Prepare(PreparedColorTask(1, kEps / 2, 0.5), *other)->status(),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
@@ -84,12 +84,12 @@ TEST(PreparedQuestion, StatesWhyAQuestionIsRefused) {
 // had prepared the question itself, and a repeat is its memo, free.
 TEST(PreparedQuestion, AgentsAnswerASharedPreparationAsTheirOwn) {
   SeededGenerator gen(11);
-  const Task question = ColorTask(0, kEps / 2, 0.5);
-  const auto prepared = PreparedQuestion::Prepare(question, Schema());
+  const Task question = PreparedColorTask(0, kEps / 2, 0.5);
+  const auto prepared = PreparedQuestion::Prepare(question, PreparedSchema());
   for (int a = 0; a < 2; ++a) {
-    std::unique_ptr<Agent> agent = NewAgent(gen);
+    std::unique_ptr<Agent> agent = NewPreparedAgent(gen);
     ASSERT_NE(agent, nullptr);
-    AgentTask task{.task = question, .schema = Schema(), .prepared = prepared};
+    AgentTask task{.task = question, .schema = PreparedSchema(), .prepared = prepared};
     task.task.task_id = 10 + a;
     auto answer = agent->Answer(task);
     ASSERT_OK(answer);
@@ -107,20 +107,20 @@ TEST(PreparedQuestion, AgentsAnswerASharedPreparationAsTheirOwn) {
 
 TEST(PreparedQuestion, AgentRefusesAPreparationRefusedOrOfAnotherTask) {
   SeededGenerator gen(12);
-  std::unique_ptr<Agent> agent = NewAgent(gen);
+  std::unique_ptr<Agent> agent = NewPreparedAgent(gen);
   ASSERT_NE(agent, nullptr);
   // The preparation's refusal is the agent's, and nothing is charged.
-  const Task refused = ColorTask(1, kEps, 0.5);
+  const Task refused = PreparedColorTask(1, kEps, 0.5);
   EXPECT_THAT(agent->Answer({.task = refused,
-                             .schema = Schema(),
-                             .prepared = PreparedQuestion::Prepare(refused, Schema())}),
+                             .schema = PreparedSchema(),
+                             .prepared = PreparedQuestion::Prepare(refused, PreparedSchema())}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   // Another study's preparation for this study's task.
   EXPECT_THAT(
-      agent->Answer({.task = ColorTask(2, kEps / 2, 0.5, /*study_id=*/1),
-                     .schema = Schema(),
+      agent->Answer({.task = PreparedColorTask(2, kEps / 2, 0.5, /*study_id=*/1),
+                     .schema = PreparedSchema(),
                      .prepared = PreparedQuestion::Prepare(
-                         ColorTask(2, kEps / 2, 0.5, /*study_id=*/2), Schema())}),
+                         PreparedColorTask(2, kEps / 2, 0.5, /*study_id=*/2), PreparedSchema())}),
       StatusIs(absl::StatusCode::kInternal));
   EXPECT_EQ(agent->total_spent_nanos(), 0);
   EXPECT_TRUE(agent->PendingReports().empty());
