@@ -22,6 +22,19 @@ TEST(Sha256, MatchesThePublishedDigestOfTheEmptyString) {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+// Two blocks, and a million bytes (FIPS 180-2, appendix B.2 and B.3).
+TEST(Sha256, MatchesThePublishedDigestsOfLongerMessages) {
+  absl::StatusOr<Sha256Digest> two_blocks =
+      Sha256Of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq");
+  ASSERT_TRUE(two_blocks.ok()) << two_blocks.status();
+  EXPECT_EQ(DigestHex(*two_blocks),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  absl::StatusOr<Sha256Digest> million = Sha256Of(std::string(1000000, 'a'));
+  ASSERT_TRUE(million.ok()) << million.status();
+  EXPECT_EQ(DigestHex(*million),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
 TEST(Sha256, DigestBytesAreTheDigestItself) {
   const Sha256Digest digest = *Sha256Of(std::string(1000, 'a'));
   const std::string_view bytes = DigestBytes(digest);
