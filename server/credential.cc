@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "absl/random/distributions.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "common/crypto/sha256.h"
 
@@ -59,6 +58,12 @@ void DecodeEightDigits(const unsigned char* in, char* out, uint64_t& invalid) {
   std::memcpy(out, &bytes, sizeof(bytes));
 }
 
+// A nibble's lowercase hex digit, without a branch or a table.
+char HexDigit(unsigned nibble) {
+  const int n = static_cast<int>(nibble);
+  return static_cast<char>(n + '0' + (((9 - n) >> 8) & ('a' - '0' - 10)));
+}
+
 absl::Status Malformed() {
   return absl::UnauthenticatedError("malformed bearer token");
 }
@@ -77,14 +82,25 @@ bool SameCredentialHash(const CredentialHash& a, const CredentialHash& b) {
 }
 
 IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {
-  std::string secret;
+  std::array<char, kSecretBytes> secret;
   for (size_t i = 0; i < kSecretBytes / 8; ++i) {
     const uint64_t word = absl::Uniform<uint64_t>(gen);
     for (int b = 0; b < 8; ++b)
-      secret.push_back(static_cast<char>(word >> (8 * b)));
+      secret[8 * i + b] = static_cast<char>(word >> (8 * b));
   }
-  std::string token = absl::StrCat(agent_id, ".", absl::BytesToHexString(secret));
-  return {.bearer_token = std::move(token), .hash = Sha256(secret)};
+  // Written in place, by arithmetic: a lookup table indexed by the secret's
+  // bytes (BytesToHexString's spans several cache lines) would let the
+  // secret's value show in which lines were touched.
+  std::string token = absl::StrCat(agent_id, ".");
+  const size_t start = token.size();
+  token.resize(start + 2 * kSecretBytes);
+  for (size_t i = 0; i < kSecretBytes; ++i) {
+    const auto byte = static_cast<unsigned char>(secret[i]);
+    token[start + 2 * i] = HexDigit(byte >> 4);
+    token[start + 2 * i + 1] = HexDigit(byte & 0x0F);
+  }
+  return {.bearer_token = std::move(token),
+          .hash = Sha256(std::string_view(secret.data(), secret.size()))};
 }
 
 absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {

@@ -40,7 +40,11 @@ class UploadJob final : public CommitJob {
       : ingest_(ingest),
         started_(ingest->context_.clock().Now()),
         statuses_(num_reports),
-        done_(std::move(done)) {}
+        done_(std::move(done)) {
+    // Most reports are admitted: one allocation, not a dozen regrowths
+    // (each moving the pending rows and their payloads).
+    pending_.reserve(num_reports);
+  }
 
   std::vector<absl::Status>& statuses() { return statuses_; }
   std::vector<PendingReport>& pending() { return pending_; }
