@@ -1,10 +1,10 @@
 // The agent's caps; see the header.
 #include "client/agent_budget.h"
-#include "client/state_lines.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "client/state_lines.h"
 
 namespace ldp {
 namespace {

@@ -1,6 +1,7 @@
 // SHA-256, the project's one hash: credentials, task fingerprints, the
 // simulation coins' keys and the strategy cache all digest through here, so
-// OpenSSL is asked for the algorithm once and failure is handled one way.
+// the OpenSSL interface is chosen once (sha256.cc says which and why) and
+// failure is handled one way.
 #ifndef LDP_COMMON_CRYPTO_SHA256_H_
 #define LDP_COMMON_CRYPTO_SHA256_H_
 
@@ -16,7 +17,8 @@ namespace ldp {
 inline constexpr size_t kSha256Bytes = 32;
 using Sha256Digest = std::array<uint8_t, kSha256Bytes>;
 
-// INTERNAL only when OpenSSL cannot allocate (or has no SHA-256 provider).
+// INTERNAL only if OpenSSL's SHA256_* functions report a failure (they
+// allocate nothing, so in practice never).
 absl::StatusOr<Sha256Digest> Sha256Of(std::string_view data);
 
 // The digest's bytes, to compare or append without copying.

@@ -11,6 +11,7 @@
 // per agent runs its two-block gradient steps through the same server.
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -38,6 +39,26 @@ using ::testing::HasSubstr;
 constexpr int kDimension = 8;
 constexpr int64_t kCap = 4'000'000'000;  // ε = 4 per agent
 
+
+// `n` in-process agents with their own seeded coins (device i's seed is
+// i + 1), each record drawn by `record(coins)`, and every cap at
+// `cap`: above the default 2 per day, as these devices opted into the study.
+std::vector<Device> CappedDevices(
+    int n, int64_t cap,
+    const std::function<Record(std::mt19937_64&)>& record) {
+  std::vector<Device> devices(n);
+  for (int i = 0; i < n; ++i) {
+    devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
+    auto agent = Agent::Create(
+        {.record = record(*devices[i].gen),
+         .max_epsilon_per_study_nanos = cap,
+         .caps = {.lifetime_nanos = cap, .period_nanos = cap}},
+        std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
+    EXPECT_OK(agent);
+    if (agent.ok()) devices[i].agent = *std::move(agent);
+  }
+  return devices;
+}
 
 v1::StudySpec Spec(std::map<std::string, std::string> parameters = {}) {
   StudySpec spec{.display_name = "masked parity d=8",
@@ -83,18 +104,10 @@ TEST(InteractiveStudy, MaskedParityIsLearnedExactlyAcrossRestarts) {
   truth.a = concept_gen() & 1;
 
   constexpr int kAgents = 4000;
-  std::vector<Device> devices(kAgents);
-  for (int i = 0; i < kAgents; ++i) {
-    devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
-    auto agent = Agent::Create(
-        {.record = SampleMaskedParityRecord(truth, *devices[i].gen),
-         .max_epsilon_per_study_nanos = kCap,
-         // Above the default 2 per day: these devices opted into this study.
-         .caps = {.lifetime_nanos = kCap, .period_nanos = kCap}},
-        std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
-    ASSERT_OK(agent);
-    devices[i].agent = *std::move(agent);
-  }
+  std::vector<Device> devices =
+      CappedDevices(kAgents, kCap, [&truth](std::mt19937_64& coins) {
+        return SampleMaskedParityRecord(truth, coins);
+      });
 
   ServerProcess server;
   ASSERT_OK(server.Start());
@@ -168,25 +181,18 @@ TEST(InteractiveStudy, SequenceFragmentsFindThePlantedValues) {
   const std::vector<uint32_t> planted = {0x3c5a, 0x3c81, 0x975a};
   constexpr int kAgents = 900;
   std::mt19937_64 population(77);
-  std::vector<Device> devices(kAgents);
   std::map<uint32_t, int> counts;
-  for (int i = 0; i < kAgents; ++i) {
-    const double u = std::uniform_real_distribution<double>(0, 1)(population);
-    const uint32_t value = planted[u < 0.5 ? 0 : u < 0.8 ? 1 : 2];
-    ++counts[value];
-    Record record;
-    std::vector<bool> bits(16);
-    for (int j = 0; j < 16; ++j) bits[j] = (value >> (15 - j)) & 1;
-    record.values["value"] = bits;
-    devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
-    auto agent = Agent::Create(
-        {.record = std::move(record),
-         .max_epsilon_per_study_nanos = kCap,
-         .caps = {.lifetime_nanos = kCap, .period_nanos = kCap}},
-        std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
-    ASSERT_OK(agent);
-    devices[i].agent = *std::move(agent);
-  }
+  std::vector<Device> devices = CappedDevices(
+      kAgents, kCap, [&](std::mt19937_64&) {
+        const double u = std::uniform_real_distribution<double>(0, 1)(population);
+        const uint32_t value = planted[u < 0.5 ? 0 : u < 0.8 ? 1 : 2];
+        ++counts[value];
+        Record record;
+        std::vector<bool> bits(16);
+        for (int j = 0; j < 16; ++j) bits[j] = (value >> (15 - j)) & 1;
+        record.values["value"] = bits;
+        return record;
+      });
   StudySpec spec{
       .display_name = "sequence fragments",
       .schema = *RecordSchema::Create({FieldSpec::BitVector("value", 16)}),
@@ -247,24 +253,17 @@ TEST(InteractiveStudy, SequenceFragmentsFindThePlantedValues) {
 TEST(InteractiveStudy, LogisticRegressionAsksTwoBlocksPerGradientStep) {
   constexpr int kAgents = 1200;
   constexpr int64_t kTwo = 2'000'000'000;  // ε = 2 per agent, 1 per report
-  std::vector<Device> devices(kAgents);
   std::mt19937_64 population(25);
-  for (int i = 0; i < kAgents; ++i) {
-    std::uniform_real_distribution<double> u(-1, 1), v(0, 4);
-    Record record;
-    const double a = u(population), b = v(population);
-    record.values["u"] = a;
-    record.values["v"] = b;
-    record.values["y"] = a + (b / 2 - 1) > 0;
-    devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
-    auto agent = Agent::Create(
-        {.record = std::move(record),
-         .max_epsilon_per_study_nanos = kTwo,
-         .caps = {.lifetime_nanos = kTwo, .period_nanos = kTwo}},
-        std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
-    ASSERT_OK(agent);
-    devices[i].agent = *std::move(agent);
-  }
+  std::vector<Device> devices =
+      CappedDevices(kAgents, kTwo, [&population](std::mt19937_64&) {
+        std::uniform_real_distribution<double> u(-1, 1), v(0, 4);
+        Record record;
+        const double a = u(population), b = v(population);
+        record.values["u"] = a;
+        record.values["v"] = b;
+        record.values["y"] = a + (b / 2 - 1) > 0;
+        return record;
+      });
   StudySpec spec{
       .display_name = "logistic regression, k = 2",
       .schema = *RecordSchema::Create({FieldSpec::Real("u", -1, 1),
