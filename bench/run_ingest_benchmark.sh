@@ -13,8 +13,10 @@
 # peak rate (ldp-loadtest --rate; PACED_REPORTS reports) for the latency
 # below saturation, then a third study on the same server in sessions mode
 # (SESSION_AGENTS agents, default 50,000, 0 skips it: each agent enrolls,
-# polls and uploads on its own AgentService calls, SESSION_THREADS 64
-# threads over SESSION_CHANNELS 4 connections), and prints one table
+# polls and uploads on its own AgentService calls, SESSION_IN_FLIGHT 64
+# sessions at a time on gRPC's callback API, or with SESSION_IN_FLIGHT=0
+# SESSION_THREADS 64 blocking threads, over SESSION_CHANNELS 4
+# connections), and prints one table
 # (reports/s, p50/p99 ack latency, fractions of the baselines, the server's
 # peak RSS per agent, sessions agents/s) with the machine it ran on.
 #
@@ -73,10 +75,13 @@ NO_BUILD="${NO_BUILD:-0}"
 REPORTS_PER_AGENT="${REPORTS_PER_AGENT:-1}"  # ldp-loadtest's default study
 SESSION_AGENTS="${SESSION_AGENTS:-50000}"
 SESSION_THREADS="${SESSION_THREADS:-64}"
+SESSION_IN_FLIGHT="${SESSION_IN_FLIGHT:-64}"
 SESSION_CHANNELS="${SESSION_CHANNELS:-4}"
-if ! [[ "$SESSION_AGENTS" =~ ^[0-9]+$ ]]; then
-  echo "run_ingest_benchmark.sh: SESSION_AGENTS must be a whole number, not '$SESSION_AGENTS'" >&2; exit 2
-fi
+for v in SESSION_AGENTS SESSION_IN_FLIGHT; do
+  if ! [[ "${!v}" =~ ^[0-9]+$ ]]; then
+    echo "run_ingest_benchmark.sh: $v must be a whole number, not '${!v}'" >&2; exit 2
+  fi
+done
 for v in REPORTS STREAMS BATCH REPORT_BYTES REPORTS_PER_AGENT SESSION_THREADS SESSION_CHANNELS; do
   if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
     echo "run_ingest_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
@@ -199,9 +204,9 @@ if [ "$SINK_ONLY" != 1 ]; then
     --streams="$STREAMS" --batch="$BATCH" --rate="$PACED_RATE" --out="$OUT-paced"
   PACED_ROW="$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); l=s["ack_latency_seconds"]; print(s["reports_per_second"], l["p50"]*1e3, l["p99"]*1e3)' "$OUT-paced/summary.json")"
   if [ "$SESSION_AGENTS" -gt 0 ]; then
-    echo "== ldp-loadtest --mode=sessions: $SESSION_AGENTS agents, $SESSION_THREADS threads, $SESSION_CHANNELS channels" >&2
+    echo "== ldp-loadtest --mode=sessions: $SESSION_AGENTS agents, $SESSION_IN_FLIGHT in flight (0: $SESSION_THREADS threads), $SESSION_CHANNELS channels" >&2
     measured_loadtest "$WORK/sessions.cpu" --mode=sessions --agents="$SESSION_AGENTS" \
-      --threads="$SESSION_THREADS" --channels="$SESSION_CHANNELS" --out="$OUT-sessions"
+      --threads="$SESSION_THREADS" --in_flight="$SESSION_IN_FLIGHT" --channels="$SESSION_CHANNELS" --out="$OUT-sessions"
     SESSION_LINE="$(python3 - "$OUT-sessions/summary.json" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))

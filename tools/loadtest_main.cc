@@ -12,7 +12,8 @@
 // question over `item`, or for marginals and parities over the bits of
 // `item` as bool fields) through AnalystService; run the
 // sessions (enroll, poll, answer, upload) on a fixed pool of worker threads
-// sharing a few channels; fetch the estimates. The truth each estimate is
+// sharing a few channels, or --in_flight at a time on gRPC's callback API;
+// fetch the estimates. The truth each estimate is
 // compared with is computed over the agents whose report for that question
 // was acknowledged, which is exactly the population the estimate describes.
 // The flags live here and are read once into LoadtestConfig,
@@ -79,6 +80,12 @@ ABSL_FLAG(int, batch, 1000,
           "--mode=bulk: agents per EnrollBatch/GetTasksBatch call and reports "
           "per upload message (1 to 1000).");
 ABSL_FLAG(int, channels, 2, "gRPC channels shared by the workers (>= 1).");
+ABSL_FLAG(int, in_flight, 0,
+          "--mode=sessions: 0 runs --threads blocking workers, each agent "
+          "a real AgentClient (with its retries). N > 0 runs N sessions at "
+          "a time on gRPC's callback API instead (the same three calls per "
+          "agent and the same Agent answering, no retries), so a waiting "
+          "session holds no thread; --threads is then unused.");
 ABSL_FLAG(std::string, distribution, "zipf",
           "Item distribution: uniform, zipf, gaussian, mixture (see "
           "--mixture), masked_parity (see --parity_mask) or csv.");
@@ -180,6 +187,16 @@ absl::Status CheckRunFlags() {
     return absl::InvalidArgumentError(
         absl::StrCat("--mode must be sessions or bulk, got '", mode, "'"));
   }
+  if (const int in_flight = absl::GetFlag(FLAGS_in_flight);
+      in_flight < 0 || in_flight > 100000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--in_flight must be 0 (blocking --threads) or 1 to 100000 "
+        "sessions at a time, got ", in_flight));
+  }
+  if (absl::GetFlag(FLAGS_in_flight) > 0 && absl::GetFlag(FLAGS_mode) == "bulk") {
+    return absl::InvalidArgumentError(
+        "--in_flight is for --mode=sessions; --mode=bulk uses --streams");
+  }
   if (!(absl::GetFlag(FLAGS_rate) >= 0) || absl::GetFlag(FLAGS_rate) > 1e9) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--rate must be 0 (no limit) or a positive number of agents per "
@@ -226,6 +243,7 @@ LoadtestRunOptions RunOptionsFromFlags() {
   return {.bulk = absl::GetFlag(FLAGS_mode) == "bulk",
           .threads = absl::GetFlag(FLAGS_threads),
           .channels = absl::GetFlag(FLAGS_channels),
+          .in_flight = absl::GetFlag(FLAGS_in_flight),
           .streams = absl::GetFlag(FLAGS_streams),
           .batch = absl::GetFlag(FLAGS_batch),
           .rate = absl::GetFlag(FLAGS_rate),
@@ -235,7 +253,7 @@ LoadtestRunOptions RunOptionsFromFlags() {
 // The flags summary.json records, with their values.
 std::map<std::string, std::string> FlagValues() {
   std::map<std::string, std::string> values;
-  for (const char* flag : {"server", "mode", "agents", "rate", "threads", "channels",
+  for (const char* flag : {"server", "mode", "agents", "rate", "threads", "channels", "in_flight",
                            "streams", "batch", "distribution",
                            "domain", "zipf", "epsilon", "seed", "workload", "strategy"}) {
     if (const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag)) {
@@ -339,7 +357,7 @@ int main(int argc, char** argv) {
       "gRPC) and prints estimates beside the true population values.\n"
       "Usage: ldp-loadtest --server=HOST:PORT --analyst_token_file=FILE "
       "[--enrollment_token=T] [--agents=N] [--mode=sessions|bulk] "
-      "[--threads=T] [--streams=S --batch=B] [--rate=AGENTS_PER_S] "
+      "[--threads=T | --in_flight=N] [--streams=S --batch=B] [--rate=AGENTS_PER_S] "
       "[--distribution=uniform|zipf|gaussian|mixture|masked_parity|csv] [--domain=N] [--epsilon=E] "
       "[--workload=prefix|all_range|histogram|marginals|parities "
       "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "

@@ -172,6 +172,12 @@ void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
         "Bulk: %lld agents in %.2f s (%d relay streams, %d per batch)\n",
         static_cast<long long>(t.sessions), seconds, shared.run.streams,
         shared.run.batch);
+  } else if (shared.run.in_flight > 0) {
+    std::printf(
+        "Sessions: %lld agents in %.2f s (%d in flight on gRPC callbacks, %d "
+        "channels)\n",
+        static_cast<long long>(t.sessions), seconds, shared.run.in_flight,
+        shared.run.channels);
   } else {
     std::printf("Sessions: %lld agents in %.2f s (%d threads, %d channels)\n",
                 static_cast<long long>(t.sessions), seconds, shared.run.threads,

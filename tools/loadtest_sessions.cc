@@ -1,10 +1,10 @@
+// The blocking drivers: --threads session workers, --streams bulk workers.
 #include "tools/loadtest_sessions.h"
 
 #include <algorithm>
 #include <functional>
 #include <thread>
 #include <utility>
-#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
@@ -12,73 +12,13 @@
 #include "client/agent_client.h"
 #include "client/relay_client.h"
 #include "common/secure_random.h"
+#include "tools/loadtest_callback_sessions.h"
+#include "tools/loadtest_steps.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
 
 namespace ldp {
 namespace {
-
-// Lets the agent answer this study's tasks (it saves before anything is sent).
-void AnswerTasks(Agent& agent, const TaskBatch& batch, uint64_t study_id,
-                 Totals& totals) {
-  totals.refusals += static_cast<int64_t>(batch.malformed.size());
-  for (const AgentTask& task : batch.tasks) {
-    if (task.task.study_id != study_id) continue;  // another study's
-    ++totals.tasks;
-    if (auto answer = agent.Answer(task); !answer.ok()) {
-      ++totals.refusals;
-      totals.Error("answer", answer.status());
-    }
-  }
-}
-
-// Counts one report's ack; an accepted report adds agent `index` to the
-// truth of its question. Returns 1 if accepted.
-int64_t Tally(const absl::Status& ack, const ReportPayload& payload,
-              int64_t index, const Shared& shared, Totals& totals) {
-  if (!ack.ok()) {
-    ++totals.rejected;
-    totals.Error("ack", ack);
-    return 0;
-  }
-  ++totals.accepted;
-  const uint32_t item = shared.population.ItemOf(index);
-  PopulationTruth& truth = std::holds_alternative<WorkloadReport>(payload)
-                               ? totals.workload_truth
-                           : std::holds_alternative<FrequencyReport>(payload)
-                               ? totals.histogram_truth
-                               : totals.mean_truth;
-  truth.Add(item, shared.population.ValueOf(item));
-  return 1;
-}
-
-// Waits until agent `index` may start (--rate).
-void Pace(int64_t index, const Shared& shared) {
-  if (shared.run.rate <= 0) return;
-  const absl::Time due =
-      shared.start +
-      absl::Seconds(static_cast<double>(index) / shared.run.rate);
-  const absl::Duration wait = due - absl::Now();
-  if (wait > absl::ZeroDuration()) absl::SleepFor(wait);
-}
-
-// The simulated agent `index`: its record, an in-memory state store.
-absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(int64_t index,
-                                                 const Shared& shared,
-                                                 SecureRandom& random) {
-  const LoadtestConfig& config = shared.config;
-  return Agent::Create(
-      {.record =
-           config.num_bits > 0
-               ? BitRecord(shared.population.ItemOf(index), config.num_bits)
-               : shared.population.RecordOf(index),
-       .max_epsilon_per_study_nanos = config.epsilon_nanos,
-       // A simulated agent lives for this one study: its caps are the
-       // study's charge, so it refuses anything beyond it like a device.
-       .caps = {.lifetime_nanos = config.epsilon_nanos,
-                .period_nanos = config.epsilon_nanos}},
-      std::make_unique<SimulatedAgentStateStore>(), random);
-}
 
 void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
                 Shared& shared, Totals& totals) {
@@ -256,6 +196,7 @@ void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
         run.servers[c % run.servers.size()], credentials, arguments);
     shared.stubs.push_back(v1::AgentService::NewStub(channel));
     shared.relay_stubs.push_back(v1::RelayService::NewStub(channel));
+    shared.generic_stubs.push_back(std::make_shared<grpc::GenericStub>(channel));
   }
 }
 
@@ -263,6 +204,10 @@ absl::Duration RunSessions(Shared& shared) {
   const absl::Time start = absl::Now();
   shared.start = start;
   const bool bulk = shared.run.bulk;
+  if (!bulk && shared.run.in_flight > 0) {
+    RunCallbackSessions(shared);
+    return absl::Now() - start;
+  }
   std::vector<std::thread> workers;
   if (bulk) {
     for (int w = 0; w < shared.run.streams; ++w) {

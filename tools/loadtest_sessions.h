@@ -1,8 +1,9 @@
 // ldp-loadtest's agents at work: each simulated agent is a real Agent (its
 // record from the population, its state in memory) that enrolls, polls,
-// answers and uploads, either on its own AgentService calls (sessions,
-// --threads workers) or --batch at a time over relay streams (bulk,
-// --streams workers). The workers count what happened and, per question,
+// answers and uploads, either on its own AgentService calls (sessions:
+// --threads blocking workers, each agent a real AgentClient, or with
+// --in_flight that many sessions at a time on gRPC's callback API) or
+// --batch at a time over relay streams (bulk, --streams workers). The workers count what happened and, per question,
 // the truth over exactly the agents whose report was acknowledged.
 #ifndef LDP_TOOLS_LOADTEST_SESSIONS_H_
 #define LDP_TOOLS_LOADTEST_SESSIONS_H_
@@ -19,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
@@ -35,6 +37,9 @@ struct LoadtestRunOptions {
   bool bulk = false;  // --mode=bulk: relay streams instead of sessions
   int threads = 8;    // sessions: worker threads
   int channels = 2;   // sessions: gRPC channels shared by the workers
+  // sessions: > 0 drives this many sessions at a time with gRPC's callback
+  // API (loadtest_callback_sessions.h) instead of --threads workers.
+  int in_flight = 0;
   int streams = 4;    // bulk: relay streams, one worker each
   int batch = 1000;   // bulk: agents per call and reports per message
   double rate = 0;    // agents started per second at most; 0 = no limit
@@ -87,6 +92,8 @@ struct Shared {
   Totals totals;
   std::vector<std::shared_ptr<v1::AgentService::StubInterface>> stubs{};
   std::vector<std::shared_ptr<v1::RelayService::StubInterface>> relay_stubs{};
+  // The same channels for raw calls (the task poll's bytes).
+  std::vector<std::shared_ptr<grpc::GenericStub>> generic_stubs{};
   std::atomic<int64_t> next_agent{0};
   // With run.rate, agent i starts no earlier than start + i / rate.
   absl::Time start = absl::Now();
