@@ -13,7 +13,7 @@
 # peak rate (ldp-loadtest --rate; PACED_REPORTS reports) for the latency
 # below saturation, then a third study on the same server in sessions mode
 # (SESSION_AGENTS agents, default 50,000, 0 skips it: each agent enrolls,
-# polls and uploads on its own AgentService calls, SESSION_IN_FLIGHT 64
+# polls and uploads on its own AgentService calls, SESSION_IN_FLIGHT 256
 # sessions at a time on gRPC's callback API, or with SESSION_IN_FLIGHT=0
 # SESSION_THREADS 64 blocking threads, over SESSION_CHANNELS 4
 # connections), and prints one table
@@ -75,7 +75,7 @@ NO_BUILD="${NO_BUILD:-0}"
 REPORTS_PER_AGENT="${REPORTS_PER_AGENT:-1}"  # ldp-loadtest's default study
 SESSION_AGENTS="${SESSION_AGENTS:-50000}"
 SESSION_THREADS="${SESSION_THREADS:-64}"
-SESSION_IN_FLIGHT="${SESSION_IN_FLIGHT:-64}"
+SESSION_IN_FLIGHT="${SESSION_IN_FLIGHT:-256}"
 SESSION_CHANNELS="${SESSION_CHANNELS:-4}"
 for v in SESSION_AGENTS SESSION_IN_FLIGHT; do
   if ! [[ "${!v}" =~ ^[0-9]+$ ]]; then

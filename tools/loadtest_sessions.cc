@@ -192,6 +192,10 @@ void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
     grpc::ChannelArguments arguments;
     // A distinct argument gives each channel its own connection.
     arguments.SetInt("ldp.loadtest_channel", c);
+    // Sessions: no gRPC-level retries. The callback driver makes no retries
+    // by design, AgentClient makes its own, and the retry filter's per-call
+    // buffering was a tenth of the load test's CPU per session.
+    if (!run.bulk) arguments.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
     auto channel = grpc::CreateCustomChannel(
         run.servers[c % run.servers.size()], credentials, arguments);
     shared.stubs.push_back(v1::AgentService::NewStub(channel));
