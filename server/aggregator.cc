@@ -470,6 +470,19 @@ absl::StatusOr<std::vector<TaskAssignment>> Aggregator::GetTasks(
   return impl_->ingest().GetTasks(agent_id, max_tasks);
 }
 
+std::vector<absl::StatusOr<std::vector<TaskAssignment>>>
+Aggregator::GetTasksMany(absl::Span<const TaskPoll> polls) {
+  const ReportIngest& ingest = impl_->ingest();
+  const std::vector<ReportIngest::OpenRound> open =
+      ingest.OpenRoundsAt(impl_->context().clock().Now());
+  std::vector<absl::StatusOr<std::vector<TaskAssignment>>> answers;
+  answers.reserve(polls.size());
+  for (const TaskPoll& poll : polls) {
+    answers.push_back(ingest.GetTasks(poll.agent_id, poll.max_tasks, open));
+  }
+  return answers;
+}
+
 std::vector<absl::Status> Aggregator::UploadReports(
     uint64_t agent_id, std::vector<TaskReport> reports) {
   std::vector<absl::Status> result;

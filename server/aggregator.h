@@ -42,6 +42,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "common/clock.h"
 #include "common/consistency.h"
 #include "common/estimate.h"
@@ -266,6 +267,14 @@ class Aggregator {
   // NOT_FOUND if it was never enrolled. max_tasks = 0: the default.
   absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
                                                        int max_tasks = 0);
+  // GetTasks for each poll against one view of the open rounds, taken once
+  // (a relay's batch); result k answers polls[k].
+  struct TaskPoll {
+    uint64_t agent_id = 0;  // authenticated by the caller
+    int max_tasks = 0;
+  };
+  std::vector<absl::StatusOr<std::vector<TaskAssignment>>> GetTasksMany(
+      absl::Span<const TaskPoll> polls);
 
   // One status per report, in order, each final once returned:
   //   OK                   durable (also for an identical retry, uncharged);

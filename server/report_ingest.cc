@@ -168,33 +168,45 @@ class UploadJob final : public CommitJob {
   absl::AnyInvocable<void(std::vector<absl::Status>) &&> done_;
 };
 
+std::vector<ReportIngest::OpenRound> ReportIngest::OpenRoundsAt(
+    absl::Time now) const {
+  std::vector<OpenRound> open;
+  for (auto& study : studies_.AllStudies()) {
+    if (study->state.load() != StudyState::kActive) continue;
+    for (auto& round : study->Rounds()) {
+      if (round->AcceptsReportsAt(now)) open.push_back({study, round});
+    }
+  }
+  return open;
+}
+
 absl::StatusOr<std::vector<TaskAssignment>> ReportIngest::GetTasks(
     uint64_t agent_id, int max_tasks) const {
+  return GetTasks(agent_id, max_tasks, OpenRoundsAt(context_.clock().Now()));
+}
+
+absl::StatusOr<std::vector<TaskAssignment>> ReportIngest::GetTasks(
+    uint64_t agent_id, int max_tasks, absl::Span<const OpenRound> open) const {
   if (!agents_.Contains(agent_id)) {
     return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
   }
   const size_t limit =
       max_tasks > 0 ? max_tasks : context_.options.default_max_tasks;
-  const absl::Time now = context_.clock().Now();
   std::vector<TaskAssignment> tasks;
-  for (const auto& study : studies_.AllStudies()) {
-    if (study->state.load() != StudyState::kActive) continue;
-    for (const auto& round : study->Rounds()) {
-      if (!round->AcceptsReportsAt(now)) continue;
-      const RoundPlan& plan = round->plan();
-      for (int q = 0; q < round->num_questions(); ++q) {
-        if (!plan.Assigns(agent_id, q)) continue;
-        const uint64_t task_id =
-            PackTaskId({.round_id = round->round_id(),
-                        .agent_id = agent_id,
-                        .question = static_cast<uint32_t>(q)});
-        if (round->HasReport(task_id)) continue;
-        tasks.push_back({.task_id = task_id,
-                         .question = round->task(q),
-                         .study = study->spec,
-                         .deadline = round->deadline()});
-        if (tasks.size() >= limit) return tasks;
-      }
+  for (const auto& [study, round] : open) {
+    const RoundPlan& plan = round->plan();
+    for (int q = 0; q < round->num_questions(); ++q) {
+      if (!plan.Assigns(agent_id, q)) continue;
+      const uint64_t task_id =
+          PackTaskId({.round_id = round->round_id(),
+                      .agent_id = agent_id,
+                      .question = static_cast<uint32_t>(q)});
+      if (round->HasReport(task_id)) continue;
+      tasks.push_back({.task_id = task_id,
+                       .question = round->task(q),
+                       .study = study->spec,
+                       .deadline = round->deadline()});
+      if (tasks.size() >= limit) return tasks;
     }
   }
   return tasks;

@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "server/agent_registry.h"
 #include "server/aggregator.h"
 #include "server/aggregator_context.h"
@@ -37,8 +38,20 @@ class ReportIngest {
   ReportIngest(const ReportIngest&) = delete;
   ReportIngest& operator=(const ReportIngest&) = delete;
 
+  // A round of an active study that takes reports: what a task poll walks.
+  struct OpenRound {
+    std::shared_ptr<StudyRuntime> study;
+    std::shared_ptr<RoundRuntime> round;
+  };
+  // The rounds open at `now`, oldest study first. A relay's batch of polls
+  // walks one such view rather than every study's rounds per agent.
+  std::vector<OpenRound> OpenRoundsAt(absl::Time now) const;
+
   absl::StatusOr<std::vector<TaskAssignment>> GetTasks(uint64_t agent_id,
                                                        int max_tasks) const;
+  // The same against `open` (from OpenRoundsAt).
+  absl::StatusOr<std::vector<TaskAssignment>> GetTasks(
+      uint64_t agent_id, int max_tasks, absl::Span<const OpenRound> open) const;
   // Every report from `agent_id`.
   void UploadAsync(uint64_t agent_id, std::vector<TaskReport> reports,
                    absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);

@@ -206,6 +206,31 @@ grpc::ServerUnaryReactor* RelayServiceImpl::EnrollBatch(
   return reactor;
 }
 
+std::vector<absl::StatusOr<std::vector<TaskAssignment>>>
+RelayServiceImpl::PollAll(const v1::GetTasksBatchRequest& request,
+                          std::vector<absl::StatusOr<uint64_t>>& agents) {
+  std::vector<Aggregator::TaskPoll> polls;
+  agents.reserve(request.agents_size());
+  for (const v1::AgentTasksRequest& call : request.agents()) {
+    agents.push_back(aggregator_->AuthenticateAgent(call.bearer_token()));
+    if (!agents.back().ok()) continue;
+    polls.push_back(
+        {.agent_id = *agents.back(),
+         .max_tasks = static_cast<int>(
+             std::min<uint32_t>(call.max_tasks(), 1 << 16))});
+  }
+  return aggregator_->GetTasksMany(polls);
+}
+
+uint32_t RelayServiceImpl::QuestionIndex(const TaskAssignment& assignment,
+                                         WireBatch& batch) {
+  auto [it, added] = batch.index.try_emplace(
+      assignment.question.get(),
+      static_cast<uint32_t>(batch.response.questions_size()));
+  if (added) *batch.response.add_questions() = *wire_questions_.Get(assignment);
+  return it->second;
+}
+
 grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
     grpc::CallbackServerContext* context,
     const v1::GetTasksBatchRequest* request,
@@ -217,16 +242,16 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
     return FinishWith(context, BatchTooLarge(*aggregator_,
                                              request->agents_size(), "agents"));
   }
-  absl::flat_hash_map<const Task*, uint32_t> question_index;
-  for (const v1::AgentTasksRequest& call : request->agents()) {
+  std::vector<absl::StatusOr<uint64_t>> agents;
+  std::vector<absl::StatusOr<std::vector<TaskAssignment>>> polled =
+      PollAll(*request, agents);
+  WireBatch batch{.response = *response};
+  size_t next_poll = 0;
+  for (const absl::StatusOr<uint64_t>& agent : agents) {
     v1::AgentTasks* out = response->add_agents();
-    absl::StatusOr<uint64_t> agent =
-        aggregator_->AuthenticateAgent(call.bearer_token());
-    absl::StatusOr<std::vector<TaskAssignment>> tasks =
-        agent.ok() ? aggregator_->GetTasks(
-                         *agent, static_cast<int>(
-                                     std::min<uint32_t>(call.max_tasks(), 1 << 16)))
-                   : agent.status();
+    const absl::StatusOr<std::vector<TaskAssignment>> tasks =
+        agent.ok() ? std::move(polled[next_poll++])
+                   : absl::StatusOr<std::vector<TaskAssignment>>(agent.status());
     if (!tasks.ok()) {
       out->set_code(static_cast<int32_t>(tasks.status().code()));
       out->set_message(std::string(tasks.status().message()));
@@ -234,12 +259,8 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
     }
     out->set_agent_id(*agent);
     for (const TaskAssignment& assignment : *tasks) {
-      auto [it, added] = question_index.try_emplace(
-          assignment.question.get(),
-          static_cast<uint32_t>(response->questions_size()));
-      if (added) *response->add_questions() = *wire_questions_.Get(assignment);
       v1::AssignedTask* task = out->add_tasks();
-      task->set_question(it->second);
+      task->set_question(QuestionIndex(assignment, batch));
       task->set_task_id(assignment.task_id);
     }
   }

@@ -11,6 +11,8 @@
 #ifndef LDP_SERVER_GRPC_RELAY_SERVICE_H_
 #define LDP_SERVER_GRPC_RELAY_SERVICE_H_
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 #include "server/aggregator.h"
 #include "server/grpc/wire_question_cache.h"
@@ -56,6 +58,19 @@ class RelayServiceImpl final : public RelayCallbackService {
  private:
   // OK, or UNAUTHENTICATED when a client certificate is required and absent.
   absl::Status CheckRelay(const grpc::CallbackServerContext& context) const;
+
+  // Authenticates every item (`agents`, in order), then polls the
+  // authenticated ones against one view of the open rounds: one answer per
+  // OK entry of `agents`, in order.
+  std::vector<absl::StatusOr<std::vector<TaskAssignment>>> PollAll(
+      const v1::GetTasksBatchRequest& request,
+      std::vector<absl::StatusOr<uint64_t>>& agents);
+  // One response's questions, each sent once and named by its index.
+  struct WireBatch {
+    v1::GetTasksBatchResponse& response;
+    absl::flat_hash_map<const Task*, uint32_t> index{};
+  };
+  uint32_t QuestionIndex(const TaskAssignment& assignment, WireBatch& batch);
 
   Aggregator* aggregator_;  // not owned
   const RelayServiceOptions options_;

@@ -394,6 +394,33 @@ TEST_F(AggregatorTest, ADuplicateIsRefusedAndAnIdenticalRetryCountsOnce) {
   EXPECT_THAT(*aggregator_->GetTasks(agent), IsEmpty());
 }
 
+// A relay's batch of polls: one answer per poll, in order, each what the
+// agent's own GetTasks gives (a study with two questions, max_tasks 1 for
+// one poll, and an id nobody enrolled).
+TEST_F(AggregatorTest, GetTasksManyAnswersEachPollInOrder) {
+  CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1),
+                                MeanQuestion("n", "x", -1, 1)}));
+  const uint64_t a = aggregator_->Enroll("")->agent_id;
+  const uint64_t b = aggregator_->Enroll("")->agent_id;
+  const std::vector<Aggregator::TaskPoll> polls = {
+      {.agent_id = b}, {.agent_id = b + 1000}, {.agent_id = a, .max_tasks = 1}};
+  std::vector<absl::StatusOr<std::vector<TaskAssignment>>> many =
+      aggregator_->GetTasksMany(polls);
+  ASSERT_EQ(many.size(), 3u);
+  EXPECT_THAT(many[1], StatusIs(absl::StatusCode::kNotFound));
+  for (const int k : {0, 2}) {
+    absl::StatusOr<std::vector<TaskAssignment>> alone =
+        aggregator_->GetTasks(polls[k].agent_id, polls[k].max_tasks);
+    ASSERT_OK(alone);
+    ASSERT_OK(many[k]);
+    ASSERT_EQ(many[k]->size(), alone->size());
+    for (size_t i = 0; i < alone->size(); ++i) {
+      EXPECT_EQ((*many[k])[i].task_id, (*alone)[i].task_id);
+    }
+  }
+  EXPECT_EQ(many[2]->size(), 1u);
+}
+
 // The deadline pass runs on a thread of the core's own (RoundCloser, which
 // ldp-server starts), judged by the injected clock: however often it looks,
 // nothing closes before the deadline, and once the clock passes it the next

@@ -31,6 +31,39 @@ TEST_F(ReportIngestTest, AStoredReportIsCountedAndItsTaskNotAskedAgain) {
               ::ldp::testing::IsOkAndHolds(::testing::IsEmpty()));
 }
 
+// A relay's batch polls every agent against one view of the open rounds:
+// each answer is the one the agent's own poll gets, and what the view
+// cannot know (a report stored after it was taken, an unknown agent) is
+// still checked per agent.
+TEST_F(ReportIngestTest, OneViewOfTheOpenRoundsAnswersEachPollAsAlone) {
+  const uint64_t other = Enroll();
+  const absl::Time now = clock_.Now();
+  const std::vector<ReportIngest::OpenRound> open = ingest_->OpenRoundsAt(now);
+  ASSERT_THAT(open, SizeIs(1));
+  for (const uint64_t agent : {agent_id_, other}) {
+    absl::StatusOr<std::vector<TaskAssignment>> alone =
+        ingest_->GetTasks(agent, 0);
+    absl::StatusOr<std::vector<TaskAssignment>> viewed =
+        ingest_->GetTasks(agent, 0, open);
+    ASSERT_OK(alone);
+    ASSERT_OK(viewed);
+    ASSERT_THAT(*viewed, SizeIs(alone->size()));
+    for (size_t i = 0; i < alone->size(); ++i) {
+      EXPECT_EQ((*viewed)[i].task_id, (*alone)[i].task_id);
+      EXPECT_EQ((*viewed)[i].question, (*alone)[i].question);
+      EXPECT_EQ((*viewed)[i].deadline, (*alone)[i].deadline);
+    }
+  }
+  EXPECT_THAT(ingest_->GetTasks(other + 100, 0, open),
+              StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_NE(ReportOnce().task_id, 0u);
+  EXPECT_THAT(ingest_->GetTasks(agent_id_, 0, open),
+              ::ldp::testing::IsOkAndHolds(::testing::IsEmpty()));
+  EXPECT_THAT(ingest_->OpenRoundsAt(open.front().round->deadline() +
+                                    absl::Seconds(1)),
+              ::testing::IsEmpty());
+}
+
 // Another agent's task must look exactly like a task that does not exist.
 TEST_F(ReportIngestTest, AnotherAgentsTaskIsNotFound) {
   const uint64_t other = Enroll();
