@@ -87,14 +87,29 @@ absl::StatusOr<std::unique_ptr<AgentClient>> AgentClient::CreateForChannel(
   return client;
 }
 
-std::unique_ptr<grpc::ClientContext> AgentClient::NewContext() const {
+std::unique_ptr<grpc::ClientContext> AgentCallContext(
+    absl::string_view bearer_token, absl::Duration timeout) {
   auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
-  if (!credential_.bearer_token.empty()) {
-    context->AddMetadata("authorization",
-                         absl::StrCat("Bearer ", credential_.bearer_token));
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  if (!bearer_token.empty()) {
+    context->AddMetadata("authorization", absl::StrCat("Bearer ", bearer_token));
   }
   return context;
+}
+
+absl::StatusOr<AgentCredential> CredentialFromEnrollment(
+    const v1::EnrollResponse& response) {
+  if (!response.credential().has_bearer_token() ||
+      response.credential().bearer_token().empty()) {
+    return absl::UnimplementedError(
+        "the server issued a certificate credential; this client supports "
+        "bearer tokens only");
+  }
+  return AgentCredential{response.agent_id(), response.credential().bearer_token()};
+}
+
+std::unique_ptr<grpc::ClientContext> AgentClient::NewContext() const {
+  return AgentCallContext(credential_.bearer_token, options_.rpc_timeout);
 }
 
 absl::Status AgentClient::WithRetries(
@@ -121,13 +136,7 @@ absl::StatusOr<AgentCredential> AgentClient::Enroll(
     auto context = NewContext();
     return FromGrpcStatus(stub_->Enroll(context.get(), request, &response));
   }));
-  if (!response.credential().has_bearer_token() ||
-      response.credential().bearer_token().empty()) {
-    return absl::UnimplementedError(
-        "the server issued a certificate credential; this client supports "
-        "bearer tokens only");
-  }
-  credential_ = {response.agent_id(), response.credential().bearer_token()};
+  ASSIGN_OR_RETURN(credential_, CredentialFromEnrollment(response));
   return credential_;
 }
 
@@ -144,7 +153,7 @@ absl::Status AgentClient::FetchTasks(const v1::GetTasksRequest& request,
                                      std::string* response) {
   auto context = NewContext();
   if (raw_ != nullptr) {
-    return RawUnaryCall(*raw_, *context, "/ldp.v1.AgentService/GetTasks",
+    return RawUnaryCall(*raw_, *context, kGetTasksMethod,
                         request, response);
   }
   v1::GetTasksResponse message;

@@ -61,6 +61,21 @@ struct AgentCredential {
   std::string bearer_token{};
 };
 
+// The pieces of AgentClient's calls for a caller that makes the same calls
+// itself, on gRPC's callback API (ldp-loadtest --in_flight):
+//
+// The task poll's method, called raw (raw_call.h) so that the agent parses
+// the answer itself (task_batch.h).
+inline constexpr char kGetTasksMethod[] = "/ldp.v1.AgentService/GetTasks";
+// A context for one AgentService call: its deadline `timeout` from now and,
+// when `bearer_token` is not empty, the agent's credential.
+std::unique_ptr<grpc::ClientContext> AgentCallContext(
+    absl::string_view bearer_token, absl::Duration timeout);
+// The credential an Enroll answer carries; UNIMPLEMENTED when it holds no
+// bearer token (this client supports no other kind).
+absl::StatusOr<AgentCredential> CredentialFromEnrollment(
+    const v1::EnrollResponse& response);
+
 struct AgentClientOptions {
   // Upload batch limits (the wire allows ≤ 1000 reports and 64 KiB).
   int max_reports_per_batch = 1000;

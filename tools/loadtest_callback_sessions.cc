@@ -11,9 +11,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "client/agent_client.h"
 #include "client/upload_batches.h"
 #include "common/secure_random.h"
-#include "grpcpp/client_context.h"
 #include "proto/convert/byte_buffer.h"
 #include "proto/convert/grpc_status.h"
 #include "tools/loadtest_steps.h"
@@ -21,7 +21,8 @@
 namespace ldp {
 namespace {
 
-constexpr char kGetTasks[] = "/ldp.v1.AgentService/GetTasks";
+// Each call's deadline: AgentClient's default.
+const absl::Duration kCallTimeout = AgentClientOptions{}.rpc_timeout;
 
 // Admits at most `limit` sessions at once.
 class Slots {
@@ -81,15 +82,12 @@ class ThreadTotals {
   absl::flat_hash_map<std::thread::id, std::unique_ptr<Totals>> by_thread_;
 };
 
-// The calling thread's coins (SecureRandom is not thread-safe); null if
-// OpenSSL could not key it.
-SecureRandom* ThreadRandom(absl::Status& error) {
+// The calling thread's coins (SecureRandom is not thread-safe), or why
+// OpenSSL could not key them.
+absl::StatusOr<SecureRandom*> ThreadRandom() {
   thread_local absl::StatusOr<std::unique_ptr<SecureRandom>> random =
       SecureRandom::Create();
-  if (!random.ok()) {
-    error = random.status();
-    return nullptr;
-  }
+  if (!random.ok()) return random.status();
   return random->get();
 }
 
@@ -109,7 +107,7 @@ class CallbackSession final
   void Start() {
     ++totals_.Local().sessions;
     enroll_request_.set_enrollment_token(shared_.config.enrollment_token);
-    context_ = NewContext();
+    context_ = AgentCallContext("", kCallTimeout);
     shared_.stubs[channel_]->async()->Enroll(
         context_.get(), &enroll_request_, &enroll_response_,
         [this](const grpc::Status& status) { OnEnrolled(status); });
@@ -143,34 +141,23 @@ class CallbackSession final
   }
 
  private:
-  std::unique_ptr<grpc::ClientContext> NewContext() const {
-    auto context = std::make_unique<grpc::ClientContext>();
-    context->set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
-    if (!bearer_token_.empty()) {
-      context->AddMetadata("authorization", absl::StrCat("Bearer ", bearer_token_));
-    }
-    return context;
-  }
-
   void OnEnrolled(const grpc::Status& status) {
-    absl::Status enrolled = FromGrpcStatus(status);
-    if (enrolled.ok() && enroll_response_.credential().bearer_token().empty()) {
-      enrolled = absl::UnimplementedError(
-          "the server issued no bearer token; the load test needs one");
-    }
+    absl::StatusOr<AgentCredential> enrolled =
+        status.ok() ? CredentialFromEnrollment(enroll_response_)
+                    : absl::StatusOr<AgentCredential>(FromGrpcStatus(status));
     if (!enrolled.ok()) {
       Totals& totals = totals_.Local();
       ++totals.enroll_failures;
-      totals.Error("enroll", enrolled);
+      totals.Error("enroll", enrolled.status());
       return End();
     }
-    bearer_token_ = enroll_response_.credential().bearer_token();
+    credential_ = *std::move(enrolled);
     v1::GetTasksRequest request;
-    request.set_agent_id(enroll_response_.agent_id());
+    request.set_agent_id(credential_.agent_id);
     poll_request_ = MessageToByteBuffer(request);
-    context_ = NewContext();
+    context_ = AgentCallContext(credential_.bearer_token, kCallTimeout);
     shared_.generic_stubs[channel_]->UnaryCall(
-        context_.get(), kGetTasks, grpc::StubOptions(), &poll_request_,
+        context_.get(), kGetTasksMethod, grpc::StubOptions(), &poll_request_,
         &poll_response_,
         [this](const grpc::Status& status) { OnPolled(status); });
   }
@@ -181,11 +168,10 @@ class CallbackSession final
     absl::StatusOr<TaskBatch> batch =
         status.ok() ? DecodeTaskBatch(ByteBufferToString(poll_response_))
                     : absl::StatusOr<TaskBatch>(FromGrpcStatus(status));
-    absl::Status coins;
-    SecureRandom* random = ThreadRandom(coins);
+    const absl::StatusOr<SecureRandom*> random = ThreadRandom();
     absl::StatusOr<std::unique_ptr<Agent>> agent =
-        random == nullptr ? absl::StatusOr<std::unique_ptr<Agent>>(coins)
-                          : MakeAgent(index_, shared_, *random);
+        random.ok() ? MakeAgent(index_, shared_, **random)
+                    : absl::StatusOr<std::unique_ptr<Agent>>(random.status());
     if (!batch.ok() || !agent.ok()) {
       ++totals.poll_failures;
       totals.Error("poll", !agent.ok() ? agent.status() : batch.status());
@@ -194,8 +180,8 @@ class CallbackSession final
     AnswerTasks(**agent, *batch, shared_.study_id, totals);
     pending_ = (*agent)->PendingReports();
     if (pending_.empty()) return End();
-    batches_ = MakeUploadBatches(pending_, enroll_response_.agent_id(), {});
-    context_ = NewContext();
+    batches_ = MakeUploadBatches(pending_, credential_.agent_id, {});
+    context_ = AgentCallContext(credential_.bearer_token, kCallTimeout);
     shared_.stubs[channel_]->async()->UploadReports(context_.get(), &acks_,
                                                     this);
     upload_start_ = absl::Now();
@@ -228,7 +214,7 @@ class CallbackSession final
   std::unique_ptr<grpc::ClientContext> context_;  // the call in progress
   v1::EnrollRequest enroll_request_;
   v1::EnrollResponse enroll_response_;
-  std::string bearer_token_;
+  AgentCredential credential_;
   grpc::ByteBuffer poll_request_, poll_response_;
   std::vector<TaskReport> pending_;
   std::vector<v1::UploadReportsRequest> batches_;

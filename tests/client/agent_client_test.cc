@@ -252,6 +252,41 @@ bool Contains(const std::string& haystack, const void* needle, size_t size) {
 // values, and each uploaded report is exactly the payload the Agent saved
 // (which agent_test shows is TaskMechanism::Randomize's output) with only
 // the report fields set.
+// The wire steps ldp-loadtest's callback driver shares with AgentClient.
+TEST(AgentClient, AnEnrollmentWithoutABearerTokenIsRefused) {
+  v1::EnrollResponse response;
+  response.set_agent_id(7);
+  EXPECT_THAT(CredentialFromEnrollment(response),
+              StatusIs(absl::StatusCode::kUnimplemented));
+  response.mutable_credential()->set_bearer_token("");
+  EXPECT_THAT(CredentialFromEnrollment(response),
+              StatusIs(absl::StatusCode::kUnimplemented));
+  response.mutable_credential()->set_bearer_token("7.secret");
+  absl::StatusOr<AgentCredential> credential = CredentialFromEnrollment(response);
+  ASSERT_OK(credential);
+  EXPECT_EQ(credential->agent_id, 7u);
+  EXPECT_EQ(credential->bearer_token, "7.secret");
+}
+
+TEST(AgentClient, ACallContextCarriesItsDeadlineAndOnlyAGivenToken) {
+  const absl::Time before = absl::Now();
+  std::unique_ptr<grpc::ClientContext> context =
+      AgentCallContext("7.secret", absl::Seconds(30));
+  const absl::Time deadline = absl::FromChrono(context->deadline());
+  EXPECT_GE(deadline, before + absl::Seconds(30));
+  EXPECT_LE(deadline, absl::Now() + absl::Seconds(30));
+  const auto sent =
+      grpc::testing::ClientContextTestPeer(context.get()).GetSendInitialMetadata();
+  ASSERT_EQ(sent.count("authorization"), 1u);
+  EXPECT_EQ(sent.find("authorization")->second, "Bearer 7.secret");
+  std::unique_ptr<grpc::ClientContext> anonymous =
+      AgentCallContext("", absl::Seconds(1));
+  EXPECT_EQ(grpc::testing::ClientContextTestPeer(anonymous.get())
+                .GetSendInitialMetadata()
+                .count("authorization"),
+            0u);
+}
+
 TEST(AgentClient, SendsOnlyRandomizerOutputsNeverTheRecord) {
   SeededGenerator gen(1);
   Harness h(gen);
