@@ -6,32 +6,25 @@
 // machine. Nothing of the aggregator is in the way: no parsing of reports,
 // no budget, no SQL.
 //
-// Append mode uses the server's durability policy (server/commit_queue.h):
-// one writer thread takes every batch queued so far, writes it, issues one
-// fdatasync and only then acks those batches — so its latency and its
-// commits per second are those of a group commit on this disk.
-#include <fcntl.h>
+// Append mode acks a batch only after bench/group_commit_writer.h made it
+// durable, so its latency and its commits per second are those of the
+// server's group commit on this disk. session_sink_baseline is the same
+// yardstick for sessions mode.
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <deque>
-#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -40,11 +33,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
+#include "bench/group_commit_writer.h"
 #include "bench/ingest_sink.grpc.pb.h"
+#include "bench/loopback_channels.h"
 #include "common/flags_usage.h"
 #include "common/status_macros.h"
-#include "grpcpp/create_channel.h"
 #include "grpcpp/grpcpp.h"
 
 ABSL_FLAG(std::string, mode, "count",
@@ -126,139 +119,6 @@ absl::StatusOr<Options> ParseOptions() {
   }
   return o;
 }
-
-absl::Status ErrnoError(absl::string_view what, const std::string& path) {
-  const int error = errno;
-  return absl::InternalError(
-      absl::StrCat(what, " ", path, ": ", std::strerror(error)));
-}
-
-// The server's durability policy, minus the database: whatever is queued
-// when the writer comes round goes into one write + one fdatasync, and each
-// batch is completed only after that sync returned.
-class GroupCommitWriter {
- public:
-  using Done = std::function<void(const absl::Status&)>;
-
-  static absl::StatusOr<std::unique_ptr<GroupCommitWriter>> Open(
-      const std::string& path, int64_t max_group_reports) {
-    // O_EXCL: a benchmark must not truncate somebody's file on a typo.
-    const int fd = ::open(path.c_str(),
-                          O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0) return ErrnoError("cannot create new file", path);
-    return std::unique_ptr<GroupCommitWriter>(
-        new GroupCommitWriter(fd, path, max_group_reports));
-  }
-
-  ~GroupCommitWriter() { (void)Stop(); }
-  GroupCommitWriter(const GroupCommitWriter&) = delete;
-  GroupCommitWriter& operator=(const GroupCommitWriter&) = delete;
-
-  // Any thread. `done` runs on the writer thread once the batch is durable
-  // (or its commit failed).
-  void Submit(ldp::bench::Batch batch, Done done) {
-    absl::MutexLock lock(&mu_);
-    queue_.push_back({std::move(batch), std::move(done)});
-  }
-
-  // Commits what is queued, joins the writer and closes the file. Returns
-  // the first write, sync or close error. Idempotent.
-  absl::Status Stop() {
-    {
-      absl::MutexLock lock(&mu_);
-      stopping_ = true;
-    }
-    if (thread_.joinable()) thread_.join();
-    if (fd_ >= 0) {
-      if (::close(fd_) != 0 && first_error_.ok()) {
-        first_error_ = ErrnoError("close", path_);
-      }
-      fd_ = -1;
-    }
-    return first_error_;
-  }
-
-  // After Stop() only (the writer thread owns them until it is joined).
-  int64_t commits() const { return commits_; }
-  int64_t bytes_written() const { return bytes_written_; }
-
- private:
-  struct Job {
-    ldp::bench::Batch batch;
-    Done done;
-  };
-
-  GroupCommitWriter(int fd, std::string path, int64_t max_group_reports)
-      : fd_(fd),
-        path_(std::move(path)),
-        max_group_reports_(max_group_reports),
-        thread_([this] { Run(); }) {}
-
-  bool WorkOrStop() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return !queue_.empty() || stopping_;
-  }
-
-  void Run() {
-    std::vector<Job> group;
-    std::string buffer;
-    while (true) {
-      group.clear();
-      {
-        absl::MutexLock lock(&mu_);
-        mu_.Await(absl::Condition(this, &GroupCommitWriter::WorkOrStop));
-        if (queue_.empty()) return;  // stopping, and nothing left to commit
-        int64_t reports = 0;
-        while (!queue_.empty() &&
-               (group.empty() || reports < max_group_reports_)) {
-          reports += queue_.front().batch.reports_size();
-          group.push_back(std::move(queue_.front()));
-          queue_.pop_front();
-        }
-      }
-      // One write call per commit, as a WAL append would be.
-      buffer.clear();
-      for (const Job& job : group) {
-        for (const std::string& report : job.batch.reports()) buffer += report;
-      }
-      absl::Status status = WriteAll(buffer);
-      if (status.ok() && ::fdatasync(fd_) != 0) status = ErrnoError("fdatasync", path_);
-      if (status.ok()) {
-        ++commits_;
-        bytes_written_ += static_cast<int64_t>(buffer.size());
-      } else if (first_error_.ok()) {
-        first_error_ = status;
-      }
-      for (Job& job : group) job.done(status);
-    }
-  }
-
-  absl::Status WriteAll(const std::string& data) {
-    size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoError("write", path_);
-      }
-      done += static_cast<size_t>(n);
-    }
-    return absl::OkStatus();
-  }
-
-  int fd_;
-  const std::string path_;
-  const int64_t max_group_reports_;
-  // Writer thread only until it is joined; then Stop()'s caller's.
-  int64_t commits_ = 0;
-  int64_t bytes_written_ = 0;
-  absl::Status first_error_;
-
-  absl::Mutex mu_;
-  std::deque<Job> queue_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-
-  std::thread thread_;  // last: starts after every member above exists
-};
 
 // One stream on the server. Strictly read → (commit) → ack → read: the
 // client never has more than one batch in flight, so reading ahead would
@@ -435,21 +295,12 @@ absl::StatusOr<Measurement> Serve(const Options& options, GroupCommitWriter* wri
   }
   const std::string address = absl::StrCat("127.0.0.1:", port);
 
-  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  absl::StatusOr<std::vector<std::shared_ptr<grpc::Channel>>> channels =
+      ConnectChannels(address, options.channels);
+  absl::Status status = channels.status();
   std::vector<std::unique_ptr<ldp::bench::Sink::Stub>> stubs;
-  absl::Status status;
-  for (int c = 0; c < options.channels && status.ok(); ++c) {
-    grpc::ChannelArguments arguments;
-    // A distinct argument gives each channel its own connection.
-    arguments.SetInt("ldp.sink_channel", c);
-    channels.push_back(grpc::CreateCustomChannel(
-        address, grpc::InsecureChannelCredentials(), arguments));
-    // Connect before the clock starts: the run measures streaming only.
-    if (!channels.back()->WaitForConnected(
-            std::chrono::system_clock::now() + std::chrono::seconds(10))) {
-      status = absl::UnavailableError(absl::StrCat("cannot connect to ", address));
-    }
-    stubs.push_back(ldp::bench::Sink::NewStub(channels.back()));
+  if (channels.ok()) {
+    for (const auto& channel : *channels) stubs.push_back(ldp::bench::Sink::NewStub(channel));
   }
 
   Measurement measurement;

@@ -16,9 +16,14 @@
 # polls and uploads on its own AgentService calls, SESSION_IN_FLIGHT 256
 # sessions at a time on gRPC's callback API, or with SESSION_IN_FLIGHT=0
 # SESSION_THREADS 64 blocking threads, over SESSION_CHANNELS 4
-# connections), and prints one table
-# (reports/s, p50/p99 ack latency, fractions of the baselines, the server's
-# peak RSS per agent, sessions agents/s) with the machine it ran on.
+# connections), then the same sessions on the bare session sink
+# (session_sink_baseline --mode=count, and --mode=append: an enrollment and
+# a report per session made durable by group commit before each answer;
+# its server and its client in two processes, as ldp-server and
+# ldp-loadtest are), and prints two tables (reports/s, p50/p99 ack latency,
+# fractions of the baselines, the server's peak RSS per agent; sessions
+# agents/s, each side's CPU per agent, fractions of the session sinks) with
+# the machine it ran on.
 #
 # Usage: bench/run_ingest_benchmark.sh [--reports=N] [--streams=S]
 #          [--batch=B] [--report_bytes=R] [--build=DIR]
@@ -93,12 +98,15 @@ if [ "$SINK_ONLY" != 1 ] && [ $((AGENTS * REPORTS_PER_AGENT)) -ne "$REPORTS" ]; 
 fi
 
 if [ "$NO_BUILD" != 1 ]; then
-  targets=(ingest_sink_baseline)
+  targets=(ingest_sink_baseline session_sink_baseline)
   [ "$SINK_ONLY" = 1 ] || targets+=(ldp-server ldp-loadtest)
   cmake --build "$BUILD" -j "${JOBS:-2}" --target "${targets[@]}"
 fi
 SINK="$BUILD/bench/ingest_sink_baseline"
-[ -x "$SINK" ] || { echo "missing $SINK (build the ingest_sink_baseline target)" >&2; exit 1; }
+SESSION_SINK="$BUILD/bench/session_sink_baseline"
+for sink in "$SINK" "$SESSION_SINK"; do
+  [ -x "$sink" ] || { echo "missing $sink (build the $(basename "$sink") target)" >&2; exit 1; }
+done
 
 mkdir -p "$DB_DIR"
 WORK="$(mktemp -d "$DB_DIR/ingest-bench.XXXXXX")"
@@ -135,7 +143,12 @@ echo "$APPEND_LINE" >&2
 
 SERVER_ROW=""
 PACED_ROW=""
-SESSION_LINE=""
+SESSION_ROW=""
+SESSION_COUNT_LINE=""
+SESSION_APPEND_LINE=""
+# The sink has only the callback driver: with SESSION_IN_FLIGHT=0 it runs
+# as many sessions at once as ldp-loadtest has threads.
+SESSION_SINK_IN_FLIGHT=$(( SESSION_IN_FLIGHT > 0 ? SESSION_IN_FLIGHT : SESSION_THREADS ))
 RSS_LINE=""
 CPU_LINE=""
 # cpu_ticks PID: the process's user + system CPU so far, in clock ticks
@@ -207,16 +220,15 @@ if [ "$SINK_ONLY" != 1 ]; then
     echo "== ldp-loadtest --mode=sessions: $SESSION_AGENTS agents, $SESSION_IN_FLIGHT in flight (0: $SESSION_THREADS threads), $SESSION_CHANNELS channels" >&2
     measured_loadtest "$WORK/sessions.cpu" --mode=sessions --agents="$SESSION_AGENTS" \
       --threads="$SESSION_THREADS" --in_flight="$SESSION_IN_FLIGHT" --channels="$SESSION_CHANNELS" --out="$OUT-sessions"
-    SESSION_LINE="$(python3 - "$OUT-sessions/summary.json" <<'EOF'
+    SESSION_ROW="$(python3 - "$OUT-sessions/summary.json" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
 if s.get("mode") != "sessions" or s["reports_accepted"] != s["agents"]:
     sys.exit(f"sessions run: {s['reports_accepted']} of {s['agents']} reports accepted")
-print(f"sessions mode: {s['agents']} agents in {s['seconds']:.2f} s = "
-      f"{s['agents'] / s['seconds']:.0f} agents/s", end="")
+print(s["agents"] / s["seconds"], end="")
 EOF
 )"
-    SESSION_LINE="$SESSION_LINE; CPU per agent $(cpu_per_agent "$WORK/sessions.cpu" "$SESSION_AGENTS")"
+    SESSION_ROW="$SESSION_ROW $(cpu_per_agent "$WORK/sessions.cpu" "$SESSION_AGENTS" | awk '{ print $2, $5 }')"
   fi
   kill "$SERVER_PID"
   wait "$SERVER_PID" || true  # its exit status on SIGTERM is not ours
@@ -235,6 +247,18 @@ EOF
   if [ "$ACCEPTED" -ne "$REPORTS" ]; then
     echo "ldp-server accepted $ACCEPTED of $REPORTS reports" >&2; exit 1
   fi
+  if [ "$SESSION_AGENTS" -gt 0 ]; then
+    # The same sessions on the bare session sink, right after ldp-server's
+    # (the VM drifts within minutes), with ldp-server stopped.
+    for mode in count append; do
+      file=(); [ "$mode" = append ] && file=(--file="$WORK/session-sink.bin")
+      echo "== session_sink_baseline --mode=$mode ($SESSION_AGENTS sessions, $SESSION_SINK_IN_FLIGHT in flight)" >&2
+      line="$("$SESSION_SINK" --mode="$mode" "${file[@]}" --sessions="$SESSION_AGENTS" \
+        --in_flight="$SESSION_SINK_IN_FLIGHT" --channels="$SESSION_CHANNELS" | grep '^session_sink ')"
+      echo "$line" >&2
+      if [ "$mode" = count ]; then SESSION_COUNT_LINE="$line"; else SESSION_APPEND_LINE="$line"; fi
+    done
+  fi
   RSS_LINE="$(awk -v kb="$RSS_KB" -v a="$AGENTS" 'BEGIN {
     printf "ldp-server peak RSS (VmHWM): %.1f MiB for %d agents = %.0f bytes/agent\n",
            kb / 1024, a, kb * 1024 / a }')"
@@ -246,6 +270,38 @@ if [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" 
 fi
 CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 FS="$(df -PT "$WORK" | awk 'NR == 2 { print $1 " (" $2 ")" }')"
+
+# The sessions rows: the bare session sink in both modes and ldp-server,
+# each with its server's and its client's CPU per session.
+sessions_table() {
+  if [ -z "$SESSION_ROW" ]; then
+    echo "sessions mode: not run (SESSION_AGENTS=0)"
+    return
+  fi
+  local count_sps append_sps
+  count_sps="$(value sessions_per_second "$SESSION_COUNT_LINE")"
+  append_sps="$(value sessions_per_second "$SESSION_APPEND_LINE")"
+  echo "sessions: $SESSION_AGENTS agents, each Enroll + GetTasks + one UploadReports stream, $SESSION_SINK_IN_FLIGHT at a time, $SESSION_CHANNELS connections"
+  printf '%-30s %10s %10s %10s %8s %8s\n' system agents/s server_us client_us "/count" "/append"
+  srow() {  # srow NAME AGENTS_PER_S SERVER_US CLIENT_US
+    awk -v n="$1" -v r="$2" -v s="$3" -v l="$4" -v c="$count_sps" -v a="$append_sps" \
+      'BEGIN { printf "%-30s %10.0f %10.1f %10.1f %8.3f %8.3f\n", n, r, s, l, r / c, r / a }'
+  }
+  srow "session sink count" "$count_sps" "$(value server_cpu_us "$SESSION_COUNT_LINE")" \
+    "$(value client_cpu_us "$SESSION_COUNT_LINE")"
+  srow "session sink append+fdatasync" "$append_sps" "$(value server_cpu_us "$SESSION_APPEND_LINE")" \
+    "$(value client_cpu_us "$SESSION_APPEND_LINE")"
+  local sps server_us client_us
+  read -r sps server_us client_us <<<"$SESSION_ROW"
+  srow "ldp-server sessions (SQLite)" "$sps" "$server_us" "$client_us"
+  if [ "$SESSION_IN_FLIGHT" -eq 0 ]; then
+    echo "(ldp-loadtest ran $SESSION_THREADS blocking threads; the sink as many sessions in flight)"
+  fi
+  echo "client_us: ldp-loadtest's CPU per agent for ldp-server; the sink's client process for the sinks"
+  echo "session sink append: $(value commits "$SESSION_APPEND_LINE") group commits (an enrollment and a report per session)"
+  echo "raw: $SESSION_COUNT_LINE"
+  echo "raw: $SESSION_APPEND_LINE"
+}
 
 report() {
   echo "# Ingest benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -275,7 +331,8 @@ report() {
     echo "polling the agents (EnrollBatch, GetTasksBatch), which the sink does not do."
     echo "$RSS_LINE"
     echo "$CPU_LINE"
-    echo "${SESSION_LINE:-sessions mode: not run (SESSION_AGENTS=0)}"
+    echo
+    sessions_table
   else
     echo "ldp-server bulk (SQLite)     not run (--sink_only)"
   fi
