@@ -2,6 +2,7 @@
 #include "bench/group_commit_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace ldp::bench {
 
@@ -53,6 +55,21 @@ absl::Status GroupCommitWriter::Stop() {
     fd_ = -1;
   }
   return first_error_;
+}
+
+absl::Status GroupCommitWriter::Close(int64_t expected_bytes, bool keep_file) {
+  absl::Status status = Stop();
+  struct stat info;
+  const int64_t file_bytes = ::stat(path_.c_str(), &info) == 0 ? info.st_size : -1;
+  if (!keep_file && ::unlink(path_.c_str()) != 0 && status.ok()) {
+    status = ErrnoError("cannot delete", path_);
+  }
+  if (status.ok() && (bytes_written_ != expected_bytes || file_bytes != expected_bytes)) {
+    status = absl::InternalError(
+        absl::StrFormat("expected %d bytes in %s, wrote %d, the file holds %d",
+                        expected_bytes, path_, bytes_written_, file_bytes));
+  }
+  return status;
 }
 
 bool GroupCommitWriter::NextGroup(std::vector<Job>& group) {

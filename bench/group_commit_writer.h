@@ -48,6 +48,11 @@ class GroupCommitWriter {
   // the first write, sync or close error. Idempotent.
   absl::Status Stop();
 
+  // Stop(), then checks that exactly `expected_bytes` were written and the
+  // file holds them, then deletes the file unless `keep_file`. The first
+  // error of the three.
+  absl::Status Close(int64_t expected_bytes, bool keep_file);
+
   // After Stop() only (the writer thread owns them until it is joined).
   int64_t commits() const { return commits_; }
   int64_t bytes_written() const { return bytes_written_; }

@@ -10,8 +10,6 @@
 // durable, so its latency and its commits per second are those of the
 // server's group commit on this disk. session_sink_baseline is the same
 // yardstick for sessions mode.
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -347,25 +345,12 @@ absl::Status Run() {
                      GroupCommitWriter::Open(options.file, options.max_group_reports));
   }
   const absl::StatusOr<Measurement> measurement = Serve(options, writer.get());
-  absl::Status writer_status;
-  int64_t file_bytes = 0;
-  if (writer != nullptr) {
-    writer_status = writer->Stop();
-    struct stat info;
-    if (::stat(options.file.c_str(), &info) == 0) file_bytes = info.st_size;
-    if (!options.keep_file && ::unlink(options.file.c_str()) != 0 && writer_status.ok()) {
-      writer_status = ErrnoError("cannot delete", options.file);
-    }
-  }
+  const absl::Status writer_status =
+      writer == nullptr
+          ? absl::OkStatus()
+          : writer->Close(options.reports * options.report_bytes, options.keep_file);
   RETURN_IF_ERROR(measurement.status());
   RETURN_IF_ERROR(writer_status);
-  const int64_t expected_bytes = options.reports * options.report_bytes;
-  if (writer != nullptr &&
-      (writer->bytes_written() != expected_bytes || file_bytes != expected_bytes)) {
-    return absl::InternalError(absl::StrFormat(
-        "expected %d bytes in %s, wrote %d, the file holds %d", expected_bytes,
-        options.file, writer->bytes_written(), file_bytes));
-  }
 
   const std::vector<double>& latencies = measurement->latencies_ms;
   const double seconds = measurement->seconds;

@@ -210,6 +210,7 @@ std::vector<absl::StatusOr<std::vector<TaskAssignment>>>
 RelayServiceImpl::PollAll(const v1::GetTasksBatchRequest& request,
                           std::vector<absl::StatusOr<uint64_t>>& agents) {
   std::vector<Aggregator::TaskPoll> polls;
+  polls.reserve(request.agents_size());
   agents.reserve(request.agents_size());
   for (const v1::AgentTasksRequest& call : request.agents()) {
     agents.push_back(aggregator_->AuthenticateAgent(call.bearer_token()));
