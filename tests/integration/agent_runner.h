@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "client/agent.h"
 #include "client/agent_client.h"
 #include "client/agent_state_store.h"
@@ -25,6 +26,9 @@ struct AgentOutcome {
   uint64_t agent_id = 0;
   int accepted = 0;  // reports the server acknowledged as durable
   int refused = 0;   // tasks the agent refused
+  // Why the session fell short, if it did: the first failed step's status
+  // (enroll, poll, upload, or a final rejection), for a test to print.
+  absl::Status error;
 };
 
 // Enrolls one agent per record and runs one poll-answer-upload cycle each,
@@ -48,13 +52,27 @@ inline std::vector<AgentOutcome> RunAgents(
                                    std::make_unique<MemoryAgentStateStore>(), gen);
         auto client = AgentClient::CreateForChannel(
             {.max_attempts = 3, .sleep = [](absl::Duration) {}}, channel, gen);
-        if (!agent.ok() || !client.ok()) continue;
+        if (!agent.ok() || !client.ok()) {
+          outcomes[i].error = !agent.ok() ? agent.status() : client.status();
+          continue;
+        }
         auto credential = (*client)->Enroll("");
-        if (!credential.ok()) continue;
+        if (!credential.ok()) {
+          outcomes[i].error = credential.status();
+          continue;
+        }
         const CycleResult result = (*client)->RunOnce(**agent);
         outcomes[i] = {.agent_id = credential->agent_id,
                        .accepted = result.reports_accepted,
-                       .refused = static_cast<int>(result.refusals.size())};
+                       .refused = static_cast<int>(result.refusals.size()),
+                       .error = absl::OkStatus()};
+        for (const absl::Status& step :
+             {result.poll_status, result.upload_status}) {
+          if (outcomes[i].error.ok()) outcomes[i].error = step;
+        }
+        if (outcomes[i].error.ok() && !result.rejections.empty()) {
+          outcomes[i].error = result.rejections.front();
+        }
       }
     });
   }

@@ -88,10 +88,16 @@ v1::StudySpec StudyFromText(const char* text) {
 }
 
 // Runs one agent per record through the real server; the number accepted.
+// Sessions that fell short are counted and the first one's reason printed.
 int AcceptedReports(ServerProcess& server, const std::vector<Record>& records) {
-  int accepted = 0;
+  int accepted = 0, failed = 0;
+  absl::Status first_error;
   for (const auto& o : RunAgents(server, records, /*threads=*/8)) {
     accepted += o.accepted;
+    if (!o.error.ok() && failed++ == 0) first_error = o.error;
+  }
+  if (failed > 0) {
+    ADD_FAILURE() << failed << " agent sessions failed; the first: " << first_error;
   }
   return accepted;
 }
