@@ -1,6 +1,6 @@
 // ldp-agent: one device's agent. It enrolls once, then polls the server for
 // tasks, answers each from its local record under its own privacy budget
-// (the Agent enforces every rule; see client/agent.h), and uploads only the
+// (the Agent enforces every rule; see client/core/agent.h), and uploads only the
 // randomized reports. State (budget, memo, unsent reports, credential)
 // lives in --state_dir, so a restart never forgets spent budget and resends
 // unacknowledged reports byte for byte.
@@ -19,15 +19,15 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "client/agent.h"
-#include "client/agent_client.h"
-#include "client/agent_state_store.h"
-#include "client/atomic_file.h"
-#include "client/credential_file.h"
-#include "client/tls_flags.h"
-#include "common/record_json.h"
-#include "common/secure_random.h"
-#include "common/status_macros.h"
+#include "client/core/agent.h"
+#include "client/agent_client/agent_client.h"
+#include "client/core/agent_state_store.h"
+#include "client/core/atomic_file.h"
+#include "client/core/credential_file.h"
+#include "client/tls_flags/tls_flags.h"
+#include "common/queries/record_json.h"
+#include "common/crypto/secure_random.h"
+#include "common/base/status_macros.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 

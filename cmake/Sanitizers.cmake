@@ -1,4 +1,4 @@
-# Sanitizer and fuzzing builds (issue 7, "Test tooling in CI").
+# Sanitizer and fuzzing builds.
 #
 #   -DLDP_SANITIZE=address,undefined   ASan + UBSan over the whole tree
 #   -DLDP_SANITIZE=thread              TSan (deploy/test.sh runs only the
@@ -102,8 +102,8 @@ endif()
 # LDP_GENERATED_CODE_FLAGS: protoc's and gRPC's generated files, with no
 # instrumentation and no line tables. They are calls into Debian's
 # uninstrumented libprotobuf and gRPC, which no sanitizer sees either;
-# instrumenting the glue cost 160 CPU-s of the ASan build and 83 of the
-# TSan build (2026-11-27) and checked nothing of ours.
+# instrumenting the glue costs build time under ASan and TSan alike and
+# checks nothing of ours.
 #
 # LDP_TEST_CODE_FLAGS: the test files themselves, without line tables, and
 # under ASan without UBSan (TSan's test files keep TSan). Every library, i.e. all of the code under test,

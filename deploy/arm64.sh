@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 22: the device library cross-built for arm64 and tested under qemu,
+# The device library cross-built for arm64 and tested under qemu,
 # as a job of its own (not in the README's test command: see
-# bench/DEVICE.md for its time). On Debian bookworm:
+# bench/reports/DEVICE.md for its time). On Debian bookworm:
 #   1. installs the cross compiler (g++-aarch64-linux-gnu), qemu-user-static
 #      and the :arm64 multiarch packages of protobuf, abseil, OpenSSL and
 #      GoogleTest (adding the arm64 architecture to dpkg if needed);

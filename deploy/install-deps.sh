@@ -36,7 +36,7 @@ PACKAGES=(
   # lld: links the ~150 executables in about half ld.bfd's time (CMakeLists.txt).
   lld
   # time: /usr/bin/time, the load test's CPU per agent in the ingest
-  # benchmark (bench/run_ingest_benchmark.sh).
+  # benchmark (bench/ingest/run_ingest_benchmark.sh).
   time
 )
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command (and .ci/run): install, build, run every test,
-# the fuzzers and the TSan job (issue 7), in two builds:
+# the fuzzers and the TSan job, in two builds:
 #   1. ASan + UBSan build in build-asan/ with clang and libFuzzer's coverage
 #      (-DLDP_FUZZ=ON): the whole ctest suite (PostgreSQL tests run through
 #      tests/postgres/with_postgres.sh, a throwaway cluster on loopback),
@@ -44,9 +44,8 @@ configure() {  # configure DIR CMAKE_ARGS...: a clang Debug -O1 sanitizer build
   # A unity build compiles each library's sources in batches of eight, so
   # the headers they share (gRPC, protobuf, absl, Eigen) are parsed and
   # instantiated once per batch: the libraries compile in about half the
-  # time. (Batches of sixteen gain nothing more: 573 CPU-s against 580 for
-  # the ASan libraries, 2026-11-27.) deploy/build.sh (Release) builds file
-  # by file, which also keeps every file's includes honest.
+  # time. (Batches of sixteen gain nothing more.) deploy/build.sh (Release)
+  # builds file by file, which also keeps every file's includes honest.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
@@ -58,8 +57,7 @@ configure() {  # configure DIR CMAKE_ARGS...: a clang Debug -O1 sanitizer build
 # per-test timeout still holds; UB aborts the test (-fno-sanitize-recover,
 # cmake/Sanitizers.cmake). Leak checking is on. ctest runs one test more
 # than there are cores: the integration tests wait on servers, PostgreSQL
-# and sockets, and two at a time left the cores idle a sixth of the suite
-# (807 CPU-s of tests in 484 s, 2026-11-27).
+# and sockets, and two at a time leave the cores idle a sixth of the suite.
 asan_build() {
   configure build-asan -DLDP_FUZZ=ON
   cmake --build build-asan -j"$JOBS"
@@ -142,12 +140,11 @@ fi
 # Background jobs, their output held until collected:
 # - the TSan build, at the lowest CPU priority beside the suite: the suite's
 #   integration tests wait on servers, PostgreSQL and sockets, and the
-#   build takes the cycles they leave (the TSan build after the suite took
-#   about 315 s of a 2,177 s run at f02382d, 2026-11-27);
+#   build takes the cycles they leave;
 # - the deploy lint, which waits mostly on apt and npm;
 # - later, the fuzzers, which run for a fixed time whatever else runs, two
-#   targets at a time beside the TSan tests (one at a time, they outlasted
-#   those tests by 34 s: 1,801 s in all at 1523c4f, 2026-11-27).
+#   targets at a time beside the TSan tests (one at a time, they outlast
+#   those tests).
 logs=$(mktemp -d)
 tsan_pid="" lint_pid="" fuzz_pid=""
 stop_tree() {  # stop_tree PID: a background job and everything it started

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/record_schema.h"
-#include "common/study_spec.h"
-#include "common/workload/strategy_planner.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
+#include "common/workload/strategies/strategy_planner.h"
 #include "planning/planner.h"
 
 namespace ldp {
@@ -53,7 +53,7 @@ absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
     const StudySpec& spec, const SimulationOptions& options,
     const PopulationFactory& population);
 
-// The synthetic population (common/synthetic_records.h) of `spec`, one seed
+// The synthetic population (common/queries/synthetic_records.h) of `spec`, one seed
 // per run derived from `seed`.
 PopulationFactory SyntheticPopulation(const StudySpec& spec, uint64_t seed);
 

@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
-#include "common/task_accumulator.h"
-#include "common/task_mechanism.h"
+#include "common/base/status_macros.h"
+#include "common/task_estimation/task_accumulator.h"
+#include "common/tasks/task_mechanism.h"
 #include "planning/planner.h"
 #include "planning/programs/program_registry.h"
 #include "planning/programs/program_schedule.h"

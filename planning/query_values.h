@@ -4,7 +4,7 @@
 #ifndef LDP_PLANNING_QUERY_VALUES_H_
 #define LDP_PLANNING_QUERY_VALUES_H_
 
-#include "common/query_expression.h"
+#include "common/queries/query_expression.h"
 
 namespace ldp {
 

@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/record_schema.h"
-#include "common/study_spec.h"
-#include "common/workload/strategy_planner.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
+#include "common/workload/strategies/strategy_planner.h"
 #include "planning/planner.h"
 #include "planning/forecast_simulation.h"
 #include "planning/programs/program_schedule.h"

@@ -5,9 +5,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "common/confidence_interval.h"
-#include "common/status_macros.h"
-#include "common/workload/workload.h"
+#include "common/estimation/confidence_interval.h"
+#include "common/base/status_macros.h"
+#include "common/workload/strategies/workload.h"
 #include "planning/planner.h"
 
 namespace ldp {

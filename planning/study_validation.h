@@ -6,7 +6,7 @@
 #define LDP_PLANNING_STUDY_VALIDATION_H_
 
 #include "absl/status/status.h"
-#include "common/study_spec.h"
+#include "common/tasks/study_spec.h"
 
 namespace ldp {
 

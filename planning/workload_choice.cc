@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
-#include "common/workload/strategy_factory.h"
-#include "common/workload/workload.h"
+#include "common/base/status_macros.h"
+#include "common/workload/strategies/strategy_factory.h"
+#include "common/workload/strategies/workload.h"
 
 namespace ldp {
 namespace {

@@ -8,9 +8,9 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/study_spec.h"
-#include "common/workload/strategy_planner.h"
-#include "common/workload/workload_estimator.h"
+#include "common/tasks/study_spec.h"
+#include "common/workload/strategies/strategy_planner.h"
+#include "common/workload/strategies/workload_estimator.h"
 #include "planning/planner.h"
 
 namespace ldp {

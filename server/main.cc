@@ -16,11 +16,11 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
-#include "common/flags_usage.h"
-#include "common/status_macros.h"
+#include "common/base/flags_usage.h"
+#include "common/base/status_macros.h"
 #include "server/app/server_config.h"
 #include "server/app/server_runner.h"
-#include "server/event_log.h"
+#include "server/telemetry/event_log.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1",
           "Address to listen on (0.0.0.0 accepts remote agents; anything but "

@@ -8,8 +8,8 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
-#include "common/validation.h"
+#include "common/base/status_macros.h"
+#include "common/base/validation.h"
 
 namespace ldp {
 namespace {

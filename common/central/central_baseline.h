@@ -29,9 +29,9 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "common/discrete_laplace.h"
-#include "common/real_mechanism.h"
-#include "common/workload/workload.h"
+#include "common/mechanisms/real/discrete_laplace.h"
+#include "common/mechanisms/real/real_mechanism.h"
+#include "common/workload/strategies/workload.h"
 
 namespace ldp {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/coin.h"
-#include "common/status_macros.h"
-#include "common/validation.h"
+#include "common/base/coin.h"
+#include "common/base/status_macros.h"
+#include "common/base/validation.h"
 
 namespace ldp {
 namespace {

@@ -38,9 +38,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/confidence_interval.h"
-#include "common/status_macros.h"
-#include "common/validation.h"
+#include "common/estimation/confidence_interval.h"
+#include "common/base/status_macros.h"
+#include "common/base/validation.h"
 
 namespace ldp {
 namespace {

@@ -36,7 +36,7 @@ function sources(dir, exclude) {
 const absl = ['flagfile', 'fromenv', 'tryfromenv', 'undefok'];
 const serverOwn = definedFlags(sources('server', []));
 const server = new Set([...serverOwn, ...absl]);
-const loadtest = new Set([...definedFlags(['tools/loadtest_main.cc', 'client/tls_flags.cc']), ...absl]);
+const loadtest = new Set([...definedFlags(['tools/loadtest/loadtest_main.cc', 'client/tls_flags/tls_flags.cc']), ...absl]);
 if (!serverOwn.has('db')) finding('server/: no --db flag found (parsing the sources failed?)');
 
 const flagsIn = (text) => [...text.matchAll(/(?:^|[\s"'[,])--([a-z][a-z0-9_]*)/g)].map((m) => m[1]);

@@ -24,10 +24,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "common/estimate.h"
-#include "common/record_schema.h"
-#include "common/study_spec.h"
-#include "common/task_estimate.h"
+#include "common/estimation/estimate.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
+#include "common/task_estimation/task_estimate.h"
 #include "planning/programs/program_schedule.h"
 
 namespace ldp {

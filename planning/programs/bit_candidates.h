@@ -16,8 +16,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "common/histogram_estimate.h"
-#include "common/study_spec.h"
+#include "common/estimation/histogram_estimate.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
 #include "planning/programs/program_parameters.h"
 

@@ -7,7 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/status_macros.h"
+#include "common/base/status_macros.h"
 #include "planning/programs/scalar_mechanism_choice.h"
 
 namespace ldp {

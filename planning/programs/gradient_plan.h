@@ -19,7 +19,7 @@
 // noisier; it wins once the mechanism's noise at ε is small against the
 // spread it shares out: from ε ≈ 3 on (k = 2 at ε = 4, 3 at ε = 8 for
 // D = 65). Counting the mechanism's noise alone, k = 1 would always win
-// (bench/gradient_mechanism_variance.py), which is why the spread must be
+// (bench/studies/gradient_mechanism_variance.py), which is why the spread must be
 // in the criterion.
 //
 // Within a block, the mechanism kind is the lowest worst-case mechanism
@@ -33,7 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/real_mechanism.h"
+#include "common/mechanisms/real/real_mechanism.h"
 
 namespace ldp {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/domain_encoding.h"
-#include "common/status_macros.h"
+#include "common/queries/domain_encoding.h"
+#include "common/base/status_macros.h"
 #include "planning/programs/bit_candidates.h"
 #include "planning/programs/program_parameters.h"
 

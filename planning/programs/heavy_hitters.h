@@ -8,7 +8,7 @@
 // Values are a bit-vector field read most significant bit first. Round 1
 // asks the histogram of the first s bits; every later round asks, on fresh
 // agents, for the histogram of (surviving prefix, next s bits) through a
-// PrefixEncoding (common/domain_encoding.h), whose domain is
+// PrefixEncoding (common/queries/domain_encoding.h), whose domain is
 // 1 + candidates·2^s however long the values are. After each round the
 // `candidates` prefixes with the largest estimated frequency survive; after
 // R = ⌈bits / s⌉ rounds the top k full values are the result.
@@ -44,7 +44,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/study_spec.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
 
 namespace ldp {

@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "common/query_expression.h"
-#include "common/status_macros.h"
+#include "common/queries/query_expression.h"
+#include "common/base/status_macros.h"
 #include "planning/programs/gradient_plan.h"
 #include "planning/programs/program_parameters.h"
 

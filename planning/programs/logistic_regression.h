@@ -54,8 +54,8 @@
 // Whole-gradient mechanisms (Duchi et al.'s ℓ2 ball and ℓ∞ cube) are not
 // offered: at equal clipping they have more noise per coordinate than one
 // coordinate per agent at every ε from 0.5 to 8 (closed forms:
-// bench/gradient_mechanism_variance.py, table in
-// bench/LOGISTIC_REGRESSION.md).
+// bench/studies/gradient_mechanism_variance.py, table in
+// bench/reports/LOGISTIC_REGRESSION.md).
 //
 // Result (every round, and final after the T steps), on the scaled features:
 // "theta[j]" (j in the order of the `features` parameter) and "bias", the
@@ -87,7 +87,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/study_spec.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
 
 namespace ldp {

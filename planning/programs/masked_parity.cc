@@ -9,9 +9,9 @@
 #include "absl/random/distributions.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/domain_encoding.h"
-#include "common/query_expression.h"
-#include "common/status_macros.h"
+#include "common/queries/domain_encoding.h"
+#include "common/queries/query_expression.h"
+#include "common/base/status_macros.h"
 #include "planning/programs/program_parameters.h"
 
 namespace ldp {

@@ -34,8 +34,8 @@
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/statusor.h"
-#include "common/record_schema.h"
-#include "common/study_spec.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
 
 namespace ldp {

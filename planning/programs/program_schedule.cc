@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "common/task.h"
+#include "common/tasks/task.h"
 
 namespace ldp {
 namespace {

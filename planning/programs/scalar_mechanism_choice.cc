@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "common/real_mechanism_factory.h"
-#include "common/status_macros.h"
+#include "common/mechanisms/real/real_mechanism_factory.h"
+#include "common/base/status_macros.h"
 
 namespace ldp {
 namespace {

@@ -7,7 +7,7 @@
 #define LDP_PLANNING_PROGRAMS_SCALAR_MECHANISM_CHOICE_H_
 
 #include "absl/status/statusor.h"
-#include "common/real_mechanism.h"
+#include "common/mechanisms/real/real_mechanism.h"
 
 namespace ldp {
 
@@ -40,7 +40,7 @@ struct SqMechanismChoice {
 };
 
 // The kind minimizing `criterion` at (ε, b), among all kinds
-// common/real_mechanism_factory.h builds (with their default parameters, as
+// common/mechanisms/real/real_mechanism_factory.h builds (with their default parameters, as
 // the planner builds them); ties go to the earlier kind in the order
 // discrete Laplace, Duchi, piecewise, hybrid. InvalidArgument for ε ≤ 0 or
 // b ≤ 0.

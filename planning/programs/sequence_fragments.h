@@ -55,7 +55,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/study_spec.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
 
 namespace ldp {

@@ -10,11 +10,11 @@
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/confidence_interval.h"
-#include "common/sample_size.h"
-#include "common/status_macros.h"
-#include "common/study_spec.h"
-#include "common/task.h"
+#include "common/estimation/confidence_interval.h"
+#include "common/estimation/sample_size.h"
+#include "common/base/status_macros.h"
+#include "common/tasks/study_spec.h"
+#include "common/tasks/task.h"
 
 namespace ldp {
 namespace {

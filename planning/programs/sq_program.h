@@ -12,7 +12,7 @@
 // at the full cap ε, so the schedule fits the cap whatever the answers are).
 // Every query gets the scalar mechanism whose per-report variance is lowest
 // at that ε (ChooseSqMechanism, scalar_mechanism_choice.h), and as many
-// agents as the variance-based planner (common/sample_size.h) says it needs
+// agents as the variance-based planner (common/estimation/sample_size.h) says it needs
 // for its (τ, β): slice widths and per-query target_reports are proportional
 // to those needs, so a population of PredictedAgents() agents gives each
 // query about what it needs.
@@ -32,9 +32,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "common/estimate.h"
-#include "common/query_expression.h"
-#include "common/real_mechanism.h"
+#include "common/estimation/estimate.h"
+#include "common/queries/query_expression.h"
+#include "common/mechanisms/real/real_mechanism.h"
 #include "planning/programs/analyst_program.h"
 #include "planning/programs/scalar_mechanism_choice.h"
 

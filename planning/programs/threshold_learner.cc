@@ -25,8 +25,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/query_expression.h"
-#include "common/status_macros.h"
+#include "common/queries/query_expression.h"
+#include "common/base/status_macros.h"
 #include "planning/programs/program_parameters.h"
 
 namespace ldp {

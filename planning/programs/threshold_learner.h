@@ -32,8 +32,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/record_schema.h"
-#include "common/study_spec.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
 #include "planning/programs/sq_program.h"
 

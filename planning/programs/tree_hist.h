@@ -38,7 +38,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/study_spec.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
 
 namespace ldp {

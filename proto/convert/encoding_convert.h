@@ -7,8 +7,8 @@
 #define LDP_PROTO_CONVERT_ENCODING_CONVERT_H_
 
 #include "absl/status/statusor.h"
-#include "common/domain_encoding.h"
-#include "common/record_schema.h"
+#include "common/queries/domain_encoding.h"
+#include "common/queries/record_schema.h"
 #include "proto/ldp/v1/types.pb.h"
 
 namespace ldp {

@@ -8,8 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/confidence_interval.h"
-#include "common/status_macros.h"
+#include "common/estimation/confidence_interval.h"
+#include "common/base/status_macros.h"
 
 namespace ldp {
 namespace {

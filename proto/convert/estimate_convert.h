@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/consistency.h"
-#include "common/estimate.h"
-#include "common/histogram_estimate.h"
-#include "common/workload/workload_answer.h"
+#include "common/estimation/consistency.h"
+#include "common/estimation/estimate.h"
+#include "common/estimation/histogram_estimate.h"
+#include "common/workload/specs/workload_answer.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 #include "proto/ldp/v1/types.pb.h"
 

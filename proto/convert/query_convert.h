@@ -8,8 +8,8 @@
 #define LDP_PROTO_CONVERT_QUERY_CONVERT_H_
 
 #include "absl/status/statusor.h"
-#include "common/query_expression.h"
-#include "common/record_schema.h"
+#include "common/queries/query_expression.h"
+#include "common/queries/record_schema.h"
 #include "proto/ldp/v1/types.pb.h"
 
 namespace ldp {

@@ -6,9 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/hadamard_subspaces.h"
-#include "common/status_macros.h"
-#include "common/task.h"
+#include "common/mechanisms/frequency/hadamard_subspaces.h"
+#include "common/base/status_macros.h"
+#include "common/tasks/task.h"
 
 namespace ldp {
 namespace {

@@ -12,9 +12,9 @@
 #include <variant>
 
 #include "absl/status/statusor.h"
-#include "common/frequency_oracle_factory.h"
-#include "common/real_mechanism_factory.h"
-#include "common/workload/strategy_spec.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
+#include "common/mechanisms/real/real_mechanism_factory.h"
+#include "common/workload/specs/strategy_spec.h"
 #include "proto/ldp/v1/types.pb.h"
 
 namespace ldp {

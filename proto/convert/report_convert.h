@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "common/task.h"
+#include "common/tasks/task.h"
 #include "proto/ldp/v1/types.pb.h"
 
 namespace ldp {

@@ -8,7 +8,7 @@
 #define LDP_PROTO_CONVERT_SCHEMA_CONVERT_H_
 
 #include "absl/status/statusor.h"
-#include "common/record_schema.h"
+#include "common/queries/record_schema.h"
 #include "proto/ldp/v1/types.pb.h"
 
 namespace ldp {

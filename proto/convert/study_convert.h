@@ -12,7 +12,7 @@
 //   question without a strategy → the planner chooses it.
 // ToProto(StudySpecFromProto(p)) is p with those defaults filled in, so the
 // server can store a study as the deterministic bytes of its StudySpec
-// (server/storage_codec.h) and show it back to the analyst.
+// (server/store/storage_codec.h) and show it back to the analyst.
 #ifndef LDP_PROTO_CONVERT_STUDY_CONVERT_H_
 #define LDP_PROTO_CONVERT_STUDY_CONVERT_H_
 
@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/record_schema.h"
-#include "common/study_spec.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
 #include "google/protobuf/repeated_field.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 

@@ -3,8 +3,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "common/file_text.h"
-#include "common/status_macros.h"
+#include "common/base/file_text.h"
+#include "common/base/status_macros.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 

@@ -16,8 +16,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "common/record_schema.h"
-#include "common/task.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/task.h"
 #include "proto/ldp/v1/types.pb.h"
 
 namespace ldp {

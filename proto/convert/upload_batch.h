@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/task.h"
+#include "common/tasks/task.h"
 #include "proto/ldp/v1/agent_service.pb.h"
 
 namespace ldp {
@@ -34,7 +34,7 @@ struct UploadBatch {
 absl::StatusOr<UploadBatch> DecodeUploadBatch(std::string_view bytes,
                                               uint64_t agent_id);
 // The same for a message already parsed (the server parses straight from
-// gRPC's buffer, proto/convert/byte_buffer.h).
+// gRPC's buffer, proto/grpc_convert/byte_buffer.h).
 absl::StatusOr<UploadBatch> DecodeUploadBatch(
     const v1::UploadReportsRequest& request, uint64_t agent_id);
 

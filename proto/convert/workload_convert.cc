@@ -7,8 +7,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
-#include "common/workload/workload_spec.h"
+#include "common/base/status_macros.h"
+#include "common/workload/specs/workload_spec.h"
 #include "proto/convert/encoding_convert.h"
 #include "proto/convert/randomizer_convert.h"
 

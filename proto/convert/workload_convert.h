@@ -10,9 +10,9 @@
 #define LDP_PROTO_CONVERT_WORKLOAD_CONVERT_H_
 
 #include "absl/status/statusor.h"
-#include "common/record_schema.h"
-#include "common/study_spec.h"
-#include "common/workload/workload_spec.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
+#include "common/workload/specs/workload_spec.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 
 namespace ldp {

@@ -1,7 +1,7 @@
 """``Client``: the analyst's calls to ``ldp.v1.AnalystService``.
 
 Every call sends the analyst token as ``authorization: Bearer <token>``, as
-the C++ tools do (tools/analyst_client.cc), with a deadline; a refused call
+the C++ tools do (tools/analyst_client/analyst_client.cc), with a deadline; a refused call
 raises :class:`~ldp_analyst.errors.LdpError` carrying the gRPC status code
 and the server's message. Calls whose answer is a tree (a study, a round)
 return the protobuf message; calls whose answer is a table (studies, a
@@ -20,7 +20,7 @@ from .results import NANOS_PER_EPSILON, estimates_from_response, _enum_name
 from .specs import study_spec
 from .stubs import agent_pb2, analyst_grpc, analyst_pb2
 
-# The defaults of the ldp command line (tools/ldp_cli_main.cc).
+# The defaults of the ldp command line (tools/cli/ldp_cli_main.cc).
 DEFAULT_SERVER = "127.0.0.1:50051"
 DEFAULT_TOKEN_FILE = "ldp.db.analyst_token"
 

@@ -1,4 +1,4 @@
-"""The agent's C library (client/ldp_agent.h) from Python, through ctypes.
+"""The agent's C library (client/agent_c/ldp_agent.h) from Python, through ctypes.
 
 An app that runs agents on devices embeds the C library; this package is
 the same library seen from Python, and the proof that its ABI is usable

@@ -1,6 +1,6 @@
 """The agent's C library from Python (ldp_device over ctypes), as an app
 embeds it: real ldp-server, gRPC calls made by grpcio, the library only
-turning bytes into bytes. Issue 22: bindings that prove the ABI."""
+turning bytes into bytes; the bindings prove the ABI."""
 
 import json
 import os

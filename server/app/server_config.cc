@@ -2,7 +2,7 @@
 #include "server/app/server_config.h"
 
 #include "absl/strings/str_cat.h"
-#include "server/postgres_store.h"
+#include "server/store/postgres/postgres_store.h"
 
 namespace ldp {
 namespace {

@@ -14,10 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "common/host_address.h"  // IsLoopback, which the config rules use
-#include "server/event_log.h"
+#include "common/base/host_address.h"  // IsLoopback, which the config rules use
+#include "server/telemetry/event_log.h"
 #include "server/grpc/tls_credentials.h"
-#include "server/rate_limiter.h"
+#include "server/grpc/rate_limiter.h"
 
 namespace ldp {
 

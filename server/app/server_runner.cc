@@ -8,23 +8,23 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/clock.h"
-#include "common/status_macros.h"
+#include "common/base/clock.h"
+#include "common/base/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
-#include "server/aggregator.h"
+#include "server/core/aggregator.h"
 #include "server/app/health_listener.h"
 #include "server/app/server_tokens.h"
-#include "server/event_log.h"
+#include "server/telemetry/event_log.h"
 #include "server/grpc/agent_service.h"
 #include "server/grpc/analyst_service.h"
 #include "server/grpc/relay_service.h"
 #include "server/grpc/tls_credentials.h"
 #include "server/metrics/metrics_endpoint.h"
-#include "server/postgres_store.h"
-#include "server/rate_limiter.h"
-#include "server/round_closer.h"
-#include "server/sqlite_store.h"
+#include "server/store/postgres/postgres_store.h"
+#include "server/grpc/rate_limiter.h"
+#include "server/core/round_closer.h"
+#include "server/store/sqlite/sqlite_store.h"
 
 namespace ldp {
 namespace {

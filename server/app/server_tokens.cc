@@ -11,10 +11,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "common/file_text.h"
-#include "common/secure_random.h"
-#include "common/status_macros.h"
-#include "server/postgres_store.h"
+#include "common/base/file_text.h"
+#include "common/crypto/secure_random.h"
+#include "common/base/status_macros.h"
+#include "server/store/postgres/postgres_store.h"
 
 namespace ldp {
 namespace {

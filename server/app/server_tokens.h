@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/aggregator.h"
+#include "server/core/aggregator_options.h"
 #include "server/app/server_config.h"
 
 namespace ldp {

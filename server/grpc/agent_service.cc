@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
-#include "proto/convert/byte_buffer.h"
-#include "proto/convert/grpc_status.h"
+#include "common/base/status_macros.h"
+#include "proto/grpc_convert/byte_buffer.h"
+#include "proto/grpc_convert/grpc_status.h"
 #include "proto/convert/upload_batch.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"

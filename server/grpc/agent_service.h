@@ -8,9 +8,9 @@
 #define LDP_SERVER_GRPC_AGENT_SERVICE_H_
 
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
-#include "server/aggregator.h"
+#include "server/core/aggregator.h"
 #include "server/grpc/wire_question_cache.h"
-#include "server/rate_limiter.h"
+#include "server/grpc/rate_limiter.h"
 
 namespace ldp {
 

@@ -5,7 +5,7 @@
 #define LDP_SERVER_GRPC_ANALYST_SERVICE_H_
 
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
-#include "server/aggregator.h"
+#include "server/core/aggregator.h"
 
 namespace ldp {
 

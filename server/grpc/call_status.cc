@@ -4,7 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "proto/convert/grpc_status.h"
+#include "proto/grpc_convert/grpc_status.h"
 #include "server/grpc/auth_metadata.h"
 
 namespace ldp {

@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "grpcpp/server_context.h"
 #include "proto/ldp/v1/agent_service.pb.h"
-#include "server/rate_limiter.h"
+#include "server/grpc/rate_limiter.h"
 
 namespace ldp {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "proto/ldp/v1/agent_service.pb.h"
-#include "server/store.h"
+#include "server/store/store.h"
 
 namespace ldp {
 

@@ -10,9 +10,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "common/status_macros.h"
-#include "proto/convert/byte_buffer.h"
-#include "proto/convert/grpc_status.h"
+#include "common/base/status_macros.h"
+#include "proto/grpc_convert/byte_buffer.h"
+#include "proto/grpc_convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"

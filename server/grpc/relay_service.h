@@ -14,9 +14,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
-#include "server/aggregator.h"
+#include "server/core/aggregator.h"
 #include "server/grpc/wire_question_cache.h"
-#include "server/rate_limiter.h"
+#include "server/grpc/rate_limiter.h"
 
 namespace ldp {
 

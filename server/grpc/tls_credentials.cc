@@ -2,7 +2,7 @@
 #include "server/grpc/tls_credentials.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/file_text.h"
+#include "common/base/file_text.h"
 #include "grpcpp/security/server_credentials.h"
 
 namespace ldp {

@@ -12,7 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "proto/ldp/v1/types.pb.h"
-#include "server/aggregator.h"
+#include "server/core/aggregator_types.h"
 
 namespace ldp {
 

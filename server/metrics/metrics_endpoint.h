@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/aggregator.h"
+#include "server/core/aggregator.h"
 
 namespace prometheus {
 class Exposer;

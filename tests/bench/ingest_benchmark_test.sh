@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23: the ingest benchmark's yardsticks and its script, run as a user
+# The ingest benchmark's yardsticks and its script, run as a user
 # runs them (the real binaries, black box), at sizes that take seconds under
 # ASan. Fails unless
 #  1. session_sink_baseline runs every session in both modes and says so on
@@ -8,9 +8,9 @@
 #  2. it refuses --mode=append without --file, --file without append, an
 #     unknown mode, --in_flight=0, and a --file that exists (which it must
 #     not truncate), each with a message and exit 1;
-#  3. ingest_sink_baseline (whose group commit session_sink_baseline now
+#  3. ingest_sink_baseline (whose group commit session_sink_baseline
 #     shares) still takes every report in append mode;
-#  4. bench/run_ingest_benchmark.sh, on the real ldp-server and
+#  4. bench/ingest/run_ingest_benchmark.sh, on the real ldp-server and
 #     ldp-loadtest, prints both tables: the bulk rows, and the sessions
 #     rows of both session sinks and of ldp-server, with every agent's
 #     report accepted (the script fails otherwise).
@@ -77,7 +77,7 @@ fi
 
 # 4. The whole script, small.
 if REPORTS=4000 BATCH=100 PACED_REPORTS=2000 SESSION_AGENTS=200 SESSION_IN_FLIGHT=16 \
-    DB_DIR="$dir" bash "$repo/bench/run_ingest_benchmark.sh" --no_build --build="$build" \
+    DB_DIR="$dir" bash "$repo/bench/ingest/run_ingest_benchmark.sh" --no_build --build="$build" \
     >"$dir/table" 2>"$dir/log"; then
   for row in "sink count" "sink append+fdatasync" "ldp-server bulk (SQLite)" \
       "session sink count" "session sink append+fdatasync" "ldp-server sessions (SQLite)"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25: the logistic regression experiment on a CSV nobody prepared for
+# The logistic regression experiment on a CSV nobody prepared for
 # it, run as a user would (the real binary, black box). Fails unless
 #  1. on data with a header that is no valid field name
 #     ("od280/od315_of_diluted_wines", renamed and the renaming printed), a

@@ -1,4 +1,4 @@
-#include "bench/tabular_data.h"
+#include "bench/studies/logistic/tabular_data.h"
 
 #include <cmath>
 #include <optional>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/record_schema.h"
+#include "common/queries/record_schema.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"

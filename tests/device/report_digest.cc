@@ -1,7 +1,7 @@
 // The reports one seeded agent sends for a fixed set of tasks, one mechanism
 // of each family, as hex: deploy/arm64.sh runs it natively and under qemu
-// for the arm64 build, and the two outputs must be identical (issue 22: the
-// core's report bytes for a seeded generator do not depend on the CPU).
+// for the arm64 build, and the two outputs must be identical (the core's
+// report bytes for a seeded generator do not depend on the CPU).
 //
 // Each task is answered by a fresh agent on a fresh state with the seeded
 // ChaCha20 stream (insecure_simulation: a test, never a person's record),
@@ -13,7 +13,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "client/ldp_agent.h"
+#include "client/agent_c/ldp_agent.h"
 #include "google/protobuf/text_format.h"
 #include "proto/ldp/v1/agent_service.pb.h"
 

@@ -27,9 +27,9 @@
 #include <variant>
 #include <vector>
 
-#include "server/legacy_codec.h"
+#include "server/store/legacy_codec.h"
 #include "planning/planner.h"
-#include "server/storage_codec.h"
+#include "server/store/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
 namespace ldp::fuzz {

@@ -10,9 +10,9 @@
 #include <memory>
 #include <vector>
 
-#include "common/record_schema.h"
-#include "common/study_spec.h"
-#include "common/task_mechanism.h"
+#include "common/queries/record_schema.h"
+#include "common/tasks/study_spec.h"
+#include "common/tasks/task_mechanism.h"
 
 namespace ldp::fuzz {
 

@@ -17,7 +17,7 @@
 #include "proto/convert/study_convert.h"
 #include "proto/ldp/v1/agent_service.pb.h"
 #include "planning/planner.h"
-#include "server/storage_codec.h"
+#include "server/store/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
 namespace ldp::fuzz {

@@ -18,11 +18,11 @@
 #include <string_view>
 #include <variant>
 
-#include "common/task_accumulator.h"
-#include "common/task_mechanism.h"
+#include "common/task_estimation/task_accumulator.h"
+#include "common/tasks/task_mechanism.h"
 #include "proto/convert/report_convert.h"
-#include "server/legacy_codec.h"
-#include "server/storage_codec.h"
+#include "server/store/legacy_codec.h"
+#include "server/store/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
 namespace ldp::fuzz {

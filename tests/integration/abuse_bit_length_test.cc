@@ -1,13 +1,12 @@
-// Issue 19 item 1 against a real ldp-server on loopback: a report's bit
-// vector must have exactly its task's number of bits (types.proto
-// BitVector.bit_length). For an OUE task with N = 8, bit vectors of 0, 1, 7,
-// 9 or 64 bits, none with a bit at or past 8 set, used to be acknowledged
-// and counted because validation looked at 64-bit words; each must now get
-// INVALID_ARGUMENT and change nothing (study counters, estimates, ledgers
-// compared before and after), while the exact 8-bit report is still
-// acknowledged. The same holds for sketch lengths (count-mean sketch: m,
-// Hadamard count-mean sketch: 1), and real agents (client library) send
-// exactly these lengths end to end.
+// Against a real ldp-server on loopback: a report's bit vector must have
+// exactly its task's number of bits (types.proto BitVector.bit_length).
+// For an OUE task with N = 8, bit vectors of 0, 1, 7, 9 or 64 bits, none
+// with a bit at or past 8 set (so a check on whole 64-bit words would
+// pass them), must each get INVALID_ARGUMENT and change nothing (study
+// counters, estimates, ledgers compared before and after), while the exact
+// 8-bit report is still acknowledged. The same holds for sketch lengths
+// (count-mean sketch: m, Hadamard count-mean sketch: 1), and real agents
+// (client library) send exactly these lengths end to end.
 //
 // Raw AgentService stubs send the forged reports, as in abuse_test.cc,
 // because the client library never produces them; RawAgent and Snapshot are

@@ -1,10 +1,10 @@
-// Abuse against a real ldp-server on loopback (issue 7, done-when 1): forged
-// credentials, an agent calling the analyst API, replays, malformed and
-// oversized payloads, reports for a closed round, unknown tasks and other
-// agents' tasks. Each attempt must get its documented gRPC status (ack
-// codes: agent_service.proto ReportAck; Aggregator::UploadReports) AND
-// change nothing: the server's ledgers (GetAgentBudget), study counters
-// (GetStudy) and estimates (GetEstimates) are compared before and after.
+// Abuse against a real ldp-server on loopback: forged credentials, an agent
+// calling the analyst API, replays, malformed and oversized payloads, reports
+// for a closed round, unknown tasks and other agents' tasks. Each attempt must
+// get its documented gRPC status (ack codes: agent_service.proto ReportAck;
+// Aggregator::UploadReports) AND change nothing: the server's ledgers
+// (GetAgentBudget), study counters (GetStudy) and estimates (GetEstimates) are
+// compared before and after.
 //
 // Raw AgentService stubs are used throughout, because the client library
 // (rightly) refuses to send most of this.
@@ -239,9 +239,9 @@ TEST_F(AbuseTest, MalformedPayloadsAreInvalidArgument) {
              {StatusCode::kOk, StatusCode::kOk});
 }
 
-// Issue 19 item 4: a report for another agent's task gets exactly what a
-// report for an unknown task gets, so no caller learns which agent ids are
-// enrolled. (A report naming another agent_id than the caller's own is
+// A report for another agent's task gets exactly what a report for an
+// unknown task gets, so no caller learns which agent ids are enrolled. (A
+// report naming another agent_id than the caller's own is
 // PermissionDenied: that says nothing about the other agent.)
 TEST_F(AbuseTest, OtherAgentsTasksLookExactlyLikeUnknownTasks) {
   const Snapshot before = Take();
@@ -298,7 +298,7 @@ TEST_F(AbuseTest, ReportsForAClosedRoundAreFailedPrecondition) {
   ASSERT_TRUE(task.has_deadline());
   const auto deadline = std::chrono::system_clock::time_point(std::chrono::milliseconds(
       google::protobuf::util::TimeUtil::TimestampToMilliseconds(task.deadline())));
-  // Issue 19 item 7: the deadline itself refuses, not the closing pass that
+  // The deadline itself refuses, not the closing pass that
   // follows it (about once a second): 20 ms late is too late.
   std::this_thread::sleep_until(deadline + std::chrono::milliseconds(20));
   ExpectAcks(Upload(Bearer(dave.token), {Batch({ScalarReport(dave, closing, 10)})}),

@@ -1,8 +1,8 @@
-// Abuse below the message level, against a real ldp-server (issue 19 items
-// 2 and 3): bytes on the upload stream that are not an UploadReportsRequest,
-// and study specs whose query nests past the limits. Each must get
-// INVALID_ARGUMENT with a reason, never OK with nothing said, and change
-// nothing (the fixture's Snapshot of counters, estimates and ledgers).
+// Abuse below the message level, against a real ldp-server: bytes on the upload
+// stream that are not an UploadReportsRequest, and study specs whose query
+// nests past the limits. Each must get INVALID_ARGUMENT with a reason, never OK
+// with nothing said, and change nothing (the fixture's Snapshot of counters,
+// estimates and ledgers).
 //
 // The upload stream is driven through gRPC's generic stub (raw_stream.h),
 // which sends raw bytes as stream messages.

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "client/agent.h"
-#include "client/agent_client.h"
-#include "client/agent_state_store.h"
-#include "common/record_schema.h"
+#include "client/core/agent.h"
+#include "client/agent_client/agent_client.h"
+#include "client/core/agent_state_store.h"
+#include "common/queries/record_schema.h"
 #include "gtest/gtest.h"
 #include "tests/integration/server_process.h"
 

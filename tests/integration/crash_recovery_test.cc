@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "google/protobuf/text_format.h"
-#include "common/real_mechanism_factory.h"
+#include "common/mechanisms/real/real_mechanism_factory.h"
 #include "gtest/gtest.h"
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/devices.h"

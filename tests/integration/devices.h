@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "client/agent.h"
-#include "client/agent_client.h"
+#include "client/core/agent.h"
+#include "client/agent_client/agent_client.h"
 #include "tests/integration/server_process.h"
 
 namespace ldp::testing {

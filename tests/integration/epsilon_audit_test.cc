@@ -1,13 +1,12 @@
-// A black-box ε audit of the real ldp-agent binary (issue 18; DESIGN
-// invariant 3 checked from outside the process): a fake AgentService
-// drives real agents to 32,000 reports per record for two neighbouring
-// records, for GRR (k = 4, ε = 1, on a categorical field: "r" vs "g") and
-// for Duchi's one-bit mechanism (ε = 1, on a real field in [0, 1]: x = 0 vs
-// x = 1, where the output ratio is exactly e^ε). From the reports alone it
-// estimates ε with a pre-registered pooled event and bounds it with exact
-// Clopper–Pearson intervals. Nothing here looks inside the agent: if the
-// binary's randomizer, its coins, its memo or its upload path leaked more
-// than ε, the reports would show it.
+// A black-box ε audit of the real ldp-agent binary (DESIGN invariant 3 checked
+// from outside the process): a fake AgentService drives real agents to 32,000
+// reports per record for two neighbouring records, for GRR (k = 4, ε = 1, on a
+// categorical field: "r" vs "g") and for Duchi's one-bit mechanism (ε = 1, on a
+// real field in [0, 1]: x = 0 vs x = 1, where the output ratio is exactly e^ε).
+// From the reports alone it estimates ε with a pre-registered pooled event and
+// bounds it with exact Clopper–Pearson intervals. Nothing here looks inside the
+// agent: if the binary's randomizer, its coins, its memo or its upload path
+// leaked more than ε, the reports would show it.
 //
 // How the reports are obtained. One agent answers a repeated question once
 // (its memo), so every report must come from a (agent, question) pair never
@@ -423,7 +422,7 @@ void Audit(const char* name, int64_t k_a, int64_t n_a, int64_t k_b, int64_t n_b,
   // Within 5% of ε: 0.05 is > 5 σ (see sigma), so this fails by chance
   // with probability < 6·10^-7.
   EXPECT_NEAR(estimate, kEpsilon, 0.05 * kEpsilon) << name;
-  // The issue asks that the 95% CP lower bound be ≤ ε. For a mechanism that
+  // The audit's criterion is a 95% CP lower bound ≤ ε. For a mechanism that
   // is exactly ε-LDP (these are, up to 2^-32 coin rounding that only lowers
   // ε), that bound exceeds ε in about 5% of runs by construction, which
   // would make the test flaky; the same bound at confidence 1 − 10^-6 is

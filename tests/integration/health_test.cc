@@ -1,5 +1,5 @@
 // grpc.health.v1 on a real ldp-server, on the main port and on the probes'
-// plaintext --health_port (issue 19, items 5 and 6):
+// plaintext --health_port:
 // - the health port serves health and nothing else (no reflection, no
 //   ldp.v1), while the main port keeps reflection;
 // - health answers SERVING for "" and for each ldp.v1 service served, and

@@ -1,4 +1,4 @@
-// The device protects itself (issue 18, DESIGN invariant 4): the real
+// The device protects itself (DESIGN invariant 4): the real
 // ldp-agent binary, run as a new user would run it (default budget flags;
 // only --send_window_ms and --poll_seconds shortened so the test is fast),
 // against a hostile AgentService that tries every cheap way to learn more
@@ -31,11 +31,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "common/count_mean_sketch.h"
-#include "common/discrete_laplace.h"
-#include "common/hybrid_mechanism.h"
-#include "common/local_hashing.h"
-#include "common/piecewise_mechanism.h"
+#include "common/mechanisms/frequency/count_mean_sketch.h"
+#include "common/mechanisms/real/discrete_laplace.h"
+#include "common/mechanisms/real/hybrid_mechanism.h"
+#include "common/mechanisms/frequency/local_hashing.h"
+#include "common/mechanisms/real/piecewise_mechanism.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/agent.h"
-#include "client/agent_client.h"
-#include "client/agent_state_store.h"
+#include "client/core/agent.h"
+#include "client/agent_client/agent_client.h"
+#include "client/core/agent_state_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/convert/study_convert.h"
@@ -242,7 +242,7 @@ TEST(InteractiveStudy, SequenceFragmentsFindThePlantedValues) {
   for (const Device& d : devices) EXPECT_EQ(d.accepted, 1);
 }
 
-// Logistic regression with two gradient coordinates per agent (issue 25),
+// Logistic regression with two gradient coordinates per agent,
 // through the real server: each gradient step is two rounds on one slice
 // of the agents, one block of coordinates each at ε/2, so every agent
 // answers both rounds of its step and spends exactly the cap. 1,200 agents

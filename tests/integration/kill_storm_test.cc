@@ -1,8 +1,8 @@
-// Issue 7, done-when 2: a 10^5-agent noninteractive study during which the
-// real ldp-server is SIGKILLed at 5 random moments and restarted on the
-// same database each time. Agents (a Device fleet, devices.h) keep their
-// state across the crashes and resend unacknowledged reports byte for byte;
-// at the end every device has finished its task, and:
+// A 10^5-agent noninteractive study during which the real ldp-server is
+// SIGKILLed at 5 random moments and restarted on the same database each time.
+// Agents (a Device fleet, devices.h) keep their state across the crashes and
+// resend unacknowledged reports byte for byte; at the end every device has
+// finished its task, and:
 //   - zero acknowledged reports lost and none counted twice: acknowledged
 //     reports == reports stored (GetStudy) == agents, each device exactly 1;
 //   - zero double charges: the study's largest per-agent spend is εₜ, and
@@ -28,7 +28,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/sanitizer_build.h"
+#include "common/base/sanitizer_build.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"

@@ -1,5 +1,5 @@
-// The agent defends itself against a malicious server (issue 7, DESIGN
-// invariant 4). A fake AgentService on loopback hands the real client
+// The agent defends itself against a malicious server (DESIGN invariant
+// 4). A fake AgentService on loopback hands the real client
 // library (AgentClient + Agent) hand-made tasks: tasks beyond the agent's
 // budget (while lying about the study's cap), randomizers whose parameters
 // do not match the εₜ they charge, questions outside the task's record
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/agent.h"
-#include "client/agent_client.h"
-#include "client/agent_state_store.h"
+#include "client/core/agent.h"
+#include "client/agent_client/agent_client.h"
+#include "client/core/agent_state_store.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
@@ -319,8 +319,8 @@ TEST_F(MaliciousServerTest, AQuestionReAskedUnderNewIdsIsAnsweredFromTheMemo) {
   EXPECT_EQ(Spent(1), spent + 2 * eps);
 }
 
-// Issue 19 item 8: a refusal prints ε exactly, so a charge just over what
-// remains never reads "charges 0.5 but only 0.5 remains".
+// A refusal prints ε exactly, so a charge just over what remains never reads
+// "charges 0.5 but only 0.5 remains".
 TEST_F(MaliciousServerTest, RefusalsShowTheExactEpsilon) {
   const int64_t half = kNanos / 2;
   ASSERT_EQ(Cycle({MeanTask(1, 1, 1, half)}).answered_fresh, 1);
@@ -334,10 +334,10 @@ TEST_F(MaliciousServerTest, RefusalsShowTheExactEpsilon) {
   EXPECT_EQ(Spent(1), half);
 }
 
-// Issue 19 item 3: a question nested deeper than protobuf reads (~48
-// levels) used to fail the whole poll in gRPC's deserialization. The agent
-// now reads the poll task by task: that task alone is refused, naming the
-// limits, and the poll's other tasks are answered.
+// A question nested deeper than protobuf reads (~48 levels) would fail the
+// whole poll in gRPC's deserialization, so the agent reads the poll task
+// by task: that task alone is refused, naming the limits, and the poll's
+// other tasks are answered.
 TEST_F(MaliciousServerTest, ATaskNestedTooDeepIsRefusedAloneAndTheRestAnswered) {
   const int64_t eps = kNanos / 4;
   const auto deep_mean = [&](uint64_t study, int depth) {

@@ -1,7 +1,7 @@
-// The Prometheus /metrics endpoint of a real ldp-server (issue 6, done-when
-// 2): scraped over HTTP before and after an agent's uploads, its report
-// counters move by exactly the accepted and rejected reports, by outcome,
-// and the gauges and histograms follow. The scrape is a plain HTTP/1.0 GET
+// The Prometheus /metrics endpoint of a real ldp-server: scraped over HTTP
+// before and after an agent's uploads, its report counters move by
+// exactly the accepted and rejected reports, by outcome, and the gauges
+// and histograms follow. The scrape is a plain HTTP/1.0 GET
 // on a socket: the client side of the test needs no HTTP library.
 #include <arpa/inet.h>
 #include <netinet/in.h>

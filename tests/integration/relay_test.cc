@@ -1,4 +1,4 @@
-// The relay API of a real ldp-server (issue 6, bulk mode): a relay enrolls,
+// The relay API of a real ldp-server (bulk mode): a relay enrolls,
 // polls and uploads for many agents over one connection, and every item is
 // still checked as its agent's own call would be — a wrong token is
 // UNAUTHENTICATED, a report naming another agent PERMISSION_DENIED, an
@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "client/relay_client.h"
+#include "client/agent_client/relay_client.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
@@ -137,9 +137,9 @@ TEST_F(RelayTest, EveryItemIsCheckedAsItsAgentsOwnCall) {
   EXPECT_EQ(budget->entries(0).spent_nanos(), 1'000'000'000u);
 }
 
-// Issue 19: bytes on the relay's upload stream that are not a
-// RelayUploadRequest (or carry no report) end it with INVALID_ARGUMENT,
-// as on the agents' own stream, and count nothing.
+// Bytes on the relay's upload stream that are not a RelayUploadRequest (or
+// carry no report) end it with INVALID_ARGUMENT, as on the agents' own stream,
+// and count nothing.
 TEST_F(RelayTest, GarbageOnTheUploadStreamIsInvalidArgument) {
   for (const std::string& garbage :
        {std::string("not protobuf at all"), std::string("\xff\xff\xff\xff\xff", 5),

@@ -1,4 +1,4 @@
-// Two ldp-server replicas on one PostgreSQL database (issue 8), run through
+// Two ldp-server replicas on one PostgreSQL database, run through
 // tests/postgres/with_postgres.sh, which starts a throwaway cluster on
 // loopback and names it in LDP_TEST_POSTGRES_URL.
 //
@@ -23,10 +23,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "client/agent.h"
-#include "client/agent_state_store.h"
-#include "client/relay_client.h"
-#include "common/status_macros.h"
+#include "client/core/agent.h"
+#include "client/core/agent_state_store.h"
+#include "client/agent_client/relay_client.h"
+#include "common/base/status_macros.h"
 #include "gtest/gtest.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
@@ -305,10 +305,10 @@ TEST_F(ReplicasTest, KillingAReplicaMidRunLosesNoAcknowledgedReport) {
               static_cast<long long>(failovers.load()));
 }
 
-// Enrollment quotas with replicas (issue 19 item 9): both replicas read
-// the same --enrollment_tokens_file, and the database counts the token's
-// agents, so the two together admit its quota once, not once each, and
-// then refuse it with RESOURCE_EXHAUSTED whichever one is asked.
+// Enrollment quotas with replicas: both replicas read the same
+// --enrollment_tokens_file, and the database counts the token's agents, so the
+// two together admit its quota once, not once each, and then refuse it with
+// RESOURCE_EXHAUSTED whichever one is asked.
 TEST(ReplicasQuotaTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
   ASSERT_FALSE(DatabaseUrl().empty())
       << "run this test through tests/postgres/with_postgres.sh (ctest does)";

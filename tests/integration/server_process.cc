@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "grpcpp/grpcpp.h"
-#include "proto/convert/grpc_status.h"
+#include "proto/grpc_convert/grpc_status.h"
 
 #ifndef LDP_SERVER_BINARY
 #error "LDP_SERVER_BINARY must name the ldp-server executable"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "client/agent_client.h"
+#include "client/agent_client/agent_client.h"
 #include "grpcpp/channel.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
 

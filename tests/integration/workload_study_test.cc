@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "common/sanitizer_build.h"
-#include "common/workload/workload_answer.h"  // kAnswerRoundingError
+#include "common/base/sanitizer_build.h"
+#include "common/workload/specs/workload_answer.h"  // kAnswerRoundingError
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22: libldp_agent.so exports the C ABI of client/ldp_agent.h and
+# libldp_agent.so exports the C ABI of client/agent_c/ldp_agent.h and
 # nothing else, and needs no gRPC. Fails if
 #  - a defined dynamic symbol does not start with ldp_ (the C++ core, absl
 #    or protobuf leaking out: apps could bind to them by accident);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20: the agent only randomizes, so ldp-agent must link neither Eigen
+# The agent only randomizes, so ldp-agent must link neither Eigen
 # nor BLAS/LAPACK(E). Fails if
 #  - the binary NEEDs a BLAS, LAPACK or LAPACKE library (readelf -d), or
 #    loads one through another library (ldd, when the loader can list it);
@@ -7,11 +7,11 @@
 #    inlined Eigen would not show up as NEEDED);
 #  - its compile flags (the transitive include directories and definitions
 #    CMake generated for it, file given as $2) name Eigen, while those of
-#    ldp_workloads ($3, the control) must, or the check proves nothing.
+#    ldp_workload_strategies ($3, the control) must, or the check proves nothing.
 # Sanitizer runtimes (libasan, libtsan, libubsan, clang_rt) are expected and
 # ignored: only the names below count.
 # Usage: agent_links_no_blas.sh <ldp-agent binary> <its compile properties>
-#        <ldp_workloads' compile properties>
+#        <ldp_workload_strategies' compile properties>
 set -euo pipefail
 binary=$1
 properties=$2
@@ -53,7 +53,7 @@ if grep -Eio '[^;:]*eigen[^;]*' "$properties"; then
   status=1
 fi
 if ! grep -qi 'EIGEN_USE_BLAS' "$control"; then
-  echo "FAIL: ldp_workloads' compile properties do not name Eigen: the check above is void"
+  echo "FAIL: ldp_workload_strategies' compile properties do not name Eigen: the check above is void"
   status=1
 fi
 

@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/workload/workload.h"
-#include "common/workload/workload_estimator.h"
+#include "common/workload/strategies/workload.h"
+#include "common/workload/strategies/workload_estimator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/test_studies.h"
+#include "tests/server/core/test_studies.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -338,9 +338,9 @@ TEST(Planner, PlansAWorkloadQuestion) {
             restored->questions()[0].mechanism->strategy_randomizer());
 }
 
-// A custom workload (done-when 3 of issue 5): the plan reports the chosen
-// strategy's objective (v_max) next to the best fixed strategy's and γ₂'s
-// certified interval, and never chooses worse than the best fixed one.
+// A custom workload: the plan reports the chosen strategy's objective (v_max)
+// next to the best fixed strategy's and γ₂'s certified interval, and never
+// chooses worse than the best fixed one.
 TEST(Planner, ACustomWorkloadIsMeasuredAgainstTheBestFixedStrategyAndGamma2) {
   constexpr uint32_t kN = 64, kM = 24;
   std::vector<double> dense(kM * kN);

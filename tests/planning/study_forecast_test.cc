@@ -1,4 +1,4 @@
-// The forecast against the simulation (issue 9): every mechanism's observed
+// The forecast against the simulation: every mechanism's observed
 // error over 200 seeded runs within 15% of the closed-form prediction at the
 // simulated population, the worst-case forecast above it, and the planner's
 // agents for a target error against the simulated minimum.
@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/confidence_interval.h"
-#include "common/domain_encoding.h"
-#include "common/frequency_oracle_factory.h"
-#include "common/query_expression.h"
+#include "common/estimation/confidence_interval.h"
+#include "common/queries/domain_encoding.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
+#include "common/queries/query_expression.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/test_studies.h"
+#include "tests/server/core/test_studies.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {

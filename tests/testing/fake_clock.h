@@ -1,14 +1,14 @@
 // A Clock that moves only when a test tells it to: round deadlines, rate
 // limits, enrollment times and progress meters are driven by SetTime and
 // Advance instead of sleeping, so every deadline test is deterministic.
-// Test code only: production passes RealClock::Get() (common/clock.h).
+// Test code only: production passes RealClock::Get() (common/base/clock.h).
 #ifndef LDP_TESTS_TESTING_FAKE_CLOCK_H_
 #define LDP_TESTS_TESTING_FAKE_CLOCK_H_
 
 #include <mutex>
 
 #include "absl/time/time.h"
-#include "common/clock.h"
+#include "common/base/clock.h"
 
 namespace ldp {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/random/bit_gen_ref.h"
-#include "common/frequency_oracle.h"
+#include "common/mechanisms/frequency/frequency_oracle.h"
 #include "gtest/gtest.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"

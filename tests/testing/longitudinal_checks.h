@@ -1,4 +1,4 @@
-// Checks every longitudinal oracle (common/longitudinal_oracle.h) must pass,
+// Checks every longitudinal oracle (common/mechanisms/longitudinal/longitudinal_oracle.h) must pass,
 // on an enumerated small case: the memo alone is exactly ε∞-private, the two
 // layers compose to Probability(), and any number of reports drawn from one
 // memo together stay within ε∞. `memos` and `reports` must be every memo and
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "common/frequency_oracle.h"
-#include "common/longitudinal_oracle.h"
+#include "common/mechanisms/frequency/frequency_oracle.h"
+#include "common/mechanisms/longitudinal/longitudinal_oracle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/statistics.h"

@@ -1,5 +1,5 @@
 // Checks every workload strategy's randomizer must pass (the
-// StrategyRandomizer contract, common/workload/strategy_randomizer.h), in
+// StrategyRandomizer contract, common/workload/strategy_randomizers/strategy_randomizer.h), in
 // plain types so that the randomizer library's own test needs no Eigen:
 // the exact e^ε ratio by enumeration, samples that follow Probability(),
 // draws that do not depend on the item, clamping. strategy_checks.h adds
@@ -26,7 +26,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/workload/strategy_randomizer.h"
+#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 #include "gtest/gtest.h"
 #include "tests/testing/frequency_oracle_checks.h"  // CountingGenerator
 #include "tests/testing/statistics.h"

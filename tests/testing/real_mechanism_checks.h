@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/random/bit_gen_ref.h"
-#include "common/real_mechanism.h"
+#include "common/mechanisms/real/real_mechanism.h"
 #include "gtest/gtest.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"

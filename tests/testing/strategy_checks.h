@@ -23,7 +23,7 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/workload/strategy.h"
+#include "common/workload/strategies/strategy.h"
 #include "gtest/gtest.h"
 #include "tests/testing/randomizer_checks.h"
 #include "tests/testing/statistics.h"

@@ -8,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "common/population.h"
-#include "common/pure_protocol.h"
+#include "common/estimation/population.h"
+#include "common/estimation/pure_protocol.h"
 
 namespace ldp::testing {
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/confidence_interval.h"
-#include "common/real_mechanism_factory.h"
-#include "common/sample_size.h"
+#include "common/estimation/confidence_interval.h"
+#include "common/mechanisms/real/real_mechanism_factory.h"
+#include "common/estimation/sample_size.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planning/program_simulator.h"

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Scale-out benchmark: durable bulk ingest of ldp-server on
+#   1. its embedded SQLite store (one server),
+#   2. PostgreSQL with one replica,
+#   3. PostgreSQL with two replicas on the same database,
+# each driven by ldp-loadtest --mode=bulk with AGENTS agents (one report
+# each) over STREAMS relay streams (with two replicas the streams alternate
+# between them, and ldp-loadtest checks that both give the same estimates).
+# PostgreSQL is a throwaway local cluster (tests/postgres/with_postgres.sh,
+# fsync on; LDP_PG_SETTINGS, default below, sizes it); each PostgreSQL run
+# gets a fresh database. Prints one table with the machine it ran on.
+#
+# Usage: bench/ingest/run_replicas_benchmark.sh [--agents=N] [--streams=S]
+#          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build]
+# Environment: AGENTS (default 1000000), STREAMS (32), BATCH (1000), BUILD
+# (build), OUT_DIR (ldp-loadtest reports and the table go there if set),
+# NO_BUILD=1, REPEAT (3: rounds of all three runs, interleaved), SERVER_FLAGS
+# (added to every ldp-server). Run it on a quiet machine: the load
+# generator, the replicas and PostgreSQL share its CPUs, and a shared VM
+# still varies by ±10 % from run to run, hence the repeats.
+set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+for arg in "$@"; do
+  case "$arg" in
+    --agents=*) AGENTS="${arg#*=}" ;;
+    --streams=*) STREAMS="${arg#*=}" ;;
+    --batch=*) BATCH="${arg#*=}" ;;
+    --build=*) BUILD="${arg#*=}" ;;
+    --out_dir=*) OUT_DIR="${arg#*=}" ;;
+    --no_build) NO_BUILD=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "run_replicas_benchmark.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+cd "$(dirname "$0")/../.."
+export AGENTS="${AGENTS:-1000000}" STREAMS="${STREAMS:-32}" BATCH="${BATCH:-1000}"
+export BUILD="${BUILD:-build}" OUT_DIR="${OUT_DIR:-}" NO_BUILD="${NO_BUILD:-0}"
+export REPEAT="${REPEAT:-3}"
+for v in AGENTS STREAMS BATCH REPEAT; do
+  if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
+    echo "run_replicas_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
+  fi
+done
+
+# Under a throwaway PostgreSQL cluster: re-run inside the wrapper. The
+# cluster is sized as deploy/postgres/postgresql.conf.example says for a
+# dedicated server (scaled to this machine): fsync and synchronous_commit
+# stay on, so every acknowledged report is durable.
+export LDP_PG_SETTINGS="${LDP_PG_SETTINGS:-shared_buffers = 1GB
+max_wal_size = 8GB
+checkpoint_timeout = 15min}"
+if [ -z "${LDP_TEST_POSTGRES_URL:-}" ]; then
+  if [ "$NO_BUILD" != 1 ]; then
+    cmake --build "$BUILD" -j "${JOBS:-2}" --target ldp-server ldp-loadtest
+  fi
+  exec bash tests/postgres/with_postgres.sh bash "$0" --no_build
+fi
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/replicas-bench.XXXXXX")"
+PIDS=()
+cleanup() {
+  local rc=$?
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ "$rc" -ne 0 ]; then
+    for log in "$WORK"/server-*.log; do
+      [ -s "$log" ] && { echo "--- last lines of $log:" >&2; tail -n 20 "$log" >&2; }
+    done
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "replicas-benchmark-analyst-token-0123456789" > "$WORK/analyst_token"
+BASE_URL="${LDP_TEST_POSTGRES_URL%/*}"  # postgresql://user@host:port
+
+PORT=""
+start_server() {  # start_server NAME DB: starts ldp-server, sets PORT
+  # (not run in a $(...) subshell: PIDS must reach stop_servers)
+  local name="$1" db="$2"
+  rm -f "$WORK/port-$name"
+  # shellcheck disable=SC2086  # SERVER_FLAGS is a list of flags
+  "$BUILD/server/ldp-server" --db="$db" --port=0 --port_file="$WORK/port-$name" \
+    --analyst_token_file="$WORK/analyst_token" --relay_service \
+    --strategy_cache_dir="$WORK/strategies" ${SERVER_FLAGS:-} \
+    > "$WORK/server-$name.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 300); do
+    [ -s "$WORK/port-$name" ] && break
+    kill -0 "${PIDS[-1]}" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -s "$WORK/port-$name" ] || { echo "ldp-server $name did not start" >&2; exit 1; }
+  PORT="$(cat "$WORK/port-$name")"
+}
+
+stop_servers() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  PIDS=()
+}
+
+# Each PostgreSQL run starts alike: the previous run's database dropped and
+# its dirty pages checkpointed, so no run pays for another's writes.
+fresh_database() {  # fresh_database NAME: prints its URL
+  psql -q -d "$BASE_URL/postgres" -c "DROP DATABASE IF EXISTS bench_one" \
+    -c "DROP DATABASE IF EXISTS bench_two" -c "CHECKPOINT" -c "CREATE DATABASE $1" >&2
+  echo "$BASE_URL/$1"
+}
+
+ROWS=()
+run() {  # run LABEL SERVERS: one ldp-loadtest run, appends a table row
+  local label="$1" servers="$2" out="$WORK/out-$1-$ROUND"
+  echo "== $label: ldp-loadtest --mode=bulk --agents=$AGENTS --server=$servers" >&2
+  "$BUILD/tools/ldp-loadtest" --server="$servers" --analyst_token_file="$WORK/analyst_token" \
+    --mode=bulk --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
+    --out="$out" --progress=lines >&2
+  ROWS+=("$(python3 - "$out/summary.json" "$label" "$AGENTS" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+if s["reports_accepted"] != int(sys.argv[3]):
+    sys.exit(f"{sys.argv[2]}: {s['reports_accepted']} of {sys.argv[3]} reports accepted")
+lat = s["ack_latency_seconds"]
+print(f"{sys.argv[2]:<28} {s['reports_per_second']:>12.0f} {lat['p50']*1e3:>9.1f} {lat['p99']*1e3:>9.1f}")
+EOF
+)")
+  if [ -n "$OUT_DIR" ]; then mkdir -p "$OUT_DIR"; cp -r "$out" "$OUT_DIR/$label-$ROUND"; fi
+}
+
+# REPEAT rounds of the three, interleaved, so that a slow spell of a shared
+# machine hits all three alike; every run is a row.
+for ROUND in $(seq 1 "$REPEAT"); do
+  rm -f "$WORK/ldp.db"*
+  start_server sqlite "$WORK/ldp.db"
+  run embedded-sqlite "127.0.0.1:$PORT"
+  stop_servers
+
+  url="$(fresh_database bench_one)"
+  start_server pg1 "$url"
+  run postgresql-1-replica "127.0.0.1:$PORT"
+  stop_servers
+
+  url="$(fresh_database bench_two)"
+  start_server pg2a "$url"
+  port_a="$PORT"
+  start_server pg2b "$url"
+  run postgresql-2-replicas "127.0.0.1:$port_a,127.0.0.1:$PORT"
+  stop_servers
+done
+
+TABLE=/dev/null
+[ -z "$OUT_DIR" ] || TABLE="$OUT_DIR/replicas_benchmark.txt"
+REV="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+{
+  echo "# Scale-out benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "machine: $(nproc) CPUs, ${CPU:-unknown CPU}, $(uname -sr); PostgreSQL $(postgres --version 2>/dev/null || "$(ls -d /usr/lib/postgresql/*/bin | tail -n 1)/postgres" --version)"
+  echo "commit: $REV; $AGENTS agents x 1 report, $STREAMS streams, $BATCH reports/batch, $REPEAT rounds"
+  echo
+  printf '%-28s %12s %9s %9s\n' system reports/s p50_ms p99_ms
+  printf '%s\n' "${ROWS[@]}"
+  echo
+  echo "median of the rounds:"
+  printf '%s\n' "${ROWS[@]}" | python3 -c '
+import statistics, sys
+runs = {}
+for line in sys.stdin:
+    name, rps, p50, p99 = line.split()
+    runs.setdefault(name, []).append((float(rps), float(p50), float(p99)))
+for name, rows in runs.items():
+    med = [statistics.median(col) for col in zip(*rows)]
+    print(f"{name:<28} {med[0]:>12.0f} {med[1]:>9.1f} {med[2]:>9.1f}   "
+          f"(reports/s {min(r[0] for r in rows):.0f} to {max(r[0] for r in rows):.0f})")
+' 
+} | tee "$TABLE"

@@ -1,0 +1,46 @@
+// The agent's state through the app's storage callbacks; see the header.
+#include "client/agent_c/callback_state_store.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "client/core/state_lines.h"
+
+namespace ldp {
+
+absl::StatusOr<AgentState> CallbackStateStore::Load() {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  if (storage_.load(storage_.context, &data, &size) != 0) {
+    return absl::UnavailableError(
+        "the storage callback could not load the agent's state");
+  }
+  if (size == 0) return AgentState{};
+  if (data == nullptr) {
+    return absl::DataLossError("the storage callback loaded a null blob");
+  }
+  absl::StatusOr<AgentState> state = ParseAgentState(
+      absl::string_view(reinterpret_cast<const char*>(data), size));
+  if (!state.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "the agent's saved state is damaged: ", state.status().message()));
+  }
+  return state;
+}
+
+absl::Status CallbackStateStore::Save(const AgentState& state) {
+  const std::string text = SerializeAgentState(state);
+  if (storage_.write(storage_.context,
+                     reinterpret_cast<const uint8_t*>(text.data()),
+                     text.size()) != 0) {
+    return absl::UnavailableError(
+        "the storage callback could not write the agent's state");
+  }
+  if (storage_.sync(storage_.context) != 0) {
+    return absl::UnavailableError(
+        "the storage callback could not make the agent's state durable");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ldp

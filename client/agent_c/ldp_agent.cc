@@ -1,0 +1,295 @@
+// The C ABI over the agent core (ldp_agent.h): each function takes the
+// handle's lock (or refuses with ABORTED), converts bytes with the same
+// pieces ldp_agent_client uses (task_batch.h, upload_batches.h), and turns
+// every absl::Status, and any exception, into a status code and message.
+#include "client/agent_c/ldp_agent.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "client/core/agent.h"
+#include "client/agent_c/callback_state_store.h"
+#include "client/core/retry.h"
+#include "client/agent_wire/task_batch.h"
+#include "client/agent_wire/upload_batches.h"
+#include "common/crypto/secure_random.h"
+#include "proto/convert/deterministic_bytes.h"
+#include "proto/ldp/v1/agent_service.pb.h"
+
+struct ldp_agent {
+  std::mutex mu;
+  // Declared before `agent`, which draws from it: destroyed after it.
+  std::unique_ptr<ldp::SecureRandom> gen;
+  std::unique_ptr<ldp::Agent> agent;
+};
+
+namespace ldp {
+namespace {
+
+int Fill(ldp_status* status, const absl::Status& s) {
+  if (status != nullptr) {
+    status->code = static_cast<int>(s.code());
+    const size_t n = std::min(s.message().size(), sizeof(status->message) - 1);
+    if (n > 0) std::memcpy(status->message, s.message().data(), n);
+    status->message[n] = '\0';
+  }
+  return static_cast<int>(s.code());
+}
+
+// Runs `body` under the handle's lock; a concurrent call, a null handle
+// and any exception become statuses.
+template <typename Body>
+int Guarded(ldp_agent* agent, ldp_status* status, Body body) {
+  if (agent == nullptr) {
+    return Fill(status, absl::InvalidArgumentError("the agent handle is null"));
+  }
+  std::unique_lock<std::mutex> lock(agent->mu, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    return Fill(status, absl::AbortedError(
+                            "another call is running on this agent handle"));
+  }
+  try {
+    return Fill(status, body(*agent->agent));
+  } catch (const std::exception& e) {
+    return Fill(status, absl::InternalError(
+                            absl::StrCat("ldp_agent: exception: ", e.what())));
+  } catch (...) {
+    return Fill(status, absl::InternalError("ldp_agent: unknown exception"));
+  }
+}
+
+absl::Status CopyOut(const std::string& bytes, ldp_buffer* out) {
+  if (out == nullptr) return absl::InvalidArgumentError("out buffer is null");
+  *out = {nullptr, 0};
+  if (bytes.empty()) return absl::OkStatus();
+  out->data = static_cast<uint8_t*>(std::malloc(bytes.size()));
+  if (out->data == nullptr) {
+    return absl::ResourceExhaustedError("out of memory for the buffer");
+  }
+  std::memcpy(out->data, bytes.data(), bytes.size());
+  out->size = bytes.size();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<AgentOptions> ReadOptions(const ldp_agent_options& c) {
+  if (c.record_json == nullptr) {
+    return absl::InvalidArgumentError("options.record_json is required");
+  }
+  AgentOptions options{.record_json = c.record_json};
+  const auto or_default = [](int64_t value, int64_t fallback) {
+    return value == 0 ? fallback : value;
+  };
+  options.max_epsilon_per_study_nanos =
+      or_default(c.max_epsilon_per_study_nanos, kDefaultStudyCapNanos);
+  options.caps = {
+      .lifetime_nanos =
+          or_default(c.lifetime_cap_nanos, kDefaultLifetimeCapNanos),
+      .period_nanos = or_default(c.period_cap_nanos, kDefaultPeriodCapNanos),
+      .period_seconds = or_default(c.period_seconds, kDefaultPeriodSeconds)};
+  return options;
+}
+
+absl::Status Open(const ldp_agent_options* c, const ldp_storage* storage,
+                  std::unique_ptr<ldp_agent>& handle) {
+  if (c == nullptr || storage == nullptr) {
+    return absl::InvalidArgumentError("options and storage are required");
+  }
+  if (storage->load == nullptr || storage->write == nullptr ||
+      storage->sync == nullptr) {
+    return absl::InvalidArgumentError(
+        "storage needs its load, write and sync callbacks");
+  }
+  absl::StatusOr<AgentOptions> options = ReadOptions(*c);
+  if (!options.ok()) return options.status();
+  absl::StatusOr<std::unique_ptr<SecureRandom>> gen =
+      c->insecure_simulation != 0
+          ? SecureRandom::CreateForSimulation(c->simulation_seed)
+          : SecureRandom::Create();
+  if (!gen.ok()) return gen.status();
+  handle->gen = *std::move(gen);
+  absl::StatusOr<std::unique_ptr<Agent>> agent = Agent::Create(
+      *options, std::make_unique<CallbackStateStore>(*storage), *handle->gen);
+  if (!agent.ok()) return agent.status();
+  handle->agent = *std::move(agent);
+  return absl::OkStatus();
+}
+
+absl::Status AnswerPoll(Agent& agent, const uint8_t* bytes, size_t size,
+                        int* answered, int* refused) {
+  if (bytes == nullptr && size > 0) {
+    return absl::InvalidArgumentError("response is null");
+  }
+  absl::StatusOr<TaskBatch> batch = DecodeTaskBatch(
+      std::string_view(reinterpret_cast<const char*>(bytes), size));
+  if (!batch.ok()) {
+    return absl::Status(batch.status().code(),
+                        absl::StrCat("the poll is not a GetTasksResponse: ",
+                                     batch.status().message()));
+  }
+  int yes = 0, no = static_cast<int>(batch->malformed.size());
+  absl::Status store_error;
+  for (const auto& answer : agent.AnswerAll(batch->tasks)) {
+    if (answer.ok()) {
+      ++yes;
+      continue;
+    }
+    ++no;
+    // The store's own failure (callback_state_store.h), not a refusal.
+    const absl::StatusCode code = answer.status().code();
+    if (code == absl::StatusCode::kUnavailable ||
+        code == absl::StatusCode::kDataLoss) {
+      store_error = answer.status();
+    }
+  }
+  if (answered != nullptr) *answered = yes;
+  if (refused != nullptr) *refused = no;
+  return store_error;
+}
+
+template <typename Message>
+absl::StatusOr<Message> ParseBytes(const uint8_t* bytes, size_t size,
+                                   const char* what) {
+  Message message;
+  if ((bytes == nullptr && size > 0) ||
+      !message.ParseFromArray(bytes, static_cast<int>(size))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the bytes are not a serialized ", what));
+  }
+  return message;
+}
+
+absl::Status RecordUpload(Agent& agent, const uint8_t* request,
+                          size_t request_size, const uint8_t* response,
+                          size_t response_size, int* accepted, int* rejected) {
+  absl::StatusOr<v1::UploadReportsRequest> sent =
+      ParseBytes<v1::UploadReportsRequest>(request, request_size,
+                                           "UploadReportsRequest");
+  if (!sent.ok()) return sent.status();
+  absl::StatusOr<v1::UploadReportsResponse> acks =
+      ParseBytes<v1::UploadReportsResponse>(response, response_size,
+                                            "UploadReportsResponse");
+  if (!acks.ok()) return acks.status();
+  std::vector<TaskReport> reports(sent->reports_size());
+  for (int i = 0; i < sent->reports_size(); ++i) {
+    const v1::Report& r = sent->reports(i);
+    if (r.report_id().size() != reports[i].report_id.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("report ", i, " has no 16-byte report_id"));
+    }
+    reports[i].task_id = r.task_id();
+    std::memcpy(reports[i].report_id.data(), r.report_id().data(), 16);
+  }
+  absl::StatusOr<std::vector<absl::Status>> verdicts =
+      AcksToStatuses(*acks, reports);
+  if (!verdicts.ok()) return verdicts.status();
+  std::vector<std::pair<uint64_t, absl::Status>> settled;
+  int yes = 0, no = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const absl::Status& v = (*verdicts)[i];
+    if (v.ok()) {
+      ++yes;
+    } else if (!IsTransient(v.code())) {
+      ++no;
+    }
+    settled.emplace_back(reports[i].task_id, v);
+  }
+  if (accepted != nullptr) *accepted = yes;
+  if (rejected != nullptr) *rejected = no;
+  return agent.RecordAcks(settled);
+}
+
+}  // namespace
+}  // namespace ldp
+
+extern "C" {
+
+const char* ldp_agent_version(void) { return "1.0.0"; }
+
+int ldp_agent_abi_version(void) { return LDP_AGENT_ABI_VERSION; }
+
+int ldp_agent_open(const ldp_agent_options* options, const ldp_storage* storage,
+                   ldp_agent** out, ldp_status* status) {
+  if (out == nullptr) {
+    return ldp::Fill(status, absl::InvalidArgumentError("out is null"));
+  }
+  *out = nullptr;
+  try {
+    auto handle = std::make_unique<ldp_agent>();
+    const absl::Status opened = ldp::Open(options, storage, handle);
+    if (opened.ok()) *out = handle.release();
+    return ldp::Fill(status, opened);
+  } catch (...) {
+    return ldp::Fill(status, absl::InternalError("ldp_agent_open: exception"));
+  }
+}
+
+void ldp_agent_close(ldp_agent* agent) { delete agent; }
+
+int ldp_agent_get_tasks_request(ldp_agent* agent, uint64_t agent_id,
+                                uint32_t max_tasks, ldp_buffer* out,
+                                ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp::Agent&) {
+    ldp::v1::GetTasksRequest request;
+    request.set_agent_id(agent_id);
+    request.set_max_tasks(max_tasks);
+    return ldp::CopyOut(ldp::DeterministicBytes(request), out);
+  });
+}
+
+int ldp_agent_answer_poll(ldp_agent* agent, const uint8_t* response,
+                          size_t size, int* answered, int* refused,
+                          ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
+    return ldp::AnswerPoll(a, response, size, answered, refused);
+  });
+}
+
+int ldp_agent_next_upload(ldp_agent* agent, uint64_t agent_id, ldp_buffer* out,
+                          ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
+    const std::vector<ldp::TaskReport> pending = a.PendingReports();
+    if (pending.empty()) return ldp::CopyOut("", out);
+    const auto batches = ldp::MakeUploadBatches(pending, agent_id, {});
+    return ldp::CopyOut(ldp::DeterministicBytes(batches.front()), out);
+  });
+}
+
+int ldp_agent_record_upload(ldp_agent* agent, const uint8_t* request,
+                            size_t request_size, const uint8_t* response,
+                            size_t response_size, int* accepted, int* rejected,
+                            ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
+    return ldp::RecordUpload(a, request, request_size, response, response_size,
+                             accepted, rejected);
+  });
+}
+
+int ldp_agent_spent(ldp_agent* agent, uint64_t study_id, int64_t* total_nanos,
+                    int64_t* study_nanos, ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
+    if (total_nanos != nullptr) *total_nanos = a.total_spent_nanos();
+    if (study_nanos != nullptr) {
+      const auto budget = a.Budget(study_id);
+      *study_nanos = budget.has_value() ? budget->spent_nanos : 0;
+    }
+    return absl::OkStatus();
+  });
+}
+
+void ldp_buffer_free(ldp_buffer* buffer) {
+  if (buffer == nullptr) return;
+  std::free(buffer->data);
+  *buffer = {nullptr, 0};
+}
+
+}  // extern "C"

@@ -1,0 +1,191 @@
+/* The agent as a C library: for apps on devices that embed the agent and
+ * carry the protocol over their own network stack.
+ *
+ * The library keeps one device's record, privacy budget and memo and turns
+ * the server's tasks into reports, exactly as ldp-agent does (the same C++
+ * core beneath: client/core/agent.h). It never touches the network: the app
+ * moves protocol bytes (serialized ldp.v1 protobuf messages, see
+ * proto/ldp/v1/agent_service.proto) between this library and the server's
+ * AgentService, by gRPC or by any other means:
+ *
+ *   1. Enroll (AgentService.Enroll) once and keep the agent id and bearer
+ *      token; the library does not hold credentials.
+ *   2. Poll: send a GetTasksRequest (ldp_agent_get_tasks_request builds
+ *      one) and hand the GetTasksResponse bytes to ldp_agent_answer_poll.
+ *      Every task the agent accepts is answered and its spend saved through
+ *      the storage callbacks before the call returns; refused tasks cost
+ *      nothing.
+ *   3. Upload: ldp_agent_next_upload gives an UploadReportsRequest with the
+ *      reports not yet settled (the oldest first, at most 1000); send it as
+ *      the one message of an UploadReports stream and hand the request and
+ *      the UploadReportsResponse to ldp_agent_record_upload. Repeat until
+ *      ldp_agent_next_upload has nothing to send. A report that was not
+ *      acknowledged stays pending and is sent again, byte for byte.
+ *
+ * Privacy: the library applies the agent's own checks whatever the server
+ * asks (a task over the study, lifetime or per-period cap is refused; the
+ * caps default to safe values the server cannot change; coins come from a
+ * ChaCha20 stream keyed by OpenSSL). The app never sees the record's
+ * answer before it is randomized.
+ *
+ * Conventions: every function that can fail returns an ldp_status_code and,
+ * when `status` is not NULL, fills it with the code and a message a person
+ * can act on. Lengths are explicit; no string is assumed to be
+ * NUL-terminated except those documented so. Buffers the library returns
+ * are freed with ldp_buffer_free. A handle may be used from any thread but
+ * by one call at a time: a call made while another is running on the same
+ * handle returns LDP_ABORTED and changes nothing. No C++ exception crosses
+ * this boundary.
+ */
+#ifndef LDP_CLIENT_AGENT_C_LDP_AGENT_H_
+#define LDP_CLIENT_AGENT_C_LDP_AGENT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What libldp_agent.so exports (ldp_agent.map hides everything else). */
+#if defined(__GNUC__)
+#define LDP_AGENT_API __attribute__((visibility("default")))
+#else
+#define LDP_AGENT_API
+#endif
+
+/* This header's ABI version; ldp_agent_abi_version() returns the library's. */
+#define LDP_AGENT_ABI_VERSION 1
+
+/* Status codes, numbered as google.rpc.Code (and absl::StatusCode). */
+typedef enum ldp_status_code {
+  LDP_OK = 0,
+  LDP_INVALID_ARGUMENT = 3,    /* bad options or malformed bytes */
+  LDP_NOT_FOUND = 5,           /* e.g. an ack for a task never answered */
+  LDP_FAILED_PRECONDITION = 9, /* e.g. the budget does not allow it */
+  LDP_ABORTED = 10,            /* another call is running on this handle */
+  LDP_INTERNAL = 13,           /* e.g. acks that do not match the upload */
+  LDP_UNAVAILABLE = 14,        /* a storage callback failed; retry later */
+  LDP_DATA_LOSS = 15           /* the saved state is damaged */
+} ldp_status_code;
+
+/* A status with its message (NUL-terminated, cut to fit). */
+typedef struct ldp_status {
+  int code; /* an ldp_status_code; other google.rpc.Code values may appear */
+  char message[512];
+} ldp_status;
+
+/* Bytes the library allocated; free with ldp_buffer_free. */
+typedef struct ldp_buffer {
+  uint8_t* data;
+  size_t size;
+} ldp_buffer;
+
+/* Where the agent's state lives: one opaque blob the app keeps in its own
+ * sandbox. Each callback returns 0 on success and anything else on
+ * failure (the library then reports LDP_UNAVAILABLE and keeps its last
+ * durable state). */
+typedef struct ldp_storage {
+  void* context; /* passed back to every callback */
+  /* Sets *data and *size to the saved blob (size 0: nothing saved yet).
+   * The bytes stay the app's and must stay valid until the next callback. */
+  int (*load)(void* context, const uint8_t** data, size_t* size);
+  /* Replaces the saved blob with `size` bytes at `data`. */
+  int (*write)(void* context, const uint8_t* data, size_t size);
+  /* Makes the last write durable (e.g. fsync); a report leaves only after
+   * its spend is durable. */
+  int (*sync)(void* context);
+} ldp_storage;
+
+/* Agent options. Zero-initialize, then set what you need; 0 means the
+ * safe default. */
+typedef struct ldp_agent_options {
+  /* The record as a JSON object (NUL-terminated), read against each
+   * study's schema: {"age": 34, "smoker": false}. Required. */
+  const char* record_json;
+  /* The most one study may spend, in nano-ε (default 1 ε). */
+  int64_t max_epsilon_per_study_nanos;
+  /* The lifetime cap (default 10 ε) and the cap per rolling period
+   * (default 2 ε per 86,400 s), in nano-ε; the server has no say. */
+  int64_t lifetime_cap_nanos;
+  int64_t period_cap_nanos;
+  int64_t period_seconds;
+  /* Nonzero: the coins come from a ChaCha20 stream keyed from
+   * `simulation_seed`, so runs repeat exactly. Anyone who knows the seed
+   * knows every coin: only for tests and simulated agents, never for a
+   * person's record. */
+  int insecure_simulation;
+  uint64_t simulation_seed;
+} ldp_agent_options;
+
+typedef struct ldp_agent ldp_agent; /* opaque */
+
+/* The library's version ("1.0.0") and ABI version. */
+LDP_AGENT_API const char* ldp_agent_version(void);
+LDP_AGENT_API int ldp_agent_abi_version(void);
+
+/* Opens an agent: loads its state through `storage` (copied; the context
+ * must outlive the handle). On success *out is a handle to close with
+ * ldp_agent_close. LDP_INVALID_ARGUMENT for bad options, LDP_DATA_LOSS
+ * for a damaged blob, LDP_UNAVAILABLE if `load` fails. */
+LDP_AGENT_API int ldp_agent_open(const ldp_agent_options* options,
+                                 const ldp_storage* storage, ldp_agent** out,
+                                 ldp_status* status);
+
+/* Closes the handle (NULL is fine). Nothing is lost: the state is durable
+ * after every call that changed it. No other call may run on the handle
+ * then, nor start after. */
+LDP_AGENT_API void ldp_agent_close(ldp_agent* agent);
+
+/* A serialized GetTasksRequest for `agent_id` (max_tasks 0 = the server's
+ * default). */
+LDP_AGENT_API int ldp_agent_get_tasks_request(ldp_agent* agent,
+                                              uint64_t agent_id,
+                                              uint32_t max_tasks,
+                                              ldp_buffer* out,
+                                              ldp_status* status);
+
+/* Answers the tasks of a serialized GetTasksResponse. *answered and
+ * *refused (either may be NULL) count the tasks answered (fresh, from the
+ * memo or again) and those refused; a refusal is never an error of the
+ * call. LDP_INVALID_ARGUMENT if the bytes are not a GetTasksResponse at
+ * all; LDP_UNAVAILABLE if the state could not be saved (then nothing was
+ * answered and nothing was spent). */
+LDP_AGENT_API int ldp_agent_answer_poll(ldp_agent* agent,
+                                        const uint8_t* response, size_t size,
+                                        int* answered, int* refused,
+                                        ldp_status* status);
+
+/* The next UploadReportsRequest to send for `agent_id`: the oldest
+ * unsettled reports (at most 1000 and about 64 KiB). out->size is 0 when
+ * there is nothing to send. */
+LDP_AGENT_API int ldp_agent_next_upload(ldp_agent* agent, uint64_t agent_id,
+                                        ldp_buffer* out, ldp_status* status);
+
+/* Settles the reports of a sent UploadReportsRequest from the server's
+ * UploadReportsResponse: acknowledged or permanently refused reports are
+ * settled, transiently failed ones stay pending. *accepted and *rejected
+ * (either may be NULL) count them. LDP_INTERNAL if the acks do not answer
+ * exactly the request's reports in order (nothing is settled then). */
+LDP_AGENT_API int ldp_agent_record_upload(ldp_agent* agent,
+                                          const uint8_t* request,
+                                          size_t request_size,
+                                          const uint8_t* response,
+                                          size_t response_size, int* accepted,
+                                          int* rejected, ldp_status* status);
+
+/* What the agent has spent in nano-ε: in total, and on one study (0 if it
+ * never answered that study). */
+LDP_AGENT_API int ldp_agent_spent(ldp_agent* agent, uint64_t study_id,
+                                  int64_t* total_nanos, int64_t* study_nanos,
+                                  ldp_status* status);
+
+/* Frees a buffer the library returned (NULL or empty is fine) and clears
+ * it. */
+LDP_AGENT_API void ldp_buffer_free(ldp_buffer* buffer);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* LDP_CLIENT_AGENT_C_LDP_AGENT_H_ */

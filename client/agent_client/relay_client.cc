@@ -1,0 +1,164 @@
+// RelayClient; see the header.
+#include "client/agent_client/relay_client.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/base/status_macros.h"
+#include "proto/grpc_convert/grpc_status.h"
+#include "proto/convert/report_convert.h"
+#include "proto/convert/task_convert.h"
+
+namespace ldp {
+
+RelayClient::RelayClient(std::shared_ptr<v1::RelayService::StubInterface> stub,
+                         absl::Duration timeout)
+    : stub_(std::move(stub)), timeout_(timeout) {}
+
+std::unique_ptr<grpc::ClientContext> RelayClient::NewContext() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
+  return context;
+}
+
+absl::StatusOr<std::vector<RelayedAgent>> RelayClient::EnrollBatch(
+    absl::string_view enrollment_token, int count) {
+  v1::EnrollBatchRequest request;
+  request.set_enrollment_token(std::string(enrollment_token));
+  request.set_count(static_cast<uint32_t>(count));
+  v1::EnrollBatchResponse response;
+  auto context = NewContext();
+  const absl::Status status =
+      FromGrpcStatus(stub_->EnrollBatch(context.get(), request, &response));
+  if (absl::IsUnimplemented(status)) {
+    return absl::UnimplementedError(
+        "the server does not offer the relay API: start ldp-server with "
+        "--relay_service (or use --mode=sessions)");
+  }
+  RETURN_IF_ERROR(status);
+  if (response.agents_size() != count) {
+    return absl::InternalError(absl::StrCat("asked for ", count,
+                                            " agents, the server enrolled ",
+                                            response.agents_size()));
+  }
+  std::vector<RelayedAgent> agents;
+  agents.reserve(count);
+  for (const v1::EnrollResponse& agent : response.agents()) {
+    agents.push_back({.agent_id = agent.agent_id(),
+                      .bearer_token = agent.credential().bearer_token()});
+  }
+  return agents;
+}
+
+absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>> RelayClient::GetTasksBatch(
+    const std::vector<const RelayedAgent*>& agents) {
+  v1::GetTasksBatchRequest request;
+  for (const RelayedAgent* agent : agents) {
+    request.add_agents()->set_bearer_token(agent->bearer_token);
+  }
+  v1::GetTasksBatchResponse response;
+  auto context = NewContext();
+  RETURN_IF_ERROR(
+      FromGrpcStatus(stub_->GetTasksBatch(context.get(), request, &response)));
+  if (response.agents_size() != static_cast<int>(agents.size())) {
+    return absl::InternalError(absl::StrCat("asked for ", agents.size(),
+                                            " agents' tasks, got ",
+                                            response.agents_size()));
+  }
+  // Parse each distinct question once.
+  std::vector<absl::StatusOr<TaskEnvelope>> questions;
+  questions.reserve(response.questions_size());
+  for (const v1::Task& question : response.questions()) {
+    questions.push_back(TaskFromProto(question));
+  }
+  // ... and prepare each once for all the agents it goes to.
+  std::vector<std::shared_ptr<const PreparedQuestion>> prepared(questions.size());
+  std::vector<absl::StatusOr<TaskBatch>> batches;
+  batches.reserve(agents.size());
+  for (const v1::AgentTasks& tasks : response.agents()) {
+    if (tasks.code() != 0) {
+      batches.push_back(absl::Status(static_cast<absl::StatusCode>(tasks.code()),
+                                     tasks.message()));
+      continue;
+    }
+    TaskBatch batch;
+    for (const v1::AssignedTask& assigned : tasks.tasks()) {
+      if (assigned.question() >= questions.size()) {
+        batch.malformed.push_back(absl::InvalidArgumentError(absl::StrCat(
+            "task ", assigned.task_id(), " names question ", assigned.question(),
+            " of ", questions.size())));
+        continue;
+      }
+      const absl::StatusOr<TaskEnvelope>& envelope = questions[assigned.question()];
+      if (!envelope.ok()) {
+        batch.malformed.push_back(absl::Status(
+            envelope.status().code(),
+            absl::StrCat("refusing task ", assigned.task_id(), ": ",
+                         envelope.status().message())));
+        continue;
+      }
+      std::shared_ptr<const PreparedQuestion>& question = prepared[assigned.question()];
+      if (question == nullptr) {
+        question = PreparedQuestion::Prepare(envelope->task, envelope->schema);
+      }
+      AgentTask task{.task = envelope->task,
+                     .schema = envelope->schema,
+                     .deadline = envelope->deadline.value_or(absl::InfiniteFuture()),
+                     .prepared = question};
+      task.task.task_id = assigned.task_id();
+      batch.tasks.push_back(std::move(task));
+    }
+    batches.push_back(std::move(batch));
+  }
+  return batches;
+}
+
+std::unique_ptr<RelayClient::UploadStream> RelayClient::OpenUploadStream() {
+  std::unique_ptr<UploadStream> stream(new UploadStream());
+  stream->stream_ = stub_->UploadReports(&stream->context_);
+  return stream;
+}
+
+RelayClient::UploadStream::~UploadStream() {
+  if (!closed_) (void)Close();
+}
+
+absl::StatusOr<std::vector<absl::Status>> RelayClient::UploadStream::Send(
+    absl::Span<const RelayedTaskReport> reports) {
+  v1::RelayUploadRequest request;
+  for (const RelayedTaskReport& item : reports) {
+    v1::RelayedReport* wire = request.add_reports();
+    wire->set_bearer_token(item.agent->bearer_token);
+    ReportToProto(item.report, item.agent->agent_id, wire->mutable_report());
+  }
+  v1::RelayUploadResponse response;
+  if (!stream_->Write(request) || !stream_->Read(&response)) {
+    absl::Status status = Close();
+    if (status.ok()) status = absl::UnavailableError("the upload stream ended");
+    return status;
+  }
+  if (response.acks_size() != static_cast<int>(reports.size())) {
+    return absl::InternalError(absl::StrCat("sent ", reports.size(),
+                                            " reports, got ", response.acks_size(),
+                                            " acks"));
+  }
+  std::vector<absl::Status> acks;
+  acks.reserve(reports.size());
+  for (const v1::ReportAck& ack : response.acks()) {
+    acks.emplace_back(static_cast<absl::StatusCode>(ack.code()), ack.message());
+  }
+  return acks;
+}
+
+absl::Status RelayClient::UploadStream::Close() {
+  if (closed_) return absl::OkStatus();
+  closed_ = true;
+  stream_->WritesDone();
+  v1::RelayUploadResponse ignored;
+  while (stream_->Read(&ignored)) {
+  }
+  return FromGrpcStatus(stream_->Finish());
+}
+
+}  // namespace ldp

@@ -1,0 +1,163 @@
+// A factorization's strategy A as the server's linear strategy, around the
+// ℓ2-ball randomizer of Duchi, Jordan and Wainwright (vector_randomizer.h
+// says how an agent draws its direction seed and sign bit).
+//
+// Decoding: Z = B·σU with B = 1/((2π−1)·c_d), c_d = E|⟨U, e⟩| =
+// Γ(d/2)/(√π·Γ((d+1)/2)), so E[Z | Ṽ] = Ṽ and E[Z] = a_x (up to the 2^-32
+// rounding of the Ṽ coin), and E[Z·Zᵀ] = (B²/d)·I exactly. The
+// per-user variance of r·ŷ at data h is therefore (B²/d)‖r‖² − (r·A·h)².
+#include "common/workload/strategies/vector_strategy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "Eigen/Core"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/workload/strategy_randomizers/vector_randomizer.h"
+
+namespace ldp {
+namespace {
+
+struct VectorData {
+  std::shared_ptr<const VectorRandomizer> randomizer;
+  int64_t d = 0;  // rank: rows of A
+  int64_t n = 0;
+  Eigen::MatrixXd a;  // d×N
+  double scale = 0;   // B
+};
+
+class VectorAccumulator final : public StrategyAccumulator {
+ public:
+  explicit VectorAccumulator(std::shared_ptr<const VectorData> data)
+      : data_(std::move(data)), sum_(Eigen::VectorXd::Zero(data_->d)) {}
+
+  absl::Status Add(const WorkloadReport& report) override {
+    if (absl::Status s = data_->randomizer->Validate(report); !s.ok()) return s;
+    const HashedReport& hashed = std::get<HashedReport>(report.inner);
+    const double sign = hashed.bucket == 1 ? 1.0 : -1.0;
+    // U, the public direction as the agent drew it from the seed.
+    const std::vector<double> u = UnitDirection(hashed.seed, data_->d);
+    sum_ += (sign * data_->scale) *
+            Eigen::Map<const Eigen::VectorXd>(u.data(), data_->d);
+    ++num_reports_;
+    return absl::OkStatus();
+  }
+
+  absl::Status Merge(const StrategyAccumulator& other) override {
+    const auto* same = dynamic_cast<const VectorAccumulator*>(&other);
+    if (same == nullptr ||
+        (same->data_ != data_ &&
+         !(same->data_->randomizer->spec() == data_->randomizer->spec()))) {
+      return absl::InvalidArgumentError(
+          "vector strategy: can only merge an accumulator of the same "
+          "strategy (epsilon, domain_size, rows and matrix)");
+    }
+    sum_ += same->sum_;
+    num_reports_ += same->num_reports_;
+    return absl::OkStatus();
+  }
+
+  int64_t num_reports() const override { return num_reports_; }
+
+  Eigen::VectorXd Estimate() const override {
+    if (num_reports_ == 0) return Eigen::VectorXd::Zero(data_->d);
+    return sum_ / static_cast<double>(num_reports_);
+  }
+
+ private:
+  std::shared_ptr<const VectorData> data_;
+  Eigen::VectorXd sum_;
+  int64_t num_reports_ = 0;
+};
+
+class VectorStrategy final : public StrategyMechanism {
+ public:
+  explicit VectorStrategy(std::shared_ptr<const VectorData> data)
+      : StrategyMechanism(data->randomizer), data_(std::move(data)) {}
+
+  uint32_t output_dimension() const override {
+    return static_cast<uint32_t>(data_->d);
+  }
+  Eigen::MatrixXd StrategyMatrix() const override { return data_->a; }
+  // Every coordinate of Z has the same variance B²/d − (A·h)_i²; at
+  // uniform data the second term is small, so equal weights.
+  Eigen::VectorXd ReconstructionWeights() const override {
+    return Eigen::VectorXd::Ones(data_->d);
+  }
+  std::unique_ptr<StrategyAccumulator> NewAccumulator() const override {
+    return std::make_unique<VectorAccumulator>(data_);
+  }
+
+  Eigen::MatrixXd PointMassVariances(
+      const Eigen::MatrixXd& rows) const override {
+    const double second =
+        data_->scale * data_->scale / static_cast<double>(data_->d);
+    Eigen::MatrixXd mean;
+    mean.noalias() = rows * data_->a;
+    Eigen::MatrixXd out = -mean.cwiseProduct(mean);
+    out.colwise() += second * rows.rowwise().squaredNorm();
+    return out;
+  }
+
+  Eigen::VectorXd Variances(const Eigen::MatrixXd& rows,
+                            const Eigen::VectorXd& h) const override {
+    const double second =
+        data_->scale * data_->scale / static_cast<double>(data_->d);
+    const Eigen::VectorXd mean = rows * (data_->a * h);
+    return second * rows.rowwise().squaredNorm() - mean.cwiseProduct(mean);
+  }
+
+  // The statistic (a sum of continuous vectors) has no cheap exact
+  // sampler, so this randomizes and decodes agent by agent: O(n·d).
+  Eigen::VectorXd SampleEstimate(absl::Span<const int64_t> counts,
+                                 absl::BitGenRef gen) const override {
+    VectorAccumulator accumulator(data_);
+    const int64_t items = std::min<int64_t>(counts.size(), data_->n);
+    for (int64_t x = 0; x < items; ++x) {
+      for (int64_t i = 0; i < counts[x]; ++i) {
+        // Valid by construction.
+        accumulator.Add(Randomize(static_cast<uint32_t>(x), gen)).IgnoreError();
+      }
+    }
+    return accumulator.Estimate();
+  }
+
+ private:
+  std::shared_ptr<const VectorData> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<StrategyMechanism> VectorStrategyFor(
+    std::shared_ptr<const VectorRandomizer> randomizer) {
+  auto data = std::make_shared<VectorData>();
+  data->d = randomizer->rank();
+  data->n = randomizer->domain_size();
+  data->a = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic,
+                                           Eigen::Dynamic, Eigen::RowMajor>>(
+      randomizer->spec().matrix.data(), data->d, data->n);
+  const double pi = randomizer->agree().value();
+  const double dd = static_cast<double>(data->d);
+  const double c_d = std::exp(std::lgamma(dd / 2) - std::lgamma((dd + 1) / 2)) /
+                     std::sqrt(std::numbers::pi);
+  data->scale = 1 / ((2 * pi - 1) * c_d);
+  data->randomizer = std::move(randomizer);
+  return std::make_unique<VectorStrategy>(std::move(data));
+}
+
+absl::StatusOr<std::unique_ptr<StrategyMechanism>> CreateVectorStrategy(
+    const StrategySpec& spec) {
+  absl::StatusOr<std::shared_ptr<const VectorRandomizer>> randomizer =
+      CreateVectorRandomizer(spec);
+  if (!randomizer.ok()) return randomizer.status();
+  return VectorStrategyFor(*std::move(randomizer));
+}
+
+}  // namespace ldp

@@ -1,0 +1,127 @@
+// The group-commit writer thread; see the header.
+#include "server/core/commit_queue.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace ldp {
+
+CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit,
+                         const Clock* clock,
+                         std::function<void(absl::Duration)> observe_commit,
+                         int64_t max_queued_writes)
+    : store_(store),
+      max_writes_per_commit_(std::max<int64_t>(1, max_writes_per_commit)),
+      clock_(clock),
+      observe_commit_(std::move(observe_commit)),
+      max_queued_writes_(std::max<int64_t>(0, max_queued_writes)),
+      writer_([this] { Run(); }) {}
+
+CommitQueue::~CommitQueue() { Stop(); }
+
+void CommitQueue::Stop() {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  writer_.join();
+}
+
+void CommitQueue::Submit(std::unique_ptr<CommitJob> job) {
+  Enqueue(job, /*bounded=*/false);
+}
+
+bool CommitQueue::TrySubmit(std::unique_ptr<CommitJob>& job) {
+  return Enqueue(job, /*bounded=*/true);
+}
+
+bool CommitQueue::Enqueue(std::unique_ptr<CommitJob>& job, bool bounded) {
+  {
+    absl::MutexLock lock(&mutex_);
+    if (!stopped_) {
+      const int64_t writes = job->NumWrites();
+      if (bounded && max_queued_writes_ > 0 && queued_writes_ > 0 &&
+          queued_writes_ + writes > max_queued_writes_) {
+        return false;
+      }
+      queued_writes_ += writes;
+      queue_.push_back(std::move(job));
+      return true;
+    }
+  }
+  std::unique_ptr<CommitJob> refused = std::move(job);
+  refused->Finish(absl::UnavailableError("the server is shutting down"));
+  return true;
+}
+
+int64_t CommitQueue::queued_writes() const {
+  absl::MutexLock lock(&mutex_);
+  return queued_writes_;
+}
+
+CommitQueueStats CommitQueue::stats() const {
+  absl::MutexLock lock(&mutex_);
+  return stats_;
+}
+
+void CommitQueue::Run() {
+  std::deque<std::unique_ptr<CommitJob>> group;
+  for (;;) {
+    {
+      absl::MutexLock lock(&mutex_);
+      mutex_.Await(absl::Condition(
+          +[](CommitQueue* q) ABSL_EXCLUSIVE_LOCKS_REQUIRED(q->mutex_) {
+            return !q->queue_.empty() || q->stopping_;
+          },
+          this));
+      // Drain before stopping: every submitted job gets its Finish. Later
+      // submissions are finished by Submit itself.
+      if (queue_.empty()) {
+        stopped_ = true;
+        return;
+      }
+      int64_t writes = 0;
+      while (!queue_.empty() &&
+             (group.empty() || writes < max_writes_per_commit_)) {
+        writes += queue_.front()->NumWrites();
+        queued_writes_ -= queue_.front()->NumWrites();
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    CommitGroup(group);
+    group.clear();
+  }
+}
+
+void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
+  const absl::Time started = clock_ != nullptr ? clock_->Now() : absl::InfinitePast();
+  absl::Status status = store_->Transact([&](StoreTransaction& transaction) {
+    for (auto& job : group) {
+      absl::Status applied = job->Apply(transaction);
+      if (!applied.ok()) return applied;
+    }
+    return absl::OkStatus();
+  });
+  if (clock_ != nullptr && observe_commit_) observe_commit_(clock_->Now() - started);
+  const bool isolate = !status.ok() && group.size() > 1;
+  {
+    // Before any Finish, so a completed caller sees its own commit counted.
+    absl::MutexLock lock(&mutex_);
+    stats_.transactions +=
+        1 + (isolate ? static_cast<int64_t>(group.size()) : 0);
+    stats_.jobs += static_cast<int64_t>(group.size());
+  }
+  if (!isolate) {
+    for (auto& job : group) job->Finish(status);
+    return;
+  }
+  for (auto& job : group) {
+    job->Finish(store_->Transact([&](StoreTransaction& transaction) {
+      return job->Apply(transaction);
+    }));
+  }
+}
+
+}  // namespace ldp

@@ -1,0 +1,325 @@
+// Task assignment and report admission; see the header.
+//
+// Ingestion splits the work by what needs ordering. Everything that reads
+// only immutable state (task ownership, the plan, payload validation, the
+// payload's stored bytes) runs on the calling thread, in parallel. What must
+// be serialized (round still open, dedupe, the ledger charge) runs on the
+// writer thread inside the group's transaction; accumulating runs on the
+// writer thread after the commit, so an estimate never includes a report
+// that is not durable.
+#include "server/core/report_ingest.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "server/core/ledger_charge.h"
+#include "server/store/storage_codec.h"
+#include "server/core/task_id.h"
+
+namespace ldp {
+
+// One admitted report on its way through the writer thread.
+struct PendingReport {
+  int index = 0;  // in the caller's batch
+  RoundEntry entry{};
+  int question = 0;
+  ReportRow row{};
+  ReportPayload payload{};
+  // Set by Apply.
+  bool admitted = false;
+  AppendResult result{};
+};
+
+class UploadJob final : public CommitJob {
+ public:
+  UploadJob(ReportIngest* ingest, size_t num_reports,
+            absl::AnyInvocable<void(std::vector<absl::Status>) &&> done)
+      : ingest_(ingest),
+        started_(ingest->context_.clock().Now()),
+        statuses_(num_reports),
+        done_(std::move(done)) {
+    // Most reports are admitted: one allocation, not a dozen regrowths
+    // (each moving the pending rows and their payloads).
+    pending_.reserve(num_reports);
+  }
+
+  std::vector<absl::Status>& statuses() { return statuses_; }
+  std::vector<PendingReport>& pending() { return pending_; }
+  void CompleteNow() {
+    context().stats.RecordUpload(statuses_,
+                                 context().clock().Now() - started_);
+    std::move(done_)(std::move(statuses_));
+  }
+
+  int64_t NumWrites() const override {
+    return static_cast<int64_t>(pending_.size());
+  }
+
+  // The job's reports go to the store as one batch: a shared store charges
+  // them in a constant number of round trips.
+  absl::Status Apply(StoreTransaction& transaction) override {
+    const absl::Time now = context().clock().Now();
+    std::vector<const ReportRow*> rows;
+    std::vector<PendingReport*> admitted;
+    rows.reserve(pending_.size());
+    admitted.reserve(pending_.size());
+    for (PendingReport& p : pending_) {
+      RoundRuntime& round = *p.entry.round;
+      p.admitted = round.AcceptsReportsAt(now);
+      if (!p.admitted) {
+        if (round.state() == RoundState::kOpen && round.ClaimClose()) {
+          ingest_->rounds_.QueueClose(p.entry, RoundState::kClosedDeadline);
+        }
+        continue;
+      }
+      rows.push_back(&p.row);
+      admitted.push_back(&p);
+    }
+    std::vector<AppendResult> results(rows.size());
+    RETURN_IF_ERROR(transaction.AppendReports(rows, absl::MakeSpan(results)));
+    for (size_t i = 0; i < admitted.size(); ++i) admitted[i]->result = results[i];
+    return absl::OkStatus();
+  }
+
+  void Finish(const absl::Status& commit_status) override {
+    if (!commit_status.ok()) {
+      context().Log(LogLevel::kWarning, "store_commit_failed",
+                 {{"job", "upload"},
+                  {"reports", absl::StrCat(pending_.size())},
+                  {"error", std::string(commit_status.message())}});
+    }
+    for (PendingReport& p : pending_) {
+      statuses_[p.index] = Complete(p, commit_status);
+      if (statuses_[p.index].ok() && p.result.outcome == AppendOutcome::kStored) {
+        context().stats.AddCharged(p.row.epsilon_nanos);
+      }
+    }
+    const RoundRuntime* last_round = nullptr;
+    for (const PendingReport& p : pending_) {
+      if (p.entry.round.get() == last_round) continue;
+      last_round = p.entry.round.get();
+      ingest_->rounds_.CheckQuorum(p.entry);
+    }
+    CompleteNow();
+  }
+
+ private:
+  const AggregatorContext& context() const { return ingest_->context_; }
+
+  static absl::Status Complete(PendingReport& p,
+                               const absl::Status& commit_status) {
+    if (!commit_status.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("report was not stored (", commit_status.message(),
+                       "); retry with the same report"));
+    }
+    if (!p.admitted) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("round ", p.row.round_id, " is closed"));
+    }
+    switch (p.result.outcome) {
+      case AppendOutcome::kStored:
+        Count(p);
+        return absl::OkStatus();
+      case AppendOutcome::kIdenticalRetry:
+        // Usually counted already (Accumulate then does nothing); with a
+        // shared store it may be this server's own earlier write, whose
+        // commit reply was lost, which no poll here brings back.
+        Count(p);
+        return absl::OkStatus();
+      case AppendOutcome::kConflict:
+        return absl::AlreadyExistsError(absl::StrCat(
+            "task ", p.row.task_id, " already has a different report"));
+      case AppendOutcome::kRoundClosed:
+        return absl::FailedPreconditionError(
+            absl::StrCat("round ", p.row.round_id, " is closed"));
+      case AppendOutcome::kOverCap:
+        break;
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "charging ", p.row.epsilon_nanos,
+        " nano-epsilon would exceed the cap of ", p.row.cap_nanos, " in study ",
+        p.row.study_id, " (already spent ", p.result.spent_nanos, ")"));
+  }
+
+  // Writer thread only, so plain load-then-store suffices for the counters.
+  static void Count(PendingReport& p) {
+    StudyRuntime& study = *p.entry.study;
+    // Fails only when a server following a shared store already counted
+    // the report: admission validated the payload with the same mechanism.
+    if (p.entry.round->Accumulate(p.row.task_id, p.question, p.payload).ok()) {
+      study.num_reports.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (p.result.first_charge) {
+      study.num_agents.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (p.result.spent_nanos > study.max_spent_nanos.load()) {
+      study.max_spent_nanos.store(p.result.spent_nanos);
+    }
+  }
+
+  ReportIngest* ingest_;
+  const absl::Time started_;
+  std::vector<absl::Status> statuses_;
+  std::vector<PendingReport> pending_;
+  absl::AnyInvocable<void(std::vector<absl::Status>) &&> done_;
+};
+
+std::vector<ReportIngest::OpenRound> ReportIngest::OpenRoundsAt(
+    absl::Time now) const {
+  std::vector<OpenRound> open;
+  for (auto& study : studies_.AllStudies()) {
+    if (study->state.load() != StudyState::kActive) continue;
+    for (auto& round : study->Rounds()) {
+      if (round->AcceptsReportsAt(now)) open.push_back({study, round});
+    }
+  }
+  return open;
+}
+
+absl::StatusOr<std::vector<TaskAssignment>> ReportIngest::GetTasks(
+    uint64_t agent_id, int max_tasks) const {
+  return GetTasks(agent_id, max_tasks, OpenRoundsAt(context_.clock().Now()));
+}
+
+absl::StatusOr<std::vector<TaskAssignment>> ReportIngest::GetTasks(
+    uint64_t agent_id, int max_tasks, absl::Span<const OpenRound> open) const {
+  if (!agents_.Contains(agent_id)) {
+    return absl::NotFoundError(absl::StrCat("no agent ", agent_id));
+  }
+  const size_t limit =
+      max_tasks > 0 ? max_tasks : context_.options.default_max_tasks;
+  std::vector<TaskAssignment> tasks;
+  for (const auto& [study, round] : open) {
+    const RoundPlan& plan = round->plan();
+    for (int q = 0; q < round->num_questions(); ++q) {
+      if (!plan.Assigns(agent_id, q)) continue;
+      const uint64_t task_id =
+          PackTaskId({.round_id = round->round_id(),
+                      .agent_id = agent_id,
+                      .question = static_cast<uint32_t>(q)});
+      if (round->HasReport(task_id)) continue;
+      tasks.push_back({.task_id = task_id,
+                       .question = round->task(q),
+                       .study = study->spec,
+                       .deadline = round->deadline()});
+      if (tasks.size() >= limit) return tasks;
+    }
+  }
+  return tasks;
+}
+
+absl::StatusOr<RoundEntry> ReportIngest::AdmitTask(
+    uint64_t agent_id, uint64_t task_id, RoundEntry& cache) const {
+  const TaskKey key = UnpackTaskId(task_id);
+  // Another agent's task gets exactly the answer an unknown task gets, and
+  // before any lookup: a caller must not learn which agent ids are enrolled.
+  const auto not_found = [task_id] {
+    return absl::NotFoundError(
+        absl::StrCat("no task ", task_id, " for this agent"));
+  };
+  if (key.agent_id != agent_id) return not_found();
+  if (cache.round == nullptr || cache.round->round_id() != key.round_id) {
+    cache = studies_.FindRound(key.round_id);
+  }
+  const RoundRuntime* round = cache.round.get();
+  if (round == nullptr ||
+      !round->plan().Assigns(key.agent_id, static_cast<int>(key.question))) {
+    return not_found();
+  }
+  if (round->state() != RoundState::kOpen) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("round ", key.round_id, " is closed"));
+  }
+  return cache;
+}
+
+void ReportIngest::UploadAsync(
+    uint64_t agent_id, std::vector<TaskReport> reports,
+    absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
+  std::vector<AgentReport> from_agent;
+  from_agent.reserve(reports.size());
+  for (TaskReport& report : reports) {
+    from_agent.push_back({.agent_id = agent_id, .report = std::move(report)});
+  }
+  UploadAsync(std::move(from_agent), std::move(done));
+}
+
+void ReportIngest::UploadAsync(
+    std::vector<AgentReport> reports,
+    absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
+  auto job = std::make_unique<UploadJob>(this, reports.size(), std::move(done));
+  const int max_reports = context_.options.max_reports_per_call;
+  if (reports.size() > static_cast<size_t>(max_reports)) {
+    for (absl::Status& status : job->statuses()) {
+      status = absl::InvalidArgumentError(
+          absl::StrCat("at most ", max_reports, " reports per call"));
+    }
+    job->CompleteNow();
+    return;
+  }
+  const absl::Time now = context_.clock().Now();
+  RoundEntry cache;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    absl::Status status = AdmitReport(reports[i].agent_id,
+                                      std::move(reports[i].report), now, cache,
+                                      job->pending());
+    if (!status.ok()) {
+      job->statuses()[i] = std::move(status);
+    } else {
+      job->pending().back().index = static_cast<int>(i);
+    }
+  }
+  if (job->pending().empty()) {
+    job->CompleteNow();
+    return;
+  }
+  std::unique_ptr<CommitJob> submitted = std::move(job);
+  if (!context_.queue.TrySubmit(submitted)) {
+    auto& refused = static_cast<UploadJob&>(*submitted);
+    for (const PendingReport& p : refused.pending()) {
+      refused.statuses()[p.index] = CommitQueueFull();
+    }
+    refused.CompleteNow();
+  }
+}
+
+absl::Status ReportIngest::AdmitReport(
+    uint64_t agent_id, TaskReport report, absl::Time now, RoundEntry& cache,
+    std::vector<PendingReport>& pending) const {
+  ASSIGN_OR_RETURN(RoundEntry entry,
+                   AdmitTask(agent_id, report.task_id, cache));
+  const int q = static_cast<int>(UnpackTaskId(report.task_id).question);
+  const RoundRuntime& round = *entry.round;
+  if (absl::Status valid = round.mechanism(q).Validate(report.payload);
+      !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "report for task ", report.task_id, ": ", valid.message()));
+  }
+  PendingReport& p = pending.emplace_back();
+  p.question = q;
+  p.row = {.task_id = report.task_id,
+           .round_id = round.round_id(),
+           .study_id = round.study_id(),
+           .agent_id = agent_id,
+           .report_id = report.report_id,
+           .payload = EncodePayload(report.payload),
+           .epsilon_nanos = LedgerCharge(
+               round, q, agent_id,
+               [&pending](uint64_t id) {
+                 return std::any_of(pending.begin(), pending.end(),
+                                    [id](const PendingReport& p) {
+                                      return p.row.task_id == id;
+                                    });
+               }),
+           .cap_nanos = entry.study->spec->epsilon_cap_nanos,
+           .received_at = now};
+  p.payload = std::move(report.payload);
+  p.entry = std::move(entry);
+  return absl::OkStatus();
+}
+
+}  // namespace ldp

@@ -1,0 +1,107 @@
+// One round's in-memory state; see the header.
+#include "server/core/round_runtime.h"
+
+#include "Eigen/Core"
+#include "common/tasks/task_fingerprint.h"
+#include "common/workload/strategies/workload_estimator.h"
+
+namespace ldp {
+
+RoundRuntime::RoundRuntime(const RoundRow& row,
+                           std::shared_ptr<const StudySpec> study,
+                           RoundPlan plan)
+    : round_id_(row.round_id),
+      study_id_(row.study_id),
+      study_(std::move(study)),
+      plan_(std::move(plan)),
+      start_time_(row.start_time),
+      deadline_(row.deadline),
+      state_(row.state),
+      reported_(row.round_id, static_cast<int>(plan_.questions().size())) {
+  for (const PlannedQuestion& planned : plan_.questions()) {
+    auto task = std::make_shared<Task>(*planned.task);
+    task->study_id = study_id_;
+    task->round_id = round_id_;
+    questions_.push_back(std::make_unique<Question>(
+        std::move(task), planned.mechanism, planned.workload));
+    questions_.back()->fingerprint =
+        TaskFingerprint(planned.mechanism->canonical_task(), study_->schema);
+  }
+  if (row.state != RoundState::kOpen) close_claimed_ = true;
+}
+
+void RoundRuntime::LinkEarlierAskings(
+    const std::vector<std::shared_ptr<RoundRuntime>>& earlier) {
+  for (int q = 0; q < num_questions(); ++q) {
+    Question& question = *questions_[q];
+    for (const auto& round : earlier) {
+      for (int e = 0; e < round->num_questions(); ++e) {
+        if (round->fingerprint(e) == question.fingerprint) {
+          question.earlier.push_back({round, e});
+        }
+      }
+    }
+  }
+  // Earlier questions of this same round: never a cycle, since the round
+  // holds itself only through `questions_`, which it owns.
+  for (int q = 0; q < num_questions(); ++q) {
+    for (int e = 0; e < q; ++e) {
+      if (fingerprint(e) == fingerprint(q)) questions_[q]->earlier.push_back({nullptr, e});
+    }
+  }
+}
+
+absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,
+                                      const ReportPayload& payload) {
+  // The task is claimed first: with a shared store, the writer (a report
+  // this server stored) and the follower (the same report read back from
+  // the database) may both offer it, and exactly one must count it.
+  if (!reported_.Insert(task_id)) {
+    return absl::AlreadyExistsError("the task's report is already counted");
+  }
+  Question& question = *questions_[q];
+  {
+    absl::MutexLock lock(&question.mutex);
+    absl::Status status = question.accumulator.Add(payload);
+    if (!status.ok()) {
+      reported_.Erase(task_id);
+      return status;
+    }
+  }
+  question.num_reports.fetch_add(1, std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
+bool RoundRuntime::QuorumReached(int64_t quorum) const {
+  for (const auto& question : questions_) {
+    if (question->num_reports.load(std::memory_order_relaxed) < quorum) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TaskEstimate RoundRuntime::Estimate(int q, double confidence) const {
+  const Question& question = *questions_[q];
+  const WorkloadEstimation& workload = plan_.questions()[q].workload;
+  if (workload.estimator == nullptr) {
+    absl::MutexLock lock(&question.mutex);
+    return question.accumulator.Estimate(confidence);
+  }
+  // A workload's reconstruction can take a while (m answers and their
+  // variances): copy the sufficient statistics, then let ingestion go on.
+  std::vector<double> y_hat;
+  int64_t n = 0;
+  {
+    absl::MutexLock lock(&question.mutex);
+    y_hat = question.accumulator.StrategyEstimate();
+    n = question.accumulator.num_reports();
+  }
+  return workload.estimator->Estimate(
+      Eigen::Map<const Eigen::VectorXd>(y_hat.data(),
+                                        static_cast<Eigen::Index>(y_hat.size())),
+      n, confidence,
+                                      workload.consistency);
+}
+
+}  // namespace ldp

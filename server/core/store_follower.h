@@ -1,0 +1,101 @@
+// Several servers on one shared store (PostgreSQL): how each one learns
+// what the others wrote, on a thread of its own and before analyst calls.
+//
+// Why a class of its own: the database is the only source of truth for
+// what counts (it refuses a second report for a task, a charge past the
+// cap and a report into a round closed there); a server's memory is a
+// cache that follows it. Studies and rounds are re-read whole (they are
+// few), reports incrementally from a cursor that cannot skip a commit
+// (Store::PollReports), and RoundRuntime::Accumulate counts each task once
+// whichever path offers it first: this server's own commit or the poll.
+// One cursor, one mutex, one thread: they belong together.
+#ifndef LDP_SERVER_CORE_STORE_FOLLOWER_H_
+#define LDP_SERVER_CORE_STORE_FOLLOWER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "server/core/aggregator_context.h"
+#include "server/core/program_driver.h"
+#include "server/core/restore.h"
+#include "server/core/round_lifecycle.h"
+#include "server/core/study_registry.h"
+
+namespace ldp {
+
+// Thread-safe. With a store that is not shared, every call does nothing.
+class StoreFollower {
+ public:
+  // Everything passed outlives this.
+  StoreFollower(const AggregatorContext& context, StudyRegistry& studies,
+                const ProgramDriver& programs, RoundLifecycle& rounds,
+                const Restorer& restorer)
+      : context_(context),
+        studies_(studies),
+        programs_(programs),
+        rounds_(rounds),
+        restorer_(restorer) {}
+  // Stop()s.
+  ~StoreFollower();
+  StoreFollower(const StoreFollower&) = delete;
+  StoreFollower& operator=(const StoreFollower&) = delete;
+
+  // Starts the thread that calls Follow every options.follow_interval
+  // (shared stores only).
+  void Start();
+  // Stops and joins that thread; a Follow in progress finishes first.
+  void Stop();
+
+  // Brings in what other servers wrote: their studies, rounds (new ones
+  // and closes) and reports, each report counted once; with_ledger also
+  // refreshes the studies' ledger summaries (a scan of the ledger: for
+  // analyst calls, not every poll).
+  absl::Status Follow(bool with_ledger);
+  // Follow, for analyst calls: their answers include every server's
+  // reports. UNAVAILABLE if the database cannot be read.
+  absl::Status CatchUp(bool with_ledger);
+  // At load: every stored report, so later polls pick up exactly where
+  // this one ended.
+  absl::Status ReadAllReports();
+
+ private:
+  using StudyMap = absl::flat_hash_map<uint64_t, std::shared_ptr<StudyRuntime>>;
+
+  absl::Status FollowStudiesAndRounds()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+  // Studies new here (not registered yet); marks the others' closes.
+  absl::StatusOr<StudyMap> FollowStudies()
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+  // Adds new rounds: to `fresh` studies directly, to registered ones
+  // through the registry (returned). Marks rounds closed elsewhere.
+  absl::StatusOr<std::vector<RoundEntry>> FollowRounds(const StudyMap& fresh)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+  static void FollowClose(RoundRuntime& round, RoundState stored);
+  absl::Status FollowReports() ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+  absl::Status FollowLedger() ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+
+  const AggregatorContext& context_;
+  StudyRegistry& studies_;
+  const ProgramDriver& programs_;
+  RoundLifecycle& rounds_;
+  const Restorer& restorer_;
+
+  // One Follow at a time, from where the last one stopped.
+  absl::Mutex follow_mutex_;
+  uint64_t report_cursor_ ABSL_GUARDED_BY(follow_mutex_) = 0;
+
+  absl::Mutex thread_mutex_;
+  bool stop_ ABSL_GUARDED_BY(thread_mutex_) = false;
+  std::thread thread_;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_CORE_STORE_FOLLOWER_H_

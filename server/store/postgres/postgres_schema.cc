@@ -1,0 +1,228 @@
+// Migrations of the PostgreSQL store; see the header.
+#include "server/store/postgres/postgres_schema.h"
+
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "server/store/legacy_codec.h"
+#include "server/store/postgres/postgres_connection.h"
+
+namespace ldp::postgres_schema {
+namespace {
+
+// Times are unix nanoseconds (bigint), ids are the C++ uint64 ids (always
+// < 2^63) and states the numeric values of StudyState / RoundState, as in
+// the SQLite store, so rows mean the same in both.
+//
+// reports.xid is the writing transaction's id: PollReports follows new
+// reports by it (see PostgresStore::PollReports); reports.writer names the
+// store instance that wrote the row, whose own polls skip it. The ledger is updated in
+// place at every charge; fillfactor 70 leaves room on each page for those
+// updates to stay HOT (no index write per charge). id_blocks hands out id
+// ranges to the servers (IdKind: 1 agents, 2 studies, 3 rounds).
+constexpr const char* kV1 = R"sql(
+CREATE TABLE agents(
+  agent_id bigint PRIMARY KEY,
+  credential_hash bytea NOT NULL,
+  enrolled_at bigint NOT NULL,
+  enrollment_batch bytea NOT NULL DEFAULT '');
+CREATE TABLE studies(
+  study_id bigint PRIMARY KEY,
+  spec bytea NOT NULL,
+  request_id text UNIQUE,
+  state smallint NOT NULL,
+  created_at bigint NOT NULL);
+CREATE TABLE rounds(
+  round_id bigint PRIMARY KEY,
+  study_id bigint NOT NULL,
+  state smallint NOT NULL,
+  start_time bigint NOT NULL,
+  deadline bigint NOT NULL,
+  plan bytea NOT NULL);
+CREATE TABLE reports(
+  task_id bigint PRIMARY KEY,
+  round_id bigint NOT NULL,
+  agent_id bigint NOT NULL,
+  report_id bytea NOT NULL,
+  payload bytea NOT NULL,
+  received_at bigint NOT NULL,
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  writer bigint NOT NULL DEFAULT 0);
+CREATE INDEX reports_xid ON reports(xid);
+CREATE TABLE ledger(
+  agent_id bigint,
+  study_id bigint,
+  spent_nanos bigint NOT NULL,
+  cap_nanos bigint NOT NULL,
+  PRIMARY KEY(agent_id, study_id)) WITH (fillfactor=70);
+CREATE TABLE id_blocks(
+  kind smallint PRIMARY KEY,
+  next_id bigint NOT NULL);
+INSERT INTO id_blocks(kind, next_id) VALUES (1, 1), (2, 1), (3, 1);
+)sql";
+
+// Enrollment quotas counted in the database, so that replicas together
+// admit a token's quota once, not once each: one row per enrollment batch
+// whose token has a quota, with how many agents the batch holds. A row is
+// seeded from the agents table the first time a quota'd enrollment needs
+// it (so a database that predates it keeps its count) and is kept exact by
+// every agent insert after that (see kInsertAgents in
+// postgres_statements.h).
+constexpr const char* kV2 = R"sql(
+CREATE TABLE enrollment_counts(
+  batch bytea PRIMARY KEY,
+  enrolled bigint NOT NULL CHECK (enrolled >= 0));
+)sql";
+
+using postgres_internal::Connection;
+using postgres_internal::Params;
+using postgres_internal::Result;
+
+// Rewrites, in chunks, every blob of `table`.`column` (keyed by `key`) that
+// reads as a legacy byte format (legacy_codec.h) into the current one;
+// other blobs stay as they are. Only ids and blobs change: reports keep
+// their xid, so followers see no new rows.
+absl::Status RewriteLegacyBlobs(
+    Connection& c, const char* table, const char* key, const char* column,
+    std::optional<std::string> (*upgrade)(std::string_view)) {
+  constexpr int kChunk = 4096;
+  const std::string select =
+      absl::StrCat("SELECT ", key, ", ", column, " FROM ", table, " WHERE ",
+                   key, " > $1::int8 ORDER BY ", key, " LIMIT ", kChunk);
+  const std::string update = absl::StrCat(
+      "UPDATE ", table, " AS t SET ", column, " = u.blob FROM unnest($1::int8[], "
+      "$2::bytea[]) AS u(id, blob) WHERE t.", key, " = u.id");
+  int64_t last = -1;
+  for (bool more = true; more;) {
+    Params after;
+    after.Int(last);
+    ASSIGN_OR_RETURN(Result rows,
+                     c.RunOnce("read legacy blobs", select, after));
+    std::vector<int64_t> ids;
+    std::vector<std::string> blobs;
+    for (int i = 0; i < rows.rows(); ++i) {
+      last = rows.Int(i, 0);
+      if (std::optional<std::string> blob = upgrade(rows.Bytes(i, 1))) {
+        ids.push_back(last);
+        blobs.push_back(*std::move(blob));
+      }
+    }
+    if (!ids.empty()) {
+      const std::vector<std::string_view> views(blobs.begin(), blobs.end());
+      Params batch;
+      batch.IntArray(ids);
+      batch.BytesArray(views);
+      RETURN_IF_ERROR(
+          c.RunOnce("rewrite legacy blobs", update, batch).status());
+    }
+    more = rows.rows() == kChunk;
+  }
+  return absl::OkStatus();
+}
+
+// Version 3: payloads and plans as storage.proto messages (storage_codec.h)
+// instead of the hand-written byte formats (legacy_codec.h says why the
+// rows are rewritten).
+absl::Status RewriteLegacyPayloadsAndPlans(Connection& c) {
+  RETURN_IF_ERROR(
+      RewriteLegacyBlobs(c, "rounds", "round_id", "plan", &UpgradeLegacyPlan));
+  return RewriteLegacyBlobs(c, "reports", "task_id", "payload",
+                            &UpgradeLegacyPayload);
+}
+
+constexpr Migration kMigrations[] = {
+    {1, kV1},
+    {2, kV2},
+    {3, "", &RewriteLegacyPayloadsAndPlans},
+};
+
+}  // namespace
+
+absl::Span<const Migration> Migrations() { return kMigrations; }
+
+int LatestVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
+
+namespace {
+
+absl::Status MigrateLocked(Connection& c) {
+  Params none;
+  RETURN_IF_ERROR(
+      c.RunOnce("migration lock",
+                absl::StrCat("SELECT pg_advisory_xact_lock(",
+                             kMigrationLockKey, ")"),
+                none)
+          .status());
+  ASSIGN_OR_RETURN(
+      Result exists,
+      c.RunOnce("schema check",
+                "SELECT to_regclass('schema_migrations') IS NOT NULL, "
+                "(SELECT count(*) FROM pg_catalog.pg_class k "
+                " JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace "
+                " WHERE n.nspname = current_schema() "
+                " AND k.relkind IN ('r', 'p', 'v', 'm', 'f')), "
+                "current_schema()",
+                none));
+  if (!exists.Bool(0, 0)) {
+    if (exists.Int(0, 1) != 0) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "schema \"", std::string(exists.Bytes(0, 2)),
+          "\" of the database holds tables but is not an LDP aggregator "
+          "store (it has no schema_migrations table); give ldp-server a "
+          "database of its own"));
+    }
+    RETURN_IF_ERROR(
+        c.Exec("create schema_migrations",
+               "CREATE TABLE schema_migrations("
+               "version integer PRIMARY KEY, "
+               "applied_at timestamptz NOT NULL DEFAULT now())")
+            .status());
+  }
+  ASSIGN_OR_RETURN(
+      Result versions,
+      c.RunOnce("read schema_migrations",
+                "SELECT version FROM schema_migrations ORDER BY version", none));
+  absl::flat_hash_set<int64_t> applied;
+  for (int i = 0; i < versions.rows(); ++i) {
+    const int64_t version = versions.Int(i, 0);
+    if (version > LatestVersion()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the database's schema is at version ", version,
+          ", newer than this ldp-server knows (", LatestVersion(),
+          "); run a newer ldp-server on it"));
+    }
+    applied.insert(version);
+  }
+  for (const Migration& m : Migrations()) {
+    if (applied.contains(m.version)) continue;
+    const std::string what = absl::StrCat("schema migration ", m.version);
+    if (*m.sql != '\0') RETURN_IF_ERROR(c.Exec(what.c_str(), m.sql).status());
+    if (m.rewrite != nullptr) RETURN_IF_ERROR(m.rewrite(c));
+    Params version;
+    version.Int(m.version);
+    RETURN_IF_ERROR(
+        c.RunOnce(what.c_str(),
+                  "INSERT INTO schema_migrations(version) VALUES($1::int4)",
+                  version)
+            .status());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Migrate(Connection& c) {
+  RETURN_IF_ERROR(c.Exec("begin migrations", "BEGIN").status());
+  absl::Status status = MigrateLocked(c);
+  if (status.ok()) status = c.Exec("commit migrations", "COMMIT").status();
+  if (!status.ok()) c.Abandon();
+  return status;
+}
+
+}  // namespace ldp::postgres_schema

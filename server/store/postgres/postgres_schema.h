@@ -1,0 +1,52 @@
+// The PostgreSQL store's schema, as an ordered list of migrations, and
+// the code that applies them at open.
+//
+// Why migrations rather than one CREATE script: several servers share one
+// database and are upgraded one at a time, so the schema must move forward
+// in recorded steps (table schema_migrations) that a newer binary applies
+// once and an older binary can recognise as "newer than I know" and refuse.
+// A released migration is never edited: a change is a new, higher version.
+#ifndef LDP_SERVER_STORE_POSTGRES_POSTGRES_SCHEMA_H_
+#define LDP_SERVER_STORE_POSTGRES_POSTGRES_SCHEMA_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+
+namespace ldp::postgres_internal {
+class Connection;
+}  // namespace ldp::postgres_internal
+
+namespace ldp::postgres_schema {
+
+struct Migration {
+  int version = 0;  // ≥ 1, strictly increasing along the list
+  const char* sql = nullptr;
+  // Run after `sql` in the same transaction, when the change is to rows
+  // rather than tables (nullptr: none).
+  absl::Status (*rewrite)(postgres_internal::Connection& c) = nullptr;
+};
+
+// Every migration this binary knows, in the order they are applied.
+absl::Span<const Migration> Migrations();
+
+// The highest version in Migrations().
+int LatestVersion();
+
+// Key of the transaction-scoped advisory lock that serializes migrations,
+// so replicas starting together neither race nor fail on each other's
+// CREATE TABLE. Advisory locks are per database; the value only has to be
+// one no other application on the database uses ("LDPSCHEM" in ASCII).
+inline constexpr int64_t kMigrationLockKey = 0x4C44505343484D;
+
+// Applies the migrations `c`'s database lacks, in one transaction under
+// the advisory lock: replicas starting together apply each migration once,
+// and a failed migration leaves nothing behind. FailedPrecondition for a
+// database with a newer schema than this binary knows, or with tables of
+// something else.
+absl::Status Migrate(postgres_internal::Connection& c);
+
+}  // namespace ldp::postgres_schema
+
+#endif  // LDP_SERVER_STORE_POSTGRES_POSTGRES_SCHEMA_H_

@@ -1,0 +1,255 @@
+// The aggregator's durable state, as rows behind an interface.
+//
+// Why an interface: the embedded default is SQLite (sqlite_store.h); a
+// replicated deployment can put the same rows in PostgreSQL (DESIGN,
+// "Storage and scale") without touching the protocol logic.
+//
+// The store treats study specs, round plans and report payloads as opaque
+// bytes that the aggregator's codecs produce. It owns one piece of protocol
+// logic because it must be atomic with the write: `AppendReport` stores a
+// report and charges the agent's ledger in the same transaction, exactly
+// once (DESIGN invariant 5). Every write happens inside `Transact`, which
+// commits durably before it returns OK, so a caller acknowledges only what
+// a crash cannot lose.
+//
+// Tasks have no rows: a task id names its round, agent and question
+// (task_id.h), and which agents answer which question is a pure function of
+// the stored round plan (planner.h). A task's participation record is its
+// report row.
+#ifndef LDP_SERVER_STORE_STORE_H_
+#define LDP_SERVER_STORE_STORE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "common/tasks/task.h"
+
+namespace ldp {
+
+enum class StudyState { kActive = 1, kClosed = 2 };
+
+enum class RoundState {
+  kOpen = 1,
+  kClosedQuorum = 2,    // every question reached the study's quorum
+  kClosedDeadline = 3,  // the round's deadline passed
+  kClosedEarly = 4,     // the analyst moved an interactive study on
+};
+
+// SHA-256 of an agent's bearer secret; the secret itself is never stored.
+using CredentialHash = std::array<uint8_t, 32>;
+
+struct AgentRow {
+  uint64_t agent_id = 0;
+  CredentialHash credential_hash{};
+  absl::Time enrolled_at = absl::UnixEpoch();
+  // Which enrollment token admitted the agent (opaque, e.g. the token's
+  // SHA-256; "" = open enrollment). Counting agents per batch at load is
+  // what makes enrollment quotas survive restarts.
+  std::string enrollment_batch{};
+};
+
+struct StudyRow {
+  uint64_t study_id = 0;
+  std::string spec{};        // EncodeStudySpec (study_codec.h)
+  std::string request_id{};  // client idempotency key; "" = none
+  StudyState state = StudyState::kActive;
+  absl::Time created_at = absl::UnixEpoch();
+};
+
+struct RoundRow {
+  uint64_t round_id = 0;
+  uint64_t study_id = 0;
+  RoundState state = RoundState::kOpen;
+  absl::Time start_time = absl::UnixEpoch();
+  absl::Time deadline = absl::UnixEpoch();
+  std::string plan{};  // opaque; see storage_codec.h
+};
+
+// One report, with what the ledger charge needs.
+struct ReportRow {
+  uint64_t task_id = 0;
+  uint64_t round_id = 0;
+  uint64_t study_id = 0;
+  uint64_t agent_id = 0;
+  ReportId report_id{};
+  std::string payload{};      // opaque; see storage_codec.h
+  int64_t epsilon_nanos = 0;  // εₜ charged for this task
+  int64_t cap_nanos = 0;      // the study's per-agent cap
+  absl::Time received_at = absl::UnixEpoch();
+};
+
+enum class AppendOutcome {
+  kStored,          // new report; the ledger was charged
+  kIdenticalRetry,  // same task, report id and payload already stored: no
+                    // charge
+  kConflict,        // the task already has a different report: ALREADY_EXISTS
+  kOverCap,         // the charge would exceed the cap: nothing stored
+  kRoundClosed,     // shared stores: another server closed the round in the
+                    // database first; nothing stored
+};
+
+struct AppendResult {
+  AppendOutcome outcome = AppendOutcome::kStored;
+  // The agent's spend in the study after this call; 0 for a report stored
+  // at no charge (a repeated question, server/core/ledger_charge.h), which reads
+  // no ledger.
+  int64_t spent_nanos = 0;
+  // kStored and this was the agent's first charge in the study.
+  bool first_charge = false;
+};
+
+// What a store that counts enrollment quotas itself decided about a batch
+// of new agents (StoreTransaction::InsertAgentsWithinQuota).
+struct QuotaDecision {
+  // False: the batch's stored agents plus the new ones would pass the
+  // quota, and nothing was written.
+  bool admitted = true;
+  // The batch's agents the store counted before this call, stored by any
+  // server; -1 when the store leaves counting to the server's memory.
+  int64_t enrolled_before = -1;
+};
+
+struct LedgerSummary {
+  uint64_t study_id = 0;
+  int64_t num_agents = 0;  // agents charged at least once
+  int64_t max_spent_nanos = 0;
+};
+
+struct LedgerEntry {
+  uint64_t study_id = 0;
+  int64_t cap_nanos = 0;
+  int64_t spent_nanos = 0;
+};
+
+// The writes of one transaction. Expected outcomes (a duplicate, a charge
+// over the cap, a repeated request id) are results, not errors: an error
+// means the storage failed and the whole transaction rolls back.
+class StoreTransaction {
+ public:
+  virtual ~StoreTransaction() = default;
+
+  virtual absl::Status InsertAgent(const AgentRow& row) = 0;
+  // As InsertAgent on each row; a store that can insert a batch in one
+  // round trip overrides it.
+  virtual absl::Status InsertAgents(absl::Span<const AgentRow> rows) {
+    for (const AgentRow& row : rows) {
+      absl::Status status = InsertAgent(row);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  // As InsertAgents, for `rows` (non-empty) of one non-empty enrollment
+  // batch whose token admits at most `max_agents` (≥ 1) agents in all. A
+  // shared store counts the batch's agents in the database, in this
+  // transaction, and refuses the whole call if they would pass max_agents:
+  // servers on one database together never admit more. Other stores have
+  // one server per database, whose memory does the counting (see
+  // AgentRegistry::EnrollManyAsync): they insert without counting.
+  virtual absl::StatusOr<QuotaDecision> InsertAgentsWithinQuota(
+      absl::Span<const AgentRow> rows, int64_t max_agents) {
+    absl::Status status = InsertAgents(rows);
+    if (!status.ok()) return status;
+    return QuotaDecision{};
+  }
+  // Returns the id of the study that holds `row.request_id`: `row.study_id`
+  // if inserted, or the earlier study's id (and nothing is written) when a
+  // study with the same non-empty request id exists.
+  virtual absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) = 0;
+  virtual absl::Status SetStudyState(uint64_t study_id, StudyState state) = 0;
+  virtual absl::Status InsertRound(const RoundRow& row) = 0;
+  virtual absl::Status SetRoundState(uint64_t round_id, RoundState state) = 0;
+  // Closes an open round with `state`. False (nothing written) when a shared
+  // store finds the round already closed by another server: that server
+  // then owns what follows the close (an interactive study's next round).
+  virtual absl::StatusOr<bool> CloseRound(uint64_t round_id, RoundState state) {
+    absl::Status status = SetRoundState(round_id, state);
+    if (!status.ok()) return status;
+    return true;
+  }
+  // Stores the report and charges ledger(agent, study) by epsilon_nanos
+  // atomically: at most one report per task, at most `cap_nanos` spent.
+  virtual absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) = 0;
+  // As AppendReport on each row in turn (results[i] is rows[i]'s); a store
+  // that can charge a whole batch in one round trip overrides it.
+  virtual absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
+                                     absl::Span<AppendResult> results) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      absl::StatusOr<AppendResult> result = AppendReport(*rows[i]);
+      if (!result.ok()) return result.status();
+      results[i] = *result;
+    }
+    return absl::OkStatus();
+  }
+};
+
+enum class IdKind { kAgent = 1, kStudy = 2, kRound = 3 };
+
+// Writes (`Transact`) and loads come from one thread at a time; `GetLedger`
+// may be called from any thread concurrently with them. Shared stores also
+// take loads, polls and the calls below from a second thread concurrently
+// with writes.
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // True when several servers may run on this store at once (PostgreSQL).
+  // Then ids come from ReserveIds, agents another server enrolled are found
+  // with FindAgent, and each server follows the others' reports with
+  // PollReports; the database, not a server's memory, refuses duplicates,
+  // over-cap charges and reports to closed rounds.
+  virtual bool shared() const { return false; }
+  // Shared stores: `count` (≥ 1) consecutive ids of `kind` that no other
+  // server will use; returns the first. Thread-safe.
+  virtual absl::StatusOr<uint64_t> ReserveIds(IdKind kind, int64_t count) {
+    return absl::UnimplementedError("this store is not shared");
+  }
+  // Shared stores: the agent's row, or nullopt if no server enrolled it.
+  // Thread-safe.
+  virtual absl::StatusOr<std::optional<AgentRow>> FindAgent(uint64_t agent_id) {
+    return absl::UnimplementedError("this store is not shared");
+  }
+  // Shared stores: visits every report committed since `*cursor` (every
+  // report from a zero cursor), then advances the cursor. A report may be
+  // visited more than once; callers dedupe by task id. epsilon_nanos,
+  // cap_nanos and study_id are 0.
+  virtual absl::Status PollReports(
+      uint64_t* cursor,
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+    return absl::UnimplementedError("this store is not shared");
+  }
+
+  // Runs `body` in one transaction and commits it durably if `body` returns
+  // OK; otherwise, or if the commit fails, rolls everything back and
+  // returns the error.
+  virtual absl::Status Transact(
+      absl::FunctionRef<absl::Status(StoreTransaction&)> body) = 0;
+
+  // Reload after a restart. Rows come in id order.
+  virtual absl::Status ForEachAgent(
+      absl::FunctionRef<absl::Status(const AgentRow&)> visit) = 0;
+  virtual absl::StatusOr<std::vector<StudyRow>> LoadStudies() = 0;
+  virtual absl::StatusOr<std::vector<RoundRow>> LoadRounds() = 0;
+  // Visits every report; epsilon_nanos, cap_nanos and study_id are 0.
+  virtual absl::Status ForEachReport(
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) = 0;
+
+  // Per study with any charge: how many agents, and the largest spend.
+  virtual absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() = 0;
+
+  // The agent's ledger, one entry per study it was charged in; one study's
+  // if study_id ≠ 0. Reads the last committed state.
+  virtual absl::StatusOr<std::vector<LedgerEntry>> GetLedger(
+      uint64_t agent_id, uint64_t study_id) = 0;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_STORE_STORE_H_

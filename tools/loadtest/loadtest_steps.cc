@@ -1,0 +1,69 @@
+// The simulated agent's steps; see the header.
+#include "tools/loadtest/loadtest_steps.h"
+
+#include <variant>
+
+#include "absl/time/clock.h"
+#include "client/core/agent_state_store.h"
+#include "tools/loadtest/loadtest_study.h"
+
+namespace ldp {
+
+void AnswerTasks(Agent& agent, const TaskBatch& batch, uint64_t study_id,
+                 Totals& totals) {
+  totals.refusals += static_cast<int64_t>(batch.malformed.size());
+  for (const AgentTask& task : batch.tasks) {
+    if (task.task.study_id != study_id) continue;  // another study's
+    ++totals.tasks;
+    if (auto answer = agent.Answer(task); !answer.ok()) {
+      ++totals.refusals;
+      totals.Error("answer", answer.status());
+    }
+  }
+}
+
+int64_t Tally(const absl::Status& ack, const ReportPayload& payload,
+              int64_t index, const Shared& shared, Totals& totals) {
+  if (!ack.ok()) {
+    ++totals.rejected;
+    totals.Error("ack", ack);
+    return 0;
+  }
+  ++totals.accepted;
+  const uint32_t item = shared.population.ItemOf(index);
+  PopulationTruth& truth = std::holds_alternative<WorkloadReport>(payload)
+                               ? totals.workload_truth
+                           : std::holds_alternative<FrequencyReport>(payload)
+                               ? totals.histogram_truth
+                               : totals.mean_truth;
+  truth.Add(item, shared.population.ValueOf(item));
+  return 1;
+}
+
+void Pace(int64_t index, const Shared& shared) {
+  if (shared.run.rate <= 0) return;
+  const absl::Time due =
+      shared.start +
+      absl::Seconds(static_cast<double>(index) / shared.run.rate);
+  const absl::Duration wait = due - absl::Now();
+  if (wait > absl::ZeroDuration()) absl::SleepFor(wait);
+}
+
+absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(int64_t index,
+                                                 const Shared& shared,
+                                                 SecureRandom& random) {
+  const LoadtestConfig& config = shared.config;
+  return Agent::Create(
+      {.record =
+           config.num_bits > 0
+               ? BitRecord(shared.population.ItemOf(index), config.num_bits)
+               : shared.population.RecordOf(index),
+       .max_epsilon_per_study_nanos = config.epsilon_nanos,
+       // A simulated agent lives for this one study: its caps are the
+       // study's charge, so it refuses anything beyond it like a device.
+       .caps = {.lifetime_nanos = config.epsilon_nanos,
+                .period_nanos = config.epsilon_nanos}},
+      std::make_unique<SimulatedAgentStateStore>(), random);
+}
+
+}  // namespace ldp
