@@ -1,4 +1,4 @@
-/* A complete embedding of the agent's C library (client/ldp_agent.h), in C.
+/* A complete embedding of the agent's C library (client/agent_c/ldp_agent.h), in C.
  *
  * An app moves the protocol's bytes itself; here they come from and go to
  * files, so that the example runs without a network:
@@ -14,14 +14,14 @@
  *
  * The state is written the way an app should: to a temporary file, synced,
  * then renamed over the old one, so that a crash leaves either state whole.
- * tests/client/agent_c_example_test.cc builds and runs this file. */
+ * tests/client/agent_c/agent_c_example_test.cc builds and runs this file. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "client/ldp_agent.h"
+#include "client/agent_c/ldp_agent.h"
 
 /* The storage context: the state file's path and the last loaded blob. */
 typedef struct file_storage {
