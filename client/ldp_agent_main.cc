@@ -1,7 +1,7 @@
 // ldp-agent: one device's agent. It enrolls once, then polls the server for
 // tasks, answers each from its local record under its own privacy budget
-// (the Agent enforces every rule; see client/core/agent.h), and uploads only the
-// randomized reports. State (budget, memo, unsent reports, credential)
+// (the Agent enforces every rule; see client/core/agent.h), and uploads only
+// the randomized reports. State (budget, memo, unsent reports, credential)
 // lives in --state_dir, so a restart never forgets spent budget and resends
 // unacknowledged reports byte for byte.
 #include <sys/stat.h>
@@ -19,15 +19,15 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "client/core/agent.h"
 #include "client/agent_client/agent_client.h"
+#include "client/core/agent.h"
 #include "client/core/agent_state_store.h"
 #include "client/core/atomic_file.h"
 #include "client/core/credential_file.h"
 #include "client/tls_flags/tls_flags.h"
-#include "common/queries/record_json.h"
-#include "common/crypto/secure_random.h"
 #include "common/base/status_macros.h"
+#include "common/crypto/secure_random.h"
+#include "common/queries/record_json.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 
@@ -90,9 +90,9 @@ void RequestStop(int) { stop_requested = true; }
 absl::StatusOr<int64_t> EpsilonFlagToNanos(const char* name, double epsilon,
                                            bool allow_zero) {
   if (!(epsilon >= 0) || epsilon > 1e9 || (!allow_zero && epsilon == 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", name, " must be ", allow_zero ? ">= 0" : "> 0",
-        " and at most 1e9, got ", epsilon));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be ", allow_zero ? ">= 0" : "> 0",
+                     " and at most 1e9, got ", epsilon));
   }
   return static_cast<int64_t>(epsilon * kNanosPerEpsilon + 0.5);
 }
@@ -124,7 +124,8 @@ absl::StatusOr<std::string> ReadRecordFile() {
         "--record ", path, " exceeds ", kMaxRecordJsonBytes, " bytes"));
   }
   if (json->find_first_not_of(" \t\r\n") == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("--record ", path, " is empty"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--record ", path, " is empty"));
   }
   return *json;
 }
@@ -187,10 +188,11 @@ absl::StatusOr<AgentCaps> CapsFromFlags() {
                    EpsilonFlagToNanos("max_total_epsilon",
                                       absl::GetFlag(FLAGS_max_total_epsilon),
                                       /*allow_zero=*/false));
-  ASSIGN_OR_RETURN(caps.period_nanos,
-                   EpsilonFlagToNanos("max_epsilon_per_period",
-                                      absl::GetFlag(FLAGS_max_epsilon_per_period),
-                                      /*allow_zero=*/false));
+  ASSIGN_OR_RETURN(
+      caps.period_nanos,
+      EpsilonFlagToNanos("max_epsilon_per_period",
+                         absl::GetFlag(FLAGS_max_epsilon_per_period),
+                         /*allow_zero=*/false));
   if (absl::GetFlag(FLAGS_unlimited_budget)) {
     std::fprintf(stderr,
                  "ldp-agent: WARNING: --unlimited_budget: no lifetime or "
@@ -206,10 +208,11 @@ absl::StatusOr<AgentCaps> CapsFromFlags() {
 
 absl::StatusOr<AgentOptions> OptionsFromFlags() {
   AgentOptions options;
-  ASSIGN_OR_RETURN(options.max_epsilon_per_study_nanos,
-                   EpsilonFlagToNanos("max_epsilon_per_study",
-                                      absl::GetFlag(FLAGS_max_epsilon_per_study),
-                                      /*allow_zero=*/false));
+  ASSIGN_OR_RETURN(
+      options.max_epsilon_per_study_nanos,
+      EpsilonFlagToNanos("max_epsilon_per_study",
+                         absl::GetFlag(FLAGS_max_epsilon_per_study),
+                         /*allow_zero=*/false));
   ASSIGN_OR_RETURN(options.caps, CapsFromFlags());
   const int kib = absl::GetFlag(FLAGS_max_state_kib);
   const int days = absl::GetFlag(FLAGS_memo_retention_days);
@@ -240,7 +243,8 @@ absl::Status Loop(AgentClient& client, Agent& agent) {
     const CycleResult result = client.RunOnce(agent);
     LogCycle(result);
     if (absl::GetFlag(FLAGS_once)) {
-      return result.poll_status.ok() ? result.upload_status : result.poll_status;
+      return result.poll_status.ok() ? result.upload_status
+                                     : result.poll_status;
     }
     if (stop_requested) return absl::OkStatus();
     SleepUnlessStopped(std::max(poll, result.poll_after));
@@ -259,7 +263,8 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--send_window_ms must be >= 10");
   }
   ASSIGN_OR_RETURN(const std::string dir, PrepareStateDir());
-  ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random, SecureRandom::Create());
+  ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random,
+                   SecureRandom::Create());
   ASSIGN_OR_RETURN(std::unique_ptr<Agent> agent, MakeAgent(dir, *random));
   ASSIGN_OR_RETURN(auto channel, MakeChannel());
   const AgentClientOptions options = {

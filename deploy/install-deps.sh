@@ -11,6 +11,8 @@ PACKAGES=(
   libsqlite3-dev nlohmann-json3-dev
   # tests/lint/check_sizes.py (the file and function size limits).
   python3
+  # tests/lint/check_format.sh: every C and C++ file as clang-format writes it.
+  clang-format
   # ldp-server's and ldp-loadtest's allocator (glibc's malloc was ~30 % of
   # the server's CPU per report).
   libjemalloc-dev

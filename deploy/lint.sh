@@ -15,7 +15,9 @@
 #   6. the PgBouncer example by starting pgbouncer on it for a moment;
 #   7. the Patroni example with patroni --validate-config;
 #   8. the flags used anywhere against the flags the sources define, and
-#      OPERATIONS.md's flag table (deploy/lint/check-flags.mjs).
+#      OPERATIONS.md's flag table (deploy/lint/check-flags.mjs);
+#   9. every C and C++ file as clang-format writes it
+#      (tests/lint/check_format.sh).
 # Installs what it needs on the first run: yamllint, pgbouncer and patroni
 # from Debian (only when missing), the npm packages pinned in
 # deploy/lint/package-lock.json (npm ci, only when node_modules is absent).
@@ -214,6 +216,7 @@ step "systemd unit" check_systemd
 step "pgbouncer config" check_pgbouncer
 step "patroni config" check_patroni
 step "server flags" check_flags
+step "C and C++ format" bash "$ROOT/tests/lint/check_format.sh" "$ROOT"
 
 echo
 if [ ${#failed[@]} -gt 0 ]; then

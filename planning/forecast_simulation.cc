@@ -10,11 +10,11 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "common/crypto/secure_random.h"
 #include "common/estimation/confidence_interval.h"
 #include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
-#include "common/crypto/secure_random.h"
-#include "common/base/status_macros.h"
 #include "common/queries/synthetic_records.h"
 #include "common/task_estimation/task_accumulator.h"
 #include "common/tasks/task_mechanism.h"
@@ -38,9 +38,9 @@ struct Tally {
 
 // Per run: the truth over all agents and what the prediction needs.
 struct Truth {
-  double sum = 0, sum_squares = 0;          // queries: φ over all agents
-  double randomizer_variance = 0;           // queries: Σ Var_R over reporters
-  Eigen::VectorXd counts;                   // histograms and workloads
+  double sum = 0, sum_squares = 0;  // queries: φ over all agents
+  double randomizer_variance = 0;   // queries: Σ Var_R over reporters
+  Eigen::VectorXd counts;           // histograms and workloads
 };
 
 // What the prediction needs of each question's randomizer (queries and
@@ -61,8 +61,8 @@ absl::Status CheckSimulation(const StudySpec& spec,
   }
   if (options.num_agents < 1 || options.runs < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a simulation needs at least 1 agent and 1 run, got ", options.num_agents,
-        " agents and ", options.runs, " runs"));
+        "a simulation needs at least 1 agent and 1 run, got ",
+        options.num_agents, " agents and ", options.runs, " runs"));
   }
   return absl::OkStatus();
 }
@@ -92,7 +92,8 @@ void StartRun(const RoundPlan& plan, std::vector<TaskAccumulator>& accumulators,
     accumulators.emplace_back(planned.mechanism, planned.workload);
     if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
       truths[q].counts = Eigen::VectorXd::Zero(h->encoding.domain_size());
-    } else if (const auto* w = std::get_if<WorkloadTask>(&planned.task->question)) {
+    } else if (const auto* w =
+                   std::get_if<WorkloadTask>(&planned.task->question)) {
       truths[q].counts = Eigen::VectorXd::Zero(w->encoding.domain_size());
     }
   }
@@ -103,12 +104,15 @@ absl::Status ObserveAgent(const PlannedQuestion& planned, const Record& record,
                           bool asked, const RealMechanism* mechanism,
                           const QueryValues& values, SecureRandom& gen,
                           Truth& truth, TaskAccumulator& accumulator) {
-  if (const auto* sq = std::get_if<StatisticalQueryTask>(&planned.task->question)) {
+  if (const auto* sq =
+          std::get_if<StatisticalQueryTask>(&planned.task->question)) {
     const double phi = sq->query.Evaluate(record);
     truth.sum += phi;
     truth.sum_squares += phi * phi;
-    if (asked) truth.randomizer_variance += mechanism->Variance(phi - values.center);
-  } else if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
+    if (asked)
+      truth.randomizer_variance += mechanism->Variance(phi - values.center);
+  } else if (const auto* h =
+                 std::get_if<HistogramTask>(&planned.task->question)) {
     truth.counts[h->encoding.Encode(record)] += 1;
   } else {
     const auto& w = std::get<WorkloadTask>(planned.task->question);
@@ -126,7 +130,8 @@ void TallyScalar(const ScalarEstimate& scalar, const Truth& truth, double n,
   tally.squared_error += error * error;
   tally.predicted_variance +=
       truth.randomizer_variance / (reports * reports) + spread * splitting;
-  tally.covered += scalar.interval.lower <= mean && mean <= scalar.interval.upper;
+  tally.covered +=
+      scalar.interval.lower <= mean && mean <= scalar.interval.upper;
   tally.estimates += 1;
   tally.scaled_errors.push_back(std::sqrt(reports) * std::abs(error));
 }
@@ -139,16 +144,17 @@ void TallyHistogram(const HistogramEstimate& histogram, const Truth& truth,
     const double error = histogram.frequencies[v] - f;
     tally.squared_error += error * error;
     tally.predicted_variance +=
-        oracle.Variance(f, static_cast<int64_t>(reports)) + f * (1 - f) * splitting;
+        oracle.Variance(f, static_cast<int64_t>(reports)) +
+        f * (1 - f) * splitting;
     tally.covered += std::abs(error) <= z * std::sqrt(histogram.variances[v]);
     tally.estimates += 1;
   }
 }
 
 absl::Status TallyWorkload(const WorkloadAnswer& answer,
-                           const WorkloadEstimator& estimator, const Truth& truth,
-                           double n, double reports, double splitting,
-                           Tally& tally) {
+                           const WorkloadEstimator& estimator,
+                           const Truth& truth, double n, double reports,
+                           double splitting, Tally& tally) {
   const Eigen::VectorXd h = truth.counts / n;
   const Eigen::VectorXd exact = estimator.workload().Answer(h);
   const Eigen::VectorXd variances =
@@ -164,7 +170,8 @@ absl::Status TallyWorkload(const WorkloadAnswer& answer,
     tally.predicted_variance +=
         variances[j] +
         std::max(0.0, second_moment[j] - exact[j] * exact[j]) * splitting;
-    tally.covered += std::abs(error) <= answer.band_z * answer.standard_errors[j];
+    tally.covered +=
+        std::abs(error) <= answer.band_z * answer.standard_errors[j];
     tally.estimates += 1;
   }
   return absl::OkStatus();
@@ -180,9 +187,9 @@ absl::Status TallyRun(const StudySpec& spec, const SimulationOptions& options,
   AddSamplingVariance(plan, static_cast<int>(q), estimate);
   const double reports = static_cast<double>(accumulator.num_reports());
   if (reports == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "question ", planned.question_id, " got no report from ",
-        options.num_agents, " agents: simulate more agents"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("question ", planned.question_id, " got no report from ",
+                     options.num_agents, " agents: simulate more agents"));
   }
   const double n = static_cast<double>(options.num_agents);
   const double z = NormalQuantile(1 - (1 - spec.confidence) / 2);
@@ -191,23 +198,26 @@ absl::Status TallyRun(const StudySpec& spec, const SimulationOptions& options,
   tally.reports += reports;
   if (const auto* scalar = std::get_if<ScalarEstimate>(&estimate)) {
     TallyScalar(*scalar, truth, n, reports, splitting, tally);
-  } else if (const auto* histogram = std::get_if<HistogramEstimate>(&estimate)) {
+  } else if (const auto* histogram =
+                 std::get_if<HistogramEstimate>(&estimate)) {
     TallyHistogram(*histogram, truth, *randomizers.oracles[q], n, z, reports,
                    splitting, tally);
   } else {
     RETURN_IF_ERROR(TallyWorkload(std::get<WorkloadAnswer>(estimate),
-                                  *planned.workload.estimator, truth, n, reports,
-                                  splitting, tally));
+                                  *planned.workload.estimator, truth, n,
+                                  reports, splitting, tally));
   }
   return absl::OkStatus();
 }
 
 // One run: every agent's record drawn, each asked agent's report added,
 // then each question's estimate tallied against the run's truth.
-absl::Status SimulateRun(const StudySpec& spec, const SimulationOptions& options,
+absl::Status SimulateRun(const StudySpec& spec,
+                         const SimulationOptions& options,
                          const PopulationFactory& population,
                          const RoundPlan& plan, const Randomizers& randomizers,
-                         int run, SecureRandom& gen, std::vector<Tally>& tallies) {
+                         int run, SecureRandom& gen,
+                         std::vector<Tally>& tallies) {
   const size_t m = plan.questions().size();
   std::vector<TaskAccumulator> accumulators;
   std::vector<Truth> truths(m);
@@ -218,8 +228,8 @@ absl::Status SimulateRun(const StudySpec& spec, const SimulationOptions& options
     for (size_t q = 0; q < m; ++q) {
       RETURN_IF_ERROR(ObserveAgent(
           plan.questions()[q], record, plan.Assigns(agent, static_cast<int>(q)),
-          randomizers.mechanisms[q].get(), randomizers.values[q], gen, truths[q],
-          accumulators[q]));
+          randomizers.mechanisms[q].get(), randomizers.values[q], gen,
+          truths[q], accumulators[q]));
     }
   }
   for (size_t q = 0; q < m; ++q) {
@@ -267,8 +277,9 @@ absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
 
 PopulationFactory SyntheticPopulation(const StudySpec& spec, uint64_t seed) {
   // One population object per run, built on first use.
-  auto cache = std::make_shared<std::pair<int, std::unique_ptr<SyntheticRecords>>>(
-      -1, nullptr);
+  auto cache =
+      std::make_shared<std::pair<int, std::unique_ptr<SyntheticRecords>>>(
+          -1, nullptr);
   RecordSchema schema = spec.schema;
   return [cache, schema, seed](int run, uint64_t agent_id) {
     if (cache->first != run) {

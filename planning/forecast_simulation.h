@@ -43,8 +43,7 @@ struct QuestionSimulation {
 };
 
 // The record of agent `agent_id` in population number `run`.
-using PopulationFactory =
-    std::function<Record(int run, uint64_t agent_id)>;
+using PopulationFactory = std::function<Record(int run, uint64_t agent_id)>;
 
 // Runs a noninteractive study `options.runs` times over `num_agents` agents
 // (a fresh population from `population` each run); InvalidArgument for an
@@ -53,8 +52,8 @@ absl::StatusOr<std::vector<QuestionSimulation>> SimulateForecast(
     const StudySpec& spec, const SimulationOptions& options,
     const PopulationFactory& population);
 
-// The synthetic population (common/queries/synthetic_records.h) of `spec`, one seed
-// per run derived from `seed`.
+// The synthetic population (common/queries/synthetic_records.h) of `spec`, one
+// seed per run derived from `seed`.
 PopulationFactory SyntheticPopulation(const StudySpec& spec, uint64_t seed);
 
 }  // namespace ldp

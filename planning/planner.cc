@@ -8,8 +8,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 #include "common/workload/strategies/strategy_factory.h"
 #include "common/workload/strategies/workload.h"
 #include "common/workload/strategies/workload_estimator.h"
@@ -63,8 +63,8 @@ absl::StatusOr<Randomizer> ChooseRandomizer(const Question& q,
       absl::StatusOr<ChosenStrategy> chosen =
           PlanWorkload(*w, epsilon, context.strategies);
       if (!chosen.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "question ", q.id, ": ", chosen.status().message()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("question ", q.id, ": ", chosen.status().message()));
       }
       it = context.workloads.emplace(key, *std::move(chosen)).first;
     }
@@ -168,8 +168,9 @@ absl::StatusOr<std::optional<Candidate>> Evaluate(const StudySpec& spec,
       std::accumulate(weights.begin(), weights.end(), 0.0);
   Candidate candidate{.decisions = {.strategy = strategy}};
   for (size_t i = 0; i < spec.questions.size(); ++i) {
-    ASSIGN_OR_RETURN(Randomizer randomizer,
-                     ChooseRandomizer(spec.questions[i], (*epsilons)[i], context));
+    ASSIGN_OR_RETURN(
+        Randomizer randomizer,
+        ChooseRandomizer(spec.questions[i], (*epsilons)[i], context));
     ASSIGN_OR_RETURN(const double unit, UnitVariance(randomizer));
     const double share = strategy == SplitStrategy::kSampleSplitting
                              ? weights[i] / total_weight
@@ -250,9 +251,9 @@ absl::StatusOr<RoundPlan> RoundPlan::CreateForProgram(
   for (const Question& q : spec.questions) {
     if (q.epsilon_nanos <= 0 || q.epsilon_nanos > scheduled.epsilon_nanos) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "round \"", scheduled.name, "\": question ", q.id, " asks epsilon_nanos ",
-          q.epsilon_nanos, " but the schedule allows (0, ",
-          scheduled.epsilon_nanos, "]"));
+          "round \"", scheduled.name, "\": question ", q.id,
+          " asks epsilon_nanos ", q.epsilon_nanos,
+          " but the schedule allows (0, ", scheduled.epsilon_nanos, "]"));
     }
   }
   PlanningContext context{.strategies = strategies};
@@ -274,8 +275,8 @@ absl::StatusOr<RoundPlan> RoundPlan::CreateForProgram(
 absl::StatusOr<RoundPlan> RoundPlan::Restore(const StudySpec& spec,
                                              PlanDecisions decisions) {
   RETURN_IF_ERROR(ValidateStudy(spec, decisions.from_program));
-  if (decisions.from_program && decisions.strategy !=
-                                    SplitStrategy::kSampleSplitting) {
+  if (decisions.from_program &&
+      decisions.strategy != SplitStrategy::kSampleSplitting) {
     return absl::InvalidArgumentError(
         "a program round's plan must use sample splitting");
   }
@@ -310,8 +311,9 @@ absl::StatusOr<Task> MakeQuestionTask(const Question& q,
                                                  .mechanism = *real}};
   }
   if (oracle == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "plan for question ", q.id, " names no frequency oracle for a histogram"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan for question ", q.id,
+                     " names no frequency oracle for a histogram"));
   }
   return Task{.epsilon_nanos = decision.epsilon_nanos,
               .question = HistogramTask{
@@ -455,10 +457,10 @@ void AddWorkloadSamplingVariance(const PlannedQuestion& planned,
   const WorkloadSpec& spec = planned.workload.estimator->workload().spec();
   const double n = static_cast<double>(answer.num_reports);
   std::vector<double> bounds;
-  if (spec.kind == WorkloadKind::kCustom) bounds = CustomRowVarianceBounds(spec);
-  for (size_t j = 0; j < answer.answers.size() &&
-                     j < answer.standard_errors.size();
-       ++j) {
+  if (spec.kind == WorkloadKind::kCustom)
+    bounds = CustomRowVarianceBounds(spec);
+  for (size_t j = 0;
+       j < answer.answers.size() && j < answer.standard_errors.size(); ++j) {
     double variance = 0;
     if (spec.kind == WorkloadKind::kCustom) {
       variance = j < bounds.size() ? bounds[j] : 0;

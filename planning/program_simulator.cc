@@ -86,12 +86,12 @@ absl::StatusOr<SimulationResult> SimulateStudy(const StudySpec& study,
   if (!study.program.has_value()) {
     return absl::InvalidArgumentError("the study names no analyst program");
   }
-  ASSIGN_OR_RETURN(auto program,
-                   CreateAnalystProgram(*study.program,
-                                        {.schema = study.schema,
-                                         .epsilon_cap_nanos =
-                                             study.epsilon_cap_nanos,
-                                         .confidence = study.confidence}));
+  ASSIGN_OR_RETURN(
+      auto program,
+      CreateAnalystProgram(*study.program,
+                           {.schema = study.schema,
+                            .epsilon_cap_nanos = study.epsilon_cap_nanos,
+                            .confidence = study.confidence}));
   return SimulateProgram(*program, study, num_agents, records, gen);
 }
 

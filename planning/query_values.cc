@@ -29,8 +29,6 @@ bool IsIndicator(const Query& query) {
   }
 }
 
-
-
 }  // namespace
 
 QueryValues ValuesOf(const Query& query) {

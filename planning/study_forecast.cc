@@ -12,24 +12,24 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/central/central_baseline.h"
 #include "common/central/exponential_mechanism.h"
 #include "common/central/private_pac_learner.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/crypto/secure_random.h"
+#include "common/estimation/confidence_interval.h"
+#include "common/estimation/sample_size.h"
 #include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
-#include "common/estimation/sample_size.h"
-#include "common/base/status_macros.h"
 #include "common/queries/synthetic_records.h"
 #include "common/tasks/task_mechanism.h"
 #include "common/workload/strategies/workload.h"
 #include "common/workload/strategies/workload_estimator.h"
 #include "planning/planner.h"
-#include "planning/query_values.h"
 #include "planning/programs/program_registry.h"
 #include "planning/programs/sq_program.h"
 #include "planning/programs/threshold_learner.h"
+#include "planning/query_values.h"
 
 namespace ldp {
 namespace {
@@ -76,12 +76,13 @@ int64_t CeilAgents(double agents) {
 
 absl::Status ValidateForecastOptions(const ForecastOptions& options) {
   if (options.num_agents < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the number of agents must be >= 0, got ", options.num_agents));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the number of agents must be >= 0, got ", options.num_agents));
   }
   if (!(options.target_error >= 0) || !std::isfinite(options.target_error)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the target error must be a finite number >= 0, got ", options.target_error));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the target error must be a finite number >= 0, got ",
+                     options.target_error));
   }
   return absl::OkStatus();
 }
@@ -92,15 +93,16 @@ ErrorForecast LocalSide(std::string mechanism, double epsilon, double unit,
                         double confidence) {
   ErrorForecast local{.mechanism = std::move(mechanism), .epsilon = epsilon};
   if (options.num_agents > 0) {
-    local.rmse = std::sqrt(unit / (share * static_cast<double>(options.num_agents)));
+    local.rmse =
+        std::sqrt(unit / (share * static_cast<double>(options.num_agents)));
     local.half_width = z * local.rmse;
   }
   if (options.target_error > 0) {
     absl::StatusOr<int64_t> reports = ReportsNeeded(
         unit, {.tolerance = options.target_error, .confidence = confidence});
-    local.agents_needed = reports.ok()
-                              ? CeilAgents(static_cast<double>(*reports) / share)
-                              : std::numeric_limits<int64_t>::max();
+    local.agents_needed =
+        reports.ok() ? CeilAgents(static_cast<double>(*reports) / share)
+                     : std::numeric_limits<int64_t>::max();
   }
   return local;
 }
@@ -116,8 +118,9 @@ ErrorForecast CentralSide(std::string mechanism, double epsilon,
   ErrorForecast central{.mechanism = std::move(mechanism), .epsilon = epsilon};
   const double sigma_times_n = std::sqrt(variance_at_one_agent);
   const double width_times_n =
-      single_cell ? sigma_times_n * std::log(1 / (1 - confidence)) / std::sqrt(2.0)
-                  : z * sigma_times_n;
+      single_cell
+          ? sigma_times_n * std::log(1 / (1 - confidence)) / std::sqrt(2.0)
+          : z * sigma_times_n;
   if (options.num_agents > 0) {
     const double n = static_cast<double>(options.num_agents);
     central.rmse = sigma_times_n / n;
@@ -146,10 +149,11 @@ absl::StatusOr<StudyForecast> ForecastProgram(const StudySpec& spec,
     const PacGoal pac{.max_error = goal.accuracy,
                       .confidence = 1 - goal.failure_probability};
     const size_t concepts = static_cast<size_t>(goal.num_concepts);
-    ASSIGN_OR_RETURN(forecast.central_learner_agents,
-                     goal.realizable
-                         ? PrivateLearnerSampleSize(concepts, epsilon, pac)
-                         : PrivateAgnosticLearnerSampleSize(concepts, epsilon, pac));
+    ASSIGN_OR_RETURN(
+        forecast.central_learner_agents,
+        goal.realizable
+            ? PrivateLearnerSampleSize(concepts, epsilon, pac)
+            : PrivateAgnosticLearnerSampleSize(concepts, epsilon, pac));
     forecast.central_learner = absl::StrCat(
         "private PAC learner (exponential mechanism over ", goal.num_concepts,
         " thresholds, ", goal.realizable ? "realizable" : "agnostic", ")");
@@ -186,12 +190,12 @@ absl::Status ForecastQuery(const StatisticalQueryTask& sq, double epsilon,
   const auto [randomizer, spread] = WorstQueryVariances(*mechanism, values);
   out.kind = "query";
   out.unit_variance = randomizer + spread * (1 - out.share);
-  out.local = LocalSide(std::string(RealMechanismKindName(sq.mechanism.kind)),
-                        epsilon, out.unit_variance, out.share, c.z, c.options,
-                        c.confidence);
-  ASSIGN_OR_RETURN(
-      const double central,
-      values.indicator ? CentralCountingVariance(1, c.central_epsilon)
+  out.local =
+      LocalSide(std::string(RealMechanismKindName(sq.mechanism.kind)), epsilon,
+                out.unit_variance, out.share, c.z, c.options, c.confidence);
+  ASSIGN_OR_RETURN(const double central,
+                   values.indicator
+                       ? CentralCountingVariance(1, c.central_epsilon)
                        : CentralMeanVariance(1, c.central_epsilon, values.lower,
                                              values.upper));
   out.central = CentralSide("Laplace", c.central_epsilon, central, true, c.z,
@@ -200,14 +204,15 @@ absl::Status ForecastQuery(const StatisticalQueryTask& sq, double epsilon,
 }
 
 absl::Status ForecastHistogram(const HistogramTask& h, double epsilon,
-                               const ForecastContext& c, QuestionForecast& out) {
+                               const ForecastContext& c,
+                               QuestionForecast& out) {
   ASSIGN_OR_RETURN(auto oracle, CreateFrequencyOracle(h.oracle));
   out.kind = "histogram";
   out.num_estimates = h.encoding.domain_size();
   out.unit_variance = WorstHistogramUnitVariance(*oracle, out.share);
-  out.local = LocalSide(std::string(FrequencyOracleKindName(h.oracle.kind)),
-                        epsilon, out.unit_variance, out.share, c.z, c.options,
-                        c.confidence);
+  out.local =
+      LocalSide(std::string(FrequencyOracleKindName(h.oracle.kind)), epsilon,
+                out.unit_variance, out.share, c.z, c.options, c.confidence);
   ASSIGN_OR_RETURN(const double central,
                    CentralHistogramVariance(1, c.central_epsilon));
   out.central = CentralSide("Laplace per cell", c.central_epsilon, central,
@@ -218,9 +223,10 @@ absl::Status ForecastHistogram(const HistogramTask& h, double epsilon,
     const double z_all = NormalQuantile(1 - (1 - c.confidence) / (2 * items));
     out.top_item_local_loss = 2 * z_all * out.local.rmse;
     // The exponential mechanism with utility f_v, sensitivity 1/n.
-    ASSIGN_OR_RETURN(out.top_item_central_loss,
-                     UtilityLossBound(static_cast<size_t>(out.num_estimates),
-                                      1 / n, c.central_epsilon, 1 - c.confidence));
+    ASSIGN_OR_RETURN(
+        out.top_item_central_loss,
+        UtilityLossBound(static_cast<size_t>(out.num_estimates), 1 / n,
+                         c.central_epsilon, 1 - c.confidence));
   }
   return absl::OkStatus();
 }
@@ -233,9 +239,9 @@ absl::Status ForecastWorkload(const PlannedQuestion& planned,
                               const ForecastContext& c, QuestionForecast& out) {
   const WorkloadEstimator& estimator = *planned.workload.estimator;
   const double max_spread = WorkloadMaxSpread(estimator.workload());
-  ASSIGN_OR_RETURN(const double central,
-                   CentralWorkloadWorstVariance(estimator.workload(), 1,
-                                                c.central_epsilon));
+  ASSIGN_OR_RETURN(
+      const double central,
+      CentralWorkloadWorstVariance(estimator.workload(), 1, c.central_epsilon));
   out.kind = "workload";
   out.num_estimates = static_cast<int64_t>(estimator.workload().num_queries());
   out.unit_variance = decision.v_max + max_spread * (1 - out.share);
@@ -266,9 +272,11 @@ absl::StatusOr<QuestionForecast> ForecastQuestion(const RoundPlan& plan,
                        .share = plan.Share(static_cast<int>(i))};
   const double epsilon = static_cast<double>(planned.task->epsilon_nanos) /
                          static_cast<double>(kNanosPerEpsilon);
-  if (const auto* sq = std::get_if<StatisticalQueryTask>(&planned.task->question)) {
+  if (const auto* sq =
+          std::get_if<StatisticalQueryTask>(&planned.task->question)) {
     RETURN_IF_ERROR(ForecastQuery(*sq, epsilon, c, out));
-  } else if (const auto* h = std::get_if<HistogramTask>(&planned.task->question)) {
+  } else if (const auto* h =
+                 std::get_if<HistogramTask>(&planned.task->question)) {
     RETURN_IF_ERROR(ForecastHistogram(*h, epsilon, c, out));
   } else {
     RETURN_IF_ERROR(ForecastWorkload(
@@ -286,7 +294,8 @@ absl::StatusOr<StudyForecast> ForecastStudy(const StudySpec& spec,
   RETURN_IF_ERROR(ValidateForecastOptions(options));
   StudyForecast forecast{.confidence = spec.confidence,
                          .epsilon_cap_nanos = spec.epsilon_cap_nanos};
-  if (spec.program.has_value()) return ForecastProgram(spec, std::move(forecast));
+  if (spec.program.has_value())
+    return ForecastProgram(spec, std::move(forecast));
 
   std::optional<RoundPlan> own_plan;
   if (options.plan == nullptr) {

@@ -33,8 +33,8 @@
 #include "common/queries/record_schema.h"
 #include "common/tasks/study_spec.h"
 #include "common/workload/strategies/strategy_planner.h"
-#include "planning/planner.h"
 #include "planning/forecast_simulation.h"
+#include "planning/planner.h"
 #include "planning/programs/program_schedule.h"
 
 namespace ldp {
@@ -69,7 +69,7 @@ struct ErrorForecast {
 
 struct QuestionForecast {
   std::string question_id{};
-  std::string kind{};  // "query", "histogram" or "workload"
+  std::string kind{};         // "query", "histogram" or "workload"
   int64_t num_estimates = 1;  // items of a histogram, queries of a workload
   // Fraction of the agents that answer (1 under ε splitting).
   double share = 1;

@@ -5,8 +5,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 #include "common/workload/strategies/workload.h"
 #include "planning/planner.h"
 
@@ -60,8 +60,9 @@ absl::Status ValidateQuestion(const StudySpec& spec, const Question& q) {
   } else if (const auto* w = std::get_if<WorkloadQuestion>(&q.kind)) {
     absl::StatusOr<Workload> workload = Workload::Create(w->workload);
     if (!workload.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "question ", q.id, ": invalid workload: ", workload.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("question ", q.id,
+                       ": invalid workload: ", workload.status().message()));
     }
     if (workload->domain_size() != w->encoding.domain_size()) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -12,7 +12,6 @@
 namespace ldp {
 namespace {
 
-
 ChosenStrategy FromCandidate(
     const StrategyCandidate& candidate,
     std::shared_ptr<const WorkloadEstimator> estimator) {
@@ -67,10 +66,10 @@ absl::StatusOr<ChosenStrategy> BuildNamedStrategy(const StrategyChoice& choice,
   absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
       WorkloadEstimator::Create(workload, strategy);
   if (!estimator.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the ", std::string(StrategyKindName(choice.kind)),
-        " strategy cannot answer ",
-        workload.Describe(), ": ", estimator.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ", std::string(StrategyKindName(choice.kind)),
+                     " strategy cannot answer ", workload.Describe(), ": ",
+                     estimator.status().message()));
   }
   const VarianceSummary variance = (*estimator)->Variance();
   return ChosenStrategy{.decision = {.spec = std::move(spec),
@@ -103,11 +102,13 @@ ChosenStrategy WithComparison(ChosenStrategy chosen, const StrategyPlan& plan) {
 absl::StatusOr<ChosenStrategy> PlanWorkload(
     const WorkloadQuestion& question, double epsilon,
     const StrategyPlannerOptions& base) {
-  ASSIGN_OR_RETURN(const Workload workload, Workload::Create(question.workload));
+  ASSIGN_OR_RETURN(const Workload workload,
+                   Workload::Create(question.workload));
   StrategyPlannerOptions options = base;
   options.wire_sized_only = true;  // the task must carry it
   if (!question.strategy.has_value()) {
-    ASSIGN_OR_RETURN(StrategyPlan plan, PlanStrategy(workload, epsilon, options));
+    ASSIGN_OR_RETURN(StrategyPlan plan,
+                     PlanStrategy(workload, epsilon, options));
     return WithComparison(FromCandidate(plan.chosen, plan.estimator), plan);
   }
   // Named: the planner's best candidate of that kind (and branching), with
@@ -131,8 +132,8 @@ absl::StatusOr<ChosenStrategy> PlanWorkload(
       choice.kind == StrategyKind::kFactorization) {
     return absl::InvalidArgumentError(absl::StrCat(
         "no ", std::string(StrategyKindName(choice.kind)), " strategy for ",
-        workload.Describe(),
-        " fits in a task (at most ", kMaxStrategyMatrixEntries,
+        workload.Describe(), " fits in a task (at most ",
+        kMaxStrategyMatrixEntries,
         " matrix entries); choose another strategy or let the planner choose"));
   }
   ASSIGN_OR_RETURN(ChosenStrategy named,

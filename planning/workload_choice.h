@@ -24,9 +24,9 @@ struct ChosenStrategy {
 
 // INVALID_ARGUMENT when the named kind cannot answer the workload or no
 // strategy of it fits in a task.
-absl::StatusOr<ChosenStrategy> PlanWorkload(
-    const WorkloadQuestion& question, double epsilon,
-    const StrategyPlannerOptions& base);
+absl::StatusOr<ChosenStrategy> PlanWorkload(const WorkloadQuestion& question,
+                                            double epsilon,
+                                            const StrategyPlannerOptions& base);
 
 }  // namespace ldp
 

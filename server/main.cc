@@ -102,15 +102,15 @@ ABSL_FLAG(double, enroll_rate_per_peer, 10000,
           "RESOURCE_EXHAUSTED with a retry hint. 0 = unlimited. The default "
           "lets a local load test through; lower it for public servers "
           "(quotas in --enrollment_tokens_file bound the total).");
-ABSL_FLAG(double, enroll_burst_per_peer, 10000,
-          "Per-peer Enroll bucket size.");
-ABSL_FLAG(std::string, strategy_cache_dir, "",
-          "Directory where optimized workload strategies are cached (an "
-          "optimized strategy for N = 1024 takes minutes to plan the first "
-          "time); created if missing. Empty = <db>.strategies/ (ldp.strategies/ "
-          "with a PostgreSQL --db). Workload "
-          "questions are planned at CreateStudy, so a study asking one may "
-          "take that long to create (raise the analyst's call deadline).");
+ABSL_FLAG(double, enroll_burst_per_peer, 10000, "Per-peer Enroll bucket size.");
+ABSL_FLAG(
+    std::string, strategy_cache_dir, "",
+    "Directory where optimized workload strategies are cached (an "
+    "optimized strategy for N = 1024 takes minutes to plan the first "
+    "time); created if missing. Empty = <db>.strategies/ (ldp.strategies/ "
+    "with a PostgreSQL --db). Workload "
+    "questions are planned at CreateStudy, so a study asking one may "
+    "take that long to create (raise the analyst's call deadline).");
 ABSL_FLAG(int64_t, max_queued_writes, 100'000,
           "Backpressure: reports and enrollments waiting for a commit, at "
           "most; beyond it they are answered RESOURCE_EXHAUSTED (agents retry "
@@ -166,8 +166,9 @@ absl::StatusOr<ServerConfig> ConfigFromFlags() {
                 .client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file)};
   config.require_client_cert = absl::GetFlag(FLAGS_require_client_cert);
   config.allow_insecure = absl::GetFlag(FLAGS_allow_insecure);
-  config.agent_limit = {.per_second = absl::GetFlag(FLAGS_agent_rate_per_second),
-                        .burst = absl::GetFlag(FLAGS_agent_burst)};
+  config.agent_limit = {
+      .per_second = absl::GetFlag(FLAGS_agent_rate_per_second),
+      .burst = absl::GetFlag(FLAGS_agent_burst)};
   config.enroll_limit_per_peer = {
       .per_second = absl::GetFlag(FLAGS_enroll_rate_per_peer),
       .burst = absl::GetFlag(FLAGS_enroll_burst_per_peer)};
@@ -190,7 +191,8 @@ int main(int argc, char** argv) {
       "The LDP aggregator: collects locally randomized reports over gRPC, "
       "keeps every agent's privacy budget in its store, and serves "
       "estimates with confidence intervals.\n"
-      "Usage: ldp-server [--listen=ADDR] [--port=N] [--db=PATH|postgresql://URL] "
+      "Usage: ldp-server [--listen=ADDR] [--port=N] "
+      "[--db=PATH|postgresql://URL] "
       "[--tls_cert_file=PEM --tls_key_file=PEM [--tls_client_ca_file=PEM "
       "[--require_client_cert]]] [--analyst_token_file=PATH] "
       "[--enrollment_token_file=PATH] [--enrollment_tokens_file=PATH] "

@@ -23,8 +23,8 @@ absl::Status ErrnoError(absl::string_view what, const std::string& path) {
 absl::StatusOr<std::unique_ptr<GroupCommitWriter>> GroupCommitWriter::Open(
     const std::string& path, int64_t max_group_reports) {
   // O_EXCL: a benchmark must not truncate somebody's file on a typo.
-  const int fd = ::open(path.c_str(),
-                        O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+  const int fd = ::open(
+      path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) return ErrnoError("cannot create new file", path);
   return std::unique_ptr<GroupCommitWriter>(
       new GroupCommitWriter(fd, path, max_group_reports));
@@ -60,11 +60,13 @@ absl::Status GroupCommitWriter::Stop() {
 absl::Status GroupCommitWriter::Close(int64_t expected_bytes, bool keep_file) {
   absl::Status status = Stop();
   struct stat info;
-  const int64_t file_bytes = ::stat(path_.c_str(), &info) == 0 ? info.st_size : -1;
+  const int64_t file_bytes =
+      ::stat(path_.c_str(), &info) == 0 ? info.st_size : -1;
   if (!keep_file && ::unlink(path_.c_str()) != 0 && status.ok()) {
     status = ErrnoError("cannot delete", path_);
   }
-  if (status.ok() && (bytes_written_ != expected_bytes || file_bytes != expected_bytes)) {
+  if (status.ok() &&
+      (bytes_written_ != expected_bytes || file_bytes != expected_bytes)) {
     status = absl::InternalError(
         absl::StrFormat("expected %d bytes in %s, wrote %d, the file holds %d",
                         expected_bytes, path_, bytes_written_, file_bytes));
@@ -97,7 +99,8 @@ void GroupCommitWriter::Run() {
       for (const std::string& report : job.batch.reports()) buffer += report;
     }
     absl::Status status = WriteAll(buffer);
-    if (status.ok() && ::fdatasync(fd_) != 0) status = ErrnoError("fdatasync", path_);
+    if (status.ok() && ::fdatasync(fd_) != 0)
+      status = ErrnoError("fdatasync", path_);
     if (status.ok()) {
       ++commits_;
       bytes_written_ += static_cast<int64_t>(buffer.size());

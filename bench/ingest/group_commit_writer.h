@@ -1,6 +1,6 @@
 // The server's durability policy (server/core/commit_queue.h) minus the
-// database, for the ingest baselines (bench/reports/INGEST.md): one writer thread
-// takes whatever is queued when it comes round, writes it with one write
+// database, for the ingest baselines (bench/reports/INGEST.md): one writer
+// thread takes whatever is queued when it comes round, writes it with one write
 // call and one fdatasync, and only then completes those jobs. So a sink
 // built on it acks at the latency, and commits at the rate, of a group
 // commit on this disk.
@@ -9,11 +9,11 @@
 
 #include <cstdint>
 #include <deque>
-#include <vector>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"

@@ -1,13 +1,14 @@
 // ingest_sink_baseline: the yardstick for ldp-server's bulk ingest
-// (bench/reports/INGEST.md). One process runs a bare gRPC streaming sink on loopback
-// and a client that pushes the same batches ldp-loadtest --mode=bulk pushes,
-// so the server's throughput can be read as a fraction of what gRPC alone
+// (bench/reports/INGEST.md). One process runs a bare gRPC streaming sink on
+// loopback and a client that pushes the same batches ldp-loadtest --mode=bulk
+// pushes, so the server's throughput can be read as a fraction of what gRPC
+// alone
 // (--mode=count) and gRPC plus the disk alone (--mode=append) allow on this
 // machine. Nothing of the aggregator is in the way: no parsing of reports,
 // no budget, no SQL.
 //
-// Append mode acks a batch only after bench/ingest/group_commit_writer.h made it
-// durable, so its latency and its commits per second are those of the
+// Append mode acks a batch only after bench/ingest/group_commit_writer.h made
+// it durable, so its latency and its commits per second are those of the
 // server's group commit on this disk. session_sink_baseline is the same
 // yardstick for sessions mode.
 
@@ -144,14 +145,15 @@ class UploadReactor final
     // StartRead into batch_) may happen on other threads at any moment.
     ldp::bench::Batch batch = std::move(batch_);
     batch_.Clear();
-    writer_->Submit(std::move(batch), [this, reports](const absl::Status& status) {
-      if (status.ok()) {
-        SendAck(reports);
-      } else {
-        Finish(grpc::Status(grpc::StatusCode::INTERNAL,
-                            std::string(status.message())));
-      }
-    });
+    writer_->Submit(std::move(batch),
+                    [this, reports](const absl::Status& status) {
+                      if (status.ok()) {
+                        SendAck(reports);
+                      } else {
+                        Finish(grpc::Status(grpc::StatusCode::INTERNAL,
+                                            std::string(status.message())));
+                      }
+                    });
   }
 
   void OnWriteDone(bool ok) override {
@@ -201,8 +203,8 @@ class ReportBudget {
   // Reports of the next batch (≤ batch), or 0 when all are claimed.
   int64_t Claim(int64_t batch) {
     int64_t left = remaining_.load(std::memory_order_relaxed);
-    while (left > 0 &&
-           !remaining_.compare_exchange_weak(left, left - std::min(left, batch))) {
+    while (left > 0 && !remaining_.compare_exchange_weak(
+                           left, left - std::min(left, batch))) {
     }
     return std::max<int64_t>(0, std::min(left, batch));
   }
@@ -242,11 +244,13 @@ void RunStream(ldp::bench::Sink::Stub* stub, ReportBudget* budget,
     // Only the very last batch of the run is short; building it here is rare.
     ldp::bench::Batch short_batch;
     if (n < options->batch) short_batch = MakeBatch(n, options->report_bytes);
-    const ldp::bench::Batch& batch = n < options->batch ? short_batch : *full_batch;
+    const ldp::bench::Batch& batch =
+        n < options->batch ? short_batch : *full_batch;
     const SteadyClock::time_point sent = SteadyClock::now();
     if (!stream->Write(batch) || !stream->Read(&ack)) break;  // Finish says why
     result->latencies_ms.push_back(
-        std::chrono::duration<double, std::milli>(SteadyClock::now() - sent).count());
+        std::chrono::duration<double, std::milli>(SteadyClock::now() - sent)
+            .count());
     if (ack.reports() != static_cast<uint64_t>(n)) {
       context.TryCancel();
       (void)stream->Finish();
@@ -259,9 +263,9 @@ void RunStream(ldp::bench::Sink::Stub* stub, ReportBudget* budget,
   stream->WritesDone();
   const grpc::Status status = stream->Finish();
   if (!status.ok()) {
-    result->status = absl::UnavailableError(absl::StrCat(
-        "stream failed: ", status.error_message(), " (gRPC code ",
-        static_cast<int>(status.error_code()), ")"));
+    result->status = absl::UnavailableError(
+        absl::StrCat("stream failed: ", status.error_message(), " (gRPC code ",
+                     static_cast<int>(status.error_code()), ")"));
   }
 }
 
@@ -278,15 +282,17 @@ struct Measurement {
 };
 
 // Starts the sink, runs the client against it, stops the sink.
-absl::StatusOr<Measurement> Serve(const Options& options, GroupCommitWriter* writer) {
+absl::StatusOr<Measurement> Serve(const Options& options,
+                                  GroupCommitWriter* writer) {
   SinkService service(writer);
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
   builder.RegisterService(&service);
   // The default 4 MiB cap would refuse large --batch × --report_bytes.
-  builder.SetMaxReceiveMessageSize(
-      static_cast<int>(int64_t{options.batch} * (options.report_bytes + 8) + 4096));
+  builder.SetMaxReceiveMessageSize(static_cast<int>(
+      int64_t{options.batch} * (options.report_bytes + 8) + 4096));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     return absl::UnavailableError("cannot start the gRPC sink on 127.0.0.1");
@@ -298,12 +304,14 @@ absl::StatusOr<Measurement> Serve(const Options& options, GroupCommitWriter* wri
   absl::Status status = channels.status();
   std::vector<std::unique_ptr<ldp::bench::Sink::Stub>> stubs;
   if (channels.ok()) {
-    for (const auto& channel : *channels) stubs.push_back(ldp::bench::Sink::NewStub(channel));
+    for (const auto& channel : *channels)
+      stubs.push_back(ldp::bench::Sink::NewStub(channel));
   }
 
   Measurement measurement;
   if (status.ok()) {
-    const ldp::bench::Batch full_batch = MakeBatch(options.batch, options.report_bytes);
+    const ldp::bench::Batch full_batch =
+        MakeBatch(options.batch, options.report_bytes);
     ReportBudget budget(options.reports);
     std::vector<StreamResult> results(options.streams);
     std::vector<std::thread> threads;
@@ -328,7 +336,8 @@ absl::StatusOr<Measurement> Serve(const Options& options, GroupCommitWriter* wri
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
   RETURN_IF_ERROR(status);
-  if (measurement.reports != options.reports || service.acked() != options.reports) {
+  if (measurement.reports != options.reports ||
+      service.acked() != options.reports) {
     return absl::InternalError(absl::StrFormat(
         "sent %d reports, the client saw %d acked and the server %d",
         options.reports, measurement.reports, service.acked()));
@@ -341,46 +350,51 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(const Options options, ParseOptions());
   std::unique_ptr<GroupCommitWriter> writer;
   if (options.append) {
-    ASSIGN_OR_RETURN(writer,
-                     GroupCommitWriter::Open(options.file, options.max_group_reports));
+    ASSIGN_OR_RETURN(writer, GroupCommitWriter::Open(
+                                 options.file, options.max_group_reports));
   }
   const absl::StatusOr<Measurement> measurement = Serve(options, writer.get());
   const absl::Status writer_status =
-      writer == nullptr
-          ? absl::OkStatus()
-          : writer->Close(options.reports * options.report_bytes, options.keep_file);
+      writer == nullptr ? absl::OkStatus()
+                        : writer->Close(options.reports * options.report_bytes,
+                                        options.keep_file);
   RETURN_IF_ERROR(measurement.status());
   RETURN_IF_ERROR(writer_status);
 
   const std::vector<double>& latencies = measurement->latencies_ms;
   const double seconds = measurement->seconds;
   const double per_second = options.reports / seconds;
-  const double p50 = Percentile(latencies, 0.50), p90 = Percentile(latencies, 0.90),
-               p99 = Percentile(latencies, 0.99), max = Percentile(latencies, 1.0);
+  const double p50 = Percentile(latencies, 0.50),
+               p90 = Percentile(latencies, 0.90),
+               p99 = Percentile(latencies, 0.99),
+               max = Percentile(latencies, 1.0);
   const double mb_per_second = per_second * options.report_bytes / 1e6;
   const int64_t batches = static_cast<int64_t>(latencies.size());
   std::string commits;
   if (writer != nullptr) {
-    commits = absl::StrFormat(" commits=%d batches_per_commit=%.2f", writer->commits(),
+    commits = absl::StrFormat(" commits=%d batches_per_commit=%.2f",
+                              writer->commits(),
                               static_cast<double>(batches) / writer->commits());
   }
   absl::PrintF(
       "sink mode=%s reports=%d report_bytes=%d streams=%d batch=%d channels=%d "
       "seconds=%.3f reports_per_second=%.0f mb_per_second=%.1f p50_ms=%.3f "
       "p90_ms=%.3f p99_ms=%.3f max_ms=%.3f%s\n",
-      options.append ? "append" : "count", options.reports, options.report_bytes,
-      options.streams, options.batch, options.channels, seconds, per_second,
-      mb_per_second, p50, p90, p99, max, commits);
+      options.append ? "append" : "count", options.reports,
+      options.report_bytes, options.streams, options.batch, options.channels,
+      seconds, per_second, mb_per_second, p50, p90, p99, max, commits);
   absl::PrintF(
-      "The bare gRPC sink (%s) took %d reports of %d B in %.2f s: %.0f reports/s "
+      "The bare gRPC sink (%s) took %d reports of %d B in %.2f s: %.0f "
+      "reports/s "
       "over %d streams of %d-report batches, one in flight each; a batch's ack "
       "came after %.2f ms at the median and %.2f ms at p99%s.\n",
       options.append ? "appending to a file, one fdatasync per group commit"
                      : "counting only",
-      options.reports, options.report_bytes, seconds, per_second, options.streams,
-      options.batch, p50, p99,
+      options.reports, options.report_bytes, seconds, per_second,
+      options.streams, options.batch, p50, p99,
       writer != nullptr
-          ? absl::StrFormat(" (%d commits, %.1f batches each)", writer->commits(),
+          ? absl::StrFormat(" (%d commits, %.1f batches each)",
+                            writer->commits(),
                             static_cast<double>(batches) / writer->commits())
                 .c_str()
           : "");
@@ -403,7 +417,8 @@ int main(int argc, char** argv) {
   ldp::ShowOnlyFlagsFrom("ingest_sink_baseline");
   absl::ParseCommandLine(argc, argv);
   if (const absl::Status status = ldp::bench::Run(); !status.ok()) {
-    std::fprintf(stderr, "ingest_sink_baseline: %s\n", status.ToString().c_str());
+    std::fprintf(stderr, "ingest_sink_baseline: %s\n",
+                 status.ToString().c_str());
     return 1;
   }
   return 0;

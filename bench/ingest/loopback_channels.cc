@@ -22,7 +22,8 @@ absl::StatusOr<std::vector<std::shared_ptr<grpc::Channel>>> ConnectChannels(
         address, grpc::InsecureChannelCredentials(), arguments));
     if (!channels.back()->WaitForConnected(std::chrono::system_clock::now() +
                                            std::chrono::seconds(10))) {
-      return absl::UnavailableError(absl::StrCat("cannot connect to ", address));
+      return absl::UnavailableError(
+          absl::StrCat("cannot connect to ", address));
     }
   }
   return channels;

@@ -1,7 +1,8 @@
 // session_sink_baseline: the yardstick for ldp-server's sessions mode
-// (bench/reports/INGEST.md), as ingest_sink_baseline is for bulk. One process runs
-// a bare SessionSink (bench/ingest/session_sink_server.h) on loopback and a client
-// (bench/ingest/session_sink_client.h) that runs --sessions device sessions,
+// (bench/reports/INGEST.md), as ingest_sink_baseline is for bulk. One process
+// runs a bare SessionSink (bench/ingest/session_sink_server.h) on loopback and
+// a client (bench/ingest/session_sink_client.h) that runs --sessions device
+// sessions,
 // --in_flight at a time, each with the three calls of an agent, the real
 // messages' sizes, the bearer-token header and deadlines. Nothing of the
 // aggregator is in the way: no tokens checked, no tasks, no SQL. In
@@ -15,8 +16,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cinttypes>
 #include <chrono>
+#include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -44,10 +45,12 @@ ABSL_FLAG(std::string, mode, "count",
 ABSL_FLAG(std::string, file, "",
           "With --mode=append (required there): the file to append to; it "
           "must not exist, and is deleted at the end unless --keep_file.");
-ABSL_FLAG(bool, keep_file, false, "With --mode=append: keep --file at the end.");
+ABSL_FLAG(bool, keep_file, false,
+          "With --mode=append: keep --file at the end.");
 ABSL_FLAG(int64_t, sessions, 50000, "Sessions to run in total (>= 1).");
 ABSL_FLAG(int, in_flight, 256, "Sessions running at once (1..100000).");
-ABSL_FLAG(int, channels, 4, "gRPC channels (TCP connections), round-robin (>= 1).");
+ABSL_FLAG(int, channels, 4,
+          "gRPC channels (TCP connections), round-robin (>= 1).");
 ABSL_FLAG(int64_t, max_group_reports, 8192,
           "With --mode=append: a commit takes queued records until it holds "
           "at least this many.");
@@ -120,17 +123,19 @@ struct ServerTally {
 absl::Status ServeUntilStopped(const Options& options, FILE* out, int stop_fd) {
   std::unique_ptr<GroupCommitWriter> writer;
   if (!options.file.empty()) {
-    ASSIGN_OR_RETURN(writer,
-                     GroupCommitWriter::Open(options.file, options.max_group_reports));
+    ASSIGN_OR_RETURN(writer, GroupCommitWriter::Open(
+                                 options.file, options.max_group_reports));
   }
   SessionSinkService service(options.run.sizes, writer.get());
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
-    return absl::UnavailableError("cannot start the gRPC session sink on 127.0.0.1");
+    return absl::UnavailableError(
+        "cannot start the gRPC session sink on 127.0.0.1");
   }
   const double cpu_start = CpuSeconds();
   absl::FPrintF(out, "%d\n", port);
@@ -138,17 +143,19 @@ absl::Status ServeUntilStopped(const Options& options, FILE* out, int stop_fd) {
   WaitForEndOfFile(stop_fd);
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
-  ServerTally tally{service.enrolled(), service.stored(), 0, CpuSeconds() - cpu_start};
+  ServerTally tally{service.enrolled(), service.stored(), 0,
+                    CpuSeconds() - cpu_start};
   if (writer != nullptr) {
     // An enrollment and a report per session.
     const SessionSizes& sizes = options.run.sizes;
-    RETURN_IF_ERROR(writer->Close(
-        options.run.sessions * int64_t{sizes.credential_bytes + sizes.report_bytes},
-        options.keep_file));
+    RETURN_IF_ERROR(
+        writer->Close(options.run.sessions *
+                          int64_t{sizes.credential_bytes + sizes.report_bytes},
+                      options.keep_file));
     tally.commits = writer->commits();
   }
-  absl::FPrintF(out, "%d %d %d %.6f\n", tally.enrolled, tally.stored, tally.commits,
-                tally.cpu_seconds);
+  absl::FPrintF(out, "%d %d %d %.6f\n", tally.enrolled, tally.stored,
+                tally.commits, tally.cpu_seconds);
   return absl::OkStatus();
 }
 
@@ -162,7 +169,8 @@ struct Measurement {
 // `in`), runs the sessions, stops the server (closes `stop_fd`) and reads
 // its tally; then checks that it answered every enrollment and stored every
 // report.
-absl::StatusOr<Measurement> RunClient(const Options& options, FILE* in, int stop_fd) {
+absl::StatusOr<Measurement> RunClient(const Options& options, FILE* in,
+                                      int stop_fd) {
   int port = 0;
   if (std::fscanf(in, "%d", &port) != 1) {
     ::close(stop_fd);
@@ -176,24 +184,27 @@ absl::StatusOr<Measurement> RunClient(const Options& options, FILE* in, int stop
     const double cpu_start = CpuSeconds();
     const auto start = std::chrono::steady_clock::now();
     status = RunSessions(*channels, options.run);
-    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     m.client_cpu_seconds = CpuSeconds() - cpu_start;
   }
   // Read the tally even after a failure: the server then still finishes
   // (and in append mode deletes its file) instead of dying of SIGPIPE.
   ::close(stop_fd);
   ServerTally& t = m.server;
-  const bool tallied = std::fscanf(in, "%" SCNd64 " %" SCNd64 " %" SCNd64 " %lf",
-                                   &t.enrolled, &t.stored, &t.commits,
-                                   &t.cpu_seconds) == 4;
+  const bool tallied =
+      std::fscanf(in, "%" SCNd64 " %" SCNd64 " %" SCNd64 " %lf", &t.enrolled,
+                  &t.stored, &t.commits, &t.cpu_seconds) == 4;
   RETURN_IF_ERROR(status);
   if (!tallied) {
-    return absl::InternalError("the server process failed (its message is above)");
+    return absl::InternalError(
+        "the server process failed (its message is above)");
   }
   if (t.enrolled != options.run.sessions || t.stored != options.run.sessions) {
-    return absl::InternalError(
-        absl::StrFormat("ran %d sessions, the server enrolled %d and stored %d reports",
-                        options.run.sessions, t.enrolled, t.stored));
+    return absl::InternalError(absl::StrFormat(
+        "ran %d sessions, the server enrolled %d and stored %d reports",
+        options.run.sessions, t.enrolled, t.stored));
   }
   return m;
 }
@@ -209,8 +220,8 @@ void Print(const Options& options, const Measurement& m) {
   absl::PrintF(
       "session_sink mode=%s sessions=%d in_flight=%d channels=%d seconds=%.3f "
       "sessions_per_second=%.0f server_cpu_us=%.1f client_cpu_us=%.1f%s\n",
-      append ? "append" : "count", sessions, options.run.in_flight, options.channels,
-      m.seconds, per_second, server_us, client_us, commits);
+      append ? "append" : "count", sessions, options.run.in_flight,
+      options.channels, m.seconds, per_second, server_us, client_us, commits);
   absl::PrintF(
       "The bare gRPC session sink (%s) ran %d sessions of three calls, %d at a "
       "time over %d connections, in %.2f s: %.0f sessions/s, with %.1f us of "
@@ -218,8 +229,8 @@ void Print(const Options& options, const Measurement& m) {
       "session.\n",
       append ? "enrollments and reports durable by group commit first"
              : "answering at once",
-      sessions, options.run.in_flight, options.channels, m.seconds, per_second, server_us,
-      client_us);
+      sessions, options.run.in_flight, options.channels, m.seconds, per_second,
+      server_us, client_us);
 }
 
 // Forks the server process before any gRPC state exists (gRPC does not
@@ -238,21 +249,24 @@ absl::Status Run() {
     ::close(to_server[1]);
     FILE* out = ::fdopen(to_client[1], "w");
     const absl::Status status = ServeUntilStopped(options, out, to_server[0]);
-    if (!status.ok()) std::fprintf(stderr, "session_sink_baseline server: %s\n",
-                                   status.ToString().c_str());
+    if (!status.ok())
+      std::fprintf(stderr, "session_sink_baseline server: %s\n",
+                   status.ToString().c_str());
     std::fclose(out);
     std::_Exit(status.ok() ? 0 : 1);
   }
   ::close(to_client[1]);
   ::close(to_server[0]);
   FILE* in = ::fdopen(to_client[0], "r");
-  const absl::StatusOr<Measurement> measurement = RunClient(options, in, to_server[1]);
+  const absl::StatusOr<Measurement> measurement =
+      RunClient(options, in, to_server[1]);
   std::fclose(in);
   int wait_status = 0;
   ::waitpid(child, &wait_status, 0);
   RETURN_IF_ERROR(measurement.status());
   if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
-    return absl::InternalError("the server process failed (its message is above)");
+    return absl::InternalError(
+        "the server process failed (its message is above)");
   }
   Print(options, *measurement);
   return absl::OkStatus();
@@ -276,7 +290,8 @@ int main(int argc, char** argv) {
   ldp::ShowOnlyFlagsFrom("session_sink_baseline");
   absl::ParseCommandLine(argc, argv);
   if (const absl::Status status = ldp::bench::Run(); !status.ok()) {
-    std::fprintf(stderr, "session_sink_baseline: %s\n", status.ToString().c_str());
+    std::fprintf(stderr, "session_sink_baseline: %s\n",
+                 status.ToString().c_str());
     return 1;
   }
   return 0;

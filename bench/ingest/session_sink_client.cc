@@ -23,7 +23,8 @@ class Session;
 // A header value must be printable: the token is base64url text.
 std::string TokenText(int size) {
   std::string text(static_cast<size_t>(size), 'A');
-  for (int i = 0; i < size; ++i) text[i] = static_cast<char>('A' + (i * 7) % 26);
+  for (int i = 0; i < size; ++i)
+    text[i] = static_cast<char>('A' + (i * 7) % 26);
   return text;
 }
 
@@ -99,7 +100,8 @@ class Session final : public grpc::ClientWriteReactor<Batch> {
   }
 
   void OnPolled(const grpc::Status& status) {
-    const absl::Status outcome = Check("Poll", status, driver_.run().sizes.tasks_bytes);
+    const absl::Status outcome =
+        Check("Poll", status, driver_.run().sizes.tasks_bytes);
     if (!outcome.ok()) return driver_.Ended(this, outcome);
     context_ = driver_.Context(true);
     driver_.stub(index_).async()->Upload(context_.get(), &ack_, this);
@@ -108,14 +110,18 @@ class Session final : public grpc::ClientWriteReactor<Batch> {
   }
 
   // The call's status, and for unary calls the answer's size (0: none).
-  absl::Status Check(const char* call, const grpc::Status& status, int answer_bytes) {
+  absl::Status Check(const char* call, const grpc::Status& status,
+                     int answer_bytes) {
     if (!status.ok()) {
-      return absl::UnavailableError(absl::StrCat(call, " failed: ", status.error_message(),
-                                                 " (gRPC code ", status.error_code(), ")"));
+      return absl::UnavailableError(
+          absl::StrCat(call, " failed: ", status.error_message(),
+                       " (gRPC code ", status.error_code(), ")"));
     }
-    if (answer_bytes > 0 && answer_.data().size() != static_cast<size_t>(answer_bytes)) {
-      return absl::InternalError(absl::StrFormat("%s answered %d bytes, not %d", call,
-                                                 answer_.data().size(), answer_bytes));
+    if (answer_bytes > 0 &&
+        answer_.data().size() != static_cast<size_t>(answer_bytes)) {
+      return absl::InternalError(absl::StrFormat("%s answered %d bytes, not %d",
+                                                 call, answer_.data().size(),
+                                                 answer_bytes));
     }
     return absl::OkStatus();
   }
@@ -130,8 +136,11 @@ class Session final : public grpc::ClientWriteReactor<Batch> {
 
 Driver::Driver(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
                const SessionRun& run)
-    : run_(run), authorization_(absl::StrCat("Bearer ", TokenText(run.sizes.token_bytes))) {
-  for (const auto& channel : channels) stubs_.push_back(SessionSink::NewStub(channel));
+    : run_(run),
+      authorization_(
+          absl::StrCat("Bearer ", TokenText(run.sizes.token_bytes))) {
+  for (const auto& channel : channels)
+    stubs_.push_back(SessionSink::NewStub(channel));
   poll_request_.set_data(Filler(2, 4));  // GetTasksRequest: the agent id
   report_.add_reports(Filler(run.sizes.report_bytes, 5));
 }
@@ -166,17 +175,20 @@ absl::Status Driver::Run() {
   all_ended_.WaitForNotification();
   absl::MutexLock lock(&mutex_);
   if (failed_ == 0) return absl::OkStatus();
-  return absl::Status(first_failure_.code(),
-                      absl::StrFormat("%d of %d sessions failed; the first: %s", failed_,
-                                      run_.sessions, first_failure_.message()));
+  return absl::Status(
+      first_failure_.code(),
+      absl::StrFormat("%d of %d sessions failed; the first: %s", failed_,
+                      run_.sessions, first_failure_.message()));
 }
 
 }  // namespace
 
-absl::Status RunSessions(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
-                         const SessionRun& run) {
+absl::Status RunSessions(
+    const std::vector<std::shared_ptr<grpc::Channel>>& channels,
+    const SessionRun& run) {
   if (channels.empty() || run.sessions < 1 || run.in_flight < 1) {
-    return absl::InvalidArgumentError("RunSessions needs channels, sessions and in_flight");
+    return absl::InvalidArgumentError(
+        "RunSessions needs channels, sessions and in_flight");
   }
   Driver driver(channels, run);
   return driver.Run();

@@ -1,5 +1,5 @@
-// The client half of session_sink_baseline (bench/reports/INGEST.md): sessions on
-// gRPC's callback API, `in_flight` at a time, as ldp-loadtest
+// The client half of session_sink_baseline (bench/reports/INGEST.md): sessions
+// on gRPC's callback API, `in_flight` at a time, as ldp-loadtest
 // --mode=sessions --in_flight runs them. Each session makes the three calls
 // an agent makes, in order, each with a deadline: Enroll; Poll and then one
 // Upload stream (one report, sent with the stream's end), both with the
@@ -28,8 +28,9 @@ struct SessionRun {
 // once every one has ended: OK if every call succeeded with answers of the
 // expected sizes and every upload was acked for its one report, else the
 // first failure and how many sessions failed.
-absl::Status RunSessions(const std::vector<std::shared_ptr<grpc::Channel>>& channels,
-                         const SessionRun& run);
+absl::Status RunSessions(
+    const std::vector<std::shared_ptr<grpc::Channel>>& channels,
+    const SessionRun& run);
 
 }  // namespace ldp::bench
 

@@ -11,7 +11,8 @@ namespace {
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(grpc::StatusCode::INTERNAL, std::string(status.message()));
+  return grpc::Status(grpc::StatusCode::INTERNAL,
+                      std::string(status.message()));
 }
 
 // The header's presence only: verifying a token is ldp-server's own work,
@@ -20,8 +21,9 @@ bool HasBearer(const grpc::CallbackServerContext& context) {
   const auto& metadata = context.client_metadata();
   const auto found = metadata.find("authorization");
   return found != metadata.end() &&
-         absl::StartsWith(absl::string_view(found->second.data(), found->second.size()),
-                          "Bearer ");
+         absl::StartsWith(
+             absl::string_view(found->second.data(), found->second.size()),
+             "Bearer ");
 }
 
 grpc::Status Unauthenticated() {
@@ -57,9 +59,10 @@ class UploadReactor final : public grpc::ServerReadReactor<Batch> {
     // The client's end of the stream (or a broken one: then Finish is moot).
     const int64_t reports = received_.reports_size();
     if (writer_ == nullptr) return Acknowledge(reports, absl::OkStatus());
-    writer_->Submit(std::move(received_), [this, reports](const absl::Status& status) {
-      Acknowledge(reports, status);
-    });
+    writer_->Submit(std::move(received_),
+                    [this, reports](const absl::Status& status) {
+                      Acknowledge(reports, status);
+                    });
   }
 
   void OnDone() override { delete this; }
@@ -96,7 +99,8 @@ SessionSinkService::SessionSinkService(const SessionSizes& sizes,
       writer_(writer) {}
 
 grpc::ServerUnaryReactor* SessionSinkService::Enroll(
-    grpc::CallbackServerContext* context, const Blob* /*request*/, Blob* response) {
+    grpc::CallbackServerContext* context, const Blob* /*request*/,
+    Blob* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   response->set_data(credential_);
   if (writer_ == nullptr) {
@@ -114,7 +118,8 @@ grpc::ServerUnaryReactor* SessionSinkService::Enroll(
 }
 
 grpc::ServerUnaryReactor* SessionSinkService::Poll(
-    grpc::CallbackServerContext* context, const Blob* /*request*/, Blob* response) {
+    grpc::CallbackServerContext* context, const Blob* /*request*/,
+    Blob* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   if (!HasBearer(*context)) {
     reactor->Finish(Unauthenticated());

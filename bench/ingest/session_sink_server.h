@@ -31,7 +31,8 @@ class SessionSinkService final : public SessionSink::CallbackService {
   SessionSinkService(const SessionSizes& sizes, GroupCommitWriter* writer);
 
   grpc::ServerUnaryReactor* Enroll(grpc::CallbackServerContext* context,
-                                   const Blob* request, Blob* response) override;
+                                   const Blob* request,
+                                   Blob* response) override;
   grpc::ServerUnaryReactor* Poll(grpc::CallbackServerContext* context,
                                  const Blob* request, Blob* response) override;
   grpc::ServerReadReactor<Batch>* Upload(grpc::CallbackServerContext* context,

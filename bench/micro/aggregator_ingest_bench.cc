@@ -60,10 +60,9 @@ struct Setup {
   Setup(StudySpec spec, int num_agents) {
     std::string pattern = "/tmp/ldp_bench_XXXXXX";
     dir = mkdtemp(pattern.data());
-    aggregator =
-        *Aggregator::Create({.clock = RealClock::Get(),
-                             .analyst_token = "bench-analyst-token"},
-                            *SqliteStore::Open({.path = dir + "/ldp.db"}));
+    aggregator = *Aggregator::Create(
+        {.clock = RealClock::Get(), .analyst_token = "bench-analyst-token"},
+        *SqliteStore::Open({.path = dir + "/ldp.db"}));
     absl::StatusOr<StudyInfo> study = aggregator->CreateStudy(std::move(spec));
     if (!study.ok()) {
       fprintf(stderr, "CreateStudy: %s\n", study.status().ToString().c_str());

@@ -1,8 +1,8 @@
 // The agent's cost on a device (bench/reports/DEVICE.md): wall and CPU
-// time of one agent answering one task through the C ABI (client/agent_c/ldp_agent.h),
-// from opening its saved state to the upload bytes in hand, and the
-// process's peak memory. Two tasks: a 1024-item OUE histogram and a
-// workload task (the CDF of a 1024-value field through a 4-ary
+// time of one agent answering one task through the C ABI
+// (client/agent_c/ldp_agent.h), from opening its saved state to the upload
+// bytes in hand, and the process's peak memory. Two tasks: a 1024-item OUE
+// histogram and a workload task (the CDF of a 1024-value field through a 4-ary
 // hierarchical strategy).
 //
 // Each trial is one device session on a fresh state (in memory here,
@@ -56,16 +56,14 @@ struct MemoryBlob {
 // One task of study `study`: "oue" (1024 items) or "workload".
 std::string PollBytes(const std::string& kind, uint64_t study) {
   const std::string randomizer =
-      kind == "oue"
-          ? "oue {}"
-          : "strategy { kind: HIERARCHICAL branching: 4 }";
+      kind == "oue" ? "oue {}" : "strategy { kind: HIERARCHICAL branching: 4 }";
   const std::string text = absl::StrCat(
       "study_id: ", study, " round_id: 1 task_id: ", study,
       " epsilon_nanos: ", kTaskNanos,
       " schema { fields { name: \"x\" int_field { lower: 0 upper: 1023 } } }"
       " encoding { field { field: \"x\" } }"
-      " randomizer { ", randomizer, " epsilon_nanos: ", kTaskNanos,
-      " domain_size: 1024 }");
+      " randomizer { ",
+      randomizer, " epsilon_nanos: ", kTaskNanos, " domain_size: 1024 }");
   v1::GetTasksResponse response;
   if (!google::protobuf::TextFormat::ParseFromString(text,
                                                      response.add_tasks())) {
@@ -102,9 +100,9 @@ bool Session(MemoryBlob& blob, const std::string& poll, size_t& upload_bytes) {
   ldp_buffer upload{};
   const bool ok =
       ldp_agent_open(&options, &storage, &agent, &status) == LDP_OK &&
-      ldp_agent_answer_poll(agent, reinterpret_cast<const uint8_t*>(poll.data()),
-                            poll.size(), &answered, nullptr,
-                            &status) == LDP_OK &&
+      ldp_agent_answer_poll(
+          agent, reinterpret_cast<const uint8_t*>(poll.data()), poll.size(),
+          &answered, nullptr, &status) == LDP_OK &&
       answered == 1 &&
       ldp_agent_next_upload(agent, 1, &upload, &status) == LDP_OK;
   if (!ok) std::fprintf(stderr, "session failed: %s\n", status.message);
@@ -129,9 +127,10 @@ bool Session(MemoryBlob& blob, const std::string& poll, size_t& upload_bytes) {
 int Run() {
   const int trials = absl::GetFlag(FLAGS_trials);
   std::printf("peak RSS before any agent: %ld KiB\n", PeakRssKib());
-  std::printf("\n| task | sessions | wall µs/session | CPU µs/session | "
-              "upload bytes | state bytes | peak RSS KiB |\n"
-              "|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n| task | sessions | wall µs/session | CPU µs/session | "
+      "upload bytes | state bytes | peak RSS KiB |\n"
+      "|---|---|---|---|---|---|---|\n");
   uint64_t study = 1;
   for (const std::string kind : {"oue", "workload"}) {
     std::vector<std::string> polls;
@@ -144,9 +143,9 @@ int Run() {
       if (!Session(blob, poll, upload_bytes)) return 1;
       state_bytes = blob.saved.size();
     }
-    const double wall = std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - wall0)
-                            .count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0)
+            .count();
     const double cpu = CpuSeconds() - cpu0;
     std::printf("| %s | %d | %.1f | %.1f | %zu | %zu | %ld |\n", kind.c_str(),
                 trials, wall / trials * 1e6, cpu / trials * 1e6, upload_bytes,

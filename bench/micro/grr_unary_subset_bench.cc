@@ -11,16 +11,16 @@
 
 #include "absl/random/bit_gen_ref.h"
 #include "benchmark/benchmark.h"
-#include "common/mechanisms/longitudinal/dbit_flip.h"
+#include "common/crypto/secure_random.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/mechanisms/frequency/generalized_randomized_response.h"
+#include "common/mechanisms/frequency/subset_selection.h"
+#include "common/mechanisms/frequency/unary_encoding.h"
+#include "common/mechanisms/longitudinal/dbit_flip.h"
 #include "common/mechanisms/longitudinal/longitudinal.h"
 #include "common/mechanisms/longitudinal/longitudinal_grr.h"
 #include "common/mechanisms/longitudinal/longitudinal_local_hashing.h"
 #include "common/mechanisms/rappor/rappor.h"
-#include "common/crypto/secure_random.h"
-#include "common/mechanisms/frequency/subset_selection.h"
-#include "common/mechanisms/frequency/unary_encoding.h"
 
 namespace ldp {
 namespace {

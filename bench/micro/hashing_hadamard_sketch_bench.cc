@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "common/crypto/secure_random.h"
 #include "common/mechanisms/frequency/count_mean_sketch.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/mechanisms/frequency/hadamard_response.h"
 #include "common/mechanisms/frequency/local_hashing.h"
-#include "common/crypto/secure_random.h"
 
 namespace ldp {
 namespace {

@@ -10,12 +10,12 @@
 
 #include "absl/random/bit_gen_ref.h"
 #include "benchmark/benchmark.h"
+#include "common/crypto/secure_random.h"
 #include "common/mechanisms/real/discrete_laplace.h"
 #include "common/mechanisms/real/duchi_mechanism.h"
 #include "common/mechanisms/real/hybrid_mechanism.h"
 #include "common/mechanisms/real/mean_accumulator.h"
 #include "common/mechanisms/real/piecewise_mechanism.h"
-#include "common/crypto/secure_random.h"
 
 namespace ldp {
 namespace {

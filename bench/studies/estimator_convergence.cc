@@ -11,8 +11,9 @@
 //   bitwise     the unary encodings' bitwise maximum likelihood
 // then ‖IBU EM − IBU‖₁ (how far EM gets from the closed form) with the EM
 // run's Frank–Wolfe gap, ‖bitwise − IBU‖₁, and IBU's MSE relative to
-// projection's, paired run by run, ± 2 standard errors. Hadamard response is run through the channel
-// (p, q) directly, to show why the library refuses IBU for it.
+// projection's, paired run by run, ± 2 standard errors. Hadamard response is
+// run through the channel (p, q) directly, to show why the library refuses IBU
+// for it.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,10 +29,10 @@
 #include "bench/studies/experiment_common.h"
 #include "common/estimation/consistency.h"
 #include "common/estimation/frequency_mle.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
-#include "common/mechanisms/frequency/iterative_bayesian_update.h"
 #include "common/estimation/population.h"
+#include "common/mechanisms/frequency/iterative_bayesian_update.h"
 #include "common/mechanisms/frequency/pure_frequency_oracle.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
 
 ABSL_FLAG(int64_t, users, 100'000, "Reports per run (n).");
 ABSL_FLAG(uint32_t, domain, 1024, "Histogram domain size (N).");
@@ -72,10 +73,12 @@ double Distance(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // One run's errors, added into `row`.
-void AddRun(const PureFrequencyOracle& oracle, const std::vector<uint32_t>& items,
+void AddRun(const PureFrequencyOracle& oracle,
+            const std::vector<uint32_t>& items,
             const std::vector<double>& truth, absl::BitGenRef gen, Row& row) {
   auto accumulator = oracle.NewAccumulator();
-  for (uint32_t item : items) (void)accumulator->Add(oracle.Randomize(item, gen));
+  for (uint32_t item : items)
+    (void)accumulator->Add(oracle.Randomize(item, gen));
   const HistogramEstimate e = accumulator->Estimate();
   const PureProtocol ch = oracle.protocol();
   const std::vector<int64_t> counts = SupportCounts(e, ch);
@@ -98,8 +101,8 @@ void AddRun(const PureFrequencyOracle& oracle, const std::vector<uint32_t>& item
   row.em_distance += Distance(em.frequencies, ibu.frequencies);
   row.em_gap += em.gap;
   row.bitwise_distance += Distance(bitwise, ibu.frequencies);
-  row.ibu_minus_projection.push_back(
-      MeanSquaredError(ibu.frequencies, truth) - projection);
+  row.ibu_minus_projection.push_back(MeanSquaredError(ibu.frequencies, truth) -
+                                     projection);
 }
 
 void PrintRow(FrequencyOracleKind kind, double epsilon, Row row, int runs) {
@@ -145,13 +148,15 @@ int Run() {
   const std::vector<double> zipf = *ZipfDistribution(domain, 1.1);
   const std::vector<uint32_t> items = SampleItems(zipf, users, gen);
   const std::vector<double> truth = EmpiricalFrequencies(items, domain);
-  std::printf("Zipf(1.1), N = %u, n = %lld, mean of %d runs; cells: MSE over "
-              "items against the empirical histogram\n\n",
-              domain, static_cast<long long>(users), runs);
-  PrintMarkdownHeader({"oracle", "ε", "raw", "projection", "IBU 10⁴ (uniform, EM)",
-                       "IBU (closed form)", "IBU EM (projection, SQUAREM, 10⁵)",
-                       "bitwise MLE", "‖EM − IBU‖₁", "EM's FW gap",
-                       "‖bitwise − IBU‖₁", "IBU vs projection (±2 SE)"});
+  std::printf(
+      "Zipf(1.1), N = %u, n = %lld, mean of %d runs; cells: MSE over "
+      "items against the empirical histogram\n\n",
+      domain, static_cast<long long>(users), runs);
+  PrintMarkdownHeader({"oracle", "ε", "raw", "projection",
+                       "IBU 10⁴ (uniform, EM)", "IBU (closed form)",
+                       "IBU EM (projection, SQUAREM, 10⁵)", "bitwise MLE",
+                       "‖EM − IBU‖₁", "EM's FW gap", "‖bitwise − IBU‖₁",
+                       "IBU vs projection (±2 SE)"});
   using K = FrequencyOracleKind;
   const std::vector<std::string> epsilons =
       absl::StrSplit(absl::GetFlag(FLAGS_epsilon), ',');
@@ -162,13 +167,14 @@ int Run() {
                    text.c_str());
       return 2;
     }
-    for (K kind : {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
-                   K::kOptimizedLocalHashing, K::kSubsetSelection,
-                   K::kHadamardResponse}) {
+    for (K kind : {K::kGeneralizedRandomizedResponse,
+                   K::kOptimizedUnaryEncoding, K::kOptimizedLocalHashing,
+                   K::kSubsetSelection, K::kHadamardResponse}) {
       auto oracle = CreateFrequencyOracle(
           {.kind = kind, .epsilon = epsilon, .domain_size = domain});
-      const auto* pure = oracle.ok()
-          ? dynamic_cast<const PureFrequencyOracle*>(oracle->get()) : nullptr;
+      const auto* pure =
+          oracle.ok() ? dynamic_cast<const PureFrequencyOracle*>(oracle->get())
+                      : nullptr;
       if (pure == nullptr) continue;
       Row row;
       for (int r = 0; r < runs; ++r) AddRun(*pure, items, truth, gen, row);

@@ -15,10 +15,10 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
-#include "common/mechanisms/frequency/hadamard_response.h"
-#include "common/estimation/population.h"
 #include "common/crypto/secure_random.h"
+#include "common/estimation/population.h"
+#include "common/mechanisms/frequency/hadamard_response.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
 
 ABSL_FLAG(int64_t, users, 100000, "Reports per run.");
 ABSL_FLAG(uint32_t, domain, 1024, "Histogram domain size N.");

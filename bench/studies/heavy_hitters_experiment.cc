@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "bench/studies/experiment_common.h"
 #include "bench/studies/experiment_simulation.h"
 #include "common/mechanisms/frequency_oracle_factory.h"
@@ -35,9 +35,10 @@
 ABSL_FLAG(int64_t, agents, 1'000'000, "Simulated agents per run.");
 ABSL_FLAG(double, epsilon, 4.0, "Per-agent cap ε for the whole study.");
 ABSL_FLAG(double, zipf, 1.1, "Zipf exponent s (> 1): Pr[rank r] ∝ r^-s.");
-ABSL_FLAG(int, universe_bits, 32,
-          "Bits per value (8 to 128, a multiple of 4): the domain has "
-          "2^universe_bits values; Zipf ranks run to 2^min(universe_bits, 63).");
+ABSL_FLAG(
+    int, universe_bits, 32,
+    "Bits per value (8 to 128, a multiple of 4): the domain has "
+    "2^universe_bits values; Zipf ranks run to 2^min(universe_bits, 63).");
 ABSL_FLAG(int, k, 10, "How many heavy hitters to find (recall@k).");
 ABSL_FLAG(int, seeds, 5, "Populations; seeds 1..N.");
 ABSL_FLAG(std::string, programs, "heavy_hitters,treehist,sequence_fragments",
@@ -63,7 +64,8 @@ constexpr uint64_t kExactRanks = uint64_t{1} << 20;
 class ZipfSampler {
  public:
   ZipfSampler(double s, double n) : s_(s), n_(n) {
-    const uint64_t head = static_cast<uint64_t>(std::min(n, double(kExactRanks)));
+    const uint64_t head =
+        static_cast<uint64_t>(std::min(n, double(kExactRanks)));
     double total = 0;
     cdf_.reserve(head);
     for (uint64_t r = 1; r <= head; ++r) {
@@ -117,7 +119,8 @@ std::vector<bool> ValueOf(uint64_t rank, int w) {
   const uint64_t first = Permute(rank - 1, head);
   for (int j = 0; j < head; ++j) bits[j] = (first >> (head - 1 - j)) & 1;
   for (int j = head; j < w; ++j) {
-    bits[j] = (SplitMix64(rank * 131 + (j - head) / 64) >> ((j - head) % 64)) & 1;
+    bits[j] =
+        (SplitMix64(rank * 131 + (j - head) / 64) >> ((j - head) % 64)) & 1;
   }
   return bits;
 }
@@ -126,7 +129,7 @@ std::string Hex(const std::vector<bool>& bits) {
   std::string out = "0x";
   for (size_t i = 0; i + 3 < bits.size(); i += 4) {
     out.push_back("0123456789abcdef"[bits[i] * 8 + bits[i + 1] * 4 +
-                                      bits[i + 2] * 2 + bits[i + 3]]);
+                                     bits[i + 2] * 2 + bits[i + 3]]);
   }
   return out;
 }
@@ -267,27 +270,29 @@ void Tally(ProgramTally& t, const SimulationResult& run, const Score& score,
   t.rounds = std::max(t.rounds, run.rounds.size());
   t.max_spent = std::max(t.max_spent, run.max_spent_nanos);
   t.refused += run.refused_over_cap;
-  t.rows += absl::StrFormat(
-      "| %d | %.2f | %d | %.2e | %.3f | %d | %d/%d | %.1f |\n", seed, recall,
-      run.rounds.size(),
-      score.found > 0 ? score.abs_error_sum / score.found : 0.0,
-      run.max_spent_nanos / 1e9, run.refused_over_cap, score.covered,
-      score.found, seconds);
+  t.rows +=
+      absl::StrFormat("| %d | %.2f | %d | %.2e | %.3f | %d | %d/%d | %.1f |\n",
+                      seed, recall, run.rounds.size(),
+                      score.found > 0 ? score.abs_error_sum / score.found : 0.0,
+                      run.max_spent_nanos / 1e9, run.refused_over_cap,
+                      score.covered, score.found, seconds);
   if (seed == 1) t.first_table = score.table;
 }
 
 void PrintTally(const std::string& program, const ProgramTally& t, int k,
                 int seeds) {
-  std::printf("\n## %s\n\n| seed | recall@%d | rounds | mean |error| of "
-              "found shares | max ε spent | refused | intervals covering the "
-              "truth | s/run |\n|---|---|---|---|---|---|---|---|\n%s",
-              program.c_str(), k, t.rows.c_str());
+  std::printf(
+      "\n## %s\n\n| seed | recall@%d | rounds | mean |error| of "
+      "found shares | max ε spent | refused | intervals covering the "
+      "truth | s/run |\n|---|---|---|---|---|---|---|---|\n%s",
+      program.c_str(), k, t.rows.c_str());
   if (absl::GetFlag(FLAGS_show_top)) {
-    std::printf("\nseed 1, estimated vs true counts (normal intervals at the "
-                "study's 95%% confidence):\n\n"
-                "| # | value | Zipf rank | true count | estimate | interval | "
-                "covers |\n|---|---|---|---|---|---|---|\n%s",
-                t.first_table.c_str());
+    std::printf(
+        "\nseed 1, estimated vs true counts (normal intervals at the "
+        "study's 95%% confidence):\n\n"
+        "| # | value | Zipf rank | true count | estimate | interval | "
+        "covers |\n|---|---|---|---|---|---|---|\n%s",
+        t.first_table.c_str());
   }
 }
 
@@ -312,9 +317,8 @@ int Run() {
     absl::StatusOr<StudySpec> study = MakeStudy(program, w, k, cap);
     if (study.ok()) {
       absl::StatusOr<std::unique_ptr<AnalystProgram>> check =
-          CreateAnalystProgram(*study->program,
-                               {.schema = study->schema,
-                                .epsilon_cap_nanos = cap});
+          CreateAnalystProgram(*study->program, {.schema = study->schema,
+                                                 .epsilon_cap_nanos = cap});
       if (!check.ok()) study = check.status();
     }
     if (!study.ok()) {
@@ -325,9 +329,10 @@ int Run() {
     studies.push_back(*std::move(study));
   }
   const ZipfSampler zipf(s, std::ldexp(1.0, std::min(w, 63)));
-  std::printf("n = %lld agents, ε = %g, Zipf(%g) over 2^%d values, k = %d, "
-              "%d populations\n",
-              static_cast<long long>(agents), epsilon, s, w, k, seeds);
+  std::printf(
+      "n = %lld agents, ε = %g, Zipf(%g) over 2^%d values, k = %d, "
+      "%d populations\n",
+      static_cast<long long>(agents), epsilon, s, w, k, seeds);
   // The oracle behind the largest questions (prefix extension's later
   // rounds at the default beam, SFP's fragments), which sets the cost.
   for (const uint32_t n :
@@ -336,13 +341,15 @@ int Run() {
                         absl::GetFlag(FLAGS_fragment_bits))}) {
     const auto choice = ChooseFrequencyOracle(epsilon, n);
     if (choice.ok()) {
-      std::printf("planner's oracle at N = %u: %s\n", n, choice->reason.c_str());
+      std::printf("planner's oracle at N = %u: %s\n", n,
+                  choice->reason.c_str());
     }
   }
   std::vector<ProgramTally> tallies(programs.size());
   for (int seed = 1; seed <= seeds; ++seed) {
     Population population = DrawPopulation(zipf, agents, w, seed);
-    const RecordSource records = [&ranks = population.ranks, w](uint64_t agent) {
+    const RecordSource records = [&ranks = population.ranks,
+                                  w](uint64_t agent) {
       Record r;
       r.values["value"] = ValueOf(ranks[agent], w);
       return r;
@@ -363,11 +370,12 @@ int Run() {
   for (size_t i = 0; i < programs.size(); ++i) {
     PrintTally(programs[i], tallies[i], k, seeds);
   }
-  std::printf("\n| program | parameters | rounds | mean recall@%d | worst | "
-              "mean |error| of found shares | max |error| | intervals "
-              "covering | max ε spent | refused | s/run |\n"
-              "|---|---|---|---|---|---|---|---|---|---|---|\n",
-              k);
+  std::printf(
+      "\n| program | parameters | rounds | mean recall@%d | worst | "
+      "mean |error| of found shares | max |error| | intervals "
+      "covering | max ε spent | refused | s/run |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n",
+      k);
   for (size_t i = 0; i < programs.size(); ++i) {
     const ProgramTally& t = tallies[i];
     std::string parameters;
@@ -375,13 +383,13 @@ int Run() {
       absl::StrAppend(&parameters, parameters.empty() ? "" : ", ", name, "=",
                       value);
     }
-    std::printf("| %s | %s | %zu | %.3f | %.2f | %.2e | %.2e | %d/%d | %.3f | "
-                "%lld | %.1f |\n",
-                programs[i].c_str(), parameters.c_str(), t.rounds,
-                t.recall_sum / seeds, t.worst_recall,
-                t.found > 0 ? t.abs_error_sum / t.found : 0.0,
-                t.max_abs_error, t.covered, t.found, t.max_spent / 1e9,
-                static_cast<long long>(t.refused), t.seconds_sum / seeds);
+    std::printf(
+        "| %s | %s | %zu | %.3f | %.2f | %.2e | %.2e | %d/%d | %.3f | "
+        "%lld | %.1f |\n",
+        programs[i].c_str(), parameters.c_str(), t.rounds, t.recall_sum / seeds,
+        t.worst_recall, t.found > 0 ? t.abs_error_sum / t.found : 0.0,
+        t.max_abs_error, t.covered, t.found, t.max_spent / 1e9,
+        static_cast<long long>(t.refused), t.seconds_sum / seeds);
   }
   return 0;
 }
@@ -390,7 +398,9 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(argc, argv, "Runs the heavy-hitter analyst "
+  return ldp::ExperimentMain(
+      argc, argv,
+      "Runs the heavy-hitter analyst "
       "programs (prefix extension, TreeHist, the sequence-fragment puzzle) on "
       "the same simulated Zipf populations over 2^universe_bits values and "
       "prints recall@k, the error of the found values' shares, estimated vs "

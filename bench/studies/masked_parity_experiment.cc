@@ -83,7 +83,8 @@ int Run() {
         const MaskedParityConcept truth = DrawConcept(d, seed);
         const uint64_t population_seed = seed * 0x9E3779B97F4A7C15ULL + d;
         RecordSource records = [&truth, population_seed](uint64_t agent) {
-          std::mt19937_64 gen(population_seed ^ (agent * 0xD1B54A32D192ED03ULL));
+          std::mt19937_64 gen(population_seed ^
+                              (agent * 0xD1B54A32D192ED03ULL));
           return SampleMaskedParityRecord(truth, gen);
         };
         std::mt19937_64 coins(seed * 104729 + d);
@@ -126,7 +127,9 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(argc, argv, "Runs the MASKED-PARITY learners on "
+  return ldp::ExperimentMain(
+      argc, argv,
+      "Runs the MASKED-PARITY learners on "
       "simulated populations and prints success rate and mean error per "
       "d.\nUsage: masked_parity_experiment [--agents=N] [--epsilon=E] "
       "[--dims=8,12] [--seeds=S] [--learners=...] [--runs_csv=FILE]",

@@ -36,7 +36,8 @@ ABSL_FLAG(double, beta, 0.05,
           "Failure probability β: the learner's parameter, and success means "
           "at least ⌈(1 − β)·seeds⌉ runs reach error ≤ α.");
 ABSL_FLAG(int, seeds, 40, "Runs per grid point; seeds 1..N.");
-ABSL_FLAG(int64_t, min_agents, 256, "First population size of the doubling grid.");
+ABSL_FLAG(int64_t, min_agents, 256,
+          "First population size of the doubling grid.");
 ABSL_FLAG(double, max_over_predicted, 2.0,
           "Stop the grid past this multiple of the predicted n.");
 ABSL_FLAG(std::string, runs_csv, "",
@@ -93,10 +94,10 @@ absl::StatusOr<PlannedCase> PlanCase(const Case& c, double beta) {
           .mode = StudyMode::kInteractive,
           .program = ProgramSpec{
               .name = "threshold_learner",
-              .parameters = {{"mode", c.mode},
-                             {"accuracy", absl::StrFormat("%g", c.alpha)},
-                             {"failure_probability",
-                              absl::StrFormat("%g", beta)}}}}};
+              .parameters = {
+                  {"mode", c.mode},
+                  {"accuracy", absl::StrFormat("%g", c.alpha)},
+                  {"failure_probability", absl::StrFormat("%g", beta)}}}}};
   auto algorithm = CreateThresholdSqAlgorithm(
       *planned.study.program, {.schema = *schema, .epsilon_cap_nanos = cap});
   if (!algorithm.ok()) return algorithm.status();
@@ -175,20 +176,20 @@ void PrintCaseRow(const Case& c, const PlannedCase& planned,
                                    : absl::StrFormat("> %.0f", limit);
   const std::string ratio =
       found.agents > 0
-          ? absl::StrFormat("%.1f", static_cast<double>(planned.predicted) /
-                                        found.agents)
+          ? absl::StrFormat(
+                "%.1f", static_cast<double>(planned.predicted) / found.agents)
           : "—";
   const std::string below =
       previous.agents > 0
           ? absl::StrFormat("%d/%d%s", previous.successes, previous.runs,
                             previous.runs < seeds ? " (stopped)" : "")
           : "—";
-  absl::PrintF("| %s | %d | %g | %g | %d | %d | %d | %s | %d/%d | %s | "
-               "%s | %.3f |\n",
-               c.mode, c.n_domain, c.alpha, c.eps, planned.rounds,
-               planned.queries, planned.predicted, smallest, found.successes,
-               found.runs, ratio, below,
-               found.runs > 0 ? found.seconds / found.runs : 0.0);
+  absl::PrintF(
+      "| %s | %d | %g | %g | %d | %d | %d | %s | %d/%d | %s | "
+      "%s | %.3f |\n",
+      c.mode, c.n_domain, c.alpha, c.eps, planned.rounds, planned.queries,
+      planned.predicted, smallest, found.successes, found.runs, ratio, below,
+      found.runs > 0 ? found.seconds / found.runs : 0.0);
   std::fflush(stdout);
 }
 
@@ -200,10 +201,10 @@ bool PrintMechanismChoices(const std::vector<double>& epsilons) {
       std::fprintf(stderr, "%s\n", choice.status().ToString().c_str());
       return false;
     }
-    absl::PrintF("ε = %g: every query (range [0, 1], b = 1/2) uses %s, "
-                 "per-report variance bound %.4f\n",
-                 eps, RealMechanismKindName(choice->kind),
-                 choice->report_variance);
+    absl::PrintF(
+        "ε = %g: every query (range [0, 1], b = 1/2) uses %s, "
+        "per-report variance bound %.4f\n",
+        eps, RealMechanismKindName(choice->kind), choice->report_variance);
   }
   std::printf("\n");
   return true;
@@ -229,19 +230,19 @@ int Run() {
     std::perror("--runs_csv");
     return 2;
   }
-  std::printf("β = %g, success = at least %d of %d seeded runs with error ≤ α\n\n",
-              beta, needed, seeds);
+  std::printf(
+      "β = %g, success = at least %d of %d seeded runs with error ≤ α\n\n",
+      beta, needed, seeds);
   if (!PrintMechanismChoices(epsilons)) return 2;
   PrintMarkdownHeader({"mode", "N", "α", "ε", "rounds", "queries",
                        "predicted n", "smallest grid n", "successes there",
-                       "predicted / needed", "successes at n/2",
-                       "s/run at n"});
+                       "predicted / needed", "successes at n/2", "s/run at n"});
   for (const std::string& mode : modes) {
     for (int64_t n_domain : domains) {
       for (double alpha : accuracies) {
         for (double eps : epsilons) {
-          const Case c{.mode = mode, .n_domain = n_domain, .alpha = alpha,
-                       .eps = eps};
+          const Case c{
+              .mode = mode, .n_domain = n_domain, .alpha = alpha, .eps = eps};
           absl::StatusOr<PlannedCase> planned = PlanCase(c, beta);
           if (!planned.ok()) {
             std::fprintf(stderr, "%s\n", planned.status().ToString().c_str());
@@ -265,7 +266,9 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(argc, argv, "Learns a threshold [x ≥ t*] over x ∈ "
+  return ldp::ExperimentMain(
+      argc, argv,
+      "Learns a threshold [x ≥ t*] over x ∈ "
       "[0, N − 1] with the threshold_learner program (adaptive and "
       "nonadaptive) on simulated populations, and prints the planner's "
       "predicted n next to the smallest n on a doubling grid at which ⌈(1 − "

@@ -4,7 +4,8 @@
 // many decoys nobody holds, and keeps the candidates Benjamini–Hochberg
 // admits at false-discovery rate q. Prints a Markdown table of the realized
 // FDR (false discoveries / discoveries, averaged over trials), the recall of
-// true strings and of those above 5σ, for n, ε1 and q. See bench/reports/RAPPOR.md.
+// true strings and of those above 5σ, for n, ε1 and q. See
+// bench/reports/RAPPOR.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,10 +14,10 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "common/crypto/secure_random.h"
 #include "common/estimation/population.h"
 #include "common/mechanisms/rappor/rappor.h"
 #include "common/mechanisms/rappor/rappor_accumulator.h"
-#include "common/crypto/secure_random.h"
 
 ABSL_FLAG(uint32_t, domain, 1024, "Strings N (items of the domain).");
 ABSL_FLAG(uint32_t, strings, 100, "Strings anyone holds (Zipf 1.1 over them).");

@@ -9,20 +9,20 @@
 # N = 1024, then the histogram N = 1024. Each optimizer gets 4 minutes per
 # (workload, ε) (the server's planner gets 10); optimized strategies are
 # cached in build/strategy-cache, so a rerun skips the optimizers. Writes
-# bench/results/workload_accuracy.part{1..4}.{txt,csv} and the summary
+# bench/reports/results/workload_accuracy.part{1..4}.{txt,csv} and the summary
 # bench/reports/results/workload_accuracy.md. Extra arguments go to every part
 # (e.g. --epsilons=1 --agents=100000 for a quick look).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build -j2 workload_accuracy_experiment
-mkdir -p bench/results
+mkdir -p bench/reports/results
 # Parts 5 and up are partial reruns (see bench/reports/WORKLOADS.md); a full run
 # supersedes them.
-rm -f bench/results/workload_accuracy.part[5-9].*
+rm -f bench/reports/results/workload_accuracy.part[5-9].*
 start=$SECONDS
 part() {  # part K WORKLOADS...: one run of the experiment
-  local out="bench/results/workload_accuracy.part$1"
+  local out="bench/reports/results/workload_accuracy.part$1"
   OPENBLAS_NUM_THREADS=1 ./build/bench/workload_accuracy_experiment \
       --workloads="$2" --optimizer_minutes=4 --csv="$out.csv" "${@:3}" > "$out.txt"
 }
@@ -37,4 +37,4 @@ echo "# wall time of all parts: $((SECONDS - start)) s on $(nproc) cores ($(unam
   | tee -a bench/reports/results/workload_accuracy.part1.txt
 python3 bench/studies/summarize_workload_accuracy.py \
   bench/reports/results/workload_accuracy.part{1,2,3,4}.csv > bench/reports/results/workload_accuracy.md
-echo "wrote bench/results/workload_accuracy.part{1..4}.{txt,csv} and .md"
+echo "wrote bench/reports/results/workload_accuracy.part{1..4}.{txt,csv} and .md"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarizes bench/results/workload_accuracy.csv as Markdown: one table per
+"""Summarizes bench/reports/results/workload_accuracy.csv as Markdown: one table per
 workload and ε (rows: mechanism × n) with the large-n limit (the planner's
 figure), the prediction at n, the measurement and their ratio, then a final
 check that every measured/predicted ratio lies within ±10%. Several CSV files

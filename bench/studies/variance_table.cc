@@ -26,21 +26,21 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "common/mechanisms/frequency/count_mean_sketch.h"
-#include "common/mechanisms/real/discrete_laplace.h"
-#include "common/mechanisms/real/duchi_mechanism.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
-#include "common/mechanisms/frequency/hadamard_response.h"
-#include "common/mechanisms/real/hybrid_mechanism.h"
-#include "common/mechanisms/real/piecewise_mechanism.h"
+#include "common/crypto/secure_random.h"
 #include "common/estimation/population.h"
+#include "common/mechanisms/frequency/count_mean_sketch.h"
+#include "common/mechanisms/frequency/hadamard_response.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/rappor/rappor.h"
 #include "common/mechanisms/rappor/rappor_decoder.h"
-#include "common/crypto/secure_random.h"
-#include "common/workload/strategy_randomizers/fake_data_randomizer.h"
+#include "common/mechanisms/real/discrete_laplace.h"
+#include "common/mechanisms/real/duchi_mechanism.h"
+#include "common/mechanisms/real/hybrid_mechanism.h"
+#include "common/mechanisms/real/piecewise_mechanism.h"
 #include "common/workload/strategies/fake_data_strategy.h"
-#include "common/workload/strategy_randomizers/grouped_randomizer.h"
 #include "common/workload/strategies/strategy_factory.h"
+#include "common/workload/strategy_randomizers/fake_data_randomizer.h"
+#include "common/workload/strategy_randomizers/grouped_randomizer.h"
 
 ABSL_FLAG(int64_t, users, 100000, "Reports per run.");
 ABSL_FLAG(uint32_t, domain, 1024, "Histogram domain size.");
@@ -127,8 +127,8 @@ void FrequencyRow(FrequencyOracleKind kind, bool general_hadamard,
 }
 
 template <typename Create>
-void RealRow(const char* name, const std::vector<double>& values,
-             Create create, absl::BitGenRef gen) {
+void RealRow(const char* name, const std::vector<double>& values, Create create,
+             absl::BitGenRef gen) {
   std::printf("| %s |", name);
   for (double epsilon : kEpsilons) {
     auto mechanism = create(epsilon);
@@ -239,7 +239,8 @@ int main(int argc, char** argv) {
       "Frequency oracles, N = %u, n = %lld, Zipf(1.1); cells: measured MSE / "
       "closed form (ratio), mean of %d runs\n\n",
       domain, static_cast<long long>(users), absl::GetFlag(FLAGS_runs));
-  std::printf("| oracle | eps=0.5 | eps=1 | eps=2 | eps=4 |\n|---|---|---|---|---|\n");
+  std::printf(
+      "| oracle | eps=0.5 | eps=1 | eps=2 | eps=4 |\n|---|---|---|---|---|\n");
   using K = ldp::FrequencyOracleKind;
   for (K kind : {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
                  K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
@@ -273,18 +274,33 @@ int main(int argc, char** argv) {
       "\nReal mechanisms on [-1, 1], n = %lld values spread uniformly; cells: "
       "measured mean per-report variance / closed form (ratio)\n\n",
       static_cast<long long>(users));
-  std::printf("| mechanism | eps=0.5 | eps=1 | eps=2 | eps=4 |\n|---|---|---|---|---|\n");
-  ldp::RealRow("discrete_laplace", values, [](double e) {
-    return ldp::DiscreteLaplaceMechanism::Create({.epsilon = e, .bound = 1});
-  }, gen);
-  ldp::RealRow("duchi", values, [](double e) {
-    return ldp::DuchiMechanism::Create({.epsilon = e, .bound = 1});
-  }, gen);
-  ldp::RealRow("piecewise", values, [](double e) {
-    return ldp::PiecewiseMechanism::Create({.epsilon = e, .bound = 1});
-  }, gen);
-  ldp::RealRow("hybrid", values, [](double e) {
-    return ldp::HybridMechanism::Create({.epsilon = e, .bound = 1});
-  }, gen);
+  std::printf(
+      "| mechanism | eps=0.5 | eps=1 | eps=2 | eps=4 "
+      "|\n|---|---|---|---|---|\n");
+  ldp::RealRow(
+      "discrete_laplace", values,
+      [](double e) {
+        return ldp::DiscreteLaplaceMechanism::Create(
+            {.epsilon = e, .bound = 1});
+      },
+      gen);
+  ldp::RealRow(
+      "duchi", values,
+      [](double e) {
+        return ldp::DuchiMechanism::Create({.epsilon = e, .bound = 1});
+      },
+      gen);
+  ldp::RealRow(
+      "piecewise", values,
+      [](double e) {
+        return ldp::PiecewiseMechanism::Create({.epsilon = e, .bound = 1});
+      },
+      gen);
+  ldp::RealRow(
+      "hybrid", values,
+      [](double e) {
+        return ldp::HybridMechanism::Create({.epsilon = e, .bound = 1});
+      },
+      gen);
   return 0;
 }

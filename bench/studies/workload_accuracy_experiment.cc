@@ -52,8 +52,8 @@
 #include "bench/studies/experiment_common.h"
 #include "bench/studies/flag_lists.h"
 #include "common/estimation/confidence_interval.h"
-#include "common/workload/strategies/strategy_factory.h"
 #include "common/workload/strategies/report_count.h"
+#include "common/workload/strategies/strategy_factory.h"
 #include "common/workload/strategies/strategy_planner.h"
 #include "common/workload/strategies/workload.h"
 #include "common/workload/strategies/workload_estimator.h"
@@ -69,8 +69,9 @@ ABSL_FLAG(std::string, agents, "10000,100000,1000000",
 ABSL_FLAG(int, reps_max, 10000, "Runs for the measured v_max (point mass).");
 ABSL_FLAG(int, reps_avg, 5000,
           "Most runs for the measured v_avg and max error (see --target_rse).");
-ABSL_FLAG(double, target_rse, 0.02,
-          "Runs for v_avg stop once its relative standard error is this small.");
+ABSL_FLAG(
+    double, target_rse, 0.02,
+    "Runs for v_avg stop once its relative standard error is this small.");
 ABSL_FLAG(int64_t, vector_max_agents, 2000,
           "Agents per run of the vector randomizer's max error.");
 ABSL_FLAG(int, vector_reps, 100, "Runs for the vector randomizer's max error.");
@@ -80,8 +81,10 @@ ABSL_FLAG(int, vector_reps_max, 20000,
 ABSL_FLAG(std::string, cache_dir, "build/strategy-cache",
           "Where optimized strategies are cached (empty: none).");
 ABSL_FLAG(int, optimizer_minutes, 10, "Time limit per optimization.");
-ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulation (not of any privacy noise).");
-ABSL_FLAG(std::string, csv, "", "If set, one CSV row per result is written here.");
+ABSL_FLAG(uint64_t, seed, 1,
+          "Seed of the simulation (not of any privacy noise).");
+ABSL_FLAG(std::string, csv, "",
+          "If set, one CSV row per result is written here.");
 ABSL_FLAG(std::string, mechanisms, "",
           "Comma-separated substrings (e.g. haar,naive): only mechanisms whose "
           "description contains one are measured; empty: all. Without "
@@ -112,13 +115,20 @@ absl::StatusOr<WorkloadSpec> ParseWorkload(const std::string& text) {
     return v;
   };
   WorkloadSpec spec;
-  if (parts[0] == "histogram") spec.kind = WorkloadKind::kHistogram;
-  else if (parts[0] == "prefix") spec.kind = WorkloadKind::kPrefix;
-  else if (parts[0] == "all_range") spec.kind = WorkloadKind::kAllRange;
-  else if (parts[0] == "marginals") spec.kind = WorkloadKind::kMarginals;
-  else if (parts[0] == "parities") spec.kind = WorkloadKind::kParities;
-  else return absl::InvalidArgumentError("unknown workload \"" + text + "\"");
-  if (spec.kind == WorkloadKind::kMarginals || spec.kind == WorkloadKind::kParities) {
+  if (parts[0] == "histogram")
+    spec.kind = WorkloadKind::kHistogram;
+  else if (parts[0] == "prefix")
+    spec.kind = WorkloadKind::kPrefix;
+  else if (parts[0] == "all_range")
+    spec.kind = WorkloadKind::kAllRange;
+  else if (parts[0] == "marginals")
+    spec.kind = WorkloadKind::kMarginals;
+  else if (parts[0] == "parities")
+    spec.kind = WorkloadKind::kParities;
+  else
+    return absl::InvalidArgumentError("unknown workload \"" + text + "\"");
+  if (spec.kind == WorkloadKind::kMarginals ||
+      spec.kind == WorkloadKind::kParities) {
     spec.num_bits = number(1);
     spec.order = number(2);
   } else {
@@ -128,12 +138,14 @@ absl::StatusOr<WorkloadSpec> ParseWorkload(const std::string& text) {
 }
 
 // Row j of R = W·B.
-Eigen::VectorXd ReconstructionRow(const WorkloadEstimator& estimator, uint64_t j) {
+Eigen::VectorXd ReconstructionRow(const WorkloadEstimator& estimator,
+                                  uint64_t j) {
   Eigen::VectorXd row;
   estimator.workload().ForEachProjectedBlock(
       estimator.reconstruction(), 4096,
       [&](uint64_t first, const Eigen::MatrixXd& rows) {
-        if (j >= first && j < first + rows.rows()) row = rows.row(j - first).transpose();
+        if (j >= first && j < first + rows.rows())
+          row = rows.row(j - first).transpose();
       });
   return row;
 }
@@ -153,8 +165,9 @@ struct Measured {
   int reps_max = 0, reps_avg = 0;
 };
 
-Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSummary& predicted,
-                         int64_t n, bool per_agent, std::mt19937_64& gen) {
+Measured MeasureStrategy(const WorkloadEstimator& estimator,
+                         const VarianceSummary& predicted, int64_t n,
+                         bool per_agent, std::mt19937_64& gen) {
   const Workload& workload = estimator.workload();
   const StrategyMechanism& strategy = estimator.strategy();
   const uint32_t domain = workload.domain_size();
@@ -162,14 +175,16 @@ Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSumma
   // v_max: one query, one point mass (one agent at a time for the vector
   // randomizer: n·Var of an average of n iid reports is one report's Var).
   {
-    const Eigen::VectorXd r = ReconstructionRow(estimator, predicted.worst_query);
+    const Eigen::VectorXd r =
+        ReconstructionRow(estimator, predicted.worst_query);
     const int64_t agents = per_agent ? 1 : n;
     std::vector<int64_t> counts(domain, 0);
     counts[predicted.worst_item] = agents;
     Eigen::VectorXd h = Eigen::VectorXd::Zero(domain);
     h[predicted.worst_item] = 1;
     const double truth = workload.Answer(h)[predicted.worst_query];
-    const int reps = per_agent ? absl::GetFlag(FLAGS_vector_reps_max) : absl::GetFlag(FLAGS_reps_max);
+    const int reps = per_agent ? absl::GetFlag(FLAGS_vector_reps_max)
+                               : absl::GetFlag(FLAGS_reps_max);
     double sum_sq = 0;
     for (int rep = 0; rep < reps; ++rep) {
       const double err = r.dot(strategy.SampleEstimate(counts, gen)) - truth;
@@ -193,7 +208,8 @@ Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSumma
   };
   {
     const int64_t agents = per_agent ? 1 : n;
-    const int cap = per_agent ? absl::GetFlag(FLAGS_vector_reps_max) : absl::GetFlag(FLAGS_reps_avg);
+    const int cap = per_agent ? absl::GetFlag(FLAGS_vector_reps_max)
+                              : absl::GetFlag(FLAGS_reps_avg);
     const double target = absl::GetFlag(FLAGS_target_rse);
     double sum = 0, sum_sq = 0, sum_max = 0;
     int reps = 0;
@@ -206,7 +222,8 @@ Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSumma
       ++reps;
       if (reps >= 100 && reps % 25 == 0) {
         const double mean = sum / reps;
-        const double var = std::max(0.0, sum_sq / reps - mean * mean) * reps / (reps - 1);
+        const double var =
+            std::max(0.0, sum_sq / reps - mean * mean) * reps / (reps - 1);
         if (std::sqrt(var / reps) <= target * mean) break;
       }
     }
@@ -217,11 +234,13 @@ Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSumma
   // Max error of the vector randomizer: --vector_reps runs of
   // --vector_max_agents agents, scaled to n (an error shrinks as 1/√n).
   if (per_agent) {
-    const int64_t agents = std::min<int64_t>(n, absl::GetFlag(FLAGS_vector_max_agents));
+    const int64_t agents =
+        std::min<int64_t>(n, absl::GetFlag(FLAGS_vector_max_agents));
     const int reps = absl::GetFlag(FLAGS_vector_reps);
     double sum_max = 0;
     for (int rep = 0; rep < reps; ++rep) {
-      sum_max += run(agents).cwiseAbs().maxCoeff() * std::sqrt(double(agents) / n);
+      sum_max +=
+          run(agents).cwiseAbs().maxCoeff() * std::sqrt(double(agents) / n);
     }
     out.max_error = sum_max / reps;
   }
@@ -229,7 +248,8 @@ Measured MeasureStrategy(const WorkloadEstimator& estimator, const VarianceSumma
 }
 
 // Naive per-query answering (see the file comment).
-Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_64& gen) {
+Row NaiveRow(const Workload& workload, double epsilon, int64_t n,
+             std::mt19937_64& gen) {
   const uint64_t m = workload.num_queries();
   const uint32_t domain = workload.domain_size();
   const double p = std::exp(epsilon) / (1 + std::exp(epsilon)), q = 1 - p;
@@ -267,8 +287,9 @@ Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_6
   // randomized response.
   auto answer = [&](int64_t n_j, double f) {
     const int64_t ones = std::binomial_distribution<int64_t>(n_j, f)(gen);
-    const int64_t said = std::binomial_distribution<int64_t>(ones, p)(gen) +
-                         std::binomial_distribution<int64_t>(n_j - ones, q)(gen);
+    const int64_t said =
+        std::binomial_distribution<int64_t>(ones, p)(gen) +
+        std::binomial_distribution<int64_t>(n_j - ones, q)(gen);
     return n_j == 0 ? 0.0 : (double(said) / n_j - q) / (p - q);
   };
   const int reps_max = absl::GetFlag(FLAGS_reps_max);
@@ -282,7 +303,8 @@ Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_6
     const double f = workload.Answer(h)[0];
     double sum_sq = 0;
     for (int rep = 0; rep < reps_max; ++rep) {
-      const int64_t n_0 = std::binomial_distribution<int64_t>(n, 1.0 / double(m))(gen);
+      const int64_t n_0 =
+          std::binomial_distribution<int64_t>(n, 1.0 / double(m))(gen);
       const double err = answer(n_0, f) - f;
       sum_sq += err * err;
     }
@@ -295,7 +317,8 @@ Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_6
     int64_t left = n;
     for (uint64_t j = 0; j < m; ++j) {
       const int64_t n_j = j + 1 == m ? left
-          : std::binomial_distribution<int64_t>(left, 1.0 / double(m - j))(gen);
+                                     : std::binomial_distribution<int64_t>(
+                                           left, 1.0 / double(m - j))(gen);
       left -= n_j;
       answers[j] = answer(n_j, truth[j]);
     }
@@ -310,22 +333,26 @@ Row NaiveRow(const Workload& workload, double epsilon, int64_t n, std::mt19937_6
 }
 
 void Print(const Row& r, CsvOutput& csv) {
-  std::printf("%-16s %-5.2g %-8lld %-34s %9.2f %9.2f %9.2f %6.3f %9.2f %9.2f %9.2f %6.3f "
-              "%8.4f %8.4f\n",
-              r.workload.c_str(), r.epsilon, static_cast<long long>(r.agents),
-              r.mechanism.c_str(), r.limit_max, r.predicted_max, r.measured_max,
-              r.measured_max / r.predicted_max, r.limit_avg, r.predicted_avg, r.measured_avg,
-              r.measured_avg / r.predicted_avg, r.bound_max_error, r.measured_max_error);
+  std::printf(
+      "%-16s %-5.2g %-8lld %-34s %9.2f %9.2f %9.2f %6.3f %9.2f %9.2f %9.2f "
+      "%6.3f "
+      "%8.4f %8.4f\n",
+      r.workload.c_str(), r.epsilon, static_cast<long long>(r.agents),
+      r.mechanism.c_str(), r.limit_max, r.predicted_max, r.measured_max,
+      r.measured_max / r.predicted_max, r.limit_avg, r.predicted_avg,
+      r.measured_avg, r.measured_avg / r.predicted_avg, r.bound_max_error,
+      r.measured_max_error);
   std::fflush(stdout);
   if (csv.file() != nullptr) {
     absl::FPrintF(csv.file(),
-                  "%s,%u,%u,%g,%d,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%d,%.6g,"
+                  "%s,%u,%u,%g,%d,\"%s\",%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%."
+                  "6g,%d,%d,%.6g,"
                   "%.6g\n",
-                  r.workload, r.domain_size, r.num_queries, r.epsilon, r.agents, r.mechanism,
-                  r.limit_max, r.predicted_max, r.measured_max, r.limit_avg, r.predicted_avg,
-                  r.measured_avg,
-                  r.bound_max_error, r.measured_max_error, r.reps_max, r.reps_avg,
-                  r.gamma2_lower, r.gamma2_upper);
+                  r.workload, r.domain_size, r.num_queries, r.epsilon, r.agents,
+                  r.mechanism, r.limit_max, r.predicted_max, r.measured_max,
+                  r.limit_avg, r.predicted_avg, r.measured_avg,
+                  r.bound_max_error, r.measured_max_error, r.reps_max,
+                  r.reps_avg, r.gamma2_lower, r.gamma2_upper);
     csv.Flush();
   }
 }
@@ -342,15 +369,17 @@ absl::StatusOr<StrategyPlan> PlanCandidates(const std::string& text,
   options.include_factorization = Selected("factorization");
   full_plan = options.include_optimized_matrix && options.include_factorization;
   options.cache_dir = absl::GetFlag(FLAGS_cache_dir);
-  options.optimizer_time_limit = absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes));
+  options.optimizer_time_limit =
+      absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes));
   const auto started = std::chrono::steady_clock::now();
   absl::StatusOr<StrategyPlan> plan = PlanStrategy(workload, epsilon, options);
   if (!plan.ok()) return plan;
-  std::printf("# %s ε=%g: planned %zu candidates in %.1f s; chosen: %s\n", text.c_str(),
-              epsilon, plan->candidates.size(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                  .count(),
-              plan->chosen.description.c_str());
+  std::printf(
+      "# %s ε=%g: planned %zu candidates in %.1f s; chosen: %s\n", text.c_str(),
+      epsilon, plan->candidates.size(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count(),
+      plan->chosen.description.c_str());
   return plan;
 }
 
@@ -392,7 +421,8 @@ Row CandidateRow(const std::string& text, const StrategyCandidate& candidate,
                  double epsilon, int64_t n) {
   const Workload& workload = estimator.workload();
   const uint32_t domain = workload.domain_size();
-  const Eigen::VectorXd uniform = Eigen::VectorXd::Constant(domain, 1.0 / domain);
+  const Eigen::VectorXd uniform =
+      Eigen::VectorXd::Constant(domain, 1.0 / domain);
   Eigen::VectorXd point = Eigen::VectorXd::Zero(domain);
   point[candidate.variance.worst_item] = 1;
   const Eigen::VectorXd v_uniform = estimator.Variances(uniform, n);
@@ -404,13 +434,15 @@ Row CandidateRow(const std::string& text, const StrategyCandidate& candidate,
   row.epsilon = epsilon;
   row.agents = n;
   row.limit_max = candidate.variance.v_max;
-  row.predicted_max = estimator.Variances(point, n)[candidate.variance.worst_query];
+  row.predicted_max =
+      estimator.Variances(point, n)[candidate.variance.worst_query];
   row.measured_max = measured.v_max;
   row.limit_avg = candidate.variance.v_avg;
   row.predicted_avg = v_uniform.mean();
   row.measured_avg = measured.v_avg;
-  row.bound_max_error = NormalQuantile(1 - 0.025 / double(workload.num_queries())) *
-                        std::sqrt(v_uniform.maxCoeff() / n);
+  row.bound_max_error =
+      NormalQuantile(1 - 0.025 / double(workload.num_queries())) *
+      std::sqrt(v_uniform.maxCoeff() / n);
   row.measured_max_error = measured.max_error;
   row.reps_max = measured.reps_max;
   row.reps_avg = measured.reps_avg;
@@ -421,9 +453,10 @@ Row CandidateRow(const std::string& text, const StrategyCandidate& candidate,
 
 // Naive answering's row, then every selected candidate's, for each n of
 // --agents.
-void MeasureAll(const std::string& text, const Workload& workload, double epsilon,
-                const std::vector<int64_t>& agents, const StrategyPlan& plan,
-                bool full_plan, const Estimators& estimators, std::mt19937_64& gen,
+void MeasureAll(const std::string& text, const Workload& workload,
+                double epsilon, const std::vector<int64_t>& agents,
+                const StrategyPlan& plan, bool full_plan,
+                const Estimators& estimators, std::mt19937_64& gen,
                 CsvOutput& csv) {
   // The vector randomizer's figures do not depend on n: measured once
   // (at the first n; its max error then scales as 1/√n).
@@ -444,13 +477,16 @@ void MeasureAll(const std::string& text, const Workload& workload, double epsilo
       const StrategyCandidate& candidate = plan.candidates[c];
       if (!Selected(candidate.description)) continue;
       const WorkloadEstimator& estimator = *estimators[c];
-      const bool per_agent = candidate.spec.kind == StrategyKind::kFactorization;
+      const bool per_agent =
+          candidate.spec.kind == StrategyKind::kFactorization;
       Measured measured;
       if (per_agent && per_agent_measured[c].has_value()) {
         measured = per_agent_measured[c]->first;
-        measured.max_error *= std::sqrt(double(per_agent_measured[c]->second) / n);
+        measured.max_error *=
+            std::sqrt(double(per_agent_measured[c]->second) / n);
       } else {
-        measured = MeasureStrategy(estimator, candidate.variance, n, per_agent, gen);
+        measured =
+            MeasureStrategy(estimator, candidate.variance, n, per_agent, gen);
         if (per_agent) per_agent_measured[c] = std::make_pair(measured, n);
       }
       Row row = CandidateRow(text, candidate, estimator, measured, epsilon, n);
@@ -470,17 +506,19 @@ int Run() {
     return 2;
   }
   CsvOutput csv;
-  if (!csv.Open(absl::GetFlag(FLAGS_csv),
-                "workload,N,m,epsilon,n,mechanism,limit_v_max,predicted_v_max,"
-                "measured_v_max,limit_v_avg,predicted_v_avg,measured_v_avg,"
-                "bound_max_error_95,"
-                "measured_max_error,reps_max,reps_avg,gamma2_lower,gamma2_upper\n")) {
+  if (!csv.Open(
+          absl::GetFlag(FLAGS_csv),
+          "workload,N,m,epsilon,n,mechanism,limit_v_max,predicted_v_max,"
+          "measured_v_max,limit_v_avg,predicted_v_avg,measured_v_avg,"
+          "bound_max_error_95,"
+          "measured_max_error,reps_max,reps_avg,gamma2_lower,gamma2_upper\n")) {
     std::fprintf(stderr, "cannot write %s\n", absl::GetFlag(FLAGS_csv).c_str());
     return 1;
   }
-  std::printf("%-16s %-5s %-8s %-34s %9s %9s %9s %6s %9s %9s %9s %6s %8s %8s\n", "workload",
-              "eps", "n", "mechanism", "vmax_lim", "vmax", "vmax_obs", "ratio", "vavg_lim",
-              "vavg", "vavg_obs", "ratio", "err95", "err_obs");
+  std::printf("%-16s %-5s %-8s %-34s %9s %9s %9s %6s %9s %9s %9s %6s %8s %8s\n",
+              "workload", "eps", "n", "mechanism", "vmax_lim", "vmax",
+              "vmax_obs", "ratio", "vavg_lim", "vavg", "vavg_obs", "ratio",
+              "err95", "err_obs");
   std::mt19937_64 gen(absl::GetFlag(FLAGS_seed));
   const std::vector<std::string> workloads =
       absl::StrSplit(absl::GetFlag(FLAGS_workloads), ',');
@@ -492,7 +530,8 @@ int Run() {
     }
     absl::StatusOr<Workload> workload = Workload::Create(*spec);
     if (!workload.ok()) {
-      std::fprintf(stderr, "%s: %s\n", text.c_str(), workload.status().ToString().c_str());
+      std::fprintf(stderr, "%s: %s\n", text.c_str(),
+                   workload.status().ToString().c_str());
       return 2;
     }
     for (double epsilon : epsilons) {
@@ -504,10 +543,11 @@ int Run() {
                      plan.status().ToString().c_str());
         return 1;
       }
-      const std::optional<Estimators> estimators = BuildEstimators(*workload, *plan);
+      const std::optional<Estimators> estimators =
+          BuildEstimators(*workload, *plan);
       if (!estimators.has_value()) return 1;
-      MeasureAll(text, *workload, epsilon, agents, *plan, full_plan, *estimators, gen,
-                 csv);
+      MeasureAll(text, *workload, epsilon, agents, *plan, full_plan,
+                 *estimators, gen, csv);
     }
   }
   return 0;
@@ -517,7 +557,9 @@ int Run() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(argc, argv, "Predicted vs measured per-user "
+  return ldp::ExperimentMain(
+      argc, argv,
+      "Predicted vs measured per-user "
       "variance (v_max, v_avg) and max error of naive answering, every fixed "
       "strategy and the optimized ones, per workload, ε and n.\nusage: "
       "workload_accuracy_experiment [--workloads=prefix:256,...] "

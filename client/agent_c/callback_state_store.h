@@ -7,9 +7,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "client/agent_c/ldp_agent.h"
 #include "client/core/agent_state.h"
 #include "client/core/agent_state_store.h"
-#include "client/agent_c/ldp_agent.h"
 
 namespace ldp {
 

@@ -24,22 +24,22 @@ namespace {
 absl::Status ValidateOptions(const AgentClientOptions& options) {
   if (options.max_reports_per_batch < 1 ||
       options.max_reports_per_batch > kMaxWireReportsPerBatch) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_reports_per_batch must be in [1, 1000], got ",
-        options.max_reports_per_batch));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_reports_per_batch must be in [1, 1000], got ",
+                     options.max_reports_per_batch));
   }
   if (options.max_batch_bytes < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_batch_bytes must be > 0, got ", options.max_batch_bytes));
   }
   if (options.max_attempts < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_attempts must be >= 1, got ", options.max_attempts));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_attempts must be >= 1, got ", options.max_attempts));
   }
   if (!(options.rpc_timeout > absl::ZeroDuration())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rpc_timeout must be > 0, got ",
-        absl::FormatDuration(options.rpc_timeout)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rpc_timeout must be > 0, got ",
+                     absl::FormatDuration(options.rpc_timeout)));
   }
   return Backoff::Create(options.backoff).status();
 }
@@ -58,11 +58,14 @@ ChannelCredentialsFromFiles(const ClientTlsFiles& files) {
   }
   grpc::SslCredentialsOptions options;
   if (!files.ca_file.empty()) {
-    ASSIGN_OR_RETURN(options.pem_root_certs, ReadPemFile(files.ca_file, "--tls_ca_file"));
+    ASSIGN_OR_RETURN(options.pem_root_certs,
+                     ReadPemFile(files.ca_file, "--tls_ca_file"));
   }
   if (!files.cert_file.empty()) {
-    ASSIGN_OR_RETURN(options.pem_cert_chain, ReadPemFile(files.cert_file, "--tls_cert_file"));
-    ASSIGN_OR_RETURN(options.pem_private_key, ReadPemFile(files.key_file, "--tls_key_file"));
+    ASSIGN_OR_RETURN(options.pem_cert_chain,
+                     ReadPemFile(files.cert_file, "--tls_cert_file"));
+    ASSIGN_OR_RETURN(options.pem_private_key,
+                     ReadPemFile(files.key_file, "--tls_key_file"));
   }
   return grpc::SslCredentials(options);
 }
@@ -92,7 +95,8 @@ std::unique_ptr<grpc::ClientContext> AgentCallContext(
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   if (!bearer_token.empty()) {
-    context->AddMetadata("authorization", absl::StrCat("Bearer ", bearer_token));
+    context->AddMetadata("authorization",
+                         absl::StrCat("Bearer ", bearer_token));
   }
   return context;
 }
@@ -105,7 +109,8 @@ absl::StatusOr<AgentCredential> CredentialFromEnrollment(
         "the server issued a certificate credential; this client supports "
         "bearer tokens only");
   }
-  return AgentCredential{response.agent_id(), response.credential().bearer_token()};
+  return AgentCredential{response.agent_id(),
+                         response.credential().bearer_token()};
 }
 
 std::unique_ptr<grpc::ClientContext> AgentClient::NewContext() const {
@@ -153,8 +158,7 @@ absl::Status AgentClient::FetchTasks(const v1::GetTasksRequest& request,
                                      std::string* response) {
   auto context = NewContext();
   if (raw_ != nullptr) {
-    return RawUnaryCall(*raw_, *context, kGetTasksMethod,
-                        request, response);
+    return RawUnaryCall(*raw_, *context, kGetTasksMethod, request, response);
   }
   v1::GetTasksResponse message;
   RETURN_IF_ERROR(

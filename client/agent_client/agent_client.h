@@ -27,9 +27,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "client/agent_wire/task_batch.h"
 #include "client/core/agent.h"
 #include "client/core/retry.h"
-#include "client/agent_wire/task_batch.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
@@ -106,7 +106,7 @@ struct CycleResult {
   int answered_again = 0;  // tasks seen before (AnswerSource::kStored)
   // One status per refused task (malformed or refused by the Agent).
   std::vector<absl::Status> refusals;
-  int reports_sent = 0;     // includes resends of pending reports
+  int reports_sent = 0;  // includes resends of pending reports
   int reports_accepted = 0;
   // Final non-OK acks (the agent will not resend these).
   std::vector<absl::Status> rejections;
@@ -125,8 +125,8 @@ class AgentClient {
       absl::BitGenRef gen);
   // As above over a channel (e.g. grpc::CreateChannel(...)).
   static absl::StatusOr<std::unique_ptr<AgentClient>> CreateForChannel(
-      const AgentClientOptions& options,
-      std::shared_ptr<grpc::Channel> channel, absl::BitGenRef gen);
+      const AgentClientOptions& options, std::shared_ptr<grpc::Channel> channel,
+      absl::BitGenRef gen);
 
   // Exchanges an enrollment token for an id and bearer token and starts
   // using them.

@@ -6,9 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
-#include "proto/grpc_convert/grpc_status.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/task_convert.h"
+#include "proto/grpc_convert/grpc_status.h"
 
 namespace ldp {
 
@@ -51,8 +51,8 @@ absl::StatusOr<std::vector<RelayedAgent>> RelayClient::EnrollBatch(
   return agents;
 }
 
-absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>> RelayClient::GetTasksBatch(
-    const std::vector<const RelayedAgent*>& agents) {
+absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>>
+RelayClient::GetTasksBatch(const std::vector<const RelayedAgent*>& agents) {
   v1::GetTasksBatchRequest request;
   for (const RelayedAgent* agent : agents) {
     request.add_agents()->set_bearer_token(agent->bearer_token);
@@ -73,39 +73,43 @@ absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>> RelayClient::GetTasksBatc
     questions.push_back(TaskFromProto(question));
   }
   // ... and prepare each once for all the agents it goes to.
-  std::vector<std::shared_ptr<const PreparedQuestion>> prepared(questions.size());
+  std::vector<std::shared_ptr<const PreparedQuestion>> prepared(
+      questions.size());
   std::vector<absl::StatusOr<TaskBatch>> batches;
   batches.reserve(agents.size());
   for (const v1::AgentTasks& tasks : response.agents()) {
     if (tasks.code() != 0) {
-      batches.push_back(absl::Status(static_cast<absl::StatusCode>(tasks.code()),
-                                     tasks.message()));
+      batches.push_back(absl::Status(
+          static_cast<absl::StatusCode>(tasks.code()), tasks.message()));
       continue;
     }
     TaskBatch batch;
     for (const v1::AssignedTask& assigned : tasks.tasks()) {
       if (assigned.question() >= questions.size()) {
-        batch.malformed.push_back(absl::InvalidArgumentError(absl::StrCat(
-            "task ", assigned.task_id(), " names question ", assigned.question(),
-            " of ", questions.size())));
+        batch.malformed.push_back(absl::InvalidArgumentError(
+            absl::StrCat("task ", assigned.task_id(), " names question ",
+                         assigned.question(), " of ", questions.size())));
         continue;
       }
-      const absl::StatusOr<TaskEnvelope>& envelope = questions[assigned.question()];
+      const absl::StatusOr<TaskEnvelope>& envelope =
+          questions[assigned.question()];
       if (!envelope.ok()) {
-        batch.malformed.push_back(absl::Status(
-            envelope.status().code(),
-            absl::StrCat("refusing task ", assigned.task_id(), ": ",
-                         envelope.status().message())));
+        batch.malformed.push_back(
+            absl::Status(envelope.status().code(),
+                         absl::StrCat("refusing task ", assigned.task_id(),
+                                      ": ", envelope.status().message())));
         continue;
       }
-      std::shared_ptr<const PreparedQuestion>& question = prepared[assigned.question()];
+      std::shared_ptr<const PreparedQuestion>& question =
+          prepared[assigned.question()];
       if (question == nullptr) {
         question = PreparedQuestion::Prepare(envelope->task, envelope->schema);
       }
-      AgentTask task{.task = envelope->task,
-                     .schema = envelope->schema,
-                     .deadline = envelope->deadline.value_or(absl::InfiniteFuture()),
-                     .prepared = question};
+      AgentTask task{
+          .task = envelope->task,
+          .schema = envelope->schema,
+          .deadline = envelope->deadline.value_or(absl::InfiniteFuture()),
+          .prepared = question};
       task.task.task_id = assigned.task_id();
       batch.tasks.push_back(std::move(task));
     }
@@ -140,8 +144,8 @@ absl::StatusOr<std::vector<absl::Status>> RelayClient::UploadStream::Send(
   }
   if (response.acks_size() != static_cast<int>(reports.size())) {
     return absl::InternalError(absl::StrCat("sent ", reports.size(),
-                                            " reports, got ", response.acks_size(),
-                                            " acks"));
+                                            " reports, got ",
+                                            response.acks_size(), " acks"));
   }
   std::vector<absl::Status> acks;
   acks.reserve(reports.size());

@@ -14,8 +14,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "client/core/agent.h"
 #include "client/agent_client/agent_client.h"
+#include "client/core/agent.h"
 #include "grpcpp/client_context.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 

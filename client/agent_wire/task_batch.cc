@@ -23,9 +23,9 @@ std::string IdText(std::optional<uint64_t> id) {
 absl::Status Refusal(std::optional<uint64_t> task_id,
                      std::optional<uint64_t> study_id,
                      const absl::Status& why) {
-  return absl::Status(why.code(), absl::StrCat("refusing task ", IdText(task_id),
-                                               " of study ", IdText(study_id),
-                                               ": ", why.message()));
+  return absl::Status(
+      why.code(), absl::StrCat("refusing task ", IdText(task_id), " of study ",
+                               IdText(study_id), ": ", why.message()));
 }
 
 void DecodeTask(std::string_view bytes, TaskBatch& batch) {

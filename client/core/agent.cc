@@ -11,9 +11,9 @@
 #include "client/core/prepared_question.h"
 #include "client/core/retry.h"
 #include "client/core/state_lines.h"
-#include "common/tasks/task_fingerprint.h"
-#include "common/queries/record_json.h"
 #include "common/base/status_macros.h"
+#include "common/queries/record_json.h"
+#include "common/tasks/task_fingerprint.h"
 #include "common/tasks/task_mechanism.h"
 
 namespace ldp {
@@ -26,7 +26,8 @@ absl::Status Refusal(const Task& task, const absl::Status& reason) {
                                    task.study_id, ": ", reason.message()));
 }
 
-absl::Status CheckCap(absl::string_view name, int64_t cap, bool allow_unlimited) {
+absl::Status CheckCap(absl::string_view name, int64_t cap,
+                      bool allow_unlimited) {
   if (cap > 0 && (cap != kUnlimitedNanos || allow_unlimited)) {
     return absl::OkStatus();
   }
@@ -41,15 +42,18 @@ absl::Status ValidateOptions(const AgentOptions& options) {
   }
   if (!options.record_json.empty()) {
     // The one check of the record file, before any task exists.
-    if (absl::Status s = ValidateRecordJsonSyntax(options.record_json); !s.ok()) {
+    if (absl::Status s = ValidateRecordJsonSyntax(options.record_json);
+        !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("the record file is unusable: ", s.message()));
     }
   }
   RETURN_IF_ERROR(CheckCap("max_epsilon_per_study_nanos",
                            options.max_epsilon_per_study_nanos, false));
-  RETURN_IF_ERROR(CheckCap("caps.lifetime_nanos", options.caps.lifetime_nanos, true));
-  RETURN_IF_ERROR(CheckCap("caps.period_nanos", options.caps.period_nanos, true));
+  RETURN_IF_ERROR(
+      CheckCap("caps.lifetime_nanos", options.caps.lifetime_nanos, true));
+  RETURN_IF_ERROR(
+      CheckCap("caps.period_nanos", options.caps.period_nanos, true));
   if (options.caps.period_seconds <= 0) {
     return absl::InvalidArgumentError("caps.period_seconds must be > 0");
   }
@@ -57,8 +61,9 @@ absl::Status ValidateOptions(const AgentOptions& options) {
     return absl::InvalidArgumentError("retention must be positive");
   }
   if (options.max_state_bytes < 4096) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_state_bytes must be at least 4096, got ", options.max_state_bytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_state_bytes must be at least 4096, got ",
+                     options.max_state_bytes));
   }
   return absl::OkStatus();
 }
@@ -103,7 +108,8 @@ void FillLength(const FrequencyReport& fresh, FrequencyReport& saved) {
 
 void FillLength(const ReportPayload& fresh, ReportPayload& saved) {
   if (auto* frequency = std::get_if<FrequencyReport>(&saved)) {
-    if (const auto* f = std::get_if<FrequencyReport>(&fresh)) FillLength(*f, *frequency);
+    if (const auto* f = std::get_if<FrequencyReport>(&fresh))
+      FillLength(*f, *frequency);
   } else if (auto* workload = std::get_if<WorkloadReport>(&saved)) {
     if (const auto* f = std::get_if<WorkloadReport>(&fresh)) {
       FillLength(f->inner, workload->inner);
@@ -161,7 +167,8 @@ std::vector<absl::StatusOr<AgentAnswer>> Agent::AnswerAll(
   // Durable first: if this fails, nothing new is returned and nothing sent.
   if (absl::Status saved = store_->Save(batch.next); !saved.ok()) {
     for (auto& answer : answers) {
-      if (answer.ok() && answer->source != AnswerSource::kStored) answer = saved;
+      if (answer.ok() && answer->source != AnswerSource::kStored)
+        answer = saved;
     }
     return answers;
   }
@@ -170,14 +177,14 @@ std::vector<absl::StatusOr<AgentAnswer>> Agent::AnswerAll(
 }
 
 absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
-                                              Batch& batch) {
+                                             Batch& batch) {
   const Task& task = agent_task.task;
   std::shared_ptr<const PreparedQuestion> prepared = agent_task.prepared;
   if (prepared == nullptr) {
     prepared = PreparedQuestion::Prepare(task, agent_task.schema);
   } else if (!prepared->PreparedFor(task)) {
-    return Refusal(task, absl::InternalError(
-                             "it came with another task's preparation"));
+    return Refusal(
+        task, absl::InternalError("it came with another task's preparation"));
   }
   if (!prepared->status().ok()) return Refusal(task, prepared->status());
   const TaskMechanism& mechanism = prepared->mechanism();
@@ -193,7 +200,8 @@ absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
   Draft draft;
   draft.key = prepared->fingerprint();
   if (draft.key.empty()) {
-    return Refusal(task, absl::InternalError("cannot fingerprint the question"));
+    return Refusal(task,
+                   absl::InternalError("cannot fingerprint the question"));
   }
   Record parsed;
   const Record& record = RecordFor(agent_task, parsed);
@@ -205,9 +213,9 @@ absl::StatusOr<AgentAnswer> Agent::AnswerOne(const AgentTask& agent_task,
   if (absl::Status s = Settle(agent_task, batch, draft); !s.ok()) {
     return Refusal(task, s);
   }
-  return AgentAnswer{batch.next.reports.at(task.task_id).report,
-                     draft.charge > 0 ? AnswerSource::kFresh
-                                      : AnswerSource::kMemo};
+  return AgentAnswer{
+      batch.next.reports.at(task.task_id).report,
+      draft.charge > 0 ? AnswerSource::kFresh : AnswerSource::kMemo};
 }
 
 // The memo's payload, or a fresh one (to be charged in full). The fresh one
@@ -241,9 +249,9 @@ void Agent::DraftLongitudinal(const TaskMechanism& mechanism,
       mechanism.ValidateMemo(it->second.payload).ok()) {
     draft.permanent = it->second;
   }
-  draft.charge = std::clamp(mechanism.epsilon_infinity_nanos() -
-                                draft.permanent.charged_nanos,
-                            int64_t{0}, mechanism.task().epsilon_nanos);
+  draft.charge = std::clamp(
+      mechanism.epsilon_infinity_nanos() - draft.permanent.charged_nanos,
+      int64_t{0}, mechanism.task().epsilon_nanos);
   draft.permanent.charged_nanos += draft.charge;
   draft.payload = mechanism.RandomizeFromMemo(draft.permanent.payload, gen_);
 }
@@ -274,14 +282,16 @@ absl::Status Agent::Settle(const AgentTask& agent_task, Batch& batch,
   }
   constexpr int64_t kChargeLines = 160;  // study, spend and lifetime lines
   if (batch.bytes + grows + kChargeLines > options_.max_state_bytes) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the agent's saved state would exceed its cap of ",
-        options_.max_state_bytes, " bytes; it frees up as rounds close and "
-        "memoized answers pass their retention"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the agent's saved state would exceed its cap of ",
+                     options_.max_state_bytes,
+                     " bytes; it frees up as rounds close and "
+                     "memoized answers pass their retention"));
   }
   if (draft.charge > 0) grows += BookCharge(batch.next, charge);
   if (draft.new_memo) batch.next.memo[draft.key] = memo;
-  if (!draft.value_key.empty()) batch.next.permanent[draft.value_key] = draft.permanent;
+  if (!draft.value_key.empty())
+    batch.next.permanent[draft.value_key] = draft.permanent;
   batch.next.reports[task.task_id] = std::move(stored);
   batch.bytes += grows;
   batch.changed = true;

@@ -165,11 +165,11 @@ class Agent {
   class Batch;  // one AnswerAll's working copy of the state (agent.cc)
   // One answer before it is booked.
   struct Draft {
-    std::string key;        // the question's canonical fingerprint
-    ReportPayload payload;  // what would be sent
-    int64_t charge = 0;     // nano-ε to book; 0 = free
-    bool new_memo = false;  // book payload under key in the memo
-    std::string value_key;  // longitudinal: (question, value) fingerprint
+    std::string key;              // the question's canonical fingerprint
+    ReportPayload payload;        // what would be sent
+    int64_t charge = 0;           // nano-ε to book; 0 = free
+    bool new_memo = false;        // book payload under key in the memo
+    std::string value_key;        // longitudinal: (question, value) fingerprint
     PermanentResponse permanent;  // longitudinal: the response to keep
   };
 

@@ -22,9 +22,10 @@ StudyBudget StudyAfterCaps(const AgentState& state, const Charge& charge) {
 
 absl::Status Exceeds(const Charge& charge, int64_t remaining,
                      absl::string_view which, int64_t cap) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "it charges ", EpsilonText(charge.nanos), " epsilon but only ", EpsilonText(remaining),
-      " of ", which, " ", EpsilonText(cap), " remains"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("it charges ", EpsilonText(charge.nanos),
+                   " epsilon but only ", EpsilonText(remaining), " of ", which,
+                   " ", EpsilonText(cap), " remains"));
 }
 
 }  // namespace
@@ -44,10 +45,10 @@ absl::Status CheckCharge(const AgentState& state, const Charge& charge) {
   if (caps.period_nanos != kUnlimitedNanos) {
     const int64_t spent = state.SpentSince(charge.now - caps.period_seconds);
     if (charge.nanos > caps.period_nanos - spent) {
-      return Exceeds(charge, caps.period_nanos - spent,
-                     absl::StrCat("the agent's cap per ", caps.period_seconds,
-                                  " s"),
-                     caps.period_nanos);
+      return Exceeds(
+          charge, caps.period_nanos - spent,
+          absl::StrCat("the agent's cap per ", caps.period_seconds, " s"),
+          caps.period_nanos);
     }
   }
   return absl::OkStatus();
@@ -58,7 +59,8 @@ int64_t BookCharge(AgentState& state, const Charge& charge) {
   study.spent_nanos += charge.nanos;
   study.last_used = charge.now;
   int64_t grown = 0;
-  if (auto it = state.studies.find(charge.study_id); it != state.studies.end()) {
+  if (auto it = state.studies.find(charge.study_id);
+      it != state.studies.end()) {
     grown -= StudyLineSize(it->first, it->second);
   }
   grown += StudyLineSize(charge.study_id, study);

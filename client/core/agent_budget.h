@@ -24,10 +24,10 @@ namespace ldp {
 
 struct Charge {
   uint64_t study_id = 0;
-  int64_t nanos = 0;            // > 0
-  int64_t own_study_cap = 0;    // the agent's per-study cap
-  int64_t announced_cap = 0;    // the server's cap for the study; 0 = none
-  int64_t now = 0;              // Unix seconds
+  int64_t nanos = 0;          // > 0
+  int64_t own_study_cap = 0;  // the agent's per-study cap
+  int64_t announced_cap = 0;  // the server's cap for the study; 0 = none
+  int64_t now = 0;            // Unix seconds
 };
 
 // FailedPrecondition naming the cap that would be exceeded, with enough

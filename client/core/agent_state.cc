@@ -44,7 +44,8 @@ absl::StatusOr<uint64_t> ParseId(absl::string_view text, int line) {
 }
 
 bool IsHex(absl::string_view text) {
-  return !text.empty() && text.find_first_not_of("0123456789abcdef") == text.npos;
+  return !text.empty() &&
+         text.find_first_not_of("0123456789abcdef") == text.npos;
 }
 
 absl::StatusOr<ReportId> ParseReportId(absl::string_view hex, int line) {
@@ -167,7 +168,8 @@ class StateParser {
     ASSIGN_OR_RETURN(entry.created, ParseNumber(f_[2], line_));
     ASSIGN_OR_RETURN(entry.charged_nanos, ParseNumber(f_[3], line_));
     ASSIGN_OR_RETURN(entry.payload, PayloadFromText(f_[4]));
-    if (!state_.permanent.emplace(std::string(f_[1]), std::move(entry)).second) {
+    if (!state_.permanent.emplace(std::string(f_[1]), std::move(entry))
+             .second) {
       return LineError(line_, "prr key listed twice");
     }
     return absl::OkStatus();

@@ -96,9 +96,9 @@ struct AgentState {
   int64_t lifetime_spent_nanos = 0;
   std::vector<SpendEntry> spends;  // oldest first
   std::map<uint64_t, StudyBudget> studies;
-  std::map<std::string, MemoEntry> memo;             // fingerprint → answer
+  std::map<std::string, MemoEntry> memo;               // fingerprint → answer
   std::map<std::string, PermanentResponse> permanent;  // (question, value)
-  std::map<uint64_t, StoredReport> reports;          // task_id → report
+  std::map<uint64_t, StoredReport> reports;            // task_id → report
 
   int64_t TotalSpentNanos() const { return lifetime_spent_nanos; }
   // The spend of charges made after `since` (Unix seconds).

@@ -31,9 +31,9 @@ FileAgentStateStore::Create(const FileAgentStateStoreOptions& options) {
   struct stat info {};
   if (options.directory.empty() ||
       ::stat(options.directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-    return absl::NotFoundError(absl::StrCat(
-        "agent state directory '", options.directory,
-        "' does not exist; create it (mode 0700) first"));
+    return absl::NotFoundError(
+        absl::StrCat("agent state directory '", options.directory,
+                     "' does not exist; create it (mode 0700) first"));
   }
   const std::string lock_path = absl::StrCat(options.directory, "/lock");
   const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -43,9 +43,9 @@ FileAgentStateStore::Create(const FileAgentStateStoreOptions& options) {
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "another agent process is using ", options.directory,
-        "; two agents must never share one budget"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("another agent process is using ", options.directory,
+                     "; two agents must never share one budget"));
   }
   return std::unique_ptr<FileAgentStateStore>(new FileAgentStateStore(
       absl::StrCat(options.directory, "/agent_state"), fd));

@@ -53,8 +53,8 @@ absl::Status SyncDirectory(const std::string& directory) {
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents, int mode) {
   const std::string temporary = absl::StrCat(path, ".tmp");
-  const int fd = ::open(temporary.c_str(),
-                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  const int fd =
+      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return ErrnoError("cannot create", temporary);
   absl::Status status = WriteAll(fd, contents, temporary);
   if (status.ok() && ::fsync(fd) != 0) {

@@ -36,8 +36,7 @@ absl::StatusOr<std::optional<StoredCredential>> LoadCredential(
   StoredCredential credential;
   if (lines.size() != 2 || !absl::ConsumePrefix(&lines[0], "agent_id ") ||
       !absl::SimpleAtoi(lines[0], &credential.agent_id) ||
-      !absl::StartsWith(lines[1], "bearer_token ") ||
-      lines[1].size() <= 13) {
+      !absl::StartsWith(lines[1], "bearer_token ") || lines[1].size() <= 13) {
     return absl::DataLossError(absl::StrCat(
         path, " is not a credential file (agent_id / bearer_token lines)"));
   }

@@ -29,14 +29,13 @@ absl::Status Malformed(absl::string_view text) {
 // Strict: digits only (SimpleAtoi alone would accept spaces and a '+').
 template <typename Int>
 absl::StatusOr<Int> ParseInt(absl::string_view text, bool hex) {
-  const absl::string_view allowed =
-      hex ? "0123456789abcdef" : "-0123456789";
+  const absl::string_view allowed = hex ? "0123456789abcdef" : "-0123456789";
   if (text.empty() || text.find_first_not_of(allowed) != text.npos) {
     return Malformed(text);
   }
   Int value{};
-  const bool ok = hex ? absl::SimpleHexAtoi(text, &value)
-                      : absl::SimpleAtoi(text, &value);
+  const bool ok =
+      hex ? absl::SimpleHexAtoi(text, &value) : absl::SimpleAtoi(text, &value);
   if (!ok) return Malformed(text);
   return value;
 }
@@ -168,10 +167,12 @@ absl::StatusOr<ReportPayload> PayloadFromText(absl::string_view text) {
       return Malformed(text);
     }
     auto inner = DecodeFrequency(
-        inner_kind, std::vector<absl::string_view>(parts.begin() + 2, parts.end()));
+        inner_kind,
+        std::vector<absl::string_view>(parts.begin() + 2, parts.end()));
     if (!inner.ok()) return Malformed(text);
-    return ReportPayload{WorkloadReport{
-        .group = *group, .inner = std::get<FrequencyReport>(*std::move(inner))}};
+    return ReportPayload{
+        WorkloadReport{.group = *group,
+                       .inner = std::get<FrequencyReport>(*std::move(inner))}};
   }
   auto frequency = DecodeFrequency(kind, parts);
   if (!frequency.ok()) return Malformed(text);

@@ -43,8 +43,7 @@ absl::Status CheckEpsilonMatches(const Task& task) {
     return absl::InvalidArgumentError(absl::StrCat(
         "it charges ", EpsilonText(task.epsilon_nanos),
         " epsilon but its randomizer is specified at ",
-        absl::StrFormat("%.10g", specified),
-        " epsilon; the two must match"));
+        absl::StrFormat("%.10g", specified), " epsilon; the two must match"));
   }
   return absl::OkStatus();
 }
@@ -67,9 +66,9 @@ absl::Status CheckSchema(const Task& task, const RecordSchema& schema) {
 
 // The first reason to refuse the question, in the order the agent has
 // always checked them.
-absl::Status Check(const Task& task, const RecordSchema& schema,
-                   const absl::StatusOr<std::shared_ptr<const TaskMechanism>>&
-                       mechanism) {
+absl::Status Check(
+    const Task& task, const RecordSchema& schema,
+    const absl::StatusOr<std::shared_ptr<const TaskMechanism>>& mechanism) {
   if (!mechanism.ok()) return mechanism.status();
   if (absl::Status s = CheckEpsilonMatches(task); !s.ok()) return s;
   return CheckSchema(task, schema);

@@ -35,8 +35,9 @@ absl::StatusOr<Backoff> Backoff::Create(const BackoffOptions& options) {
         absl::FormatDuration(options.max_delay)));
   }
   if (!(options.multiplier >= 1.0) || !std::isfinite(options.multiplier)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "backoff multiplier must be finite and >= 1, got ", options.multiplier));
+    return absl::InvalidArgumentError(
+        absl::StrCat("backoff multiplier must be finite and >= 1, got ",
+                     options.multiplier));
   }
   return Backoff(options);
 }

@@ -86,7 +86,8 @@ void Report(const StoredReport& stored, absl::string_view payload_text,
 void Caps(const AgentCaps& caps, LineText& w) {
   w << "caps ";
   w.Number(caps.lifetime_nanos, "unlimited") << " ";
-  w.Number(caps.period_nanos, "unlimited") << " " << caps.period_seconds << "\n";
+  w.Number(caps.period_nanos, "unlimited")
+      << " " << caps.period_seconds << "\n";
 }
 
 // Writes (or counts) the whole file.
@@ -134,9 +135,11 @@ std::string SpendLine(const SpendEntry& spend) {
   return Text([&](LineText& w) { Spend(spend, w); });
 }
 std::string MemoLine(const std::string& key, const MemoEntry& entry) {
-  return Text([&](LineText& w) { Memo(key, entry, PayloadToText(entry.payload), w); });
+  return Text(
+      [&](LineText& w) { Memo(key, entry, PayloadToText(entry.payload), w); });
 }
-std::string PermanentLine(const std::string& key, const PermanentResponse& entry) {
+std::string PermanentLine(const std::string& key,
+                          const PermanentResponse& entry) {
   return Text([&](LineText& w) {
     Permanent(key, entry, PayloadToText(entry.payload), w);
   });
@@ -160,11 +163,13 @@ int64_t MemoLineSize(const std::string& key, const MemoEntry& entry,
                      absl::string_view payload_text) {
   return Size([&](LineText& w) { Memo(key, entry, payload_text, w); });
 }
-int64_t PermanentLineSize(const std::string& key, const PermanentResponse& entry,
+int64_t PermanentLineSize(const std::string& key,
+                          const PermanentResponse& entry,
                           absl::string_view payload_text) {
   return Size([&](LineText& w) { Permanent(key, entry, payload_text, w); });
 }
-int64_t ReportLineSize(const StoredReport& stored, absl::string_view payload_text) {
+int64_t ReportLineSize(const StoredReport& stored,
+                       absl::string_view payload_text) {
   return Size([&](LineText& w) { Report(stored, payload_text, w); });
 }
 int64_t SerializedSize(const AgentState& state) {

@@ -32,9 +32,11 @@ int64_t StudyLineSize(uint64_t id, const StudyBudget& budget);
 int64_t SpendLineSize(const SpendEntry& spend);
 int64_t MemoLineSize(const std::string& key, const MemoEntry& entry,
                      absl::string_view payload_text);
-int64_t PermanentLineSize(const std::string& key, const PermanentResponse& entry,
+int64_t PermanentLineSize(const std::string& key,
+                          const PermanentResponse& entry,
                           absl::string_view payload_text);
-int64_t ReportLineSize(const StoredReport& stored, absl::string_view payload_text);
+int64_t ReportLineSize(const StoredReport& stored,
+                       absl::string_view payload_text);
 
 // The whole file: SerializeAgentState(state).size(), without writing it.
 int64_t SerializedSize(const AgentState& state);

@@ -9,8 +9,7 @@ namespace ldp {
 CoinProbability CoinProbability::RoundDown(double p) {
   if (!(p > 0.0)) return FromNumerator(0);  // also maps NaN to 0
   if (p >= 1.0) return FromNumerator(kDenominator);
-  return FromNumerator(
-      static_cast<uint64_t>(std::floor(std::ldexp(p, kBits))));
+  return FromNumerator(static_cast<uint64_t>(std::floor(std::ldexp(p, kBits))));
 }
 
 CoinProbability CoinProbability::RoundUp(double p) {
@@ -20,7 +19,8 @@ CoinProbability CoinProbability::RoundUp(double p) {
 }
 
 bool FlipCoin(CoinProbability p, absl::BitGenRef gen) {
-  const uint64_t u = static_cast<uint64_t>(gen()) >> (64 - CoinProbability::kBits);
+  const uint64_t u =
+      static_cast<uint64_t>(gen()) >> (64 - CoinProbability::kBits);
   return u < p.numerator();
 }
 

@@ -10,10 +10,10 @@
 #define LDP_STATUS_CONCAT_(a, b) LDP_STATUS_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function if `expr` (an absl::Status) is not OK.
-#define RETURN_IF_ERROR(expr)                        \
-  do {                                               \
-    ::absl::Status ldp_status_ = (expr);             \
-    if (!ldp_status_.ok()) return ldp_status_;       \
+#define RETURN_IF_ERROR(expr)                  \
+  do {                                         \
+    ::absl::Status ldp_status_ = (expr);       \
+    if (!ldp_status_.ok()) return ldp_status_; \
   } while (false)
 
 // `ASSIGN_OR_RETURN(auto x, Foo());` unwraps an absl::StatusOr or returns

@@ -56,8 +56,9 @@ absl::StatusOr<double> CentralMeanVariance(int64_t n, double epsilon,
   RETURN_IF_ERROR(ValidateNAndEpsilon(n, epsilon));
   if (!std::isfinite(lower) || !std::isfinite(upper) || !(lower < upper)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        kMechanism, ": the value bounds must be finite with lower < upper, got [",
-        lower, ", ", upper, "]"));
+        kMechanism,
+        ": the value bounds must be finite with lower < upper, got [", lower,
+        ", ", upper, "]"));
   }
   return LaplaceVariance((upper - lower) / static_cast<double>(n), epsilon);
 }
@@ -73,8 +74,9 @@ absl::StatusOr<double> CentralWorkloadVariance(absl::Span<const double> row,
   double squared_norm = 0;
   for (size_t x = 0; x < row.size(); ++x) {
     if (!std::isfinite(row[x])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          kMechanism, ": query weight w[", x, "] must be finite, got ", row[x]));
+      return absl::InvalidArgumentError(
+          absl::StrCat(kMechanism, ": query weight w[", x,
+                       "] must be finite, got ", row[x]));
     }
     squared_norm += row[x] * row[x];
   }
@@ -105,9 +107,9 @@ absl::StatusOr<double> CentralPerQuestionEpsilon(double epsilon,
 absl::StatusOr<CentralDiscreteLaplace> CentralDiscreteLaplace::Create(
     double epsilon, int64_t l1_sensitivity) {
   if (l1_sensitivity < 1 || l1_sensitivity > kMaxSensitivity) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kMechanism, ": l1_sensitivity must be in [1, ", kMaxSensitivity,
-        "], got ", l1_sensitivity));
+    return absl::InvalidArgumentError(
+        absl::StrCat(kMechanism, ": l1_sensitivity must be in [1, ",
+                     kMaxSensitivity, "], got ", l1_sensitivity));
   }
   const double sensitivity = static_cast<double>(l1_sensitivity);
   // The sampler's limits (ε' ≤ 50, scale ≤ 2^50), restated in the caller's

@@ -26,16 +26,14 @@ absl::Status ValidateScores(absl::Span<const double> scores) {
   }
   for (size_t i = 0; i < scores.size(); ++i) {
     if (!std::isfinite(scores[i])) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(kMechanismName, ": score[", i, "] must be finite, got ",
-                       scores[i]));
+      return absl::InvalidArgumentError(absl::StrCat(
+          kMechanismName, ": score[", i, "] must be finite, got ", scores[i]));
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status ValidateSensitivityAndEpsilon(double sensitivity,
-                                           double epsilon) {
+absl::Status ValidateSensitivityAndEpsilon(double sensitivity, double epsilon) {
   RETURN_IF_ERROR(ValidateEpsilonField(kMechanismName, "sensitivity",
                                        sensitivity, kUnboundedEpsilon));
   return ValidateEpsilon(kMechanismName, epsilon);
@@ -57,8 +55,8 @@ class CompensatedSum {
  public:
   void Add(double x) {
     const double t = sum_ + x;
-    compensation_ += std::abs(sum_) >= std::abs(x) ? (sum_ - t) + x
-                                                   : (x - t) + sum_;
+    compensation_ +=
+        std::abs(sum_) >= std::abs(x) ? (sum_ - t) + x : (x - t) + sum_;
     sum_ = t;
   }
   double value() const { return sum_ + compensation_; }
@@ -81,9 +79,8 @@ std::vector<uint64_t> CumulativeThresholds(const std::vector<double>& weights,
     if (weights[i] > 0) last_positive = i;
     const double scaled =
         std::floor(std::ldexp(prefix.value() / total, kThresholdBits));
-    const uint64_t threshold = std::min(
-        kThresholdScale,
-        static_cast<uint64_t>(std::max(0.0, scaled)));
+    const uint64_t threshold =
+        std::min(kThresholdScale, static_cast<uint64_t>(std::max(0.0, scaled)));
     previous = std::max(previous, threshold);
     thresholds[i] = previous;
   }
@@ -102,8 +99,7 @@ absl::StatusOr<ExponentialMechanism> ExponentialMechanism::Create(
   if (!std::isfinite(epsilon_per_unit) || !(epsilon_per_unit > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         kMechanismName, ": epsilon / sensitivity = ", epsilon, " / ",
-        sensitivity,
-        " is not a positive finite double; rescale the scores"));
+        sensitivity, " is not a positive finite double; rescale the scores"));
   }
   const double best = *std::max_element(scores.begin(), scores.end());
   std::vector<double> weights;

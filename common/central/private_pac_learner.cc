@@ -38,9 +38,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/estimation/confidence_interval.h"
 
 namespace ldp {
 namespace {
@@ -79,9 +79,9 @@ absl::Status ValidateSampleSizeInputs(size_t num_concepts, double epsilon,
 absl::StatusOr<int64_t> CeilToSampleCount(double n) {
   constexpr double kMax = 4.611686018427388e18;  // 2^62
   if (!(n < kMax)) {
-    return absl::OutOfRangeError(absl::StrCat(
-        kLearner, ": the goal needs more than 2^62 examples (", n,
-        "); relax alpha or the confidence, or raise epsilon"));
+    return absl::OutOfRangeError(
+        absl::StrCat(kLearner, ": the goal needs more than 2^62 examples (", n,
+                     "); relax alpha or the confidence, or raise epsilon"));
   }
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(n)));
 }
@@ -106,10 +106,10 @@ absl::StatusOr<ConceptClass> ConceptClass::Create(
   }
   if (static_cast<uint64_t>(domain_size) * labelings.size() >
       kMaxTableEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kLearner, ": domain_size · |C| = ", domain_size, " · ",
-        labelings.size(), " exceeds ", kMaxTableEntries,
-        " labels; use a smaller domain or class"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(kLearner, ": domain_size · |C| = ", domain_size, " · ",
+                     labelings.size(), " exceeds ", kMaxTableEntries,
+                     " labels; use a smaller domain or class"));
   }
   for (size_t c = 0; c < labelings.size(); ++c) {
     if (labelings[c].size() != domain_size) {
@@ -190,11 +190,10 @@ absl::StatusOr<int64_t> PrivateAgnosticLearnerSampleSize(size_t num_concepts,
   const double privacy_log_term = LogTerm(num_concepts, goal.confidence, 2);
   const double convergence_log_term = LogTerm(num_concepts, goal.confidence, 4);
   const double alpha = goal.max_error;
-  const double root_n =
-      (std::sqrt(2 * convergence_log_term) +
-       std::sqrt(2 * convergence_log_term +
-                 8 * privacy_log_term * alpha / epsilon)) /
-      (2 * alpha);
+  const double root_n = (std::sqrt(2 * convergence_log_term) +
+                         std::sqrt(2 * convergence_log_term +
+                                   8 * privacy_log_term * alpha / epsilon)) /
+                        (2 * alpha);
   return CeilToSampleCount(root_n * root_n);
 }
 

@@ -14,8 +14,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/crypto/sha256.h"
 #include "common/base/status_macros.h"
+#include "common/crypto/sha256.h"
 
 namespace ldp {
 namespace {
@@ -30,7 +30,9 @@ std::string OpenSslError() {
 
 std::atomic<uint64_t> fork_generation{0};
 
-void OnForkInChild() { fork_generation.fetch_add(1, std::memory_order_relaxed); }
+void OnForkInChild() {
+  fork_generation.fetch_add(1, std::memory_order_relaxed);
+}
 
 }  // namespace
 
@@ -56,8 +58,8 @@ absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::CreateForSimulation(
   return Keyed(/*simulated=*/true, seed);
 }
 
-absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::Keyed(bool simulated,
-                                                                  uint64_t seed) {
+absl::StatusOr<std::unique_ptr<SecureRandom>> SecureRandom::Keyed(
+    bool simulated, uint64_t seed) {
   std::unique_ptr<SecureRandom> random(new SecureRandom());
   random->simulated_ = simulated;
   random->seed_ = seed;
@@ -86,8 +88,8 @@ absl::Status SecureRandom::Rekey() {
   if (simulated_) {
     // Key and IV: SHA-256 of (label, seed, key number), twice.
     for (int half = 0; half < 2; ++half) {
-      const std::string input = absl::StrCat("ldp simulation coins/", seed_, "/",
-                                             keys_derived_, "/", half);
+      const std::string input = absl::StrCat("ldp simulation coins/", seed_,
+                                             "/", keys_derived_, "/", half);
       ASSIGN_OR_RETURN(const Sha256Digest digest, Sha256Of(input));
       std::memcpy(key_iv + 32 * half, digest.data(), half == 0 ? 32 : 16);
     }
@@ -110,7 +112,8 @@ absl::Status SecureRandom::Rekey() {
 }
 
 void SecureRandom::Refill() {
-  if (fork_generation_ != CurrentForkGeneration() || refills_since_key_ >= kRefillsPerKey) {
+  if (fork_generation_ != CurrentForkGeneration() ||
+      refills_since_key_ >= kRefillsPerKey) {
     absl::Status keyed = Rekey();
     if (!keyed.ok()) {
       // Fail closed: no report may be drawn from a weaker source.

@@ -34,11 +34,12 @@ double AcklamQuantile(double p) {
   const double q = p - 0.5;
   const double r = q * q;
   return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) *
-         q /
-         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+         q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
-double LogTwoOverBeta(double confidence) { return std::log(2 / (1 - confidence)); }
+double LogTwoOverBeta(double confidence) {
+  return std::log(2 / (1 - confidence));
+}
 
 }  // namespace
 
@@ -69,8 +70,8 @@ Interval NormalInterval(double value, double standard_error,
 Interval HoeffdingInterval(double mean, double range, int64_t n,
                            double confidence) {
   if (n <= 0) return {-INFINITY, INFINITY};
-  const double half =
-      range * std::sqrt(LogTwoOverBeta(confidence) / (2 * static_cast<double>(n)));
+  const double half = range * std::sqrt(LogTwoOverBeta(confidence) /
+                                        (2 * static_cast<double>(n)));
   return {mean - half, mean + half};
 }
 

@@ -39,7 +39,8 @@ double BitwiseFrequency(double c, double n, double mu, const PureProtocol& ch) {
 double BitwiseTotal(absl::Span<const int64_t> counts, double n, double mu,
                     const PureProtocol& ch) {
   double total = 0;
-  for (int64_t c : counts) total += BitwiseFrequency(static_cast<double>(c), n, mu, ch);
+  for (int64_t c : counts)
+    total += BitwiseFrequency(static_cast<double>(c), n, mu, ch);
   return total;
 }
 
@@ -113,9 +114,9 @@ absl::StatusOr<std::vector<double>> BitwiseMaximumLikelihood(
   }
   for (int64_t c : support_counts) {
     if (c > num_reports) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a support count (", c, ") exceeds the number of reports (",
-          num_reports, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("a support count (", c,
+                       ") exceeds the number of reports (", num_reports, ")"));
     }
   }
   if (support_counts.size() == 1) return std::vector<double>{1.0};

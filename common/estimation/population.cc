@@ -15,8 +15,8 @@ absl::StatusOr<std::vector<double>> ZipfDistribution(uint32_t domain_size,
     return absl::InvalidArgumentError("Zipf domain size must be >= 1");
   }
   if (!std::isfinite(exponent) || exponent < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Zipf exponent must be finite and >= 0, got ", exponent));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Zipf exponent must be finite and >= 0, got ", exponent));
   }
   std::vector<double> p(domain_size);
   double total = 0;

@@ -4,16 +4,16 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 
 namespace ldp {
 namespace {
 
 absl::Status ValidateGoal(const ToleranceGoal& goal) {
   if (!(goal.tolerance > 0) || !std::isfinite(goal.tolerance)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tolerance must be finite and > 0, got ", goal.tolerance));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tolerance must be finite and > 0, got ", goal.tolerance));
   }
   return ValidateConfidence(goal.confidence);
 }
@@ -58,11 +58,12 @@ absl::StatusOr<int64_t> ReportsNeededSimultaneous(double unit_variance,
                                                   const ToleranceGoal& goal) {
   RETURN_IF_ERROR(ValidateGoal(goal));
   if (num_estimates < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "number of estimates must be >= 1, got ", num_estimates));
+    return absl::InvalidArgumentError(
+        absl::StrCat("number of estimates must be >= 1, got ", num_estimates));
   }
   ToleranceGoal each = goal;
-  each.confidence = 1 - (1 - goal.confidence) / static_cast<double>(num_estimates);
+  each.confidence =
+      1 - (1 - goal.confidence) / static_cast<double>(num_estimates);
   return ReportsNeeded(unit_variance, each);
 }
 

@@ -8,18 +8,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
 #include "common/mechanisms/frequency/count_mean_sketch.h"
-#include "common/mechanisms/longitudinal/dbit_flip.h"
 #include "common/mechanisms/frequency/generalized_randomized_response.h"
 #include "common/mechanisms/frequency/hadamard_response.h"
 #include "common/mechanisms/frequency/local_hashing.h"
+#include "common/mechanisms/frequency/subset_selection.h"
+#include "common/mechanisms/frequency/unary_encoding.h"
+#include "common/mechanisms/longitudinal/dbit_flip.h"
 #include "common/mechanisms/longitudinal/longitudinal.h"
 #include "common/mechanisms/longitudinal/longitudinal_grr.h"
 #include "common/mechanisms/longitudinal/longitudinal_local_hashing.h"
 #include "common/mechanisms/rappor/rappor.h"
-#include "common/base/status_macros.h"
-#include "common/mechanisms/frequency/subset_selection.h"
-#include "common/mechanisms/frequency/unary_encoding.h"
 
 namespace ldp {
 namespace {
@@ -83,10 +83,12 @@ int64_t ReportBits(const FrequencyOracle& oracle) {
       return BitsFor(bloom.num_cohorts()) + bloom.num_bits();
     }
     case FrequencyOracleKind::kSubsetSelection:
-      return int64_t{static_cast<const SubsetSelection&>(oracle).subset_size()} *
+      return int64_t{
+                 static_cast<const SubsetSelection&>(oracle).subset_size()} *
              BitsFor(n);
     case FrequencyOracleKind::kHadamardResponse:
-      return BitsFor(static_cast<const HadamardResponse&>(oracle).output_size());
+      return BitsFor(
+          static_cast<const HadamardResponse&>(oracle).output_size());
     case FrequencyOracleKind::kCountMeanSketch: {
       const auto& cms = static_cast<const CountMeanSketch&>(oracle);
       return BitsFor(cms.num_hashes()) + cms.num_columns();
@@ -139,15 +141,14 @@ absl::StatusOr<std::unique_ptr<FrequencyOracle>> CreateFrequencyOracle(
       return Upcast(UnaryEncoding::Create(
           {.epsilon = spec.epsilon,
            .domain_size = spec.domain_size,
-           .variant =
-               spec.kind == FrequencyOracleKind::kOptimizedUnaryEncoding
-                   ? UnaryEncodingVariant::kOptimized
-                   : UnaryEncodingVariant::kSymmetric}));
+           .variant = spec.kind == FrequencyOracleKind::kOptimizedUnaryEncoding
+                          ? UnaryEncodingVariant::kOptimized
+                          : UnaryEncodingVariant::kSymmetric}));
     case FrequencyOracleKind::kOptimizedLocalHashing:
-      return Upcast(OptimizedLocalHashing::Create(
-          {.epsilon = spec.epsilon,
-           .domain_size = spec.domain_size,
-           .num_buckets = spec.num_buckets}));
+      return Upcast(
+          OptimizedLocalHashing::Create({.epsilon = spec.epsilon,
+                                         .domain_size = spec.domain_size,
+                                         .num_buckets = spec.num_buckets}));
     case FrequencyOracleKind::kSubsetSelection:
       return Upcast(SubsetSelection::Create({.epsilon = spec.epsilon,
                                              .domain_size = spec.domain_size,

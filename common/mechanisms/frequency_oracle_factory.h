@@ -21,15 +21,15 @@ struct FrequencyOracleSpec {
   double epsilon = 0;
   uint32_t domain_size = 0;
   // Kind-specific parameters; 0 selects the mechanism's own default.
-  uint32_t num_buckets = 0;       // local hashing: g
-  uint32_t subset_size = 0;       // subset selection: k
-  uint32_t num_hashes = 0;        // sketches: rows; RAPPOR: hashes h
-  uint32_t num_columns = 0;       // sketches: columns m; RAPPOR: bits k
-  uint64_t hash_seed = 0;         // sketches, RAPPOR: public hash family
-  double epsilon_permanent = 0;   // L-UE, L-GRR, L-OLH, RAPPOR: ε∞ (> ε)
-  uint32_t rows_per_item = 0;     // Hadamard response: t (0 = 1, one block)
-  uint32_t sampled_buckets = 0;   // dBitFlipPM: d
-  uint32_t num_cohorts = 0;       // RAPPOR: C
+  uint32_t num_buckets = 0;      // local hashing: g
+  uint32_t subset_size = 0;      // subset selection: k
+  uint32_t num_hashes = 0;       // sketches: rows; RAPPOR: hashes h
+  uint32_t num_columns = 0;      // sketches: columns m; RAPPOR: bits k
+  uint64_t hash_seed = 0;        // sketches, RAPPOR: public hash family
+  double epsilon_permanent = 0;  // L-UE, L-GRR, L-OLH, RAPPOR: ε∞ (> ε)
+  uint32_t rows_per_item = 0;    // Hadamard response: t (0 = 1, one block)
+  uint32_t sampled_buckets = 0;  // dBitFlipPM: d
+  uint32_t num_cohorts = 0;      // RAPPOR: C
   friend bool operator==(const FrequencyOracleSpec&,
                          const FrequencyOracleSpec&) = default;
 };

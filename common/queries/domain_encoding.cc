@@ -244,25 +244,25 @@ MakePrefixLookup(const PrefixEncoding& p, const RecordSchema& schema) {
   }
   if (p.prefix_bits > field->bit_length) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "prefix_bits = ", p.prefix_bits, " exceeds the length of \"",
-        p.field, "\" (", field->bit_length, " bits)"));
+        "prefix_bits = ", p.prefix_bits, " exceeds the length of \"", p.field,
+        "\" (", field->bit_length, " bits)"));
   }
   if (p.extension_bits > p.prefix_bits) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "extension_bits = ", p.extension_bits, " exceeds prefix_bits = ",
-        p.prefix_bits));
+    return absl::InvalidArgumentError(
+        absl::StrCat("extension_bits = ", p.extension_bits,
+                     " exceeds prefix_bits = ", p.prefix_bits));
   }
   if (p.candidates.empty() || p.candidates.size() > kMaxPrefixCandidates) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a prefix encoding needs 1 to ", kMaxPrefixCandidates,
-        " candidates, got ", p.candidates.size(),
-        " (to start from nothing, give one empty candidate)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a prefix encoding needs 1 to ", kMaxPrefixCandidates,
+                     " candidates, got ", p.candidates.size(),
+                     " (to start from nothing, give one empty candidate)"));
   }
   // With s < 32 and |C| ≤ 2^16, 1 + |C|·2^s fits in 64 bits for the check.
   if (p.extension_bits >= 32) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "extension_bits = ", p.extension_bits, " gives more than ",
-        kMaxDomainSize, " items"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("extension_bits = ", p.extension_bits, " gives more than ",
+                     kMaxDomainSize, " items"));
   }
   RETURN_IF_ERROR(ValidateDomainSize(
       1 + (uint64_t{p.candidates.size()} << p.extension_bits)));
@@ -282,8 +282,8 @@ MakePrefixLookup(const PrefixEncoding& p, const RecordSchema& schema) {
                       static_cast<uint32_t>(c))
              .second) {
       return absl::InvalidArgumentError(
-          absl::StrCat("prefix candidate ", c, " (",
-                       BitString(p.candidates[c]), ") is listed twice"));
+          absl::StrCat("prefix candidate ", c, " (", BitString(p.candidates[c]),
+                       ") is listed twice"));
     }
   }
   return lookup;

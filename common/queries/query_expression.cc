@@ -14,11 +14,11 @@ namespace ldp {
 namespace {
 
 constexpr const char* kOpNames[] = {
-    "field", "constant", "category_is", "bit_at",      "masked_parity",
-    "==",    "!=",       "<",           "<=",          ">",
-    ">=",    "and",      "or",          "+",           "-",
-    "*",     "/",        "min",         "max",         "not",
-    "abs",   "negate",   "logistic",    "clamp",       "if_then_else"};
+    "field", "constant", "category_is", "bit_at", "masked_parity",
+    "==",    "!=",       "<",           "<=",     ">",
+    ">=",    "and",      "or",          "+",      "-",
+    "*",     "/",        "min",         "max",    "not",
+    "abs",   "negate",   "logistic",    "clamp",  "if_then_else"};
 static_assert(std::size(kOpNames) ==
               static_cast<size_t>(QueryOp::kIfThenElse) + 1);
 

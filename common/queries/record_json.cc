@@ -125,7 +125,7 @@ absl::StatusOr<Record> ConvertFields(const Json& parsed,
       if (dropped == nullptr) {
         return absl::InvalidArgumentError(
             absl::StrCat("record has field \"", name,
-                          "\", which the schema does not declare"));
+                         "\", which the schema does not declare"));
       }
       continue;  // another study's field: not a problem worth noting
     }
@@ -166,7 +166,8 @@ LenientRecord ParseRecordJsonLenient(std::string_view json,
         absl::StrCat(parsed.status().message(), "; every field defaulted"));
     return result;
   }
-  absl::StatusOr<Record> record = ConvertFields(*parsed, schema, &result.dropped);
+  absl::StatusOr<Record> record =
+      ConvertFields(*parsed, schema, &result.dropped);
   if (record.ok()) result.record = *std::move(record);
   return result;
 }

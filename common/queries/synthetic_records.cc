@@ -88,7 +88,8 @@ Record SyntheticRecords::Get(uint64_t agent_id) const {
         break;
       case FieldKind::kInt: {
         if (!cdfs_[i].empty()) {
-          value = f.int_lower + static_cast<int64_t>(Draw(cdfs_[i], uniform(gen)));
+          value =
+              f.int_lower + static_cast<int64_t>(Draw(cdfs_[i], uniform(gen)));
         } else {
           value = std::uniform_int_distribution<int64_t>(f.int_lower,
                                                          f.int_upper)(gen);

@@ -14,8 +14,8 @@
 #include "absl/status/statusor.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/mechanisms/real/mean_accumulator.h"
-#include "common/tasks/task.h"
 #include "common/task_estimation/task_estimate.h"
+#include "common/tasks/task.h"
 #include "common/tasks/task_mechanism.h"
 
 namespace ldp {

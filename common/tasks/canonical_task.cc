@@ -4,16 +4,16 @@
 #include <cmath>
 
 #include "common/mechanisms/frequency/count_mean_sketch.h"
-#include "common/mechanisms/longitudinal/dbit_flip.h"
-#include "common/mechanisms/real/discrete_laplace.h"
 #include "common/mechanisms/frequency/hadamard_response.h"
-#include "common/mechanisms/real/hybrid_mechanism.h"
 #include "common/mechanisms/frequency/local_hashing.h"
+#include "common/mechanisms/frequency/subset_selection.h"
+#include "common/mechanisms/longitudinal/dbit_flip.h"
 #include "common/mechanisms/longitudinal/longitudinal_local_hashing.h"
 #include "common/mechanisms/longitudinal/longitudinal_oracle.h"
-#include "common/mechanisms/real/piecewise_mechanism.h"
 #include "common/mechanisms/rappor/rappor.h"
-#include "common/mechanisms/frequency/subset_selection.h"
+#include "common/mechanisms/real/discrete_laplace.h"
+#include "common/mechanisms/real/hybrid_mechanism.h"
+#include "common/mechanisms/real/piecewise_mechanism.h"
 
 namespace ldp {
 namespace {
@@ -25,11 +25,13 @@ RealMechanismSpec CanonicalMechanism(const RealMechanismSpec& given,
   if (const auto* laplace =
           dynamic_cast<const DiscreteLaplaceMechanism*>(&built)) {
     // The lattice step is bound / 2^k exactly (ldexp), so this is k.
-    spec.resolution_bits = std::ilogb(laplace->bound() / laplace->lattice_step());
+    spec.resolution_bits =
+        std::ilogb(laplace->bound() / laplace->lattice_step());
   } else if (const auto* piecewise =
                  dynamic_cast<const PiecewiseMechanism*>(&built)) {
     spec.num_cells = piecewise->num_cells();
-  } else if (const auto* hybrid = dynamic_cast<const HybridMechanism*>(&built)) {
+  } else if (const auto* hybrid =
+                 dynamic_cast<const HybridMechanism*>(&built)) {
     spec.num_cells = hybrid->duchi_minus_level();  // = its piecewise cells
   }
   return spec;
@@ -110,7 +112,8 @@ Task CanonicalTask(const Task& task, const FrequencyOracle* oracle,
   canonical.epsilon_nanos = 0;
   if (auto* sq = std::get_if<StatisticalQueryTask>(&canonical.question)) {
     sq->mechanism = CanonicalMechanism(sq->mechanism, *mechanism);
-  } else if (auto* histogram = std::get_if<HistogramTask>(&canonical.question)) {
+  } else if (auto* histogram =
+                 std::get_if<HistogramTask>(&canonical.question)) {
     histogram->oracle = CanonicalOracle(histogram->oracle, *oracle);
   } else {
     auto& workload = std::get<WorkloadTask>(canonical.question);

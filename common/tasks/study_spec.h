@@ -12,10 +12,10 @@
 
 #include "absl/time/time.h"
 #include "common/estimation/consistency.h"
-#include "common/queries/domain_encoding.h"
 #include "common/mechanisms/frequency_oracle_factory.h"
-#include "common/queries/query_expression.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
+#include "common/queries/domain_encoding.h"
+#include "common/queries/query_expression.h"
 #include "common/queries/record_schema.h"
 #include "common/workload/specs/strategy_spec.h"
 #include "common/workload/specs/workload_spec.h"
@@ -55,7 +55,8 @@ struct StrategyChoice {
   StrategyKind kind = StrategyKind::kIdentity;
   // kHierarchical: b ≥ 2, or 0 = the best b the planner finds.
   uint32_t branching = 0;
-  friend bool operator==(const StrategyChoice&, const StrategyChoice&) = default;
+  friend bool operator==(const StrategyChoice&,
+                         const StrategyChoice&) = default;
 };
 
 // A workload of linear queries over an encoded domain, answered together
@@ -100,8 +101,8 @@ struct StudySpec {
   std::vector<Question> questions{};
   // Interactive studies only.
   std::optional<ProgramSpec> program{};
-  double confidence = 0.95;         // 1 − β of every interval
-  int64_t quorum = 0;               // close early at this many reports per question
+  double confidence = 0.95;  // 1 − β of every interval
+  int64_t quorum = 0;        // close early at this many reports per question
   absl::Duration round_duration = absl::Hours(1);
   // No round starts at or after this time (InfiniteFuture: no deadline).
   absl::Time deadline = absl::InfiniteFuture();

@@ -16,12 +16,12 @@
 #include <variant>
 
 #include "absl/strings/str_format.h"
-#include "common/queries/domain_encoding.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/frequency/frequency_report.h"
-#include "common/queries/query_expression.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/real/real_mechanism.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
+#include "common/queries/domain_encoding.h"
+#include "common/queries/query_expression.h"
 #include "common/workload/specs/strategy_spec.h"
 #include "common/workload/specs/workload_report.h"
 
@@ -36,9 +36,9 @@ inline constexpr int64_t kNanosPerEpsilon = 1'000'000'000;
 inline std::string EpsilonText(int64_t nanos) {
   const uint64_t magnitude = nanos < 0 ? 0 - static_cast<uint64_t>(nanos)
                                        : static_cast<uint64_t>(nanos);
-  std::string text = absl::StrFormat(
-      "%s%d.%09d", nanos < 0 ? "-" : "", magnitude / kNanosPerEpsilon,
-      magnitude % kNanosPerEpsilon);
+  std::string text = absl::StrFormat("%s%d.%09d", nanos < 0 ? "-" : "",
+                                     magnitude / kNanosPerEpsilon,
+                                     magnitude % kNanosPerEpsilon);
   text.erase(text.find_last_not_of('0') + 1);
   if (text.back() == '.') text.pop_back();
   return text;

@@ -54,7 +54,8 @@ void WriteValue(const FieldValue& value, CanonicalWriter& w) {
       [&w](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, bool>) w.Int(v);
-        if constexpr (std::is_same_v<T, int64_t>) w.Int(static_cast<uint64_t>(v));
+        if constexpr (std::is_same_v<T, int64_t>)
+          w.Int(static_cast<uint64_t>(v));
         if constexpr (std::is_same_v<T, std::string>) w.String(v);
         if constexpr (std::is_same_v<T, double>) w.Real(v);
         if constexpr (std::is_same_v<T, std::vector<bool>>) w.Bits(v);
@@ -64,8 +65,8 @@ void WriteValue(const FieldValue& value, CanonicalWriter& w) {
 
 // Only the fields the question reads, by name: fields it never reads, and
 // their order, cannot change its answer.
-void WriteSchema(const RecordSchema& schema, const std::set<std::string_view>& read,
-                 CanonicalWriter& w) {
+void WriteSchema(const RecordSchema& schema,
+                 const std::set<std::string_view>& read, CanonicalWriter& w) {
   w.Int(read.size());
   for (std::string_view name : read) {
     const FieldSpec* found = schema.Find(name);
@@ -104,7 +105,8 @@ void CollectFields(const QueryNode& node, std::set<std::string_view>& read) {
   for (const QueryNode& child : node.children) CollectFields(child, read);
 }
 
-void CollectFields(const DomainEncodingSpec& spec, std::set<std::string_view>& read) {
+void CollectFields(const DomainEncodingSpec& spec,
+                   std::set<std::string_view>& read) {
   if (const auto* field = std::get_if<FieldEncoding>(&spec)) {
     read.insert(field->field);
   } else if (const auto* product = std::get_if<ProductEncoding>(&spec)) {
@@ -213,7 +215,6 @@ void WriteQuestion(const Task& task, CanonicalWriter& w) {
   if (o.sampled_buckets > 0) w.Int(o.sampled_buckets);  // dBitFlipPM only
   if (o.num_cohorts > 0) w.Int(o.num_cohorts);          // RAPPOR only
 }
-
 
 std::string Sha256Hex(const std::string& bytes) {
   // SHA-256 of an in-memory buffer cannot fail short of memory exhaustion;

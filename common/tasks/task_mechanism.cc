@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/tasks/canonical_task.h"
-#include "common/mechanisms/longitudinal/longitudinal_oracle.h"
 #include "common/base/status_macros.h"
+#include "common/mechanisms/longitudinal/longitudinal_oracle.h"
+#include "common/tasks/canonical_task.h"
 
 namespace ldp {
 namespace {
@@ -39,7 +39,8 @@ absl::StatusOr<std::shared_ptr<const TaskMechanism>> TaskMechanism::Create(
     spec.bound = (range.upper - range.lower) / 2;
     result->center_ = (range.upper + range.lower) / 2;
     ASSIGN_OR_RETURN(result->mechanism_, CreateRealMechanism(spec));
-  } else if (const auto* histogram = std::get_if<HistogramTask>(&task.question)) {
+  } else if (const auto* histogram =
+                 std::get_if<HistogramTask>(&task.question)) {
     FrequencyOracleSpec spec = histogram->oracle;
     spec.domain_size = histogram->encoding.domain_size();
     ASSIGN_OR_RETURN(result->oracle_, CreateFrequencyOracle(spec));
@@ -49,7 +50,8 @@ absl::StatusOr<std::shared_ptr<const TaskMechanism>> TaskMechanism::Create(
     spec.domain_size = workload.encoding.domain_size();
     ASSIGN_OR_RETURN(result->strategy_, CreateStrategyRandomizer(spec));
   }
-  RETURN_IF_ERROR(CheckCharge(result->implemented_epsilon(), task.epsilon_nanos));
+  RETURN_IF_ERROR(
+      CheckCharge(result->implemented_epsilon(), task.epsilon_nanos));
   result->canonical_ =
       CanonicalTask(task, result->oracle_.get(), result->mechanism_.get(),
                     result->strategy_.get());

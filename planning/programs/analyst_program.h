@@ -26,8 +26,8 @@
 #include "absl/types/span.h"
 #include "common/estimation/estimate.h"
 #include "common/queries/record_schema.h"
-#include "common/tasks/study_spec.h"
 #include "common/task_estimation/task_estimate.h"
+#include "common/tasks/study_spec.h"
 #include "planning/programs/program_schedule.h"
 
 namespace ldp {

@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
 #include "common/estimation/confidence_interval.h"
 #include "common/queries/domain_encoding.h"
 #include "common/queries/record_schema.h"
-#include "common/base/status_macros.h"
 
 namespace ldp {
 namespace {

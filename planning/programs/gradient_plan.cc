@@ -63,7 +63,8 @@ absl::StatusOr<GradientPlan> PlanGradientReports(int64_t epsilon_cap_nanos,
   if (epsilon_cap_nanos <= 0 || !(clip > 0) || dims < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a gradient plan needs ε > 0, clip > 0 and at least one coordinate; "
-        "got ε = ", epsilon_cap_nanos * 1e-9, ", clip = ", clip, ", ", dims,
+        "got ε = ",
+        epsilon_cap_nanos * 1e-9, ", clip = ", clip, ", ", dims,
         " coordinates"));
   }
   const int max_k = std::min(dims, kMaxCoordinatesPerAgent);
@@ -71,14 +72,14 @@ absl::StatusOr<GradientPlan> PlanGradientReports(int64_t epsilon_cap_nanos,
     if (coordinates_per_agent < 1 || coordinates_per_agent > max_k ||
         epsilon_cap_nanos / coordinates_per_agent < 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "coordinates per agent must be in [1, ", max_k,
-          "] (at most the ", dims, " coordinates and ",
-          kMaxCoordinatesPerAgent, ") with ε/k ≥ 1 nano-ε; got ",
-          coordinates_per_agent));
+          "coordinates per agent must be in [1, ", max_k, "] (at most the ",
+          dims, " coordinates and ", kMaxCoordinatesPerAgent,
+          ") with ε/k ≥ 1 nano-ε; got ", coordinates_per_agent));
     }
     return PlanFor(epsilon_cap_nanos, clip, dims, coordinates_per_agent);
   }
-  ASSIGN_OR_RETURN(GradientPlan best, PlanFor(epsilon_cap_nanos, clip, dims, 1));
+  ASSIGN_OR_RETURN(GradientPlan best,
+                   PlanFor(epsilon_cap_nanos, clip, dims, 1));
   for (int k = 2; k <= max_k && epsilon_cap_nanos / k >= 1; ++k) {
     ASSIGN_OR_RETURN(GradientPlan plan,
                      PlanFor(epsilon_cap_nanos, clip, dims, k));

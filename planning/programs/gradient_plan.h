@@ -19,8 +19,8 @@
 // noisier; it wins once the mechanism's noise at ε is small against the
 // spread it shares out: from ε ≈ 3 on (k = 2 at ε = 4, 3 at ε = 8 for
 // D = 65). Counting the mechanism's noise alone, k = 1 would always win
-// (bench/studies/gradient_mechanism_variance.py), which is why the spread must be
-// in the criterion.
+// (bench/studies/gradient_mechanism_variance.py), which is why the spread must
+// be in the criterion.
 //
 // Within a block, the mechanism kind is the lowest worst-case mechanism
 // variance at (ε/k, c) (scalar_mechanism_choice.h, kMechanismVariance), as

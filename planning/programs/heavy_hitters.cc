@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/queries/domain_encoding.h"
 #include "common/base/status_macros.h"
+#include "common/queries/domain_encoding.h"
 #include "planning/programs/bit_candidates.h"
 #include "planning/programs/program_parameters.h"
 
@@ -53,9 +53,9 @@ class HeavyHittersProgram final : public AnalystProgram {
       absl::Span<const RoundAnswers> history) const override {
     const size_t rounds = config_.widths.size();
     if (history.size() > rounds) {
-      return absl::InternalError(absl::StrCat(
-          "heavy_hitters: ", history.size(), " rounds of history for a ",
-          rounds, "-round schedule"));
+      return absl::InternalError(absl::StrCat("heavy_hitters: ", history.size(),
+                                              " rounds of history for a ",
+                                              rounds, "-round schedule"));
     }
     // Replay every closed round: the program keeps no state between calls.
     std::vector<BitCandidate> survivors = {BitCandidate{}};  // the empty prefix
@@ -68,15 +68,15 @@ class HeavyHittersProgram final : public AnalystProgram {
     if (history.size() == rounds) {
       return ProgramStep{.result = Final(survivors)};
     }
-    ASSIGN_OR_RETURN(Question question,
-                     QuestionFor(survivors, prefix_bits,
-                                 config_.widths[history.size()]));
+    ASSIGN_OR_RETURN(
+        Question question,
+        QuestionFor(survivors, prefix_bits, config_.widths[history.size()]));
     return ProgramStep{
         .round = ProgramRound{.questions = {std::move(question)}},
-        .result = {.summary = absl::StrCat(
-                       "round ", history.size() + 1, " of ", rounds,
-                       " extends ", survivors.size(), " prefixes of ",
-                       prefix_bits, " bits")}};
+        .result = {.summary =
+                       absl::StrCat("round ", history.size() + 1, " of ",
+                                    rounds, " extends ", survivors.size(),
+                                    " prefixes of ", prefix_bits, " bits")}};
   }
 
  private:
@@ -145,7 +145,8 @@ absl::StatusOr<HeavyHittersConfig> ReadConfig(ProgramParameters& params,
 absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateHeavyHittersProgram(
     const ProgramSpec& spec, const ProgramContext& context) {
   ProgramParameters params(spec.name, spec.parameters);
-  ASSIGN_OR_RETURN(HeavyHittersConfig config, ReadConfig(params, context.schema));
+  ASSIGN_OR_RETURN(HeavyHittersConfig config,
+                   ReadConfig(params, context.schema));
   RETURN_IF_ERROR(params.CheckAllUsed());
   return std::make_unique<HeavyHittersProgram>(context, std::move(config));
 }

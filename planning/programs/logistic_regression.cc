@@ -14,8 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "common/queries/query_expression.h"
 #include "common/base/status_macros.h"
+#include "common/queries/query_expression.h"
 #include "planning/programs/gradient_plan.h"
 #include "planning/programs/program_parameters.h"
 
@@ -65,7 +65,8 @@ QueryNode Scaled(const Feature& f) {
   return Add(Mul(Constant(f.scale), Field(f.field)), Constant(f.shift));
 }
 
-// θ·x̃ + b with the scaling folded in: Σ (θ_j·scale_j)·x_j + (b + Σ θ_j·shift_j).
+// θ·x̃ + b with the scaling folded in: Σ (θ_j·scale_j)·x_j + (b + Σ
+// θ_j·shift_j).
 QueryNode Margin(const Settings& s, const LogisticModel& m) {
   std::vector<QueryNode> terms;
   double intercept = m.bias;
@@ -88,8 +89,9 @@ absl::StatusOr<std::vector<Question>> GradientQuestions(
   const size_t begin = s.plan.BlockBegin(block), end = s.plan.BlockEnd(block);
   for (size_t j = begin; j < end; ++j) {
     QueryNode residual = Sub(Logistic(Margin(s, m)), Field(s.label));
-    QueryNode gradient = j == d ? std::move(residual)
-                                : Mul(std::move(residual), Scaled(s.features[j]));
+    QueryNode gradient = j == d
+                             ? std::move(residual)
+                             : Mul(std::move(residual), Scaled(s.features[j]));
     ASSIGN_OR_RETURN(
         Query query,
         Query::Create(Clamp(std::move(gradient), -s.clip, s.clip),
@@ -117,15 +119,15 @@ absl::StatusOr<std::vector<double>> GradientOf(
       }
     }
     if (e == nullptr) {
-      return absl::InternalError(absl::StrCat(
-          "logistic_regression: gradient step ", t + 1, " has no estimate for ",
-          id));
+      return absl::InternalError(
+          absl::StrCat("logistic_regression: gradient step ", t + 1,
+                       " has no estimate for ", id));
     }
     if (e->num_reports == 0 || !std::isfinite(e->value)) {
       return absl::FailedPreconditionError(absl::StrCat(
           "logistic_regression: gradient step ", t + 1, " got no reports for ",
-          id,
-          "; the population is too small for ", "rounds × (features + 1) "
+          id, "; the population is too small for ",
+          "rounds × (features + 1) "
           "questions — use fewer rounds or more agents"));
     }
     g[j] = e->value;
@@ -135,8 +137,8 @@ absl::StatusOr<std::vector<double>> GradientOf(
 
 void Step(const Settings& s, size_t t, const std::vector<double>& g,
           LogisticModel& m) {
-  const double eta = s.inverse_sqrt ? s.learning_rate / std::sqrt(t + 1.0)
-                                    : s.learning_rate;
+  const double eta =
+      s.inverse_sqrt ? s.learning_rate / std::sqrt(t + 1.0) : s.learning_rate;
   const size_t d = s.features.size();
   for (size_t j = 0; j < d; ++j) m.theta[j] -= eta * (g[j] + s.l2 * m.theta[j]);
   m.bias -= eta * g[d];
@@ -198,12 +200,11 @@ ProgramResult ResultOf(const Settings& s, const LogisticModel& iterate,
           : absl::StrFormat(
                 "after %d gradient steps: ‖ĝ‖ = %.4f, ‖θ_t‖ = %.3f; "
                 "released model = mean of the last %d iterates (‖θ̄‖ = %.3f)",
-                t, gradient_norm, Norm(iterate), average.count,
-                Norm(released));
+                t, gradient_norm, Norm(iterate), average.count, Norm(released));
   AddModel("theta", "bias", released, result);
   AddModel("iterate_theta", "iterate_bias", iterate, result);
-  result.values.push_back(
-      {.name = "averaged_iterates", .value = static_cast<double>(average.count)});
+  result.values.push_back({.name = "averaged_iterates",
+                           .value = static_cast<double>(average.count)});
   result.values.push_back(
       {.name = "gradient_steps", .value = static_cast<double>(t)});
   double raw_bias = released.bias;
@@ -300,8 +301,8 @@ absl::StatusOr<std::vector<Feature>> FeaturesOf(const std::string& list,
     }
     if (!(lo < hi)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "logistic_regression: feature \"", name,
-          "\" has an empty range [", lo, ", ", hi, "]; it carries no signal"));
+          "logistic_regression: feature \"", name, "\" has an empty range [",
+          lo, ", ", hi, "]; it carries no signal"));
     }
     features.push_back({.field = std::string(name),
                         .scale = 2 / (hi - lo),
@@ -309,10 +310,10 @@ absl::StatusOr<std::vector<Feature>> FeaturesOf(const std::string& list,
   }
   if (features.empty() ||
       features.size() > static_cast<size_t>(kMaxLogisticFeatures)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "logistic_regression: \"features\" must name 1 to ",
-        kMaxLogisticFeatures, " fields, comma-separated; got ",
-        features.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("logistic_regression: \"features\" must name 1 to ",
+                     kMaxLogisticFeatures, " fields, comma-separated; got ",
+                     features.size()));
   }
   return features;
 }
@@ -337,9 +338,9 @@ absl::StatusOr<LogisticModel> ModelNamed(const ProgramResult& result,
     }
   }
   if (std::find(found.begin(), found.end(), false) != found.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the result does not state ", theta_prefix, "[0..", num_features - 1,
-        "] and ", bias_name));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the result does not state ", theta_prefix, "[0..",
+                     num_features - 1, "] and ", bias_name));
   }
   return m;
 }
@@ -367,7 +368,8 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
   if (label == nullptr || label->kind != FieldKind::kBool) {
     return absl::InvalidArgumentError(absl::StrCat(
         "logistic_regression: \"label\" must name a bool field of the schema; "
-        "got \"", s.label, "\""));
+        "got \"",
+        s.label, "\""));
   }
   ASSIGN_OR_RETURN(const int64_t rounds, params.Int("rounds", 50, 1, 1000));
   s.rounds = static_cast<int>(rounds);
@@ -378,14 +380,15 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
   if (schedule != "constant" && schedule != "inverse_sqrt") {
     return absl::InvalidArgumentError(absl::StrCat(
         "logistic_regression: \"schedule\" must be \"constant\" or "
-        "\"inverse_sqrt\"; got \"", schedule, "\""));
+        "\"inverse_sqrt\"; got \"",
+        schedule, "\""));
   }
   s.inverse_sqrt = schedule == "inverse_sqrt";
   ASSIGN_OR_RETURN(const double average_tail,
                    params.Real("average_tail", 0.5, 0, 1));
   // The 1e-9 keeps e.g. 0.3·10 = 3.0000000000000004 from rounding up to 4.
-  s.averaged_rounds = std::max(
-      1, static_cast<int>(std::ceil(average_tail * s.rounds - 1e-9)));
+  s.averaged_rounds =
+      std::max(1, static_cast<int>(std::ceil(average_tail * s.rounds - 1e-9)));
   ASSIGN_OR_RETURN(s.clip, params.Real("clip", 0.25, 1e-6, 1));
   ASSIGN_OR_RETURN(s.radius, params.Real("radius", 20, 1e-6, 1e6));
   ASSIGN_OR_RETURN(s.l2, params.Real("l2", 0, 0, 100));
@@ -410,8 +413,8 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateLogisticRegressionProgram(
   // fails here, at creation, not in the middle of the study.
   for (int b = 0; b < s.plan.coordinates_per_agent; ++b) {
     RETURN_IF_ERROR(
-        GradientQuestions(
-            s, {.theta = std::vector<double>(s.features.size())}, context, b)
+        GradientQuestions(s, {.theta = std::vector<double>(s.features.size())},
+                          context, b)
             .status());
   }
   return std::make_unique<LogisticRegressionProgram>(context, std::move(s));

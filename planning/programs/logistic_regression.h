@@ -63,21 +63,19 @@
 // so far, or the current iterate before the window starts; "iterate_theta[j]"
 // and "iterate_bias", the current iterate θ_t; "averaged_iterates", how many
 // iterates the mean holds (0 before the window); "gradient_steps", t, the
-// steps taken so far (it stays the same over a step's k rounds). Plus "raw_theta[j]" and
-// "raw_bias", the released model on the raw (clamped) field values:
-// z = Σ raw_theta[j]·x_j + raw_bias.
+// steps taken so far (it stays the same over a step's k rounds). Plus
+// "raw_theta[j]" and "raw_bias", the released model on the raw (clamped) field
+// values: z = Σ raw_theta[j]·x_j + raw_bias.
 //
 // Parameters:
-//   features       comma-separated names of real or int fields (required, ≤ 128)
-//   label          a bool field, the class y (required)
-//   rounds         T, default 50, in [1, 1000]
-//   learning_rate  η, default 4, in (0, 1000]
-//   schedule       "constant" (default) or "inverse_sqrt" (η_t = η/√(t + 1))
-//   average_tail   share of the last iterates averaged, default 0.5, in [0, 1]
-//   clip           c, default 0.25, in (0, 1]
-//   radius         R, default 20, in (0, 1e6]
-//   l2             λ, default 0, in [0, 100] (not applied to the bias)
-//   coordinates_per_agent  k, "auto" (default: the planner's) or an
+//   features       comma-separated names of real or int fields (required, ≤
+//   128) label          a bool field, the class y (required) rounds         T,
+//   default 50, in [1, 1000] learning_rate  η, default 4, in (0, 1000] schedule
+//   "constant" (default) or "inverse_sqrt" (η_t = η/√(t + 1)) average_tail
+//   share of the last iterates averaged, default 0.5, in [0, 1] clip c, default
+//   0.25, in (0, 1] radius         R, default 20, in (0, 1e6] l2             λ,
+//   default 0, in [0, 100] (not applied to the bias) coordinates_per_agent  k,
+//   "auto" (default: the planner's) or an
 //                  integer in [1, min(d + 1, 16)]
 #ifndef LDP_PLANNING_PROGRAMS_LOGISTIC_REGRESSION_H_
 #define LDP_PLANNING_PROGRAMS_LOGISTIC_REGRESSION_H_

@@ -9,9 +9,9 @@
 #include "absl/random/distributions.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
 #include "common/queries/domain_encoding.h"
 #include "common/queries/query_expression.h"
-#include "common/base/status_macros.h"
 #include "planning/programs/program_parameters.h"
 
 namespace ldp {
@@ -40,8 +40,8 @@ absl::StatusOr<int> CheckSchema(const RecordSchema& schema) {
   const int d = static_cast<int>(x->bit_length);
   if (d > kMaxMaskedParityBits || i->int_lower != 0 || i->int_upper != d - 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "MASKED-PARITY needs \"i\" in [0, d − 1] for d = length of \"x\" = ",
-        d, " (at most ", kMaxMaskedParityBits, ")"));
+        "MASKED-PARITY needs \"i\" in [0, d − 1] for d = length of \"x\" = ", d,
+        " (at most ", kMaxMaskedParityBits, ")"));
   }
   return d;
 }
@@ -50,12 +50,12 @@ absl::StatusOr<int> CheckSchema(const RecordSchema& schema) {
 absl::StatusOr<Question> HistogramQuestionOf(const RecordSchema& schema,
                                              int64_t epsilon_nanos,
                                              int64_t weight) {
-  ASSIGN_OR_RETURN(DomainEncoding encoding,
-                   DomainEncoding::Create(
-                       ProductEncoding{.fields = {{.field = "i"},
-                                                  {.field = "b"},
-                                                  {.field = "y"}}},
-                       schema));
+  ASSIGN_OR_RETURN(
+      DomainEncoding encoding,
+      DomainEncoding::Create(
+          ProductEncoding{
+              .fields = {{.field = "i"}, {.field = "b"}, {.field = "y"}}},
+          schema));
   return Question{.id = kHistogramId,
                   .kind = HistogramQuestion{.encoding = std::move(encoding)},
                   .epsilon_nanos = epsilon_nanos,
@@ -98,10 +98,11 @@ ProgramResult ResultOf(const std::vector<bool>& r, std::optional<bool> a,
                                 a.has_value() ? absl::StrCat(", a = ", *a) : "",
                                 "; ", detail);
   for (size_t i = 0; i < r.size(); ++i) {
-    result.values.push_back({.name = absl::StrCat("r[", i, "]"),
-                             .value = r[i] ? 1.0 : 0.0});
+    result.values.push_back(
+        {.name = absl::StrCat("r[", i, "]"), .value = r[i] ? 1.0 : 0.0});
   }
-  if (a.has_value()) result.values.push_back({.name = "a", .value = *a ? 1.0 : 0.0});
+  if (a.has_value())
+    result.values.push_back({.name = "a", .value = *a ? 1.0 : 0.0});
   return result;
 }
 
@@ -114,26 +115,29 @@ struct InteractiveOptions {
 
 class MaskedParityProgram final : public AnalystProgram {
  public:
-  MaskedParityProgram(ProgramContext context, int d,
-                      InteractiveOptions options)
+  MaskedParityProgram(ProgramContext context, int d, InteractiveOptions options)
       : context_(std::move(context)), d_(d), options_(options) {}
 
   std::vector<ScheduledRound> Schedule() const override {
-    const AgentSlice first = options_.reuse_agents
-                                 ? AgentSlice{}
-                                 : AgentSlice{.begin = 0, .end = options_.share};
+    const AgentSlice first =
+        options_.reuse_agents ? AgentSlice{}
+                              : AgentSlice{.begin = 0, .end = options_.share};
     const AgentSlice second =
         options_.reuse_agents ? AgentSlice{}
                               : AgentSlice{.begin = options_.share, .end = 1};
-    return {{.name = "learn r", .slice = first, .epsilon_nanos = options_.epsilon1},
-            {.name = "learn a", .slice = second, .epsilon_nanos = options_.epsilon2}};
+    return {
+        {.name = "learn r", .slice = first, .epsilon_nanos = options_.epsilon1},
+        {.name = "learn a",
+         .slice = second,
+         .epsilon_nanos = options_.epsilon2}};
   }
 
   absl::StatusOr<ProgramStep> Next(
       absl::Span<const RoundAnswers> history) const override {
     const int64_t eps = history.empty() ? options_.epsilon1 : options_.epsilon2;
     if (history.empty()) {
-      ASSIGN_OR_RETURN(Question q, HistogramQuestionOf(context_.schema, eps, 0));
+      ASSIGN_OR_RETURN(Question q,
+                       HistogramQuestionOf(context_.schema, eps, 0));
       return ProgramStep{.round = ProgramRound{.questions = {std::move(q)}},
                          .result = {.summary = "round 1 asks for r"}};
     }
@@ -145,31 +149,32 @@ class MaskedParityProgram final : public AnalystProgram {
       // φ = (b = 0) · (2·[y ≠ ⟨r̂, x⟩] − 1): mean (2a − 1)/2 when r̂ = r.
       ASSIGN_OR_RETURN(
           Query query,
-          Query::Create(IfThenElse(Field("b"), Constant(0),
-                                   Sub(Mul(Constant(2),
-                                           Ne(Field("y"), MaskedParity("x", r))),
-                                       Constant(1))),
-                        {.lower = -1, .upper = 1}, context_.schema));
+          Query::Create(
+              IfThenElse(
+                  Field("b"), Constant(0),
+                  Sub(Mul(Constant(2), Ne(Field("y"), MaskedParity("x", r))),
+                      Constant(1))),
+              {.lower = -1, .upper = 1}, context_.schema));
       Question q{.id = kMaskId,
                  .kind = StatisticalQueryQuestion{.query = std::move(query)},
                  .epsilon_nanos = eps};
       return ProgramStep{.round = ProgramRound{.questions = {std::move(q)}},
                          .result = ResultOf(r, std::nullopt, margin)};
     }
-    const auto* mask = history[1].answers.empty()
-                           ? nullptr
-                           : std::get_if<ScalarEstimate>(
-                                 &history[1].answers[0].estimate);
+    const auto* mask =
+        history[1].answers.empty()
+            ? nullptr
+            : std::get_if<ScalarEstimate>(&history[1].answers[0].estimate);
     if (mask == nullptr) {
       return absl::InternalError("MASKED-PARITY: round 2 has no mask query");
     }
     const bool a = mask->value > 0;
     ProgramResult result = ResultOf(
         r, a,
-        absl::StrFormat("%s; mask query %.4f ± %.4f (SE), |mean|/SE = %.1f",
-                        margin, mask->value, mask->standard_error,
-                        std::abs(mask->value) /
-                            std::max(mask->standard_error, 1e-300)));
+        absl::StrFormat(
+            "%s; mask query %.4f ± %.4f (SE), |mean|/SE = %.1f", margin,
+            mask->value, mask->standard_error,
+            std::abs(mask->value) / std::max(mask->standard_error, 1e-300)));
     result.values.push_back({.name = "mask_query",
                              .value = mask->value,
                              .interval = mask->interval});
@@ -184,8 +189,8 @@ class MaskedParityProgram final : public AnalystProgram {
 
 class NoninteractiveMaskedParityProgram final : public AnalystProgram {
  public:
-  NoninteractiveMaskedParityProgram(ProgramContext context, int d,
-                                    double share, int parity_bits)
+  NoninteractiveMaskedParityProgram(ProgramContext context, int d, double share,
+                                    int parity_bits)
       : context_(std::move(context)),
         d_(d),
         share_(share),
@@ -209,11 +214,11 @@ class NoninteractiveMaskedParityProgram final : public AnalystProgram {
       // v = Σ_{j < bits} x_j 2^j + y·2^bits: the (x, y) item.
       std::vector<QueryNode> terms;
       for (int j = 0; j < bits_; ++j) {
-        terms.push_back(IfThenElse(BitAt("x", j), Constant(std::ldexp(1, j)),
-                                   Constant(0)));
+        terms.push_back(
+            IfThenElse(BitAt("x", j), Constant(std::ldexp(1, j)), Constant(0)));
       }
-      terms.push_back(IfThenElse(Field("y"), Constant(std::ldexp(1, bits_)),
-                                 Constant(0)));
+      terms.push_back(
+          IfThenElse(Field("y"), Constant(std::ldexp(1, bits_)), Constant(0)));
       while (terms.size() > 1) {  // balanced, to stay within the depth limit
         std::vector<QueryNode> next;
         for (size_t k = 0; k + 1 < terms.size(); k += 2) {
@@ -223,22 +228,23 @@ class NoninteractiveMaskedParityProgram final : public AnalystProgram {
         terms = std::move(next);
       }
       const uint32_t n_items = uint32_t{2} << bits_;
-      ASSIGN_OR_RETURN(Query value,
-                       Query::Create(std::move(terms[0]),
-                                     {.lower = 0, .upper = n_items - 1.0},
-                                     context_.schema));
+      ASSIGN_OR_RETURN(
+          Query value,
+          Query::Create(std::move(terms[0]),
+                        {.lower = 0, .upper = n_items - 1.0}, context_.schema));
       ASSIGN_OR_RETURN(
           DomainEncoding encoding,
-          DomainEncoding::Create(
-              QueryValueEncoding{.query = std::move(value),
-                                 .domain_size = n_items},
-              context_.schema));
+          DomainEncoding::Create(QueryValueEncoding{.query = std::move(value),
+                                                    .domain_size = n_items},
+                                 context_.schema));
       Question parity{
           .id = kParityId,
-          .kind = HistogramQuestion{
-              .encoding = std::move(encoding),
-              .oracle = FrequencyOracleSpec{
-                  .kind = FrequencyOracleKind::kHadamardResponse}},
+          .kind =
+              HistogramQuestion{
+                  .encoding = std::move(encoding),
+                  .oracle =
+                      FrequencyOracleSpec{
+                          .kind = FrequencyOracleKind::kHadamardResponse}},
           .epsilon_nanos = eps,
           .target_reports = w2};
       return ProgramStep{
@@ -374,8 +380,10 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateMaskedParityProgram(
   ASSIGN_OR_RETURN(options.share, Share(params));
   // ε per round in units of ε, default the whole cap.
   const double cap = context.epsilon_cap_nanos / 1e9;
-  ASSIGN_OR_RETURN(const double e1, params.Real("round1_epsilon", cap, 1e-9, 1e6));
-  ASSIGN_OR_RETURN(const double e2, params.Real("round2_epsilon", cap, 1e-9, 1e6));
+  ASSIGN_OR_RETURN(const double e1,
+                   params.Real("round1_epsilon", cap, 1e-9, 1e6));
+  ASSIGN_OR_RETURN(const double e2,
+                   params.Real("round2_epsilon", cap, 1e-9, 1e6));
   ASSIGN_OR_RETURN(const int64_t reuse, params.Int("reuse_agents", 0, 0, 1));
   RETURN_IF_ERROR(params.CheckAllUsed());
   options.epsilon1 = std::llround(e1 * 1e9);

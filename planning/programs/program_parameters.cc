@@ -58,10 +58,9 @@ absl::Status ProgramParameters::CheckAllUsed() const {
     if (!used_.contains(name)) unknown.push_back(name);
   }
   if (unknown.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("program ", program_, " has no parameter(s) ",
-                   absl::StrJoin(unknown, ", "), "; known: ",
-                   absl::StrJoin(used_, ", ")));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "program ", program_, " has no parameter(s) ",
+      absl::StrJoin(unknown, ", "), "; known: ", absl::StrJoin(used_, ", ")));
 }
 
 }  // namespace ldp

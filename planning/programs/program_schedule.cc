@@ -79,9 +79,8 @@ absl::Status CheckSchedule(absl::Span<const ScheduledRound> schedule,
         // Saturate: a sum past the cap is refused anyway.
         total = std::min<int64_t>(total, INT64_MAX - round.epsilon_nanos) +
                 round.epsilon_nanos;
-        names.push_back(absl::StrCat(r + 1, " (\"", round.name,
-                                     "\", ε=", EpsilonText(round.epsilon_nanos),
-                                     ")"));
+        names.push_back(absl::StrCat(r + 1, " (\"", round.name, "\", ε=",
+                                     EpsilonText(round.epsilon_nanos), ")"));
       }
     }
     if (total > cap_nanos) {

@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/real/real_mechanism_factory.h"
 #include "common/base/status_macros.h"
+#include "common/mechanisms/real/real_mechanism_factory.h"
 
 namespace ldp {
 namespace {
@@ -36,9 +36,8 @@ absl::StatusOr<SqMechanismChoice> ChooseScalarMechanism(
   std::optional<SqMechanismChoice> best;
   for (RealMechanismKind kind : kAllKinds) {
     ASSIGN_OR_RETURN(auto mechanism,
-                     CreateRealMechanism({.kind = kind,
-                                          .epsilon = epsilon,
-                                          .bound = bound}));
+                     CreateRealMechanism(
+                         {.kind = kind, .epsilon = epsilon, .bound = bound}));
     SqMechanismChoice candidate{
         .kind = kind, .mechanism_variance = mechanism->WorstCaseVariance()};
     for (int j = 0; j <= kVarianceGridSteps; ++j) {

@@ -40,10 +40,10 @@ struct SqMechanismChoice {
 };
 
 // The kind minimizing `criterion` at (ε, b), among all kinds
-// common/mechanisms/real/real_mechanism_factory.h builds (with their default parameters, as
-// the planner builds them); ties go to the earlier kind in the order
-// discrete Laplace, Duchi, piecewise, hybrid. InvalidArgument for ε ≤ 0 or
-// b ≤ 0.
+// common/mechanisms/real/real_mechanism_factory.h builds (with their default
+// parameters, as the planner builds them); ties go to the earlier kind in the
+// order discrete Laplace, Duchi, piecewise, hybrid. InvalidArgument for ε ≤ 0
+// or b ≤ 0.
 absl::StatusOr<SqMechanismChoice> ChooseScalarMechanism(
     double epsilon, double bound, MechanismCriterion criterion);
 

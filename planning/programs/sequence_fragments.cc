@@ -10,10 +10,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/queries/domain_encoding.h"
-#include "common/mechanisms/frequency/pairwise_hash.h"
-#include "common/queries/query_expression.h"
 #include "common/base/status_macros.h"
+#include "common/mechanisms/frequency/pairwise_hash.h"
+#include "common/queries/domain_encoding.h"
+#include "common/queries/query_expression.h"
 #include "planning/programs/bit_candidates.h"
 #include "planning/programs/program_parameters.h"
 

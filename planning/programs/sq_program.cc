@@ -10,9 +10,9 @@
 #include "absl/memory/memory.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/base/status_macros.h"
 #include "common/estimation/confidence_interval.h"
 #include "common/estimation/sample_size.h"
-#include "common/base/status_macros.h"
 #include "common/tasks/study_spec.h"
 #include "common/tasks/task.h"
 
@@ -179,9 +179,9 @@ absl::StatusOr<std::unique_ptr<SqProgram>> SqProgram::Create(
     return absl::InvalidArgumentError("SqProgram needs an SQ algorithm");
   }
   if (context.epsilon_cap_nanos <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SqProgram needs a cap > 0, got ", context.epsilon_cap_nanos,
-        " nano-ε"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("SqProgram needs a cap > 0, got ",
+                     context.epsilon_cap_nanos, " nano-ε"));
   }
   const double epsilon = EpsilonOf(context);
   std::vector<std::vector<SqRequest>> plan = algorithm->Plan();
@@ -195,17 +195,17 @@ absl::StatusOr<std::unique_ptr<SqProgram>> SqProgram::Create(
     const std::vector<SqRequest>& requests = plan[k];
     if (requests.empty() ||
         requests.size() > static_cast<size_t>(kMaxQuestionsPerRound)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "batch ", k + 1, " of the SQ plan has ", requests.size(),
-          " queries; a round takes 1 to ", kMaxQuestionsPerRound));
+      return absl::InvalidArgumentError(
+          absl::StrCat("batch ", k + 1, " of the SQ plan has ", requests.size(),
+                       " queries; a round takes 1 to ", kMaxQuestionsPerRound));
     }
     Batch batch;
     absl::flat_hash_set<std::string> ids;
     for (const SqRequest& request : requests) {
       if (!ids.insert(request.id).second) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "batch ", k + 1, " of the SQ plan repeats query id \"", request.id,
-            "\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat("batch ", k + 1, " of the SQ plan repeats query id \"",
+                         request.id, "\""));
       }
       ASSIGN_OR_RETURN(const SqMechanismChoice choice,
                        choices.For(request.query));
@@ -230,9 +230,10 @@ absl::StatusOr<std::unique_ptr<SqProgram>> SqProgram::Create(
                    : static_cast<double>(after) / static_cast<double>(total)};
     if (!(batches[k].slice.begin < batches[k].slice.end)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "batch ", k + 1, " of the SQ plan needs too small a share of the "
-          "population to get its own slice (", batches[k].total_reports_needed,
-          " of ", total, " reports)"));
+          "batch ", k + 1,
+          " of the SQ plan needs too small a share of the "
+          "population to get its own slice (",
+          batches[k].total_reports_needed, " of ", total, " reports)"));
     }
     before = after;
   }
@@ -292,9 +293,9 @@ absl::StatusOr<ProgramRound> SqProgram::RoundOf(
   for (size_t i = 0; i < batch.size(); ++i) {
     round.questions.push_back(
         {.id = batch[i].id,
-         .kind = StatisticalQueryQuestion{
-             .query = batch[i].query,
-             .mechanism = batches_[k].mechanisms[i].kind},
+         .kind = StatisticalQueryQuestion{.query = batch[i].query,
+                                          .mechanism =
+                                              batches_[k].mechanisms[i].kind},
          .epsilon_nanos = context_.epsilon_cap_nanos,
          .target_reports = batches_[k].reports_needed[i]});
   }
@@ -320,8 +321,8 @@ absl::StatusOr<ProgramResult> SqProgram::FinalResult(
   result.summary += ")";
   result.values.push_back({.name = "predicted_agents",
                            .value = static_cast<double>(predicted_agents_)});
-  result.values.push_back(
-      {.name = "answers_missing_tolerance", .value = static_cast<double>(misses)});
+  result.values.push_back({.name = "answers_missing_tolerance",
+                           .value = static_cast<double>(misses)});
   return result;
 }
 
@@ -335,11 +336,10 @@ absl::StatusOr<ProgramStep> SqProgram::Next(
                      algorithm_->NextBatch(answers));
     if (!batch.empty()) {
       ASSIGN_OR_RETURN(ProgramRound round, RoundOf(k, batch));
-      return ProgramStep{
-          .round = std::move(round),
-          .result = {.summary = absl::StrFormat(
-                         "SQ batch %d of at most %d: %d queries", k + 1,
-                         plan_.size(), batch.size())}};
+      return ProgramStep{.round = std::move(round),
+                         .result = {.summary = absl::StrFormat(
+                                        "SQ batch %d of at most %d: %d queries",
+                                        k + 1, plan_.size(), batch.size())}};
     }
   }
   ASSIGN_OR_RETURN(ProgramResult result, FinalResult(answers));

@@ -12,10 +12,10 @@
 // at the full cap ε, so the schedule fits the cap whatever the answers are).
 // Every query gets the scalar mechanism whose per-report variance is lowest
 // at that ε (ChooseSqMechanism, scalar_mechanism_choice.h), and as many
-// agents as the variance-based planner (common/estimation/sample_size.h) says it needs
-// for its (τ, β): slice widths and per-query target_reports are proportional
-// to those needs, so a population of PredictedAgents() agents gives each
-// query about what it needs.
+// agents as the variance-based planner (common/estimation/sample_size.h) says
+// it needs for its (τ, β): slice widths and per-query target_reports are
+// proportional to those needs, so a population of PredictedAgents() agents
+// gives each query about what it needs.
 //
 // Because the schedule must be fixed before any report, an algorithm states
 // up front every batch it may ask (Plan): how many queries, each with its
@@ -33,8 +33,8 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "common/estimation/estimate.h"
-#include "common/queries/query_expression.h"
 #include "common/mechanisms/real/real_mechanism.h"
+#include "common/queries/query_expression.h"
 #include "planning/programs/analyst_program.h"
 #include "planning/programs/scalar_mechanism_choice.h"
 
@@ -122,9 +122,8 @@ class SqProgram final : public AnalystProgram {
 
  private:
   SqProgram(std::unique_ptr<const SqAlgorithm> algorithm,
-            ProgramContext context,
-            std::vector<std::vector<SqRequest>> plan, std::vector<Batch> batches,
-            int64_t predicted_agents)
+            ProgramContext context, std::vector<std::vector<SqRequest>> plan,
+            std::vector<Batch> batches, int64_t predicted_agents)
       : algorithm_(std::move(algorithm)),
         context_(std::move(context)),
         plan_(std::move(plan)),

@@ -25,8 +25,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/queries/query_expression.h"
 #include "common/base/status_macros.h"
+#include "common/queries/query_expression.h"
 #include "planning/programs/program_parameters.h"
 
 namespace ldp {
@@ -55,15 +55,17 @@ absl::StatusOr<ThresholdConfig> ParseConfig(const ProgramSpec& spec,
   ASSIGN_OR_RETURN(config.feature, params.String("feature", "x"));
   ASSIGN_OR_RETURN(config.label, params.String("label", "y"));
   ASSIGN_OR_RETURN(config.accuracy, params.Real("accuracy", 0.1, 1e-4, 0.5));
-  const double default_beta =
-      std::clamp(1 - context.confidence, 1e-12, 0.5);
-  ASSIGN_OR_RETURN(config.failure_probability,
-                   params.Real("failure_probability", default_beta, 1e-12, 0.5));
+  const double default_beta = std::clamp(1 - context.confidence, 1e-12, 0.5);
+  ASSIGN_OR_RETURN(
+      config.failure_probability,
+      params.Real("failure_probability", default_beta, 1e-12, 0.5));
   ASSIGN_OR_RETURN(const std::string mode, params.String("mode", "adaptive"));
   if (mode != "adaptive" && mode != "nonadaptive") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        spec.name, ": parameter \"mode\" must be \"adaptive\" or "
-                   "\"nonadaptive\", got \"", mode, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.name,
+                     ": parameter \"mode\" must be \"adaptive\" or "
+                     "\"nonadaptive\", got \"",
+                     mode, "\""));
   }
   config.adaptive = mode == "adaptive";
   RETURN_IF_ERROR(params.CheckAllUsed());
@@ -81,10 +83,10 @@ absl::StatusOr<ThresholdConfig> ParseConfig(const ProgramSpec& spec,
         "\" must be a bool field of the schema (set parameter \"label\")"));
   }
   if (x->int_upper - x->int_lower + 1 > kMaxThresholdDomainSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        spec.name, ": the feature \"", config.feature, "\" has ",
-        x->int_upper - x->int_lower + 1, " values; at most ",
-        kMaxThresholdDomainSize, " are supported"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.name, ": the feature \"", config.feature, "\" has ",
+                     x->int_upper - x->int_lower + 1, " values; at most ",
+                     kMaxThresholdDomainSize, " are supported"));
   }
   config.lower = x->int_lower;
   config.upper = x->int_upper;
@@ -123,16 +125,16 @@ class AdaptiveThresholdSq final : public SqAlgorithm {
       ThresholdConfig config) {
     const int rounds = std::max(1, CeilLog2(config.num_candidates()));
     // Counts, (τ, β) and range are final; φ is a placeholder of that range.
-    ASSIGN_OR_RETURN(Query placeholder,
-                     Query::Create(Constant(0), {.lower = 0, .upper = 1},
-                                   config.schema));
+    ASSIGN_OR_RETURN(
+        Query placeholder,
+        Query::Create(Constant(0), {.lower = 0, .upper = 1}, config.schema));
     std::vector<std::vector<SqRequest>> plan;
     for (int k = 0; k < rounds; ++k) {
-      plan.push_back({{.id = absl::StrCat("round ", k + 1),
-                       .query = placeholder,
-                       .tolerance = config.tolerance(),
-                       .failure_probability =
-                           config.failure_probability / rounds}});
+      plan.push_back(
+          {{.id = absl::StrCat("round ", k + 1),
+            .query = placeholder,
+            .tolerance = config.tolerance(),
+            .failure_probability = config.failure_probability / rounds}});
     }
     return std::unique_ptr<const SqAlgorithm>(
         new AdaptiveThresholdSq(std::move(config), std::move(plan)));
@@ -145,11 +147,10 @@ class AdaptiveThresholdSq final : public SqAlgorithm {
     const Bracket b = Search(answers);
     if (b.hi - b.lo <= 1) return std::vector<SqRequest>{};
     const int64_t m = b.lo + (b.hi - b.lo) / 2;
-    ASSIGN_OR_RETURN(
-        Query query,
-        Query::Create(And(Lt(Field(config_.feature), Constant(m)),
-                          Field(config_.label)),
-                      {.lower = 0, .upper = 1}, config_.schema));
+    ASSIGN_OR_RETURN(Query query,
+                     Query::Create(And(Lt(Field(config_.feature), Constant(m)),
+                                       Field(config_.label)),
+                                   {.lower = 0, .upper = 1}, config_.schema));
     const SqRequest& planned = plan_[answers.size()].front();
     return std::vector<SqRequest>{
         {.id = absl::StrCat("Pr[x<", m, ",y=1]"),
@@ -215,16 +216,15 @@ class NonadaptiveThresholdSq final : public SqAlgorithm {
     const int64_t m = config.num_candidates();
     std::vector<SqRequest> batch;
     for (int64_t t = config.lower; t <= config.upper + 1; ++t) {
-      ASSIGN_OR_RETURN(
-          Query query,
-          Query::Create(Ne(Field(config.label),
-                           Ge(Field(config.feature), Constant(t))),
-                        {.lower = 0, .upper = 1}, config.schema));
+      ASSIGN_OR_RETURN(Query query,
+                       Query::Create(Ne(Field(config.label),
+                                        Ge(Field(config.feature), Constant(t))),
+                                     {.lower = 0, .upper = 1}, config.schema));
       batch.push_back({.id = absl::StrCat("err(", t, ")"),
                        .query = std::move(query),
                        .tolerance = config.tolerance(),
-                       .failure_probability =
-                           config.failure_probability / static_cast<double>(m)});
+                       .failure_probability = config.failure_probability /
+                                              static_cast<double>(m)});
     }
     return std::unique_ptr<const SqAlgorithm>(
         new NonadaptiveThresholdSq(std::move(config), {std::move(batch)}));
@@ -245,9 +245,9 @@ class NonadaptiveThresholdSq final : public SqAlgorithm {
     }
     const std::vector<SqAnswer>& errors = answers.front();
     if (errors.size() != plan_.front().size()) {
-      return absl::InternalError(absl::StrCat(
-          "threshold learner: expected ", plan_.front().size(),
-          " error estimates, got ", errors.size()));
+      return absl::InternalError(
+          absl::StrCat("threshold learner: expected ", plan_.front().size(),
+                       " error estimates, got ", errors.size()));
     }
     size_t best = 0;  // ties go to the smallest t
     for (size_t i = 1; i < errors.size(); ++i) {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/queries/domain_encoding.h"
 #include "common/base/status_macros.h"
+#include "common/queries/domain_encoding.h"
 #include "planning/programs/bit_candidates.h"
 #include "planning/programs/program_parameters.h"
 

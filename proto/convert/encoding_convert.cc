@@ -23,7 +23,8 @@ void FieldToProto(const FieldEncoding& field, v1::FieldEncoding* proto) {
 
 // The candidate count is checked before any is decoded, so a hostile
 // message cannot make us build a huge table; the rest is Create's job.
-absl::StatusOr<PrefixEncoding> PrefixFromProto(const v1::PrefixEncoding& proto) {
+absl::StatusOr<PrefixEncoding> PrefixFromProto(
+    const v1::PrefixEncoding& proto) {
   if (proto.candidates_size() > static_cast<int>(kMaxPrefixCandidates)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "prefix encoding has ", proto.candidates_size(),
@@ -33,10 +34,9 @@ absl::StatusOr<PrefixEncoding> PrefixFromProto(const v1::PrefixEncoding& proto) 
                         .prefix_bits = proto.prefix_bits(),
                         .extension_bits = proto.extension_bits()};
   for (int c = 0; c < proto.candidates_size(); ++c) {
-    ASSIGN_OR_RETURN(
-        std::vector<bool> bits,
-        BitsFromProto(proto.candidates(c),
-                      absl::StrCat("prefix.candidates[", c, "]")));
+    ASSIGN_OR_RETURN(std::vector<bool> bits,
+                     BitsFromProto(proto.candidates(c),
+                                   absl::StrCat("prefix.candidates[", c, "]")));
     prefix.candidates.push_back(std::move(bits));
   }
   return prefix;

@@ -8,8 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 
 namespace ldp {
 namespace {
@@ -125,10 +125,10 @@ absl::Status CheckWorkloadArrays(const v1::WorkloadEstimate& proto) {
     RETURN_IF_ERROR(
         CheckStandardError(proto.standard_errors(j), "standard_errors"));
     if (!(proto.band_lower(j) <= proto.band_upper(j))) {
-      return Invalid("band", absl::StrCat("of query ", j,
-                                          " must have lower <= upper, got [",
-                                          proto.band_lower(j), ", ",
-                                          proto.band_upper(j), "]"));
+      return Invalid(
+          "band",
+          absl::StrCat("of query ", j, " must have lower <= upper, got [",
+                       proto.band_lower(j), ", ", proto.band_upper(j), "]"));
     }
   }
   for (double a : proto.consistent_answers()) {
@@ -292,13 +292,14 @@ absl::StatusOr<WorkloadRelease> WorkloadEstimateFromProto(
   RETURN_IF_ERROR(CheckNonNegative(proto.band_z(), "band_z"));
   RETURN_IF_ERROR(CheckNonNegative(proto.predicted_v_max(), "predicted_v_max"));
   RETURN_IF_ERROR(CheckNonNegative(proto.predicted_v_avg(), "predicted_v_avg"));
-  RETURN_IF_ERROR(CheckNonNegative(proto.best_fixed_v_max(), "best_fixed_v_max"));
+  RETURN_IF_ERROR(
+      CheckNonNegative(proto.best_fixed_v_max(), "best_fixed_v_max"));
   RETURN_IF_ERROR(CheckNonNegative(proto.gamma2_lower(), "gamma2_lower"));
   RETURN_IF_ERROR(CheckNonNegative(proto.gamma2_upper(), "gamma2_upper"));
   if (proto.gamma2_lower() > proto.gamma2_upper()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "gamma2_lower (", proto.gamma2_lower(), ") exceeds gamma2_upper (",
-        proto.gamma2_upper(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("gamma2_lower (", proto.gamma2_lower(),
+                     ") exceeds gamma2_upper (", proto.gamma2_upper(), ")"));
   }
   WorkloadRelease release;
   WorkloadAnswer& a = release.answer;

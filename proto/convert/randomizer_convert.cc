@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/frequency/hadamard_subspaces.h"
 #include "common/base/status_macros.h"
+#include "common/mechanisms/frequency/hadamard_subspaces.h"
 #include "common/tasks/task.h"
 
 namespace ldp {
@@ -174,10 +174,9 @@ absl::StatusOr<StrategySpec> StrategyFromProto(const Wire& proto) {
                      " values; at most ", kMaxLevelWeights, " are allowed"));
   }
   if (static_cast<uint64_t>(wire.matrix_size()) > kMaxStrategyMatrixEntries) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("strategy.matrix has ", wire.matrix_size(),
-                     " values; at most ", kMaxStrategyMatrixEntries,
-                     " are allowed"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "strategy.matrix has ", wire.matrix_size(), " values; at most ",
+        kMaxStrategyMatrixEntries, " are allowed"));
   }
   for (double w : wire.level_weights()) {
     if (!std::isfinite(w)) {

@@ -36,9 +36,10 @@ absl::StatusOr<SubsetReport> SubsetFromProto(const v1::SubsetPayload& proto) {
 absl::StatusOr<BitVectorReport> BitVectorFromProto(const v1::BitVector& proto,
                                                    const char* what) {
   if (proto.bit_length() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": bit_length is 0; a report's bit vector has exactly its "
-              "task's number of bits"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what,
+                     ": bit_length is 0; a report's bit vector has exactly its "
+                     "task's number of bits"));
   }
   ASSIGN_OR_RETURN(std::vector<uint64_t> words, WordsFromProto(proto, what));
   return BitVectorReport{.words = std::move(words),
@@ -146,7 +147,8 @@ absl::StatusOr<ReportPayload> PayloadFromProto(const v1::Report& proto) {
     return ReportPayload(ScalarReport{.level = proto.scalar().level()});
   }
   if (proto.payload_case() == v1::Report::kWorkload) {
-    ASSIGN_OR_RETURN(WorkloadReport report, WorkloadFromProto(proto.workload()));
+    ASSIGN_OR_RETURN(WorkloadReport report,
+                     WorkloadFromProto(proto.workload()));
     return ReportPayload(std::move(report));
   }
   ASSIGN_OR_RETURN(FrequencyReport report, FrequencyFromProto(proto));

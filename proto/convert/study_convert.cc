@@ -13,8 +13,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/stubs/common.h"
 #include "proto/convert/deterministic_bytes.h"
@@ -182,13 +182,15 @@ absl::Status CheckStringsAreUtf8(const google::protobuf::Message& message,
   for (const FieldDescriptor* field : fields) {
     const std::string where =
         path.empty() ? field->name() : absl::StrCat(path, ".", field->name());
-    const int n = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+    const int n =
+        field->is_repeated() ? reflection->FieldSize(message, field) : 1;
     for (int i = 0; i < n; ++i) {
       if (field->type() == FieldDescriptor::TYPE_STRING) {
         std::string scratch;
         const std::string& value =
             field->is_repeated()
-                ? reflection->GetRepeatedStringReference(message, field, i, &scratch)
+                ? reflection->GetRepeatedStringReference(message, field, i,
+                                                         &scratch)
                 : reflection->GetStringReference(message, field, &scratch);
         if (!google::protobuf::internal::IsStructurallyValidUTF8(
                 value.data(), static_cast<int>(value.size()))) {
@@ -197,8 +199,9 @@ absl::Status CheckStringsAreUtf8(const google::protobuf::Message& message,
         }
       } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
         RETURN_IF_ERROR(CheckStringsAreUtf8(
-            field->is_repeated() ? reflection->GetRepeatedMessage(message, field, i)
-                                 : reflection->GetMessage(message, field),
+            field->is_repeated()
+                ? reflection->GetRepeatedMessage(message, field, i)
+                : reflection->GetMessage(message, field),
             where));
       }
     }

@@ -61,10 +61,10 @@ absl::StatusOr<ProgramSpec> ProgramSpecFromProto(
 
 // InvalidArgument unless: a valid schema; 0 < epsilon_cap_nanos ≤ 2^63 − 1;
 // mode NONINTERACTIVE or INTERACTIVE; valid questions (above; none for an
-// INTERACTIVE study, whose program asks them); a valid program if any; confidence 0
-// or in (0, 1); quorum fits int64; display_name ≤ kMaxDisplayNameLength
-// bytes; deadline (if set) a valid Timestamp; every string valid UTF-8 (else
-// the stored bytes could not be parsed back).
+// INTERACTIVE study, whose program asks them); a valid program if any;
+// confidence 0 or in (0, 1); quorum fits int64; display_name ≤
+// kMaxDisplayNameLength bytes; deadline (if set) a valid Timestamp; every
+// string valid UTF-8 (else the stored bytes could not be parsed back).
 absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto);
 // Overwrites `proto` (no deadline: see above).
 void ToProto(const StudySpec& spec, v1::StudySpec* proto);

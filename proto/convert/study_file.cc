@@ -23,8 +23,9 @@ absl::StatusOr<v1::StudySpec> ReadStudySpecFile(const std::string& path) {
   }
   if (!google::protobuf::TextFormat::ParseFromString(text, &spec)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        path, " is not an ldp.v1.StudySpec in text format (see the parser "
-              "messages above; use a .json name for JSON)"));
+        path,
+        " is not an ldp.v1.StudySpec in text format (see the parser "
+        "messages above; use a .json name for JSON)"));
   }
   return spec;
 }

@@ -51,10 +51,9 @@ absl::StatusOr<TaskQuestion> EncodingTaskFromProto(
                    EncodingFromProto(proto.encoding(), schema));
   const uint32_t stated = proto.randomizer().domain_size();
   if (stated != encoding.domain_size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("randomizer.domain_size is ", stated,
-                     " but the encoding's domain has ", encoding.domain_size(),
-                     " items; they must be equal"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "randomizer.domain_size is ", stated, " but the encoding's domain has ",
+        encoding.domain_size(), " items; they must be equal"));
   }
   if (const auto* strategy = std::get_if<StrategySpec>(&randomizer.mechanism)) {
     return TaskQuestion(

@@ -30,9 +30,8 @@ absl::StatusOr<UploadBatch> DecodeUploadBatch(
   UploadBatch batch;
   batch.entries.reserve(request.reports_size());
   for (const v1::Report& wire : request.reports()) {
-    UploadBatch::Entry& entry = batch.entries.emplace_back(
-        UploadBatch::Entry{.report_id = wire.report_id(),
-                           .report = absl::UnknownError("unset")});
+    UploadBatch::Entry& entry = batch.entries.emplace_back(UploadBatch::Entry{
+        .report_id = wire.report_id(), .report = absl::UnknownError("unset")});
     if (wire.agent_id() != agent_id) {
       entry.report = absl::PermissionDeniedError(
           absl::StrCat("report names agent ", wire.agent_id(),

@@ -15,8 +15,8 @@ namespace {
 
 using ::google::protobuf::Descriptor;
 using ::google::protobuf::FieldDescriptor;
-using ::google::protobuf::io::CodedInputStream;
 using ::google::protobuf::internal::WireFormatLite;
+using ::google::protobuf::io::CodedInputStream;
 
 CodedInputStream Stream(std::string_view bytes) {
   return CodedInputStream(reinterpret_cast<const uint8_t*>(bytes.data()),
@@ -137,7 +137,8 @@ std::optional<uint64_t> TopLevelVarint(std::string_view bytes,
     const uint32_t tag = in.ReadTag();
     if (tag == 0) return std::nullopt;
     if (WireFormatLite::GetTagFieldNumber(tag) == field_number &&
-        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT) {
+        WireFormatLite::GetTagWireType(tag) ==
+            WireFormatLite::WIRETYPE_VARINT) {
       uint64_t value = 0;
       if (!in.ReadVarint64(&value)) return std::nullopt;
       return value;

@@ -50,10 +50,9 @@ absl::StatusOr<uint32_t> BoolFieldCount(const DomainEncoding& encoding,
     }
   }
   if (fields.size() > kMaxWorkloadBits) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("marginal and parity workloads read at most ",
-                     kMaxWorkloadBits, " bool fields, the encoding has ",
-                     fields.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "marginal and parity workloads read at most ", kMaxWorkloadBits,
+        " bool fields, the encoding has ", fields.size()));
   }
   return static_cast<uint32_t>(fields.size());
 }
@@ -93,7 +92,8 @@ absl::Status CheckCustomDataAbsent(const v1::Workload& proto) {
 absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::Workload& proto,
                                            const DomainEncoding& encoding,
                                            const RecordSchema& schema) {
-  ASSIGN_OR_RETURN(const WorkloadKind kind, WorkloadKindFromProto(proto.kind()));
+  ASSIGN_OR_RETURN(const WorkloadKind kind,
+                   WorkloadKindFromProto(proto.kind()));
   WorkloadSpec spec{.kind = kind, .order = proto.order()};
   const uint32_t n = encoding.domain_size();
   if (IsBitWorkload(kind)) {
@@ -115,10 +115,10 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::Workload& proto,
           "workload.num_bits is for MARGINALS and PARITIES only");
     }
     if (proto.domain_size() != 0 && proto.domain_size() != n) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "workload.domain_size is ", proto.domain_size(),
-          " but the encoding's domain has ", n,
-          " items; leave it 0 or make them equal"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("workload.domain_size is ", proto.domain_size(),
+                       " but the encoding's domain has ", n,
+                       " items; leave it 0 or make them equal"));
     }
     if (n > kMaxWorkloadDomainSize) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -144,9 +144,9 @@ absl::StatusOr<WorkloadSpec> SpecFromProto(const v1::Workload& proto,
   }
   if (static_cast<uint64_t>(proto.dense_size()) > kMaxCustomWorkloadEntries ||
       static_cast<uint64_t>(proto.sparse_size()) > kMaxCustomWorkloadEntries) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a CUSTOM workload has at most ", kMaxCustomWorkloadEntries,
-        " entries"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("a CUSTOM workload has at most ",
+                     kMaxCustomWorkloadEntries, " entries"));
   }
   spec.num_queries = proto.num_queries();
   spec.dense.assign(proto.dense().begin(), proto.dense().end());
@@ -181,8 +181,7 @@ absl::StatusOr<std::optional<StrategyChoice>> ChoiceFromProto(
   return StrategyChoice{.kind = *kind, .branching = b};
 }
 
-absl::Status CheckRandomizer(const v1::RandomizerSpec& randomizer,
-                             uint32_t n) {
+absl::Status CheckRandomizer(const v1::RandomizerSpec& randomizer, uint32_t n) {
   if (randomizer.mechanism_case() != v1::RandomizerSpec::MECHANISM_NOT_SET) {
     return absl::InvalidArgumentError(
         "a workload question takes its strategy from workload.strategy; "
@@ -263,7 +262,8 @@ absl::StatusOr<WorkloadQuestion> WorkloadQuestionFromProto(
     return absl::InvalidArgumentError(
         absl::StrCat("workload: ", checked.status().message()));
   }
-  ASSIGN_OR_RETURN(std::optional<StrategyChoice> choice, ChoiceFromProto(proto));
+  ASSIGN_OR_RETURN(std::optional<StrategyChoice> choice,
+                   ChoiceFromProto(proto));
   return WorkloadQuestion{.encoding = std::move(encoding),
                           .workload = std::move(spec),
                           .strategy = choice,

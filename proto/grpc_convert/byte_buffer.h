@@ -24,7 +24,8 @@ absl::Status ParseByteBuffer(const grpc::ByteBuffer& buffer,
                              google::protobuf::Message& message);
 
 // `message`, serialized deterministically, as a one-slice buffer.
-grpc::ByteBuffer MessageToByteBuffer(const google::protobuf::MessageLite& message);
+grpc::ByteBuffer MessageToByteBuffer(
+    const google::protobuf::MessageLite& message);
 
 }  // namespace ldp
 

@@ -22,8 +22,8 @@ namespace {
 class WithoutBuilderPlugins : public grpc::ServerBuilderOption {
  public:
   void UpdateArguments(grpc::ChannelArguments* /*args*/) override {}
-  void UpdatePlugins(
-      std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>*
+                         plugins) override {
     plugins->clear();
   }
 };
@@ -47,7 +47,8 @@ void RefusePortSharing(grpc::ServerBuilder& builder) {
 }
 
 absl::StatusOr<std::unique_ptr<HealthListener>> StartHealthListener(
-    const std::string& listen, int port, const std::vector<std::string>& names) {
+    const std::string& listen, int port,
+    const std::vector<std::string>& names) {
   auto listener = std::make_unique<HealthListener>();
   grpc::ServerBuilder builder;
   builder.SetOption(std::make_unique<WithoutBuilderPlugins>());
@@ -57,8 +58,9 @@ absl::StatusOr<std::unique_ptr<HealthListener>> StartHealthListener(
                            grpc::InsecureServerCredentials(), &listener->port);
   listener->server = builder.BuildAndStart();
   if (listener->server == nullptr || listener->port == 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on ", listen, ":", port, " for --health_port (in use?)"));
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", listen, ":",
+                                               port,
+                                               " for --health_port (in use?)"));
   }
   MarkServing(*listener->server, names);
   return listener;
@@ -78,7 +80,8 @@ void DrainAndShutdown(grpc::Server& server, grpc::Server* health_server,
     // other signal) just waits on.
     if (sigtimedwait(&signals, nullptr, &timeout) >= 0) break;
   }
-  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(5);
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::seconds(5);
   server.Shutdown(deadline);
   // Last, so that probes keep seeing NOT_SERVING until the main port is shut.
   if (health_server != nullptr) health_server->Shutdown(deadline);

@@ -15,9 +15,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "common/base/host_address.h"  // IsLoopback, which the config rules use
-#include "server/telemetry/event_log.h"
-#include "server/grpc/tls_credentials.h"
 #include "server/grpc/rate_limiter.h"
+#include "server/grpc/tls_credentials.h"
+#include "server/telemetry/event_log.h"
 
 namespace ldp {
 

@@ -12,19 +12,19 @@
 #include "common/base/status_macros.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
-#include "server/core/aggregator.h"
 #include "server/app/health_listener.h"
 #include "server/app/server_tokens.h"
-#include "server/telemetry/event_log.h"
+#include "server/core/aggregator.h"
+#include "server/core/round_closer.h"
 #include "server/grpc/agent_service.h"
 #include "server/grpc/analyst_service.h"
+#include "server/grpc/rate_limiter.h"
 #include "server/grpc/relay_service.h"
 #include "server/grpc/tls_credentials.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/store/postgres/postgres_store.h"
-#include "server/grpc/rate_limiter.h"
-#include "server/core/round_closer.h"
 #include "server/store/sqlite/sqlite_store.h"
+#include "server/telemetry/event_log.h"
 
 namespace ldp {
 namespace {
@@ -122,9 +122,10 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> StartGrpc(
 absl::StatusOr<std::unique_ptr<HealthListener>> StartHealth(
     const ServerConfig& config) {
   if (config.health_port < 0) return nullptr;
-  ASSIGN_OR_RETURN(std::unique_ptr<HealthListener> health,
-                   StartHealthListener(config.listen, config.health_port,
-                                       HealthServiceNames(config.relay_service)));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<HealthListener> health,
+      StartHealthListener(config.listen, config.health_port,
+                          HealthServiceNames(config.relay_service)));
   WritePortFile(config.health_port_file, health->port);
   std::printf("ldp-server: grpc.health.v1 (plaintext) on port %d\n",
               health->port);
@@ -154,10 +155,10 @@ void AwaitSignal(const ServerConfig& config, const sigset_t& signals,
                  EventLog& event_log) {
   int received = 0;
   sigwait(&signals, &received);
-  std::printf("ldp-server: signal %d, draining for %lld s (health "
-              "NOT_SERVING; signal again to stop now), then shutting down\n",
-              received,
-              static_cast<long long>(absl::ToInt64Seconds(config.drain)));
+  std::printf(
+      "ldp-server: signal %d, draining for %lld s (health "
+      "NOT_SERVING; signal again to stop now), then shutting down\n",
+      received, static_cast<long long>(absl::ToInt64Seconds(config.drain)));
   std::fflush(stdout);
   event_log.Write(LogLevel::kInfo, "server_stopping",
                   {{"signal", absl::StrCat(received)}});
@@ -188,7 +189,8 @@ absl::Status RunServer(const ServerConfig& config, const sigset_t& signals) {
   WritePortFile(config.port_file, port);
   Announce(config, port, metrics == nullptr ? 0 : metrics->port(), event_log);
   // Rounds close at their deadline even when no analyst is watching.
-  auto closer = std::make_unique<RoundCloser>(aggregator.get(), absl::Seconds(1));
+  auto closer =
+      std::make_unique<RoundCloser>(aggregator.get(), absl::Seconds(1));
   AwaitSignal(config, signals, event_log);
   DrainAndShutdown(*server, health == nullptr ? nullptr : health->server.get(),
                    signals, config.drain);

@@ -12,8 +12,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/base/file_text.h"
-#include "common/crypto/secure_random.h"
 #include "common/base/status_macros.h"
+#include "common/crypto/secure_random.h"
 #include "server/store/postgres/postgres_store.h"
 
 namespace ldp {
@@ -28,13 +28,17 @@ absl::StatusOr<std::string> ReadToken(const std::string& path,
 // A fresh 32-byte random token, hex encoded, written with mode 0600. O_EXCL:
 // a token another process wrote meanwhile is never overwritten.
 absl::StatusOr<std::string> CreateToken(const std::string& path) {
-  ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random, SecureRandom::Create());
+  ASSIGN_OR_RETURN(std::unique_ptr<SecureRandom> random,
+                   SecureRandom::Create());
   std::string token;
-  for (int i = 0; i < 4; ++i) absl::StrAppendFormat(&token, "%016x", (*random)());
+  for (int i = 0; i < 4; ++i)
+    absl::StrAppendFormat(&token, "%016x", (*random)());
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return absl::PermissionDeniedError(absl::StrCat("cannot create ", path));
+  if (fd < 0)
+    return absl::PermissionDeniedError(absl::StrCat("cannot create ", path));
   const std::string line = token + "\n";
-  const bool ok = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+  const bool ok = write(fd, line.data(), line.size()) ==
+                      static_cast<ssize_t>(line.size()) &&
                   fsync(fd) == 0;
   close(fd);
   if (!ok) return absl::InternalError(absl::StrCat("cannot write ", path));

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "server/core/aggregator_options.h"
 #include "server/app/server_config.h"
+#include "server/core/aggregator_options.h"
 
 namespace ldp {
 

@@ -34,10 +34,10 @@ class EnrollJob final : public CommitJob {
  public:
   // `rows` (non-empty) share one enrollment batch; tokens[i] is rows[i]'s.
   // max_agents: the batch's quota (0 = none), for a store that counts it.
-  EnrollJob(AgentRegistry* registry, std::vector<AgentRow> rows,
-            std::vector<std::string> tokens, int64_t max_agents,
-            absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
-                done)
+  EnrollJob(
+      AgentRegistry* registry, std::vector<AgentRow> rows,
+      std::vector<std::string> tokens, int64_t max_agents,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done)
       : registry_(registry),
         rows_(std::move(rows)),
         tokens_(std::move(tokens)),
@@ -186,8 +186,7 @@ absl::StatusOr<int64_t> AgentRegistry::ReserveEnrollment(
   return quota.max_agents;
 }
 
-void AgentRegistry::ReleaseEnrollment(const std::string& batch,
-                                      int64_t count) {
+void AgentRegistry::ReleaseEnrollment(const std::string& batch, int64_t count) {
   if (batch.empty()) return;
   absl::MutexLock lock(&enrollment_mutex_);
   auto it = enrollment_batches_.find(batch);
@@ -261,13 +260,12 @@ void AgentRegistry::EnrollManyAsync(
   if (!first.ok() || *first + count - 1 > kMaxAgentId) {
     ReleaseEnrollment(batch, count);
     return refuse(
-        first.ok()
-            ? absl::ResourceExhaustedError("the server has enrolled the "
-                                           "largest number of agents it "
-                                           "supports")
-            : absl::UnavailableError(absl::StrCat(
-                  "cannot reserve agent ids (", first.status().message(),
-                  "); retry")));
+        first.ok() ? absl::ResourceExhaustedError("the server has enrolled the "
+                                                  "largest number of agents it "
+                                                  "supports")
+                   : absl::UnavailableError(
+                         absl::StrCat("cannot reserve agent ids (",
+                                      first.status().message(), "); retry")));
   }
   std::vector<std::string> tokens;
   std::vector<AgentRow> rows = IssueCredentials(*first, count, batch, tokens);
@@ -319,9 +317,9 @@ absl::StatusOr<bool> AgentRegistry::Knows(uint64_t agent_id) {
   absl::StatusOr<std::optional<AgentRow>> row =
       context_.store.FindAgent(agent_id);
   if (!row.ok()) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot look the agent up in the database (", row.status().message(),
-        "); retry"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot look the agent up in the database (",
+                     row.status().message(), "); retry"));
   }
   if (!row->has_value()) return false;
   directory_.Add((*row)->agent_id, (*row)->credential_hash);

@@ -24,8 +24,8 @@
 #include "absl/synchronization/mutex.h"
 #include "common/crypto/secure_random.h"
 #include "server/core/agent_directory.h"
-#include "server/core/aggregator_types.h"
 #include "server/core/aggregator_context.h"
+#include "server/core/aggregator_types.h"
 
 namespace ldp {
 

@@ -10,12 +10,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 #include "server/core/aggregator_impl.h"
 #include "server/core/credential.h"
-#include "server/store/study_codec.h"
 #include "server/core/task_id.h"
+#include "server/store/study_codec.h"
 
 namespace ldp {
 namespace {
@@ -103,16 +103,20 @@ absl::Status ValidateOptions(const AggregatorOptions& options) {
         " characters, got ", options.analyst_token.size()));
   }
   absl::flat_hash_set<std::string_view> tokens;
-  if (!options.enrollment_token.empty()) tokens.insert(options.enrollment_token);
+  if (!options.enrollment_token.empty())
+    tokens.insert(options.enrollment_token);
   for (const EnrollmentQuota& quota : options.enrollment_quotas) {
     if (quota.token.empty() || quota.max_agents < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "every enrollment quota needs a non-empty token and max_agents >= 1, got ",
-          quota.max_agents, " agents for a token of ", quota.token.size(), " characters"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("every enrollment quota needs a non-empty token and "
+                       "max_agents >= 1, got ",
+                       quota.max_agents, " agents for a token of ",
+                       quota.token.size(), " characters"));
     }
     if (!tokens.insert(quota.token).second) {
       return absl::InvalidArgumentError(
-          "an enrollment token is listed twice; each token must have one quota");
+          "an enrollment token is listed twice; each token must have one "
+          "quota");
     }
   }
   if (options.follow_interval <= absl::ZeroDuration()) {
@@ -267,7 +271,6 @@ StudyInfo InfoOf(const StudyRuntime& study) {
 }
 
 }  // namespace
-
 
 absl::StatusOr<std::shared_ptr<StudyRuntime>> Aggregator::Impl::NewStudy(
     StudySpec spec, std::string request_id) {
@@ -436,10 +439,10 @@ absl::StatusOr<Enrollment> Aggregator::Enroll(
   absl::StatusOr<Enrollment> result;
   absl::Notification done;
   impl_->agents().EnrollAsync(enrollment_token,
-                     [&](absl::StatusOr<Enrollment> enrollment) {
-                       result = std::move(enrollment);
-                       done.Notify();
-                     });
+                              [&](absl::StatusOr<Enrollment> enrollment) {
+                                result = std::move(enrollment);
+                                done.Notify();
+                              });
   done.WaitForNotification();
   return result;
 }
@@ -553,7 +556,8 @@ AggregatorStats Aggregator::Impl::Stats() const {
                                                   : out.studies_closed);
     out.reports_stored += study->num_reports.load(std::memory_order_relaxed);
     for (const auto& round : study->Rounds()) {
-      ++(round->state() == RoundState::kOpen ? out.rounds_open : out.rounds_closed);
+      ++(round->state() == RoundState::kOpen ? out.rounds_open
+                                             : out.rounds_closed);
     }
   }
   return out;

@@ -15,9 +15,9 @@
 #include "absl/status/status.h"
 #include "server/core/aggregator_options.h"
 #include "server/core/commit_queue.h"
+#include "server/store/store.h"
 #include "server/telemetry/event_log.h"
 #include "server/telemetry/server_stats.h"
-#include "server/store/store.h"
 
 namespace ldp {
 

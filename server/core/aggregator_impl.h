@@ -31,9 +31,9 @@
 #include "server/core/report_ingest.h"
 #include "server/core/restore.h"
 #include "server/core/round_lifecycle.h"
-#include "server/telemetry/server_stats.h"
 #include "server/core/store_follower.h"
 #include "server/core/study_registry.h"
+#include "server/telemetry/server_stats.h"
 
 namespace ldp {
 
@@ -50,8 +50,7 @@ class Aggregator::Impl {
 
   // The analysts' study calls (aggregator.cc); contracts in aggregator.h.
   absl::Status AuthenticateAnalyst(std::string_view token) const;
-  absl::StatusOr<StudyInfo> CreateStudy(StudySpec spec,
-                                        std::string request_id);
+  absl::StatusOr<StudyInfo> CreateStudy(StudySpec spec, std::string request_id);
   absl::StatusOr<StudyInfo> GetStudy(uint64_t study_id);
   StudyPage ListStudies(int page_size, uint64_t page_start);
   absl::StatusOr<RoundEstimates> GetEstimates(uint64_t study_id,

@@ -21,15 +21,15 @@
 #include "common/base/clock.h"
 #include "common/estimation/consistency.h"
 #include "common/estimation/estimate.h"
+#include "common/task_estimation/task_estimate.h"
 #include "common/tasks/study_spec.h"
 #include "common/tasks/task.h"
-#include "common/task_estimation/task_estimate.h"
 #include "common/tasks/task_mechanism.h"
+#include "planning/planner.h"
 #include "server/core/commit_queue.h"
+#include "server/store/store.h"
 #include "server/telemetry/event_log.h"
 #include "server/telemetry/server_stats.h"
-#include "planning/planner.h"
-#include "server/store/store.h"
 
 namespace ldp {
 
@@ -152,7 +152,7 @@ struct AggregatorStats {
   int64_t agents_enrolled = 0;  // in the store, including earlier runs
   int64_t reports_stored = 0;   // over all studies
   CommitQueueStats commits{};
-  int64_t queued_writes = 0;    // waiting for a commit now
+  int64_t queued_writes = 0;  // waiting for a commit now
 };
 
 }  // namespace ldp

@@ -96,7 +96,8 @@ void CommitQueue::Run() {
 }
 
 void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
-  const absl::Time started = clock_ != nullptr ? clock_->Now() : absl::InfinitePast();
+  const absl::Time started =
+      clock_ != nullptr ? clock_->Now() : absl::InfinitePast();
   absl::Status status = store_->Transact([&](StoreTransaction& transaction) {
     for (auto& job : group) {
       absl::Status applied = job->Apply(transaction);
@@ -104,7 +105,8 @@ void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
     }
     return absl::OkStatus();
   });
-  if (clock_ != nullptr && observe_commit_) observe_commit_(clock_->Now() - started);
+  if (clock_ != nullptr && observe_commit_)
+    observe_commit_(clock_->Now() - started);
   const bool isolate = !status.ok() && group.size() > 1;
   {
     // Before any Finish, so a completed caller sees its own commit counted.

@@ -1,7 +1,6 @@
 // Bearer credentials; see the header.
 #include "server/core/credential.h"
 
-
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -40,9 +39,10 @@ constexpr uint64_t AtMost(uint64_t x, uint64_t n) {
 void DecodeEightDigits(const unsigned char* in, char* out, uint64_t& invalid) {
   uint64_t x;  // the first digit in the low byte
   std::memcpy(&x, in, sizeof(x));
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-  const uint64_t hex = (AtLeast(x, '0') & AtMost(x, '9')) |
-                       (AtLeast(x, 'a') & AtMost(x, 'f'));
+  if constexpr (std::endian::native == std::endian::big)
+    x = __builtin_bswap64(x);
+  const uint64_t hex =
+      (AtLeast(x, '0') & AtMost(x, '9')) | (AtLeast(x, 'a') & AtMost(x, 'f'));
   invalid |= (x & kHigh) | (hex ^ kHigh);
   // A digit's value: its low nibble, plus 9 for a letter (bit 6 set).
   const uint64_t v = (x & (0x0F * kOnes)) + 9 * ((x >> 6) & kOnes);
@@ -122,7 +122,8 @@ absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {
   }
   if (parsed.agent_id == 0) return Malformed();
   std::array<char, kSecretBytes> secret;
-  const auto* hex = reinterpret_cast<const unsigned char*>(token.data() + dot + 1);
+  const auto* hex =
+      reinterpret_cast<const unsigned char*>(token.data() + dot + 1);
   uint64_t invalid = 0;  // checked once, after every digit
   for (size_t i = 0; i < kSecretBytes / 4; ++i) {
     DecodeEightDigits(hex + 8 * i, secret.data() + 4 * i, invalid);

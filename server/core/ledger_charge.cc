@@ -15,10 +15,10 @@ int64_t LedgerCharge(const RoundRuntime& round, int question, uint64_t agent_id,
   int64_t answered = 0;
   for (const RoundRuntime::Asking& asking : earlier) {
     const RoundRuntime& where = asking.round != nullptr ? *asking.round : round;
-    const uint64_t task_id = PackTaskId({.round_id = where.round_id(),
-                                         .agent_id = agent_id,
-                                         .question = static_cast<uint32_t>(
-                                             asking.question)});
+    const uint64_t task_id =
+        PackTaskId({.round_id = where.round_id(),
+                    .agent_id = agent_id,
+                    .question = static_cast<uint32_t>(asking.question)});
     if (where.HasReport(task_id) || in_batch(task_id)) ++answered;
   }
   if (answered == 0) return charge;

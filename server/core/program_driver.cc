@@ -50,12 +50,12 @@ absl::Status ProgramDriver::LoadProgram(StudyRuntime& study) const {
   if (!spec.program.has_value()) {
     return absl::InvalidArgumentError("interactive study without a program");
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<AnalystProgram> program,
-                   CreateAnalystProgram(
-                       *spec.program,
-                       {.schema = spec.schema,
-                        .epsilon_cap_nanos = spec.epsilon_cap_nanos,
-                        .confidence = spec.confidence}));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<AnalystProgram> program,
+      CreateAnalystProgram(*spec.program,
+                           {.schema = spec.schema,
+                            .epsilon_cap_nanos = spec.epsilon_cap_nanos,
+                            .confidence = spec.confidence}));
   study.schedule = program->Schedule();
   study.program = std::move(program);
   return absl::OkStatus();
@@ -97,10 +97,10 @@ absl::StatusOr<RoundPlan> ProgramDriver::PlanProgramRound(
         absl::StrCat("the analyst program asks for round ", index + 1,
                      " but scheduled only ", study.schedule.size()));
   }
-  ASSIGN_OR_RETURN(RoundPlan plan,
-                   RoundPlan::CreateForProgram(*study.spec, round,
-                                               study.schedule[index],
-                                               options_.strategy_planner));
+  ASSIGN_OR_RETURN(
+      RoundPlan plan,
+      RoundPlan::CreateForProgram(*study.spec, round, study.schedule[index],
+                                  options_.strategy_planner));
   plan.set_questions_bytes(EncodeQuestions(round.questions));
   return plan;
 }
@@ -145,8 +145,8 @@ void ProgramDriver::RecomputeResult(StudyRuntime& study) const {
   const size_t closed = study.state.load() == StudyState::kActive
                             ? rounds.size() - 1
                             : rounds.size();
-  absl::StatusOr<ProgramStep> step = study.program->Next(
-      History(rounds, closed, study.spec->confidence));
+  absl::StatusOr<ProgramStep> step =
+      study.program->Next(History(rounds, closed, study.spec->confidence));
   if (!step.ok()) {
     study.SetResult(FailedProgramResult(step.status()), true);
     return;

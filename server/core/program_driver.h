@@ -15,9 +15,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "server/core/aggregator_options.h"
 #include "planning/planner.h"
 #include "planning/programs/analyst_program.h"
+#include "server/core/aggregator_options.h"
 #include "server/core/study_registry.h"
 
 namespace ldp {

@@ -16,8 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "server/core/ledger_charge.h"
-#include "server/store/storage_codec.h"
 #include "server/core/task_id.h"
+#include "server/store/storage_codec.h"
 
 namespace ldp {
 
@@ -49,8 +49,7 @@ class UploadJob final : public CommitJob {
   std::vector<absl::Status>& statuses() { return statuses_; }
   std::vector<PendingReport>& pending() { return pending_; }
   void CompleteNow() {
-    context().stats.RecordUpload(statuses_,
-                                 context().clock().Now() - started_);
+    context().stats.RecordUpload(statuses_, context().clock().Now() - started_);
     std::move(done_)(std::move(statuses_));
   }
 
@@ -80,20 +79,22 @@ class UploadJob final : public CommitJob {
     }
     std::vector<AppendResult> results(rows.size());
     RETURN_IF_ERROR(transaction.AppendReports(rows, absl::MakeSpan(results)));
-    for (size_t i = 0; i < admitted.size(); ++i) admitted[i]->result = results[i];
+    for (size_t i = 0; i < admitted.size(); ++i)
+      admitted[i]->result = results[i];
     return absl::OkStatus();
   }
 
   void Finish(const absl::Status& commit_status) override {
     if (!commit_status.ok()) {
       context().Log(LogLevel::kWarning, "store_commit_failed",
-                 {{"job", "upload"},
-                  {"reports", absl::StrCat(pending_.size())},
-                  {"error", std::string(commit_status.message())}});
+                    {{"job", "upload"},
+                     {"reports", absl::StrCat(pending_.size())},
+                     {"error", std::string(commit_status.message())}});
     }
     for (PendingReport& p : pending_) {
       statuses_[p.index] = Complete(p, commit_status);
-      if (statuses_[p.index].ok() && p.result.outcome == AppendOutcome::kStored) {
+      if (statuses_[p.index].ok() &&
+          p.result.outcome == AppendOutcome::kStored) {
         context().stats.AddCharged(p.row.epsilon_nanos);
       }
     }
@@ -212,8 +213,9 @@ absl::StatusOr<std::vector<TaskAssignment>> ReportIngest::GetTasks(
   return tasks;
 }
 
-absl::StatusOr<RoundEntry> ReportIngest::AdmitTask(
-    uint64_t agent_id, uint64_t task_id, RoundEntry& cache) const {
+absl::StatusOr<RoundEntry> ReportIngest::AdmitTask(uint64_t agent_id,
+                                                   uint64_t task_id,
+                                                   RoundEntry& cache) const {
   const TaskKey key = UnpackTaskId(task_id);
   // Another agent's task gets exactly the answer an unknown task gets, and
   // before any lookup: a caller must not learn which agent ids are enrolled.
@@ -264,9 +266,9 @@ void ReportIngest::UploadAsync(
   const absl::Time now = context_.clock().Now();
   RoundEntry cache;
   for (size_t i = 0; i < reports.size(); ++i) {
-    absl::Status status = AdmitReport(reports[i].agent_id,
-                                      std::move(reports[i].report), now, cache,
-                                      job->pending());
+    absl::Status status =
+        AdmitReport(reports[i].agent_id, std::move(reports[i].report), now,
+                    cache, job->pending());
     if (!status.ok()) {
       job->statuses()[i] = std::move(status);
     } else {
@@ -307,14 +309,14 @@ absl::Status ReportIngest::AdmitReport(
            .agent_id = agent_id,
            .report_id = report.report_id,
            .payload = EncodePayload(report.payload),
-           .epsilon_nanos = LedgerCharge(
-               round, q, agent_id,
-               [&pending](uint64_t id) {
-                 return std::any_of(pending.begin(), pending.end(),
-                                    [id](const PendingReport& p) {
-                                      return p.row.task_id == id;
-                                    });
-               }),
+           .epsilon_nanos = LedgerCharge(round, q, agent_id,
+                                         [&pending](uint64_t id) {
+                                           return std::any_of(
+                                               pending.begin(), pending.end(),
+                                               [id](const PendingReport& p) {
+                                                 return p.row.task_id == id;
+                                               });
+                                         }),
            .cap_nanos = entry.study->spec->epsilon_cap_nanos,
            .received_at = now};
   p.payload = std::move(report.payload);

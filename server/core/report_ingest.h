@@ -19,8 +19,8 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "server/core/agent_registry.h"
-#include "server/core/aggregator_types.h"
 #include "server/core/aggregator_context.h"
+#include "server/core/aggregator_types.h"
 #include "server/core/round_lifecycle.h"
 #include "server/core/study_registry.h"
 
@@ -34,7 +34,10 @@ class ReportIngest {
   // Everything passed outlives this.
   ReportIngest(const AggregatorContext& context, const StudyRegistry& studies,
                const AgentRegistry& agents, RoundLifecycle& rounds)
-      : context_(context), studies_(studies), agents_(agents), rounds_(rounds) {}
+      : context_(context),
+        studies_(studies),
+        agents_(agents),
+        rounds_(rounds) {}
   ReportIngest(const ReportIngest&) = delete;
   ReportIngest& operator=(const ReportIngest&) = delete;
 
@@ -68,8 +71,8 @@ class ReportIngest {
                                        RoundEntry& cache) const;
   // AdmitTask, then the payload's validity and the ledger charge; OK means
   // the report was added to `pending`.
-  absl::Status AdmitReport(uint64_t agent_id, TaskReport report,
-                           absl::Time now, RoundEntry& cache,
+  absl::Status AdmitReport(uint64_t agent_id, TaskReport report, absl::Time now,
+                           RoundEntry& cache,
                            std::vector<PendingReport>& pending) const;
 
   const AggregatorContext& context_;

@@ -15,10 +15,14 @@ namespace {
 // For the round_closed event.
 std::string_view CloseReason(RoundState state) {
   switch (state) {
-    case RoundState::kOpen: return "open";
-    case RoundState::kClosedQuorum: return "quorum";
-    case RoundState::kClosedDeadline: return "deadline";
-    case RoundState::kClosedEarly: return "early";
+    case RoundState::kOpen:
+      return "open";
+    case RoundState::kClosedQuorum:
+      return "quorum";
+    case RoundState::kClosedDeadline:
+      return "deadline";
+    case RoundState::kClosedEarly:
+      return "early";
   }
   return "unknown";
 }

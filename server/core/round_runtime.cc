@@ -46,7 +46,8 @@ void RoundRuntime::LinkEarlierAskings(
   // holds itself only through `questions_`, which it owns.
   for (int q = 0; q < num_questions(); ++q) {
     for (int e = 0; e < q; ++e) {
-      if (fingerprint(e) == fingerprint(q)) questions_[q]->earlier.push_back({nullptr, e});
+      if (fingerprint(e) == fingerprint(q))
+        questions_[q]->earlier.push_back({nullptr, e});
     }
   }
 }
@@ -98,10 +99,9 @@ TaskEstimate RoundRuntime::Estimate(int q, double confidence) const {
     n = question.accumulator.num_reports();
   }
   return workload.estimator->Estimate(
-      Eigen::Map<const Eigen::VectorXd>(y_hat.data(),
-                                        static_cast<Eigen::Index>(y_hat.size())),
-      n, confidence,
-                                      workload.consistency);
+      Eigen::Map<const Eigen::VectorXd>(
+          y_hat.data(), static_cast<Eigen::Index>(y_hat.size())),
+      n, confidence, workload.consistency);
 }
 
 }  // namespace ldp

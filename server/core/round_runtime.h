@@ -21,12 +21,12 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "common/tasks/study_spec.h"
 #include "common/task_estimation/task_accumulator.h"
+#include "common/tasks/study_spec.h"
 #include "common/tasks/task_mechanism.h"
 #include "planning/planner.h"
-#include "server/store/store.h"
 #include "server/core/task_id_set.h"
+#include "server/store/store.h"
 
 namespace ldp {
 
@@ -87,7 +87,9 @@ class RoundRuntime {
     std::shared_ptr<const RoundRuntime> round;  // null: this round
     int question = 0;
   };
-  const std::string& fingerprint(int q) const { return questions_[q]->fingerprint; }
+  const std::string& fingerprint(int q) const {
+    return questions_[q]->fingerprint;
+  }
   // Where this study asked question q before: earlier rounds, and earlier
   // questions of this round. Set by LinkEarlierAskings before the round is
   // published, read-only after.

@@ -67,8 +67,7 @@ absl::Status StoreFollower::CatchUp(bool with_ledger) {
   absl::Status status = Follow(with_ledger);
   if (status.ok()) return status;
   return absl::UnavailableError(absl::StrCat(
-      "cannot read what other servers stored (", status.message(),
-      "); retry"));
+      "cannot read what other servers stored (", status.message(), "); retry"));
 }
 
 absl::Status StoreFollower::FollowStudiesAndRounds() {
@@ -120,9 +119,9 @@ absl::StatusOr<std::vector<RoundEntry>> StoreFollower::FollowRounds(
     std::shared_ptr<StudyRuntime> study =
         is_fresh ? it->second : studies_.FindStudy(row.study_id);
     if (study == nullptr) {
-      return absl::DataLossError(absl::StrCat(
-          "stored round ", row.round_id, " names study ", row.study_id,
-          " that is not stored"));
+      return absl::DataLossError(absl::StrCat("stored round ", row.round_id,
+                                              " names study ", row.study_id,
+                                              " that is not stored"));
     }
     ASSIGN_OR_RETURN(std::shared_ptr<RoundRuntime> round,
                      restorer_.RoundFromRow(*study, row));

@@ -14,8 +14,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "common/base/status_macros.h"
-#include "server/store/storage_codec.h"
 #include "server/core/task_id.h"
+#include "server/store/storage_codec.h"
 
 namespace ldp {
 

@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "proto/convert/upload_batch.h"
 #include "proto/grpc_convert/byte_buffer.h"
 #include "proto/grpc_convert/grpc_status.h"
-#include "proto/convert/upload_batch.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"
 #include "server/grpc/ledger_proto.h"
@@ -20,13 +20,15 @@ namespace {
 // Reads batches one at a time, as raw bytes parsed here: a message that is
 // not an UploadReportsRequest ends the stream with INVALID_ARGUMENT. Each
 // batch is committed (group commit across all streams) before the next is
-// read, so acks are final and in order. Each batch costs the agent one rate-limit token; a batch over the limit ends
-// the stream with RESOURCE_EXHAUSTED, and the agent resends the unacked
-// reports later (identical retries are never charged twice).
+// read, so acks are final and in order. Each batch costs the agent one
+// rate-limit token; a batch over the limit ends the stream with
+// RESOURCE_EXHAUSTED, and the agent resends the unacked reports later
+// (identical retries are never charged twice).
 class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
  public:
   UploadReactor(Aggregator* aggregator, uint64_t agent_id, RateLimiter* limiter,
-                grpc::CallbackServerContext* context, grpc::ByteBuffer* response)
+                grpc::CallbackServerContext* context,
+                grpc::ByteBuffer* response)
       : aggregator_(aggregator),
         agent_id_(agent_id),
         limiter_(limiter),
@@ -84,8 +86,8 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
     }
     aggregator_->UploadReportsAsync(
         agent_id_, std::move(reports),
-        [this, ack_index = std::move(ack_index)](
-            std::vector<absl::Status> statuses) {
+        [this,
+         ack_index = std::move(ack_index)](std::vector<absl::Status> statuses) {
           for (size_t i = 0; i < statuses.size() && i < ack_index.size(); ++i) {
             SetAck(statuses[i], acks_.mutable_acks(ack_index[i]));
           }
@@ -95,7 +97,7 @@ class UploadReactor final : public grpc::ServerReadReactor<grpc::ByteBuffer> {
 
   Aggregator* aggregator_;
   const uint64_t agent_id_;
-  RateLimiter* limiter_;                   // may be null
+  RateLimiter* limiter_;                  // may be null
   grpc::CallbackServerContext* context_;  // outlives the reactor's work
   grpc::ByteBuffer* response_;
   grpc::ByteBuffer request_;
@@ -120,16 +122,17 @@ absl::StatusOr<uint64_t> AgentServiceImpl::Authenticate(
       !HasVerifiedClientCertificate(*context)) {
     return absl::UnauthenticatedError(
         "this server requires agents to present a client certificate "
-        "(mutual TLS): configure the agent's --tls_cert_file and --tls_key_file");
+        "(mutual TLS): configure the agent's --tls_cert_file and "
+        "--tls_key_file");
   }
   absl::StatusOr<std::string_view> token = BearerToken(*context);
   if (!token.ok()) return token.status();
   absl::StatusOr<uint64_t> agent = aggregator_->AuthenticateAgent(*token);
   if (!agent.ok()) return agent.status();
   if (claimed_agent_id != 0 && claimed_agent_id != *agent) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "request names agent ", claimed_agent_id,
-        " but the credential belongs to agent ", *agent));
+    return absl::PermissionDeniedError(
+        absl::StrCat("request names agent ", claimed_agent_id,
+                     " but the credential belongs to agent ", *agent));
   }
   if (charge) {
     RETURN_IF_ERROR(Throttle(options_.agent_limiter, absl::StrCat(*agent),
@@ -143,9 +146,11 @@ grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
     v1::EnrollResponse* response) {
   if (options_.require_client_certificate &&
       !HasVerifiedClientCertificate(*context)) {
-    return FinishWith(context, absl::UnauthenticatedError(
-        "this server requires agents to present a client certificate "
-        "(mutual TLS) to enroll"));
+    return FinishWith(
+        context,
+        absl::UnauthenticatedError(
+            "this server requires agents to present a client certificate "
+            "(mutual TLS) to enroll"));
   }
   if (absl::Status throttled = ThrottlePeer(options_.enroll_limiter, context);
       !throttled.ok()) {
@@ -172,7 +177,8 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
       Authenticate(context, request->agent_id(), /*charge=*/true);
   if (!agent.ok()) return FinishWith(context, agent.status());
   absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(
-      *agent, static_cast<int>(std::min<uint32_t>(request->max_tasks(), 1 << 16)));
+      *agent,
+      static_cast<int>(std::min<uint32_t>(request->max_tasks(), 1 << 16)));
   if (!tasks.ok()) return FinishWith(context, tasks.status());
   for (const TaskAssignment& assignment : *tasks) {
     v1::Task* wire = response->add_tasks();

@@ -9,8 +9,8 @@
 
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "server/core/aggregator.h"
-#include "server/grpc/wire_question_cache.h"
 #include "server/grpc/rate_limiter.h"
+#include "server/grpc/wire_question_cache.h"
 
 namespace ldp {
 
@@ -44,7 +44,8 @@ class AgentServiceImpl final
                                      const v1::GetTasksRequest* request,
                                      v1::GetTasksResponse* response) override;
   grpc::ServerReadReactor<grpc::ByteBuffer>* UploadReports(
-      grpc::CallbackServerContext* context, grpc::ByteBuffer* response) override;
+      grpc::CallbackServerContext* context,
+      grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetBudget(grpc::CallbackServerContext* context,
                                       const v1::GetBudgetRequest* request,
                                       v1::GetBudgetResponse* response) override;

@@ -8,11 +8,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/workload/strategies/workload_estimator.h"
-#include "proto/grpc_convert/byte_buffer.h"
 #include "proto/convert/estimate_convert.h"
-#include "proto/grpc_convert/grpc_status.h"
 #include "proto/convert/study_convert.h"
 #include "proto/convert/time_convert.h"
+#include "proto/grpc_convert/byte_buffer.h"
+#include "proto/grpc_convert/grpc_status.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"
 #include "server/grpc/ledger_proto.h"
@@ -46,7 +46,8 @@ void StudyToProto(const StudyInfo& info, v1::Study* out) {
   v1::StudyStatus* status = out->mutable_status();
   status->set_state(info.state == StudyState::kActive ? v1::STUDY_ACTIVE
                                                       : v1::STUDY_CLOSED);
-  for (const RoundInfo& round : info.rounds) status->add_round_ids(round.round_id);
+  for (const RoundInfo& round : info.rounds)
+    status->add_round_ids(round.round_id);
   status->set_num_agents(static_cast<uint64_t>(info.num_agents));
   status->set_num_reports(static_cast<uint64_t>(info.num_reports));
   status->set_max_spent_nanos(static_cast<uint64_t>(info.max_spent_nanos));
@@ -116,9 +117,8 @@ std::string NameBits(const std::string& label,
   std::string out;
   size_t i = 0;
   while (i < label.size()) {
-    const bool token_start =
-        i == 0 || label[i - 1] == ' ' ||
-        (i >= 3 && label.compare(i - 3, 3, "⊕") == 0);
+    const bool token_start = i == 0 || label[i - 1] == ' ' ||
+                             (i >= 3 && label.compare(i - 3, 3, "⊕") == 0);
     if (token_start && label[i] == 'b' && i + 1 < label.size() &&
         absl::ascii_isdigit(static_cast<unsigned char>(label[i + 1]))) {
       size_t end = i + 1;
@@ -160,9 +160,9 @@ WorkloadRelease ToWorkloadRelease(const QuestionEstimate& q) {
   }
   const bool bits = workload.kind() == WorkloadKind::kMarginals ||
                     workload.kind() == WorkloadKind::kParities;
-  const std::vector<std::string> names =
-      bits && q.question != nullptr ? BitFieldNames(*q.question)
-                                    : std::vector<std::string>();
+  const std::vector<std::string> names = bits && q.question != nullptr
+                                             ? BitFieldNames(*q.question)
+                                             : std::vector<std::string>();
   release.labels.reserve(m);
   for (uint64_t j = 0; j < m; ++j) {
     std::string label = workload.QueryLabel(j);
@@ -189,7 +189,8 @@ EstimateRelease ToRelease(const QuestionEstimate& q, double confidence) {
     if (const auto* h = std::get_if<HistogramTask>(&q.question->question)) {
       const uint32_t n = h->encoding.domain_size();
       release.labels.reserve(n);
-      for (uint32_t v = 0; v < n; ++v) release.labels.push_back(h->encoding.Describe(v));
+      for (uint32_t v = 0; v < n; ++v)
+        release.labels.push_back(h->encoding.Describe(v));
     }
   }
   if (q.post_processing.has_value()) {
@@ -218,7 +219,8 @@ absl::Status AnalystServiceImpl::Authenticate(
 grpc::ServerUnaryReactor* AnalystServiceImpl::CreateStudy(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* raw,
     grpc::ByteBuffer* response) {
-  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  if (absl::Status s = Authenticate(context); !s.ok())
+    return FinishWith(context, s);
   v1::CreateStudyRequest request;
   if (absl::Status parsed = ParseByteBuffer(*raw, request); !parsed.ok()) {
     return FinishWith(context, parsed);
@@ -238,7 +240,8 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::CreateStudy(
 grpc::ServerUnaryReactor* AnalystServiceImpl::GetStudy(
     grpc::CallbackServerContext* context, const v1::GetStudyRequest* request,
     v1::Study* response) {
-  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  if (absl::Status s = Authenticate(context); !s.ok())
+    return FinishWith(context, s);
   absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(request->study_id());
   if (info.ok()) StudyToProto(*info, response);
   return FinishWith(context, info.status());
@@ -247,7 +250,8 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::GetStudy(
 grpc::ServerUnaryReactor* AnalystServiceImpl::ListStudies(
     grpc::CallbackServerContext* context, const v1::ListStudiesRequest* request,
     v1::ListStudiesResponse* response) {
-  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  if (absl::Status s = Authenticate(context); !s.ok())
+    return FinishWith(context, s);
   uint64_t start = 0;
   if (!request->page_token().empty() &&
       !absl::SimpleAtoi(request->page_token(), &start)) {
@@ -257,9 +261,11 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::ListStudies(
   }
   const int size = request->page_size() == 0
                        ? kDefaultPageSize
-                       : static_cast<int>(std::min<uint32_t>(request->page_size(), kMaxPageSize));
+                       : static_cast<int>(std::min<uint32_t>(
+                             request->page_size(), kMaxPageSize));
   const StudyPage page = aggregator_->ListStudies(size, start);
-  for (const StudyInfo& info : page.studies) StudyToProto(info, response->add_studies());
+  for (const StudyInfo& info : page.studies)
+    StudyToProto(info, response->add_studies());
   if (page.next_page_start != 0) {
     response->set_next_page_token(absl::StrCat(page.next_page_start));
   }
@@ -269,7 +275,8 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::ListStudies(
 grpc::ServerUnaryReactor* AnalystServiceImpl::StartRound(
     grpc::CallbackServerContext* context, const v1::StartRoundRequest* request,
     v1::Round* response) {
-  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  if (absl::Status s = Authenticate(context); !s.ok())
+    return FinishWith(context, s);
   if (!request->questions().empty()) {
     return FinishWith(
         context,
@@ -277,7 +284,8 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::StartRound(
             "StartRound takes no questions: an INTERACTIVE study's analyst "
             "program asks each round; send only study_id"));
   }
-  absl::StatusOr<RoundInfo> round = aggregator_->AdvanceStudy(request->study_id());
+  absl::StatusOr<RoundInfo> round =
+      aggregator_->AdvanceStudy(request->study_id());
   if (!round.ok()) return FinishWith(context, round.status());
   absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(request->study_id());
   if (!info.ok()) return FinishWith(context, info.status());
@@ -288,7 +296,8 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::StartRound(
 grpc::ServerUnaryReactor* AnalystServiceImpl::GetRound(
     grpc::CallbackServerContext* context, const v1::GetRoundRequest* request,
     v1::Round* response) {
-  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  if (absl::Status s = Authenticate(context); !s.ok())
+    return FinishWith(context, s);
   absl::StatusOr<StudyInfo> info = aggregator_->GetStudy(request->study_id());
   if (!info.ok()) return FinishWith(context, info.status());
   for (const RoundInfo& round : info->rounds) {
@@ -299,15 +308,16 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::GetRound(
     }
   }
   return FinishWith(context, absl::NotFoundError(absl::StrCat(
-                                 "study ", request->study_id(), " has no round ",
-                                 request->round_id())));
+                                 "study ", request->study_id(),
+                                 " has no round ", request->round_id())));
 }
 
 grpc::ServerUnaryReactor* AnalystServiceImpl::GetEstimates(
     grpc::CallbackServerContext* context,
     const v1::GetEstimatesRequest* request,
     v1::GetEstimatesResponse* response) {
-  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  if (absl::Status s = Authenticate(context); !s.ok())
+    return FinishWith(context, s);
   absl::StatusOr<RoundEstimates> estimates =
       aggregator_->GetEstimates(request->study_id(), request->round_id());
   if (!estimates.ok()) return FinishWith(context, estimates.status());
@@ -323,7 +333,8 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::GetEstimates(
 grpc::ServerUnaryReactor* AnalystServiceImpl::GetAgentBudget(
     grpc::CallbackServerContext* context, const v1::GetBudgetRequest* request,
     v1::GetBudgetResponse* response) {
-  if (absl::Status s = Authenticate(context); !s.ok()) return FinishWith(context, s);
+  if (absl::Status s = Authenticate(context); !s.ok())
+    return FinishWith(context, s);
   absl::StatusOr<std::vector<LedgerEntry>> ledger =
       aggregator_->GetBudget(request->agent_id(), request->study_id());
   if (!ledger.ok()) return FinishWith(context, ledger.status());

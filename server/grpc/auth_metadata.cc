@@ -20,7 +20,8 @@ absl::StatusOr<std::string_view> BearerToken(
   }
   const std::string_view value(it->second.data(), it->second.size());
   constexpr std::string_view kPrefix = "Bearer ";
-  if (value.substr(0, kPrefix.size()) != kPrefix || value.size() == kPrefix.size()) {
+  if (value.substr(0, kPrefix.size()) != kPrefix ||
+      value.size() == kPrefix.size()) {
     return absl::UnauthenticatedError(
         "the authorization metadata must be 'Bearer <token>'");
   }

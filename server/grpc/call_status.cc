@@ -22,7 +22,8 @@ void SetAck(const absl::Status& status, v1::ReportAck* ack) {
 }
 
 absl::Status Throttle(RateLimiter* limiter, std::string_view key,
-                      std::string_view who, grpc::CallbackServerContext* context) {
+                      std::string_view who,
+                      grpc::CallbackServerContext* context) {
   if (limiter == nullptr) return absl::OkStatus();
   const absl::Duration wait = limiter->Acquire(key);
   if (wait == absl::ZeroDuration()) return absl::OkStatus();

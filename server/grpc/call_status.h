@@ -24,7 +24,8 @@ void SetAck(const absl::Status& status, v1::ReportAck* ack);
 // `limiter`'s rate; `who` names the key in the message. A null limiter
 // never refuses.
 absl::Status Throttle(RateLimiter* limiter, std::string_view key,
-                      std::string_view who, grpc::CallbackServerContext* context);
+                      std::string_view who,
+                      grpc::CallbackServerContext* context);
 
 // Throttle keyed by the caller's address (PeerAddress): the enroll limit.
 absl::Status ThrottlePeer(RateLimiter* limiter,

@@ -12,7 +12,8 @@ namespace ldp {
 
 absl::StatusOr<std::unique_ptr<RateLimiter>> RateLimiter::Create(
     const Clock* clock, RateLimit limit) {
-  if (clock == nullptr) return absl::InvalidArgumentError("the rate limiter needs a clock");
+  if (clock == nullptr)
+    return absl::InvalidArgumentError("the rate limiter needs a clock");
   if (!std::isfinite(limit.per_second) || !std::isfinite(limit.burst)) {
     return absl::InvalidArgumentError("rate limit and burst must be finite");
   }

@@ -46,8 +46,8 @@ class RateLimiter {
  public:
   // InvalidArgument for a non-finite rate or an enabled limit with burst < 1.
   // `clock` is not owned and must outlive the limiter.
-  static absl::StatusOr<std::unique_ptr<RateLimiter>> Create(
-      const Clock* clock, RateLimit limit);
+  static absl::StatusOr<std::unique_ptr<RateLimiter>> Create(const Clock* clock,
+                                                             RateLimit limit);
 
   // Takes one token from `key`'s bucket and returns zero, or, when the
   // bucket is empty, takes nothing and returns how long until a token will
@@ -77,7 +77,8 @@ class RateLimiter {
 
   // Tokens in `bucket` at `now`, refilled and capped at burst.
   double Refilled(const Bucket& bucket, absl::Time now) const;
-  void Sweep(Shard& shard, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mutex);
+  void Sweep(Shard& shard, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mutex);
 
   const Clock* clock_;
   const RateLimit limit_;

@@ -11,9 +11,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "proto/convert/report_convert.h"
 #include "proto/grpc_convert/byte_buffer.h"
 #include "proto/grpc_convert/grpc_status.h"
-#include "proto/convert/report_convert.h"
 #include "server/grpc/auth_metadata.h"
 #include "server/grpc/call_status.h"
 
@@ -59,7 +59,8 @@ class TokenCheck {
 class RelayUploadReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
-  explicit RelayUploadReactor(Aggregator* aggregator) : aggregator_(aggregator) {
+  explicit RelayUploadReactor(Aggregator* aggregator)
+      : aggregator_(aggregator) {
     StartRead(&raw_request_);
   }
 
@@ -215,10 +216,9 @@ RelayServiceImpl::PollAll(const v1::GetTasksBatchRequest& request,
   for (const v1::AgentTasksRequest& call : request.agents()) {
     agents.push_back(aggregator_->AuthenticateAgent(call.bearer_token()));
     if (!agents.back().ok()) continue;
-    polls.push_back(
-        {.agent_id = *agents.back(),
-         .max_tasks = static_cast<int>(
-             std::min<uint32_t>(call.max_tasks(), 1 << 16))});
+    polls.push_back({.agent_id = *agents.back(),
+                     .max_tasks = static_cast<int>(
+                         std::min<uint32_t>(call.max_tasks(), 1 << 16))});
   }
   return aggregator_->GetTasksMany(polls);
 }
@@ -240,8 +240,8 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
     return FinishWith(context, relay);
   }
   if (request->agents_size() > aggregator_->max_reports_per_call()) {
-    return FinishWith(context, BatchTooLarge(*aggregator_,
-                                             request->agents_size(), "agents"));
+    return FinishWith(
+        context, BatchTooLarge(*aggregator_, request->agents_size(), "agents"));
   }
   std::vector<absl::StatusOr<uint64_t>> agents;
   std::vector<absl::StatusOr<std::vector<TaskAssignment>>> polled =
@@ -251,8 +251,9 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
   for (const absl::StatusOr<uint64_t>& agent : agents) {
     v1::AgentTasks* out = response->add_agents();
     const absl::StatusOr<std::vector<TaskAssignment>> tasks =
-        agent.ok() ? std::move(polled[next_poll++])
-                   : absl::StatusOr<std::vector<TaskAssignment>>(agent.status());
+        agent.ok()
+            ? std::move(polled[next_poll++])
+            : absl::StatusOr<std::vector<TaskAssignment>>(agent.status());
     if (!tasks.ok()) {
       out->set_code(static_cast<int32_t>(tasks.status().code()));
       out->set_message(std::string(tasks.status().message()));

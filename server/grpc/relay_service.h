@@ -15,8 +15,8 @@
 #include "absl/status/statusor.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 #include "server/core/aggregator.h"
-#include "server/grpc/wire_question_cache.h"
 #include "server/grpc/rate_limiter.h"
+#include "server/grpc/wire_question_cache.h"
 
 namespace ldp {
 

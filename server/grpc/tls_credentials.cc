@@ -7,8 +7,8 @@
 
 namespace ldp {
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFromFiles(
-    const ServerTlsFiles& files) {
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>>
+ServerCredentialsFromFiles(const ServerTlsFiles& files) {
   if (!files.tls()) {
     if (!files.client_ca_file.empty()) {
       return absl::InvalidArgumentError(
@@ -20,13 +20,16 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFromFi
     return absl::InvalidArgumentError(
         "give both --tls_cert_file and --tls_key_file, or neither");
   }
-  absl::StatusOr<std::string> cert = ReadPemFile(files.cert_file, "--tls_cert_file");
+  absl::StatusOr<std::string> cert =
+      ReadPemFile(files.cert_file, "--tls_cert_file");
   if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> key = ReadPemFile(files.key_file, "--tls_key_file");
+  absl::StatusOr<std::string> key =
+      ReadPemFile(files.key_file, "--tls_key_file");
   if (!key.ok()) return key.status();
-  grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-  options.pem_key_cert_pairs.push_back({.private_key = *std::move(key),
-                                        .cert_chain = *std::move(cert)});
+  grpc::SslServerCredentialsOptions options(
+      GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  options.pem_key_cert_pairs.push_back(
+      {.private_key = *std::move(key), .cert_chain = *std::move(cert)});
   if (!files.client_ca_file.empty()) {
     absl::StatusOr<std::string> ca =
         ReadPemFile(files.client_ca_file, "--tls_client_ca_file");

@@ -34,8 +34,8 @@ struct ServerTlsFiles {
 // InvalidArgument for an incomplete set, NotFound/PermissionDenied (naming
 // the file) for one that cannot be read, InvalidArgument for one that is not
 // PEM.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentialsFromFiles(
-    const ServerTlsFiles& files);
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>>
+ServerCredentialsFromFiles(const ServerTlsFiles& files);
 
 }  // namespace ldp
 

@@ -2,6 +2,7 @@
 #include "server/metrics/metrics_endpoint.h"
 
 #include <exception>
+#include <initializer_list>
 #include <limits>
 #include <string_view>
 #include <utility>
@@ -21,7 +22,10 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 
 MetricFamily Family(std::string name, std::string help, MetricType type) {
-  return {.name = std::move(name), .help = std::move(help), .type = type, .metric = {}};
+  return {.name = std::move(name),
+          .help = std::move(help),
+          .type = type,
+          .metric = {}};
 }
 
 ClientMetric Value(double value, MetricType type,
@@ -45,7 +49,8 @@ MetricFamily Single(std::string name, std::string help, MetricType type,
 
 MetricFamily Histogram(std::string name, std::string help,
                        const LatencyHistogram::Snapshot& snapshot) {
-  MetricFamily family = Family(std::move(name), std::move(help), MetricType::Histogram);
+  MetricFamily family =
+      Family(std::move(name), std::move(help), MetricType::Histogram);
   ClientMetric metric;
   metric.histogram.sample_count = snapshot.count;
   metric.histogram.sample_sum = snapshot.sum_seconds;
@@ -53,7 +58,8 @@ MetricFamily Histogram(std::string name, std::string help,
   for (size_t i = 0; i < LatencyHistogram::kBounds.size(); ++i) {
     cumulative += snapshot.counts[i];
     metric.histogram.bucket.push_back(
-        {.cumulative_count = cumulative, .upper_bound = LatencyHistogram::kBounds[i]});
+        {.cumulative_count = cumulative,
+         .upper_bound = LatencyHistogram::kBounds[i]});
   }
   metric.histogram.bucket.push_back(
       {.cumulative_count = snapshot.count,
@@ -62,12 +68,24 @@ MetricFamily Histogram(std::string name, std::string help,
   return family;
 }
 
-}  // namespace
+// One family with a value per label value, e.g. studies by state.
+MetricFamily ByLabel(
+    const std::string& name, const std::string& help, MetricType type,
+    const std::string& label,
+    std::initializer_list<std::pair<const char*, double>> values) {
+  MetricFamily family = Family(name, help, type);
+  for (const auto& [label_value, value] : values) {
+    family.metric.push_back(
+        Value(value, type, {{.name = label, .value = label_value}}));
+  }
+  return family;
+}
 
-std::vector<MetricFamily> MetricFamilies(const AggregatorStats& stats) {
+// What the server has done since it started: reports by outcome,
+// enrollments, budget charged, latencies and group commits.
+void AppendTraffic(const AggregatorStats& stats,
+                   std::vector<MetricFamily>& out) {
   const ServerStats::Snapshot& c = stats.counters;
-  std::vector<MetricFamily> out;
-
   MetricFamily reports = Family(
       "ldp_reports_total",
       "Reports answered since the server started, by outcome (the gRPC status "
@@ -75,66 +93,77 @@ std::vector<MetricFamily> MetricFamilies(const AggregatorStats& stats) {
       MetricType::Counter);
   for (size_t code = 0; code < c.report_outcomes.size(); ++code) {
     if (code != 0 && c.report_outcomes[code] == 0) continue;
-    reports.metric.push_back(Value(
-        static_cast<double>(c.report_outcomes[code]), MetricType::Counter,
-        {{.name = "outcome",
-          .value = absl::AsciiStrToLower(
-              absl::StatusCodeToString(static_cast<absl::StatusCode>(code)))}}));
+    reports.metric.push_back(
+        Value(static_cast<double>(c.report_outcomes[code]), MetricType::Counter,
+              {{.name = "outcome",
+                .value = absl::AsciiStrToLower(absl::StatusCodeToString(
+                    static_cast<absl::StatusCode>(code)))}}));
   }
   out.push_back(std::move(reports));
-
-  MetricFamily enrollments = Family(
+  out.push_back(ByLabel(
       "ldp_enrollments_total", "Enrollment attempts since the server started.",
-      MetricType::Counter);
-  enrollments.metric.push_back(Value(static_cast<double>(c.enrollments),
-                                     MetricType::Counter,
-                                     {{.name = "outcome", .value = "ok"}}));
-  enrollments.metric.push_back(Value(static_cast<double>(c.enrollments_refused),
-                                     MetricType::Counter,
-                                     {{.name = "outcome", .value = "refused"}}));
-  out.push_back(std::move(enrollments));
-
+      MetricType::Counter, "outcome",
+      {{"ok", static_cast<double>(c.enrollments)},
+       {"refused", static_cast<double>(c.enrollments_refused)}}));
   out.push_back(Single("ldp_epsilon_charged_total",
                        "Privacy budget charged to agents by stored reports "
                        "since the server started, in epsilon.",
-                       MetricType::Counter, static_cast<double>(c.charged_nanos) * 1e-9));
+                       MetricType::Counter,
+                       static_cast<double>(c.charged_nanos) * 1e-9));
   out.push_back(Histogram("ldp_upload_latency_seconds",
                           "From an UploadReports call to its answer (after the "
                           "group commit that made its reports durable).",
                           c.upload_latency));
+}
+
+// The group commit: transactions, their duration, and the queue now.
+void AppendCommits(const AggregatorStats& stats,
+                   std::vector<MetricFamily>& out) {
   out.push_back(Histogram("ldp_store_commit_seconds",
                           "Duration of each group-commit transaction.",
-                          c.commit_latency));
+                          stats.counters.commit_latency));
   out.push_back(Single("ldp_store_commits_total",
                        "Group-commit transactions since the server started.",
-                       MetricType::Counter, static_cast<double>(stats.commits.transactions)));
+                       MetricType::Counter,
+                       static_cast<double>(stats.commits.transactions)));
   out.push_back(Single("ldp_store_commit_jobs_total",
                        "Writes (enrollments, report batches, round changes) "
                        "committed since the server started.",
-                       MetricType::Counter, static_cast<double>(stats.commits.jobs)));
-
+                       MetricType::Counter,
+                       static_cast<double>(stats.commits.jobs)));
   out.push_back(Single("ldp_store_queued_writes",
                        "Writes waiting for a group commit now (bounded by "
                        "--max_queued_writes; beyond it the server answers "
                        "RESOURCE_EXHAUSTED).",
-                       MetricType::Gauge, static_cast<double>(stats.queued_writes)));
+                       MetricType::Gauge,
+                       static_cast<double>(stats.queued_writes)));
+}
 
-  MetricFamily studies = Family("ldp_studies", "Studies by state.", MetricType::Gauge);
-  studies.metric.push_back(Value(static_cast<double>(stats.studies_active),
-                                 MetricType::Gauge, {{.name = "state", .value = "active"}}));
-  studies.metric.push_back(Value(static_cast<double>(stats.studies_closed),
-                                 MetricType::Gauge, {{.name = "state", .value = "closed"}}));
-  out.push_back(std::move(studies));
-  MetricFamily rounds = Family("ldp_rounds", "Rounds by state.", MetricType::Gauge);
-  rounds.metric.push_back(Value(static_cast<double>(stats.rounds_open),
-                                MetricType::Gauge, {{.name = "state", .value = "open"}}));
-  rounds.metric.push_back(Value(static_cast<double>(stats.rounds_closed),
-                                MetricType::Gauge, {{.name = "state", .value = "closed"}}));
-  out.push_back(std::move(rounds));
+// What the store holds now: studies and rounds by state, agents, reports.
+void AppendState(const AggregatorStats& stats, std::vector<MetricFamily>& out) {
+  out.push_back(
+      ByLabel("ldp_studies", "Studies by state.", MetricType::Gauge, "state",
+              {{"active", static_cast<double>(stats.studies_active)},
+               {"closed", static_cast<double>(stats.studies_closed)}}));
+  out.push_back(
+      ByLabel("ldp_rounds", "Rounds by state.", MetricType::Gauge, "state",
+              {{"open", static_cast<double>(stats.rounds_open)},
+               {"closed", static_cast<double>(stats.rounds_closed)}}));
   out.push_back(Single("ldp_agents_enrolled", "Agents in the store.",
-                       MetricType::Gauge, static_cast<double>(stats.agents_enrolled)));
-  out.push_back(Single("ldp_reports_stored", "Reports counted in estimates, over all studies.",
-                       MetricType::Gauge, static_cast<double>(stats.reports_stored)));
+                       MetricType::Gauge,
+                       static_cast<double>(stats.agents_enrolled)));
+  out.push_back(Single(
+      "ldp_reports_stored", "Reports counted in estimates, over all studies.",
+      MetricType::Gauge, static_cast<double>(stats.reports_stored)));
+}
+
+}  // namespace
+
+std::vector<MetricFamily> MetricFamilies(const AggregatorStats& stats) {
+  std::vector<MetricFamily> out;
+  AppendTraffic(stats, out);
+  AppendCommits(stats, out);
+  AppendState(stats, out);
   return out;
 }
 
@@ -164,7 +193,8 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
   endpoint->exposer_->RegisterCollectable(endpoint->collector_);
   const std::vector<int> ports = endpoint->exposer_->GetListeningPorts();
   if (ports.empty()) {
-    return absl::UnavailableError(absl::StrCat("cannot serve /metrics on ", address));
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve /metrics on ", address));
   }
   endpoint->port_ = ports.front();
   return endpoint;

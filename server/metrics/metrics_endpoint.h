@@ -25,7 +25,8 @@ struct MetricFamily;
 namespace ldp {
 
 // The metric families of one Stats() snapshot (also for tests).
-std::vector<prometheus::MetricFamily> MetricFamilies(const AggregatorStats& stats);
+std::vector<prometheus::MetricFamily> MetricFamilies(
+    const AggregatorStats& stats);
 
 class MetricsEndpoint {
  public:

@@ -299,11 +299,10 @@ bool ReadStrategy(ByteReader& in, bool with_comparison, QuestionDecision* q) {
     return false;
   }
   std::string_view best_fixed;
-  if (with_comparison &&
-      (!in.Bytes(&best_fixed, kMaxExplanation) ||
-       !in.Double(&decision.best_fixed_v_max) ||
-       !in.Double(&decision.gamma2_lower) ||
-       !in.Double(&decision.gamma2_upper))) {
+  if (with_comparison && (!in.Bytes(&best_fixed, kMaxExplanation) ||
+                          !in.Double(&decision.best_fixed_v_max) ||
+                          !in.Double(&decision.gamma2_lower) ||
+                          !in.Double(&decision.gamma2_upper))) {
     return false;
   }
   spec.kind = static_cast<StrategyKind>(kind);

@@ -105,12 +105,11 @@ std::optional<ReportPayload> ReadPayload(const pb::StoredPayload& m) {
       return FrequencyReport(SubsetReport{
           .items = {m.subset().items().begin(), m.subset().items().end()}});
     case pb::StoredPayload::kSketch:
-      return FrequencyReport(
-          SketchReport{.row = m.sketch().row(),
-                       .column = m.sketch().column(),
-                       .bits = {m.sketch().bits().begin(),
-                                m.sketch().bits().end()},
-                       .num_bits = m.sketch().num_bits()});
+      return FrequencyReport(SketchReport{
+          .row = m.sketch().row(),
+          .column = m.sketch().column(),
+          .bits = {m.sketch().bits().begin(), m.sketch().bits().end()},
+          .num_bits = m.sketch().num_bits()});
     case pb::StoredPayload::kScalar:
       return ScalarReport{.level = m.scalar().level()};
     case pb::StoredPayload::kWorkload:
@@ -128,8 +127,8 @@ std::optional<ReportPayload> ReadPayload(const pb::StoredPayload& m) {
       report.inner = ReadBitVector(w.bit_vector());
       return report;
     case pb::WorkloadPayload::kHashed:
-      report.inner =
-          HashedReport{.seed = w.hashed().seed(), .bucket = w.hashed().bucket()};
+      report.inner = HashedReport{.seed = w.hashed().seed(),
+                                  .bucket = w.hashed().bucket()};
       return report;
     case pb::WorkloadPayload::INNER_NOT_SET:
       break;
@@ -197,7 +196,8 @@ bool ReadStrategy(const pb::StrategyDecision& m, StrategyDecision* out) {
   if (m.kind() > kLastStrategyKind ||
       m.level_weights_size() > kMaxLevelWeights ||
       static_cast<uint64_t>(m.matrix_size()) > kMaxStrategyMatrixEntries ||
-      static_cast<uint32_t>(m.attribute_sizes_size()) > kMaxStrategyAttributes ||
+      static_cast<uint32_t>(m.attribute_sizes_size()) >
+          kMaxStrategyAttributes ||
       m.description().size() > kMaxExplanation ||
       m.best_fixed().size() > kMaxExplanation) {
     return false;

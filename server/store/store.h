@@ -99,8 +99,8 @@ enum class AppendOutcome {
 struct AppendResult {
   AppendOutcome outcome = AppendOutcome::kStored;
   // The agent's spend in the study after this call; 0 for a report stored
-  // at no charge (a repeated question, server/core/ledger_charge.h), which reads
-  // no ledger.
+  // at no charge (a repeated question, server/core/ledger_charge.h), which
+  // reads no ledger.
   int64_t spent_nanos = 0;
   // kStored and this was the agent's first charge in the study.
   bool first_charge = false;

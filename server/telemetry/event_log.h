@@ -1,5 +1,6 @@
 // Structured server events, one line each, for operators and log shippers:
-//   ts=2026-11-23T02:16:24.123Z level=info event=round_closed study=3 round=7 state=deadline reports=1042
+//   ts=2026-11-23T02:16:24.123Z level=info event=round_closed study=3 round=7
+//   state=deadline reports=1042
 // key=value pairs (logfmt): a value with a space, a quote, '=' or a control
 // character is double-quoted with \" \\ \n escaped, so one event is always
 // one line and parses back unambiguously. Events below the minimum level

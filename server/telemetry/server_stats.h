@@ -62,7 +62,9 @@ class ServerStats {
   // `count` agents enrolled (ok) or refused.
   void RecordEnrollment(bool ok, int64_t count = 1);
   void AddCharged(int64_t nanos);
-  void RecordCommit(absl::Duration latency) { commit_latency_.Observe(latency); }
+  void RecordCommit(absl::Duration latency) {
+    commit_latency_.Observe(latency);
+  }
 
   Snapshot Read() const;
 

@@ -60,8 +60,8 @@ TEST(FieldNamesForTest, MakesNamesUniqueAfterMapping) {
   // "a/b" maps onto "a_b", a later valid header, which keeps its name;
   // "a_b_2" is taken by a valid header too, and the repeated "x" is
   // renamed, its first occurrence not.
-  const std::vector<std::string> headers = {"a/b", "x", "a_b", "x", "a_b_2",
-                                            "a.b"};
+  const std::vector<std::string> headers = {"a/b", "x",     "a_b",
+                                            "x",   "a_b_2", "a.b"};
   const std::vector<std::string> names = FieldNamesFor(headers);
   EXPECT_THAT(names, ElementsAre("a_b_3", "x", "a_b", "x_2", "a_b_2", "a_b_4"));
   EXPECT_TRUE(SchemaAccepts(names));
@@ -108,15 +108,16 @@ TEST(ParseTabularCsvTest, RefusesBadNumbersNamingTheColumn) {
   EXPECT_THAT(Parse("a,label\nnan,0\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("column \"a\": bad number \"nan\"")));
-  EXPECT_THAT(Parse("a,label\n1e999,0\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("bad number")));
+  EXPECT_THAT(
+      Parse("a,label\n1e999,0\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bad number")));
 }
 
 TEST(ParseTabularCsvTest, RefusesLabelsOtherThanZeroOrOne) {
-  EXPECT_THAT(Parse("a,label\n1,2\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("label column \"label\" is 2; it must be 0 or 1")));
+  EXPECT_THAT(
+      Parse("a,label\n1,2\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("label column \"label\" is 2; it must be 0 or 1")));
   EXPECT_THAT(Parse("a,label\n1,0.5\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("must be 0 or 1")));
@@ -126,14 +127,15 @@ TEST(ParseTabularCsvTest, RefusesLabelsOtherThanZeroOrOne) {
 }
 
 TEST(ParseTabularCsvTest, RefusesMalformedFiles) {
-  EXPECT_THAT(Parse("a,b\n1,0\n"), StatusIs(absl::StatusCode::kInvalidArgument,
-                                          HasSubstr("no label column \"label\"")));
+  EXPECT_THAT(Parse("a,b\n1,0\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("no label column \"label\"")));
   EXPECT_THAT(Parse("label\n1\n"), StatusIs(absl::StatusCode::kInvalidArgument,
-                                          HasSubstr("no feature column")));
+                                            HasSubstr("no feature column")));
   EXPECT_THAT(Parse("a,label\n"), StatusIs(absl::StatusCode::kInvalidArgument,
-                                         HasSubstr("no data rows")));
-  EXPECT_THAT(Parse(""), StatusIs(absl::StatusCode::kInvalidArgument,
-                                  HasSubstr("empty")));
+                                           HasSubstr("no data rows")));
+  EXPECT_THAT(Parse(""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty")));
   EXPECT_THAT(Parse("a,label\n1,0,3\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("t.csv:2: 3 cells, want 2")));
@@ -196,9 +198,9 @@ TEST(ParseDeclaredBoundsTest, RefusesEveryBadEntry) {
       {"*=0:1,*=0:2", "\"*\" is given twice"},
   };
   for (const auto& c : cases) {
-    EXPECT_THAT(ParseDeclaredBounds(c.text, kHeaders, "label"),
-                StatusIs(absl::StatusCode::kInvalidArgument,
-                         HasSubstr(c.message)))
+    EXPECT_THAT(
+        ParseDeclaredBounds(c.text, kHeaders, "label"),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)))
         << c.text;
   }
 }
@@ -249,14 +251,13 @@ TEST(ResolveBoundsTest, KeepsConstantFeaturesWithDeclaredBounds) {
 }
 
 TEST(ResolveBoundsTest, RefusesWhenEveryFeatureIsConstant) {
-  const absl::StatusOr<TabularData> data =
-      Parse("a,b c,label\n1,7,0\n1,7,1\n");
+  const absl::StatusOr<TabularData> data = Parse("a,b c,label\n1,7,0\n1,7,1\n");
   ASSERT_OK(data);
-  EXPECT_THAT(ResolveBounds(*data, AllRows(*data), DeclaredBounds(2)),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr("every feature is constant"),
-                             HasSubstr("\"a\", \"b c\""),
-                             HasSubstr("--bounds"))));
+  EXPECT_THAT(
+      ResolveBounds(*data, AllRows(*data), DeclaredBounds(2)),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("every feature is constant"),
+                     HasSubstr("\"a\", \"b c\""), HasSubstr("--bounds"))));
   EXPECT_THAT(ResolveBounds(*data, {}, DeclaredBounds(2)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("no training rows")));
@@ -266,9 +267,9 @@ TEST(ResolveBoundsTest, RefusesARangeThatOverflows) {
   const absl::StatusOr<TabularData> data =
       Parse("a,b,label\n-1e308,0,0\n1e308,1,1\n");
   ASSERT_OK(data);
-  EXPECT_THAT(ResolveBounds(*data, AllRows(*data), DeclaredBounds(2)),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("column \"a\"")));
+  EXPECT_THAT(
+      ResolveBounds(*data, AllRows(*data), DeclaredBounds(2)),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("column \"a\"")));
 }
 
 TEST(ScaleRowsTest, ScalesIntoMinusOneOneAndClamps) {

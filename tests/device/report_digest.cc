@@ -51,7 +51,8 @@ std::vector<std::pair<std::string, std::string>> Tasks() {
       {"grr", items + " randomizer { grr {} domain_size: 1024 }"},
       {"oue", items + " randomizer { oue {} domain_size: 1024 }"},
       {"olh", items + " randomizer { olh {} domain_size: 1024 }"},
-      {"hadamard", items + " randomizer { hadamard_response {} domain_size: 1024 }"},
+      {"hadamard",
+       items + " randomizer { hadamard_response {} domain_size: 1024 }"},
       {"duchi", mean + " randomizer { duchi {} }"},
       {"piecewise", mean + " randomizer { piecewise {} }"},
       {"hybrid", mean + " randomizer { hybrid {} }"},
@@ -74,8 +75,8 @@ std::string Answer(const std::string& question, uint64_t seed) {
   task->mutable_randomizer()->set_epsilon_nanos(kNanos);
   const std::string bytes = poll.SerializeAsString();
   Blob blob;
-  const ldp_storage storage{.context = &blob, .load = Load, .write = Write,
-                            .sync = Sync};
+  const ldp_storage storage{
+      .context = &blob, .load = Load, .write = Write, .sync = Sync};
   ldp_agent_options options{};
   options.record_json = R"({"x": 417})";
   options.insecure_simulation = 1;
@@ -86,9 +87,9 @@ std::string Answer(const std::string& question, uint64_t seed) {
   ldp_buffer upload{};
   std::string out;
   if (ldp_agent_open(&options, &storage, &agent, &status) != LDP_OK ||
-      ldp_agent_answer_poll(agent, reinterpret_cast<const uint8_t*>(bytes.data()),
-                            bytes.size(), &answered, nullptr,
-                            &status) != LDP_OK ||
+      ldp_agent_answer_poll(
+          agent, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+          &answered, nullptr, &status) != LDP_OK ||
       answered != 1 ||
       ldp_agent_next_upload(agent, 7, &upload, &status) != LDP_OK) {
     out = absl::StrCat("error: ", status.message);

@@ -27,8 +27,8 @@
 #include <variant>
 #include <vector>
 
-#include "server/store/legacy_codec.h"
 #include "planning/planner.h"
+#include "server/store/legacy_codec.h"
 #include "server/store/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
@@ -55,7 +55,8 @@ void FuzzPlan(std::string_view bytes) {
         "restored plan lost questions");
   for (int q = 0; q < n; ++q) {
     const double share = plan->Share(q);
-    Check(std::isfinite(share) && share >= 0 && share <= 1, "share outside [0, 1]");
+    Check(std::isfinite(share) && share >= 0 && share <= 1,
+          "share outside [0, 1]");
   }
   for (uint64_t agent = 1; agent <= 64; ++agent) {
     if (!plan->AsksAgent(agent)) continue;
@@ -72,25 +73,29 @@ bool MayBeUnidentified(const TaskMechanism& mechanism) {
          mechanism.oracle()->kind() == FrequencyOracleKind::kRappor;
 }
 
-void CheckHistogram(const HistogramEstimate& histogram, bool may_be_unidentified) {
+void CheckHistogram(const HistogramEstimate& histogram,
+                    bool may_be_unidentified) {
   Check(histogram.frequencies.size() == histogram.variances.size(),
         "histogram frequencies and variances differ in length");
   for (size_t v = 0; v < histogram.frequencies.size(); ++v) {
     const double f = histogram.frequencies[v];
     const double variance = histogram.variances[v];
     Check(std::isfinite(f), "histogram frequency not finite");
-    Check(!std::isnan(variance) && variance >= 0, "histogram variance NaN or negative");
+    Check(!std::isnan(variance) && variance >= 0,
+          "histogram variance NaN or negative");
     if (std::isfinite(variance)) continue;
     Check(may_be_unidentified, "histogram variance not finite");
     Check(f == 0, "an unidentified item has a nonzero frequency");
   }
 }
 
-void CheckEstimate(const TaskAccumulator& accumulator, bool may_be_unidentified) {
+void CheckEstimate(const TaskAccumulator& accumulator,
+                   bool may_be_unidentified) {
   const TaskEstimate estimate = accumulator.Estimate(0.95);
   if (const auto* scalar = std::get_if<ScalarEstimate>(&estimate)) {
     Check(std::isfinite(scalar->value), "scalar estimate not finite");
-    Check(std::isfinite(scalar->standard_error), "scalar standard error not finite");
+    Check(std::isfinite(scalar->standard_error),
+          "scalar standard error not finite");
     return;
   }
   if (std::holds_alternative<WorkloadAnswer>(estimate)) {
@@ -106,15 +111,17 @@ void CheckEstimate(const TaskAccumulator& accumulator, bool may_be_unidentified)
 void FuzzPayloads(std::string_view bytes) {
   std::vector<ReportPayload> payloads;
   while (!bytes.empty()) {
-    const size_t length = std::min<size_t>(static_cast<uint8_t>(bytes[0]),
-                                           bytes.size() - 1);
-    absl::StatusOr<ReportPayload> payload = DecodePayload(bytes.substr(1, length));
+    const size_t length =
+        std::min<size_t>(static_cast<uint8_t>(bytes[0]), bytes.size() - 1);
+    absl::StatusOr<ReportPayload> payload =
+        DecodePayload(bytes.substr(1, length));
     bytes.remove_prefix(1 + length);
     if (payload.ok()) payloads.push_back(*std::move(payload));
   }
   if (payloads.empty()) return;  // accumulators are costly to build: skip
   std::vector<TaskAccumulator> accumulators;
-  for (const auto& mechanism : Mechanisms()) accumulators.emplace_back(mechanism);
+  for (const auto& mechanism : Mechanisms())
+    accumulators.emplace_back(mechanism);
   std::vector<int64_t> accepted(accumulators.size(), 0);
   for (const ReportPayload& payload : payloads) {
     for (size_t i = 0; i < accumulators.size(); ++i) {

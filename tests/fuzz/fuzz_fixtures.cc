@@ -24,22 +24,23 @@ std::shared_ptr<const TaskMechanism> Build(Task task) {
 
 Task HistogramTaskWith(FrequencyOracleSpec oracle) {
   auto encoding = DomainEncoding::Create(
-      ProductEncoding{.fields = {{.field = "region"},
-                                 {.field = "age", .num_buckets = 8}}},
+      ProductEncoding{
+          .fields = {{.field = "region"}, {.field = "age", .num_buckets = 8}}},
       Schema());
   Check(encoding.ok(), "fixture encoding rejected");
   oracle.epsilon = 1;
   oracle.domain_size = encoding->domain_size();
-  return Task{.task_id = 1,
-              .epsilon_nanos = kGenerousCharge,
-              .question = HistogramTask{.encoding = *encoding, .oracle = oracle}};
+  return Task{
+      .task_id = 1,
+      .epsilon_nanos = kGenerousCharge,
+      .question = HistogramTask{.encoding = *encoding, .oracle = oracle}};
 }
 
 // Workload strategies over the same region × age domain (N = 64 = 2^6).
 Task WorkloadTaskWith(StrategySpec strategy) {
   auto encoding = DomainEncoding::Create(
-      ProductEncoding{.fields = {{.field = "region"},
-                                 {.field = "age", .num_buckets = 8}}},
+      ProductEncoding{
+          .fields = {{.field = "region"}, {.field = "age", .num_buckets = 8}}},
       Schema());
   Check(encoding.ok(), "fixture encoding rejected");
   strategy.epsilon = 1;
@@ -103,8 +104,9 @@ const RecordSchema& Schema() {
   static const RecordSchema* schema = [] {
     auto created = RecordSchema::Create(
         {FieldSpec::Int("age", 18, 89), FieldSpec::Bool("smoker"),
-         FieldSpec::Categorical("region", {"north", "south", "east", "west",
-                                           "center", "coast", "islands", "abroad"}),
+         FieldSpec::Categorical(
+             "region", {"north", "south", "east", "west", "center", "coast",
+                        "islands", "abroad"}),
          FieldSpec::Real("income", 0, 200), FieldSpec::BitVector("bits", 16)});
     Check(created.ok(), "fixture schema rejected");
     return new RecordSchema(*std::move(created));
@@ -117,14 +119,18 @@ const std::vector<Record>& Records() {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     auto* out = new std::vector<Record>();
     Record typical;
-    typical.values = {{"age", int64_t{40}}, {"smoker", true},
-                      {"region", std::string("coast")}, {"income", 55.5},
+    typical.values = {{"age", int64_t{40}},
+                      {"smoker", true},
+                      {"region", std::string("coast")},
+                      {"income", 55.5},
                       {"bits", std::vector<bool>(16, true)}};
     out->push_back(typical);
     out->push_back(Record{});
     Record wrong_types;
-    wrong_types.values = {{"age", std::string("old")}, {"smoker", 3.5},
-                          {"region", int64_t{2}}, {"income", true},
+    wrong_types.values = {{"age", std::string("old")},
+                          {"smoker", 3.5},
+                          {"region", int64_t{2}},
+                          {"income", true},
                           {"bits", std::string("1010")}};
     out->push_back(wrong_types);
     Record extreme;
@@ -135,13 +141,14 @@ const std::vector<Record>& Records() {
                       {"bits", std::vector<bool>(3, true)}};
     out->push_back(extreme);
     Record infinite;
-    infinite.values = {{"age", -kInf}, {"income", kInf},
+    infinite.values = {{"age", -kInf},
+                       {"income", kInf},
                        {"bits", std::vector<bool>(5000, true)},
                        {"unknown_field", 1.0}};
     out->push_back(infinite);
     Record huge;
-    huge.values = {{"age", 1e308}, {"income", -1e308},
-                   {"region", std::string("")}};
+    huge.values = {
+        {"age", 1e308}, {"income", -1e308}, {"region", std::string("")}};
     out->push_back(huge);
     return out;
   }();
@@ -152,10 +159,11 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
   static const auto* mechanisms = [] {
     auto* out = new std::vector<std::shared_ptr<const TaskMechanism>>();
     using K = FrequencyOracleKind;
-    for (K kind : {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
-                   K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
-                   K::kSubsetSelection, K::kHadamardResponse,
-                   K::kCountMeanSketch, K::kHadamardCountMeanSketch}) {
+    for (K kind :
+         {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
+          K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
+          K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
+          K::kHadamardCountMeanSketch}) {
       out->push_back(Build(HistogramTaskWith({.kind = kind})));
     }
     for (K kind : {K::kLongitudinalUnaryEncoding, K::kLongitudinalGrr,
@@ -179,7 +187,8 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
 const StudySpec& Study() {
   static const StudySpec* study = [] {
     v1::StudySpec proto;
-    Check(google::protobuf::TextFormat::ParseFromString(::ldp::testing::kSurveyStudyText, &proto),
+    Check(google::protobuf::TextFormat::ParseFromString(
+              ::ldp::testing::kSurveyStudyText, &proto),
           "fixture study does not parse");
     auto spec = StudySpecFromProto(proto);
     Check(spec.ok(), "fixture study rejected");

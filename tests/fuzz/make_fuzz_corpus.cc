@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "google/protobuf/text_format.h"
+#include "planning/planner.h"
 #include "proto/convert/query_convert.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/study_convert.h"
 #include "proto/ldp/v1/agent_service.pb.h"
-#include "planning/planner.h"
 #include "server/store/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
@@ -25,7 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void Write(const fs::path& dir, const std::string& name, const std::string& bytes) {
+void Write(const fs::path& dir, const std::string& name,
+           const std::string& bytes) {
   fs::create_directories(dir);
   std::ofstream(dir / name, std::ios::binary) << bytes;
 }
@@ -49,8 +50,10 @@ void Reports(const fs::path& corpus, std::mt19937_64& gen) {
     const std::string stored = EncodePayload(payload);
     Write(corpus / "report_validation_fuzzer", "wire_" + std::to_string(i),
           proto.SerializeAsString());
-    Write(corpus / "report_validation_fuzzer", "stored_" + std::to_string(i), stored);
-    if (stored.size() < 256) payload_run += static_cast<char>(stored.size()) + stored;
+    Write(corpus / "report_validation_fuzzer", "stored_" + std::to_string(i),
+          stored);
+    if (stored.size() < 256)
+      payload_run += static_cast<char>(stored.size()) + stored;
   }
   Write(corpus / "estimator_decoding_fuzzer", "payload_run", payload_run);
 }
@@ -97,18 +100,23 @@ void Queries(const fs::path& corpus) {
   const std::vector<Seed> seeds = {
       {"field", Field("income"), {0, 200}},
       {"smoking_cigarettes",
-       IfThenElse(And(Field("smoker"), CategoryIs("region", "coast")),
-                  Clamp(Div(Field("income"), Sub(Field("age"), Constant(17))), 0, 10),
-                  Constant(0)),
+       IfThenElse(
+           And(Field("smoker"), CategoryIs("region", "coast")),
+           Clamp(Div(Field("income"), Sub(Field("age"), Constant(17))), 0, 10),
+           Constant(0)),
        {0, 10}},
       {"parity", MaskedParity("bits", std::vector<bool>(16, true)), {0, 1}},
-      {"bit_compare", Ge(Add(BitAt("bits", 3), Neg(Abs(Field("age")))), Constant(-50)),
+      {"bit_compare",
+       Ge(Add(BitAt("bits", 3), Neg(Abs(Field("age")))), Constant(-50)),
        {0, 1}},
       {"logistic",
-       Logistic(Mul(Constant(0.05), Sub(Max(Field("income"), Min(Field("age"), Constant(30))),
-                                        Constant(60)))),
+       Logistic(Mul(Constant(0.05),
+                    Sub(Max(Field("income"), Min(Field("age"), Constant(30))),
+                        Constant(60)))),
        {0, 1}},
-      {"not_or", Or(Not(Lt(Field("age"), Constant(30))), Ne(Field("region"), Constant(2))),
+      {"not_or",
+       Or(Not(Lt(Field("age"), Constant(30))),
+          Ne(Field("region"), Constant(2))),
        {0, 1}},
   };
   for (const Seed& seed : seeds) {
@@ -120,7 +128,8 @@ void Queries(const fs::path& corpus) {
     }
     v1::Query proto;
     ToProto(*query, &proto);
-    Write(corpus / "query_evaluation_fuzzer", seed.name, proto.SerializeAsString());
+    Write(corpus / "query_evaluation_fuzzer", seed.name,
+          proto.SerializeAsString());
   }
 }
 
@@ -135,14 +144,16 @@ void Studies(const fs::path& seeds, const fs::path& corpus) {
     }
     const std::string stem = entry.path().stem().string();
     Write(corpus / "study_parsing_fuzzer", stem + ".textproto", text);
-    Write(corpus / "study_parsing_fuzzer", stem + ".binpb", proto.SerializeAsString());
+    Write(corpus / "study_parsing_fuzzer", stem + ".binpb",
+          proto.SerializeAsString());
   }
   auto plan = RoundPlan::Create(Study());
   if (!plan.ok()) {
     std::fprintf(stderr, "fixture study does not plan\n");
     std::exit(1);
   }
-  Write(corpus / "estimator_decoding_fuzzer", "plan", EncodePlan(plan->decisions()));
+  Write(corpus / "estimator_decoding_fuzzer", "plan",
+        EncodePlan(plan->decisions()));
 }
 
 }  // namespace

@@ -86,7 +86,8 @@ void FuzzStoredPayload(std::string_view bytes) {
     return;
   }
   if (!payload.ok()) return;
-  Check(EncodePayload(*payload) == bytes, "stored payload encoding not canonical");
+  Check(EncodePayload(*payload) == bytes,
+        "stored payload encoding not canonical");
   ValidateEverywhere(*payload);
 }
 

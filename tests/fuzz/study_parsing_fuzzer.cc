@@ -20,10 +20,10 @@
 #include <string>
 
 #include "google/protobuf/text_format.h"
-#include "proto/convert/study_convert.h"
 #include "planning/planner.h"
 #include "planning/programs/program_registry.h"
 #include "planning/programs/program_schedule.h"
+#include "proto/convert/study_convert.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
 namespace ldp::fuzz {
@@ -49,17 +49,19 @@ StrategyPlannerOptions StructuredOnly() {
 
 void CheckCharges(const RoundPlan& plan, int64_t cap_nanos) {
   for (const PlannedQuestion& q : plan.questions()) {
-    Check(q.task != nullptr && q.mechanism != nullptr, "planned question incomplete");
+    Check(q.task != nullptr && q.mechanism != nullptr,
+          "planned question incomplete");
     Check(q.task->epsilon_nanos > 0 && q.task->epsilon_nanos <= cap_nanos,
           "planned task charges outside (0, cap]");
   }
 }
 
 void PlanProgram(const StudySpec& spec) {
-  absl::StatusOr<std::unique_ptr<AnalystProgram>> program = CreateAnalystProgram(
-      *spec.program, {.schema = spec.schema,
-                      .epsilon_cap_nanos = spec.epsilon_cap_nanos,
-                      .confidence = spec.confidence});
+  absl::StatusOr<std::unique_ptr<AnalystProgram>> program =
+      CreateAnalystProgram(*spec.program,
+                           {.schema = spec.schema,
+                            .epsilon_cap_nanos = spec.epsilon_cap_nanos,
+                            .confidence = spec.confidence});
   if (!program.ok()) return;
   const std::vector<ScheduledRound> schedule = (*program)->Schedule();
   if (!CheckSchedule(schedule, spec.epsilon_cap_nanos).ok()) return;
@@ -76,7 +78,8 @@ void FuzzStudy(const v1::StudySpec& proto) {
   Check(StudySpecFromBytes(StudySpecToBytes(*spec)).ok(),
         "a valid study does not survive its stored form");
   if (spec->mode == StudyMode::kInteractive) {
-    if (spec->program.has_value() && spec->questions.empty()) PlanProgram(*spec);
+    if (spec->program.has_value() && spec->questions.empty())
+      PlanProgram(*spec);
     return;
   }
   if (spec->program.has_value()) return;  // the aggregator refuses this

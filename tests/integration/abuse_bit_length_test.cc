@@ -35,13 +35,14 @@ namespace {
 
 using ::absl::StatusCode;
 
-constexpr uint32_t kColors = 8;        // OUE's N
+constexpr uint32_t kColors = 8;          // OUE's N
 constexpr uint32_t kSketchColumns = 10;  // CMS's m
 constexpr uint32_t kHadamardColumns = 16;
 
 // A one-question histogram study over eight colors; `randomizer` is the
 // question's RandomizerSpec in text format.
-v1::StudySpec ColorStudy(const std::string& name, const std::string& randomizer) {
+v1::StudySpec ColorStudy(const std::string& name,
+                         const std::string& randomizer) {
   const std::string text = absl::StrCat(R"pb(
     epsilon_cap_nanos: 1000000000
     mode: NONINTERACTIVE
@@ -56,11 +57,13 @@ v1::StudySpec ColorStudy(const std::string& name, const std::string& randomizer)
     questions {
       question_id: "colors"
       histogram { encoding { field { field: "color" } } }
-      randomizer { )pb", randomizer, R"pb( }
+      randomizer { )pb",
+                                        randomizer, R"pb( }
     }
   )pb");
   v1::StudySpec spec;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec)) << text;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &spec))
+      << text;
   spec.set_display_name(name);
   return spec;
 }
@@ -85,13 +88,14 @@ class AbuseBitLengthTest : public ::testing::Test {
     ASSERT_NO_FATAL_FAILURE(Create(ColorStudy("oue-8", "oue {}"), &oue_));
     ASSERT_NO_FATAL_FAILURE(Create(
         ColorStudy("cms", absl::StrCat("count_mean_sketch { num_hashes: 2 "
-                                       "num_columns: ", kSketchColumns, " }")),
+                                       "num_columns: ",
+                                       kSketchColumns, " }")),
         &cms_));
-    ASSERT_NO_FATAL_FAILURE(Create(
-        ColorStudy("hcms", absl::StrCat("hadamard_count_mean_sketch { "
-                                        "num_hashes: 2 num_columns: ",
-                                        kHadamardColumns, " }")),
-        &hcms_));
+    ASSERT_NO_FATAL_FAILURE(
+        Create(ColorStudy("hcms", absl::StrCat("hadamard_count_mean_sketch { "
+                                               "num_hashes: 2 num_columns: ",
+                                               kHadamardColumns, " }")),
+               &hcms_));
     for (RawAgent* agent : {&bob_, &carol_}) {
       ASSERT_NO_FATAL_FAILURE(Enroll(*agent));
     }
@@ -111,7 +115,8 @@ class AbuseBitLengthTest : public ::testing::Test {
   template <typename Context>
   static void Authorize(Context& context, const std::string& token) {
     context.AddMetadata("authorization", Bearer(token));
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
   }
 
   void Enroll(RawAgent& agent) {
@@ -129,7 +134,8 @@ class AbuseBitLengthTest : public ::testing::Test {
     tasks_request.set_agent_id(agent.id);
     v1::GetTasksResponse tasks;
     ASSERT_TRUE(agent_stub_->GetTasks(&context, tasks_request, &tasks).ok());
-    for (const v1::Task& task : tasks.tasks()) agent.tasks[task.study_id()] = task;
+    for (const v1::Task& task : tasks.tasks())
+      agent.tasks[task.study_id()] = task;
     ASSERT_EQ(agent.tasks.size(), 3u) << "one task per study";
   }
 
@@ -206,7 +212,8 @@ TEST_F(AbuseBitLengthTest, OueReportsOfAnyOtherLengthAreInvalidArgument) {
   for (uint32_t bit_length : {1u, 7u, 9u, 64u}) {
     wrong.push_back(Oue(bob_, bit_length));
   }
-  ASSERT_NO_FATAL_FAILURE(ExpectRefused(wrong, "this task's reports have exactly 8"));
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectRefused(wrong, "this task's reports have exactly 8"));
   ASSERT_NO_FATAL_FAILURE(ExpectRefused({Oue(bob_, 0)}, "bit_length is 0"));
 
   // None of it used up Bob's task: the exact 8-bit report is acknowledged
@@ -245,11 +252,13 @@ TEST_F(AbuseBitLengthTest, RealAgentsSendExactLengths) {
   std::vector<Record> records;
   for (int i = 0; i < 12; ++i) {
     Record record;
-    record.values["color"] = std::string(1, static_cast<char>('a' + i % kColors));
+    record.values["color"] =
+        std::string(1, static_cast<char>('a' + i % kColors));
     records.push_back(record);
   }
   int accepted = 0, refused = 0;
-  for (const AgentOutcome& outcome : RunAgents(server_, records, /*threads=*/2)) {
+  for (const AgentOutcome& outcome :
+       RunAgents(server_, records, /*threads=*/2)) {
     accepted += outcome.accepted;
     refused += outcome.refused;
   }

@@ -37,12 +37,14 @@ inline v1::StudySpec MeanSpec(int round_seconds = 0) {
 
 constexpr uint32_t kCategories = 4;
 
-inline std::string Bearer(const std::string& token) { return "Bearer " + token; }
+inline std::string Bearer(const std::string& token) {
+  return "Bearer " + token;
+}
 
 // One enrolled agent, as the raw wire sees it.
 struct RawAgent {
   uint64_t id = 0;
-  std::string token;                 // "<id>.<64 hex>"
+  std::string token;                   // "<id>.<64 hex>"
   std::map<uint64_t, v1::Task> tasks;  // by study id
 };
 
@@ -74,7 +76,8 @@ inline Snapshot TakeSnapshot(AnalystClient& analyst,
     auto budget = analyst.GetAgentBudget(agent->id);
     EXPECT_OK(budget);
     if (budget.ok()) {
-      s.parts.push_back(absl::StrCat("agent ", agent->id, ": ", budget->ShortDebugString()));
+      s.parts.push_back(
+          absl::StrCat("agent ", agent->id, ": ", budget->ShortDebugString()));
     }
   }
   return s;
@@ -87,7 +90,8 @@ inline v1::Report ReportShell(const RawAgent& agent, uint64_t study,
   v1::Report report;
   report.set_protocol_version(1);
   const auto it = agent.tasks.find(study);
-  EXPECT_NE(it, agent.tasks.end()) << "agent " << agent.id << " has no task in study " << study;
+  EXPECT_NE(it, agent.tasks.end())
+      << "agent " << agent.id << " has no task in study " << study;
   if (it != agent.tasks.end()) report.set_task_id(it->second.task_id());
   report.set_agent_id(agent.id);
   std::string id(16, '\0');
@@ -120,9 +124,9 @@ class AbuseTest : public ::testing::Test {
     for (RawAgent* agent : {&alice_, &bob_, &carol_}) {
       ASSERT_NO_FATAL_FAILURE(Enroll(*agent));
     }
-    const UploadResult honest = Upload(
-        Bearer(carol_.token),
-        {Batch({ItemReport(carol_, histogram_, 2), ScalarReport(carol_, mean_, 5)})});
+    const UploadResult honest =
+        Upload(Bearer(carol_.token), {Batch({ItemReport(carol_, histogram_, 2),
+                                             ScalarReport(carol_, mean_, 5)})});
     ASSERT_TRUE(honest.status.ok()) << honest.status.error_message();
     ExpectAcks(honest, {StatusCode::kOk, StatusCode::kOk});
   }
@@ -131,20 +135,24 @@ class AbuseTest : public ::testing::Test {
     grpc::ClientContext context;
     v1::EnrollRequest request;
     v1::EnrollResponse response;
-    const grpc::Status status = agent_stub_->Enroll(&context, request, &response);
+    const grpc::Status status =
+        agent_stub_->Enroll(&context, request, &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
     agent.id = response.agent_id();
     agent.token = response.credential().bearer_token();
     v1::GetTasksResponse tasks;
     ASSERT_TRUE(GetTasks(Bearer(agent.token), agent.id, &tasks).ok());
-    for (const v1::Task& task : tasks.tasks()) agent.tasks[task.study_id()] = task;
+    for (const v1::Task& task : tasks.tasks())
+      agent.tasks[task.study_id()] = task;
   }
 
   // `authorization` is the metadata value; "" sends none.
   template <typename Context>
   static void Authorize(Context& context, const std::string& authorization) {
-    if (!authorization.empty()) context.AddMetadata("authorization", authorization);
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    if (!authorization.empty())
+      context.AddMetadata("authorization", authorization);
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
   }
 
   grpc::Status GetTasks(const std::string& authorization, uint64_t agent_id,
@@ -179,7 +187,8 @@ class AbuseTest : public ::testing::Test {
     return result;
   }
 
-  static v1::UploadReportsRequest Batch(const std::vector<v1::Report>& reports) {
+  static v1::UploadReportsRequest Batch(
+      const std::vector<v1::Report>& reports) {
     v1::UploadReportsRequest batch;
     for (const auto& r : reports) *batch.add_reports() = r;
     return batch;
@@ -193,14 +202,16 @@ class AbuseTest : public ::testing::Test {
     report.mutable_item()->set_item(item);
     return report;
   }
-  v1::Report ScalarReport(const RawAgent& agent, uint64_t study, int64_t level) {
+  v1::Report ScalarReport(const RawAgent& agent, uint64_t study,
+                          int64_t level) {
     v1::Report report = Shell(agent, study);
     report.mutable_scalar()->set_level(level);
     return report;
   }
 
   Snapshot Take() {
-    return TakeSnapshot(*analyst_, {histogram_, mean_}, {&alice_, &bob_, &carol_});
+    return TakeSnapshot(*analyst_, {histogram_, mean_},
+                        {&alice_, &bob_, &carol_});
   }
 
   static void ExpectAcks(const UploadResult& result,

@@ -34,20 +34,22 @@ TEST_F(AbuseTest, ForgedCredentialsAreUnauthenticated) {
   const Snapshot before = Take();
   const std::string zeros(64, '0');
   // Alice's secret, for tokens that reuse it under another id.
-  const std::string alice_secret = alice_.token.substr(alice_.token.find('.') + 1);
+  const std::string alice_secret =
+      alice_.token.substr(alice_.token.find('.') + 1);
   ASSERT_EQ(alice_secret.size(), 64u);
   std::string flipped = alice_secret;
   flipped[0] = flipped[0] == 'a' ? 'b' : 'a';
   const std::vector<std::string> forged = {
-      Bearer(absl::StrCat(alice_.id, ".", zeros)),           // well-formed, wrong secret
-      Bearer(absl::StrCat(alice_.id, ".", flipped)),         // one digit off
-      Bearer(absl::StrCat(bob_.id, ".", alice_secret)),      // another agent's id
-      Bearer(absl::StrCat(alice_.id, ".", alice_secret.substr(1))),  // 63 digits
-      Bearer(absl::StrCat(999999, ".", alice_secret)),       // no such agent
+      Bearer(absl::StrCat(alice_.id, ".", zeros)),  // well-formed, wrong secret
+      Bearer(absl::StrCat(alice_.id, ".", flipped)),     // one digit off
+      Bearer(absl::StrCat(bob_.id, ".", alice_secret)),  // another agent's id
+      Bearer(
+          absl::StrCat(alice_.id, ".", alice_secret.substr(1))),  // 63 digits
+      Bearer(absl::StrCat(999999, ".", alice_secret)),  // no such agent
       Bearer("garbage"),
-      Bearer(server_.analyst_token()),                       // analyst token
-      "Basic " + alice_.token,                               // wrong scheme
-      "",                                                    // no credential
+      Bearer(server_.analyst_token()),  // analyst token
+      "Basic " + alice_.token,          // wrong scheme
+      "",                               // no credential
   };
   for (const std::string& authorization : forged) {
     SCOPED_TRACE(authorization);
@@ -65,7 +67,8 @@ TEST_F(AbuseTest, ForgedCredentialsAreUnauthenticated) {
   }
   EXPECT_EQ(Take(), before);
   // Nothing was stored for Alice's task: her real credential still reports.
-  ExpectAcks(Upload(Bearer(alice_.token), {Batch({ItemReport(alice_, histogram_, 1)})}),
+  ExpectAcks(Upload(Bearer(alice_.token),
+                    {Batch({ItemReport(alice_, histogram_, 1)})}),
              {StatusCode::kOk});
 }
 
@@ -83,14 +86,16 @@ TEST_F(AbuseTest, AgentCredentialOnTheAnalystApiIsPermissionDenied) {
     v1::CreateStudyRequest create;
     *create.mutable_spec() = MeanSpec();
     v1::Study study;
-    EXPECT_EQ(call(token, &v1::AnalystService::Stub::CreateStudy, create, &study)
-                  .error_code(),
-              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(
+        call(token, &v1::AnalystService::Stub::CreateStudy, create, &study)
+            .error_code(),
+        grpc::StatusCode::PERMISSION_DENIED);
     v1::GetStudyRequest get_study;
     get_study.set_study_id(mean_);
-    EXPECT_EQ(call(token, &v1::AnalystService::Stub::GetStudy, get_study, &study)
-                  .error_code(),
-              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(
+        call(token, &v1::AnalystService::Stub::GetStudy, get_study, &study)
+            .error_code(),
+        grpc::StatusCode::PERMISSION_DENIED);
     v1::ListStudiesRequest list;
     v1::ListStudiesResponse listed;
     EXPECT_EQ(call(token, &v1::AnalystService::Stub::ListStudies, list, &listed)
@@ -99,8 +104,8 @@ TEST_F(AbuseTest, AgentCredentialOnTheAnalystApiIsPermissionDenied) {
     v1::GetEstimatesRequest get_estimates;
     get_estimates.set_study_id(mean_);
     v1::GetEstimatesResponse estimates;
-    EXPECT_EQ(call(token, &v1::AnalystService::Stub::GetEstimates, get_estimates,
-                   &estimates)
+    EXPECT_EQ(call(token, &v1::AnalystService::Stub::GetEstimates,
+                   get_estimates, &estimates)
                   .error_code(),
               grpc::StatusCode::PERMISSION_DENIED);
     v1::GetBudgetRequest get_budget;
@@ -126,8 +131,8 @@ TEST_F(AbuseTest, AgentCredentialOnTheAnalystApiIsPermissionDenied) {
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Take(), before);
   // No study was created.
-  EXPECT_TRUE(call(Bearer(server_.analyst_token()), &v1::AnalystService::Stub::ListStudies,
-                   list, &listed)
+  EXPECT_TRUE(call(Bearer(server_.analyst_token()),
+                   &v1::AnalystService::Stub::ListStudies, list, &listed)
                   .ok());
   EXPECT_EQ(listed.studies_size(), 2);
 }
@@ -141,7 +146,8 @@ TEST_F(AbuseTest, ReplaysAreCountedOnceAndConflictsAlreadyExist) {
   auto budget = analyst_->GetAgentBudget(bob_.id);
   ASSERT_OK(budget);
   ASSERT_EQ(budget->entries_size(), 1);
-  EXPECT_EQ(budget->entries(0).spent_nanos(), bob_.tasks[histogram_].epsilon_nanos());
+  EXPECT_EQ(budget->entries(0).spent_nanos(),
+            bob_.tasks[histogram_].epsilon_nanos());
 
   // The identical report again (a retry), alone, twice in one batch, and on
   // a second stream: acknowledged, neither counted nor charged again.
@@ -166,7 +172,8 @@ TEST_F(AbuseTest, ReplaysAreCountedOnceAndConflictsAlreadyExist) {
   // judged on its own merits (bob's first mean report: stored once).
   v1::Report reused_id = ScalarReport(bob_, mean_, 7);
   reused_id.set_report_id(report.report_id());
-  ExpectAcks(Upload(Bearer(bob_.token), {Batch({reused_id})}), {StatusCode::kOk});
+  ExpectAcks(Upload(Bearer(bob_.token), {Batch({reused_id})}),
+             {StatusCode::kOk});
   auto mean = analyst_->GetStudy(mean_);
   ASSERT_OK(mean);
   EXPECT_EQ(mean->status().num_reports(), 2u);  // Carol's and Bob's
@@ -211,15 +218,18 @@ TEST_F(AbuseTest, MalformedPayloadsAreInvalidArgument) {
     bad.push_back(short_id);
   }
   const UploadResult result = Upload(Bearer(bob_.token), {Batch(bad)});
-  ExpectAcks(result, std::vector<StatusCode>(bad.size(), StatusCode::kInvalidArgument));
+  ExpectAcks(result,
+             std::vector<StatusCode>(bad.size(), StatusCode::kInvalidArgument));
   EXPECT_EQ(Take(), before);
 
   // Too many reports in one message (the documented limit is 1000): every
   // one refused, even the valid ones among them.
   std::vector<v1::Report> many;
-  for (int i = 0; i < 1001; ++i) many.push_back(ItemReport(bob_, histogram_, i % kCategories));
-  ExpectAcks(Upload(Bearer(bob_.token), {Batch(many)}),
-             std::vector<StatusCode>(many.size(), StatusCode::kInvalidArgument));
+  for (int i = 0; i < 1001; ++i)
+    many.push_back(ItemReport(bob_, histogram_, i % kCategories));
+  ExpectAcks(
+      Upload(Bearer(bob_.token), {Batch(many)}),
+      std::vector<StatusCode>(many.size(), StatusCode::kInvalidArgument));
   EXPECT_EQ(Take(), before);
 
   // A message larger than the server's receive limit (--max_message_bytes,
@@ -234,9 +244,10 @@ TEST_F(AbuseTest, MalformedPayloadsAreInvalidArgument) {
   EXPECT_EQ(Take(), before);
 
   // None of it used up Bob's tasks: his honest reports are still accepted.
-  ExpectAcks(Upload(Bearer(bob_.token), {Batch({ItemReport(bob_, histogram_, 0),
-                                                 ScalarReport(bob_, mean_, 0)})}),
-             {StatusCode::kOk, StatusCode::kOk});
+  ExpectAcks(
+      Upload(Bearer(bob_.token), {Batch({ItemReport(bob_, histogram_, 0),
+                                         ScalarReport(bob_, mean_, 0)})}),
+      {StatusCode::kOk, StatusCode::kOk});
 }
 
 // A report for another agent's task gets exactly what a report for an
@@ -248,8 +259,8 @@ TEST_F(AbuseTest, OtherAgentsTasksLookExactlyLikeUnknownTasks) {
   std::vector<v1::Report> reports;
   // Bob's real task id, with Bob swapped for an agent id nobody enrolled.
   const uint64_t bobs_id = bob_.tasks[histogram_].task_id();
-  const uint64_t nobodys_id = (bobs_id & ~(uint64_t{0xffffffff} << 12)) |
-                              (uint64_t{0x7fffffff} << 12);
+  const uint64_t nobodys_id =
+      (bobs_id & ~(uint64_t{0xffffffff} << 12)) | (uint64_t{0x7fffffff} << 12);
   for (uint64_t task_id : {uint64_t{0}, uint64_t{0x123456789}, ~uint64_t{0},
                            nobodys_id, bobs_id}) {
     v1::Report report = ItemReport(alice_, histogram_, 1);
@@ -281,9 +292,10 @@ TEST_F(AbuseTest, OtherAgentsTasksLookExactlyLikeUnknownTasks) {
             grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(Take(), before);
   // Bob's tasks are untouched.
-  ExpectAcks(Upload(Bearer(bob_.token), {Batch({ItemReport(bob_, histogram_, 2),
-                                                 ScalarReport(bob_, mean_, 3)})}),
-             {StatusCode::kOk, StatusCode::kOk});
+  ExpectAcks(
+      Upload(Bearer(bob_.token), {Batch({ItemReport(bob_, histogram_, 2),
+                                         ScalarReport(bob_, mean_, 3)})}),
+      {StatusCode::kOk, StatusCode::kOk});
 }
 
 TEST_F(AbuseTest, ReportsForAClosedRoundAreFailedPrecondition) {
@@ -296,13 +308,16 @@ TEST_F(AbuseTest, ReportsForAClosedRoundAreFailedPrecondition) {
   ASSERT_TRUE(dave.tasks.contains(closing));
   const v1::Task& task = dave.tasks[closing];
   ASSERT_TRUE(task.has_deadline());
-  const auto deadline = std::chrono::system_clock::time_point(std::chrono::milliseconds(
-      google::protobuf::util::TimeUtil::TimestampToMilliseconds(task.deadline())));
+  const auto deadline =
+      std::chrono::system_clock::time_point(std::chrono::milliseconds(
+          google::protobuf::util::TimeUtil::TimestampToMilliseconds(
+              task.deadline())));
   // The deadline itself refuses, not the closing pass that
   // follows it (about once a second): 20 ms late is too late.
   std::this_thread::sleep_until(deadline + std::chrono::milliseconds(20));
-  ExpectAcks(Upload(Bearer(dave.token), {Batch({ScalarReport(dave, closing, 10)})}),
-             {StatusCode::kFailedPrecondition});
+  ExpectAcks(
+      Upload(Bearer(dave.token), {Batch({ScalarReport(dave, closing, 10)})}),
+      {StatusCode::kFailedPrecondition});
   std::this_thread::sleep_until(deadline + std::chrono::milliseconds(300));
 
   const auto closed_snapshot = [&] {
@@ -323,8 +338,9 @@ TEST_F(AbuseTest, ReportsForAClosedRoundAreFailedPrecondition) {
   ASSERT_OK(estimates);
   EXPECT_EQ(estimates->round_state(), v1::ROUND_CLOSED_DEADLINE);
 
-  ExpectAcks(Upload(Bearer(dave.token), {Batch({ScalarReport(dave, closing, 10)})}),
-             {StatusCode::kFailedPrecondition});
+  ExpectAcks(
+      Upload(Bearer(dave.token), {Batch({ScalarReport(dave, closing, 10)})}),
+      {StatusCode::kFailedPrecondition});
   EXPECT_EQ(closed_snapshot(), before);
   // And the closed round's task is no longer offered.
   v1::GetTasksResponse tasks;

@@ -57,8 +57,9 @@ TEST_F(AbuseWireTest, GarbageOnTheUploadStreamIsInvalidArgument) {
   ASSERT_OK(study);
   EXPECT_EQ(study->status().num_reports(), 2u);  // Carol's and Bob's
   // The stream's end cost Bob nothing else: his mean report is accepted.
-  ExpectAcks(Upload(Bearer(bob_.token), {Batch({ScalarReport(bob_, mean_, 4)})}),
-             {StatusCode::kOk});
+  ExpectAcks(
+      Upload(Bearer(bob_.token), {Batch({ScalarReport(bob_, mean_, 4)})}),
+      {StatusCode::kOk});
 }
 
 TEST_F(AbuseWireTest, QueriesNestedPastTheLimitsAreInvalidArgument) {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "client/core/agent.h"
 #include "client/agent_client/agent_client.h"
+#include "client/core/agent.h"
 #include "client/core/agent_state_store.h"
 #include "common/queries/record_schema.h"
 #include "gtest/gtest.h"
@@ -45,11 +45,12 @@ inline std::vector<AgentOutcome> RunAgents(
       for (size_t i = next++; i < records.size(); i = next++) {
         std::mt19937_64 gen(1000 + i);
         // Simulated devices that live for one study: the caps are its cap.
-        auto agent = Agent::Create({.record = records[i],
-                                    .max_epsilon_per_study_nanos = agent_cap_nanos,
-                                    .caps = {.lifetime_nanos = agent_cap_nanos,
-                                             .period_nanos = agent_cap_nanos}},
-                                   std::make_unique<MemoryAgentStateStore>(), gen);
+        auto agent =
+            Agent::Create({.record = records[i],
+                           .max_epsilon_per_study_nanos = agent_cap_nanos,
+                           .caps = {.lifetime_nanos = agent_cap_nanos,
+                                    .period_nanos = agent_cap_nanos}},
+                          std::make_unique<MemoryAgentStateStore>(), gen);
         auto client = AgentClient::CreateForChannel(
             {.max_attempts = 3, .sleep = [](absl::Duration) {}}, channel, gen);
         if (!agent.ok() || !client.ok()) {

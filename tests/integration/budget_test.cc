@@ -33,14 +33,16 @@ TEST(Budget, AnAgentAskedBeyondItsOwnCapRefusesAndIsNotCharged) {
   auto study = analyst.CreateStudy(Spec());
   ASSERT_OK(study);
   // The server asks for ε = 1; these agents allow themselves only 0.5.
-  const auto outcomes = RunAgents(server, {RecordWithX(0.2), RecordWithX(0.7)},
-                                  /*threads=*/1, /*agent_cap_nanos=*/kCapNanos / 2);
+  const auto outcomes =
+      RunAgents(server, {RecordWithX(0.2), RecordWithX(0.7)},
+                /*threads=*/1, /*agent_cap_nanos=*/kCapNanos / 2);
   for (const auto& o : outcomes) {
     EXPECT_EQ(o.refused, 1);
     EXPECT_EQ(o.accepted, 0);
     auto budget = analyst.GetAgentBudget(o.agent_id);
     ASSERT_OK(budget);
-    for (const auto& entry : budget->entries()) EXPECT_EQ(entry.spent_nanos(), 0u);
+    for (const auto& entry : budget->entries())
+      EXPECT_EQ(entry.spent_nanos(), 0u);
   }
   auto after = analyst.GetStudy(study->study_id());
   ASSERT_OK(after);
@@ -55,11 +57,12 @@ TEST(Budget, OneReportPerTaskChargedOnceAndNeverBeyondTheCap) {
   ASSERT_OK(study);
 
   std::mt19937_64 gen(5);
-  auto agent = Agent::Create({.record = RecordWithX(0.4),
-                              .max_epsilon_per_study_nanos = kCapNanos},
-                             std::make_unique<MemoryAgentStateStore>(), gen);
+  auto agent = Agent::Create(
+      {.record = RecordWithX(0.4), .max_epsilon_per_study_nanos = kCapNanos},
+      std::make_unique<MemoryAgentStateStore>(), gen);
   ASSERT_OK(agent);
-  auto client = AgentClient::CreateForChannel({.max_attempts = 2}, server.NewChannel(), gen);
+  auto client = AgentClient::CreateForChannel({.max_attempts = 2},
+                                              server.NewChannel(), gen);
   ASSERT_OK(client);
   auto credential = (*client)->Enroll("");
   ASSERT_OK(credential);
@@ -87,7 +90,8 @@ TEST(Budget, OneReportPerTaskChargedOnceAndNeverBeyondTheCap) {
   auto after = analyst.GetStudy(study->study_id());
   ASSERT_OK(after);
   EXPECT_EQ(after->status().num_reports(), 1u);
-  EXPECT_LE(after->status().max_spent_nanos(), static_cast<uint64_t>(kCapNanos));
+  EXPECT_LE(after->status().max_spent_nanos(),
+            static_cast<uint64_t>(kCapNanos));
   auto budget = analyst.GetAgentBudget(credential->agent_id);
   ASSERT_OK(budget);
   ASSERT_EQ(budget->entries_size(), 1);

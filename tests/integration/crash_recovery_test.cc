@@ -5,14 +5,14 @@
 // estimate is what a crash-free run would give: within 5 standard errors of
 // the truth, from exactly one report per agent.
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <thread>
 #include <vector>
 
-#include "google/protobuf/text_format.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/devices.h"
@@ -22,7 +22,6 @@
 
 namespace ldp::testing {
 namespace {
-
 
 v1::StudySpec Spec() { return MeanStudySpec("crash", 10, "piecewise"); }
 
@@ -42,9 +41,9 @@ TEST(CrashRecovery, SigkillMidRoundLosesNothingAndCountsOnce) {
     Record record;
     record.values["x"] = x;
     devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
-    auto agent = Agent::Create({.record = record,
-                                .max_epsilon_per_study_nanos = 1'000'000'000},
-                               std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
+    auto agent = Agent::Create(
+        {.record = record, .max_epsilon_per_study_nanos = 1'000'000'000},
+        std::make_unique<MemoryAgentStateStore>(), *devices[i].gen);
     ASSERT_OK(agent);
     devices[i].agent = *std::move(agent);
   }
@@ -56,10 +55,12 @@ TEST(CrashRecovery, SigkillMidRoundLosesNothingAndCountsOnce) {
   std::vector<std::thread> workers;
   for (int t = 0; t < 4; ++t) {
     workers.emplace_back([&, t] {
-      RunDevices(server, devices, t * kAgents / 4, (t + 1) * kAgents / 4, &progress);
+      RunDevices(server, devices, t * kAgents / 4, (t + 1) * kAgents / 4,
+                 &progress);
     });
   }
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (progress < kAgents / 4 && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "client/core/agent.h"
 #include "client/agent_client/agent_client.h"
+#include "client/core/agent.h"
 #include "tests/integration/server_process.h"
 
 namespace ldp::testing {
@@ -27,16 +27,18 @@ struct Device {
 // One poll-answer-upload cycle for each device in [begin, end), on a fresh
 // channel; a device enrolls on its first cycle. `acked` (if set) counts
 // acknowledged reports as they come.
-inline void RunDevices(const ServerProcess& server, std::vector<Device>& devices,
-                       size_t begin, size_t end, std::atomic<int>* acked = nullptr,
+inline void RunDevices(const ServerProcess& server,
+                       std::vector<Device>& devices, size_t begin, size_t end,
+                       std::atomic<int>* acked = nullptr,
                        int max_attempts = 1) {
   auto channel = server.NewChannel();
   for (size_t i = begin; i < end; ++i) {
     Device& d = devices[i];
-    auto client = AgentClient::CreateForChannel(
-        {.max_attempts = max_attempts, .rpc_timeout = absl::Seconds(5),
-         .sleep = [](absl::Duration) {}},
-        channel, *d.gen);
+    auto client =
+        AgentClient::CreateForChannel({.max_attempts = max_attempts,
+                                       .rpc_timeout = absl::Seconds(5),
+                                       .sleep = [](absl::Duration) {}},
+                                      channel, *d.gen);
     if (!client.ok()) continue;
     if (d.credential.agent_id == 0) {
       auto credential = (*client)->Enroll("");
@@ -52,14 +54,15 @@ inline void RunDevices(const ServerProcess& server, std::vector<Device>& devices
 }
 
 // One cycle for every device, split over `threads` threads.
-inline void RunAllDevices(const ServerProcess& server, std::vector<Device>& devices,
-                          int threads = 4, int max_attempts = 3) {
+inline void RunAllDevices(const ServerProcess& server,
+                          std::vector<Device>& devices, int threads = 4,
+                          int max_attempts = 3) {
   std::vector<std::thread> workers;
   const size_t n = devices.size();
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
-      RunDevices(server, devices, t * n / threads, (t + 1) * n / threads, nullptr,
-                 max_attempts);
+      RunDevices(server, devices, t * n / threads, (t + 1) * n / threads,
+                 nullptr, max_attempts);
     });
   }
   for (auto& w : workers) w.join();

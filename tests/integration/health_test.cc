@@ -45,12 +45,13 @@ struct Reply {
 
 // One unary call with raw message bytes. A bidi-streaming method (server
 // reflection) answers it too: one request, then half-close.
-Reply Call(const std::shared_ptr<grpc::Channel>& channel, const std::string& method,
-           const std::string& request_bytes) {
+Reply Call(const std::shared_ptr<grpc::Channel>& channel,
+           const std::string& method, const std::string& request_bytes) {
   grpc::GenericStub stub(channel);
   grpc::CompletionQueue queue;
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(10));
   grpc::Slice slice(request_bytes);
   grpc::ByteBuffer request(&slice, 1);
   auto call = stub.PrepareUnaryCall(&context, method, request, &queue);
@@ -61,11 +62,13 @@ Reply Call(const std::shared_ptr<grpc::Channel>& channel, const std::string& met
   void* tag = nullptr;
   bool ok = false;
   if (!queue.Next(&tag, &ok) || !ok) {
-    reply.status = grpc::Status(grpc::StatusCode::INTERNAL, "completion queue failed");
+    reply.status =
+        grpc::Status(grpc::StatusCode::INTERNAL, "completion queue failed");
   } else if (reply.status.ok()) {
     grpc::Slice out;
     if (response.DumpToSingleSlice(&out).ok()) {
-      reply.bytes.assign(reinterpret_cast<const char*>(out.begin()), out.size());
+      reply.bytes.assign(reinterpret_cast<const char*>(out.begin()),
+                         out.size());
     }
   }
   queue.Shutdown();
@@ -115,8 +118,9 @@ Reply ReflectSymbol(const std::shared_ptr<grpc::Channel>& channel,
 class HealthServer {
  public:
   explicit HealthServer(std::vector<std::string> flags = {})
-      : port_file_(absl::StrCat(::testing::TempDir(), "/health_port_", getpid(), "_",
-                                ::testing::UnitTest::GetInstance()->current_test_info()->name())),
+      : port_file_(absl::StrCat(
+            ::testing::TempDir(), "/health_port_", getpid(), "_",
+            ::testing::UnitTest::GetInstance()->current_test_info()->name())),
         server_(WithHealthFlags(std::move(flags), port_file_)) {}
 
   absl::Status Start() {
@@ -131,13 +135,17 @@ class HealthServer {
   }
 
   ServerProcess& process() { return server_; }
-  std::shared_ptr<grpc::Channel> main_channel() const { return server_.NewChannel(); }
-  const std::shared_ptr<grpc::Channel>& health_channel() const { return health_channel_; }
+  std::shared_ptr<grpc::Channel> main_channel() const {
+    return server_.NewChannel();
+  }
+  const std::shared_ptr<grpc::Channel>& health_channel() const {
+    return health_channel_;
+  }
   int health_port() const { return health_port_; }
 
  private:
-  static std::vector<std::string> WithHealthFlags(std::vector<std::string> flags,
-                                                  const std::string& port_file) {
+  static std::vector<std::string> WithHealthFlags(
+      std::vector<std::string> flags, const std::string& port_file) {
     flags.push_back("--health_port=0");
     flags.push_back("--health_port_file=" + port_file);
     return flags;
@@ -163,8 +171,9 @@ TEST(Listeners, ASecondServerCannotTakeEitherPortOfARunningOne) {
   ServerProcess same_main_port({"--port=" + main_port});
   const absl::Status main_status = same_main_port.Start();
   EXPECT_FALSE(main_status.ok());
-  EXPECT_NE(main_status.message().find("cannot listen on 127.0.0.1:" + main_port),
-            std::string::npos)
+  EXPECT_NE(
+      main_status.message().find("cannot listen on 127.0.0.1:" + main_port),
+      std::string::npos)
       << main_status;
 
   ServerProcess same_health_port(
@@ -192,9 +201,10 @@ TEST(Health, HealthPortServesHealthOnly) {
   EXPECT_EQ(probe.status.error_code(), grpc::StatusCode::UNIMPLEMENTED)
       << probe.status.error_message();
   EXPECT_EQ(probe.bytes, "");
-  EXPECT_EQ(Call(server.health_channel(), "/ldp.v1.AnalystService/ListStudies", "")
-                .status.error_code(),
-            grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(
+      Call(server.health_channel(), "/ldp.v1.AnalystService/ListStudies", "")
+          .status.error_code(),
+      grpc::StatusCode::UNIMPLEMENTED);
   EXPECT_EQ(Health(server.health_channel(), ""), "OK SERVING");
 }
 
@@ -242,7 +252,8 @@ TEST(Health, SigtermDrainsWithNotServingThenExitsZero) {
   EXPECT_EQ(Health(main_channel, kAgentService), "OK SERVING");
 
   server.process().SendSignal(SIGTERM);
-  EXPECT_EQ(AwaitNotServing(main_channel, std::chrono::seconds(30)), "OK NOT_SERVING");
+  EXPECT_EQ(AwaitNotServing(main_channel, std::chrono::seconds(30)),
+            "OK NOT_SERVING");
   for (const auto& channel : {main_channel, server.health_channel()}) {
     EXPECT_EQ(Health(channel, ""), "OK NOT_SERVING");
     EXPECT_EQ(Health(channel, kAgentService), "OK NOT_SERVING");
@@ -252,11 +263,15 @@ TEST(Health, SigtermDrainsWithNotServingThenExitsZero) {
   }
   // Draining is not refusing: calls are still answered on their merits.
   EXPECT_THAT(analyst.GetStudy(424242), StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_EQ(server.process().WaitForExit(std::chrono::milliseconds(200)).status().code(),
+  EXPECT_EQ(server.process()
+                .WaitForExit(std::chrono::milliseconds(200))
+                .status()
+                .code(),
             absl::StatusCode::kDeadlineExceeded);
 
   server.process().SendSignal(SIGTERM);  // ends the drain
-  absl::StatusOr<int> exit = server.process().WaitForExit(std::chrono::seconds(60));
+  absl::StatusOr<int> exit =
+      server.process().WaitForExit(std::chrono::seconds(60));
   ASSERT_OK(exit);
   ASSERT_TRUE(WIFEXITED(*exit)) << "wait status " << *exit;
   EXPECT_EQ(WEXITSTATUS(*exit), 0);
@@ -266,7 +281,8 @@ TEST(Health, DrainEndsByItselfAndExitsZero) {
   HealthServer server({"--drain_seconds=1"});
   ASSERT_OK(server.Start());
   server.process().SendSignal(SIGTERM);
-  absl::StatusOr<int> exit = server.process().WaitForExit(std::chrono::seconds(60));
+  absl::StatusOr<int> exit =
+      server.process().WaitForExit(std::chrono::seconds(60));
   ASSERT_OK(exit);
   ASSERT_TRUE(WIFEXITED(*exit)) << "wait status " << *exit;
   EXPECT_EQ(WEXITSTATUS(*exit), 0);

@@ -32,9 +32,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/mechanisms/frequency/count_mean_sketch.h"
+#include "common/mechanisms/frequency/local_hashing.h"
 #include "common/mechanisms/real/discrete_laplace.h"
 #include "common/mechanisms/real/hybrid_mechanism.h"
-#include "common/mechanisms/frequency/local_hashing.h"
 #include "common/mechanisms/real/piecewise_mechanism.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -233,9 +233,8 @@ TEST_F(HostileServerTest, DefaultCapsHoldAndRepeatedQuestionsGetOneAnswer) {
                absl::StrCat(kColor, " randomizer { domain_size: 4 grr {} }"),
                2)};
   const std::vector<AliasGroup> groups = AliasGroups();
-  const v1::Task flood_template =
-      Template(kFloodEpsilon,
-               R"pb(query {
+  const v1::Task flood_template = Template(kFloodEpsilon,
+                                           R"pb(query {
                       root {
                         arithmetic {
                           op: MIN

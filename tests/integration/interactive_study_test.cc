@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/core/agent.h"
 #include "client/agent_client/agent_client.h"
+#include "client/core/agent.h"
 #include "client/core/agent_state_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "proto/convert/study_convert.h"
 #include "planning/programs/masked_parity.h"
+#include "proto/convert/study_convert.h"
 #include "tests/integration/devices.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
@@ -39,13 +39,11 @@ using ::testing::HasSubstr;
 constexpr int kDimension = 8;
 constexpr int64_t kCap = 4'000'000'000;  // ε = 4 per agent
 
-
 // `n` in-process agents with their own seeded coins (device i's seed is
 // i + 1), each record drawn by `record(coins)`, and every cap at
 // `cap`: above the default 2 per day, as these devices opted into the study.
 std::vector<Device> CappedDevices(
-    int n, int64_t cap,
-    const std::function<Record(std::mt19937_64&)>& record) {
+    int n, int64_t cap, const std::function<Record(std::mt19937_64&)>& record) {
   std::vector<Device> devices(n);
   for (int i = 0; i < n; ++i) {
     devices[i].gen = std::make_unique<std::mt19937_64>(i + 1);
@@ -144,7 +142,8 @@ TEST(InteractiveStudy, MaskedParityIsLearnedExactlyAcrossRestarts) {
   const v1::ProgramResult& result = done->status().program_result();
   EXPECT_TRUE(result.done());
   ProgramResult plain;
-  for (const auto& v : result.values()) plain.values.push_back({.name = v.name(), .value = v.value()});
+  for (const auto& v : result.values())
+    plain.values.push_back({.name = v.name(), .value = v.value()});
   auto learned = MaskedParityFromResult(plain, kDimension);
   ASSERT_OK(learned);
   EXPECT_EQ(*learned, truth) << result.summary();
@@ -182,9 +181,10 @@ TEST(InteractiveStudy, SequenceFragmentsFindThePlantedValues) {
   constexpr int kAgents = 900;
   std::mt19937_64 population(77);
   std::map<uint32_t, int> counts;
-  std::vector<Device> devices = CappedDevices(
-      kAgents, kCap, [&](std::mt19937_64&) {
-        const double u = std::uniform_real_distribution<double>(0, 1)(population);
+  std::vector<Device> devices =
+      CappedDevices(kAgents, kCap, [&](std::mt19937_64&) {
+        const double u =
+            std::uniform_real_distribution<double>(0, 1)(population);
         const uint32_t value = planted[u < 0.5 ? 0 : u < 0.8 ? 1 : 2];
         ++counts[value];
         Record record;
@@ -231,10 +231,9 @@ TEST(InteractiveStudy, SequenceFragmentsFindThePlantedValues) {
     const auto value = static_cast<uint32_t>(values[name + ".value"]->value());
     found.push_back(value);
     const v1::ProgramValue& share = *values[name + ".count_fraction"];
-    const double se = (share.interval().upper() - share.interval().lower()) /
-                      (2 * 1.959964);
-    EXPECT_LE(std::abs(share.value() - counts[value] / double(kAgents)),
-              5 * se)
+    const double se =
+        (share.interval().upper() - share.interval().lower()) / (2 * 1.959964);
+    EXPECT_LE(std::abs(share.value() - counts[value] / double(kAgents)), 5 * se)
         << result.summary();
   }
   EXPECT_THAT(found, ::testing::UnorderedElementsAreArray(planted))

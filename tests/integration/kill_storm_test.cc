@@ -86,17 +86,18 @@ void Work(const std::string& address, Fleet& fleet, size_t begin, size_t end,
     // main thread is restarting.
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    auto channel =
-        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    auto channel = grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), args);
     bool unfinished = false, broken = false;
     for (size_t i = begin; i < end && !broken && !fleet.stop; ++i) {
       Device& d = fleet.devices[i];
       if (d.accepted > 0) continue;
       unfinished = true;
-      auto client = AgentClient::CreateForChannel(
-          {.max_attempts = 1, .rpc_timeout = absl::Seconds(10),
-           .sleep = [](absl::Duration) {}},
-          channel, gen);
+      auto client =
+          AgentClient::CreateForChannel({.max_attempts = 1,
+                                         .rpc_timeout = absl::Seconds(10),
+                                         .sleep = [](absl::Duration) {}},
+                                        channel, gen);
       if (!client.ok()) return;
       if (d.credential.agent_id == 0) {
         auto credential = (*client)->Enroll("");
@@ -130,7 +131,8 @@ void Work(const std::string& address, Fleet& fleet, size_t begin, size_t end,
   }
 }
 
-TEST(KillStorm, FiveSigkillsDuringAHundredThousandAgentsLoseAndDoubleChargeNothing) {
+TEST(KillStorm,
+     FiveSigkillsDuringAHundredThousandAgentsLoseAndDoubleChargeNothing) {
   ServerProcess server;
   ASSERT_OK(server.Start());
   AnalystClient analyst(server);
@@ -148,8 +150,9 @@ TEST(KillStorm, FiveSigkillsDuringAHundredThousandAgentsLoseAndDoubleChargeNothi
     record.values["x"] = ValueOf(i);
     // Device i is only ever run by worker i·kWorkers/kAgents.
     auto& gen = generators[static_cast<size_t>(i) * kWorkers / kAgents];
-    auto agent = Agent::Create({.record = record, .max_epsilon_per_study_nanos = kCapNanos},
-                               std::make_unique<MemoryAgentStateStore>(), gen);
+    auto agent = Agent::Create(
+        {.record = record, .max_epsilon_per_study_nanos = kCapNanos},
+        std::make_unique<MemoryAgentStateStore>(), gen);
     ASSERT_OK(agent);
     fleet.devices[i].agent = *std::move(agent);
   }
@@ -188,13 +191,15 @@ TEST(KillStorm, FiveSigkillsDuringAHundredThousandAgentsLoseAndDoubleChargeNothi
       FAIL() << "restart failed: " << restarted;
     }
   }
-  while (fleet.acked < kAgents && std::chrono::steady_clock::now() - started < kTimeLimit) {
+  while (fleet.acked < kAgents &&
+         std::chrono::steady_clock::now() - started < kTimeLimit) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   fleet.stop = true;
   for (auto& w : workers) w.join();
   const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
   RecordProperty("run_seconds", std::to_string(seconds));
   std::printf("kill storm: %d agents, %d kills at acked =", kAgents, kKills);
   for (int a : acked_at_kill) std::printf(" %d", a);
@@ -247,7 +252,8 @@ TEST(KillStorm, FiveSigkillsDuringAHundredThousandAgentsLoseAndDoubleChargeNothi
     auto budget = after.GetAgentBudget(d.credential.agent_id);
     ASSERT_OK(budget);
     ASSERT_EQ(budget->entries_size(), 1) << "agent " << d.credential.agent_id;
-    EXPECT_EQ(budget->entries(0).spent_nanos(), static_cast<uint64_t>(epsilon_t))
+    EXPECT_EQ(budget->entries(0).spent_nanos(),
+              static_cast<uint64_t>(epsilon_t))
         << "agent " << d.credential.agent_id;
   }
 

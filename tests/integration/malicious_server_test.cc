@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/core/agent.h"
 #include "client/agent_client/agent_client.h"
+#include "client/core/agent.h"
 #include "client/core/agent_state_store.h"
 #include "google/protobuf/text_format.h"
 #include "grpcpp/grpcpp.h"
@@ -36,11 +36,10 @@ using ::testing::HasSubstr;
 
 constexpr int64_t kNanos = 1'000'000'000;  // nano-ε per ε
 
-
 // A task over the schema {x: real [0, 1], color: r|g|b|y}; `body` adds the
 // question and randomizer (text format).
-v1::Task MakeTask(uint64_t study, uint64_t round, uint64_t task_id, int64_t epsilon_nanos,
-                  const std::string& body) {
+v1::Task MakeTask(uint64_t study, uint64_t round, uint64_t task_id,
+                  int64_t epsilon_nanos, const std::string& body) {
   v1::Task task;
   const std::string text = absl::StrCat(
       "study_id: ", study, " round_id: ", round, " task_id: ", task_id,
@@ -51,20 +50,28 @@ v1::Task MakeTask(uint64_t study, uint64_t round, uint64_t task_id, int64_t epsi
         }
       )pb",
       body);
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &task)) << text;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &task))
+      << text;
   return task;
 }
 
 // Honest questions: the mean of x (Duchi) and the color histogram (GRR).
-v1::Task MeanTask(uint64_t study, uint64_t round, uint64_t task_id, int64_t eps) {
-  return MakeTask(study, round, task_id, eps,
-                  absl::StrCat("query { root { field: \"x\" } output_range { lower: 0 upper: 1 } }"
-                               " randomizer { duchi {} epsilon_nanos: ", eps, " }"));
+v1::Task MeanTask(uint64_t study, uint64_t round, uint64_t task_id,
+                  int64_t eps) {
+  return MakeTask(
+      study, round, task_id, eps,
+      absl::StrCat(
+          "query { root { field: \"x\" } output_range { lower: 0 upper: 1 } }"
+          " randomizer { duchi {} epsilon_nanos: ",
+          eps, " }"));
 }
-v1::Task ColorTask(uint64_t study, uint64_t round, uint64_t task_id, int64_t eps) {
-  return MakeTask(study, round, task_id, eps,
-                  absl::StrCat("encoding { field { field: \"color\" } }"
-                               " randomizer { grr {} domain_size: 4 epsilon_nanos: ", eps, " }"));
+v1::Task ColorTask(uint64_t study, uint64_t round, uint64_t task_id,
+                   int64_t eps) {
+  return MakeTask(
+      study, round, task_id, eps,
+      absl::StrCat("encoding { field { field: \"color\" } }"
+                   " randomizer { grr {} domain_size: 4 epsilon_nanos: ",
+                   eps, " }"));
 }
 
 // The payload alone (what the randomizer produced), as bytes.
@@ -82,7 +89,8 @@ class MaliciousServerTest : public ::testing::Test {
   void SetUp() override {
     grpc::ServerBuilder builder;
     int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port);
     builder.RegisterService(&fake_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
@@ -108,9 +116,11 @@ class MaliciousServerTest : public ::testing::Test {
     Record record;
     record.values["x"] = 0.7;
     record.values["color"] = std::string("g");
-    AgentOptions options{.record = record, .max_epsilon_per_study_nanos = kNanos};
+    AgentOptions options{.record = record,
+                         .max_epsilon_per_study_nanos = kNanos};
     if (total_limit_nanos > 0) options.caps.lifetime_nanos = total_limit_nanos;
-    auto agent = Agent::Create(options, std::make_unique<MemoryAgentStateStore>(), gen_);
+    auto agent =
+        Agent::Create(options, std::make_unique<MemoryAgentStateStore>(), gen_);
     ASSERT_OK(agent);
     agent_ = *std::move(agent);
   }
@@ -133,7 +143,8 @@ class MaliciousServerTest : public ::testing::Test {
   std::unique_ptr<Agent> agent_;
 };
 
-TEST_F(MaliciousServerTest, TasksBeyondTheBudgetAreRefusedEvenWhenTheServerClaimsMore) {
+TEST_F(MaliciousServerTest,
+       TasksBeyondTheBudgetAreRefusedEvenWhenTheServerClaimsMore) {
   fake_.SetClaimedCap(100 * kNanos);  // a lie: the agent's own cap is 1 ε
   const CycleResult first = Cycle({
       MeanTask(1, 1, 100, 6 * kNanos / 10),   // fits: 0.6 of 1
@@ -186,7 +197,8 @@ TEST_F(MaliciousServerTest, TheSameQuestionInManyStudiesIsAnsweredOnce) {
   }
 }
 
-TEST_F(MaliciousServerTest, NewQuestionsInManyStudiesAreBoundedByTheLifetimeCap) {
+TEST_F(MaliciousServerTest,
+       NewQuestionsInManyStudiesAreBoundedByTheLifetimeCap) {
   ASSERT_NO_FATAL_FAILURE(MakeAgent(/*total_limit_nanos=*/3 * kNanos / 2));
   std::vector<v1::Task> studies;
   for (uint64_t study = 10; study < 15; ++study) {
@@ -199,42 +211,59 @@ TEST_F(MaliciousServerTest, NewQuestionsInManyStudiesAreBoundedByTheLifetimeCap)
   EXPECT_EQ(fake_.Received().size(), 2u);
 }
 
-TEST_F(MaliciousServerTest, RandomizersThatDoNotMatchTheChargedEpsilonAreRefused) {
+TEST_F(MaliciousServerTest,
+       RandomizersThatDoNotMatchTheChargedEpsilonAreRefused) {
   const int64_t eps = kNanos / 2;
   std::vector<v1::Task> tasks = {
       // GRR specified at 3 ε while the task charges 0.5 ε.
-      MakeTask(1, 1, 1, eps,
-               "encoding { field { field: \"color\" } }"
-               " randomizer { grr {} domain_size: 4 epsilon_nanos: 3000000000 }"),
+      MakeTask(
+          1, 1, 1, eps,
+          "encoding { field { field: \"color\" } }"
+          " randomizer { grr {} domain_size: 4 epsilon_nanos: 3000000000 }"),
       // Specified at 0.5 ε but charging 1 ε (overcharging is refused too).
       MakeTask(1, 1, 2, kNanos,
-               absl::StrCat("query { root { field: \"x\" } output_range { lower: 0 upper: 1 } }"
-                            " randomizer { duchi {} epsilon_nanos: ", eps, " }")),
+               absl::StrCat("query { root { field: \"x\" } output_range { "
+                            "lower: 0 upper: 1 } }"
+                            " randomizer { duchi {} epsilon_nanos: ",
+                            eps, " }")),
       // A domain size that is not the encoding's (4 colors).
-      MakeTask(1, 1, 3, eps,
-               absl::StrCat("encoding { field { field: \"color\" } }"
-                            " randomizer { oue {} domain_size: 8 epsilon_nanos: ", eps, " }")),
-      // A real-valued mechanism for a histogram, a frequency oracle for a query.
+      MakeTask(
+          1, 1, 3, eps,
+          absl::StrCat("encoding { field { field: \"color\" } }"
+                       " randomizer { oue {} domain_size: 8 epsilon_nanos: ",
+                       eps, " }")),
+      // A real-valued mechanism for a histogram, a frequency oracle for a
+      // query.
       MakeTask(1, 1, 4, eps,
                absl::StrCat("encoding { field { field: \"color\" } }"
-                            " randomizer { duchi {} epsilon_nanos: ", eps, " }")),
-      MakeTask(1, 1, 5, eps,
-               absl::StrCat("query { root { field: \"x\" } output_range { lower: 0 upper: 1 } }"
-                            " randomizer { grr {} domain_size: 4 epsilon_nanos: ", eps, " }")),
+                            " randomizer { duchi {} epsilon_nanos: ",
+                            eps, " }")),
+      MakeTask(
+          1, 1, 5, eps,
+          absl::StrCat("query { root { field: \"x\" } output_range { lower: 0 "
+                       "upper: 1 } }"
+                       " randomizer { grr {} domain_size: 4 epsilon_nanos: ",
+                       eps, " }")),
       // Longitudinal: a permanent ε∞ below the per-report ε is incoherent.
-      MakeTask(1, 1, 6, eps,
-               absl::StrCat("encoding { field { field: \"color\" } }"
-                            " randomizer { longitudinal_unary_encoding {"
-                            " epsilon_permanent_nanos: 100000000 } domain_size: 4"
-                            " epsilon_nanos: ", eps, " }")),
+      MakeTask(
+          1, 1, 6, eps,
+          absl::StrCat("encoding { field { field: \"color\" } }"
+                       " randomizer { longitudinal_unary_encoding {"
+                       " epsilon_permanent_nanos: 100000000 } domain_size: 4"
+                       " epsilon_nanos: ",
+                       eps, " }")),
       // Discrete Laplace on a lattice finer than the mechanism supports.
-      MakeTask(1, 1, 7, eps,
-               absl::StrCat("query { root { field: \"x\" } output_range { lower: 0 upper: 1 } }"
-                            " randomizer { discrete_laplace { resolution_bits: 62 }"
-                            " epsilon_nanos: ", eps, " }")),
+      MakeTask(
+          1, 1, 7, eps,
+          absl::StrCat("query { root { field: \"x\" } output_range { lower: 0 "
+                       "upper: 1 } }"
+                       " randomizer { discrete_laplace { resolution_bits: 62 }"
+                       " epsilon_nanos: ",
+                       eps, " }")),
       // No randomizer at all.
-      MakeTask(1, 1, 8, eps,
-               "query { root { field: \"x\" } output_range { lower: 0 upper: 1 } }"),
+      MakeTask(
+          1, 1, 8, eps,
+          "query { root { field: \"x\" } output_range { lower: 0 upper: 1 } }"),
   };
   const size_t bad = tasks.size();
   tasks.push_back(MeanTask(1, 1, 9, eps));  // the one honest task
@@ -254,22 +283,27 @@ TEST_F(MaliciousServerTest, RandomizersThatDoNotMatchTheChargedEpsilonAreRefused
 
 TEST_F(MaliciousServerTest, QuestionsOutsideTheSchemaAreRefused) {
   const int64_t eps = kNanos / 2;
-  const std::string duchi = absl::StrCat(" randomizer { duchi {} epsilon_nanos: ", eps, " }");
-  const std::string grr =
-      absl::StrCat(" randomizer { grr {} domain_size: 4 epsilon_nanos: ", eps, " }");
+  const std::string duchi =
+      absl::StrCat(" randomizer { duchi {} epsilon_nanos: ", eps, " }");
+  const std::string grr = absl::StrCat(
+      " randomizer { grr {} domain_size: 4 epsilon_nanos: ", eps, " }");
   const CycleResult result = Cycle({
       // Fields the schema does not have.
       MakeTask(1, 1, 1, eps,
-               "query { root { field: \"salary\" } output_range { lower: 0 upper: 1 } }" +
+               "query { root { field: \"salary\" } output_range { lower: 0 "
+               "upper: 1 } }" +
                    duchi),
       MakeTask(1, 1, 2, eps, "encoding { field { field: \"ssn\" } }" + grr),
       // A field used as what it is not (x is real, not categorical).
       MakeTask(1, 1, 3, eps,
                "query { root { category_is { field: \"x\" category: \"r\" } }"
-               " output_range { lower: 0 upper: 1 } }" + duchi),
+               " output_range { lower: 0 upper: 1 } }" +
+                   duchi),
       MakeTask(1, 1, 4, eps,
-               "query { root { category_is { field: \"color\" category: \"purple\" } }"
-               " output_range { lower: 0 upper: 1 } }" + duchi),
+               "query { root { category_is { field: \"color\" category: "
+               "\"purple\" } }"
+               " output_range { lower: 0 upper: 1 } }" +
+                   duchi),
   });
   EXPECT_EQ(result.tasks_received, 4);
   EXPECT_EQ(result.answered_fresh, 0);
@@ -284,7 +318,8 @@ TEST_F(MaliciousServerTest, QuestionsOutsideTheSchemaAreRefused) {
 
 TEST_F(MaliciousServerTest, AQuestionReAskedUnderNewIdsIsAnsweredFromTheMemo) {
   const int64_t eps = kNanos / 4;
-  const CycleResult first = Cycle({MeanTask(1, 1, 100, eps), ColorTask(1, 1, 101, eps)});
+  const CycleResult first =
+      Cycle({MeanTask(1, 1, 100, eps), ColorTask(1, 1, 101, eps)});
   EXPECT_EQ(first.answered_fresh, 2);
   EXPECT_EQ(first.reports_accepted, 2);
   const int64_t spent = Spent(1);
@@ -292,8 +327,9 @@ TEST_F(MaliciousServerTest, AQuestionReAskedUnderNewIdsIsAnsweredFromTheMemo) {
 
   // The same two questions in later "rounds", under new task ids, several
   // times over and in one poll: every answer is the memoized one.
-  const CycleResult again = Cycle({MeanTask(1, 2, 200, eps), ColorTask(1, 2, 201, eps),
-                                   MeanTask(1, 3, 300, eps), ColorTask(1, 3, 301, eps)});
+  const CycleResult again =
+      Cycle({MeanTask(1, 2, 200, eps), ColorTask(1, 2, 201, eps),
+             MeanTask(1, 3, 300, eps), ColorTask(1, 3, 301, eps)});
   EXPECT_TRUE(again.refusals.empty());
   EXPECT_EQ(again.answered_fresh, 0);
   EXPECT_EQ(again.answered_from_memo, 4);
@@ -306,7 +342,8 @@ TEST_F(MaliciousServerTest, AQuestionReAskedUnderNewIdsIsAnsweredFromTheMemo) {
   const std::vector<v1::Report> sent = fake_.Received();
   ASSERT_EQ(sent.size(), 6u);  // 100, 101, then 200, 201, 300, 301
   std::map<uint64_t, std::string> payload;
-  for (const v1::Report& report : sent) payload[report.task_id()] = PayloadBytes(report);
+  for (const v1::Report& report : sent)
+    payload[report.task_id()] = PayloadBytes(report);
   ASSERT_EQ(payload.size(), 6u);
   EXPECT_EQ(payload[200], payload[100]);
   EXPECT_EQ(payload[300], payload[100]);
@@ -338,7 +375,8 @@ TEST_F(MaliciousServerTest, RefusalsShowTheExactEpsilon) {
 // whole poll in gRPC's deserialization, so the agent reads the poll task
 // by task: that task alone is refused, naming the limits, and the poll's
 // other tasks are answered.
-TEST_F(MaliciousServerTest, ATaskNestedTooDeepIsRefusedAloneAndTheRestAnswered) {
+TEST_F(MaliciousServerTest,
+       ATaskNestedTooDeepIsRefusedAloneAndTheRestAnswered) {
   const int64_t eps = kNanos / 4;
   const auto deep_mean = [&](uint64_t study, int depth) {
     v1::Task task = MeanTask(study, 1, study, eps);
@@ -359,7 +397,8 @@ TEST_F(MaliciousServerTest, ATaskNestedTooDeepIsRefusedAloneAndTheRestAnswered) 
                        AllOf(HasSubstr("refusing task 3 of study 3"),
                              HasSubstr("32"))));
   std::set<uint64_t> answered;
-  for (const v1::Report& report : fake_.Received()) answered.insert(report.task_id());
+  for (const v1::Report& report : fake_.Received())
+    answered.insert(report.task_id());
   EXPECT_EQ(answered, (std::set<uint64_t>{1, 4}));
   EXPECT_EQ(Spent(2) + Spent(3), 0);
 }

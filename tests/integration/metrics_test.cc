@@ -39,12 +39,16 @@ std::string Scrape(int port) {
   address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string response;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
-    const std::string request = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) ==
+      0) {
+    const std::string request =
+        "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    if (write(fd, request.data(), request.size()) ==
+        static_cast<ssize_t>(request.size())) {
       char buffer[4096];
       ssize_t n;
-      while ((n = read(fd, buffer, sizeof(buffer))) > 0) response.append(buffer, n);
+      while ((n = read(fd, buffer, sizeof(buffer))) > 0)
+        response.append(buffer, n);
     }
   }
   close(fd);
@@ -67,7 +71,8 @@ std::map<std::string, double> Samples(const std::string& text) {
   return out;
 }
 
-double Get(const std::map<std::string, double>& samples, const std::string& name) {
+double Get(const std::map<std::string, double>& samples,
+           const std::string& name) {
   const auto it = samples.find(name);
   return it == samples.end() ? 0 : it->second;
 }
@@ -75,7 +80,8 @@ double Get(const std::map<std::string, double>& samples, const std::string& name
 class MetricsTest : public ::testing::Test {
  protected:
   MetricsTest()
-      : port_file_(absl::StrCat(::testing::TempDir(), "/metrics_port_", getpid())),
+      : port_file_(
+            absl::StrCat(::testing::TempDir(), "/metrics_port_", getpid())),
         server_({"--metrics_listen=127.0.0.1:0",
                  absl::StrCat("--metrics_port_file=", port_file_)}) {}
   ~MetricsTest() override { unlink(port_file_.c_str()); }
@@ -91,7 +97,8 @@ class MetricsTest : public ::testing::Test {
                                    const std::vector<v1::Report>& reports) {
     grpc::ClientContext context;
     context.AddMetadata("authorization", "Bearer " + token);
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
     v1::UploadReportsResponse response;
     auto writer = stub_->UploadReports(&context, &response);
     v1::UploadReportsRequest batch;
@@ -116,7 +123,8 @@ TEST_F(MetricsTest, CountersMoveWithAcceptedAndRejectedReports) {
   // Enroll one agent and fetch its task.
   grpc::ClientContext enroll_context;
   v1::EnrollResponse enrolled;
-  ASSERT_TRUE(stub_->Enroll(&enroll_context, v1::EnrollRequest(), &enrolled).ok());
+  ASSERT_TRUE(
+      stub_->Enroll(&enroll_context, v1::EnrollRequest(), &enrolled).ok());
   const std::string token = enrolled.credential().bearer_token();
   grpc::ClientContext tasks_context;
   tasks_context.AddMetadata("authorization", "Bearer " + token);
@@ -149,14 +157,19 @@ TEST_F(MetricsTest, CountersMoveWithAcceptedAndRejectedReports) {
       Upload(token, {report(2, 'a'), report(99, 'b')});
   ASSERT_EQ(acks.acks_size(), 2);
   EXPECT_EQ(acks.acks(0).code(), 0);
-  EXPECT_EQ(acks.acks(1).code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
-  const v1::UploadReportsResponse more = Upload(token, {report(1, 'c'), report(2, 'a')});
+  EXPECT_EQ(acks.acks(1).code(),
+            static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  const v1::UploadReportsResponse more =
+      Upload(token, {report(1, 'c'), report(2, 'a')});
   ASSERT_EQ(more.acks_size(), 2);
-  EXPECT_EQ(more.acks(0).code(), static_cast<int>(grpc::StatusCode::ALREADY_EXISTS));
+  EXPECT_EQ(more.acks(0).code(),
+            static_cast<int>(grpc::StatusCode::ALREADY_EXISTS));
   EXPECT_EQ(more.acks(1).code(), 0);
 
   const std::map<std::string, double> after = Samples(Scrape(metrics_port_));
-  auto moved = [&](const std::string& name) { return Get(after, name) - Get(before, name); };
+  auto moved = [&](const std::string& name) {
+    return Get(after, name) - Get(before, name);
+  };
   EXPECT_EQ(moved("ldp_reports_total{outcome=\"ok\"}"), 2);
   EXPECT_EQ(moved("ldp_reports_total{outcome=\"invalid_argument\"}"), 1);
   EXPECT_EQ(moved("ldp_reports_total{outcome=\"already_exists\"}"), 1);
@@ -174,8 +187,10 @@ TEST_F(MetricsTest, CountersMoveWithAcceptedAndRejectedReports) {
 
 // A wrong enrollment token is counted as refused.
 TEST(Metrics, RefusedEnrollmentsAreCounted) {
-  const std::string token_file = absl::StrCat(::testing::TempDir(), "/enroll_", getpid());
-  const std::string port_file = absl::StrCat(::testing::TempDir(), "/metrics_port2_", getpid());
+  const std::string token_file =
+      absl::StrCat(::testing::TempDir(), "/enroll_", getpid());
+  const std::string port_file =
+      absl::StrCat(::testing::TempDir(), "/metrics_port2_", getpid());
   std::ofstream(token_file) << "a-sufficiently-long-enrollment-token\n";
   ServerProcess server({absl::StrCat("--enrollment_token_file=", token_file),
                         "--metrics_listen=127.0.0.1:0",

@@ -16,7 +16,6 @@
 namespace ldp::testing {
 namespace {
 
-
 struct Population {
   std::vector<Record> records;
   double mean_income = 0;
@@ -35,7 +34,8 @@ Population MakePopulation(int n) {
     const int reg = region(gen);
     const int64_t age = 18 + static_cast<int64_t>(gen() % 72);
     const bool smoker = gen() % 10 < 3;
-    const double income = std::min(200.0, 20.0 + age + static_cast<double>(gen() % 60));
+    const double income =
+        std::min(200.0, 20.0 + age + static_cast<double>(gen() % 60));
     r.values["region"] = std::string(1, regions[reg]);
     r.values["age"] = age;
     r.values["smoker"] = smoker;
@@ -53,7 +53,8 @@ TEST(NoninteractiveStudy, EstimatesLandWithinFiveStandardErrors) {
   ASSERT_OK(server.Start());
   AnalystClient analyst(server);
   v1::StudySpec spec;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kSurveyStudyText, &spec));
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(kSurveyStudyText, &spec));
   auto study = analyst.CreateStudy(spec);
   ASSERT_OK(study);
 
@@ -72,8 +73,9 @@ TEST(NoninteractiveStudy, EstimatesLandWithinFiveStandardErrors) {
     SCOPED_TRACE(q.question_id());
     if (q.question_id() == "mean_income" || q.question_id() == "smoker_share") {
       ASSERT_TRUE(q.has_scalar());
-      const double truth = q.question_id() == "mean_income" ? population.mean_income
-                                                            : population.smoker_share;
+      const double truth = q.question_id() == "mean_income"
+                               ? population.mean_income
+                               : population.smoker_share;
       EXPECT_NEAR(q.scalar().value(), truth, 5 * q.scalar().standard_error());
       EXPECT_GT(q.scalar().standard_error(), 0);
       reports += q.scalar().num_reports();
@@ -82,7 +84,8 @@ TEST(NoninteractiveStudy, EstimatesLandWithinFiveStandardErrors) {
       const auto& h = q.histogram();
       ASSERT_EQ(h.frequencies_size(), 64);
       for (int v = 0; v < 64; ++v) {
-        EXPECT_NEAR(h.frequencies(v), population.cells[v], 5 * h.standard_errors(v))
+        EXPECT_NEAR(h.frequencies(v), population.cells[v],
+                    5 * h.standard_errors(v))
             << "cell " << v << " (" << h.labels(v) << ")";
       }
       reports += h.num_reports();

@@ -29,8 +29,10 @@ inline grpc::Status RawStream(const std::shared_ptr<grpc::Channel>& channel,
                               const std::string& authorization,
                               const std::vector<std::string>& messages) {
   grpc::ClientContext context;
-  if (!authorization.empty()) context.AddMetadata("authorization", authorization);
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  if (!authorization.empty())
+    context.AddMetadata("authorization", authorization);
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(30));
   grpc::GenericStub stub(channel);
   grpc::CompletionQueue queue;
   auto call = stub.PrepareCall(&context, method, &queue);

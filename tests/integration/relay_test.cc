@@ -31,8 +31,10 @@ constexpr int kAgents = 40;
 TEST(Relay, OffUnlessTheServerIsAskedFor) {
   ServerProcess server;
   ASSERT_OK(server.Start());
-  RelayClient relay(v1::RelayService::NewStub(server.NewChannel()), absl::Seconds(30));
-  EXPECT_THAT(relay.EnrollBatch("", 1), StatusIs(absl::StatusCode::kUnimplemented));
+  RelayClient relay(v1::RelayService::NewStub(server.NewChannel()),
+                    absl::Seconds(30));
+  EXPECT_THAT(relay.EnrollBatch("", 1),
+              StatusIs(absl::StatusCode::kUnimplemented));
 }
 
 class RelayTest : public ::testing::Test {
@@ -55,12 +57,14 @@ class RelayTest : public ::testing::Test {
 };
 
 TEST_F(RelayTest, EveryItemIsCheckedAsItsAgentsOwnCall) {
-  absl::StatusOr<std::vector<RelayedAgent>> agents = relay_->EnrollBatch("", kAgents);
+  absl::StatusOr<std::vector<RelayedAgent>> agents =
+      relay_->EnrollBatch("", kAgents);
   ASSERT_OK(agents);
   std::set<uint64_t> ids;
   for (const RelayedAgent& agent : *agents) ids.insert(agent.agent_id);
   EXPECT_EQ(ids.size(), static_cast<size_t>(kAgents));
-  EXPECT_THAT(relay_->EnrollBatch("", 1001), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(relay_->EnrollBatch("", 1001),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 
   // One question for all: sent once; a forged token fails alone.
   v1::GetTasksBatchRequest request;
@@ -74,7 +78,8 @@ TEST_F(RelayTest, EveryItemIsCheckedAsItsAgentsOwnCall) {
   ASSERT_TRUE(stub_->GetTasksBatch(&context, request, &raw).ok());
   EXPECT_EQ(raw.questions_size(), 1);
   ASSERT_EQ(raw.agents_size(), kAgents + 1);
-  EXPECT_EQ(raw.agents(kAgents).code(), static_cast<int>(absl::StatusCode::kUnauthenticated));
+  EXPECT_EQ(raw.agents(kAgents).code(),
+            static_cast<int>(absl::StatusCode::kUnauthenticated));
 
   std::vector<const RelayedAgent*> polled;
   for (const RelayedAgent& agent : *agents) polled.push_back(&agent);
@@ -142,10 +147,11 @@ TEST_F(RelayTest, EveryItemIsCheckedAsItsAgentsOwnCall) {
 // and count nothing.
 TEST_F(RelayTest, GarbageOnTheUploadStreamIsInvalidArgument) {
   for (const std::string& garbage :
-       {std::string("not protobuf at all"), std::string("\xff\xff\xff\xff\xff", 5),
-        std::string()}) {
-    const grpc::Status status = RawStream(
-        server_.NewChannel(), "/ldp.v1.RelayService/UploadReports", "", {garbage});
+       {std::string("not protobuf at all"),
+        std::string("\xff\xff\xff\xff\xff", 5), std::string()}) {
+    const grpc::Status status =
+        RawStream(server_.NewChannel(), "/ldp.v1.RelayService/UploadReports",
+                  "", {garbage});
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
         << status.error_message();
     EXPECT_FALSE(status.error_message().empty());

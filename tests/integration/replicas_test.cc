@@ -9,6 +9,8 @@
 // every agent is charged exactly once, no report is counted twice or lost,
 // the estimates are within 5 standard errors of the truth, and both
 // replicas (and a restarted one) give byte-identical estimates.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -17,18 +19,17 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "client/agent_client/relay_client.h"
 #include "client/core/agent.h"
 #include "client/core/agent_state_store.h"
-#include "client/agent_client/relay_client.h"
 #include "common/base/status_macros.h"
-#include "gtest/gtest.h"
 #include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 #include "tests/integration/color_study.h"
@@ -59,8 +60,8 @@ constexpr char kAnalystToken[] = "replicas-test-analyst-token-0123456789";
 // reads it from each server's directory, so it is copied there too.
 std::string TokenFile() {
   static const std::string* path = [] {
-    auto* file = new std::string(absl::StrCat(::testing::TempDir(), "/replicas_test_",
-                                              getpid(), ".analyst_token"));
+    auto* file = new std::string(absl::StrCat(
+        ::testing::TempDir(), "/replicas_test_", getpid(), ".analyst_token"));
     std::ofstream(*file) << kAnalystToken << "\n";
     return file;
   }();
@@ -71,11 +72,12 @@ class Replica {
  public:
   Replica()
       : process_({absl::StrCat("--db=", DatabaseUrl()),
-                  absl::StrCat("--analyst_token_file=", TokenFile()), "--relay_service",
-                  "--follow_interval_ms=100",
+                  absl::StrCat("--analyst_token_file=", TokenFile()),
+                  "--relay_service", "--follow_interval_ms=100",
                   // One test process is every agent here: no rate limits.
                   "--agent_rate_per_second=0", "--enroll_rate_per_peer=0"}) {
-    std::ofstream(process_.directory() + "/ldp.db.analyst_token") << kAnalystToken << "\n";
+    std::ofstream(process_.directory() + "/ldp.db.analyst_token")
+        << kAnalystToken << "\n";
   }
   ServerProcess& process() { return process_; }
   std::unique_ptr<RelayClient> NewRelay() {
@@ -95,8 +97,9 @@ struct AgentBatch {
   std::vector<RelayedTaskReport> reports;
 };
 
-absl::StatusOr<AgentBatch> EnrollAndAnswer(RelayClient& relay, int64_t first_index,
-                                           int count, uint64_t study_id,
+absl::StatusOr<AgentBatch> EnrollAndAnswer(RelayClient& relay,
+                                           int64_t first_index, int count,
+                                           uint64_t study_id,
                                            SeededGenerator& gen) {
   AgentBatch batch;
   batch.first_index = first_index;
@@ -108,9 +111,13 @@ absl::StatusOr<AgentBatch> EnrollAndAnswer(RelayClient& relay, int64_t first_ind
     RETURN_IF_ERROR(tasks[k].status());
     ASSIGN_OR_RETURN(
         auto agent,
-        Agent::Create({.record = Record{.values = {{"color", std::string(1, "rgby"[ColorOf(first_index + k)])}}},
-                       .max_epsilon_per_study_nanos = kCapNanos},
-                      std::make_unique<MemoryAgentStateStore>(), gen));
+        Agent::Create(
+            {.record =
+                 Record{.values = {{"color",
+                                    std::string(
+                                        1, "rgby"[ColorOf(first_index + k)])}}},
+             .max_epsilon_per_study_nanos = kCapNanos},
+            std::make_unique<MemoryAgentStateStore>(), gen));
     int answered = 0;
     for (const AgentTask& task : tasks[k]->tasks) {
       if (task.task.study_id != study_id) continue;
@@ -118,10 +125,11 @@ absl::StatusOr<AgentBatch> EnrollAndAnswer(RelayClient& relay, int64_t first_ind
       ++answered;
     }
     if (answered != 1) {
-      return absl::InternalError(absl::StrCat("agent ", first_index + k, " got ",
-                                              answered, " tasks of the study"));
+      return absl::InternalError(absl::StrCat(
+          "agent ", first_index + k, " got ", answered, " tasks of the study"));
     }
-    batch.reports.push_back({.agent = nullptr, .report = agent->PendingReports().front()});
+    batch.reports.push_back(
+        {.agent = nullptr, .report = agent->PendingReports().front()});
   }
   for (int k = 0; k < count; ++k) batch.reports[k].agent = &batch.agents[k];
   return batch;
@@ -159,17 +167,19 @@ class ReplicasTest : public ::testing::Test {
   }
 
   // The checks of "counted once": status and estimates on one replica.
-  void ExpectCountedOnce(ServerProcess& server, uint64_t study_id, int64_t agents,
-                         std::string* estimate_bytes) {
+  void ExpectCountedOnce(ServerProcess& server, uint64_t study_id,
+                         int64_t agents, std::string* estimate_bytes) {
     AnalystClient analyst(server);
     absl::StatusOr<v1::Study> study = analyst.GetStudy(study_id);
     ASSERT_OK(study);
     // Every agent charged (num_agents counts ledger rows), none twice
     // (the largest spend is one report's ε).
     EXPECT_EQ(study->status().num_agents(), static_cast<uint64_t>(agents));
-    EXPECT_EQ(study->status().max_spent_nanos(), static_cast<uint64_t>(kCapNanos));
+    EXPECT_EQ(study->status().max_spent_nanos(),
+              static_cast<uint64_t>(kCapNanos));
     EXPECT_EQ(study->status().num_reports(), static_cast<uint64_t>(agents));
-    absl::StatusOr<v1::GetEstimatesResponse> estimates = analyst.GetEstimates(study_id);
+    absl::StatusOr<v1::GetEstimatesResponse> estimates =
+        analyst.GetEstimates(study_id);
     ASSERT_OK(estimates);
     ASSERT_EQ(estimates->estimates_size(), 1);
     const v1::HistogramEstimate& h = estimates->estimates(0).histogram();
@@ -177,7 +187,8 @@ class ReplicasTest : public ::testing::Test {
     const double truth[4] = {0.4, 0.3, 0.2, 0.1};
     ASSERT_EQ(h.frequencies_size(), 4);
     for (int c = 0; c < 4; ++c) {
-      EXPECT_NEAR(h.frequencies(c), truth[c], 5 * h.standard_errors(c)) << "color " << c;
+      EXPECT_NEAR(h.frequencies(c), truth[c], 5 * h.standard_errors(c))
+          << "color " << c;
     }
     estimates->SerializeToString(estimate_bytes);
   }
@@ -233,7 +244,6 @@ TEST_F(ReplicasTest, AStudyThroughTwoReplicasCountsEveryAgentOnce) {
   ExpectCountedOnce(a_.process(), study_id, kAgents, &from_a);
   ExpectCountedOnce(b_.process(), study_id, kAgents, &from_b);
   EXPECT_EQ(from_a, from_b) << "the replicas give different estimates";
-
 }
 
 // SIGKILL one replica while agents upload through it: they fail over to the
@@ -250,8 +260,9 @@ TEST_F(ReplicasTest, KillingAReplicaMidRunLosesNoAcknowledgedReport) {
     auto on_b = b_.NewRelay();
     SeededGenerator gen(7);
     for (int i = 0; i < kBatches; ++i) {
-      absl::StatusOr<AgentBatch> batch = EnrollAndAnswer(
-          i % 2 == 0 ? *on_a : *on_b, int64_t{i} * kBatch, kBatch, study_id, gen);
+      absl::StatusOr<AgentBatch> batch =
+          EnrollAndAnswer(i % 2 == 0 ? *on_a : *on_b, int64_t{i} * kBatch,
+                          kBatch, study_id, gen);
       ASSERT_OK(batch);
       batches.push_back(*std::move(batch));
     }
@@ -316,12 +327,15 @@ TEST(ReplicasQuotaTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
   constexpr int kThreadsEach = 2;
   constexpr int kAttemptsEach = 25;  // per thread: 100 attempts in all
   const std::string token = "replicas-quota-token-0123456789";
-  const std::string tokens = absl::StrCat(::testing::TempDir(), "/replicas_test_",
-                                          getpid(), ".enrollment_tokens");
-  std::ofstream(tokens) << "# one device batch\n" << token << " " << kQuota << "\n";
+  const std::string tokens = absl::StrCat(
+      ::testing::TempDir(), "/replicas_test_", getpid(), ".enrollment_tokens");
+  std::ofstream(tokens) << "# one device batch\n"
+                        << token << " " << kQuota << "\n";
   const std::vector<std::string> flags = {
-      absl::StrCat("--db=", DatabaseUrl()), absl::StrCat("--analyst_token_file=", TokenFile()),
-      absl::StrCat("--enrollment_tokens_file=", tokens), "--enroll_rate_per_peer=0"};
+      absl::StrCat("--db=", DatabaseUrl()),
+      absl::StrCat("--analyst_token_file=", TokenFile()),
+      absl::StrCat("--enrollment_tokens_file=", tokens),
+      "--enroll_rate_per_peer=0"};
   ServerProcess a(flags);
   ServerProcess b(flags);
   ASSERT_OK(a.Start());
@@ -329,7 +343,8 @@ TEST(ReplicasQuotaTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
   const auto enroll = [&](ServerProcess& server) {
     auto stub = v1::AgentService::NewStub(server.NewChannel());
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
     v1::EnrollRequest request;
     request.set_enrollment_token(token);
     v1::EnrollResponse response;
@@ -343,12 +358,14 @@ TEST(ReplicasQuotaTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
         const grpc::Status status = enroll(t % 2 == 0 ? a : b);
         if (status.ok()) {
           ++admitted;
-        } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+        } else if (status.error_code() ==
+                       grpc::StatusCode::RESOURCE_EXHAUSTED &&
                    status.error_message().find("enrollment token admits") !=
                        std::string::npos) {
           ++exhausted;
         } else {
-          ADD_FAILURE() << status.error_code() << ": " << status.error_message();
+          ADD_FAILURE() << status.error_code() << ": "
+                        << status.error_message();
         }
       }
     });

@@ -82,7 +82,8 @@ absl::Status ServerProcess::Start() {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return absl::InternalError(absl::StrCat("ldp-server exited: ", ReadAll(log)));
+      return absl::InternalError(
+          absl::StrCat("ldp-server exited: ", ReadAll(log)));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -109,8 +110,10 @@ void ServerProcess::SendSignal(int signal) {
   if (pid_ > 0) kill(pid_, signal);
 }
 
-absl::StatusOr<int> ServerProcess::WaitForExit(std::chrono::milliseconds timeout) {
-  if (pid_ <= 0) return absl::FailedPreconditionError("ldp-server is not running");
+absl::StatusOr<int> ServerProcess::WaitForExit(
+    std::chrono::milliseconds timeout) {
+  if (pid_ <= 0)
+    return absl::FailedPreconditionError("ldp-server is not running");
   const auto end = std::chrono::steady_clock::now() + timeout;
   do {
     int status = 0;
@@ -124,10 +127,12 @@ absl::StatusOr<int> ServerProcess::WaitForExit(std::chrono::milliseconds timeout
 }
 
 std::shared_ptr<grpc::Channel> ServerProcess::NewChannel() const {
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = NewChannel(channel_tls_);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      NewChannel(channel_tls_);
   // Readable TLS files are the test's own setup: stop loudly if they are not.
   if (!channel.ok()) {
-    std::fprintf(stderr, "ServerProcess: %s\n", channel.status().ToString().c_str());
+    std::fprintf(stderr, "ServerProcess: %s\n",
+                 channel.status().ToString().c_str());
     std::abort();
   }
   return *channel;
@@ -139,12 +144,14 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> ServerProcess::NewChannel(
       ChannelCredentialsFromFiles(tls);
   if (!credentials.ok()) return credentials.status();
   grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection per channel
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL,
+              1);  // a connection per channel
   return grpc::CreateCustomChannel(address(), *credentials, args);
 }
 
 std::string ServerProcess::analyst_token() const {
-  return std::string(absl::StripAsciiWhitespace(ReadAll(directory_ + "/ldp.db.analyst_token")));
+  return std::string(absl::StripAsciiWhitespace(
+      ReadAll(directory_ + "/ldp.db.analyst_token")));
 }
 
 AnalystClient::AnalystClient(const ServerProcess& server)
@@ -152,24 +159,29 @@ AnalystClient::AnalystClient(const ServerProcess& server)
       token_(server.analyst_token()) {}
 
 template <typename Request, typename Response, typename Method>
-absl::StatusOr<Response> AnalystClient::Call(Method method, const Request& request) {
+absl::StatusOr<Response> AnalystClient::Call(Method method,
+                                             const Request& request) {
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + token_);
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(30));
   Response response;
-  const grpc::Status status = (stub_.get()->*method)(&context, request, &response);
+  const grpc::Status status =
+      (stub_.get()->*method)(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
   return response;
 }
 
-absl::StatusOr<v1::Study> AnalystClient::CreateStudy(const v1::StudySpec& spec) {
+absl::StatusOr<v1::Study> AnalystClient::CreateStudy(
+    const v1::StudySpec& spec) {
   v1::CreateStudyRequest request;
   *request.mutable_spec() = spec;
-  return Call<v1::CreateStudyRequest, v1::Study>(&v1::AnalystService::Stub::CreateStudy,
-                                                 request);
+  return Call<v1::CreateStudyRequest, v1::Study>(
+      &v1::AnalystService::Stub::CreateStudy, request);
 }
 
-absl::StatusOr<v1::GetEstimatesResponse> AnalystClient::GetEstimates(uint64_t study_id) {
+absl::StatusOr<v1::GetEstimatesResponse> AnalystClient::GetEstimates(
+    uint64_t study_id) {
   v1::GetEstimatesRequest request;
   request.set_study_id(study_id);
   return Call<v1::GetEstimatesRequest, v1::GetEstimatesResponse>(
@@ -179,10 +191,12 @@ absl::StatusOr<v1::GetEstimatesResponse> AnalystClient::GetEstimates(uint64_t st
 absl::StatusOr<v1::Study> AnalystClient::GetStudy(uint64_t study_id) {
   v1::GetStudyRequest request;
   request.set_study_id(study_id);
-  return Call<v1::GetStudyRequest, v1::Study>(&v1::AnalystService::Stub::GetStudy, request);
+  return Call<v1::GetStudyRequest, v1::Study>(
+      &v1::AnalystService::Stub::GetStudy, request);
 }
 
-absl::StatusOr<v1::GetBudgetResponse> AnalystClient::GetAgentBudget(uint64_t agent_id) {
+absl::StatusOr<v1::GetBudgetResponse> AnalystClient::GetAgentBudget(
+    uint64_t agent_id) {
   v1::GetBudgetRequest request;
   request.set_agent_id(agent_id);
   return Call<v1::GetBudgetRequest, v1::GetBudgetResponse>(
@@ -192,8 +206,8 @@ absl::StatusOr<v1::GetBudgetResponse> AnalystClient::GetAgentBudget(uint64_t age
 absl::StatusOr<v1::Round> AnalystClient::StartRound(uint64_t study_id) {
   v1::StartRoundRequest request;
   request.set_study_id(study_id);
-  return Call<v1::StartRoundRequest, v1::Round>(&v1::AnalystService::Stub::StartRound,
-                                                request);
+  return Call<v1::StartRoundRequest, v1::Round>(
+      &v1::AnalystService::Stub::StartRound, request);
 }
 
 }  // namespace ldp::testing

@@ -40,8 +40,9 @@ class TlsTest : public ::testing::Test {
     char pattern[] = "/tmp/ldp-certs-XXXXXX";
     dir_ = new std::string(mkdtemp(pattern));
     for (const char* sub : {"good", "rogue"}) {
-      const std::string command = std::string("bash " LDP_SOURCE_DIR "/deploy/make_test_certs.sh ") +
-                                  *dir_ + "/" + sub + " >/dev/null";
+      const std::string command =
+          std::string("bash " LDP_SOURCE_DIR "/deploy/make_test_certs.sh ") +
+          *dir_ + "/" + sub + " >/dev/null";
       ASSERT_EQ(std::system(command.c_str()), 0) << command;
     }
   }
@@ -55,7 +56,8 @@ class TlsTest : public ::testing::Test {
     return *dir_ + "/" + pki + "/" + name;
   }
   static std::vector<std::string> TlsFlags() {
-    return {"--tls_cert_file=" + File("server.pem"), "--tls_key_file=" + File("server.key")};
+    return {"--tls_cert_file=" + File("server.pem"),
+            "--tls_key_file=" + File("server.key")};
   }
   static std::vector<std::string> MtlsFlags() {
     std::vector<std::string> flags = TlsFlags();
@@ -76,18 +78,21 @@ class TlsTest : public ::testing::Test {
                              v1::EnrollResponse* response = nullptr) {
     auto stub = v1::AgentService::NewStub(channel);
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(5));
     v1::EnrollRequest request;
     request.set_enrollment_token(enrollment_token);
     v1::EnrollResponse ignored;
-    return stub->Enroll(&context, request, response != nullptr ? response : &ignored);
+    return stub->Enroll(&context, request,
+                        response != nullptr ? response : &ignored);
   }
 
   static grpc::Status GetTasks(const std::shared_ptr<grpc::Channel>& channel,
                                const std::string& bearer,
                                grpc::ClientContext* context) {
     auto stub = v1::AgentService::NewStub(channel);
-    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::seconds(5));
     context->AddMetadata("authorization", "Bearer " + bearer);
     v1::GetTasksResponse response;
     return stub->GetTasks(context, v1::GetTasksRequest(), &response);
@@ -111,7 +116,8 @@ TEST_F(TlsTest, AnAgentSessionWorksOverTls) {
   AnalystClient analyst(server);
   auto study = analyst.CreateStudy(Spec());
   ASSERT_OK(study);
-  const auto outcomes = RunAgents(server, {RecordWithX(0.25), RecordWithX(0.75)}, 1);
+  const auto outcomes =
+      RunAgents(server, {RecordWithX(0.25), RecordWithX(0.75)}, 1);
   for (const AgentOutcome& outcome : outcomes) {
     EXPECT_GT(outcome.agent_id, 0u);
     EXPECT_EQ(outcome.accepted, 1);
@@ -145,7 +151,8 @@ TEST_F(TlsTest, MutualTlsAdmitsOnlyAgentsWithACertificateFromTheCa) {
   ASSERT_OK(no_cert);
   const grpc::Status refused = Enroll(*no_cert);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_NE(refused.error_message().find("client certificate"), std::string::npos);
+  EXPECT_NE(refused.error_message().find("client certificate"),
+            std::string::npos);
 
   // A certificate from another CA fails the handshake itself.
   auto rogue = server.NewChannel(WithClientCert("rogue"));
@@ -158,9 +165,11 @@ TEST_F(TlsTest, MutualTlsAdmitsOnlyAgentsWithACertificateFromTheCa) {
   ASSERT_TRUE(Enroll(*with_cert, "", &enrolled).ok());
   // The same valid bearer token without the certificate is refused.
   grpc::ClientContext without, with;
-  EXPECT_EQ(GetTasks(*no_cert, enrolled.credential().bearer_token(), &without).error_code(),
+  EXPECT_EQ(GetTasks(*no_cert, enrolled.credential().bearer_token(), &without)
+                .error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_TRUE(GetTasks(*with_cert, enrolled.credential().bearer_token(), &with).ok());
+  EXPECT_TRUE(
+      GetTasks(*with_cert, enrolled.credential().bearer_token(), &with).ok());
 
   // A whole agent session with a certificate; the analyst reads the result.
   AnalystClient analyst(server);
@@ -180,14 +189,16 @@ TEST_F(TlsTest, AnAgentCredentialCannotCallTheAnalystApi) {
   auto analyst = v1::AnalystService::NewStub(server.NewChannel());
   auto call = [&](const std::string& token) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(5));
     context.AddMetadata("authorization", "Bearer " + token);
     v1::CreateStudyRequest request;
     *request.mutable_spec() = Spec();
     v1::Study response;
     return analyst->CreateStudy(&context, request, &response).error_code();
   };
-  EXPECT_EQ(call(enrolled.credential().bearer_token()), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(call(enrolled.credential().bearer_token()),
+            grpc::StatusCode::PERMISSION_DENIED);
   // A forged agent token (right shape, wrong secret) is just unknown.
   std::string forged = enrolled.credential().bearer_token();
   forged.back() = forged.back() == '0' ? '1' : '0';
@@ -202,7 +213,8 @@ TEST_F(TlsTest, APlaintextServerStaysOnLoopbackUnlessAllowed) {
   ServerProcess refused({"--listen=0.0.0.0"});
   const absl::Status status = refused.Start();
   EXPECT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("--allow_insecure"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("--allow_insecure"), std::string::npos)
+      << status;
   ServerProcess allowed({"--listen=0.0.0.0", "--allow_insecure"});
   EXPECT_OK(allowed.Start());
 }
@@ -213,10 +225,13 @@ TEST_F(TlsTest, UnreadableTlsFilesAreNamed) {
   const absl::Status status = missing.Start();
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("--tls_cert_file /nonexistent/server.pem"),
-            std::string::npos) << status;
+            std::string::npos)
+      << status;
   ServerProcess half({"--tls_cert_file=" + File("server.pem")});
   EXPECT_FALSE(half.Start().ok());
-  EXPECT_EQ(ChannelCredentialsFromFiles({.ca_file = "/nonexistent/ca.pem"}).status().code(),
+  EXPECT_EQ(ChannelCredentialsFromFiles({.ca_file = "/nonexistent/ca.pem"})
+                .status()
+                .code(),
             absl::StatusCode::kNotFound);
 }
 
@@ -224,7 +239,8 @@ TEST_F(TlsTest, RateLimitsAnswerResourceExhaustedWithARetryHint) {
   // Refill rates so slow (one token per 100 s) that the test's own pace
   // cannot matter.
   ServerProcess server({"--agent_rate_per_second=0.01", "--agent_burst=2",
-                        "--enroll_rate_per_peer=0.01", "--enroll_burst_per_peer=3"});
+                        "--enroll_rate_per_peer=0.01",
+                        "--enroll_burst_per_peer=3"});
   ASSERT_OK(server.Start());
   auto channel = server.NewChannel();
   v1::EnrollResponse first, second;
@@ -232,7 +248,8 @@ TEST_F(TlsTest, RateLimitsAnswerResourceExhaustedWithARetryHint) {
   ASSERT_TRUE(Enroll(channel, "", &second).ok());
   ASSERT_TRUE(Enroll(channel, "").ok());
   // The fourth enrollment from this address is over the burst of 3.
-  EXPECT_EQ(Enroll(channel, "").error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(Enroll(channel, "").error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
 
   const std::string bearer = first.credential().bearer_token();
   for (int i = 0; i < 2; ++i) {
@@ -246,12 +263,14 @@ TEST_F(TlsTest, RateLimitsAnswerResourceExhaustedWithARetryHint) {
   const auto& trailers = limited.GetServerTrailingMetadata();
   auto hint = trailers.find("retry-after-ms");
   ASSERT_NE(hint, trailers.end());
-  const int retry_ms = std::stoi(std::string(hint->second.data(), hint->second.size()));
+  const int retry_ms =
+      std::stoi(std::string(hint->second.data(), hint->second.size()));
   EXPECT_GT(retry_ms, 0);
   EXPECT_LE(retry_ms, 100'000);
   // Another agent has its own bucket.
   grpc::ClientContext other;
-  EXPECT_TRUE(GetTasks(channel, second.credential().bearer_token(), &other).ok());
+  EXPECT_TRUE(
+      GetTasks(channel, second.credential().bearer_token(), &other).ok());
 }
 
 TEST_F(TlsTest, AnEnrollmentQuotaHoldsAcrossARestart) {
@@ -274,7 +293,8 @@ TEST_F(TlsTest, OversizedMessagesAreRefused) {
   ASSERT_OK(server.Start());
   auto stub = v1::AgentService::NewStub(server.NewChannel());
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(5));
   v1::EnrollRequest request;
   request.set_enrollment_token(std::string(70'000, 'x'));
   v1::EnrollResponse response;

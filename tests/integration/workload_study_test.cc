@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/text_format.h"
-#include "gtest/gtest.h"
 #include "common/base/sanitizer_build.h"
 #include "common/workload/specs/workload_answer.h"  // kAnswerRoundingError
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
 #include "tests/integration/agent_runner.h"
 #include "tests/integration/server_process.h"
 #include "tests/testing/status_matchers.h"
@@ -97,7 +97,8 @@ int AcceptedReports(ServerProcess& server, const std::vector<Record>& records) {
     if (!o.error.ok() && failed++ == 0) first_error = o.error;
   }
   if (failed > 0) {
-    ADD_FAILURE() << failed << " agent sessions failed; the first: " << first_error;
+    ADD_FAILURE() << failed
+                  << " agent sessions failed; the first: " << first_error;
   }
   return accepted;
 }

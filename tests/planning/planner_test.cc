@@ -17,11 +17,11 @@ namespace {
 
 using testing::BucketHistogram;
 using testing::BucketWorkload;
-using testing::StructuredStrategiesOnly;
 using ::testing::HasSubstr;
 using testing::MakeStudy;
 using testing::MeanQuestion;
 using testing::StatusIs;
+using testing::StructuredStrategiesOnly;
 
 constexpr int64_t kNano = kNanosPerEpsilon;
 
@@ -327,15 +327,16 @@ TEST(Planner, PlansAWorkloadQuestion) {
   absl::StatusOr<RoundPlan> restored =
       RoundPlan::Restore(spec, plan->decisions());
   ASSERT_OK(restored);
-  EXPECT_EQ(std::get<WorkloadTask>(restored->questions()[0].task->question)
-                .strategy,
-            decision.spec);
+  EXPECT_EQ(
+      std::get<WorkloadTask>(restored->questions()[0].task->question).strategy,
+      decision.spec);
   ASSERT_NE(restored->questions()[0].workload.estimator, nullptr);
   EXPECT_EQ(restored->questions()[0].workload.estimator->strategy().Describe(),
             decision.description);
   // Built now, the estimator's strategy is the task's.
-  EXPECT_EQ(restored->questions()[0].workload.estimator->strategy().randomizer(),
-            restored->questions()[0].mechanism->strategy_randomizer());
+  EXPECT_EQ(
+      restored->questions()[0].workload.estimator->strategy().randomizer(),
+      restored->questions()[0].mechanism->strategy_randomizer());
 }
 
 // A custom workload: the plan reports the chosen strategy's objective (v_max)
@@ -383,13 +384,14 @@ TEST(Planner, ACustomWorkloadIsMeasuredAgainstTheBestFixedStrategyAndGamma2) {
 
 TEST(Planner, HonoursANamedStrategy) {
   absl::StatusOr<RoundPlan> plan = RoundPlan::Create(
-      MakeStudy(kNano,
-                {BucketWorkload("tree", WorkloadKind::kAllRange,
-                                StrategyChoice{.kind = StrategyKind::kHierarchical,
-                                               .branching = 4},
-                                /*consistency=*/true),
-                 BucketWorkload("haar", WorkloadKind::kPrefix,
-                                StrategyChoice{.kind = StrategyKind::kHaar})}),
+      MakeStudy(
+          kNano,
+          {BucketWorkload("tree", WorkloadKind::kAllRange,
+                          StrategyChoice{.kind = StrategyKind::kHierarchical,
+                                         .branching = 4},
+                          /*consistency=*/true),
+           BucketWorkload("haar", WorkloadKind::kPrefix,
+                          StrategyChoice{.kind = StrategyKind::kHaar})}),
       StructuredStrategiesOnly());
   ASSERT_OK(plan);
   const auto& tree =
@@ -414,9 +416,9 @@ TEST(Planner, RefusesWorkloadsItCannotPlanNamingTheQuestion) {
   Question bad_order = BucketWorkload("marginals");
   std::get<WorkloadQuestion>(bad_order.kind).workload = {
       .kind = WorkloadKind::kMarginals, .num_bits = 6, .order = 7};
-  absl::Status status =
-      RoundPlan::Create(MakeStudy(kNano, {bad_order}), StructuredStrategiesOnly())
-          .status();
+  absl::Status status = RoundPlan::Create(MakeStudy(kNano, {bad_order}),
+                                          StructuredStrategiesOnly())
+                            .status();
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(status.message(), HasSubstr("marginals"));
   // A workload over another domain than its encoding's.
@@ -427,14 +429,15 @@ TEST(Planner, RefusesWorkloadsItCannotPlanNamingTheQuestion) {
                .status();
   EXPECT_THAT(status.message(), HasSubstr("question mismatch"));
   // An optimized kind when the optimizers are off finds no candidate.
-  status = RoundPlan::Create(
-               MakeStudy(kNano, {BucketWorkload(
-                                    "q", WorkloadKind::kPrefix,
-                                    StrategyChoice{.kind = StrategyKind::kMatrix})}),
-               {.include_optimized_matrix = false,
-                .include_factorization = false,
-                .optimizer_time_limit = absl::ZeroDuration()})
-               .status();
+  status =
+      RoundPlan::Create(
+          MakeStudy(kNano, {BucketWorkload(
+                               "q", WorkloadKind::kPrefix,
+                               StrategyChoice{.kind = StrategyKind::kMatrix})}),
+          {.include_optimized_matrix = false,
+           .include_factorization = false,
+           .optimizer_time_limit = absl::ZeroDuration()})
+          .status();
   EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(status.message(), HasSubstr("question q"));
 }
@@ -467,11 +470,12 @@ TEST(Planner, ProgramRoundsAskOnlyTheirSlice) {
   const ScheduledRound scheduled{.name = "step",
                                  .slice = {.begin = 0.25, .end = 0.75},
                                  .epsilon_nanos = kNano};
-  ProgramRound round{.questions = {MeanQuestion("a", "x", -1, 1,
-                                                RealMechanismKind::kDuchi, kNano),
-                                   MeanQuestion("b", "x", -1, 1,
-                                                RealMechanismKind::kDuchi, kNano)}};
-  absl::StatusOr<RoundPlan> plan = RoundPlan::CreateForProgram(study, round, scheduled);
+  ProgramRound round{
+      .questions = {
+          MeanQuestion("a", "x", -1, 1, RealMechanismKind::kDuchi, kNano),
+          MeanQuestion("b", "x", -1, 1, RealMechanismKind::kDuchi, kNano)}};
+  absl::StatusOr<RoundPlan> plan =
+      RoundPlan::CreateForProgram(study, round, scheduled);
   ASSERT_OK(plan);
   EXPECT_EQ(plan->strategy(), SplitStrategy::kSampleSplitting);
   EXPECT_DOUBLE_EQ(plan->Share(0), 0.25);
@@ -490,14 +494,16 @@ TEST(Planner, ProgramRoundsAskOnlyTheirSlice) {
 
   // Past the schedule's εₜ is refused.
   round.questions[1].epsilon_nanos = 2 * kNano;
-  EXPECT_THAT(RoundPlan::CreateForProgram(study, round, scheduled).status().message(),
-              HasSubstr("the schedule allows (0, 1000000000]"));
+  EXPECT_THAT(
+      RoundPlan::CreateForProgram(study, round, scheduled).status().message(),
+      HasSubstr("the schedule allows (0, 1000000000]"));
 
   // Restored from its decisions, the round asks the same agents.
   StudySpec round_spec = study;
   round_spec.questions = {round.questions[0], round.questions[0]};
   round_spec.questions[1].id = "b";
-  absl::StatusOr<RoundPlan> restored = RoundPlan::Restore(round_spec, plan->decisions());
+  absl::StatusOr<RoundPlan> restored =
+      RoundPlan::Restore(round_spec, plan->decisions());
   ASSERT_OK(restored);
   for (uint64_t id = 1; id <= 1000; ++id) {
     EXPECT_EQ(restored->Assigns(id, 0), plan->Assigns(id, 0));

@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/estimation/confidence_interval.h"
-#include "common/queries/domain_encoding.h"
 #include "common/mechanisms/frequency_oracle_factory.h"
+#include "common/queries/domain_encoding.h"
 #include "common/queries/query_expression.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,9 +22,9 @@
 namespace ldp {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::BucketHistogram;
 using testing::BucketWorkload;
+using ::testing::HasSubstr;
 using testing::MakeStudy;
 using testing::MeanQuestion;
 using testing::StructuredStrategiesOnly;
@@ -39,12 +39,12 @@ void ExpectInvalid(const absl::Status& status, const std::string& part) {
 // 1[x < 0]: a counting query, values 0 or 1.
 Question NegativeShare(std::string id,
                        RealMechanismKind kind = RealMechanismKind::kHybrid) {
-  return Question{
-      .id = std::move(id),
-      .kind = StatisticalQueryQuestion{
-          .query = *Query::Create(expr::Lt(expr::Field("x"), expr::Constant(0)),
-                                  {.lower = 0, .upper = 1}, testing::TestSchema()),
-          .mechanism = kind}};
+  return Question{.id = std::move(id),
+                  .kind = StatisticalQueryQuestion{
+                      .query = *Query::Create(
+                          expr::Lt(expr::Field("x"), expr::Constant(0)),
+                          {.lower = 0, .upper = 1}, testing::TestSchema()),
+                      .mechanism = kind}};
 }
 
 // Simulates `spec` and checks every question: observed within 15% of the
@@ -88,7 +88,8 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
         FrequencyOracleKind::kHadamardCountMeanSketch}) {
     SCOPED_TRACE(FrequencyOracleKindName(kind));
     ExpectSimulationMatches(
-        MakeStudy(kNano, {BucketHistogram("h", FrequencyOracleSpec{.kind = kind})}),
+        MakeStudy(kNano,
+                  {BucketHistogram("h", FrequencyOracleSpec{.kind = kind})}),
         1500);
   }
   // The general Hadamard response, with t = 2 rows per item (its best t at
@@ -102,10 +103,12 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
       1500);
   // Longitudinal: one report per agent at ε₁ = 1 from a memo at ε∞ = 2.
   ExpectSimulationMatches(
-      MakeStudy(kNano, {BucketHistogram(
-                           "h", FrequencyOracleSpec{
-                                    .kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
-                                    .epsilon_permanent = 2})}),
+      MakeStudy(kNano,
+                {BucketHistogram(
+                    "h",
+                    FrequencyOracleSpec{
+                        .kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
+                        .epsilon_permanent = 2})}),
       1500);
   // dBitFlipPM, with its own estimator and variance; L-GRR and L-OLH
   // forecast through the pure-protocol variance checked above.
@@ -119,12 +122,13 @@ TEST(StudyForecast, EveryFrequencyOracleMatchesItsSimulation) {
   // RAPPOR: the forecast's scalar variance (equal cohorts, background bits
   // at h/k) against its regression decode.
   ExpectSimulationMatches(
-      MakeStudy(kNano,
-                {BucketHistogram(
-                    "h", FrequencyOracleSpec{.kind = FrequencyOracleKind::kRappor,
-                                             .num_columns = 16,
-                                             .epsilon_permanent = 2,
-                                             .num_cohorts = 8})}),
+      MakeStudy(
+          kNano,
+          {BucketHistogram(
+              "h", FrequencyOracleSpec{.kind = FrequencyOracleKind::kRappor,
+                                       .num_columns = 16,
+                                       .epsilon_permanent = 2,
+                                       .num_cohorts = 8})}),
       1500);
 }
 
@@ -141,9 +145,10 @@ TEST(StudyForecast, EveryRealMechanismMatchesItsSimulation) {
 }
 
 TEST(StudyForecast, EveryWorkloadStrategyMatchesItsSimulation) {
-  for (StrategyKind kind : {StrategyKind::kIdentity, StrategyKind::kHierarchical,
-                            StrategyKind::kHaar, StrategyKind::kMatrix,
-                            StrategyKind::kFactorization}) {
+  for (StrategyKind kind :
+       {StrategyKind::kIdentity, StrategyKind::kHierarchical,
+        StrategyKind::kHaar, StrategyKind::kMatrix,
+        StrategyKind::kFactorization}) {
     SCOPED_TRACE(StrategyKindName(kind));
     StrategyPlannerOptions options;
     options.optimizer_time_limit = absl::Seconds(5);
@@ -159,10 +164,12 @@ TEST(StudyForecast, FourierMarginalsMatchTheirSimulation) {
   const RecordSchema schema =
       *RecordSchema::Create({FieldSpec::Bool("a"), FieldSpec::Bool("b"),
                              FieldSpec::Bool("c"), FieldSpec::Bool("d")});
-  absl::StatusOr<DomainEncoding> encoding = DomainEncoding::Create(
-      ProductEncoding{.fields = {{.field = "a"}, {.field = "b"}, {.field = "c"},
-                                 {.field = "d"}}},
-      schema);
+  absl::StatusOr<DomainEncoding> encoding =
+      DomainEncoding::Create(ProductEncoding{.fields = {{.field = "a"},
+                                                        {.field = "b"},
+                                                        {.field = "c"},
+                                                        {.field = "d"}}},
+                             schema);
   ASSERT_OK(encoding);
   const StudySpec spec{
       .display_name = "marginals",
@@ -172,7 +179,9 @@ TEST(StudyForecast, FourierMarginalsMatchTheirSimulation) {
           .id = "pairs",
           .kind = WorkloadQuestion{
               .encoding = *encoding,
-              .workload = {.kind = WorkloadKind::kMarginals, .num_bits = 4, .order = 2},
+              .workload = {.kind = WorkloadKind::kMarginals,
+                           .num_bits = 4,
+                           .order = 2},
               .strategy = StrategyChoice{.kind = StrategyKind::kFourier}}}}};
   ExpectSimulationMatches(spec, 1500, StructuredStrategiesOnly());
 }
@@ -184,7 +193,8 @@ TEST(StudyForecast, SampleSplittingMatchesItsSimulation) {
       MakeStudy(kNano / 2, {MeanQuestion("mean", "x", -1, 1),
                             NegativeShare("share", RealMechanismKind::kDuchi),
                             BucketHistogram("h")});
-  absl::StatusOr<StudyForecast> forecast = ForecastStudy(spec, {.num_agents = 3000});
+  absl::StatusOr<StudyForecast> forecast =
+      ForecastStudy(spec, {.num_agents = 3000});
   ASSERT_OK(forecast);
   EXPECT_EQ(forecast->split, "sample_splitting");
   for (const QuestionForecast& q : forecast->questions) {
@@ -250,18 +260,24 @@ TEST(StudyForecast, ProgramsShowTheirSchedule) {
   // Locally the SQ learner needs far more agents than the central private
   // PAC learner over the same 65 thresholds at the same ε, α, β.
   EXPECT_GT(forecast->central_learner_agents, 0);
-  EXPECT_GT(forecast->program_agents_needed, 10 * forecast->central_learner_agents);
+  EXPECT_GT(forecast->program_agents_needed,
+            10 * forecast->central_learner_agents);
   EXPECT_THAT(forecast->central_learner, HasSubstr("65 thresholds"));
-  ExpectInvalid(SimulateForecast(spec, {.num_agents = 10}, SyntheticPopulation(spec, 1))
-                    .status(),
-                "noninteractive");
+  ExpectInvalid(
+      SimulateForecast(spec, {.num_agents = 10}, SyntheticPopulation(spec, 1))
+          .status(),
+      "noninteractive");
 }
 
 TEST(StudyForecast, RejectsBadOptions) {
   const StudySpec spec = MakeStudy(kNano, {NegativeShare("share")});
   ExpectInvalid(ForecastStudy(spec, {.num_agents = -1}).status(), "agents");
-  ExpectInvalid(ForecastStudy(spec, {.target_error = std::nan("")}).status(), "target error");
-  ExpectInvalid(SimulateForecast(spec, {.num_agents = 0}, SyntheticPopulation(spec, 1)).status(), "1 agent");
+  ExpectInvalid(ForecastStudy(spec, {.target_error = std::nan("")}).status(),
+                "target error");
+  ExpectInvalid(
+      SimulateForecast(spec, {.num_agents = 0}, SyntheticPopulation(spec, 1))
+          .status(),
+      "1 agent");
 }
 
 }  // namespace

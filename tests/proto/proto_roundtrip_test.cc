@@ -174,7 +174,8 @@ TEST(ProtoRoundTrip, ReportBatchWithEveryPayload) {
   workload->mutable_hashed()->set_seed(99);
   workload->mutable_hashed()->set_bucket(1);
   ExpectRoundTrip(batch);
-  EXPECT_EQ(batch.reports(6).workload().inner_case(), v1::WorkloadPayload::kHashed);
+  EXPECT_EQ(batch.reports(6).workload().inner_case(),
+            v1::WorkloadPayload::kHashed);
   EXPECT_EQ(batch.reports(3).subset().items_size(), 3);
   EXPECT_EQ(batch.reports(5).payload_case(), v1::Report::kScalar);
 

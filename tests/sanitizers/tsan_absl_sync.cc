@@ -1,12 +1,13 @@
 // ThreadSanitizer annotations for Debian's uninstrumented abseil.
 //
 // absl::Mutex, Notification and BlockingCounter live in Debian's shared
-// libabsl_synchronization (and Status's reference count in libabsl_status), built without -fsanitize=thread, so TSan never
-// sees their atomics and would report every mutex-guarded field as a race.
-// The TSan build (cmake/Sanitizers.cmake) links this file and passes
-// -Wl,--wrap for each entry point below: our calls reach __wrap_X, which
-// calls the real function (__real_X) and tells TSan about the
-// happens-before edge it creates (__tsan_release before letting go,
+// libabsl_synchronization (and Status's reference count in libabsl_status),
+// built without -fsanitize=thread, so TSan never sees their atomics and would
+// report every mutex-guarded field as a race. The TSan build
+// (cmake/Sanitizers.cmake) links this file and passes -Wl,--wrap for each entry
+// point below: our calls reach __wrap_X, which calls the real function
+// (__real_X) and tells TSan about the happens-before edge it creates
+// (__tsan_release before letting go,
 // __tsan_acquire after taking). Calls made inside the library are not
 // wrapped, and need not be: they do not touch our memory.
 //
@@ -89,25 +90,28 @@ bool LDP_WRAP(_ZN4absl7debian35Mutex13ReaderTryLockEv)(Mutex* mu) {
 }
 
 // Mutex::Await / LockWhen (conditions), CondVar::Wait.
-void LDP_REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex*, const Condition&);
-void LDP_WRAP(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex* mu,
-                                                              const Condition& cond) {
+void LDP_REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(Mutex*,
+                                                              const Condition&);
+void LDP_WRAP(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(
+    Mutex* mu, const Condition& cond) {
   GuardedCondition guarded{mu, &cond};
   __tsan_release(mu);  // Await may let the mutex go while it waits
-  LDP_REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)(
-      mu, Condition(&EvalAfterAcquire, &guarded));
+  LDP_REAL(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE)
+  (mu, Condition(&EvalAfterAcquire, &guarded));
   __tsan_acquire(mu);
 }
-void LDP_REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(Mutex*, const Condition&);
-void LDP_WRAP(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(Mutex* mu,
-                                                                 const Condition& cond) {
+void LDP_REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(
+    Mutex*, const Condition&);
+void LDP_WRAP(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(
+    Mutex* mu, const Condition& cond) {
   GuardedCondition guarded{mu, &cond};
-  LDP_REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)(
-      mu, Condition(&EvalAfterAcquire, &guarded));
+  LDP_REAL(_ZN4absl7debian35Mutex8LockWhenERKNS0_9ConditionE)
+  (mu, Condition(&EvalAfterAcquire, &guarded));
   __tsan_acquire(mu);
 }
 void LDP_REAL(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(CondVar*, Mutex*);
-void LDP_WRAP(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(CondVar* cv, Mutex* mu) {
+void LDP_WRAP(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(CondVar* cv,
+                                                          Mutex* mu) {
   __tsan_release(mu);
   LDP_REAL(_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE)(cv, mu);
   __tsan_acquire(mu);
@@ -119,15 +123,19 @@ void LDP_WRAP(_ZN4absl7debian312Notification6NotifyEv)(Notification* n) {
   __tsan_release(n);
   LDP_REAL(_ZN4absl7debian312Notification6NotifyEv)(n);
 }
-void LDP_REAL(_ZNK4absl7debian312Notification19WaitForNotificationEv)(const Notification*);
-void LDP_WRAP(_ZNK4absl7debian312Notification19WaitForNotificationEv)(const Notification* n) {
+void LDP_REAL(_ZNK4absl7debian312Notification19WaitForNotificationEv)(
+    const Notification*);
+void LDP_WRAP(_ZNK4absl7debian312Notification19WaitForNotificationEv)(
+    const Notification* n) {
   LDP_REAL(_ZNK4absl7debian312Notification19WaitForNotificationEv)(n);
   __tsan_acquire(const_cast<Notification*>(n));
 }
 
 // BlockingCounter::DecrementCount / Wait.
-bool LDP_REAL(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(BlockingCounter*);
-bool LDP_WRAP(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(BlockingCounter* c) {
+bool LDP_REAL(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(
+    BlockingCounter*);
+bool LDP_WRAP(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(
+    BlockingCounter* c) {
   __tsan_release(c);
   return LDP_REAL(_ZN4absl7debian315BlockingCounter14DecrementCountEv)(c);
 }

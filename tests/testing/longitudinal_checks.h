@@ -1,8 +1,9 @@
-// Checks every longitudinal oracle (common/mechanisms/longitudinal/longitudinal_oracle.h) must pass,
-// on an enumerated small case: the memo alone is exactly ε∞-private, the two
-// layers compose to Probability(), and any number of reports drawn from one
-// memo together stay within ε∞. `memos` and `reports` must be every memo and
-// every report sharing one set of public components (e.g. one hash seed).
+// Checks every longitudinal oracle
+// (common/mechanisms/longitudinal/longitudinal_oracle.h) must pass, on an
+// enumerated small case: the memo alone is exactly ε∞-private, the two layers
+// compose to Probability(), and any number of reports drawn from one memo
+// together stay within ε∞. `memos` and `reports` must be every memo and every
+// report sharing one set of public components (e.g. one hash seed).
 #ifndef LDP_TESTS_TESTING_LONGITUDINAL_CHECKS_H_
 #define LDP_TESTS_TESTING_LONGITUDINAL_CHECKS_H_
 

@@ -1,11 +1,11 @@
 // Checks every workload strategy's randomizer must pass (the
-// StrategyRandomizer contract, common/workload/strategy_randomizers/strategy_randomizer.h), in
-// plain types so that the randomizer library's own test needs no Eigen:
-// the exact e^ε ratio by enumeration, samples that follow Probability(),
-// draws that do not depend on the item, clamping. strategy_checks.h adds
-// the server's linear structure; a StrategyMechanism passes for its
-// randomizer. Thresholds follow statistics.h (5 standard errors, χ² at
-// 1 − 1e-6).
+// StrategyRandomizer contract,
+// common/workload/strategy_randomizers/strategy_randomizer.h), in plain types
+// so that the randomizer library's own test needs no Eigen: the exact e^ε ratio
+// by enumeration, samples that follow Probability(), draws that do not depend
+// on the item, clamping. strategy_checks.h adds the server's linear structure;
+// a StrategyMechanism passes for its randomizer. Thresholds follow statistics.h
+// (5 standard errors, χ² at 1 − 1e-6).
 //
 // Reports with a continuous public part (the vector randomizer's direction
 // seed) cannot be enumerated: for them use ReportsDrawnFromRandomize for the
@@ -139,8 +139,7 @@ inline void ExpectStrategySamplesFollowProbability(
       }
     }
     EXPECT_EQ(impossible, 0) << strategy.Describe() << " item " << x;
-    const ChiSquareResult result =
-        ChiSquare(observed, expected);
+    const ChiSquareResult result = ChiSquare(observed, expected);
     EXPECT_TRUE(result.Passes())
         << strategy.Describe() << " item " << x << ": chi2 " << result.statistic
         << " df " << result.degrees_of_freedom;

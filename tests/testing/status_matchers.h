@@ -22,8 +22,7 @@ const absl::Status& GetStatus(const absl::StatusOr<T>& status_or) {
 
 MATCHER(IsOk, "is OK") { return ::ldp::testing::GetStatus(arg).ok(); }
 
-MATCHER_P(StatusIs, code,
-          "has status code " + ::testing::PrintToString(code)) {
+MATCHER_P(StatusIs, code, "has status code " + ::testing::PrintToString(code)) {
   const absl::Status& status = ::ldp::testing::GetStatus(arg);
   *result_listener << "status is " << status;
   return status.code() == code;
@@ -36,9 +35,8 @@ MATCHER_P2(StatusIs, code, message_matcher,
   const absl::Status& status = ::ldp::testing::GetStatus(arg);
   *result_listener << "status is " << status;
   return status.code() == code &&
-         ::testing::ExplainMatchResult(message_matcher,
-                                       std::string(status.message()),
-                                       result_listener);
+         ::testing::ExplainMatchResult(
+             message_matcher, std::string(status.message()), result_listener);
 }
 
 // An OK StatusOr whose value matches `matcher`.

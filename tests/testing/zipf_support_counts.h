@@ -16,8 +16,7 @@ namespace ldp::testing {
 // n reports on Zipf(1.1) over d items: C_v ~ Binomial(n, q + (p − q)·f_v),
 // seeded.
 inline std::vector<int64_t> ZipfSupportCounts(const PureProtocol& channel,
-                                              int d, int64_t n,
-                                              uint64_t seed) {
+                                              int d, int64_t n, uint64_t seed) {
   std::mt19937_64 gen(seed);
   const std::vector<double> zipf =
       *ZipfDistribution(static_cast<uint32_t>(d), 1.1);  // d ≥ 1 here

@@ -12,7 +12,8 @@
 
 namespace ldp {
 
-std::unique_ptr<AnalystClient> AnalystClient::Connect(AnalystClientOptions options) {
+std::unique_ptr<AnalystClient> AnalystClient::Connect(
+    AnalystClientOptions options) {
   grpc::ChannelArguments arguments;
   if (options.max_receive_message_bytes > 0) {
     arguments.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
@@ -20,8 +21,10 @@ std::unique_ptr<AnalystClient> AnalystClient::Connect(AnalystClientOptions optio
   std::shared_ptr<grpc::ChannelCredentials> credentials =
       options.credentials != nullptr ? options.credentials
                                      : grpc::InsecureChannelCredentials();
-  auto channel = grpc::CreateCustomChannel(options.server, credentials, arguments);
-  return std::make_unique<AnalystClient>(std::move(channel), std::move(options));
+  auto channel =
+      grpc::CreateCustomChannel(options.server, credentials, arguments);
+  return std::make_unique<AnalystClient>(std::move(channel),
+                                         std::move(options));
 }
 
 AnalystClient::AnalystClient(std::shared_ptr<grpc::Channel> channel,
@@ -30,13 +33,16 @@ AnalystClient::AnalystClient(std::shared_ptr<grpc::Channel> channel,
       options_(std::move(options)) {}
 
 template <typename Request, typename Response, typename Method>
-absl::StatusOr<Response> AnalystClient::Call(Method method, const Request& request,
+absl::StatusOr<Response> AnalystClient::Call(Method method,
+                                             const Request& request,
                                              absl::Duration timeout) const {
   grpc::ClientContext context;
-  context.AddMetadata("authorization", absl::StrCat("Bearer ", options_.bearer_token));
+  context.AddMetadata("authorization",
+                      absl::StrCat("Bearer ", options_.bearer_token));
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   Response response;
-  const grpc::Status status = (stub_.get()->*method)(&context, request, &response);
+  const grpc::Status status =
+      (stub_.get()->*method)(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
   return response;
 }
@@ -44,13 +50,14 @@ absl::StatusOr<Response> AnalystClient::Call(Method method, const Request& reque
 absl::StatusOr<v1::Study> AnalystClient::CreateStudy(
     const v1::CreateStudyRequest& request) const {
   return Call<v1::CreateStudyRequest, v1::Study>(
-      &v1::AnalystService::Stub::CreateStudy, request, options_.create_study_timeout);
+      &v1::AnalystService::Stub::CreateStudy, request,
+      options_.create_study_timeout);
 }
 
 absl::StatusOr<v1::Study> AnalystClient::GetStudy(
     const v1::GetStudyRequest& request) const {
-  return Call<v1::GetStudyRequest, v1::Study>(&v1::AnalystService::Stub::GetStudy,
-                                              request, options_.timeout);
+  return Call<v1::GetStudyRequest, v1::Study>(
+      &v1::AnalystService::Stub::GetStudy, request, options_.timeout);
 }
 
 absl::StatusOr<v1::ListStudiesResponse> AnalystClient::ListStudies(
@@ -61,14 +68,14 @@ absl::StatusOr<v1::ListStudiesResponse> AnalystClient::ListStudies(
 
 absl::StatusOr<v1::Round> AnalystClient::StartRound(
     const v1::StartRoundRequest& request) const {
-  return Call<v1::StartRoundRequest, v1::Round>(&v1::AnalystService::Stub::StartRound,
-                                                request, options_.timeout);
+  return Call<v1::StartRoundRequest, v1::Round>(
+      &v1::AnalystService::Stub::StartRound, request, options_.timeout);
 }
 
 absl::StatusOr<v1::Round> AnalystClient::GetRound(
     const v1::GetRoundRequest& request) const {
-  return Call<v1::GetRoundRequest, v1::Round>(&v1::AnalystService::Stub::GetRound,
-                                              request, options_.timeout);
+  return Call<v1::GetRoundRequest, v1::Round>(
+      &v1::AnalystService::Stub::GetRound, request, options_.timeout);
 }
 
 absl::StatusOr<v1::GetEstimatesResponse> AnalystClient::GetEstimates(

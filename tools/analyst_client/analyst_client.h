@@ -28,8 +28,8 @@ struct AnalystClientOptions {
   // The analyst token (ldp-server writes it to <db>.analyst_token); sent as
   // "authorization: Bearer <token>" on every call.
   std::string bearer_token{};
-  // From ChannelCredentialsFromFiles (client/agent_client/agent_client.h); plaintext
-  // credentials when null.
+  // From ChannelCredentialsFromFiles (client/agent_client/agent_client.h);
+  // plaintext credentials when null.
   std::shared_ptr<grpc::ChannelCredentials> credentials{};
   // Deadline of each call.
   absl::Duration timeout = absl::Seconds(30);
@@ -55,11 +55,13 @@ class AnalystClient {
   // The token every call carries (`ldp page` checks browsers against it).
   const std::string& bearer_token() const { return options_.bearer_token; }
 
-  absl::StatusOr<v1::Study> CreateStudy(const v1::CreateStudyRequest& request) const;
+  absl::StatusOr<v1::Study> CreateStudy(
+      const v1::CreateStudyRequest& request) const;
   absl::StatusOr<v1::Study> GetStudy(const v1::GetStudyRequest& request) const;
   absl::StatusOr<v1::ListStudiesResponse> ListStudies(
       const v1::ListStudiesRequest& request) const;
-  absl::StatusOr<v1::Round> StartRound(const v1::StartRoundRequest& request) const;
+  absl::StatusOr<v1::Round> StartRound(
+      const v1::StartRoundRequest& request) const;
   absl::StatusOr<v1::Round> GetRound(const v1::GetRoundRequest& request) const;
   absl::StatusOr<v1::GetEstimatesResponse> GetEstimates(
       const v1::GetEstimatesRequest& request) const;

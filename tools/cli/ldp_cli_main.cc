@@ -45,11 +45,11 @@
 #include "proto/convert/study_file.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
 #include "tools/analyst_client/analyst_client.h"
-#include "tools/study_page/estimate_plots.h"
-#include "tools/plan_command/gamma2_text.h"
-#include "tools/study_page/page_command.h"
-#include "tools/plan_command/plan_command.h"
 #include "tools/loadtest_core/workload_plot.h"
+#include "tools/plan_command/gamma2_text.h"
+#include "tools/plan_command/plan_command.h"
+#include "tools/study_page/estimate_plots.h"
+#include "tools/study_page/page_command.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ldp-server address.");
 ABSL_FLAG(std::string, token_file, "ldp.db.analyst_token",
@@ -57,7 +57,8 @@ ABSL_FLAG(std::string, token_file, "ldp.db.analyst_token",
           "<db>.analyst_token).");
 ABSL_FLAG(bool, json, false, "Print results as JSON instead of a table.");
 ABSL_FLAG(uint64_t, round, 0, "Round of `results` (0 = the latest).");
-ABSL_FLAG(int, top, 20, "Histogram rows printed by `results` (largest first; 0 = all).");
+ABSL_FLAG(int, top, 20,
+          "Histogram rows printed by `results` (largest first; 0 = all).");
 ABSL_FLAG(int, workload_rows, 20,
           "Workload answers printed by `results`: the first and last half of "
           "this many, in query order (0 = all; --json prints all).");
@@ -89,7 +90,8 @@ ABSL_FLAG(bool, simulate, false,
           "of --agents agents, in process, and print predicted vs observed "
           "error.");
 ABSL_FLAG(int, runs, 200, "ldp plan: runs of --simulate.");
-ABSL_FLAG(uint64_t, seed, 1, "ldp plan: seed of --simulate's population and coins.");
+ABSL_FLAG(uint64_t, seed, 1,
+          "ldp plan: seed of --simulate's population and coins.");
 ABSL_FLAG(std::string, strategy_cache_dir, "",
           "ldp plan: where optimized workload strategies are cached (share it "
           "with ldp-server's, <db>.strategies, to plan each workload once).");
@@ -168,7 +170,8 @@ absl::StatusOr<std::unique_ptr<AnalystClient>> ConnectFromFlags() {
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       ChannelCredentialsFromFlags();
   if (!credentials.ok()) return credentials.status();
-  const absl::Duration timeout = absl::Seconds(absl::GetFlag(FLAGS_timeout_seconds));
+  const absl::Duration timeout =
+      absl::Seconds(absl::GetFlag(FLAGS_timeout_seconds));
   return AnalystClient::Connect(
       {.server = absl::GetFlag(FLAGS_server),
        .bearer_token = std::string(absl::StripAsciiWhitespace(*token)),
@@ -183,17 +186,19 @@ absl::StatusOr<uint64_t> ParseId(const std::vector<char*>& args, size_t i,
                                  const char* what) {
   uint64_t id = 0;
   if (args.size() <= i || !absl::SimpleAtoi(args[i], &id)) {
-    return absl::InvalidArgumentError(absl::StrCat("expected ", what, "\n", kUsage));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected ", what, "\n", kUsage));
   }
   return id;
 }
 
 void PrintRound(const v1::Round& round) {
-  std::printf("round %llu: %s\n", static_cast<unsigned long long>(round.round_id()),
+  std::printf("round %llu: %s\n",
+              static_cast<unsigned long long>(round.round_id()),
               v1::RoundState_Name(round.state()).c_str());
   if (!round.name().empty()) {
-    std::printf("  program round \"%s\": agents in [%g, %g)\n", round.name().c_str(),
-                round.slice_begin(), round.slice_end());
+    std::printf("  program round \"%s\": agents in [%g, %g)\n",
+                round.name().c_str(), round.slice_begin(), round.slice_end());
   }
   if (!round.split_strategy().empty()) {
     std::printf("  plan: %s — %s\n", round.split_strategy().c_str(),
@@ -211,14 +216,16 @@ absl::Status StudyStatus(const AnalystClient& analyst, uint64_t id) {
   auto study = analyst.GetStudy(request);
   if (!study.ok()) return study.status();
   const auto& status = study->status();
-  std::printf("study %llu \"%s\": %s, %llu agents charged, %llu reports, "
-              "largest spend %.4g of cap %.4g epsilon\n",
-              static_cast<unsigned long long>(study->study_id()),
-              study->spec().display_name().c_str(),
-              v1::StudyState_Name(status.state()).c_str(),
-              static_cast<unsigned long long>(status.num_agents()),
-              static_cast<unsigned long long>(status.num_reports()),
-              status.max_spent_nanos() * 1e-9, study->spec().epsilon_cap_nanos() * 1e-9);
+  std::printf(
+      "study %llu \"%s\": %s, %llu agents charged, %llu reports, "
+      "largest spend %.4g of cap %.4g epsilon\n",
+      static_cast<unsigned long long>(study->study_id()),
+      study->spec().display_name().c_str(),
+      v1::StudyState_Name(status.state()).c_str(),
+      static_cast<unsigned long long>(status.num_agents()),
+      static_cast<unsigned long long>(status.num_reports()),
+      status.max_spent_nanos() * 1e-9,
+      study->spec().epsilon_cap_nanos() * 1e-9);
   for (uint64_t round_id : status.round_ids()) {
     v1::GetRoundRequest round_request;
     round_request.set_study_id(id);
@@ -233,8 +240,9 @@ absl::Status StudyStatus(const AnalystClient& analyst, uint64_t id) {
                 result.done() ? "result" : "so far", result.summary().c_str());
     for (const v1::ProgramValue& value : result.values()) {
       if (value.has_interval()) {
-        std::printf("  %-24s %12.6g  [%.6g, %.6g] at %g%%\n", value.name().c_str(),
-                    value.value(), value.interval().lower(), value.interval().upper(),
+        std::printf("  %-24s %12.6g  [%.6g, %.6g] at %g%%\n",
+                    value.name().c_str(), value.value(),
+                    value.interval().lower(), value.interval().upper(),
                     100 * value.interval().confidence());
       } else {
         std::printf("  %-24s %12.6g\n", value.name().c_str(), value.value());
@@ -245,33 +253,40 @@ absl::Status StudyStatus(const AnalystClient& analyst, uint64_t id) {
 }
 
 void PrintScalar(const std::string& id, const v1::ScalarEstimate& e) {
-  std::printf("%-24s %12.6g  se %-10.4g [%.6g, %.6g] at %g%%  n=%lld  eps=%.4g  %s\n",
-              id.c_str(), e.value(), e.standard_error(), e.interval().lower(),
-              e.interval().upper(), e.interval().confidence() * 100,
-              static_cast<long long>(e.num_reports()), e.implemented_epsilon(),
-              e.mechanism().c_str());
+  std::printf(
+      "%-24s %12.6g  se %-10.4g [%.6g, %.6g] at %g%%  n=%lld  eps=%.4g  %s\n",
+      id.c_str(), e.value(), e.standard_error(), e.interval().lower(),
+      e.interval().upper(), e.interval().confidence() * 100,
+      static_cast<long long>(e.num_reports()), e.implemented_epsilon(),
+      e.mechanism().c_str());
 }
 
-void PrintHistogram(const std::string& id, const v1::HistogramEstimate& h, int top) {
-  std::printf("%s: histogram over %d items, n=%lld, eps=%.4g, %s, %g%% intervals%s\n",
-              id.c_str(), h.frequencies_size(), static_cast<long long>(h.num_reports()),
-              h.implemented_epsilon(), h.mechanism().c_str(), h.confidence() * 100,
-              h.has_post_processed() ? absl::StrCat(", post-processed: ",
-                                                    h.post_processed().method()).c_str()
-                                     : "");
+void PrintHistogram(const std::string& id, const v1::HistogramEstimate& h,
+                    int top) {
+  std::printf(
+      "%s: histogram over %d items, n=%lld, eps=%.4g, %s, %g%% intervals%s\n",
+      id.c_str(), h.frequencies_size(), static_cast<long long>(h.num_reports()),
+      h.implemented_epsilon(), h.mechanism().c_str(), h.confidence() * 100,
+      h.has_post_processed()
+          ? absl::StrCat(", post-processed: ", h.post_processed().method())
+                .c_str()
+          : "");
   std::vector<int> order(h.frequencies_size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return h.frequencies(a) > h.frequencies(b);
   });
-  const int rows = top <= 0 ? h.frequencies_size() : std::min(top, h.frequencies_size());
+  const int rows =
+      top <= 0 ? h.frequencies_size() : std::min(top, h.frequencies_size());
   for (int r = 0; r < rows; ++r) {
     const int v = order[r];
-    std::printf("  %-30s %9.5f  se %-8.4g [%9.5f, %9.5f]", 
-                v < h.labels_size() ? h.labels(v).c_str() : absl::StrCat(v).c_str(),
-                h.frequencies(v), h.standard_errors(v), h.interval_lower(v),
-                h.interval_upper(v));
-    if (h.has_post_processed()) std::printf("  %9.5f", h.post_processed().frequencies(v));
+    std::printf(
+        "  %-30s %9.5f  se %-8.4g [%9.5f, %9.5f]",
+        v < h.labels_size() ? h.labels(v).c_str() : absl::StrCat(v).c_str(),
+        h.frequencies(v), h.standard_errors(v), h.interval_lower(v),
+        h.interval_upper(v));
+    if (h.has_post_processed())
+      std::printf("  %9.5f", h.post_processed().frequencies(v));
     std::printf("\n");
   }
 }
@@ -281,26 +296,29 @@ std::string Band(double lower, double upper) {
 }
 
 void PrintWorkloadRow(const v1::WorkloadEstimate& w, int j) {
-  std::printf("  %-30s %9.5f  se %-8.4g %s",
-              j < w.labels_size() ? w.labels(j).c_str() : absl::StrCat("q", j).c_str(),
-              w.answers(j), w.standard_errors(j),
-              Band(w.band_lower(j), w.band_upper(j)).c_str());
+  std::printf(
+      "  %-30s %9.5f  se %-8.4g %s",
+      j < w.labels_size() ? w.labels(j).c_str() : absl::StrCat("q", j).c_str(),
+      w.answers(j), w.standard_errors(j),
+      Band(w.band_lower(j), w.band_upper(j)).c_str());
   if (j < w.consistent_answers_size()) {
     std::printf("  %9.5f", w.consistent_answers(j));
   }
   std::printf("\n");
 }
 
-void PrintWorkload(const std::string& id, const v1::WorkloadEstimate& w, int rows) {
+void PrintWorkload(const std::string& id, const v1::WorkloadEstimate& w,
+                   int rows) {
   const int m = w.answers_size();
   std::printf("%s: %s, %d answers, n=%lld, eps=%.4g, strategy %s\n", id.c_str(),
               w.workload().c_str(), m, static_cast<long long>(w.num_reports()),
               w.implemented_epsilon(), w.strategy().c_str());
-  std::printf("  simultaneous %g%% band (all answers at once): answer +- %.3g se; "
-              "predicted per-user variance v_max %.4g, v_avg %.4g%s\n",
-              w.confidence() * 100, w.band_z(), w.predicted_v_max(),
-              w.predicted_v_avg(),
-              w.consistent_answers_size() > 0 ? "; last column: consistent" : "");
+  std::printf(
+      "  simultaneous %g%% band (all answers at once): answer +- %.3g se; "
+      "predicted per-user variance v_max %.4g, v_avg %.4g%s\n",
+      w.confidence() * 100, w.band_z(), w.predicted_v_max(),
+      w.predicted_v_avg(),
+      w.consistent_answers_size() > 0 ? "; last column: consistent" : "");
   if (!w.best_fixed_strategy().empty()) {
     std::printf("  best fixed strategy: %s, v_max %.4g\n",
                 w.best_fixed_strategy().c_str(), w.best_fixed_v_max());
@@ -316,8 +334,9 @@ void PrintWorkload(const std::string& id, const v1::WorkloadEstimate& w, int row
   const int head = (rows + 1) / 2;
   const int tail = rows - head;
   for (int j = 0; j < head; ++j) PrintWorkloadRow(w, j);
-  std::printf("  ... %d more answers (--workload_rows=0 or --json prints all) ...\n",
-              m - head - tail);
+  std::printf(
+      "  ... %d more answers (--workload_rows=0 or --json prints all) ...\n",
+      m - head - tail);
   for (int j = m - tail; j < m; ++j) PrintWorkloadRow(w, j);
 }
 
@@ -333,8 +352,9 @@ absl::StatusOr<std::vector<double>> ReadTruth(const std::string& path,
   }
   const auto it = truth.fields().find(question_id);
   if (it == truth.fields().end() || !it->second.has_list_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, " has no array of true answers for question \"", question_id, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " has no array of true answers for question \"",
+                     question_id, "\""));
   }
   std::vector<double> values;
   for (const google::protobuf::Value& v : it->second.list_value().values()) {
@@ -358,18 +378,21 @@ absl::Status WritePlot(const v1::GetEstimatesResponse& estimates) {
   }
   if (chosen == nullptr) {
     return absl::InvalidArgumentError(
-        wanted.empty() ? std::string("--plot: the round has no workload question")
-                       : absl::StrCat("--plot: no workload question \"", wanted, "\""));
+        wanted.empty()
+            ? std::string("--plot: the round has no workload question")
+            : absl::StrCat("--plot: no workload question \"", wanted, "\""));
   }
   WorkloadPlot plot =
       WorkloadEstimatePlot(chosen->question_id(), chosen->workload());
   if (const std::string path = absl::GetFlag(FLAGS_truth); !path.empty()) {
-    absl::StatusOr<std::vector<double>> truth = ReadTruth(path, chosen->question_id());
+    absl::StatusOr<std::vector<double>> truth =
+        ReadTruth(path, chosen->question_id());
     if (!truth.ok()) return truth.status();
     if (truth->size() != plot.estimates.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, " has ", truth->size(), " true answers for \"", chosen->question_id(),
-          "\" but the workload has ", plot.estimates.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, " has ", truth->size(), " true answers for \"",
+                       chosen->question_id(), "\" but the workload has ",
+                       plot.estimates.size()));
     }
     plot.truth = *std::move(truth);
   }
@@ -399,18 +422,22 @@ absl::Status Results(const AnalystClient& analyst, uint64_t id) {
     std::string json;
     google::protobuf::util::JsonPrintOptions options;
     options.add_whitespace = true;
-    (void)google::protobuf::util::MessageToJsonString(*estimates, &json, options);
+    (void)google::protobuf::util::MessageToJsonString(*estimates, &json,
+                                                      options);
     std::printf("%s\n", json.c_str());
     return absl::OkStatus();
   }
-  std::printf("study %llu round %llu (%s)\n", static_cast<unsigned long long>(id),
+  std::printf("study %llu round %llu (%s)\n",
+              static_cast<unsigned long long>(id),
               static_cast<unsigned long long>(estimates->round_id()),
               v1::RoundState_Name(estimates->round_state()).c_str());
   for (const auto& q : estimates->estimates()) {
     if (q.has_scalar()) PrintScalar(q.question_id(), q.scalar());
-    if (q.has_histogram()) PrintHistogram(q.question_id(), q.histogram(), absl::GetFlag(FLAGS_top));
+    if (q.has_histogram())
+      PrintHistogram(q.question_id(), q.histogram(), absl::GetFlag(FLAGS_top));
     if (q.has_workload()) {
-      PrintWorkload(q.question_id(), q.workload(), absl::GetFlag(FLAGS_workload_rows));
+      PrintWorkload(q.question_id(), q.workload(),
+                    absl::GetFlag(FLAGS_workload_rows));
     }
   }
   return absl::OkStatus();
@@ -423,16 +450,15 @@ absl::Status Plan(const std::vector<char*>& args) {
         absl::StrCat("ldp plan expects exactly one STUDY_FILE\n", kUsage));
   }
   return RunPlanCommand(
-      args[2],
-      {.agents = absl::GetFlag(FLAGS_agents),
-       .target_error = absl::GetFlag(FLAGS_target_error),
-       .confidence = absl::GetFlag(FLAGS_confidence),
-       .simulate = absl::GetFlag(FLAGS_simulate),
-       .runs = absl::GetFlag(FLAGS_runs),
-       .seed = absl::GetFlag(FLAGS_seed),
-       .strategy_cache_dir = absl::GetFlag(FLAGS_strategy_cache_dir),
-       .optimizer_time_limit =
-           absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes))});
+      args[2], {.agents = absl::GetFlag(FLAGS_agents),
+                .target_error = absl::GetFlag(FLAGS_target_error),
+                .confidence = absl::GetFlag(FLAGS_confidence),
+                .simulate = absl::GetFlag(FLAGS_simulate),
+                .runs = absl::GetFlag(FLAGS_runs),
+                .seed = absl::GetFlag(FLAGS_seed),
+                .strategy_cache_dir = absl::GetFlag(FLAGS_strategy_cache_dir),
+                .optimizer_time_limit =
+                    absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes))});
 }
 
 // `ldp page`, from the page flags. The stop signals are blocked before the
@@ -476,7 +502,9 @@ absl::Status Run(const std::vector<char*>& args) {
   auto analyst = ConnectFromFlags();
   if (!analyst.ok()) return analyst.status();
   if (command == "study" && sub == "create") {
-    if (args.size() < 4) return absl::InvalidArgumentError(absl::StrCat("expected FILE\n", kUsage));
+    if (args.size() < 4)
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected FILE\n", kUsage));
     auto spec = ReadStudySpecFile(args[3]);
     if (!spec.ok()) return spec.status();
     v1::CreateStudyRequest request;
@@ -484,7 +512,8 @@ absl::Status Run(const std::vector<char*>& args) {
     request.set_request_id(absl::GetFlag(FLAGS_request_id));
     auto study = (*analyst)->CreateStudy(request);
     if (!study.ok()) return study.status();
-    std::printf("created study %llu\n", static_cast<unsigned long long>(study->study_id()));
+    std::printf("created study %llu\n",
+                static_cast<unsigned long long>(study->study_id()));
     return StudyStatus(**analyst, study->study_id());
   }
   if (command == "study" && sub == "status") {

@@ -122,9 +122,9 @@ class CallbackSession final
     shared_.ack_latency.Record(absl::Now() - upload_start_);
     Totals& totals = totals_.Local();
     absl::StatusOr<std::vector<absl::Status>> acks =
-        status.ok() ? AcksToStatuses(acks_, pending_)
-                    : absl::StatusOr<std::vector<absl::Status>>(
-                          FromGrpcStatus(status));
+        status.ok()
+            ? AcksToStatuses(acks_, pending_)
+            : absl::StatusOr<std::vector<absl::Status>>(FromGrpcStatus(status));
     if (!acks.ok()) {
       ++totals.upload_failures;
       totals.Error("upload", acks.status());
@@ -132,7 +132,8 @@ class CallbackSession final
     }
     int64_t accepted = 0;
     for (size_t i = 0; i < pending_.size(); ++i) {
-      accepted += Tally((*acks)[i], pending_[i].payload, index_, shared_, totals);
+      accepted +=
+          Tally((*acks)[i], pending_[i].payload, index_, shared_, totals);
     }
     if (shared_.timeline != nullptr) {
       shared_.timeline->Record(absl::Now(), accepted);

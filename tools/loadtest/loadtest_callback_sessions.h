@@ -5,8 +5,8 @@
 //
 // Why: with one blocked thread per session, thread switches in the kernel
 // and gRPC's per-call completion queues were most of the load test's CPU
-// (bench/reports/INGEST.md), and the load test shares the machine with the server
-// it measures. The calls are made here rather than through AgentClient,
+// (bench/reports/INGEST.md), and the load test shares the machine with the
+// server it measures. The calls are made here rather than through AgentClient,
 // which blocks: no retries (a failed call fails its session, counted as
 // under --threads once AgentClient's retries are spent), and no send
 // window (the blocking workers call AgentClient::Upload directly, which

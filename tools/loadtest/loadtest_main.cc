@@ -41,14 +41,14 @@
 #include "client/core/atomic_file.h"
 #include "client/tls_flags/tls_flags.h"
 #include "common/base/clock.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 #include "common/tasks/study_spec.h"
 #include "tools/analyst_client/analyst_client.h"
-#include "tools/loadtest_core/loadtest_output.h"
 #include "tools/loadtest/loadtest_report.h"
 #include "tools/loadtest/loadtest_sessions.h"
 #include "tools/loadtest/loadtest_study.h"
+#include "tools/loadtest_core/loadtest_output.h"
 #include "tools/loadtest_core/population_source.h"
 #include "tools/loadtest_core/progress_meter.h"
 
@@ -155,7 +155,8 @@ absl::StatusOr<PopulationOptions> PopulationFromFlags() {
                             .parity_noise = absl::GetFlag(FLAGS_parity_noise),
                             .parity_mask = absl::GetFlag(FLAGS_parity_mask)};
   if (kind == PopulationKind::kMixture) {
-    ASSIGN_OR_RETURN(options.components, ParseMixture(absl::GetFlag(FLAGS_mixture)));
+    ASSIGN_OR_RETURN(options.components,
+                     ParseMixture(absl::GetFlag(FLAGS_mixture)));
   }
   if (absl::GetFlag(FLAGS_gaussian_mean) >= 0) {
     options.gaussian_mean = absl::GetFlag(FLAGS_gaussian_mean);
@@ -167,8 +168,8 @@ absl::StatusOr<PopulationOptions> PopulationFromFlags() {
     ASSIGN_OR_RETURN(std::optional<std::string> text,
                      ReadFileIfExists(absl::GetFlag(FLAGS_csv)));
     if (!text.has_value()) {
-      return absl::NotFoundError(absl::StrCat("--csv file '", absl::GetFlag(FLAGS_csv),
-                                              "' not found"));
+      return absl::NotFoundError(absl::StrCat(
+          "--csv file '", absl::GetFlag(FLAGS_csv), "' not found"));
     }
     options.csv_text = *std::move(text);
   }
@@ -178,7 +179,8 @@ absl::StatusOr<PopulationOptions> PopulationFromFlags() {
 // --threads, --channels, --streams, --round_seconds, --mode, --rate, --batch.
 absl::Status CheckRunFlags() {
   if (absl::GetFlag(FLAGS_threads) < 1 || absl::GetFlag(FLAGS_channels) < 1 ||
-      absl::GetFlag(FLAGS_streams) < 1 || absl::GetFlag(FLAGS_round_seconds) < 1) {
+      absl::GetFlag(FLAGS_streams) < 1 ||
+      absl::GetFlag(FLAGS_round_seconds) < 1) {
     return absl::InvalidArgumentError(
         "--threads, --channels, --streams and --round_seconds must be >= 1");
   }
@@ -191,16 +193,19 @@ absl::Status CheckRunFlags() {
       in_flight < 0 || in_flight > 100000) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--in_flight must be 0 (blocking --threads) or 1 to 100000 "
-        "sessions at a time, got ", in_flight));
+        "sessions at a time, got ",
+        in_flight));
   }
-  if (absl::GetFlag(FLAGS_in_flight) > 0 && absl::GetFlag(FLAGS_mode) == "bulk") {
+  if (absl::GetFlag(FLAGS_in_flight) > 0 &&
+      absl::GetFlag(FLAGS_mode) == "bulk") {
     return absl::InvalidArgumentError(
         "--in_flight is for --mode=sessions; --mode=bulk uses --streams");
   }
   if (!(absl::GetFlag(FLAGS_rate) >= 0) || absl::GetFlag(FLAGS_rate) > 1e9) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--rate must be 0 (no limit) or a positive number of agents per "
-        "second, got ", absl::GetFlag(FLAGS_rate)));
+        "second, got ",
+        absl::GetFlag(FLAGS_rate)));
   }
   if (absl::GetFlag(FLAGS_batch) < 1 || absl::GetFlag(FLAGS_batch) > 1000) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -217,7 +222,8 @@ absl::StatusOr<LoadtestConfig> ConfigFromFlags() {
       .round_duration = absl::Seconds(absl::GetFlag(FLAGS_round_seconds))};
   const double epsilon = absl::GetFlag(FLAGS_epsilon);
   if (!(epsilon > 0) || epsilon > 1e6) {
-    return absl::InvalidArgumentError(absl::StrCat("--epsilon must be in (0, 1e6], got ", epsilon));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--epsilon must be in (0, 1e6], got ", epsilon));
   }
   config.epsilon_nanos = static_cast<int64_t>(epsilon * kNanosPerEpsilon + 0.5);
   RETURN_IF_ERROR(ValidateConfidence(config.confidence));
@@ -225,10 +231,12 @@ absl::StatusOr<LoadtestConfig> ConfigFromFlags() {
   ASSIGN_OR_RETURN(std::optional<std::string> token,
                    ReadFileIfExists(absl::GetFlag(FLAGS_analyst_token_file)));
   if (!token.has_value() || absl::StripAsciiWhitespace(*token).empty()) {
-    return absl::InvalidArgumentError("--analyst_token_file must name a non-empty file");
+    return absl::InvalidArgumentError(
+        "--analyst_token_file must name a non-empty file");
   }
   config.analyst_token = std::string(absl::StripAsciiWhitespace(*token));
-  RETURN_IF_ERROR(SetWorkload(absl::GetFlag(FLAGS_workload), absl::GetFlag(FLAGS_domain),
+  RETURN_IF_ERROR(SetWorkload(absl::GetFlag(FLAGS_workload),
+                              absl::GetFlag(FLAGS_domain),
                               absl::GetFlag(FLAGS_workload_order),
                               absl::GetFlag(FLAGS_strategy), config));
   return config;
@@ -253,9 +261,10 @@ LoadtestRunOptions RunOptionsFromFlags() {
 // The flags summary.json records, with their values.
 std::map<std::string, std::string> FlagValues() {
   std::map<std::string, std::string> values;
-  for (const char* flag : {"server", "mode", "agents", "rate", "threads", "channels", "in_flight",
-                           "streams", "batch", "distribution",
-                           "domain", "zipf", "epsilon", "seed", "workload", "strategy"}) {
+  for (const char* flag :
+       {"server", "mode", "agents", "rate", "threads", "channels", "in_flight",
+        "streams", "batch", "distribution", "domain", "zipf", "epsilon", "seed",
+        "workload", "strategy"}) {
     if (const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag)) {
       values[flag] = f->CurrentValue();
     }
@@ -273,6 +282,46 @@ absl::StatusOr<bool> ProgressBarWanted() {
       "--progress must be auto, bar, lines or none, got '", mode, "'"));
 }
 
+// One analyst client per --server replica (at least one).
+absl::StatusOr<std::vector<std::unique_ptr<AnalystClient>>> ConnectReplicas(
+    const LoadtestConfig& config,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+  if (Servers().empty()) return absl::InvalidArgumentError("--server is empty");
+  std::vector<std::unique_ptr<AnalystClient>> replicas;
+  for (const std::string& server : Servers()) {
+    replicas.push_back(
+        AnalystClient::Connect({.server = server,
+                                .bearer_token = config.analyst_token,
+                                .credentials = credentials,
+                                .timeout = absl::Seconds(60),
+                                // Planning an optimized workload strategy at
+                                // CreateStudy can take minutes the first time.
+                                .create_study_timeout = absl::Minutes(15)}));
+  }
+  return replicas;
+}
+
+// The study just created, and the population it asks.
+void PrintStudyCreated(const Shared& shared, const LoadtestConfig& config,
+                       const PopulationSource& population,
+                       const PopulationOptions& options) {
+  std::printf(
+      "Created study %llu%s: %lld agents, %s items over [0, %u), epsilon %g\n",
+      static_cast<unsigned long long>(shared.study_id),
+      config.workload.has_value()
+          ? absl::StrCat(" (", absl::GetFlag(FLAGS_workload), " workload)")
+                .c_str()
+          : "",
+      static_cast<long long>(population.num_agents()),
+      absl::GetFlag(FLAGS_distribution).c_str(), population.domain_size(),
+      absl::GetFlag(FLAGS_epsilon));
+  if (options.kind == PopulationKind::kMaskedParity) {
+    std::printf(
+        "Masked parity: label = parity(x & 0x%x) flipped with probability %g\n",
+        population.parity_mask(), options.parity_noise);
+  }
+}
+
 absl::Status Run() {
   ASSIGN_OR_RETURN(const LoadtestConfig config, ConfigFromFlags());
   ASSIGN_OR_RETURN(const PopulationOptions options, PopulationFromFlags());
@@ -280,18 +329,8 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(const StudySpec spec, MakeStudySpec(*population, config));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
                    ChannelCredentialsFromFlags());
-  if (Servers().empty()) return absl::InvalidArgumentError("--server is empty");
-  std::vector<std::unique_ptr<AnalystClient>> replicas;
-  for (const std::string& server : Servers()) {
-    replicas.push_back(AnalystClient::Connect(
-        {.server = server,
-         .bearer_token = config.analyst_token,
-         .credentials = credentials,
-         .timeout = absl::Seconds(60),
-         // Planning an optimized workload strategy at CreateStudy can take
-         // minutes the first time.
-         .create_study_timeout = absl::Minutes(15)}));
-  }
+  ASSIGN_OR_RETURN(std::vector<std::unique_ptr<AnalystClient>> replicas,
+                   ConnectReplicas(config, credentials));
   const AnalystClient& analyst = *replicas.front();
   const LoadtestRunOptions run = RunOptionsFromFlags();
   Shared shared{.config = config,
@@ -299,25 +338,15 @@ absl::Status Run() {
                 .population = *population,
                 .totals = Totals(population->domain_size())};
   ASSIGN_OR_RETURN(shared.study_id, CreateStudy(analyst, spec));
-  std::printf("Created study %llu%s: %lld agents, %s items over [0, %u), epsilon %g\n",
-              static_cast<unsigned long long>(shared.study_id),
-              config.workload.has_value()
-                  ? absl::StrCat(" (", absl::GetFlag(FLAGS_workload), " workload)").c_str()
-                  : "",
-              static_cast<long long>(population->num_agents()),
-              absl::GetFlag(FLAGS_distribution).c_str(), population->domain_size(),
-              absl::GetFlag(FLAGS_epsilon));
-  if (options.kind == PopulationKind::kMaskedParity) {
-    std::printf("Masked parity: label = parity(x & 0x%x) flipped with probability %g\n",
-                population->parity_mask(), options.parity_noise);
-  }
+  PrintStudyCreated(shared, config, *population, options);
   RETURN_IF_ERROR(WaitForStudyOnReplicas(replicas, shared.study_id));
   MakeStubs(credentials, shared);
   ASSIGN_OR_RETURN(const bool bar, ProgressBarWanted());
   std::optional<ProgressMeter> progress;
   if (absl::GetFlag(FLAGS_progress) != "none") {
-    progress.emplace(ProgressOptions{.total = population->num_agents(), .terminal = bar},
-                     RealClock::Get(), stderr);
+    progress.emplace(
+        ProgressOptions{.total = population->num_agents(), .terminal = bar},
+        RealClock::Get(), stderr);
     shared.progress = &*progress;
   }
   ThroughputTimeline timeline(absl::Now());
@@ -334,16 +363,19 @@ absl::Status Run() {
             : absl::StrCat(" (first error: ", shared.totals.first_error, ")")));
   }
   std::vector<EstimateSeries> series;
-  RETURN_IF_ERROR(PrintEstimates(
-      analyst, shared,
-      {.top = absl::GetFlag(FLAGS_top), .truth_out = absl::GetFlag(FLAGS_truth_out)},
-      series));
+  RETURN_IF_ERROR(PrintEstimates(analyst, shared,
+                                 {.top = absl::GetFlag(FLAGS_top),
+                                  .truth_out = absl::GetFlag(FLAGS_truth_out)},
+                                 series));
   RETURN_IF_ERROR(CheckReplicasAgree(replicas, shared.study_id));
   if (const std::string dir = absl::GetFlag(FLAGS_out); !dir.empty()) {
-    RETURN_IF_ERROR(WriteLoadtestOutput(dir, Summary(shared, elapsed, FlagValues()),
+    RETURN_IF_ERROR(WriteLoadtestOutput(dir,
+                                        Summary(shared, elapsed, FlagValues()),
                                         timeline.PerSecond(), series));
-    std::printf("\nReport written to %s/ (summary.json, throughput.csv/.svg, "
-                "estimates.csv, one SVG per question)\n", dir.c_str());
+    std::printf(
+        "\nReport written to %s/ (summary.json, throughput.csv/.svg, "
+        "estimates.csv, one SVG per question)\n",
+        dir.c_str());
   }
   return absl::OkStatus();
 }
@@ -357,8 +389,10 @@ int main(int argc, char** argv) {
       "gRPC) and prints estimates beside the true population values.\n"
       "Usage: ldp-loadtest --server=HOST:PORT --analyst_token_file=FILE "
       "[--enrollment_token=T] [--agents=N] [--mode=sessions|bulk] "
-      "[--threads=T | --in_flight=N] [--streams=S --batch=B] [--rate=AGENTS_PER_S] "
-      "[--distribution=uniform|zipf|gaussian|mixture|masked_parity|csv] [--domain=N] [--epsilon=E] "
+      "[--threads=T | --in_flight=N] [--streams=S --batch=B] "
+      "[--rate=AGENTS_PER_S] "
+      "[--distribution=uniform|zipf|gaussian|mixture|masked_parity|csv] "
+      "[--domain=N] [--epsilon=E] "
       "[--workload=prefix|all_range|histogram|marginals|parities "
       "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "
       "[--out=DIR] [--progress=auto|bar|lines|none]");

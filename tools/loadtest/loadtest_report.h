@@ -15,8 +15,8 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "tools/analyst_client/analyst_client.h"
-#include "tools/loadtest_core/loadtest_output.h"
 #include "tools/loadtest/loadtest_sessions.h"
+#include "tools/loadtest_core/loadtest_output.h"
 
 namespace ldp {
 

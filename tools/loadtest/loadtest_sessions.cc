@@ -8,14 +8,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "client/core/agent.h"
 #include "client/agent_client/agent_client.h"
 #include "client/agent_client/relay_client.h"
+#include "client/core/agent.h"
 #include "common/crypto/secure_random.h"
-#include "tools/loadtest/loadtest_callback_sessions.h"
-#include "tools/loadtest/loadtest_steps.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "tools/loadtest/loadtest_callback_sessions.h"
+#include "tools/loadtest/loadtest_steps.h"
 
 namespace ldp {
 namespace {
@@ -200,7 +200,8 @@ void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
         run.servers[c % run.servers.size()], credentials, arguments);
     shared.stubs.push_back(v1::AgentService::NewStub(channel));
     shared.relay_stubs.push_back(v1::RelayService::NewStub(channel));
-    shared.generic_stubs.push_back(std::make_shared<grpc::GenericStub>(channel));
+    shared.generic_stubs.push_back(
+        std::make_shared<grpc::GenericStub>(channel));
   }
 }
 

@@ -3,8 +3,9 @@
 // answers and uploads, either on its own AgentService calls (sessions:
 // --threads blocking workers, each agent a real AgentClient, or with
 // --in_flight that many sessions at a time on gRPC's callback API) or
-// --batch at a time over relay streams (bulk, --streams workers). The workers count what happened and, per question,
-// the truth over exactly the agents whose report was acknowledged.
+// --batch at a time over relay streams (bulk, --streams workers). The workers
+// count what happened and, per question, the truth over exactly the agents
+// whose report was acknowledged.
 #ifndef LDP_TOOLS_LOADTEST_LOADTEST_SESSIONS_H_
 #define LDP_TOOLS_LOADTEST_LOADTEST_SESSIONS_H_
 
@@ -24,9 +25,9 @@
 #include "grpcpp/security/credentials.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
+#include "tools/loadtest/loadtest_study.h"
 #include "tools/loadtest_core/latency_stats.h"
 #include "tools/loadtest_core/loadtest_output.h"
-#include "tools/loadtest/loadtest_study.h"
 #include "tools/loadtest_core/population_source.h"
 #include "tools/loadtest_core/progress_meter.h"
 
@@ -40,9 +41,9 @@ struct LoadtestRunOptions {
   // sessions: > 0 drives this many sessions at a time with gRPC's callback
   // API (loadtest_callback_sessions.h) instead of --threads workers.
   int in_flight = 0;
-  int streams = 4;    // bulk: relay streams, one worker each
-  int batch = 1000;   // bulk: agents per call and reports per message
-  double rate = 0;    // agents started per second at most; 0 = no limit
+  int streams = 4;   // bulk: relay streams, one worker each
+  int batch = 1000;  // bulk: agents per call and reports per message
+  double rate = 0;   // agents started per second at most; 0 = no limit
   // The replicas' addresses; channels take them in turn.
   std::vector<std::string> servers{};
 };

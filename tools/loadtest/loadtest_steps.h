@@ -10,8 +10,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "client/core/agent.h"
 #include "client/agent_wire/task_batch.h"
+#include "client/core/agent.h"
 #include "common/crypto/secure_random.h"
 #include "tools/loadtest/loadtest_sessions.h"
 

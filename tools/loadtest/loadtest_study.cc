@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/queries/domain_encoding.h"
 #include "common/queries/query_expression.h"
-#include "common/base/status_macros.h"
 #include "common/workload/strategies/workload.h"
 #include "proto/convert/study_convert.h"
 #include "proto/ldp/v1/analyst_service.pb.h"

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/estimation/confidence_interval.h"
 #include "common/base/status_macros.h"
+#include "common/estimation/confidence_interval.h"
 
 namespace ldp {
 namespace {
@@ -22,7 +22,8 @@ double ZScore(double estimate, double truth, double standard_error) {
                    : -std::numeric_limits<double>::infinity();
 }
 
-constexpr char kRowFormat[] = "  %-24s %11.6f %11.6f [%11.6f, %11.6f] %9.6f %+7.2f\n";
+constexpr char kRowFormat[] =
+    "  %-24s %11.6f %11.6f [%11.6f, %11.6f] %9.6f %+7.2f\n";
 
 std::string Header() {
   return absl::StrFormat("  %-24s %11s %11s %26s %9s %7s\n", "item", "truth",
@@ -30,7 +31,8 @@ std::string Header() {
 }
 
 std::string Row(const ComparedValue& v) {
-  std::string label = v.label.size() > 24 ? v.label.substr(0, 21) + "..." : v.label;
+  std::string label =
+      v.label.size() > 24 ? v.label.substr(0, 21) + "..." : v.label;
   return absl::StrFormat(kRowFormat, label, v.truth, v.estimate,
                          v.interval.lower, v.interval.upper, v.standard_error,
                          v.z);
@@ -57,20 +59,21 @@ absl::StatusOr<HistogramComparison> CompareHistogram(
   const size_t n = estimate.frequencies.size();
   if (estimate.variances.size() != n || truth.size() != n ||
       (!labels.empty() && labels.size() != n)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "histogram sizes disagree: ", n, " frequencies, ",
-        estimate.variances.size(), " variances, ", truth.size(),
-        " true values, ", labels.size(), " labels"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("histogram sizes disagree: ", n, " frequencies, ",
+                     estimate.variances.size(), " variances, ", truth.size(),
+                     " true values, ", labels.size(), " labels"));
   }
   HistogramComparison result{.confidence = confidence};
   double sum_squares = 0;
   for (size_t i = 0; i < n; ++i) {
     const double se = std::sqrt(std::max(0.0, estimate.variances[i]));
-    ComparedValue v{.label = labels.empty() ? absl::StrCat(i) : labels[i],
-                    .truth = truth[i],
-                    .estimate = estimate.frequencies[i],
-                    .standard_error = se,
-                    .interval = NormalInterval(estimate.frequencies[i], se, confidence)};
+    ComparedValue v{
+        .label = labels.empty() ? absl::StrCat(i) : labels[i],
+        .truth = truth[i],
+        .estimate = estimate.frequencies[i],
+        .standard_error = se,
+        .interval = NormalInterval(estimate.frequencies[i], se, confidence)};
     v.z = ZScore(v.estimate, v.truth, se);
     v.covered = v.interval.Contains(v.truth);
     result.num_covered += v.covered;
@@ -94,7 +97,8 @@ std::string FormatHistogramComparison(const HistogramComparison& comparison,
     return comparison.items[a].truth > comparison.items[b].truth;
   });
   std::string out = Header();
-  const size_t shown = std::min(order.size(), static_cast<size_t>(std::max(top, 0)));
+  const size_t shown =
+      std::min(order.size(), static_cast<size_t>(std::max(top, 0)));
   for (size_t i = 0; i < shown; ++i) {
     absl::StrAppend(&out, Row(comparison.items[order[i]]));
   }

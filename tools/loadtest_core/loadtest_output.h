@@ -39,7 +39,7 @@ class ThroughputTimeline {
 };
 
 struct LoadtestSummary {
-  std::string mode{};  // e.g. "sessions"
+  std::string mode{};                                  // e.g. "sessions"
   std::map<std::string, std::string> configuration{};  // flag → value
   int64_t agents = 0;
   int64_t reports_accepted = 0;

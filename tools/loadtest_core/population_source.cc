@@ -11,9 +11,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/base/status_macros.h"
 #include "common/estimation/confidence_interval.h"
 #include "common/estimation/population.h"
-#include "common/base/status_macros.h"
 
 namespace ldp {
 namespace {
@@ -49,9 +49,9 @@ bool IsMixable(PopulationKind kind) {
 // them in from PopulationOptions they must be real numbers.
 absl::Status ValidateComponent(const MixtureComponent& c, bool allow_unset) {
   if (!IsMixable(c.kind)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "only uniform, zipf and gaussian can be mixed, not ",
-        PopulationKindName(c.kind)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("only uniform, zipf and gaussian can be mixed, not ",
+                     PopulationKindName(c.kind)));
   }
   if (!std::isfinite(c.weight) || !(c.weight > 0)) {
     return absl::InvalidArgumentError(
@@ -96,7 +96,8 @@ std::vector<absl::string_view> SplitTopLevel(absl::string_view text) {
   return pieces;
 }
 
-absl::StatusOr<double> ParseNumber(absl::string_view text, absl::string_view what) {
+absl::StatusOr<double> ParseNumber(absl::string_view text,
+                                   absl::string_view what) {
   double x = 0;
   if (!absl::SimpleAtod(text, &x) || !std::isfinite(x)) {
     return absl::InvalidArgumentError(
@@ -125,15 +126,16 @@ absl::Status ParseParameter(absl::string_view text, MixtureComponent& c) {
     const char* allowed = c.kind == PopulationKind::kZipf       ? "s"
                           : c.kind == PopulationKind::kGaussian ? "mean and sd"
                                                                 : "none";
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown parameter '", name, "' for ", PopulationKindName(c.kind),
-        " (takes ", allowed, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown parameter '", name, "' for ",
+                     PopulationKindName(c.kind), " (takes ", allowed, ")"));
   }
   if (!std::isnan(*target)) {
     return absl::InvalidArgumentError(
         absl::StrCat("parameter '", name, "' given twice"));
   }
-  ASSIGN_OR_RETURN(*target, ParseNumber(value, absl::StrCat("parameter '", name, "'")));
+  ASSIGN_OR_RETURN(*target,
+                   ParseNumber(value, absl::StrCat("parameter '", name, "'")));
   return absl::OkStatus();
 }
 
@@ -144,7 +146,8 @@ absl::StatusOr<MixtureComponent> ParseComponent(absl::string_view text) {
   }
   absl::string_view head = absl::StripAsciiWhitespace(text.substr(0, colon));
   const size_t open = head.find('(');
-  if (open == absl::string_view::npos && head.find(')') != absl::string_view::npos) {
+  if (open == absl::string_view::npos &&
+      head.find(')') != absl::string_view::npos) {
     return absl::InvalidArgumentError("')' without '('");
   }
   const absl::string_view kind_name =
@@ -158,17 +161,20 @@ absl::StatusOr<MixtureComponent> ParseComponent(absl::string_view text) {
   // Before the parameters, whose names depend on a mixable kind.
   RETURN_IF_ERROR(ValidateComponent(c, /*allow_unset=*/true));
   if (open != absl::string_view::npos) {
-    if (head.back() != ')' || head.find_first_of("()", open + 1) != head.size() - 1) {
+    if (head.back() != ')' ||
+        head.find_first_of("()", open + 1) != head.size() - 1) {
       return absl::InvalidArgumentError(
           "parameters must be one parenthesized list before the ':'");
     }
-    const absl::string_view params = head.substr(open + 1, head.size() - open - 2);
+    const absl::string_view params =
+        head.substr(open + 1, head.size() - open - 2);
     for (absl::string_view param : absl::StrSplit(params, ',')) {
       RETURN_IF_ERROR(ParseParameter(param, c));
     }
   }
-  ASSIGN_OR_RETURN(c.weight, ParseNumber(absl::StripAsciiWhitespace(text.substr(colon + 1)),
-                                         "the weight"));
+  ASSIGN_OR_RETURN(
+      c.weight, ParseNumber(absl::StripAsciiWhitespace(text.substr(colon + 1)),
+                            "the weight"));
   RETURN_IF_ERROR(ValidateComponent(c, /*allow_unset=*/true));
   return c;
 }
@@ -183,9 +189,9 @@ absl::StatusOr<std::vector<uint32_t>> ParseCsv(absl::string_view text,
     if (line.empty() || (line_number == 1 && line == "item")) continue;
     uint32_t item = 0;
     if (!absl::SimpleAtoi(line, &item) || item >= domain_size) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "CSV line ", line_number, ": expected an item in [0, ", domain_size,
-          "), got '", line, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("CSV line ", line_number, ": expected an item in [0, ",
+                       domain_size, "), got '", line, "'"));
     }
     rows.push_back(item);
   }
@@ -201,9 +207,9 @@ absl::Status ValidateOptions(PopulationOptions& options) {
         absl::StrCat("num_agents must be >= 1, got ", options.num_agents));
   }
   if (options.domain_size < 2 || options.domain_size > kMaxDomainSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "domain_size must be in [2, ", kMaxDomainSize, "], got ",
-        options.domain_size));
+    return absl::InvalidArgumentError(
+        absl::StrCat("domain_size must be in [2, ", kMaxDomainSize, "], got ",
+                     options.domain_size));
   }
   if (std::isnan(options.gaussian_mean)) {
     options.gaussian_mean = (options.domain_size - 1) / 2.0;
@@ -211,27 +217,29 @@ absl::Status ValidateOptions(PopulationOptions& options) {
   if (std::isnan(options.gaussian_stddev)) {
     options.gaussian_stddev = options.domain_size / 6.0;
   }
-  if (!std::isfinite(options.gaussian_mean) ||
-      !(options.gaussian_stddev > 0) || !std::isfinite(options.gaussian_stddev)) {
+  if (!std::isfinite(options.gaussian_mean) || !(options.gaussian_stddev > 0) ||
+      !std::isfinite(options.gaussian_stddev)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "gaussian_mean must be finite and gaussian_stddev finite and > 0, got ",
         options.gaussian_mean, " and ", options.gaussian_stddev));
   }
   if (options.kind == PopulationKind::kMixture) {
     if (options.components.empty()) {
-      return absl::InvalidArgumentError("a mixture needs at least one component");
+      return absl::InvalidArgumentError(
+          "a mixture needs at least one component");
     }
     double total_weight = 0;
     for (size_t k = 0; k < options.components.size(); ++k) {
       MixtureComponent& c = options.components[k];
       if (std::isnan(c.zipf_exponent)) c.zipf_exponent = options.zipf_exponent;
       if (std::isnan(c.gaussian_mean)) c.gaussian_mean = options.gaussian_mean;
-      if (std::isnan(c.gaussian_stddev)) c.gaussian_stddev = options.gaussian_stddev;
+      if (std::isnan(c.gaussian_stddev))
+        c.gaussian_stddev = options.gaussian_stddev;
       if (absl::Status status = ValidateComponent(c, /*allow_unset=*/false);
           !status.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "mixture component ", k, " (", PopulationKindName(c.kind), "): ",
-            status.message()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("mixture component ", k, " (",
+                         PopulationKindName(c.kind), "): ", status.message()));
       }
       total_weight += c.weight;
     }
@@ -242,9 +250,10 @@ absl::Status ValidateOptions(PopulationOptions& options) {
   if (options.kind == PopulationKind::kMaskedParity) {
     const uint32_t n = options.domain_size;
     if (n < 4 || !std::has_single_bit(n)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "masked_parity needs domain_size a power of two 2^d with d >= 2, got ",
-          n));
+      return absl::InvalidArgumentError(
+          absl::StrCat("masked_parity needs domain_size a power of two 2^d "
+                       "with d >= 2, got ",
+                       n));
     }
     const uint32_t feature_bits = std::countr_zero(n) - 1;
     if (options.parity_mask >= (uint32_t{1} << feature_bits)) {
@@ -277,19 +286,27 @@ absl::StatusOr<PopulationKind> ParsePopulationKind(absl::string_view name) {
 
 absl::string_view PopulationKindName(PopulationKind kind) {
   switch (kind) {
-    case PopulationKind::kUniform: return "uniform";
-    case PopulationKind::kZipf: return "zipf";
-    case PopulationKind::kGaussian: return "gaussian";
-    case PopulationKind::kCsv: return "csv";
-    case PopulationKind::kMixture: return "mixture";
-    case PopulationKind::kMaskedParity: return "masked_parity";
+    case PopulationKind::kUniform:
+      return "uniform";
+    case PopulationKind::kZipf:
+      return "zipf";
+    case PopulationKind::kGaussian:
+      return "gaussian";
+    case PopulationKind::kCsv:
+      return "csv";
+    case PopulationKind::kMixture:
+      return "mixture";
+    case PopulationKind::kMaskedParity:
+      return "masked_parity";
   }
   return "unknown";
 }
 
-absl::StatusOr<std::vector<MixtureComponent>> ParseMixture(absl::string_view text) {
+absl::StatusOr<std::vector<MixtureComponent>> ParseMixture(
+    absl::string_view text) {
   if (absl::StripAsciiWhitespace(text).empty()) {
-    return absl::InvalidArgumentError("the mixture is empty; e.g. zipf:0.7,uniform:0.3");
+    return absl::InvalidArgumentError(
+        "the mixture is empty; e.g. zipf:0.7,uniform:0.3");
   }
   std::vector<MixtureComponent> components;
   for (absl::string_view piece : SplitTopLevel(text)) {
@@ -315,7 +332,8 @@ void PopulationTruth::Add(uint32_t item, double value) {
 }
 
 void PopulationTruth::Merge(const PopulationTruth& other) {
-  for (size_t i = 0; i < item_counts.size() && i < other.item_counts.size(); ++i) {
+  for (size_t i = 0; i < item_counts.size() && i < other.item_counts.size();
+       ++i) {
     item_counts[i] += other.item_counts[i];
   }
   value_sum += other.value_sum;
@@ -362,10 +380,11 @@ absl::StatusOr<std::unique_ptr<PopulationSource>> PopulationSource::Create(
     case PopulationKind::kUniform:
     case PopulationKind::kZipf:
     case PopulationKind::kGaussian:
-      RETURN_IF_ERROR(add_sampler({.kind = checked.kind,
-                                   .zipf_exponent = checked.zipf_exponent,
-                                   .gaussian_mean = checked.gaussian_mean,
-                                   .gaussian_stddev = checked.gaussian_stddev}));
+      RETURN_IF_ERROR(
+          add_sampler({.kind = checked.kind,
+                       .zipf_exponent = checked.zipf_exponent,
+                       .gaussian_mean = checked.gaussian_mean,
+                       .gaussian_stddev = checked.gaussian_stddev}));
       break;
     case PopulationKind::kMixture: {
       double total = 0;
@@ -382,17 +401,20 @@ absl::StatusOr<std::unique_ptr<PopulationSource>> PopulationSource::Create(
       if (source->options_.parity_mask == 0) {
         // Uniform over the 2^(d−1) − 1 nonzero masks; the modulo bias is
         // below 2^−40, irrelevant for a test population.
-        const uint64_t nonzero_masks = (uint64_t{1} << source->parity_bits_) - 1;
+        const uint64_t nonzero_masks =
+            (uint64_t{1} << source->parity_bits_) - 1;
         source->options_.parity_mask = static_cast<uint32_t>(
             1 + Mix(~checked.seed, kSecondDraw) % nonzero_masks);
       }
       break;
     }
     case PopulationKind::kCsv:
-      ASSIGN_OR_RETURN(source->rows_, ParseCsv(checked.csv_text, checked.domain_size));
+      ASSIGN_OR_RETURN(source->rows_,
+                       ParseCsv(checked.csv_text, checked.domain_size));
       break;
   }
-  if (checked.kind != PopulationKind::kMaskedParity) source->options_.parity_mask = 0;
+  if (checked.kind != PopulationKind::kMaskedParity)
+    source->options_.parity_mask = 0;
   return source;
 }
 
@@ -402,7 +424,8 @@ uint32_t PopulationSource::Sample(const Sampler& sampler, double u) const {
     case PopulationKind::kZipf: {
       const std::vector<double>& cdf = sampler.cumulative;
       const auto it = std::upper_bound(cdf.begin(), cdf.end(), u * cdf.back());
-      return static_cast<uint32_t>(std::min<ptrdiff_t>(it - cdf.begin(), n - 1));
+      return static_cast<uint32_t>(
+          std::min<ptrdiff_t>(it - cdf.begin(), n - 1));
     }
     case PopulationKind::kGaussian: {
       const double x = std::round(sampler.gaussian_mean +
@@ -433,10 +456,12 @@ uint32_t PopulationSource::ItemOf(int64_t index) const {
       return Sample(samplers_[k], u);
     }
     case PopulationKind::kMaskedParity: {
-      const uint32_t x = static_cast<uint32_t>(SecondDraw(bits) >> (64 - parity_bits_));
+      const uint32_t x =
+          static_cast<uint32_t>(SecondDraw(bits) >> (64 - parity_bits_));
       const uint32_t noise = u < options_.parity_noise ? 1 : 0;
       const uint32_t label =
-          static_cast<uint32_t>(std::popcount(x & options_.parity_mask) & 1) ^ noise;
+          static_cast<uint32_t>(std::popcount(x & options_.parity_mask) & 1) ^
+          noise;
       return (x << 1) | label;
     }
     case PopulationKind::kCsv:

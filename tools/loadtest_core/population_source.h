@@ -79,13 +79,14 @@ struct MixtureComponent {
 // Whitespace around tokens is ignored; weights are returned as written (> 0,
 // normalized by PopulationSource). Omitted parameters are NaN. InvalidArgument
 // quoting the offending component otherwise.
-absl::StatusOr<std::vector<MixtureComponent>> ParseMixture(absl::string_view text);
+absl::StatusOr<std::vector<MixtureComponent>> ParseMixture(
+    absl::string_view text);
 
 struct PopulationOptions {
   PopulationKind kind = PopulationKind::kZipf;
-  int64_t num_agents = 0;       // ≥ 1
-  uint32_t domain_size = 16;    // 2 to 2^20
-  double zipf_exponent = 1.1;   // ≥ 0 (kZipf)
+  int64_t num_agents = 0;      // ≥ 1
+  uint32_t domain_size = 16;   // 2 to 2^20
+  double zipf_exponent = 1.1;  // ≥ 0 (kZipf)
   // kGaussian: in item units; NaN = the domain's middle / a sixth of it.
   double gaussian_mean = std::numeric_limits<double>::quiet_NaN();
   double gaussian_stddev = std::numeric_limits<double>::quiet_NaN();

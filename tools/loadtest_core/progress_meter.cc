@@ -15,7 +15,8 @@ constexpr int kBarWidth = 30;
 // 0:07, 12:03, 1:02:03.
 std::string ClockText(absl::Duration d) {
   const int64_t s = std::max<int64_t>(0, absl::ToInt64Seconds(d));
-  if (s >= 3600) return absl::StrFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  if (s >= 3600)
+    return absl::StrFormat("%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
   return absl::StrFormat("%d:%02d", s / 60, s % 60);
 }
 
@@ -32,7 +33,8 @@ ProgressMeter::ProgressMeter(ProgressOptions options, const Clock* clock,
 std::string ProgressMeter::Line(const ProgressOptions& options, int64_t done,
                                 absl::Duration elapsed, bool with_bar) {
   const int64_t total = std::max<int64_t>(1, options.total);
-  const double fraction = std::clamp(static_cast<double>(done) / total, 0.0, 1.0);
+  const double fraction =
+      std::clamp(static_cast<double>(done) / total, 0.0, 1.0);
   const double seconds = absl::ToDoubleSeconds(elapsed);
   const double rate = seconds > 0 ? done / seconds : 0;
   std::string line;
@@ -41,11 +43,14 @@ std::string ProgressMeter::Line(const ProgressOptions& options, int64_t done,
     absl::StrAppend(&line, "[", std::string(filled, '#'),
                     std::string(kBarWidth - filled, '.'), "] ");
   }
-  absl::StrAppendFormat(&line, "%3.0f%% %d/%d %s, %.0f/s, elapsed %s", 100 * fraction,
-                        done, options.total, options.unit, rate, ClockText(elapsed));
+  absl::StrAppendFormat(&line, "%3.0f%% %d/%d %s, %.0f/s, elapsed %s",
+                        100 * fraction, done, options.total, options.unit, rate,
+                        ClockText(elapsed));
   if (done < options.total) {
-    absl::StrAppend(&line, ", ETA ",
-                    rate > 0 ? ClockText(absl::Seconds((options.total - done) / rate)) : "?");
+    absl::StrAppend(
+        &line, ", ETA ",
+        rate > 0 ? ClockText(absl::Seconds((options.total - done) / rate))
+                 : "?");
   }
   return line;
 }

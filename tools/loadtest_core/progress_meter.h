@@ -18,9 +18,9 @@
 namespace ldp {
 
 struct ProgressOptions {
-  int64_t total = 0;       // units expected (> 0)
+  int64_t total = 0;  // units expected (> 0)
   std::string unit = "agents";
-  bool terminal = false;   // redraw in place (isatty) or print lines
+  bool terminal = false;  // redraw in place (isatty) or print lines
   // Between redraws on a terminal / plain lines otherwise.
   absl::Duration terminal_interval = absl::Milliseconds(200);
   absl::Duration line_interval = absl::Seconds(5);

@@ -151,8 +151,9 @@ void AppendSeries(const WorkloadPlot& p, const Frame& f, std::string& svg) {
                           f.Y(lower_back[i]));
   }
   if (!p.band_name.empty()) {
-    absl::StrAppend(&svg, "<polygon fill=\"#9ecae1\" fill-opacity=\"0.6\" "
-                          "stroke=\"none\" points=\"",
+    absl::StrAppend(&svg,
+                    "<polygon fill=\"#9ecae1\" fill-opacity=\"0.6\" "
+                    "stroke=\"none\" points=\"",
                     band, back, "\"/>\n");
   }
   if (!p.truth.empty()) {

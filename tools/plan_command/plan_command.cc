@@ -55,10 +55,11 @@ void PrintForecast(const StudyForecast& f, const ForecastOptions& options) {
     std::printf("\n");
   }
   if (f.questions.empty()) return;
-  std::printf("\nper question, at confidence %g (half-width of one estimate; "
-              "local = this study, central = Laplace by a trusted curator "
-              "with the same per-agent epsilon split over the questions):\n",
-              f.confidence);
+  std::printf(
+      "\nper question, at confidence %g (half-width of one estimate; "
+      "local = this study, central = Laplace by a trusted curator "
+      "with the same per-agent epsilon split over the questions):\n",
+      f.confidence);
   std::printf("%-16s %-9s %-34s %7s %6s", "question", "kind", "local mechanism",
               "eps", "share");
   if (options.num_agents > 0) {
@@ -70,9 +71,11 @@ void PrintForecast(const StudyForecast& f, const ForecastOptions& options) {
   std::printf("\n");
   for (const QuestionForecast& q : f.questions) {
     std::printf("%-16s %-9s %-34.34s %7.4g %6.3f", q.question_id.c_str(),
-                q.kind.c_str(), q.local.mechanism.c_str(), q.local.epsilon, q.share);
+                q.kind.c_str(), q.local.mechanism.c_str(), q.local.epsilon,
+                q.share);
     if (options.num_agents > 0) {
-      std::printf(" %12.5g %12.5g %9.3g", q.local.half_width, q.central.half_width,
+      std::printf(" %12.5g %12.5g %9.3g", q.local.half_width,
+                  q.central.half_width,
                   q.local.half_width / q.central.half_width);
     }
     if (options.target_error > 0) {
@@ -84,10 +87,11 @@ void PrintForecast(const StudyForecast& f, const ForecastOptions& options) {
   if (options.num_agents > 0) {
     for (const QuestionForecast& q : f.questions) {
       if (q.kind != "histogram") continue;
-      std::printf("%s: the top item is within %.5g (local arg max) vs %.5g "
-                  "(central exponential mechanism) of the largest frequency\n",
-                  q.question_id.c_str(), q.top_item_local_loss,
-                  q.top_item_central_loss);
+      std::printf(
+          "%s: the top item is within %.5g (local arg max) vs %.5g "
+          "(central exponential mechanism) of the largest frequency\n",
+          q.question_id.c_str(), q.top_item_local_loss,
+          q.top_item_central_loss);
     }
   }
 }
@@ -101,10 +105,11 @@ void PrintStrategies(const StudySpec& spec, const RoundPlan& plan) {
   for (size_t i = 0; i < decisions.size() && i < spec.questions.size(); ++i) {
     const auto* d = std::get_if<StrategyDecision>(&decisions[i].randomizer);
     if (d == nullptr) continue;
-    std::printf("%s: strategy %s, predicted per-user variance v_max %.4g, "
-                "v_avg %.4g\n",
-                spec.questions[i].id.c_str(), d->description.c_str(), d->v_max,
-                d->v_avg);
+    std::printf(
+        "%s: strategy %s, predicted per-user variance v_max %.4g, "
+        "v_avg %.4g\n",
+        spec.questions[i].id.c_str(), d->description.c_str(), d->v_max,
+        d->v_avg);
     if (!d->best_fixed.empty()) {
       std::printf("  best fixed strategy: %s, v_max %.4g\n",
                   d->best_fixed.c_str(), d->best_fixed_v_max);
@@ -113,8 +118,9 @@ void PrintStrategies(const StudySpec& spec, const RoundPlan& plan) {
       std::printf("  %s\n",
                   Gamma2IntervalText(d->gamma2_lower, d->gamma2_upper).c_str());
     } else {
-      std::printf("  gamma2(W) not computed (a named structured strategy, or "
-                  "a factorization too large for a task)\n");
+      std::printf(
+          "  gamma2(W) not computed (a named structured strategy, or "
+          "a factorization too large for a task)\n");
     }
   }
 }
@@ -126,23 +132,27 @@ std::string SimulatedAgentsNeeded(const QuestionSimulation& s, double share,
                                   double confidence, double tau) {
   if (s.scaled_errors.empty() || tau <= 0) return "-";
   std::vector<double> errors = s.scaled_errors;
-  const size_t k = std::min(errors.size() - 1,
-                            static_cast<size_t>(confidence * static_cast<double>(errors.size())));
-  std::nth_element(errors.begin(), errors.begin() + static_cast<std::ptrdiff_t>(k),
+  const size_t k = std::min(
+      errors.size() - 1,
+      static_cast<size_t>(confidence * static_cast<double>(errors.size())));
+  std::nth_element(errors.begin(),
+                   errors.begin() + static_cast<std::ptrdiff_t>(k),
                    errors.end());
   const double q = errors[k];
   return Agents(static_cast<int64_t>(std::ceil((q / tau) * (q / tau) / share)));
 }
 
 void PrintSimulation(const std::vector<QuestionSimulation>& simulated,
-                     const StudyForecast& forecast, const ForecastOptions& options,
-                     int runs) {
-  std::printf("\nsimulation: %d runs of %lld synthetic agents (errors against "
-              "each run's own population; prediction at that population):\n",
-              runs, static_cast<long long>(options.num_agents));
+                     const StudyForecast& forecast,
+                     const ForecastOptions& options, int runs) {
+  std::printf(
+      "\nsimulation: %d runs of %lld synthetic agents (errors against "
+      "each run's own population; prediction at that population):\n",
+      runs, static_cast<long long>(options.num_agents));
   std::printf("%-16s %12s %14s %14s %8s %9s", "question", "reports/run",
               "predicted RMS", "observed RMS", "ratio", "coverage");
-  if (options.target_error > 0) std::printf(" %14s %14s", "planned n(τ)", "simulated n(τ)");
+  if (options.target_error > 0)
+    std::printf(" %14s %14s", "planned n(τ)", "simulated n(τ)");
   std::printf("\n");
   for (size_t i = 0; i < simulated.size(); ++i) {
     const QuestionSimulation& s = simulated[i];
@@ -178,7 +188,8 @@ absl::StatusOr<StudySpec> ReadSpec(const std::string& study_file,
 
 absl::Status RunPlanCommand(const std::string& study_file,
                             const PlanCommandOptions& options) {
-  ASSIGN_OR_RETURN(const StudySpec spec, ReadSpec(study_file, options.confidence));
+  ASSIGN_OR_RETURN(const StudySpec spec,
+                   ReadSpec(study_file, options.confidence));
   if (options.simulate && options.agents < 1) {
     return absl::InvalidArgumentError("--simulate needs --agents=N (N >= 1)");
   }
@@ -202,13 +213,14 @@ absl::Status RunPlanCommand(const std::string& study_file,
   PrintForecast(forecast, forecast_options);
   if (shared_plan != nullptr) PrintStrategies(spec, *shared_plan);
   if (!options.simulate) return absl::OkStatus();
-  ASSIGN_OR_RETURN(
-      const std::vector<QuestionSimulation> simulated,
-      SimulateForecast(spec,
-                       {.num_agents = options.agents, .runs = options.runs,
-                        .seed = options.seed, .strategies = strategies,
-                        .plan = shared_plan},
-                       SyntheticPopulation(spec, options.seed)));
+  ASSIGN_OR_RETURN(const std::vector<QuestionSimulation> simulated,
+                   SimulateForecast(spec,
+                                    {.num_agents = options.agents,
+                                     .runs = options.runs,
+                                     .seed = options.seed,
+                                     .strategies = strategies,
+                                     .plan = shared_plan},
+                                    SyntheticPopulation(spec, options.seed)));
   PrintSimulation(simulated, forecast, forecast_options, options.runs);
   return absl::OkStatus();
 }

@@ -12,18 +12,18 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
+#include "common/base/flags_usage.h"
+#include "common/crypto/secure_random.h"
 #include "common/estimation/confidence_interval.h"
 #include "common/estimation/consistency.h"
+#include "common/estimation/population.h"
+#include "common/estimation/sample_size.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/real/discrete_laplace.h"
 #include "common/mechanisms/real/duchi_mechanism.h"
-#include "common/base/flags_usage.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/real/hybrid_mechanism.h"
 #include "common/mechanisms/real/mean_accumulator.h"
 #include "common/mechanisms/real/piecewise_mechanism.h"
-#include "common/estimation/population.h"
-#include "common/estimation/sample_size.h"
-#include "common/crypto/secure_random.h"
 
 ABSL_FLAG(int64_t, users, 100000, "Number of simulated agents (>= 1).");
 ABSL_FLAG(uint32_t, domain, 1024, "Histogram domain size N (>= 2).");
@@ -68,7 +68,8 @@ absl::Status RunHistogram(const std::vector<uint32_t>& items, uint32_t domain,
   int covered = 0;
   for (uint32_t v = 0; v < domain; ++v) {
     const double se = std::sqrt(raw.variances[v]);
-    covered += NormalInterval(raw.frequencies[v], se, confidence).Contains(truth[v]);
+    covered +=
+        NormalInterval(raw.frequencies[v], se, confidence).Contains(truth[v]);
   }
   for (int i = 0; i < std::min<int>(top, domain); ++i) {
     const uint32_t v = order[i];
@@ -98,14 +99,15 @@ absl::Status RunMeans(int64_t users, double epsilon, double confidence,
   std::vector<double> values(users);
   double truth = 0;
   for (int64_t i = 0; i < users; ++i) {
-    const double u = (static_cast<double>(i) + 0.5) / static_cast<double>(users);
+    const double u =
+        (static_cast<double>(i) + 0.5) / static_cast<double>(users);
     values[i] = std::clamp(0.3 + 0.4 * NormalQuantile(u), -1.0, 1.0);
     truth += values[i];
   }
   truth /= static_cast<double>(users);
   std::printf("\nMean of a value in [-1, 1], true mean %.5f\n", truth);
-  std::printf("  %-17s %9s %21s %8s %6s\n", "mechanism", "estimate",
-              "interval", "std.err", "err/se");
+  std::printf("  %-17s %9s %21s %8s %6s\n", "mechanism", "estimate", "interval",
+              "std.err", "err/se");
   std::vector<std::unique_ptr<RealMechanism>> mechanisms;
   absl::Status status = absl::OkStatus();
   auto keep = [&](auto created) {
@@ -150,7 +152,8 @@ int main(int argc, char** argv) {
   const uint32_t domain = absl::GetFlag(FLAGS_domain);
   const double epsilon = absl::GetFlag(FLAGS_epsilon);
   const double confidence = absl::GetFlag(FLAGS_confidence);
-  if (users < 1) return ldp::Fail(absl::InvalidArgumentError("--users must be >= 1"));
+  if (users < 1)
+    return ldp::Fail(absl::InvalidArgumentError("--users must be >= 1"));
   if (auto valid = ldp::ValidateConfidence(confidence); !valid.ok()) {
     return ldp::Fail(valid);
   }

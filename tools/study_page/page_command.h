@@ -1,8 +1,9 @@
 // `ldp page`: the live study page. A read-only web page for analysts that
-// shows every study of one ldp-server as it fills (tools/study_page/study_page_view.h),
-// served by this process (tools/study_page/study_page_server.h) from what it polls
-// over the analyst API (tools/study_page/study_page_poller.h). ldp-server is not
-// touched: the page is one more analyst client.
+// shows every study of one ldp-server as it fills
+// (tools/study_page/study_page_view.h), served by this process
+// (tools/study_page/study_page_server.h) from what it polls over the analyst
+// API (tools/study_page/study_page_poller.h). ldp-server is not touched: the
+// page is one more analyst client.
 //
 // Safe by default: the page listens on loopback; anywhere else it must be
 // HTTPS, and it must be HTTPS whenever ldp-server itself is reached over

@@ -1,7 +1,6 @@
 // The live study page's HTTP adapter; see the header.
 #include "tools/study_page/study_page_server.h"
 
-
 #include <string_view>
 #include <utility>
 
@@ -64,19 +63,18 @@ void Route(httplib::Server& server, const Sha256Digest& token_digest,
                response.set_content(std::string(kStudyPageStyle),
                                     "text/css; charset=utf-8");
              });
-  server.Get("/api/fragment",
-             [token_digest, fragment = std::move(fragment)](
-                 const httplib::Request& request, httplib::Response& response) {
-               if (!Authorized(request, token_digest)) {
-                 response.status = 401;
-                 response.set_header("WWW-Authenticate",
-                                     "Bearer realm=\"ldp\"");
-                 response.set_content("the analyst token is missing or wrong\n",
-                                      "text/plain; charset=utf-8");
-                 return;
-               }
-               response.set_content(fragment(), "text/html; charset=utf-8");
-             });
+  server.Get("/api/fragment", [token_digest, fragment = std::move(fragment)](
+                                  const httplib::Request& request,
+                                  httplib::Response& response) {
+    if (!Authorized(request, token_digest)) {
+      response.status = 401;
+      response.set_header("WWW-Authenticate", "Bearer realm=\"ldp\"");
+      response.set_content("the analyst token is missing or wrong\n",
+                           "text/plain; charset=utf-8");
+      return;
+    }
+    response.set_content(fragment(), "text/html; charset=utf-8");
+  });
 }
 
 absl::StatusOr<std::unique_ptr<httplib::Server>> MakeServer(

@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "tools/study_page/estimate_plots.h"
 #include "tools/loadtest_core/markup.h"
 #include "tools/loadtest_core/workload_plot.h"
+#include "tools/study_page/estimate_plots.h"
 
 namespace ldp {
 namespace {

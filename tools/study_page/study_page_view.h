@@ -1,5 +1,5 @@
-// The live study page's content (`ldp page`, tools/study_page/page_command.h): what one
-// poll of the server saw, rendered as an HTML fragment that the page's
+// The live study page's content (`ldp page`, tools/study_page/page_command.h):
+// what one poll of the server saw, rendered as an HTML fragment that the page's
 // script swaps in. Pure functions of the snapshot, so a test checks the
 // markup without a server or a browser.
 //

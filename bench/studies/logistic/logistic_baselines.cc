@@ -32,7 +32,8 @@ absl::StatusOr<Split> MakeSplit(const TabularData& data,
     return absl::InvalidArgumentError(
         "a split needs at least one training and one held-out row");
   }
-  absl::StatusOr<FeatureBounds> bounds = ResolveBounds(data, train_rows, declared);
+  absl::StatusOr<FeatureBounds> bounds =
+      ResolveBounds(data, train_rows, declared);
   if (!bounds.ok()) return bounds.status();
   absl::StatusOr<std::vector<std::vector<double>>> train_x =
       ScaleRows(data, train_rows, *bounds);
@@ -68,7 +69,8 @@ double Accuracy(const LogisticModel& m,
                 const std::vector<std::vector<double>>& x,
                 const std::vector<int>& y) {
   int correct = 0;
-  for (size_t i = 0; i < y.size(); ++i) correct += (Margin(m, x[i]) > 0) == (y[i] == 1);
+  for (size_t i = 0; i < y.size(); ++i)
+    correct += (Margin(m, x[i]) > 0) == (y[i] == 1);
   return static_cast<double>(correct) / y.size();
 }
 
@@ -84,7 +86,8 @@ std::vector<double> Gradient(const LogisticModel& m, const Split& s) {
   return g;
 }
 
-double LogLoss(const LogisticModel& m, const std::vector<std::vector<double>>& x,
+double LogLoss(const LogisticModel& m,
+               const std::vector<std::vector<double>>& x,
                const std::vector<int>& y) {
   double total = 0;
   for (size_t i = 0; i < y.size(); ++i) {

@@ -1,7 +1,7 @@
 // The non-private side of the logistic regression experiment: a train /
-// held-out split of the CSV data (bench/studies/logistic/tabular_data.h) scaled by each
-// feature's bounds, accuracy and log-loss, the full-batch gradient, and the
-// Newton optimum the private runs are compared against.
+// held-out split of the CSV data (bench/studies/logistic/tabular_data.h) scaled
+// by each feature's bounds, accuracy and log-loss, the full-batch gradient, and
+// the Newton optimum the private runs are compared against.
 #ifndef LDP_BENCH_STUDIES_LOGISTIC_LOGISTIC_BASELINES_H_
 #define LDP_BENCH_STUDIES_LOGISTIC_LOGISTIC_BASELINES_H_
 
@@ -44,7 +44,8 @@ double Accuracy(const LogisticModel& m,
                 const std::vector<int>& y);
 
 // Mean logistic loss (natural log) of m on (x, y).
-double LogLoss(const LogisticModel& m, const std::vector<std::vector<double>>& x,
+double LogLoss(const LogisticModel& m,
+               const std::vector<std::vector<double>>& x,
                const std::vector<int>& y);
 
 // Mean logistic-loss gradient (θ-part then bias) over the train split.

@@ -23,7 +23,8 @@ absl::StatusOr<LogisticInput> ReadInput(const InputOptions& options) {
         absl::StrCat(std::string(data.status().message()),
                      " (pass --csv=FILE: any CSV with a header "
                      "line, real features and a 0/1 --label column; "
-                     "bench/studies/logistic/data/export_sklearn_datasets.py writes bench/data/"
+                     "bench/studies/logistic/data/export_sklearn_datasets.py "
+                     "writes bench/data/"
                      "breast_cancer.csv, wine.csv and digits.csv)"));
   }
   if (!data.ok()) return data.status();

@@ -4,11 +4,13 @@
 // split.
 //
 // Data: any CSV with a header line, real feature columns and a 0/1 label
-// column (--label), comma-separated, unquoted (bench/studies/logistic/tabular_data.h);
-// default bench/studies/logistic/data/breast_cancer.csv. bench/studies/logistic/data/export_sklearn_datasets.py
-// exports it, wine.csv and digits.csv from python3-sklearn. Headers that
-// are not valid field names (e.g. "od280/od315_of_diluted_wines") are
-// mapped to valid ones, and the mapping is printed. Rows are shuffled with
+// column (--label), comma-separated, unquoted
+// (bench/studies/logistic/tabular_data.h); default
+// bench/studies/logistic/data/breast_cancer.csv.
+// bench/studies/logistic/data/export_sklearn_datasets.py exports it, wine.csv
+// and digits.csv from python3-sklearn. Headers that are not valid field names
+// (e.g. "od280/od315_of_diluted_wines") are mapped to valid ones, and the
+// mapping is printed. Rows are shuffled with
 // --split_seed and split into test (--test_fraction) and train; a fixed
 // share of the train rows (--validation_fraction) is the validation split.
 //
@@ -29,10 +31,10 @@
 // schema's bounds, and an agent clamps its value into them (so held-out
 // rows outside them are clamped too, for every model alike). A feature
 // without declared bounds that is constant on the training rows is left
-// out of that phase's model, with a note (why: bench/studies/logistic/tabular_data.cc).
-// Bounds, scaled data and every split are checked before any figure is
-// computed: bad data fails with a message naming the column, never with a
-// figure computed from NaN.
+// out of that phase's model, with a note (why:
+// bench/studies/logistic/tabular_data.cc). Bounds, scaled data and every split
+// are checked before any figure is computed: bad data fails with a message
+// naming the column, never with a figure computed from NaN.
 //
 // Agents: agent i's record is training row SplitMix64(seed, i) mod n_rows —
 // rows resampled uniformly with replacement, computed on demand (no table
@@ -46,13 +48,13 @@
 // against.
 //
 // Code: this file holds the flags and wires the phases together; the work
-// is in bench/studies/logistic/logistic_input.h (CSV, bounds, row splits and their notes),
-// bench/studies/logistic/logistic_runs.h (a setting, the private run and its GD twin),
-// bench/studies/logistic/logistic_selection.h (the grid and phase 1),
-// bench/studies/logistic/logistic_report.h (phase 2, the per-round and summary tables),
-// bench/studies/logistic/logistic_figures.h (how figures are printed),
-// bench/studies/logistic/logistic_baselines.h (split, accuracy, Newton) and
-// bench/studies/logistic/tabular_data.h (the CSV).
+// is in bench/studies/logistic/logistic_input.h (CSV, bounds, row splits and
+// their notes), bench/studies/logistic/logistic_runs.h (a setting, the private
+// run and its GD twin), bench/studies/logistic/logistic_selection.h (the grid
+// and phase 1), bench/studies/logistic/logistic_report.h (phase 2, the
+// per-round and summary tables), bench/studies/logistic/logistic_figures.h (how
+// figures are printed), bench/studies/logistic/logistic_baselines.h (split,
+// accuracy, Newton) and bench/studies/logistic/tabular_data.h (the CSV).
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -121,12 +123,12 @@ namespace {
 
 // The flags, as the typed options the phases take.
 RunOptions RunOptionsFromFlags() {
-  return RunOptions{.agents = absl::GetFlag(FLAGS_agents),
-                    .average_tail = absl::GetFlag(FLAGS_average_tail),
-                    .radius = absl::GetFlag(FLAGS_radius),
-                    .l2 = absl::GetFlag(FLAGS_l2),
-                    .coordinates_per_agent =
-                        absl::GetFlag(FLAGS_coordinates_per_agent)};
+  return RunOptions{
+      .agents = absl::GetFlag(FLAGS_agents),
+      .average_tail = absl::GetFlag(FLAGS_average_tail),
+      .radius = absl::GetFlag(FLAGS_radius),
+      .l2 = absl::GetFlag(FLAGS_l2),
+      .coordinates_per_agent = absl::GetFlag(FLAGS_coordinates_per_agent)};
 }
 
 SplitOptions SplitOptionsFromFlags() {
@@ -152,7 +154,8 @@ absl::Status CheckFlags() {
     return absl::InvalidArgumentError("--agents must be in [1, 10^6]");
   }
   if (absl::GetFlag(FLAGS_seeds) < 1 || absl::GetFlag(FLAGS_select_seeds) < 1) {
-    return absl::InvalidArgumentError("--seeds and --select_seeds must be >= 1");
+    return absl::InvalidArgumentError(
+        "--seeds and --select_seeds must be >= 1");
   }
   if (!(test > 0 && test < 1) || !(validation >= 0 && validation < 1)) {
     return absl::InvalidArgumentError(
@@ -211,10 +214,10 @@ int Main() {
        {CheckFlags(), epsilons.status(), grid.status()}) {
     if (!status.ok()) return Fail(status, 2);
   }
-  absl::StatusOr<LogisticInput> in = ReadInput(
-      InputOptions{.csv = absl::GetFlag(FLAGS_csv),
-                   .label = absl::GetFlag(FLAGS_label),
-                   .bounds = absl::GetFlag(FLAGS_bounds)});
+  absl::StatusOr<LogisticInput> in =
+      ReadInput(InputOptions{.csv = absl::GetFlag(FLAGS_csv),
+                             .label = absl::GetFlag(FLAGS_label),
+                             .bounds = absl::GetFlag(FLAGS_bounds)});
   if (!in.ok()) return Fail(in.status(), 1);
   const SplitOptions split_options = SplitOptionsFromFlags();
   const RowSplit rows = ShuffleRows(in->data.y.size(), split_options);
@@ -234,7 +237,9 @@ int Main() {
 }  // namespace ldp
 
 int main(int argc, char** argv) {
-  return ldp::ExperimentMain(argc, argv, "Logistic regression by private "
+  return ldp::ExperimentMain(
+      argc, argv,
+      "Logistic regression by private "
       "gradient descent (analyst program logistic_regression) on any CSV of "
       "real features and a 0/1 label: selects (step size, rounds, clip, "
       "schedule) from the --grid_* flags by validation accuracy at "
@@ -246,12 +251,14 @@ int main(int argc, char** argv) {
       "feature bounds are --bounds where declared, else the training rows' "
       "min and max; a constant feature without declared bounds is left out "
       "(noted). Prints markdown tables.\nUsage: "
-      "logistic_regression_experiment [--csv=bench/studies/logistic/data/breast_cancer.csv] "
+      "logistic_regression_experiment "
+      "[--csv=bench/studies/logistic/data/breast_cancer.csv] "
       "[--label=label] [--bounds=NAME=LO:HI,...|'*=LO:HI'] "
       "[--epsilon=0.5,1,2,4] [--agents=1000000] [--seeds=5] "
       "[--grid_learning_rate=2,4,8] [--grid_rounds=25,50,100] "
       "[--grid_clip=0.1,0.25] [--grid_schedule=constant,inverse_sqrt]\n"
-      "Example: logistic_regression_experiment --csv=bench/studies/logistic/data/digits.csv "
+      "Example: logistic_regression_experiment "
+      "--csv=bench/studies/logistic/data/digits.csv "
       "--bounds='*=0:16'",
       ldp::Main);
 }

@@ -40,17 +40,17 @@ absl::StatusOr<StudySpec> LogisticStudy(const Split& s,
       .mode = StudyMode::kInteractive,
       .program = ProgramSpec{
           .name = "logistic_regression",
-          .parameters = {{"features", absl::StrJoin(s.features, ",")},
-                         {"label", s.label},
-                         {"rounds", absl::StrCat(setting.rounds)},
-                         {"learning_rate", absl::StrCat(setting.learning_rate)},
-                         {"schedule", setting.schedule},
-                         {"average_tail", absl::StrCat(options.average_tail)},
-                         {"clip", absl::StrCat(setting.clip)},
-                         {"radius", absl::StrCat(options.radius)},
-                         {"l2", absl::StrCat(options.l2)},
-                         {"coordinates_per_agent",
-                          options.coordinates_per_agent}}}};
+          .parameters = {
+              {"features", absl::StrJoin(s.features, ",")},
+              {"label", s.label},
+              {"rounds", absl::StrCat(setting.rounds)},
+              {"learning_rate", absl::StrCat(setting.learning_rate)},
+              {"schedule", setting.schedule},
+              {"average_tail", absl::StrCat(options.average_tail)},
+              {"clip", absl::StrCat(setting.clip)},
+              {"radius", absl::StrCat(options.radius)},
+              {"l2", absl::StrCat(options.l2)},
+              {"coordinates_per_agent", options.coordinates_per_agent}}}};
 }
 
 // The program's "gradient_steps" value, or −1 if it states none.

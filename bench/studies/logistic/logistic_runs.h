@@ -1,8 +1,9 @@
 // One training run of the logistic regression experiment, private or not:
 // a hyperparameter setting, the private run of the `logistic_regression`
 // analyst program through the in-process simulator, and its non-private
-// gradient descent twin. Both the selection (bench/studies/logistic/logistic_selection.h)
-// and the report (bench/studies/logistic/logistic_report.h) train through these.
+// gradient descent twin. Both the selection
+// (bench/studies/logistic/logistic_selection.h) and the report
+// (bench/studies/logistic/logistic_report.h) train through these.
 #ifndef LDP_BENCH_STUDIES_LOGISTIC_LOGISTIC_RUNS_H_
 #define LDP_BENCH_STUDIES_LOGISTIC_LOGISTIC_RUNS_H_
 

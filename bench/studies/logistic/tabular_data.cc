@@ -91,9 +91,9 @@ absl::Status ParseRow(const std::string& line, int row,
   }
   std::vector<double> x;
   for (size_t c = 0; c < cells.size(); ++c) {
-    const std::string& column =
-        c == label_col ? data.label_header
-                       : data.headers[c < label_col ? c : c - 1];
+    const std::string& column = c == label_col
+                                    ? data.label_header
+                                    : data.headers[c < label_col ? c : c - 1];
     double v = 0;
     if (!absl::SimpleAtod(cells[c], &v) || !std::isfinite(v)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -104,9 +104,9 @@ absl::Status ParseRow(const std::string& line, int row,
     } else if (v == 0 || v == 1) {
       data.y.push_back(static_cast<int>(v));
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "label column \"", column, "\" is ", cells[c],
-          "; it must be 0 or 1"));
+      return absl::InvalidArgumentError(absl::StrCat(where, "label column \"",
+                                                     column, "\" is ", cells[c],
+                                                     "; it must be 0 or 1"));
     }
   }
   data.x.push_back(std::move(x));
@@ -115,15 +115,15 @@ absl::Status ParseRow(const std::string& line, int row,
 
 // "LO:HI" of a --bounds entry.
 absl::StatusOr<ValueRange> ParseInterval(const std::string& entry,
-                                       absl::string_view text) {
+                                         absl::string_view text) {
   const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
   ValueRange b;
   if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &b.lo) ||
       !absl::SimpleAtod(parts[1], &b.hi) || !std::isfinite(b.lo) ||
       !std::isfinite(b.hi)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--bounds entry \"", entry,
-        "\": want NAME=LO:HI with LO and HI finite numbers"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--bounds entry \"", entry,
+                     "\": want NAME=LO:HI with LO and HI finite numbers"));
   }
   if (!(b.lo < b.hi) || !std::isfinite(b.hi - b.lo)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -147,9 +147,9 @@ absl::Status DeclareNamed(const std::string& where, const std::string& name,
     named[j] = b, found = true;
   }
   if (found) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      where, "no feature column \"", name,
-      "\" (name a column as the CSV header spells it, or *)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, "no feature column \"", name,
+                   "\" (name a column as the CSV header spells it, or *)"));
 }
 
 // Applies one "NAME=LO:HI" entry to `named` (by column) or `all` ("*").
@@ -192,9 +192,9 @@ std::string SomeHeaders(const TabularData& data,
 
 // min and max of column j over rows.
 ValueRange RowRange(const TabularData& data, const std::vector<size_t>& rows,
-                  size_t j) {
+                    size_t j) {
   ValueRange range{.lo = std::numeric_limits<double>::infinity(),
-                 .hi = -std::numeric_limits<double>::infinity()};
+                   .hi = -std::numeric_limits<double>::infinity()};
   for (size_t i : rows) {
     range.lo = std::min(range.lo, data.x[i][j]);
     range.hi = std::max(range.hi, data.x[i][j]);
@@ -261,7 +261,8 @@ absl::StatusOr<TabularData> ParseTabularCsv(std::istream& in,
     if (!status.ok()) return status;
   }
   if (data.y.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(source, " has no data rows"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, " has no data rows"));
   }
   std::vector<std::string> all = data.headers;
   all.push_back(label);
@@ -284,10 +285,11 @@ absl::StatusOr<DeclaredBounds> ParseDeclaredBounds(
     const std::string& label_header) {
   DeclaredBounds named(headers.size());
   std::optional<ValueRange> all;
-  for (absl::string_view e : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    const absl::Status status = ApplyBoundsEntry(
-        std::string(absl::StripAsciiWhitespace(e)), headers, label_header,
-        named, all);
+  for (absl::string_view e :
+       absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    const absl::Status status =
+        ApplyBoundsEntry(std::string(absl::StripAsciiWhitespace(e)), headers,
+                         label_header, named, all);
     if (!status.ok()) return status;
   }
   for (std::optional<ValueRange>& b : named) {
@@ -354,8 +356,8 @@ absl::StatusOr<std::vector<std::vector<double>>> ScaleRows(
       if (!std::isfinite(x[k])) {
         return absl::InvalidArgumentError(absl::StrCat(
             "column \"", data.headers[f.columns[k]], "\", data row ", i + 1,
-            ": the scaled value is not finite (bounds [", f.bounds[k].lo,
-            ", ", f.bounds[k].hi, "])"));
+            ": the scaled value is not finite (bounds [", f.bounds[k].lo, ", ",
+            f.bounds[k].hi, "])"));
       }
     }
     scaled.push_back(std::move(x));

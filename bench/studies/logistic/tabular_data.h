@@ -29,8 +29,8 @@ struct TabularData {
 };
 
 // Valid, unique schema field names ([A-Za-z_][A-Za-z0-9_]*, at most
-// kMaxFieldNameLength characters; common/queries/record_schema.h) for CSV headers,
-// in order. A header that is already a valid name keeps it (its first
+// kMaxFieldNameLength characters; common/queries/record_schema.h) for CSV
+// headers, in order. A header that is already a valid name keeps it (its first
 // occurrence does). Any other header: every character outside [A-Za-z0-9_]
 // becomes '_', "f_" is prefixed when the result is empty or starts with a
 // digit, it is cut to the length limit, and "_2", "_3", … is appended
@@ -78,9 +78,9 @@ absl::StatusOr<DeclaredBounds> ParseDeclaredBounds(
 
 // The features a model trained on some rows uses, and their bounds.
 struct FeatureBounds {
-  std::vector<size_t> columns{};      // kept feature columns, ascending
+  std::vector<size_t> columns{};        // kept feature columns, ascending
   std::vector<ValueRange> bounds{};     // bounds[k] belongs to columns[k]
-  std::vector<size_t> dropped{};      // constant, undeclared columns
+  std::vector<size_t> dropped{};        // constant, undeclared columns
   std::vector<double> dropped_value{};  // the value each one always has
   int64_t clamped_values = 0;  // training values outside declared bounds
 };

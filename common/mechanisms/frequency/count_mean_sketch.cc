@@ -10,9 +10,9 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/frequency/pairwise_hash.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/mechanisms/frequency/pairwise_hash.h"
 #include "common/mechanisms/frequency/walsh_hadamard.h"
 
 namespace ldp {
@@ -374,8 +374,8 @@ HistogramEstimate CountMeanSketchAccumulator::EstimateItems(
     const double f = (m / (m - 1.0)) * (total / n - 1.0 / m);
     estimate.frequencies[i] = f;
     const double clamped = std::clamp(f, 0.0, 1.0);
-    const double others = std::max(second_moment - clamped * clamped,
-                                   (1 - clamped) / n);
+    const double others =
+        std::max(second_moment - clamped * clamped, (1 - clamped) / n);
     estimate.variances[i] =
         SketchVariance(params_, clamped, num_reports_, others);
   }
@@ -389,10 +389,9 @@ double CountMeanSketchAccumulator::EstimateSecondMoment(
   const double gap = 1 - 2 * phi;
   // Σ_c Var[M̃[j][c]] contributed by one report: every CMS bit has variance
   // φ(1−φ); an HCMS report adds H[c][l]·y/(1−2φ) to every column c.
-  const double noise_per_report =
-      params_.variant == SketchVariant::kCountMean
-          ? m * phi * (1 - phi) / (gap * gap)
-          : m / (gap * gap) - 1;
+  const double noise_per_report = params_.variant == SketchVariant::kCountMean
+                                      ? m * phi * (1 - phi) / (gap * gap)
+                                      : m / (gap * gap) - 1;
   double total = 0;
   int rows = 0;
   for (uint32_t j = 0; j < params_.num_hashes; ++j) {

@@ -35,12 +35,12 @@
 //   HCMS: (m/(m−1))² · ([c² − f − (1−f)(k+m−1)/(k m²)]/n + (m−1)S/(k m²))
 // S ≥ (1 − f)/n, with equality when every other report has a distinct item;
 // the accumulator plugs in S = max(F̂2 − f̂², (1 − f̂)/n) with F̂2 estimated
-// from the sketch itself. `Variance` uses the distinct-items value, which gives (m/(m−1))²[A + (1−f)(m−1)/m²]/n
-// (CMS; the reference's SUE-plus-collision form) and (m/(m−1))²[c² − f −
-// (1−f)/m²]/n (HCMS). Concentrated populations add the S term, which does not
-// shrink with n: that is why k defaults to 64 (it divides the collision
-// error; with m = 1024 its RMS is ≤ √S/256), while the k·m sketch (512 KiB of
-// counters at the defaults) stays small.
+// from the sketch itself. `Variance` uses the distinct-items value, which gives
+// (m/(m−1))²[A + (1−f)(m−1)/m²]/n (CMS; the reference's SUE-plus-collision
+// form) and (m/(m−1))²[c² − f − (1−f)/m²]/n (HCMS). Concentrated populations
+// add the S term, which does not shrink with n: that is why k defaults to 64
+// (it divides the collision error; with m = 1024 its RMS is ≤ √S/256), while
+// the k·m sketch (512 KiB of counters at the defaults) stays small.
 #ifndef LDP_COMMON_MECHANISMS_FREQUENCY_COUNT_MEAN_SKETCH_H_
 #define LDP_COMMON_MECHANISMS_FREQUENCY_COUNT_MEAN_SKETCH_H_
 
@@ -52,8 +52,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "common/mechanisms/frequency/bit_sliced_counter.h"
 #include "common/base/coin.h"
+#include "common/mechanisms/frequency/bit_sliced_counter.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 
 namespace ldp {

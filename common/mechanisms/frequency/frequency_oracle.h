@@ -20,8 +20,8 @@
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
-#include "common/mechanisms/frequency/frequency_report.h"
 #include "common/estimation/histogram_estimate.h"
+#include "common/mechanisms/frequency/frequency_report.h"
 
 namespace ldp {
 

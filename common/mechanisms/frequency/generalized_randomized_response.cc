@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "common/estimation/support_counts.h"
 #include "common/base/validation.h"
+#include "common/estimation/support_counts.h"
 
 namespace ldp {
 namespace {

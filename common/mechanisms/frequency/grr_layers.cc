@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/frequency/generalized_randomized_response.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/mechanisms/frequency/generalized_randomized_response.h"
 
 namespace ldp {
 namespace {
@@ -23,7 +23,7 @@ PureProtocol ComposeGrrLayers(uint32_t k, double p1, double p2) {
 double CoinValue(uint64_t u) { return static_cast<double>(u) / kCoinOne; }
 
 absl::StatusOr<uint64_t> PermanentKeepNumerator(std::string_view mechanism,
-                                            uint32_t k, double epsilon) {
+                                                uint32_t k, double epsilon) {
   const double e = std::exp(epsilon);
   uint64_t u = CoinProbability::RoundDown(e / (e + k - 1)).numerator();
   while (u > 0 && GrrStepEpsilon(u, k) > epsilon)
@@ -39,16 +39,17 @@ absl::StatusOr<uint64_t> PermanentKeepNumerator(std::string_view mechanism,
 
 // The largest p2 numerator whose composed ε is at most ε1 (by a 1e-12
 // margin, so double rounding in the search cannot land above it).
-absl::StatusOr<uint64_t> ReportKeepNumerator(std::string_view mechanism, uint32_t k,
-                                         uint64_t p1, double epsilon_report) {
+absl::StatusOr<uint64_t> ReportKeepNumerator(std::string_view mechanism,
+                                             uint32_t k, uint64_t p1,
+                                             double epsilon_report) {
   const double target = epsilon_report - 1e-12;
   auto epsilon_at = [&](uint64_t u) {
     const PureProtocol one = ComposeGrrLayers(k, CoinValue(p1), CoinValue(u));
     return std::log(one.p / one.q);
   };
   uint64_t lo = (kCoinOne + k - 1) / k, hi = kCoinOne;  // p2 = 1/k: no signal
-  if (epsilon_at(hi) <= target) return hi;      // ε∞ rounded below ε1
-  if (epsilon_at(lo) > target) lo = 0;          // cannot happen for k ≥ 2
+  if (epsilon_at(hi) <= target) return hi;  // ε∞ rounded below ε1
+  if (epsilon_at(lo) > target) lo = 0;      // cannot happen for k ≥ 2
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;
     (epsilon_at(mid) <= target ? lo : hi) = mid;
@@ -86,10 +87,11 @@ absl::StatusOr<GrrLayers> GrrLayers::Solve(std::string_view mechanism,
                                            double max_epsilon) {
   RETURN_IF_ERROR(ValidateEpsilons(mechanism, epsilon_permanent, epsilon_report,
                                    max_epsilon));
-  ASSIGN_OR_RETURN(const uint64_t p1,
-                   PermanentKeepNumerator(mechanism, alphabet, epsilon_permanent));
-  ASSIGN_OR_RETURN(const uint64_t p2,
-                   ReportKeepNumerator(mechanism, alphabet, p1, epsilon_report));
+  ASSIGN_OR_RETURN(
+      const uint64_t p1,
+      PermanentKeepNumerator(mechanism, alphabet, epsilon_permanent));
+  ASSIGN_OR_RETURN(const uint64_t p2, ReportKeepNumerator(mechanism, alphabet,
+                                                          p1, epsilon_report));
   return GrrLayers(alphabet, CoinProbability::FromNumerator(p1),
                    CoinProbability::FromNumerator(p2));
 }

@@ -35,10 +35,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/base/coin.h"
+#include "common/estimation/pure_protocol.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/mechanisms/frequency/hadamard_subspaces.h"
 #include "common/mechanisms/frequency/pure_frequency_oracle.h"
-#include "common/estimation/pure_protocol.h"
 
 namespace ldp {
 

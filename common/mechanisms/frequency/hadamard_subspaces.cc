@@ -10,8 +10,9 @@ namespace ldp {
 namespace {
 
 // An irreducible polynomial of degree t over GF(2) for each t, written
-// without its x^t term (tests/common/mechanisms/frequency/hadamard_subspaces_test.cc checks each
-// by trial division). t = 1 is x + 1: GF(2), where x = 1.
+// without its x^t term
+// (tests/common/mechanisms/frequency/hadamard_subspaces_test.cc checks each by
+// trial division). t = 1 is x + 1: GF(2), where x = 1.
 constexpr uint32_t kReduction[HadamardSubspaces::kMaxRowsPerItem + 1] = {
     0,     // unused
     0x1,   // x + 1

@@ -83,8 +83,9 @@ std::vector<double> Start(absl::Span<const int64_t> counts, int64_t n,
   }
   std::vector<double> unbiased(d);
   for (size_t v = 0; v < d; ++v) {
-    unbiased[v] = (static_cast<double>(counts[v]) / static_cast<double>(n) -
-                   channel.q) / (channel.p - channel.q);
+    unbiased[v] =
+        (static_cast<double>(counts[v]) / static_cast<double>(n) - channel.q) /
+        (channel.p - channel.q);
   }
   std::vector<double> f = ProjectOntoSimplex(unbiased);
   const double uniform = kUniformShare / static_cast<double>(d);

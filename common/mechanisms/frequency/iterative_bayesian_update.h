@@ -5,10 +5,10 @@
 //
 // Run as the literature runs it (uniform start, a fixed 10⁴ updates) it
 // is far from converged at ε = 1, N = 1024: measured on OUE's reports of a
-// Zipf(1.1) population (n = 10⁵, bench/reports/ESTIMATORS.md), its error was 4.4e-5
-// against 3.7e-5 for the raw unbiased estimate and 4.1e-6 at the maximum.
-// The likelihood is nearly flat there (most items sit at zero, which EM
-// approaches geometrically slowly): even from the simplex projection with
+// Zipf(1.1) population (n = 10⁵, bench/reports/ESTIMATORS.md), its error
+// was 4.4e-5 against 3.7e-5 for the raw unbiased estimate and 4.1e-6 at the
+// maximum. The likelihood is nearly flat there (most items sit at zero, which
+// EM approaches geometrically slowly): even from the simplex projection with
 // SQUAREM extrapolation (Varadhan & Roland 2008), GRR's EM was still 1% (ℓ1)
 // from the maximum after 10⁵ updates, and a step-size stop ("no frequency
 // moved by more than t") fires long before.
@@ -29,8 +29,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "common/mechanisms/frequency/pure_frequency_oracle.h"
 #include "common/estimation/pure_protocol.h"
+#include "common/mechanisms/frequency/pure_frequency_oracle.h"
 
 namespace ldp {
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/frequency/generalized_randomized_response.h"
-#include "common/mechanisms/frequency/pairwise_hash.h"
 #include "common/base/sanitizer_build.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/mechanisms/frequency/generalized_randomized_response.h"
+#include "common/mechanisms/frequency/pairwise_hash.h"
 
 namespace ldp {
 namespace {
@@ -43,7 +43,8 @@ absl::StatusOr<uint32_t> ChooseNumBuckets(
   return static_cast<uint32_t>(g);
 }
 
-absl::StatusOr<OlhParams> MakeParams(const OptimizedLocalHashingOptions& options) {
+absl::StatusOr<OlhParams> MakeParams(
+    const OptimizedLocalHashingOptions& options) {
   RETURN_IF_ERROR(ValidateEpsilon("local hashing", options.epsilon));
   RETURN_IF_ERROR(ValidateDomainSize(
       "local hashing", options.domain_size, 2,
@@ -78,11 +79,13 @@ absl::StatusOr<OlhParams> MakeParams(const OptimizedLocalHashingOptions& options
 #if defined(LDP_UNDER_TSAN) || !defined(__x86_64__)
 #define LDP_COUNT_SUPPORT_CLONES
 #else
-#define LDP_COUNT_SUPPORT_CLONES __attribute__((target_clones("avx2", "default")))
+#define LDP_COUNT_SUPPORT_CLONES \
+  __attribute__((target_clones("avx2", "default")))
 #endif
-LDP_COUNT_SUPPORT_CLONES void CountSupport(
-    uint64_t multiplier, uint64_t offset, uint32_t lo, uint32_t width,
-    uint32_t* __restrict support, uint32_t n) {
+LDP_COUNT_SUPPORT_CLONES void CountSupport(uint64_t multiplier, uint64_t offset,
+                                           uint32_t lo, uint32_t width,
+                                           uint32_t* __restrict support,
+                                           uint32_t n) {
   uint64_t step = offset;
   for (uint32_t v = 0; v < n; ++v) {
     const uint32_t h =

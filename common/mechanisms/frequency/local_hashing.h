@@ -31,9 +31,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/base/coin.h"
+#include "common/estimation/pure_protocol.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/mechanisms/frequency/pure_frequency_oracle.h"
-#include "common/estimation/pure_protocol.h"
 
 namespace ldp {
 

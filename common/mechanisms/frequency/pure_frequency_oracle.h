@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/estimation/pure_protocol.h"
+#include "common/mechanisms/frequency/frequency_oracle.h"
 
 namespace ldp {
 

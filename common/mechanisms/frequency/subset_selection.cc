@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "common/estimation/support_counts.h"
 #include "common/base/validation.h"
+#include "common/estimation/support_counts.h"
 
 namespace ldp {
 namespace {
@@ -83,8 +83,8 @@ uint32_t SelectBit(const std::vector<uint64_t>& bits, uint64_t r) {
 void SampleUniformSubset(uint32_t others, uint32_t count,
                          std::vector<uint64_t>& bits, absl::BitGenRef gen) {
   // Six bits of the coin are plenty: the fix-ups absorb the rounding.
-  const uint64_t sixty_fourths = std::clamp<uint64_t>(
-      (uint64_t{count} * 64 + others / 2) / others, 1, 63);
+  const uint64_t sixty_fourths =
+      std::clamp<uint64_t>((uint64_t{count} * 64 + others / 2) / others, 1, 63);
   const CoinProbability coin = CoinProbability::FromNumerator(
       sixty_fourths << (CoinProbability::kBits - 6));
   uint32_t members = 0;

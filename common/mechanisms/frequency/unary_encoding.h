@@ -28,11 +28,11 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/mechanisms/frequency/bit_sliced_counter.h"
 #include "common/base/coin.h"
+#include "common/estimation/pure_protocol.h"
+#include "common/mechanisms/frequency/bit_sliced_counter.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/mechanisms/frequency/pure_frequency_oracle.h"
-#include "common/estimation/pure_protocol.h"
 
 namespace ldp {
 

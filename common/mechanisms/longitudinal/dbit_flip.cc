@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/frequency/pairwise_hash.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/mechanisms/frequency/pairwise_hash.h"
 
 namespace ldp {
 namespace {

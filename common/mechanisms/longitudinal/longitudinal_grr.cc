@@ -3,9 +3,9 @@
 
 #include <variant>
 
-#include "common/mechanisms/frequency/generalized_randomized_response.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/mechanisms/frequency/generalized_randomized_response.h"
 
 namespace ldp {
 namespace {
@@ -23,10 +23,10 @@ absl::StatusOr<std::unique_ptr<LongitudinalGrr>> LongitudinalGrr::Create(
     const LongitudinalGrrOptions& options) {
   RETURN_IF_ERROR(
       ValidateDomainSize(kLgrrName, options.domain_size, 2, kMaxDomainSize));
-  ASSIGN_OR_RETURN(
-      GrrLayers layers,
-      GrrLayers::Solve(kLgrrName, options.domain_size, options.epsilon_permanent,
-                       options.epsilon_report, kMaxEpsilon));
+  ASSIGN_OR_RETURN(GrrLayers layers,
+                   GrrLayers::Solve(kLgrrName, options.domain_size,
+                                    options.epsilon_permanent,
+                                    options.epsilon_report, kMaxEpsilon));
   return std::unique_ptr<LongitudinalGrr>(new LongitudinalGrr(layers));
 }
 
@@ -46,7 +46,8 @@ absl::Status LongitudinalGrr::Validate(const FrequencyReport& report) const {
 }
 
 std::unique_ptr<FrequencyAccumulator> LongitudinalGrr::NewAccumulator() const {
-  return NewItemSupportAccumulator(kLgrrName, domain_size(), protocol(), epsilon());
+  return NewItemSupportAccumulator(kLgrrName, domain_size(), protocol(),
+                                   epsilon());
 }
 
 FrequencyReport LongitudinalGrr::Memoize(uint32_t item,

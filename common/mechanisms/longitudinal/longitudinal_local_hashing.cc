@@ -7,9 +7,9 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/frequency/local_hashing.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/mechanisms/frequency/local_hashing.h"
 
 namespace ldp {
 namespace {
@@ -65,8 +65,9 @@ LongitudinalLocalHashing::Create(
   RETURN_IF_ERROR(
       ValidateDomainSize(kLolhName, options.domain_size, 2, kMaxDomainSize));
   // Checked before BestNumBuckets, which needs finite ε∞ > ε1 > 0.
-  RETURN_IF_ERROR(GrrLayers::ValidateEpsilons(
-      kLolhName, options.epsilon_permanent, options.epsilon_report, kMaxEpsilon));
+  RETURN_IF_ERROR(
+      GrrLayers::ValidateEpsilons(kLolhName, options.epsilon_permanent,
+                                  options.epsilon_report, kMaxEpsilon));
   ASSIGN_OR_RETURN(const uint32_t g, LolhBuckets(options));
   ASSIGN_OR_RETURN(GrrLayers layers,
                    GrrLayers::Solve(kLolhName, g, options.epsilon_permanent,

@@ -10,10 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/coin.h"
-#include "common/mechanisms/rappor/rappor_accumulator.h"
-#include "common/mechanisms/rappor/rappor_decoder.h"
 #include "common/base/status_macros.h"
 #include "common/base/validation.h"
+#include "common/mechanisms/rappor/rappor_accumulator.h"
+#include "common/mechanisms/rappor/rappor_decoder.h"
 
 namespace ldp {
 namespace {

@@ -33,10 +33,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
-#include "common/mechanisms/longitudinal/longitudinal_oracle.h"
-#include "common/mechanisms/rappor/rappor_bloom.h"
 #include "common/mechanisms/frequency/unary_encoding.h"
 #include "common/mechanisms/frequency/unary_layers.h"
+#include "common/mechanisms/longitudinal/longitudinal_oracle.h"
+#include "common/mechanisms/rappor/rappor_bloom.h"
 
 namespace ldp {
 

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/estimation/cholesky.h"
 #include "common/estimation/false_discovery.h"
-#include "common/base/status_macros.h"
 
 namespace ldp {
 

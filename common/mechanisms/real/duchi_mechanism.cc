@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/real/real_input.h"
 #include "common/base/status_macros.h"
+#include "common/mechanisms/real/real_input.h"
 
 namespace ldp {
 namespace {

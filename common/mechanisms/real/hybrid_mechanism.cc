@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/real/piecewise_quadratic.h"
 #include "common/base/status_macros.h"
+#include "common/mechanisms/real/piecewise_quadratic.h"
 #include "common/mechanisms/real/worst_case_memo.h"
 
 namespace ldp {
@@ -37,9 +37,10 @@ double HybridMechanism::WorstCaseVariance() const {
   absl::call_once(worst_case_once_, [this] {
     // Duchi's variance follows from its bound and output magnitude, whose
     // square is its worst case.
-    const std::string key = absl::StrCat(
-        "hybrid/", piecewise_->VarianceKey(), "/", alpha_.numerator(), "/",
-        ExactKeyPart(duchi_->bound()), ExactKeyPart(duchi_->WorstCaseVariance()));
+    const std::string key =
+        absl::StrCat("hybrid/", piecewise_->VarianceKey(), "/",
+                     alpha_.numerator(), "/", ExactKeyPart(duchi_->bound()),
+                     ExactKeyPart(duchi_->WorstCaseVariance()));
     worst_case_variance_ = MemoizedWorstCase(key, [this] {
       return MaxOfPiecewiseQuadratic([this](double x) { return Variance(x); },
                                      piecewise_->InputGrid());

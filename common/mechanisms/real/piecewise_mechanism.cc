@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/mechanisms/real/piecewise_quadratic.h"
 #include "common/mechanisms/real/real_input.h"
-#include "common/base/status_macros.h"
 #include "common/mechanisms/real/worst_case_memo.h"
 
 namespace ldp {
@@ -19,10 +19,9 @@ constexpr double kCoinDenominator =
 
 // ln(q_in / q_out) for inside numerator k, m band cells and j positions.
 double InsideOutsideEpsilon(uint64_t k, int64_t band, int64_t positions) {
-  return std::log(
-      static_cast<double>(k) * static_cast<double>(positions) /
-      ((kCoinDenominator - static_cast<double>(k)) *
-       static_cast<double>(band)));
+  return std::log(static_cast<double>(k) * static_cast<double>(positions) /
+                  ((kCoinDenominator - static_cast<double>(k)) *
+                   static_cast<double>(band)));
 }
 
 // Σ v and Σ v² over the `count` consecutive unit-spaced values starting at

@@ -22,13 +22,15 @@ absl::StatusOr<std::unique_ptr<RealMechanism>> CreateRealMechanism(
     const RealMechanismSpec& spec) {
   switch (spec.kind) {
     case RealMechanismKind::kDiscreteLaplace: {
-      DiscreteLaplaceOptions options{.epsilon = spec.epsilon, .bound = spec.bound};
-      if (spec.resolution_bits != 0) options.resolution_bits = spec.resolution_bits;
+      DiscreteLaplaceOptions options{.epsilon = spec.epsilon,
+                                     .bound = spec.bound};
+      if (spec.resolution_bits != 0)
+        options.resolution_bits = spec.resolution_bits;
       return Upcast(DiscreteLaplaceMechanism::Create(options));
     }
     case RealMechanismKind::kDuchi:
-      return Upcast(
-          DuchiMechanism::Create({.epsilon = spec.epsilon, .bound = spec.bound}));
+      return Upcast(DuchiMechanism::Create(
+          {.epsilon = spec.epsilon, .bound = spec.bound}));
     case RealMechanismKind::kPiecewise: {
       PiecewiseOptions options{.epsilon = spec.epsilon, .bound = spec.bound};
       if (spec.num_cells != 0) options.num_cells = spec.num_cells;

@@ -25,7 +25,8 @@ namespace ldp {
 // are kept, so studies with ever new ε cannot grow it without bound; past
 // that, compute() runs every time.
 inline constexpr int kMaxWorstCaseMemoEntries = 4096;
-double MemoizedWorstCase(const std::string& key, absl::FunctionRef<double()> compute);
+double MemoizedWorstCase(const std::string& key,
+                         absl::FunctionRef<double()> compute);
 
 // The exact bits of a double, for keys ("%a" would do too, but is longer).
 std::string ExactKeyPart(double value);

@@ -53,7 +53,8 @@ inline constexpr uint64_t kMaxStrategyMatrixEntries = uint64_t{1} << 18;
 // Largest matrix the factory builds in process (servers plan with the wire
 // limit above; benchmarks and planning tools go up to N = 1024 with K = 4N
 // outputs): 2^23 doubles, 64 MiB.
-inline constexpr uint64_t kMaxInProcessStrategyMatrixEntries = uint64_t{1} << 23;
+inline constexpr uint64_t kMaxInProcessStrategyMatrixEntries = uint64_t{1}
+                                                               << 23;
 
 // kRandomSamplingFakeData, kAttributeSampling: 1 to this many attributes,
 // each of 2 or more values (so 2^12 = kMaxWorkloadDomainSize bounds the
@@ -63,13 +64,13 @@ inline constexpr uint32_t kMaxStrategyAttributes = 12;
 struct StrategySpec {
   StrategyKind kind = StrategyKind::kIdentity;
   double epsilon = 0;
-  uint32_t domain_size = 0;           // N
-  uint32_t branching = 0;             // kHierarchical: b ≥ 2
-  uint32_t num_bits = 0;              // kFourier: d (N = 2^d)
-  uint32_t order = 0;                 // kFourier: k
-  std::vector<double> level_weights;  // kFourier: k positive weights
-  uint32_t rows = 0;                  // kMatrix, kFactorization
-  std::vector<double> matrix;         // row-major rows × N
+  uint32_t domain_size = 0;               // N
+  uint32_t branching = 0;                 // kHierarchical: b ≥ 2
+  uint32_t num_bits = 0;                  // kFourier: d (N = 2^d)
+  uint32_t order = 0;                     // kFourier: k
+  std::vector<double> level_weights;      // kFourier: k positive weights
+  uint32_t rows = 0;                      // kMatrix, kFactorization
+  std::vector<double> matrix;             // row-major rows × N
   std::vector<uint32_t> attribute_sizes;  // kRandomSamplingFakeData: k_j
   friend bool operator==(const StrategySpec&, const StrategySpec&) = default;
 };

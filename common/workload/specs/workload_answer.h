@@ -37,7 +37,7 @@ inline constexpr double kAnswerRoundingError = 1e-10;
 struct WorkloadAnswer {
   int64_t num_reports = 0;
   double epsilon = 0;
-  double confidence = 0;   // 1 − β of the band
+  double confidence = 0;  // 1 − β of the band
   // Unbiased W·h estimates and their plug-in standard errors (m values).
   std::vector<double> answers;
   std::vector<double> standard_errors;

@@ -17,7 +17,8 @@ namespace ldp {
 struct WorkloadReport {
   uint32_t group = 0;
   FrequencyReport inner;
-  friend bool operator==(const WorkloadReport&, const WorkloadReport&) = default;
+  friend bool operator==(const WorkloadReport&,
+                         const WorkloadReport&) = default;
 };
 
 }  // namespace ldp

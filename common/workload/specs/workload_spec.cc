@@ -111,9 +111,10 @@ absl::StatusOr<uint64_t> CheckCustom(const WorkloadSpec& spec) {
       spec.dense.empty() ? CheckSparse(spec) : CheckDense(spec, entries);
   if (!entries_ok.ok()) return entries_ok;
   const auto nonzero = [](double v) { return v != 0; };
-  const bool any = std::any_of(spec.dense.begin(), spec.dense.end(), nonzero) ||
-                   std::any_of(spec.sparse.begin(), spec.sparse.end(),
-                               [](const SparseEntry& e) { return e.value != 0; });
+  const bool any =
+      std::any_of(spec.dense.begin(), spec.dense.end(), nonzero) ||
+      std::any_of(spec.sparse.begin(), spec.sparse.end(),
+                  [](const SparseEntry& e) { return e.value != 0; });
   if (!any) {
     return absl::InvalidArgumentError(
         "custom workload matrix is all zero: no query to answer");
@@ -124,14 +125,13 @@ absl::StatusOr<uint64_t> CheckCustom(const WorkloadSpec& spec) {
 // Marginals and parities: d, k and a domain size of 0 or 2^d. Returns m.
 absl::StatusOr<uint64_t> CheckBits(const WorkloadSpec& s) {
   if (s.num_bits < 1 || s.num_bits > kMaxBits) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload.num_bits ", s.num_bits, " is outside [1, ",
-                     kMaxBits, "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload.num_bits ", s.num_bits, " is outside [1, ", kMaxBits, "]"));
   }
   if (s.order < 1 || s.order > s.num_bits) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload.order ", s.order, " is outside [1, ",
-                     s.num_bits, "] (num_bits)"));
+    return absl::InvalidArgumentError(absl::StrCat("workload.order ", s.order,
+                                                   " is outside [1, ",
+                                                   s.num_bits, "] (num_bits)"));
   }
   const uint32_t n = uint32_t{1} << s.num_bits;
   if (s.domain_size != 0 && s.domain_size != n) {

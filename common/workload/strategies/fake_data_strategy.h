@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "common/workload/strategy_randomizers/fake_data_randomizer.h"
 #include "common/workload/strategies/strategy.h"
+#include "common/workload/strategy_randomizers/fake_data_randomizer.h"
 
 namespace ldp {
 

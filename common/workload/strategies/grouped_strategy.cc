@@ -28,9 +28,9 @@
 #include "common/base/coin.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/workload/strategies/binomial_draw.h"
+#include "common/workload/strategies/grouped_variance.h"
 #include "common/workload/strategy_randomizers/grouped_layout.h"
 #include "common/workload/strategy_randomizers/grouped_randomizer.h"
-#include "common/workload/strategies/grouped_variance.h"
 
 namespace ldp {
 namespace {

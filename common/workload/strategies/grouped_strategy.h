@@ -25,9 +25,9 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/workload/strategy_randomizers/grouped_randomizer.h"
-#include "common/workload/strategies/strategy.h"
 #include "common/workload/specs/strategy_spec.h"
+#include "common/workload/strategies/strategy.h"
+#include "common/workload/strategy_randomizers/grouped_randomizer.h"
 
 namespace ldp {
 

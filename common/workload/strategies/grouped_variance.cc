@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "common/workload/strategy_randomizers/grouped_layout.h"
 #include "common/workload/strategies/report_count.h"
+#include "common/workload/strategy_randomizers/grouped_layout.h"
 
 namespace ldp::grouped {
 namespace {
@@ -119,8 +119,7 @@ Eigen::MatrixXd PointMassTerms(const Layout& l, const Eigen::MatrixXd& rows) {
 Eigen::VectorXd GroupDistributions(const Layout& l, const Eigen::VectorXd& h) {
   Eigen::VectorXd y = Eigen::VectorXd::Zero(l.rows());
   for (uint32_t g = 0; g < l.num_groups(); ++g) {
-    for (uint32_t x = 0; x < l.n; ++x)
-      y[l.offset[g] + l.ItemOf(g, x)] += h[x];
+    for (uint32_t x = 0; x < l.n; ++x) y[l.offset[g] + l.ItemOf(g, x)] += h[x];
   }
   y[l.total_row()] = h.sum();
   return y;

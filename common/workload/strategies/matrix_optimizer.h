@@ -21,13 +21,13 @@ namespace ldp {
 struct MatrixOptimizerOptions {
   uint32_t num_outputs = 0;  // K; 0 = 4N
   int iterations = 500;
-  uint64_t seed = 1;         // the random feasible start
+  uint64_t seed = 1;  // the random feasible start
   absl::Duration time_limit = absl::Minutes(10);
 };
 
 struct OptimizedMatrix {
-  Eigen::MatrixXd q;       // K'×N (rows with z_o ≈ 0 dropped), column-stochastic
-  double objective = 0;    // mean over x of Σ_j v_j(e_x) (McKenna's average)
+  Eigen::MatrixXd q;  // K'×N (rows with z_o ≈ 0 dropped), column-stochastic
+  double objective = 0;  // mean over x of Σ_j v_j(e_x) (McKenna's average)
   int iterations = 0;
 };
 

@@ -205,7 +205,8 @@ std::unique_ptr<StrategyMechanism> MatrixStrategyFor(
   data->n = randomizer->domain_size();
   data->q.resize(data->k, data->n);
   for (int64_t x = 0; x < data->n; ++x) {
-    for (int64_t o = 0; o < data->k; ++o) data->q(o, x) = randomizer->Entry(o, x);
+    for (int64_t o = 0; o < data->k; ++o)
+      data->q(o, x) = randomizer->Entry(o, x);
   }
   data->randomizer = std::move(randomizer);
   return std::make_unique<MatrixStrategy>(std::move(data));

@@ -11,9 +11,9 @@
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
-#include "common/workload/strategy_randomizers/matrix_randomizer.h"
-#include "common/workload/strategies/strategy.h"
 #include "common/workload/specs/strategy_spec.h"
+#include "common/workload/strategies/strategy.h"
+#include "common/workload/strategy_randomizers/matrix_randomizer.h"
 
 namespace ldp {
 

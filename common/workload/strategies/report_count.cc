@@ -28,14 +28,16 @@ ReportCountMoments MomentsOfReportCount(int64_t n, double pi) {
   const double sigma = std::sqrt(mu * (1 - pi));
   const int64_t mode = std::clamp<int64_t>(
       static_cast<int64_t>(std::floor((trials + 1) * pi)), 1, n);
-  const int64_t low = std::max<int64_t>(1, mode - static_cast<int64_t>(14 * sigma) - 14);
-  const int64_t high = std::min<int64_t>(n, mode + static_cast<int64_t>(14 * sigma) + 14);
+  const int64_t low =
+      std::max<int64_t>(1, mode - static_cast<int64_t>(14 * sigma) - 14);
+  const int64_t high =
+      std::min<int64_t>(n, mode + static_cast<int64_t>(14 * sigma) + 14);
   const double log_odds = std::log(pi) - std::log1p(-pi);
-  const double log_mode = std::lgamma(trials + 1) -
-                          std::lgamma(static_cast<double>(mode) + 1) -
-                          std::lgamma(trials - static_cast<double>(mode) + 1) +
-                          static_cast<double>(mode) * std::log(pi) +
-                          (trials - static_cast<double>(mode)) * std::log1p(-pi);
+  const double log_mode =
+      std::lgamma(trials + 1) - std::lgamma(static_cast<double>(mode) + 1) -
+      std::lgamma(trials - static_cast<double>(mode) + 1) +
+      static_cast<double>(mode) * std::log(pi) +
+      (trials - static_cast<double>(mode)) * std::log1p(-pi);
   const double ratio = std::exp(log_odds);
   double pmf = std::exp(log_mode);
   for (int64_t k = mode; k <= high; ++k) {  // upward: pmf(k+1)/pmf(k)

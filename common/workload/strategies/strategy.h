@@ -29,8 +29,8 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 #include "common/workload/specs/workload_report.h"
+#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 
 namespace ldp {
 
@@ -59,8 +59,7 @@ class StrategyMechanism : public StrategyRandomizer {
   WorkloadReport Randomize(uint32_t item, absl::BitGenRef gen) const final {
     return randomizer_->Randomize(item, gen);
   }
-  double Probability(uint32_t item,
-                     const WorkloadReport& report) const final {
+  double Probability(uint32_t item, const WorkloadReport& report) const final {
     return randomizer_->Probability(item, report);
   }
   absl::Status Validate(const WorkloadReport& report) const final {
@@ -83,7 +82,8 @@ class StrategyMechanism : public StrategyRandomizer {
   // Per-user variance v = n·Var(r·ŷ) of the answers r_j·ŷ for a block of
   // reconstruction rows (b×k): at point-mass data (all agents hold x),
   // b×N; and at histogram h (N values summing to 1), b values.
-  virtual Eigen::MatrixXd PointMassVariances(const Eigen::MatrixXd& rows) const = 0;
+  virtual Eigen::MatrixXd PointMassVariances(
+      const Eigen::MatrixXd& rows) const = 0;
   virtual Eigen::VectorXd Variances(const Eigen::MatrixXd& rows,
                                     const Eigen::VectorXd& h) const = 0;
   // The same at n agents drawn iid from h: n·E[(r·ŷ − r·A·h)²] for ŷ as the
@@ -109,12 +109,12 @@ class StrategyMechanism : public StrategyRandomizer {
   // The same for n agents drawn iid from the histogram h (N values summing
   // to 1). The default draws multinomial counts and calls SampleEstimate;
   // a strategy whose reports are iid from a mixture draws them directly.
-  virtual Eigen::VectorXd SampleIidEstimate(const Eigen::VectorXd& h,
-                                            int64_t n,
+  virtual Eigen::VectorXd SampleIidEstimate(const Eigen::VectorXd& h, int64_t n,
                                             absl::BitGenRef gen) const;
 
  protected:
-  explicit StrategyMechanism(std::shared_ptr<const StrategyRandomizer> randomizer)
+  explicit StrategyMechanism(
+      std::shared_ptr<const StrategyRandomizer> randomizer)
       : randomizer_(std::move(randomizer)) {}
 
  private:

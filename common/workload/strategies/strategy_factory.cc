@@ -12,8 +12,8 @@
 #include "common/workload/strategies/fake_data_strategy.h"
 #include "common/workload/strategies/grouped_strategy.h"
 #include "common/workload/strategies/matrix_strategy.h"
-#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 #include "common/workload/strategies/vector_strategy.h"
+#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 
 namespace ldp {
 
@@ -31,10 +31,12 @@ absl::StatusOr<std::unique_ptr<StrategyMechanism>> StrategyForRandomizer(
           std::dynamic_pointer_cast<const GroupedRandomizer>(randomizer)) {
     return GroupedStrategyFor(std::move(grouped));
   }
-  if (auto matrix = std::dynamic_pointer_cast<const MatrixRandomizer>(randomizer)) {
+  if (auto matrix =
+          std::dynamic_pointer_cast<const MatrixRandomizer>(randomizer)) {
     return MatrixStrategyFor(std::move(matrix));
   }
-  if (auto vector = std::dynamic_pointer_cast<const VectorRandomizer>(randomizer)) {
+  if (auto vector =
+          std::dynamic_pointer_cast<const VectorRandomizer>(randomizer)) {
     return VectorStrategyFor(std::move(vector));
   }
   if (auto fake =
@@ -46,7 +48,8 @@ absl::StatusOr<std::unique_ptr<StrategyMechanism>> StrategyForRandomizer(
     return StrategyForRandomizer(strategy->randomizer());
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      "strategy: ", randomizer == nullptr ? "no randomizer" : randomizer->Describe(),
+      "strategy: ",
+      randomizer == nullptr ? "no randomizer" : randomizer->Describe(),
       " was not built by CreateStrategyRandomizer"));
 }
 
@@ -58,7 +61,8 @@ StrategySpec MatrixStrategySpec(StrategyKind kind, double epsilon,
   spec.domain_size = static_cast<uint32_t>(matrix.cols());
   spec.rows = static_cast<uint32_t>(matrix.rows());
   spec.matrix.resize(static_cast<size_t>(matrix.size()));
-  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+  Eigen::Map<
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
       spec.matrix.data(), matrix.rows(), matrix.cols()) = matrix;
   return spec;
 }

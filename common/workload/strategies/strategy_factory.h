@@ -8,9 +8,9 @@
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
+#include "common/workload/specs/strategy_spec.h"
 #include "common/workload/strategies/strategy.h"
 #include "common/workload/strategy_randomizers/strategy_randomizer.h"
-#include "common/workload/specs/strategy_spec.h"
 
 namespace ldp {
 

@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/workload/strategies/strategy.h"
 #include "common/workload/specs/strategy_spec.h"
+#include "common/workload/strategies/strategy.h"
 #include "common/workload/strategy_randomizers/vector_randomizer.h"
 
 namespace ldp {

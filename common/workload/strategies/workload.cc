@@ -66,7 +66,8 @@ void BuildCustom(Workload::Data& data) {
   for (uint64_t i = 0; i < spec.dense.size(); ++i) {
     data.custom(i / n, i % n) = spec.dense[i];
   }
-  for (const SparseEntry& e : spec.sparse) data.custom(e.row, e.column) = e.value;
+  for (const SparseEntry& e : spec.sparse)
+    data.custom(e.row, e.column) = e.value;
 }
 
 // Row (j, v) = 1[x_j = v], x_j the j-th mixed-radix digit of x.

@@ -67,7 +67,8 @@ class Workload {
   struct Data;  // internal
 
  private:
-  explicit Workload(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
+  explicit Workload(std::shared_ptr<const Data> data)
+      : data_(std::move(data)) {}
   std::shared_ptr<const Data> data_;
 };
 

@@ -155,7 +155,8 @@ VarianceSummary WorkloadEstimator::Variance() const {
         }
         const Eigen::VectorXd spread = strategy_->Variances(rows, uniform);
         total += spread.sum();
-        summary.v_max_uniform = std::max(summary.v_max_uniform, spread.maxCoeff());
+        summary.v_max_uniform =
+            std::max(summary.v_max_uniform, spread.maxCoeff());
       });
   summary.v_max = std::max(summary.v_max, 0.0);
   summary.v_avg = total / static_cast<double>(workload_.num_queries());
@@ -203,9 +204,10 @@ WorkloadAnswer WorkloadEstimator::Estimate(const Eigen::VectorXd& y_hat,
   answer.standard_errors.resize(v.size());
   for (Eigen::Index j = 0; j < v.size(); ++j) {
     answer.standard_errors[j] =
-        n > 0 ? std::max(std::sqrt(std::max(v[j], 0.0) / static_cast<double>(n)),
-                         kAnswerRoundingError)
-              : std::numeric_limits<double>::infinity();
+        n > 0
+            ? std::max(std::sqrt(std::max(v[j], 0.0) / static_cast<double>(n)),
+                       kAnswerRoundingError)
+            : std::numeric_limits<double>::infinity();
   }
   // Bonferroni over the m queries; an invalid confidence claims nothing.
   const double beta = 1 - confidence;

@@ -18,8 +18,8 @@
 
 #include "Eigen/Core"
 #include "absl/status/statusor.h"
-#include "common/workload/strategies/strategy.h"
 #include "common/workload/specs/workload_answer.h"
+#include "common/workload/strategies/strategy.h"
 #include "common/workload/strategies/workload.h"
 
 namespace ldp {

@@ -11,8 +11,8 @@
 
 #include "Eigen/Core"
 #include "common/mechanisms/frequency/walsh_hadamard.h"
-#include "common/workload/strategies/workload.h"
 #include "common/workload/specs/workload_spec.h"
+#include "common/workload/strategies/workload.h"
 
 namespace ldp {
 

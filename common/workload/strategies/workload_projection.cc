@@ -153,8 +153,8 @@ void Workload::ForEachProjectedBlock(
         break;
       case WorkloadKind::kParities:
         for (uint64_t r = 0; r < count; ++r) {
-          rows.row(r) = 0.5 * (pre.column_sums -
-                               pre.transformed.row(w.masks[first + r]));
+          rows.row(r) =
+              0.5 * (pre.column_sums - pre.transformed.row(w.masks[first + r]));
         }
         break;
       case WorkloadKind::kCustom:

@@ -31,8 +31,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/mechanisms/frequency/generalized_randomized_response.h"
-#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 #include "common/workload/specs/strategy_spec.h"
+#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 
 namespace ldp {
 

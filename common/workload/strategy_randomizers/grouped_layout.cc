@@ -13,13 +13,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/coin.h"
+#include "common/base/validation.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/frequency/generalized_randomized_response.h"
 #include "common/mechanisms/frequency/unary_encoding.h"
-#include "common/base/validation.h"
-#include "common/workload/strategy_randomizers/strategy_shape.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/workload/specs/workload_spec.h"  // kMaxWorkloadDomainSize
+#include "common/workload/strategy_randomizers/strategy_shape.h"
 
 namespace ldp::grouped {
 namespace {

@@ -56,8 +56,8 @@ WorkloadReport GroupedRandomizer::Randomize(uint32_t item,
   const uint32_t x = std::min(item, l.n - 1);
   const uint32_t g = grouped::SampleGroup(l, gen);
   const Level& level = l.levels[l.level_of[g]];
-  return WorkloadReport{
-      .group = g, .inner = level.oracle->Randomize(l.ItemOf(g, x), gen)};
+  return WorkloadReport{.group = g,
+                        .inner = level.oracle->Randomize(l.ItemOf(g, x), gen)};
 }
 
 double GroupedRandomizer::Probability(uint32_t item,
@@ -66,9 +66,8 @@ double GroupedRandomizer::Probability(uint32_t item,
   const Layout& l = *layout_;
   const uint32_t x = std::min(item, l.n - 1);
   const uint32_t g = report.group;
-  return l.GroupProbability(g) *
-         l.levels[l.level_of[g]].oracle->Probability(l.ItemOf(g, x),
-                                                     report.inner);
+  return l.GroupProbability(g) * l.levels[l.level_of[g]].oracle->Probability(
+                                     l.ItemOf(g, x), report.inner);
 }
 
 absl::Status GroupedRandomizer::Validate(const WorkloadReport& report) const {

@@ -13,9 +13,9 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/workload/specs/strategy_spec.h"
 #include "common/workload/strategy_randomizers/grouped_layout.h"
 #include "common/workload/strategy_randomizers/strategy_randomizer.h"
-#include "common/workload/specs/strategy_spec.h"
 
 namespace ldp {
 

@@ -69,7 +69,6 @@ void RoundColumn(const MatrixView& q, int64_t x, double sum,
   }
 }
 
-
 }  // namespace
 
 absl::StatusOr<std::vector<uint64_t>> MatrixStrategyWeights(
@@ -189,12 +188,12 @@ absl::StatusOr<std::shared_ptr<const MatrixRandomizer>> CreateMatrixRandomizer(
     return s;
   }
   const int64_t k = spec.rows, n = spec.domain_size;
-  absl::StatusOr<std::vector<uint64_t>> weights = MatrixStrategyWeights(
-      MatrixView{.data = spec.matrix.data(),
-                 .rows = k,
-                 .cols = n,
-                 .row_stride = n,
-                 .column_stride = 1});
+  absl::StatusOr<std::vector<uint64_t>> weights =
+      MatrixStrategyWeights(MatrixView{.data = spec.matrix.data(),
+                                       .rows = k,
+                                       .cols = n,
+                                       .row_stride = n,
+                                       .column_stride = 1});
   if (!weights.ok()) return weights.status();
   const double epsilon = MatrixWeightsEpsilon(*weights, k, n);
   if (!(epsilon <= spec.epsilon * (1 + 1e-9))) {
@@ -206,7 +205,8 @@ absl::StatusOr<std::shared_ptr<const MatrixRandomizer>> CreateMatrixRandomizer(
   }
   for (int64_t o = 0; o < k; ++o) {
     bool output = false;
-    for (int64_t x = 0; x < n && !output; ++x) output = (*weights)[x * k + o] > 0;
+    for (int64_t x = 0; x < n && !output; ++x)
+      output = (*weights)[x * k + o] > 0;
     if (!output) {
       return absl::InvalidArgumentError(absl::StrCat(
           "matrix strategy: row ", o,
@@ -216,8 +216,8 @@ absl::StatusOr<std::shared_ptr<const MatrixRandomizer>> CreateMatrixRandomizer(
   }
   StrategySpec stripped = spec;
   stripped.matrix.clear();
-  return std::make_shared<const MatrixRandomizer>(
-      std::move(stripped), *std::move(weights), epsilon);
+  return std::make_shared<const MatrixRandomizer>(std::move(stripped),
+                                                  *std::move(weights), epsilon);
 }
 
 }  // namespace ldp

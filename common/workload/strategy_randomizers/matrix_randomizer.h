@@ -14,8 +14,8 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 #include "common/workload/specs/strategy_spec.h"
+#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 
 namespace ldp {
 

@@ -9,11 +9,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/validation.h"
+#include "common/workload/specs/workload_spec.h"  // kMaxWorkloadDomainSize
 #include "common/workload/strategy_randomizers/fake_data_randomizer.h"
 #include "common/workload/strategy_randomizers/grouped_randomizer.h"
 #include "common/workload/strategy_randomizers/matrix_randomizer.h"
 #include "common/workload/strategy_randomizers/vector_randomizer.h"
-#include "common/workload/specs/workload_spec.h"  // kMaxWorkloadDomainSize
 
 namespace ldp {
 

@@ -35,7 +35,8 @@ class StrategyRandomizer {
   virtual double epsilon() const = 0;
 
   // Items ≥ N are clamped to N − 1 (DESIGN invariant 8).
-  virtual WorkloadReport Randomize(uint32_t item, absl::BitGenRef gen) const = 0;
+  virtual WorkloadReport Randomize(uint32_t item,
+                                   absl::BitGenRef gen) const = 0;
   // Exact Pr[R(item) = report] (a density in the sign bit for the vector
   // randomizer, conditioned on the public direction). Zero for reports R
   // never outputs.

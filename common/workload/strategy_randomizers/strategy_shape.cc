@@ -14,20 +14,22 @@ namespace ldp {
 
 absl::Status CheckStrategyShape(const StrategySpec& spec, StrategyKind kind,
                                 std::string_view name_view) {
-  const std::string name(name_view);  // absl::StrCat takes no std::string_view here
+  const std::string name(
+      name_view);  // absl::StrCat takes no std::string_view here
   if (spec.kind != kind) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": spec.kind must be ", std::string(StrategyKindName(kind))));
   }
   if (absl::Status s = ValidateEpsilon(name, spec.epsilon); !s.ok()) return s;
-  if (absl::Status s = ValidateDomainSize(name, spec.domain_size, 1,
-                                          kMaxWorkloadDomainSize);
+  if (absl::Status s =
+          ValidateDomainSize(name, spec.domain_size, 1, kMaxWorkloadDomainSize);
       !s.ok()) {
     return s;
   }
   const uint64_t rows = spec.rows, n = spec.domain_size;
   if (rows == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": rows must be >= 1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": rows must be >= 1"));
   }
   if (rows * n > kMaxInProcessStrategyMatrixEntries) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -35,9 +37,9 @@ absl::Status CheckStrategyShape(const StrategySpec& spec, StrategyKind kind,
         kMaxInProcessStrategyMatrixEntries, " entries (use fewer rows)"));
   }
   if (spec.matrix.size() != rows * n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": matrix must hold rows x domain_size = ", rows * n,
-        " values (row-major), got ", spec.matrix.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": matrix must hold rows x domain_size = ", rows * n,
+                     " values (row-major), got ", spec.matrix.size()));
   }
   return absl::OkStatus();
 }

@@ -149,8 +149,8 @@ WorkloadReport VectorRandomizer::Randomize(uint32_t item,
   const uint32_t agreeing_bit = projection >= 0 ? 1 : 0;
   return WorkloadReport{
       .group = 0,
-      .inner = HashedReport{
-          .seed = seed, .bucket = agree ? agreeing_bit : 1 - agreeing_bit}};
+      .inner = HashedReport{.seed = seed,
+                            .bucket = agree ? agreeing_bit : 1 - agreeing_bit}};
 }
 
 double VectorRandomizer::Probability(uint32_t item,

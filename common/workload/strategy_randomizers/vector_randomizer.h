@@ -15,8 +15,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/base/coin.h"
-#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 #include "common/workload/specs/strategy_spec.h"
+#include "common/workload/strategy_randomizers/strategy_randomizer.h"
 
 namespace ldp {
 

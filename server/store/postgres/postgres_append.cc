@@ -147,8 +147,8 @@ absl::StatusOr<BatchAnswers> BatchAppend::SendBatch(
       .Int(t_.writer());
   ASSIGN_OR_RETURN(Result r, t_.Run(kAppendBatch, p));
   if (r.rows() != static_cast<int>(m)) {
-    return absl::InternalError(absl::StrCat(
-        "PostgreSQL append: ", r.rows(), " answers for ", m, " reports"));
+    return absl::InternalError(absl::StrCat("PostgreSQL append: ", r.rows(),
+                                            " answers for ", m, " reports"));
   }
   BatchAnswers answers{.open = std::vector<bool>(m),
                        .inserted = std::vector<bool>(m),
@@ -332,21 +332,22 @@ absl::StatusOr<AppendResult> AppendOne(Transaction& t, const ReportRow& row) {
   const bool inserted = appended.Bool(0, 1);
   if (!inserted) {
     Params q;
-    q.Int(Signed(row.task_id)).Int(Signed(row.agent_id)).Int(
-        Signed(row.study_id));
+    q.Int(Signed(row.task_id))
+        .Int(Signed(row.agent_id))
+        .Int(Signed(row.study_id));
     ASSIGN_OR_RETURN(Result found, t.Run(kStoredOne, q));
     AppendFacts facts{.round_open = open,
                       .spent_nanos = found.IsNull(0, 0) ? 0 : found.Int(0, 0)};
     if (!found.IsNull(0, 1)) {
-      facts.stored = StoredReportView{
-          .report_id = found.Bytes(0, 1),
-          .payload = found.Bytes(0, 2),
-          .agent_id = static_cast<uint64_t>(found.Int(0, 3))};
+      facts.stored =
+          StoredReportView{.report_id = found.Bytes(0, 1),
+                           .payload = found.Bytes(0, 2),
+                           .agent_id = static_cast<uint64_t>(found.Int(0, 3))};
     }
     if (facts.stored.has_value() || !open) return DecideAppend(row, facts);
-    return absl::InternalError(absl::StrCat(
-        "PostgreSQL append: task ", row.task_id,
-        " was neither inserted nor found"));
+    return absl::InternalError(absl::StrCat("PostgreSQL append: task ",
+                                            row.task_id,
+                                            " was neither inserted nor found"));
   }
   // A repeated question (server/core/ledger_charge.h) is stored at no charge.
   if (row.epsilon_nanos == 0) return DecideAppend(row, {});
@@ -359,14 +360,15 @@ absl::StatusOr<AppendResult> AppendOne(Transaction& t, const ReportRow& row) {
     ASSIGN_OR_RETURN(Result charged, t.Run(kChargeOne, charge));
     if (charged.rows() == 1) {
       // The ledger answers the spend after this charge.
-      return DecideAppend(
-          row, {.spent_nanos = charged.Int(0, 0) - row.epsilon_nanos,
-                .charged = true});
+      return DecideAppend(row,
+                          {.spent_nanos = charged.Int(0, 0) - row.epsilon_nanos,
+                           .charged = true});
     }
   }
   Params remove;
-  remove.Int(Signed(row.task_id)).Int(Signed(row.agent_id)).Int(
-      Signed(row.study_id));
+  remove.Int(Signed(row.task_id))
+      .Int(Signed(row.agent_id))
+      .Int(Signed(row.study_id));
   ASSIGN_OR_RETURN(Result removed, t.Run(kRemoveOne, remove));
   return DecideAppend(
       row, {.spent_nanos = removed.IsNull(0, 0) ? 0 : removed.Int(0, 0)});

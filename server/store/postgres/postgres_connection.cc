@@ -58,8 +58,8 @@ absl::Status Connection::Connect(absl::Time deadline) {
     const std::string timeout = absl::StrCat(seconds);
     // Defaults before the URL, which may override them (libpq applies
     // keywords in order).
-    const char* keywords[] = {"application_name", "connect_timeout",
-                              "dbname", nullptr};
+    const char* keywords[] = {"application_name", "connect_timeout", "dbname",
+                              nullptr};
     const char* values[] = {"ldp-server", timeout.c_str(), url_.c_str(),
                             nullptr};
     conn_ = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
@@ -73,9 +73,8 @@ absl::Status Connection::Connect(absl::Time deadline) {
         conn_ == nullptr ? "out of memory" : TrimMessage(PQerrorMessage(conn_));
     if (absl::Now() + wait >= deadline) {
       Close();
-      return Retryable(absl::UnavailableError(
-          absl::StrCat("cannot connect to PostgreSQL at ", redacted_url_,
-                       ": ", message)));
+      return Retryable(absl::UnavailableError(absl::StrCat(
+          "cannot connect to PostgreSQL at ", redacted_url_, ": ", message)));
     }
     absl::SleepFor(wait);
     wait = std::min(wait * 2, absl::Seconds(1));
@@ -114,9 +113,9 @@ absl::StatusOr<Result> Connection::RunOnce(const char* what,
                                            Params& params) {
   if (!healthy()) return Lost(what);
   params.Finish();
-  Result result(PQexecParams(conn_, sql.c_str(), params.size(),
-                             params.types(), params.values(),
-                             params.lengths(), params.formats(),
+  Result result(PQexecParams(conn_, sql.c_str(), params.size(), params.types(),
+                             params.values(), params.lengths(),
+                             params.formats(),
                              /*resultFormat=*/1));
   return Check(std::move(result), what);
 }
@@ -130,8 +129,8 @@ void Connection::Abandon() {
 }
 
 absl::Status Connection::Lost(const char* what) {
-  return Retryable(absl::UnavailableError(absl::StrCat(
-      "PostgreSQL ", what, ": not connected to ", redacted_url_)));
+  return Retryable(absl::UnavailableError(
+      absl::StrCat("PostgreSQL ", what, ": not connected to ", redacted_url_)));
 }
 
 absl::StatusOr<Result> Connection::Check(Result result, const char* what) {

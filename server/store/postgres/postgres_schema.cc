@@ -23,9 +23,9 @@ namespace {
 //
 // reports.xid is the writing transaction's id: PollReports follows new
 // reports by it (see PostgresStore::PollReports); reports.writer names the
-// store instance that wrote the row, whose own polls skip it. The ledger is updated in
-// place at every charge; fillfactor 70 leaves room on each page for those
-// updates to stay HOT (no index write per charge). id_blocks hands out id
+// store instance that wrote the row, whose own polls skip it. The ledger is
+// updated in place at every charge; fillfactor 70 leaves room on each page for
+// those updates to stay HOT (no index write per charge). id_blocks hands out id
 // ranges to the servers (IdKind: 1 agents, 2 studies, 3 rounds).
 constexpr const char* kV1 = R"sql(
 CREATE TABLE agents(
@@ -96,9 +96,11 @@ absl::Status RewriteLegacyBlobs(
   const std::string select =
       absl::StrCat("SELECT ", key, ", ", column, " FROM ", table, " WHERE ",
                    key, " > $1::int8 ORDER BY ", key, " LIMIT ", kChunk);
-  const std::string update = absl::StrCat(
-      "UPDATE ", table, " AS t SET ", column, " = u.blob FROM unnest($1::int8[], "
-      "$2::bytea[]) AS u(id, blob) WHERE t.", key, " = u.id");
+  const std::string update =
+      absl::StrCat("UPDATE ", table, " AS t SET ", column,
+                   " = u.blob FROM unnest($1::int8[], "
+                   "$2::bytea[]) AS u(id, blob) WHERE t.",
+                   key, " = u.id");
   int64_t last = -1;
   for (bool more = true; more;) {
     Params after;
@@ -153,12 +155,11 @@ namespace {
 
 absl::Status MigrateLocked(Connection& c) {
   Params none;
-  RETURN_IF_ERROR(
-      c.RunOnce("migration lock",
-                absl::StrCat("SELECT pg_advisory_xact_lock(",
-                             kMigrationLockKey, ")"),
-                none)
-          .status());
+  RETURN_IF_ERROR(c.RunOnce("migration lock",
+                            absl::StrCat("SELECT pg_advisory_xact_lock(",
+                                         kMigrationLockKey, ")"),
+                            none)
+                      .status());
   ASSIGN_OR_RETURN(
       Result exists,
       c.RunOnce("schema check",
@@ -177,25 +178,25 @@ absl::Status MigrateLocked(Connection& c) {
           "store (it has no schema_migrations table); give ldp-server a "
           "database of its own"));
     }
-    RETURN_IF_ERROR(
-        c.Exec("create schema_migrations",
-               "CREATE TABLE schema_migrations("
-               "version integer PRIMARY KEY, "
-               "applied_at timestamptz NOT NULL DEFAULT now())")
-            .status());
+    RETURN_IF_ERROR(c.Exec("create schema_migrations",
+                           "CREATE TABLE schema_migrations("
+                           "version integer PRIMARY KEY, "
+                           "applied_at timestamptz NOT NULL DEFAULT now())")
+                        .status());
   }
   ASSIGN_OR_RETURN(
       Result versions,
       c.RunOnce("read schema_migrations",
-                "SELECT version FROM schema_migrations ORDER BY version", none));
+                "SELECT version FROM schema_migrations ORDER BY version",
+                none));
   absl::flat_hash_set<int64_t> applied;
   for (int i = 0; i < versions.rows(); ++i) {
     const int64_t version = versions.Int(i, 0);
     if (version > LatestVersion()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the database's schema is at version ", version,
-          ", newer than this ldp-server knows (", LatestVersion(),
-          "); run a newer ldp-server on it"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the database's schema is at version ", version,
+                       ", newer than this ldp-server knows (", LatestVersion(),
+                       "); run a newer ldp-server on it"));
     }
     applied.insert(version);
   }

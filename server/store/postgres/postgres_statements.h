@@ -21,9 +21,8 @@ namespace ldp::postgres_internal {
 // Every agent insert also adds what it inserted to its batch's row of
 // enrollment_counts, if the batch has one (a token with a quota): the
 // count stays exact whichever path, or server, enrolls the agent.
-inline constexpr Statement kInsertAgent = {
-    "ldp_insert_agent",
-    R"sql(
+inline constexpr Statement kInsertAgent = {"ldp_insert_agent",
+                                           R"sql(
 WITH ins AS (
   INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch)
   VALUES($1, $2, $3, $4) ON CONFLICT (agent_id) DO NOTHING
@@ -35,9 +34,8 @@ FROM ins WHERE c.batch = ins.enrollment_batch
 // The ids are fresh from ReserveIds, so only a re-run of this very batch
 // (after a lost COMMIT) can find them taken, and then all of them: one
 // probe for the first id replaces a speculative insertion per row.
-inline constexpr Statement kInsertAgents = {
-    "ldp_insert_agents",
-    R"sql(
+inline constexpr Statement kInsertAgents = {"ldp_insert_agents",
+                                            R"sql(
 WITH ins AS (
   INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch)
   SELECT * FROM unnest($1::int8[], $2::bytea[], $3::int8[], $4::bytea[])
@@ -110,9 +108,8 @@ inline constexpr Statement kCloseRound = {
 //    the row's lock. No RETURNING row: the group did not fit, and the
 //    caller takes its reports back out and redoes them one at a time.
 // The charge is checked as "ε ≤ cap − spent" so that no sum overflows.
-inline constexpr Statement kAppendBatch = {
-    "ldp_append_batch",
-    R"sql(
+inline constexpr Statement kAppendBatch = {"ldp_append_batch",
+                                           R"sql(
 WITH input AS (
   SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[],
                        $5::bytea[], $6::bytea[], $7::int8[], $8::int8[],
@@ -166,9 +163,8 @@ inline constexpr Statement kLedgerSpent = {
 
 // One report at a time (the slow path; see AppendOne): the same checks as
 // the batch.
-inline constexpr Statement kAppendOne = {
-    "ldp_append_one",
-    R"sql(
+inline constexpr Statement kAppendOne = {"ldp_append_one",
+                                         R"sql(
 WITH open_round AS (
   SELECT round_id FROM rounds WHERE round_id = $2 AND state = 1 FOR SHARE
 ), ins AS (

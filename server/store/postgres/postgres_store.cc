@@ -50,9 +50,10 @@ std::string RedactPostgresUrl(std::string_view url) {
     }
   }
   // password=... in the query string (or a key=value connection string).
-  for (size_t pos = 0; (pos = out.find("password=", pos)) != std::string::npos;) {
-    const bool at_key = pos == 0 || out[pos - 1] == '?' || out[pos - 1] == '&' ||
-                        out[pos - 1] == ' ';
+  for (size_t pos = 0;
+       (pos = out.find("password=", pos)) != std::string::npos;) {
+    const bool at_key = pos == 0 || out[pos - 1] == '?' ||
+                        out[pos - 1] == '&' || out[pos - 1] == ' ';
     if (!at_key) {
       pos += 9;
       continue;
@@ -90,8 +91,8 @@ constexpr int kFetchRows = 10'000;
 absl::Status CheckReportId(std::string_view id, uint64_t task_id,
                            ReportId& out) {
   if (id.size() != out.size()) {
-    return absl::DataLossError(absl::StrCat(
-        "report for task ", task_id, " has a malformed report id"));
+    return absl::DataLossError(absl::StrCat("report for task ", task_id,
+                                            " has a malformed report id"));
   }
   std::memcpy(out.data(), id.data(), id.size());
   return absl::OkStatus();
@@ -156,8 +157,8 @@ absl::Status CheckOptions(const PostgresStoreOptions& options) {
                      RedactPostgresUrl(options.url), "\""));
   }
   if (options.max_retries < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_retries must be >= 0, got ", options.max_retries));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_retries must be >= 0, got ", options.max_retries));
   }
   if (options.connect_timeout <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
@@ -253,10 +254,9 @@ absl::Status PostgresStore::Read(
     bool visited = false;
     absl::Status status = [&]() -> absl::Status {
       if (!c.healthy()) RETURN_IF_ERROR(c.Connect(absl::Now()));
-      RETURN_IF_ERROR(
-          c.Exec("begin read",
-                 "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-              .status());
+      RETURN_IF_ERROR(c.Exec("begin read",
+                             "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                          .status());
       Params none;
       if (snapshot_xmin != nullptr) {
         // The first statement takes the transaction's snapshot: this one.
@@ -353,12 +353,14 @@ absl::StatusOr<std::vector<RoundRow>> PostgresStore::LoadRounds() {
 
 namespace {
 
-absl::Status VisitReport(const Result& r, int i, ReportRow& report,
-                         absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+absl::Status VisitReport(
+    const Result& r, int i, ReportRow& report,
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
   report.task_id = static_cast<uint64_t>(r.Int(i, 0));
   report.round_id = static_cast<uint64_t>(r.Int(i, 1));
   report.agent_id = static_cast<uint64_t>(r.Int(i, 2));
-  RETURN_IF_ERROR(CheckReportId(r.Bytes(i, 3), report.task_id, report.report_id));
+  RETURN_IF_ERROR(
+      CheckReportId(r.Bytes(i, 3), report.task_id, report.report_id));
   report.payload.assign(r.Bytes(i, 4));
   report.received_at = FromNanos(r.Int(i, 5));
   return visit(report);

@@ -16,12 +16,11 @@ namespace {
 // What InsertAgentsWithinQuota needs of its caller.
 absl::Status CheckQuotaCall(absl::Span<const AgentRow> rows,
                             int64_t max_agents) {
-  if (rows.empty() || rows.front().enrollment_batch.empty() ||
-      max_agents < 1) {
+  if (rows.empty() || rows.front().enrollment_batch.empty() || max_agents < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "InsertAgentsWithinQuota needs agents of a non-empty enrollment "
-        "batch and max_agents >= 1 (got ", rows.size(), " agents, max_agents ",
-        max_agents, ")"));
+        "batch and max_agents >= 1 (got ",
+        rows.size(), " agents, max_agents ", max_agents, ")"));
   }
   for (const AgentRow& row : rows) {
     if (row.enrollment_batch != rows.front().enrollment_batch) {
@@ -114,8 +113,7 @@ absl::StatusOr<uint64_t> Transaction::InsertStudy(const StudyRow& row) {
   return static_cast<uint64_t>(found.Int(0, 0));
 }
 
-absl::Status Transaction::SetStudyState(uint64_t study_id,
-                                        StudyState state) {
+absl::Status Transaction::SetStudyState(uint64_t study_id, StudyState state) {
   Params p;
   p.Int(static_cast<int64_t>(state)).Int(Signed(study_id));
   return Run(kSetStudyState, p).status();
@@ -132,8 +130,7 @@ absl::Status Transaction::InsertRound(const RoundRow& row) {
   return Run(kInsertRound, p).status();
 }
 
-absl::Status Transaction::SetRoundState(uint64_t round_id,
-                                        RoundState state) {
+absl::Status Transaction::SetRoundState(uint64_t round_id, RoundState state) {
   Params p;
   p.Int(static_cast<int64_t>(state)).Int(Signed(round_id));
   return Run(kSetRoundState, p).status();

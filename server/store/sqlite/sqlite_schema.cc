@@ -118,15 +118,15 @@ CREATE TABLE ledger(
   PRIMARY KEY(agent_id, study_id)) WITHOUT ROWID;
 )sql"},
     // Enrollment quotas: which token admitted each agent ("" = open).
-    {2, "ALTER TABLE agents ADD COLUMN enrollment_batch BLOB NOT NULL "
-        "DEFAULT x''"},
+    {2,
+     "ALTER TABLE agents ADD COLUMN enrollment_batch BLOB NOT NULL "
+     "DEFAULT x''"},
     // Stored payloads and plans as protobuf (storage_codec.h); the rows of
     // the hand-written formats are rewritten (legacy_codec.h says why).
     {3, "", &RewriteLegacyPayloadsAndPlans},
 };
 
-constexpr int kSchemaVersion =
-    kMigrations[std::size(kMigrations) - 1].version;
+constexpr int kSchemaVersion = kMigrations[std::size(kMigrations) - 1].version;
 
 absl::Status EnableWal(sqlite3* db) {
   // The pragma answers with the mode in force; it does not fail when the
@@ -178,9 +178,11 @@ absl::Status EnsureSchema(sqlite3* db) {
   ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
   if (version == kSchemaVersion) return absl::OkStatus();
   if (version > kSchemaVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "database schema version ", version, " is newer than this ldp-server "
-        "knows (", kSchemaVersion, "); run a newer ldp-server"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("database schema version ", version,
+                     " is newer than this ldp-server "
+                     "knows (",
+                     kSchemaVersion, "); run a newer ldp-server"));
   }
   if (version == 0) {
     ASSIGN_OR_RETURN(const int64_t tables,

@@ -178,8 +178,9 @@ class SqliteStore::Transaction final : public StoreTransaction {
     const int64_t cap = ledger.has_value()
                             ? std::min(ledger->cap, row.cap_nanos)
                             : row.cap_nanos;
-    const AppendFacts facts{.spent_nanos = spent,
-                            .charged = ChargeFits(row.epsilon_nanos, spent, cap)};
+    const AppendFacts facts{
+        .spent_nanos = spent,
+        .charged = ChargeFits(row.epsilon_nanos, spent, cap)};
     if (!facts.charged) {
       Use remove(*s_.delete_report);
       remove->Bind(1, Signed(row.task_id));
@@ -254,9 +255,10 @@ class SqliteStore::Transaction final : public StoreTransaction {
     // Not found cannot happen (the insert skipped only for this task's
     // row); the empty view then reads as a conflict.
     if (found) {
-      facts.stored = StoredReportView{.report_id = s->Blob(0),
-                                      .payload = s->Blob(1),
-                                      .agent_id = static_cast<uint64_t>(s->Int(2))};
+      facts.stored =
+          StoredReportView{.report_id = s->Blob(0),
+                           .payload = s->Blob(1),
+                           .agent_id = static_cast<uint64_t>(s->Int(2))};
     }
     return DecideAppend(row, facts);
   }
@@ -367,10 +369,12 @@ absl::StatusOr<std::unique_ptr<SqliteStore>> SqliteStore::Open(
   std::unique_ptr<SqliteStore> store(new SqliteStore());
   ASSIGN_OR_RETURN(store->writer_, OpenConnection(options, /*writer=*/true));
   if (options.checkpoint_pages > 0) {
-    ASSIGN_OR_RETURN(store->checkpointer_, WalCheckpointer::Start(options.path));
+    ASSIGN_OR_RETURN(store->checkpointer_,
+                     WalCheckpointer::Start(options.path));
     store->checkpoint_pages_ = options.checkpoint_pages;
     // Replaces SQLite's automatic checkpoint on this connection.
-    sqlite3_wal_hook(store->writer_->db, &SqliteStore::OnWalCommit, store.get());
+    sqlite3_wal_hook(store->writer_->db, &SqliteStore::OnWalCommit,
+                     store.get());
   }
   absl::MutexLock lock(&store->reader_mutex_);
   ASSIGN_OR_RETURN(store->reader_, OpenConnection(options, /*writer=*/false));

@@ -20,8 +20,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "server/store/store.h"
 #include "server/store/sqlite/wal_checkpointer.h"
+#include "server/store/store.h"
 
 namespace ldp {
 namespace sqlite_internal {

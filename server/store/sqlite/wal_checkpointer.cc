@@ -10,9 +10,8 @@ namespace ldp {
 absl::StatusOr<std::unique_ptr<WalCheckpointer>> WalCheckpointer::Start(
     const std::string& path) {
   sqlite3* db = nullptr;
-  const int code = sqlite3_open_v2(path.c_str(), &db,
-                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-                                   nullptr);
+  const int code = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (code != SQLITE_OK) {
     const std::string message =
         db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);

@@ -1,6 +1,6 @@
-// The C ABI (client/agent_c/ldp_agent.h) through a hostile sequence: over-budget
-// tasks, malformed bytes, storage callbacks that fail, acks that do not
-// match, and a call made while another runs on the same handle. Each is
+// The C ABI (client/agent_c/ldp_agent.h) through a hostile sequence:
+// over-budget tasks, malformed bytes, storage callbacks that fail, acks that do
+// not match, and a call made while another runs on the same handle. Each is
 // refused with a status, and after each the agent is reopened from its
 // storage and checked: nothing spent twice, nothing lost.
 #include <atomic>

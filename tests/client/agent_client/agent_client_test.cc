@@ -15,9 +15,9 @@
 #include "gtest/gtest.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/task_convert.h"
-#include "tests/testing/temp_directory.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_directory.h"
 
 namespace ldp {
 namespace {
@@ -38,7 +38,9 @@ class FakeAgentService : public v1::AgentService::StubInterface {
   // Runs when an upload attempt's reports have all arrived.
   std::function<void()> on_upload;
   // Ack code per report (default OK).
-  std::function<int(const v1::Report&)> ack_code = [](const v1::Report&) { return 0; };
+  std::function<int(const v1::Report&)> ack_code = [](const v1::Report&) {
+    return 0;
+  };
   // Serialized reports of each upload attempt, in order.
   std::vector<std::vector<std::string>> upload_attempts;
   // Every request message the client sent, serialized, and its metadata.
@@ -50,7 +52,8 @@ class FakeAgentService : public v1::AgentService::StubInterface {
   enum class AckMismatch { kNone, kWrongId, kMissing };
   AckMismatch ack_mismatch = AckMismatch::kNone;
 
-  grpc::Status Enroll(grpc::ClientContext* context, const v1::EnrollRequest& request,
+  grpc::Status Enroll(grpc::ClientContext* context,
+                      const v1::EnrollRequest& request,
                       v1::EnrollResponse* response) override {
     Record(context, request);
     if (request.enrollment_token() != "let-me-in") {
@@ -60,24 +63,29 @@ class FakeAgentService : public v1::AgentService::StubInterface {
     response->mutable_credential()->set_bearer_token("secret-token");
     return grpc::Status::OK;
   }
-  grpc::Status GetTasks(grpc::ClientContext* context, const v1::GetTasksRequest& request,
+  grpc::Status GetTasks(grpc::ClientContext* context,
+                        const v1::GetTasksRequest& request,
                         v1::GetTasksResponse* response) override {
     Record(context, request);
     for (const v1::Task& task : tasks) *response->add_tasks() = task;
     response->set_poll_after_seconds(30);
     return grpc::Status::OK;
   }
-  grpc::Status GetBudget(grpc::ClientContext* context, const v1::GetBudgetRequest& request,
+  grpc::Status GetBudget(grpc::ClientContext* context,
+                         const v1::GetBudgetRequest& request,
                          v1::GetBudgetResponse* response) override {
     Record(context, request);
     ++budget_calls;
-    for (const v1::BudgetEntry& entry : budget) *response->add_entries() = entry;
+    for (const v1::BudgetEntry& entry : budget)
+      *response->add_entries() = entry;
     return grpc::Status::OK;
   }
 
-  void Record(grpc::ClientContext* context, const google::protobuf::Message& message) {
+  void Record(grpc::ClientContext* context,
+              const google::protobuf::Message& message) {
     sent_bytes.push_back(message.SerializeAsString());
-    sent_metadata.push_back(grpc::testing::ClientContextTestPeer(context).GetSendInitialMetadata());
+    sent_metadata.push_back(
+        grpc::testing::ClientContextTestPeer(context).GetSendInitialMetadata());
   }
 
  private:
@@ -87,7 +95,8 @@ class FakeAgentService : public v1::AgentService::StubInterface {
         : service_(service), response_(response) {
       service_->upload_attempts.emplace_back();
     }
-    bool Write(const v1::UploadReportsRequest& request, grpc::WriteOptions) override {
+    bool Write(const v1::UploadReportsRequest& request,
+               grpc::WriteOptions) override {
       service_->sent_bytes.push_back(request.SerializeAsString());
       service_->batch_sizes.push_back(request.reports_size());
       for (const v1::Report& report : request.reports()) {
@@ -124,42 +133,51 @@ class FakeAgentService : public v1::AgentService::StubInterface {
   };
 
   grpc::ClientWriterInterface<v1::UploadReportsRequest>* UploadReportsRaw(
-      grpc::ClientContext* context, v1::UploadReportsResponse* response) override {
-    sent_metadata.push_back(grpc::testing::ClientContextTestPeer(context).GetSendInitialMetadata());
+      grpc::ClientContext* context,
+      v1::UploadReportsResponse* response) override {
+    sent_metadata.push_back(
+        grpc::testing::ClientContextTestPeer(context).GetSendInitialMetadata());
     return new Writer(this, response);
   }
   // The client uses only the synchronous API.
   grpc::ClientAsyncResponseReaderInterface<v1::EnrollResponse>* AsyncEnrollRaw(
-      grpc::ClientContext*, const v1::EnrollRequest&, grpc::CompletionQueue*) override {
+      grpc::ClientContext*, const v1::EnrollRequest&,
+      grpc::CompletionQueue*) override {
     return nullptr;
   }
-  grpc::ClientAsyncResponseReaderInterface<v1::EnrollResponse>* PrepareAsyncEnrollRaw(
-      grpc::ClientContext*, const v1::EnrollRequest&, grpc::CompletionQueue*) override {
+  grpc::ClientAsyncResponseReaderInterface<v1::EnrollResponse>*
+  PrepareAsyncEnrollRaw(grpc::ClientContext*, const v1::EnrollRequest&,
+                        grpc::CompletionQueue*) override {
     return nullptr;
   }
-  grpc::ClientAsyncResponseReaderInterface<v1::GetTasksResponse>* AsyncGetTasksRaw(
-      grpc::ClientContext*, const v1::GetTasksRequest&, grpc::CompletionQueue*) override {
+  grpc::ClientAsyncResponseReaderInterface<v1::GetTasksResponse>*
+  AsyncGetTasksRaw(grpc::ClientContext*, const v1::GetTasksRequest&,
+                   grpc::CompletionQueue*) override {
     return nullptr;
   }
-  grpc::ClientAsyncResponseReaderInterface<v1::GetTasksResponse>* PrepareAsyncGetTasksRaw(
-      grpc::ClientContext*, const v1::GetTasksRequest&, grpc::CompletionQueue*) override {
+  grpc::ClientAsyncResponseReaderInterface<v1::GetTasksResponse>*
+  PrepareAsyncGetTasksRaw(grpc::ClientContext*, const v1::GetTasksRequest&,
+                          grpc::CompletionQueue*) override {
     return nullptr;
   }
-  grpc::ClientAsyncWriterInterface<v1::UploadReportsRequest>* AsyncUploadReportsRaw(
-      grpc::ClientContext*, v1::UploadReportsResponse*, grpc::CompletionQueue*,
-      void*) override {
+  grpc::ClientAsyncWriterInterface<v1::UploadReportsRequest>*
+  AsyncUploadReportsRaw(grpc::ClientContext*, v1::UploadReportsResponse*,
+                        grpc::CompletionQueue*, void*) override {
     return nullptr;
   }
-  grpc::ClientAsyncWriterInterface<v1::UploadReportsRequest>* PrepareAsyncUploadReportsRaw(
-      grpc::ClientContext*, v1::UploadReportsResponse*, grpc::CompletionQueue*) override {
+  grpc::ClientAsyncWriterInterface<v1::UploadReportsRequest>*
+  PrepareAsyncUploadReportsRaw(grpc::ClientContext*, v1::UploadReportsResponse*,
+                               grpc::CompletionQueue*) override {
     return nullptr;
   }
-  grpc::ClientAsyncResponseReaderInterface<v1::GetBudgetResponse>* AsyncGetBudgetRaw(
-      grpc::ClientContext*, const v1::GetBudgetRequest&, grpc::CompletionQueue*) override {
+  grpc::ClientAsyncResponseReaderInterface<v1::GetBudgetResponse>*
+  AsyncGetBudgetRaw(grpc::ClientContext*, const v1::GetBudgetRequest&,
+                    grpc::CompletionQueue*) override {
     return nullptr;
   }
-  grpc::ClientAsyncResponseReaderInterface<v1::GetBudgetResponse>* PrepareAsyncGetBudgetRaw(
-      grpc::ClientContext*, const v1::GetBudgetRequest&, grpc::CompletionQueue*) override {
+  grpc::ClientAsyncResponseReaderInterface<v1::GetBudgetResponse>*
+  PrepareAsyncGetBudgetRaw(grpc::ClientContext*, const v1::GetBudgetRequest&,
+                           grpc::CompletionQueue*) override {
     return nullptr;
   }
 };
@@ -194,17 +212,19 @@ Task IncomeTask(uint64_t task_id, int64_t nanos, uint64_t study = 1) {
 
 Task CityTask(uint64_t task_id, int64_t nanos, FrequencyOracleKind kind,
               uint64_t study = 1) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "city"}, Schema());
+  auto encoding =
+      DomainEncoding::Create(FieldEncoding{.field = "city"}, Schema());
   EXPECT_OK(encoding);
-  return Task{.study_id = study,
-              .round_id = 1,
-              .task_id = task_id,
-              .epsilon_nanos = nanos,
-              .question = HistogramTask{
-                  .encoding = *encoding,
-                  .oracle = {.kind = kind,
-                             .epsilon = static_cast<double>(nanos) / kNanosPerEpsilon,
-                             .domain_size = 4}}};
+  return Task{
+      .study_id = study,
+      .round_id = 1,
+      .task_id = task_id,
+      .epsilon_nanos = nanos,
+      .question = HistogramTask{
+          .encoding = *encoding,
+          .oracle = {.kind = kind,
+                     .epsilon = static_cast<double>(nanos) / kNanosPerEpsilon,
+                     .domain_size = 4}}};
 }
 
 v1::Task Wire(const Task& task) {
@@ -214,7 +234,8 @@ v1::Task Wire(const Task& task) {
 }
 
 struct Harness {
-  std::shared_ptr<FakeAgentService> service = std::make_shared<FakeAgentService>();
+  std::shared_ptr<FakeAgentService> service =
+      std::make_shared<FakeAgentService>();
   std::vector<absl::Duration> sleeps;
   std::unique_ptr<AgentClient> client;
 
@@ -231,21 +252,20 @@ struct Harness {
   }
 };
 
-std::unique_ptr<Agent> MakeAgent(SeededGenerator& gen,
-                                 std::unique_ptr<AgentStateStore> store = nullptr,
-                                 int64_t cap = 2 * kOneEpsilon) {
+std::unique_ptr<Agent> MakeAgent(
+    SeededGenerator& gen, std::unique_ptr<AgentStateStore> store = nullptr,
+    int64_t cap = 2 * kOneEpsilon) {
   if (store == nullptr) store = std::make_unique<MemoryAgentStateStore>();
-  auto agent = Agent::Create({.record_json = kRecordJson,
-                              .max_epsilon_per_study_nanos = cap},
-                             std::move(store), gen);
+  auto agent = Agent::Create(
+      {.record_json = kRecordJson, .max_epsilon_per_study_nanos = cap},
+      std::move(store), gen);
   EXPECT_OK(agent);
   return std::move(*agent);
 }
 
 bool Contains(const std::string& haystack, const void* needle, size_t size) {
-  return std::string_view(haystack).find(
-             std::string_view(static_cast<const char*>(needle), size)) !=
-         std::string_view::npos;
+  return std::string_view(haystack).find(std::string_view(
+             static_cast<const char*>(needle), size)) != std::string_view::npos;
 }
 
 // Invariant 1 over the wire: nothing the client sends contains the record's
@@ -262,7 +282,8 @@ TEST(AgentClient, AnEnrollmentWithoutABearerTokenIsRefused) {
   EXPECT_THAT(CredentialFromEnrollment(response),
               StatusIs(absl::StatusCode::kUnimplemented));
   response.mutable_credential()->set_bearer_token("7.secret");
-  absl::StatusOr<AgentCredential> credential = CredentialFromEnrollment(response);
+  absl::StatusOr<AgentCredential> credential =
+      CredentialFromEnrollment(response);
   ASSERT_OK(credential);
   EXPECT_EQ(credential->agent_id, 7u);
   EXPECT_EQ(credential->bearer_token, "7.secret");
@@ -275,8 +296,8 @@ TEST(AgentClient, ACallContextCarriesItsDeadlineAndOnlyAGivenToken) {
   const absl::Time deadline = absl::FromChrono(context->deadline());
   EXPECT_GE(deadline, before + absl::Seconds(30));
   EXPECT_LE(deadline, absl::Now() + absl::Seconds(30));
-  const auto sent =
-      grpc::testing::ClientContextTestPeer(context.get()).GetSendInitialMetadata();
+  const auto sent = grpc::testing::ClientContextTestPeer(context.get())
+                        .GetSendInitialMetadata();
   ASSERT_EQ(sent.count("authorization"), 1u);
   EXPECT_EQ(sent.find("authorization")->second, "Bearer 7.secret");
   std::unique_ptr<grpc::ClientContext> anonymous =
@@ -291,10 +312,14 @@ TEST(AgentClient, SendsOnlyRandomizerOutputsNeverTheRecord) {
   SeededGenerator gen(1);
   Harness h(gen);
   auto agent = MakeAgent(gen);
-  h.service->tasks = {Wire(IncomeTask(1, kOneEpsilon / 4)),
-                      Wire(CityTask(2, kOneEpsilon / 4, FrequencyOracleKind::kGeneralizedRandomizedResponse)),
-                      Wire(CityTask(3, kOneEpsilon / 4, FrequencyOracleKind::kOptimizedUnaryEncoding)),
-                      Wire(CityTask(4, kOneEpsilon / 4, FrequencyOracleKind::kOptimizedLocalHashing))};
+  h.service->tasks = {
+      Wire(IncomeTask(1, kOneEpsilon / 4)),
+      Wire(CityTask(2, kOneEpsilon / 4,
+                    FrequencyOracleKind::kGeneralizedRandomizedResponse)),
+      Wire(CityTask(3, kOneEpsilon / 4,
+                    FrequencyOracleKind::kOptimizedUnaryEncoding)),
+      Wire(CityTask(4, kOneEpsilon / 4,
+                    FrequencyOracleKind::kOptimizedLocalHashing))};
   const CycleResult result = h.client->RunOnce(*agent);
   ASSERT_OK(result.upload_status);
   EXPECT_EQ(result.answered_fresh, 4);
@@ -331,9 +356,11 @@ TEST(AgentClient, RetriesResendIdenticalBytes) {
   Harness h(gen);
   auto agent = MakeAgent(gen);
   h.service->tasks = {Wire(IncomeTask(1, kOneEpsilon / 2)),
-                      Wire(CityTask(2, kOneEpsilon / 2, FrequencyOracleKind::kSubsetSelection))};
-  h.service->upload_failures = {grpc::Status(grpc::StatusCode::UNAVAILABLE, "lost"),
-                                grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "slow")};
+                      Wire(CityTask(2, kOneEpsilon / 2,
+                                    FrequencyOracleKind::kSubsetSelection))};
+  h.service->upload_failures = {
+      grpc::Status(grpc::StatusCode::UNAVAILABLE, "lost"),
+      grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "slow")};
   const CycleResult result = h.client->RunOnce(*agent);
   ASSERT_OK(result.upload_status);
   EXPECT_EQ(result.reports_accepted, 2);
@@ -361,9 +388,11 @@ TEST(AgentClient, ResendsIdenticalBytesAfterARestart) {
     auto store = FileAgentStateStore::Create({.directory = dir.path()});
     ASSERT_OK(store);
     auto agent = MakeAgent(gen, std::move(*store));
-    h.service->tasks = {Wire(CityTask(5, kOneEpsilon, FrequencyOracleKind::kHadamardResponse))};
-    h.service->upload_failures = {grpc::Status(grpc::StatusCode::UNAVAILABLE, "down"),
-                                  grpc::Status(grpc::StatusCode::UNAVAILABLE, "down")};
+    h.service->tasks = {
+        Wire(CityTask(5, kOneEpsilon, FrequencyOracleKind::kHadamardResponse))};
+    h.service->upload_failures = {
+        grpc::Status(grpc::StatusCode::UNAVAILABLE, "down"),
+        grpc::Status(grpc::StatusCode::UNAVAILABLE, "down")};
     const CycleResult result = h.client->RunOnce(*agent);
     EXPECT_THAT(result.upload_status, StatusIs(absl::StatusCode::kUnavailable));
     EXPECT_EQ(agent->PendingReports().size(), 1u);
@@ -373,7 +402,8 @@ TEST(AgentClient, ResendsIdenticalBytesAfterARestart) {
   auto store = FileAgentStateStore::Create({.directory = dir.path()});
   ASSERT_OK(store);
   auto agent = MakeAgent(gen, std::move(*store));
-  h.service->tasks = {Wire(CityTask(5, kOneEpsilon, FrequencyOracleKind::kHadamardResponse))};
+  h.service->tasks = {
+      Wire(CityTask(5, kOneEpsilon, FrequencyOracleKind::kHadamardResponse))};
   const CycleResult result = h.client->RunOnce(*agent);
   ASSERT_OK(result.upload_status);
   EXPECT_EQ(result.answered_again, 1);
@@ -393,8 +423,10 @@ TEST(AgentClient, BudgetIsOnDiskBeforeAReportIsSent) {
   ASSERT_OK(store);
   const std::string path = (*store)->path();
   auto agent = MakeAgent(gen, std::move(*store));
-  h.service->tasks = {Wire(IncomeTask(1, kOneEpsilon / 2)),
-                      Wire(CityTask(2, kOneEpsilon, FrequencyOracleKind::kSymmetricUnaryEncoding))};
+  h.service->tasks = {
+      Wire(IncomeTask(1, kOneEpsilon / 2)),
+      Wire(CityTask(2, kOneEpsilon,
+                    FrequencyOracleKind::kSymmetricUnaryEncoding))};
   int checks = 0;
   h.service->on_upload = [&] {
     auto text = ReadFileIfExists(path);
@@ -409,7 +441,8 @@ TEST(AgentClient, BudgetIsOnDiskBeforeAReportIsSent) {
       auto parsed = ReportFromProto(report);
       ASSERT_OK(parsed);
       ASSERT_EQ(on_disk->reports.count(parsed->task_id), 1u);
-      EXPECT_EQ(on_disk->reports.at(parsed->task_id).report.payload, parsed->payload);
+      EXPECT_EQ(on_disk->reports.at(parsed->task_id).report.payload,
+                parsed->payload);
       ++checks;
     }
   };
@@ -423,15 +456,18 @@ TEST(AgentClient, RefusesOverCapAndMalformedTasksAndSendsNothingForThem) {
   auto agent = MakeAgent(gen, nullptr, /*cap=*/kOneEpsilon);
   v1::Task mismatched = Wire(IncomeTask(3, kOneEpsilon / 4));
   mismatched.set_epsilon_nanos(kOneEpsilon / 8);  // charge ≠ randomizer's ε
-  h.service->tasks = {Wire(IncomeTask(1, kOneEpsilon)),
-                      Wire(CityTask(2, kOneEpsilon / 2, FrequencyOracleKind::kGeneralizedRandomizedResponse)),
-                      mismatched};
+  h.service->tasks = {
+      Wire(IncomeTask(1, kOneEpsilon)),
+      Wire(CityTask(2, kOneEpsilon / 2,
+                    FrequencyOracleKind::kGeneralizedRandomizedResponse)),
+      mismatched};
   const CycleResult result = h.client->RunOnce(*agent);
   EXPECT_EQ(result.tasks_received, 3);
   EXPECT_EQ(result.answered_fresh, 1);
   ASSERT_EQ(result.refusals.size(), 2u);
   EXPECT_THAT(result.refusals[0], StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(result.refusals[1], StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(result.refusals[1],
+              StatusIs(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(result.reports_sent, 1);
   ASSERT_EQ(h.service->upload_attempts.size(), 1u);
   ASSERT_EQ(h.service->upload_attempts[0].size(), 1u);
@@ -451,7 +487,8 @@ TEST(AgentClient, TakesALowerCapFromTheServersLedger) {
   h.service->tasks = {Wire(IncomeTask(1, kOneEpsilon))};
   const CycleResult result = h.client->RunOnce(*agent);
   ASSERT_EQ(result.refusals.size(), 1u);
-  EXPECT_THAT(result.refusals[0], StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(result.refusals[0],
+              StatusIs(absl::StatusCode::kFailedPrecondition));
   EXPECT_EQ(h.service->budget_calls, 1);
   EXPECT_TRUE(h.service->upload_attempts.empty());
 }
@@ -460,7 +497,8 @@ TEST(AgentClient, AnswersARepeatedQuestionWithTheSamePayloadBytesForFree) {
   SeededGenerator gen(7);
   Harness h(gen);
   auto agent = MakeAgent(gen, nullptr, /*cap=*/kOneEpsilon);
-  Task first = CityTask(1, kOneEpsilon, FrequencyOracleKind::kOptimizedUnaryEncoding);
+  Task first =
+      CityTask(1, kOneEpsilon, FrequencyOracleKind::kOptimizedUnaryEncoding);
   Task repeat = first;
   repeat.task_id = 2;
   repeat.round_id = 2;
@@ -472,19 +510,23 @@ TEST(AgentClient, AnswersARepeatedQuestionWithTheSamePayloadBytesForFree) {
   v1::Report a, b;
   ASSERT_TRUE(a.ParseFromString(h.service->upload_attempts[0][0]));
   ASSERT_TRUE(b.ParseFromString(h.service->upload_attempts[0][1]));
-  EXPECT_EQ(a.bit_vector().SerializeAsString(), b.bit_vector().SerializeAsString());
+  EXPECT_EQ(a.bit_vector().SerializeAsString(),
+            b.bit_vector().SerializeAsString());
   EXPECT_NE(a.report_id(), b.report_id());
   EXPECT_EQ(agent->Budget(1)->spent_nanos, kOneEpsilon);
 }
 
-TEST(AgentClient, KeepsReportsPendingOnPermanentTransportErrorsWithoutRetrying) {
+TEST(AgentClient,
+     KeepsReportsPendingOnPermanentTransportErrorsWithoutRetrying) {
   SeededGenerator gen(8);
   Harness h(gen);
   auto agent = MakeAgent(gen);
   h.service->tasks = {Wire(IncomeTask(1, kOneEpsilon))};
-  h.service->upload_failures = {grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "who?")};
+  h.service->upload_failures = {
+      grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "who?")};
   const CycleResult result = h.client->RunOnce(*agent);
-  EXPECT_THAT(result.upload_status, StatusIs(absl::StatusCode::kUnauthenticated));
+  EXPECT_THAT(result.upload_status,
+              StatusIs(absl::StatusCode::kUnauthenticated));
   EXPECT_EQ(h.service->upload_attempts.size(), 1u);
   EXPECT_TRUE(h.sleeps.empty());
   EXPECT_EQ(agent->PendingReports().size(), 1u);
@@ -498,13 +540,16 @@ TEST(AgentClient, SettlesFinalAcksAndKeepsTransientOnes) {
                       Wire(IncomeTask(2, kOneEpsilon / 4, /*study=*/2)),
                       Wire(IncomeTask(3, kOneEpsilon / 4, /*study=*/3))};
   h.service->ack_code = [](const v1::Report& r) {
-    return r.task_id() == 1 ? 0 : r.task_id() == 2 ? 9 /*FAILED_PRECONDITION*/ : 14;
+    return r.task_id() == 1   ? 0
+           : r.task_id() == 2 ? 9 /*FAILED_PRECONDITION*/
+                              : 14;
   };
   const CycleResult result = h.client->RunOnce(*agent);
   ASSERT_OK(result.upload_status);
   EXPECT_EQ(result.reports_accepted, 1);
   ASSERT_EQ(result.rejections.size(), 1u);
-  EXPECT_THAT(result.rejections[0], StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(result.rejections[0],
+              StatusIs(absl::StatusCode::kFailedPrecondition));
   ASSERT_EQ(agent->PendingReports().size(), 1u);
   EXPECT_EQ(agent->PendingReports()[0].task_id, 3u);
   // Next cycle: only the transient one goes out again, identical.
@@ -522,11 +567,14 @@ TEST(AgentClient, BatchesLargeUploadsAndMatchesAcksInOrder) {
   Harness h(gen, {.max_reports_per_batch = 400, .max_batch_bytes = 4096});
   std::vector<TaskReport> reports;
   for (uint64_t i = 1; i <= 1000; ++i) {
-    TaskReport report{.task_id = i, .payload = ScalarReport{static_cast<int64_t>(i)}};
+    TaskReport report{.task_id = i,
+                      .payload = ScalarReport{static_cast<int64_t>(i)}};
     std::memcpy(report.report_id.data(), &i, sizeof(i));
     reports.push_back(report);
   }
-  h.service->ack_code = [](const v1::Report& r) { return r.task_id() % 2 == 0 ? 0 : 6; };
+  h.service->ack_code = [](const v1::Report& r) {
+    return r.task_id() % 2 == 0 ? 0 : 6;
+  };
   auto acks = h.client->Upload(reports);
   ASSERT_OK(acks);
   ASSERT_EQ(acks->size(), 1000u);
@@ -590,7 +638,8 @@ TEST(AgentClient, EnrollsAndAuthenticatesLaterCalls) {
   SeededGenerator gen(12);
   Harness h(gen);
   h.client->set_credential({});
-  EXPECT_THAT(h.client->Enroll("wrong"), StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(h.client->Enroll("wrong"),
+              StatusIs(absl::StatusCode::kPermissionDenied));
   auto credential = h.client->Enroll("let-me-in");
   ASSERT_OK(credential);
   EXPECT_EQ(credential->agent_id, 77u);

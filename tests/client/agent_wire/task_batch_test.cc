@@ -24,9 +24,9 @@ using ::ldp::testing::kInvalid;
 // The mean of x in [0, 1] (Duchi, ε 0.5), with the query `depth` levels deep.
 v1::Task MeanTask(uint64_t id, int depth) {
   v1::Task task;
-  const std::string text = absl::StrCat(
-      "study_id: ", id, " round_id: 1 task_id: ", id,
-      R"pb( epsilon_nanos: 500000000
+  const std::string text =
+      absl::StrCat("study_id: ", id, " round_id: 1 task_id: ", id,
+                   R"pb( epsilon_nanos: 500000000
         schema { fields { name: "x" real_field { lower: 0 upper: 1 } } }
         query { output_range { lower: 0 upper: 1 } }
         randomizer { duchi {} epsilon_nanos: 500000000 })pb");

@@ -31,7 +31,8 @@ RecordSchema ProtectionSchema(bool extra_field = false) {
       FieldSpec::Real("x", -1, 1),
       FieldSpec::Categorical("color", {"r", "g", "b", "y"})};
   // An unused field, listed first: it must not change what a question is.
-  if (extra_field) fields.insert(fields.begin(), FieldSpec::Int("unused", 0, 9));
+  if (extra_field)
+    fields.insert(fields.begin(), FieldSpec::Int("unused", 0, 9));
   auto schema = RecordSchema::Create(fields);
   EXPECT_OK(schema);
   return *schema;
@@ -47,7 +48,8 @@ Record SomeRecord(const std::string& color = "g") {
 AgentTask Histogram(uint64_t study, uint64_t task_id,
                     FrequencyOracleSpec oracle, int64_t charge,
                     const RecordSchema& schema = ProtectionSchema()) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
+  auto encoding =
+      DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
   EXPECT_OK(encoding);
   return AgentTask{.task = {.study_id = study,
                             .round_id = task_id,
@@ -135,16 +137,19 @@ TEST(AgentProtection, ThePeriodCapIsARollingWindow) {
   FakeClock clock(absl::FromUnixSeconds(1'800'000'000));
   auto agent = MakeAgent(gen, clock);
   auto grr = [](uint64_t id) { return Histogram(id, id, Grr(1), kEps); };
-  ASSERT_OK(agent->Answer(Mean(1, 1, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps)));
+  ASSERT_OK(agent->Answer(
+      Mean(1, 1, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps)));
   clock.Advance(absl::Hours(23));
   ASSERT_OK(agent->Answer(grr(2)));
-  const auto refused = agent->Answer(Mean(3, 3, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps, 2));
+  const auto refused = agent->Answer(
+      Mean(3, 3, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps, 2));
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kFailedPrecondition));
   EXPECT_NE(refused.status().message().find("charges 1 epsilon but only 0 of"),
             std::string::npos)
       << refused.status();
   clock.Advance(absl::Hours(1));
-  EXPECT_OK(agent->Answer(Mean(4, 4, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps, 2)));
+  EXPECT_OK(agent->Answer(
+      Mean(4, 4, {.kind = RealMechanismKind::kDuchi, .epsilon = 1}, kEps, 2)));
 }
 
 // Refusals print amounts exactly: a nano-ε short is visible.
@@ -194,23 +199,30 @@ TEST(AgentProtection, MemoIgnoresHowADefaultIsSpelled) {
   FakeClock clock(absl::FromUnixSeconds(1'800'000'000));
   auto agent = MakeAgent(gen, clock, {.caps = {.period_nanos = 100 * kEps}});
   const auto olh = [](uint32_t g) {
-    return FrequencyOracleSpec{.kind = FrequencyOracleKind::kOptimizedLocalHashing,
-                               .epsilon = 0.5, .num_buckets = g};
+    return FrequencyOracleSpec{
+        .kind = FrequencyOracleKind::kOptimizedLocalHashing,
+        .epsilon = 0.5,
+        .num_buckets = g};
   };
   const auto cms = [](uint64_t seed) {
     return FrequencyOracleSpec{.kind = FrequencyOracleKind::kCountMeanSketch,
-                               .epsilon = 0.5, .num_hashes = 4,
-                               .num_columns = 16, .hash_seed = seed};
+                               .epsilon = 0.5,
+                               .num_hashes = 4,
+                               .num_columns = 16,
+                               .hash_seed = seed};
   };
   const auto real = [](RealMechanismKind kind, int bits, int64_t cells) {
-    return RealMechanismSpec{.kind = kind, .epsilon = 0.5,
-                             .resolution_bits = bits, .num_cells = cells};
+    return RealMechanismSpec{.kind = kind,
+                             .epsilon = 0.5,
+                             .resolution_bits = bits,
+                             .num_cells = cells};
   };
   // OLH at ε 0.5 over 4 items uses g = round(e^0.5 + 1) = 3 buckets.
   const std::vector<std::pair<AgentTask, AgentTask>> pairs = {
       {Histogram(1, 1, olh(0), kEps / 2), Histogram(2, 2, olh(3), kEps / 2)},
       {Histogram(3, 3, cms(0), kEps / 2),
-       Histogram(4, 4, cms(CountMeanSketchOptions::kDefaultHashSeed), kEps / 2)},
+       Histogram(4, 4, cms(CountMeanSketchOptions::kDefaultHashSeed),
+                 kEps / 2)},
       {Mean(5, 5, real(RealMechanismKind::kDiscreteLaplace, 0, 0), kEps / 2),
        Mean(6, 6, real(RealMechanismKind::kDiscreteLaplace, 10, 0), kEps / 2)},
       {Mean(7, 7, real(RealMechanismKind::kPiecewise, 0, 0), kEps / 2),
@@ -225,7 +237,8 @@ TEST(AgentProtection, MemoIgnoresHowADefaultIsSpelled) {
     ASSERT_OK(a);
     ASSERT_OK(b);
     EXPECT_EQ(a->source, AnswerSource::kFresh);
-    EXPECT_EQ(b->source, AnswerSource::kMemo) << "study " << spelled.task.study_id;
+    EXPECT_EQ(b->source, AnswerSource::kMemo)
+        << "study " << spelled.task.study_id;
     EXPECT_EQ(a->report.payload, b->report.payload);
   }
   EXPECT_EQ(agent->total_spent_nanos(), 5 * kEps / 2);
@@ -375,8 +388,9 @@ TEST(AgentProtection, StateIsPrunedAndCapped) {
                          &store);
   int refused_for_size = 0;
   for (uint64_t i = 1; i <= 200; ++i) {
-    AgentTask task = Mean(i, i, {.kind = RealMechanismKind::kDuchi, .epsilon = 0.001},
-                          kEps / 1000, 1 + static_cast<double>(i));
+    AgentTask task =
+        Mean(i, i, {.kind = RealMechanismKind::kDuchi, .epsilon = 0.001},
+             kEps / 1000, 1 + static_cast<double>(i));
     task.deadline = clock.Now() + absl::Hours(1);
     auto answer = agent->Answer(task);
     if (!answer.ok()) {
@@ -392,8 +406,9 @@ TEST(AgentProtection, StateIsPrunedAndCapped) {
   EXPECT_GT(refused_for_size, 0);
   // Rounds close: their reports go; memo entries stay for the retention.
   clock.Advance(absl::Hours(2));
-  auto next = Mean(999, 999, {.kind = RealMechanismKind::kDuchi, .epsilon = 0.001},
-                   kEps / 1000, 5000);
+  auto next =
+      Mean(999, 999, {.kind = RealMechanismKind::kDuchi, .epsilon = 0.001},
+           kEps / 1000, 5000);
   ASSERT_OK(agent->Answer(next));
   EXPECT_EQ(agent->state().reports.size(), 1u);
   EXPECT_GT(agent->state().memo.size(), 1u);
@@ -413,10 +428,12 @@ TEST(AgentProtection, SpendSurvivesRestartsAndOldFiles) {
   SeededGenerator gen(7);
   FakeClock clock(absl::FromUnixSeconds(1'800'000'000));
   MemoryAgentStateStore store;
-  auto old = ParseAgentState("ldp-agent-state 1\nstudy 3 1000000000 900000000\nend\n");
+  auto old =
+      ParseAgentState("ldp-agent-state 1\nstudy 3 1000000000 900000000\nend\n");
   ASSERT_OK(old);
   ASSERT_OK(store.Save(*old));
-  auto agent = MakeAgent(gen, clock, {.caps = {.lifetime_nanos = kEps}}, &store);
+  auto agent =
+      MakeAgent(gen, clock, {.caps = {.lifetime_nanos = kEps}}, &store);
   EXPECT_EQ(agent->total_spent_nanos(), 9 * kEps / 10);
   EXPECT_THAT(agent->Answer(Histogram(4, 1, Grr(0.2), kEps / 5)),
               StatusIs(absl::StatusCode::kFailedPrecondition));

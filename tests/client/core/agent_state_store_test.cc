@@ -5,8 +5,8 @@
 
 #include "client/core/atomic_file.h"
 #include "gtest/gtest.h"
-#include "tests/testing/temp_directory.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_directory.h"
 
 namespace ldp {
 namespace {
@@ -67,7 +67,8 @@ TEST(FileAgentStateStore, RefusesAMissingDirectoryOrADamagedFile) {
               StatusIs(absl::StatusCode::kNotFound));
   auto store = FileAgentStateStore::Create({.directory = dir.path()});
   ASSERT_OK(store);
-  ASSERT_OK(WriteFileAtomically((*store)->path(), "ldp-agent-state 1\nstudy 1"));
+  ASSERT_OK(
+      WriteFileAtomically((*store)->path(), "ldp-agent-state 1\nstudy 1"));
   EXPECT_THAT((*store)->Load(), StatusIs(absl::StatusCode::kDataLoss));
 }
 

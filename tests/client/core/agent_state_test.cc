@@ -1,9 +1,9 @@
 #include "client/core/agent_state.h"
-#include "client/core/state_lines.h"
-#include "client/core/payload_text.h"
 
 #include <string>
 
+#include "client/core/payload_text.h"
+#include "client/core/state_lines.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
 
@@ -19,15 +19,18 @@ AgentState SampleState() {
                 .period_seconds = 3600};
   state.lifetime_spent_nanos = 7'500'000'000;
   state.spends = {{.at = 100, .nanos = 500'000'000}, {.at = 160, .nanos = 1}};
-  state.studies[1] = {.cap_nanos = 2'000'000'000, .spent_nanos = 500'000'000,
-                      .last_used = 100};
-  state.studies[9] = {.cap_nanos = 1'000'000'000, .spent_nanos = 1'000'000'000,
+  state.studies[1] = {
+      .cap_nanos = 2'000'000'000, .spent_nanos = 500'000'000, .last_used = 100};
+  state.studies[9] = {.cap_nanos = 1'000'000'000,
+                      .spent_nanos = 1'000'000'000,
                       .last_used = 90};
   state.memo["00ff"] = {FrequencyReport{ItemReport{3}}, 100};
   state.memo["abcd"] = {ScalarReport{-4}, 101};
   state.permanent["12ef"] = {FrequencyReport{BitVectorReport{{0xa1}}}, 102, 7};
-  TaskReport report{.task_id = 42, .payload = FrequencyReport{SubsetReport{{2, 5}}}};
-  for (size_t i = 0; i < report.report_id.size(); ++i) report.report_id[i] = 0xf0 + i;
+  TaskReport report{.task_id = 42,
+                    .payload = FrequencyReport{SubsetReport{{2, 5}}}};
+  for (size_t i = 0; i < report.report_id.size(); ++i)
+    report.report_id[i] = 0xf0 + i;
   state.reports[42] = {report, false, kNever};
   report.task_id = 43;
   state.reports[43] = {report, true, 5000};
@@ -54,9 +57,11 @@ TEST(AgentState, IsReadableByAPerson) {
   EXPECT_NE(text.find("spend 100 500000000\n"), std::string::npos);
   EXPECT_NE(text.find("study 1 2000000000 500000000 100\n"), std::string::npos);
   EXPECT_NE(text.find("prr 12ef 102 7 bits:"), std::string::npos);
-  EXPECT_NE(text.find("report 42 f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff pending never subset:2.5\n"),
+  EXPECT_NE(text.find("report 42 f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff pending "
+                      "never subset:2.5\n"),
             std::string::npos);
-  EXPECT_NE(text.find("report 43 f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff settled 5000 subset:2.5\n"),
+  EXPECT_NE(text.find("report 43 f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff settled 5000 "
+                      "subset:2.5\n"),
             std::string::npos);
   EXPECT_EQ(text.substr(text.size() - 4), "end\n");
 }
@@ -74,19 +79,21 @@ TEST(AgentState, RejectsDamagedFilesInsteadOfResettingTheBudget) {
            v2 + "caps 1 1 1\nend\n",
            v2 + "lifetime 5\nend\n",
            v2 + "spend 5 1\nspend 4 1\nend\n",  // out of order
-           v2 + "study 1 5 1\nend\n",             // no last_used
+           v2 + "study 1 5 1\nend\n",           // no last_used
            v2 + "prr ab 1 item:1\nend\n",
-           v2 + "report 1 000102030405060708090a0b0c0d0e0f pending soon item:1\nend\n",
-           header + "caps 1 1 1\nend\n",  // v2 entries in a v1 file
-           header + "study 1 5 6\nend\n",           // spent above cap
-           header + "study 1 -5 0\nend\n",          // negative
+           v2 + "report 1 000102030405060708090a0b0c0d0e0f pending soon "
+                "item:1\nend\n",
+           header + "caps 1 1 1\nend\n",    // v2 entries in a v1 file
+           header + "study 1 5 6\nend\n",   // spent above cap
+           header + "study 1 -5 0\nend\n",  // negative
            header + "study 1 5 1\nstudy 1 5 1\nend\n",
            header + "study 1 5\nend\n",
            header + "memo zz item:1\nend\n",
            header + "memo ab item:1\nmemo ab item:2\nend\n",
            header + "memo ab item:x\nend\n",
            header + "report 1 00 pending item:1\nend\n",
-           header + "report 1 000102030405060708090a0b0c0d0e0f maybe item:1\nend\n",
+           header +
+               "report 1 000102030405060708090a0b0c0d0e0f maybe item:1\nend\n",
            header + "bogus 1\nend\n",
            header + "\nend\n",
        }) {
@@ -108,7 +115,8 @@ TEST(AgentState, ReadsVersionOneFiles) {
   ASSERT_OK(state);
   EXPECT_EQ(state->TotalSpentNanos(), 1'500'000'000);
   EXPECT_EQ(state->studies.at(4).spent_nanos, 1'000'000'000);
-  EXPECT_TRUE(state->memo.at("00ff").payload == ReportPayload{FrequencyReport{ItemReport{3}}});
+  EXPECT_TRUE(state->memo.at("00ff").payload ==
+              ReportPayload{FrequencyReport{ItemReport{3}}});
   EXPECT_TRUE(state->reports.at(42).settled);
   // Written back, it is a version 2 file with the same spend.
   auto again = ParseAgentState(SerializeAgentState(*state));
@@ -120,7 +128,8 @@ TEST(AgentState, EntryLinesAreWhatSerializeWrites) {
   const AgentState state = SampleState();
   const std::string text = SerializeAgentState(state);
   EXPECT_NE(text.find(StudyLine(1, state.studies.at(1))), std::string::npos);
-  EXPECT_NE(text.find(MemoLine("abcd", state.memo.at("abcd"))), std::string::npos);
+  EXPECT_NE(text.find(MemoLine("abcd", state.memo.at("abcd"))),
+            std::string::npos);
   EXPECT_NE(text.find(ReportLine(state.reports.at(43))), std::string::npos);
   EXPECT_NE(text.find(PermanentLine("12ef", state.permanent.at("12ef"))),
             std::string::npos);
@@ -132,14 +141,18 @@ TEST(AgentState, EntryLinesAreWhatSerializeWrites) {
 TEST(AgentState, LineSizesAreTheWrittenLengths) {
   AgentState state = SampleState();
   const AgentState empty;
-  EXPECT_EQ(SerializedSize(empty), static_cast<int64_t>(SerializeAgentState(empty).size()));
-  for (const uint64_t n : {uint64_t{0}, uint64_t{9}, uint64_t{10}, uint64_t{99999},
-                           uint64_t{1} << 63, ~uint64_t{0}}) {
+  EXPECT_EQ(SerializedSize(empty),
+            static_cast<int64_t>(SerializeAgentState(empty).size()));
+  for (const uint64_t n : {uint64_t{0}, uint64_t{9}, uint64_t{10},
+                           uint64_t{99999}, uint64_t{1} << 63, ~uint64_t{0}}) {
     const int64_t s = static_cast<int64_t>(n >> 1);
-    const StudyBudget budget{.cap_nanos = s, .spent_nanos = s / 3, .last_used = s};
-    EXPECT_EQ(StudyLineSize(n, budget), static_cast<int64_t>(StudyLine(n, budget).size()));
+    const StudyBudget budget{
+        .cap_nanos = s, .spent_nanos = s / 3, .last_used = s};
+    EXPECT_EQ(StudyLineSize(n, budget),
+              static_cast<int64_t>(StudyLine(n, budget).size()));
     const SpendEntry spend{.at = s, .nanos = s / 7};
-    EXPECT_EQ(SpendLineSize(spend), static_cast<int64_t>(SpendLine(spend).size()));
+    EXPECT_EQ(SpendLineSize(spend),
+              static_cast<int64_t>(SpendLine(spend).size()));
     const MemoEntry memo{ScalarReport{-s}, s};
     EXPECT_EQ(MemoLineSize("beef", memo, PayloadToText(memo.payload)),
               static_cast<int64_t>(MemoLine("beef", memo).size()));
@@ -157,7 +170,8 @@ TEST(AgentState, LineSizesAreTheWrittenLengths) {
   }
   state.caps.period_nanos = kUnlimitedNanos;
   state.caps.lifetime_nanos = kUnlimitedNanos;
-  EXPECT_EQ(SerializedSize(state), static_cast<int64_t>(SerializeAgentState(state).size()));
+  EXPECT_EQ(SerializedSize(state),
+            static_cast<int64_t>(SerializeAgentState(state).size()));
 }
 
 }  // namespace

@@ -344,7 +344,8 @@ TEST(Agent, SettlesReportsOnFinalAcksAndKeepsTransientOnesPending) {
       t.agent->Answer(MeanAge(3, kEps / 4 + 1, 0.250000001, /*study=*/2)));
   ASSERT_OK(t.agent->RecordAck(1, absl::OkStatus()));
   ASSERT_OK(t.agent->RecordAck(2, absl::UnavailableError("try later")));
-  ASSERT_OK(t.agent->RecordAck(3, absl::FailedPreconditionError("round closed")));
+  ASSERT_OK(
+      t.agent->RecordAck(3, absl::FailedPreconditionError("round closed")));
   const std::vector<TaskReport> pending = t.agent->PendingReports();
   ASSERT_EQ(pending.size(), 1u);
   EXPECT_EQ(pending[0].task_id, 2u);
@@ -363,7 +364,8 @@ TEST(Agent, RefusesQuestionsBuiltForAnotherSchema) {
   ASSERT_OK(other);
   AgentTask task = MeanAge(1, kEps / 2, 0.5);
   task.schema = *other;
-  EXPECT_THAT(t.agent->Answer(task), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(t.agent->Answer(task),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   AgentTask histogram = ColorHistogram(2, kEps / 2);
   histogram.schema = *other;  // has no "color" field
   EXPECT_THAT(t.agent->Answer(histogram),
@@ -377,7 +379,8 @@ TEST(Agent, RefusesTasksWhoseRoundHasClosed) {
       gen, {.max_epsilon_per_study_nanos = kEps, .clock = &clock});
   AgentTask task = MeanAge(1, kEps / 2, 0.5);
   task.deadline = absl::FromUnixSeconds(1000);
-  EXPECT_THAT(t.agent->Answer(task), StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(t.agent->Answer(task),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
   clock.SetTime(absl::FromUnixSeconds(999));
   EXPECT_OK(t.agent->Answer(task));
 }
@@ -387,9 +390,10 @@ TEST(Agent, RefusesTasksWhoseRoundHasClosed) {
 // server could see; only a file that is not a JSON object is rejected, once,
 // when the agent starts.
 TEST(Agent, AnswersOddRecordsAndRejectsOnlyUnreadableFilesAtStart) {
-  for (const char* json :
-       {R"({})", R"({"age": null, "color": "purple"})", R"({"age": 1e9})",
-        R"({"agee": 3, "age": "n/a", "color": 7, "other_study_field": true})"}) {
+  for (
+      const char* json :
+      {R"({})", R"({"age": null, "color": "purple"})", R"({"age": 1e9})",
+       R"({"agee": 3, "age": "n/a", "color": 7, "other_study_field": true})"}) {
     SeededGenerator gen(13);
     TestAgent t = MakeTestAgent(
         gen, {.record_json = json, .max_epsilon_per_study_nanos = kEps});
@@ -397,7 +401,8 @@ TEST(Agent, AnswersOddRecordsAndRejectsOnlyUnreadableFilesAtStart) {
          {MeanAge(1, kEps / 2, 0.5), ColorHistogram(2, kEps / 2)}) {
       auto answer = t.agent->Answer(task);
       ASSERT_OK(answer) << json;
-      EXPECT_OK((*TaskMechanism::Create(task.task))->Validate(answer->report.payload));
+      EXPECT_OK((*TaskMechanism::Create(task.task))
+                    ->Validate(answer->report.payload));
     }
   }
   for (const char* broken : {R"({"age": )", R"([1, 2])", "not json"}) {
@@ -500,14 +505,16 @@ TEST(Agent, AnswersWorkloadTasksLikeHistogramTasks) {
     const AgentTask task = AgeCdf(1, kEps / 2, 0.5);
     auto answer = t.agent->Answer(task);
     ASSERT_OK(answer) << json;
-    EXPECT_OK((*TaskMechanism::Create(task.task))->Validate(answer->report.payload));
+    EXPECT_OK(
+        (*TaskMechanism::Create(task.task))->Validate(answer->report.payload));
   }
 }
 
 TEST(Agent, ValidatesItsOptions) {
   SeededGenerator gen(16);
   auto create = [&gen](AgentOptions options) {
-    return Agent::Create(options, std::make_unique<MemoryAgentStateStore>(), gen);
+    return Agent::Create(options, std::make_unique<MemoryAgentStateStore>(),
+                         gen);
   };
   EXPECT_THAT(create({.max_epsilon_per_study_nanos = kEps}),
               StatusIs(absl::StatusCode::kInvalidArgument));
@@ -517,7 +524,8 @@ TEST(Agent, ValidatesItsOptions) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(create({.record_json = "{}", .max_epsilon_per_study_nanos = 0}),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(create({.record_json = "{}", .max_epsilon_per_study_nanos = 1,
+  EXPECT_THAT(create({.record_json = "{}",
+                      .max_epsilon_per_study_nanos = 1,
                       .caps = {.lifetime_nanos = -1}}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(create({.record_json = "{}", .caps = {.period_nanos = 0}}),
@@ -528,9 +536,10 @@ TEST(Agent, ValidatesItsOptions) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(create({.record_json = "{}", .retention = absl::ZeroDuration()}),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(Agent::Create({.record = Record{}, .max_epsilon_per_study_nanos = 1},
-                            nullptr, gen),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      Agent::Create({.record = Record{}, .max_epsilon_per_study_nanos = 1},
+                    nullptr, gen),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_OK(create({.record = Record{}, .max_epsilon_per_study_nanos = 1}));
 }
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/testing/temp_directory.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_directory.h"
 
 namespace ldp {
 namespace {

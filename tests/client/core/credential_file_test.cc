@@ -6,8 +6,8 @@
 
 #include "client/core/atomic_file.h"
 #include "gtest/gtest.h"
-#include "tests/testing/temp_directory.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/temp_directory.h"
 
 namespace ldp {
 namespace {
@@ -39,11 +39,13 @@ TEST(CredentialFile, RejectsBadTokensAndDamagedFiles) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(SaveCredential(path, {.agent_id = 1, .bearer_token = "a b"}),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  for (const char* text : {"", "agent_id 1\n", "agent_id x\nbearer_token t\n",
-                           "agent_id 1\nbearer_token \n", "id 1\nbearer_token t\n",
-                           "agent_id 1\nbearer_token t\nextra\n"}) {
+  for (const char* text :
+       {"", "agent_id 1\n", "agent_id x\nbearer_token t\n",
+        "agent_id 1\nbearer_token \n", "id 1\nbearer_token t\n",
+        "agent_id 1\nbearer_token t\nextra\n"}) {
     ASSERT_OK(WriteFileAtomically(path, text));
-    EXPECT_THAT(LoadCredential(path), StatusIs(absl::StatusCode::kDataLoss)) << text;
+    EXPECT_THAT(LoadCredential(path), StatusIs(absl::StatusCode::kDataLoss))
+        << text;
   }
 }
 

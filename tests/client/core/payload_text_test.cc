@@ -54,17 +54,17 @@ TEST(PayloadText, UsesTheDocumentedForm) {
             "bits:66:00000000000000a1.0000000000000003");
   EXPECT_EQ(PayloadToText(FrequencyReport{SketchReport{3, 0, {0x5}, 10}}),
             "sketch:3:0:10:0000000000000005");
-  EXPECT_EQ(PayloadToText(WorkloadReport{.group = 1,
-                                         .inner = BitVectorReport{{0x6}, 3}}),
+  EXPECT_EQ(PayloadToText(
+                WorkloadReport{.group = 1, .inner = BitVectorReport{{0x6}, 3}}),
             "workload:1:bits:3:0000000000000006");
   EXPECT_EQ(PayloadToText(FrequencyReport{SubsetReport{{1, 4, 9}}}),
             "subset:1.4.9");
   EXPECT_EQ(PayloadToText(ScalarReport{-17}), "scalar:-17");
   EXPECT_EQ(PayloadToText(WorkloadReport{.group = 2, .inner = ItemReport{5}}),
             "workload:2:item:5");
-  EXPECT_EQ(PayloadToText(WorkloadReport{.group = 0,
-                                         .inner = HashedReport{9, 1}}),
-            "workload:0:hashed:9:1");
+  EXPECT_EQ(
+      PayloadToText(WorkloadReport{.group = 0, .inner = HashedReport{9, 1}}),
+      "workload:0:hashed:9:1");
 }
 
 // State files written before lengths were kept have no length; they read
@@ -88,8 +88,8 @@ TEST(PayloadText, ReadsTheFormWithoutALength) {
 
 TEST(PayloadText, RejectsAnythingMalformed) {
   for (const char* text :
-       {"", "item", "item:", "item:-1", "item:4294967296", "item: 5",
-        "item:+5", "item:5:6", "bits:a1", "bits:00000000000000A1",
+       {"", "item", "item:", "item:-1", "item:4294967296", "item: 5", "item:+5",
+        "item:5:6", "bits:a1", "bits:00000000000000A1",
         "bits:00000000000000a1.", "hashed:1", "hashed:1:2:3", "subset:1..2",
         "sketch:1:2", "scalar:", "scalar:1.5", "scalar:99999999999999999999",
         "scalar:--1", "laplace:1", "scalar:1:2", "workload", "workload:1",
@@ -101,7 +101,8 @@ TEST(PayloadText, RejectsAnythingMalformed) {
         "bits:0:00000000000000a1", "bits:-8:00000000000000a1",
         "bits:a:00000000000000a1", "bits::00000000000000a1",
         "bits:8:9:00000000000000a1", "sketch:1:2:0:0000000000000001",
-        "sketch:1:2:3:4:0000000000000001", "workload:1:bits:0:0000000000000001"}) {
+        "sketch:1:2:3:4:0000000000000001",
+        "workload:1:bits:0:0000000000000001"}) {
     EXPECT_THAT(PayloadFromText(text), StatusIs(absl::StatusCode::kDataLoss))
         << "'" << text << "'";
   }

@@ -28,9 +28,10 @@ RecordSchema PreparedSchema() {
 
 // A histogram of colors charging `charge_nanos`, its oracle specified at
 // `spec_epsilon`.
-Task PreparedColorTask(uint64_t task_id, int64_t charge_nanos, double spec_epsilon,
-               uint64_t study_id = 1) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, PreparedSchema());
+Task PreparedColorTask(uint64_t task_id, int64_t charge_nanos,
+                       double spec_epsilon, uint64_t study_id = 1) {
+  auto encoding =
+      DomainEncoding::Create(FieldEncoding{.field = "color"}, PreparedSchema());
   EXPECT_OK(encoding);
   return {.study_id = study_id,
           .round_id = 1,
@@ -43,16 +44,18 @@ Task PreparedColorTask(uint64_t task_id, int64_t charge_nanos, double spec_epsil
 }
 
 std::unique_ptr<Agent> NewPreparedAgent(SeededGenerator& gen) {
-  auto agent = Agent::Create(
-      {.record_json = R"({"color": "green"})", .max_epsilon_per_study_nanos = kEps},
-      std::make_unique<MemoryAgentStateStore>(), gen);
+  auto agent = Agent::Create({.record_json = R"({"color": "green"})",
+                              .max_epsilon_per_study_nanos = kEps},
+                             std::make_unique<MemoryAgentStateStore>(), gen);
   EXPECT_OK(agent);
   return agent.ok() ? std::move(*agent) : nullptr;
 }
 
 TEST(PreparedQuestion, HoldsTheMechanismAndTheFingerprintWhateverTheTaskId) {
-  const auto first = PreparedQuestion::Prepare(PreparedColorTask(7, kEps / 2, 0.5), PreparedSchema());
-  const auto second = PreparedQuestion::Prepare(PreparedColorTask(8, kEps / 2, 0.5), PreparedSchema());
+  const auto first = PreparedQuestion::Prepare(
+      PreparedColorTask(7, kEps / 2, 0.5), PreparedSchema());
+  const auto second = PreparedQuestion::Prepare(
+      PreparedColorTask(8, kEps / 2, 0.5), PreparedSchema());
   ASSERT_OK(first->status());
   auto mechanism = TaskMechanism::Create(PreparedColorTask(7, kEps / 2, 0.5));
   ASSERT_OK(mechanism);
@@ -63,21 +66,26 @@ TEST(PreparedQuestion, HoldsTheMechanismAndTheFingerprintWhateverTheTaskId) {
   EXPECT_NEAR(first->mechanism().implemented_epsilon(), 0.5, 1e-6);
   EXPECT_LE(first->mechanism().implemented_epsilon(), 0.5);
   // Another ε is another question.
-  EXPECT_NE(PreparedQuestion::Prepare(PreparedColorTask(7, kEps / 4, 0.25), PreparedSchema())
+  EXPECT_NE(PreparedQuestion::Prepare(PreparedColorTask(7, kEps / 4, 0.25),
+                                      PreparedSchema())
                 ->fingerprint(),
             first->fingerprint());
 }
 
 TEST(PreparedQuestion, StatesWhyAQuestionIsRefused) {
   // Charges 1 for a randomizer specified at 0.5.
-  EXPECT_THAT(PreparedQuestion::Prepare(PreparedColorTask(1, kEps, 0.5), PreparedSchema())->status(),
+  EXPECT_THAT(PreparedQuestion::Prepare(PreparedColorTask(1, kEps, 0.5),
+                                        PreparedSchema())
+                  ->status(),
               StatusIs(absl::StatusCode::kInvalidArgument));
   // Built for another schema.
   auto other = RecordSchema::Create(
       {FieldSpec::Categorical("color", {"red", "green", "blue", "black"})});
   ASSERT_OK(other);
-  EXPECT_THAT(PreparedQuestion::Prepare(PreparedColorTask(1, kEps / 2, 0.5), *other)->status(),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      PreparedQuestion::Prepare(PreparedColorTask(1, kEps / 2, 0.5), *other)
+          ->status(),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 // One preparation handed to two agents: each answers and is charged as if it
@@ -89,7 +97,8 @@ TEST(PreparedQuestion, AgentsAnswerASharedPreparationAsTheirOwn) {
   for (int a = 0; a < 2; ++a) {
     std::unique_ptr<Agent> agent = NewPreparedAgent(gen);
     ASSERT_NE(agent, nullptr);
-    AgentTask task{.task = question, .schema = PreparedSchema(), .prepared = prepared};
+    AgentTask task{
+        .task = question, .schema = PreparedSchema(), .prepared = prepared};
     task.task.task_id = 10 + a;
     auto answer = agent->Answer(task);
     ASSERT_OK(answer);
@@ -113,15 +122,17 @@ TEST(PreparedQuestion, AgentRefusesAPreparationRefusedOrOfAnotherTask) {
   const Task refused = PreparedColorTask(1, kEps, 0.5);
   EXPECT_THAT(agent->Answer({.task = refused,
                              .schema = PreparedSchema(),
-                             .prepared = PreparedQuestion::Prepare(refused, PreparedSchema())}),
+                             .prepared = PreparedQuestion::Prepare(
+                                 refused, PreparedSchema())}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   // Another study's preparation for this study's task.
-  EXPECT_THAT(
-      agent->Answer({.task = PreparedColorTask(2, kEps / 2, 0.5, /*study_id=*/1),
-                     .schema = PreparedSchema(),
-                     .prepared = PreparedQuestion::Prepare(
-                         PreparedColorTask(2, kEps / 2, 0.5, /*study_id=*/2), PreparedSchema())}),
-      StatusIs(absl::StatusCode::kInternal));
+  EXPECT_THAT(agent->Answer(
+                  {.task = PreparedColorTask(2, kEps / 2, 0.5, /*study_id=*/1),
+                   .schema = PreparedSchema(),
+                   .prepared = PreparedQuestion::Prepare(
+                       PreparedColorTask(2, kEps / 2, 0.5, /*study_id=*/2),
+                       PreparedSchema())}),
+              StatusIs(absl::StatusCode::kInternal));
   EXPECT_EQ(agent->total_spent_nanos(), 0);
   EXPECT_TRUE(agent->PendingReports().empty());
 }

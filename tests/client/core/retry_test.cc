@@ -11,21 +11,19 @@ using testing::SeededGenerator;
 using testing::StatusIs;
 
 TEST(IsTransient, RetriesOnlyWhatMaySucceedLater) {
-  for (auto code : {absl::StatusCode::kUnavailable,
-                    absl::StatusCode::kDeadlineExceeded,
-                    absl::StatusCode::kAborted,
-                    absl::StatusCode::kResourceExhausted,
-                    absl::StatusCode::kCancelled, absl::StatusCode::kInternal,
-                    absl::StatusCode::kUnknown}) {
+  for (auto code :
+       {absl::StatusCode::kUnavailable, absl::StatusCode::kDeadlineExceeded,
+        absl::StatusCode::kAborted, absl::StatusCode::kResourceExhausted,
+        absl::StatusCode::kCancelled, absl::StatusCode::kInternal,
+        absl::StatusCode::kUnknown}) {
     EXPECT_TRUE(IsTransient(code)) << code;
   }
-  for (auto code : {absl::StatusCode::kOk, absl::StatusCode::kInvalidArgument,
-                    absl::StatusCode::kNotFound,
-                    absl::StatusCode::kAlreadyExists,
-                    absl::StatusCode::kPermissionDenied,
-                    absl::StatusCode::kFailedPrecondition,
-                    absl::StatusCode::kUnauthenticated,
-                    absl::StatusCode::kDataLoss}) {
+  for (auto code :
+       {absl::StatusCode::kOk, absl::StatusCode::kInvalidArgument,
+        absl::StatusCode::kNotFound, absl::StatusCode::kAlreadyExists,
+        absl::StatusCode::kPermissionDenied,
+        absl::StatusCode::kFailedPrecondition,
+        absl::StatusCode::kUnauthenticated, absl::StatusCode::kDataLoss}) {
     EXPECT_FALSE(IsTransient(code)) << code;
   }
 }

@@ -30,15 +30,14 @@ TEST(FlipCoin, ExtremesAreDeterministic) {
   SeededGenerator gen(1);
   for (int i = 0; i < 1000; ++i) {
     EXPECT_FALSE(FlipCoin(CoinProbability::FromNumerator(0), gen));
-    EXPECT_TRUE(
-        FlipCoin(CoinProbability::FromNumerator(CoinProbability::kDenominator),
-                 gen));
+    EXPECT_TRUE(FlipCoin(
+        CoinProbability::FromNumerator(CoinProbability::kDenominator), gen));
   }
   EXPECT_EQ(FlipCoins64(CoinProbability::FromNumerator(0), gen), 0u);
-  EXPECT_EQ(FlipCoins64(CoinProbability::FromNumerator(
-                            CoinProbability::kDenominator),
-                        gen),
-            ~uint64_t{0});
+  EXPECT_EQ(
+      FlipCoins64(CoinProbability::FromNumerator(CoinProbability::kDenominator),
+                  gen),
+      ~uint64_t{0});
 }
 
 TEST(FlipCoin, FrequencyMatchesProbability) {
@@ -71,9 +70,9 @@ TEST(FlipCoins64, LanesAreIndependentCoinsOfTheStatedProbability) {
                              {kWords * q, kWords * (1 - q)});
     EXPECT_TRUE(r.Passes()) << "lane " << lane << " chi2 " << r.statistic;
   }
-  const auto pairs = ChiSquare(
-      pair_counts, {kWords * (1 - q) * (1 - q), kWords * (1 - q) * q,
-                    kWords * q * (1 - q), kWords * q * q});
+  const auto pairs =
+      ChiSquare(pair_counts, {kWords * (1 - q) * (1 - q), kWords * (1 - q) * q,
+                              kWords * q * (1 - q), kWords * q * q});
   EXPECT_TRUE(pairs.Passes()) << pairs.statistic;
 }
 

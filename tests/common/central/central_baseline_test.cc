@@ -113,8 +113,8 @@ TEST(CentralWorkloadWorstVariance, IsTheWorstDenseRow) {
     for (Eigen::Index j = 0; j < dense->rows(); ++j) {
       const Eigen::VectorXd row = dense->row(j).transpose();
       auto variance = CentralWorkloadVariance(
-          absl::MakeConstSpan(row.data(), static_cast<size_t>(row.size())),
-          250, 1.5);
+          absl::MakeConstSpan(row.data(), static_cast<size_t>(row.size())), 250,
+          1.5);
       ASSERT_OK(variance);
       worst_row = std::max(worst_row, *variance);
     }
@@ -235,16 +235,17 @@ TEST(CentralDiscreteLaplace, SamplesFollowThePmf) {
   const double variance = sampler.NoiseVariance();
   const PmfMoments pmf = SumPmf(sampler);
   EXPECT_NEAR(moments.mean(), 0, 5 * std::sqrt(variance / kSamples));
-  EXPECT_NEAR(moments.variance(), variance,
-              5 * std::sqrt((pmf.fourth_moment - variance * variance) /
-                            kSamples));
+  EXPECT_NEAR(
+      moments.variance(), variance,
+      5 * std::sqrt((pmf.fourth_moment - variance * variance) / kSamples));
 }
 
 TEST(CentralDiscreteLaplace, NoisyFractionsDivideNoisyCountsByN) {
   const CentralDiscreteLaplace sampler = MakeSampler(1.0, 2);
   SeededGenerator gen(7);
   const std::vector<int64_t> counts = {30, 0, 70};
-  const std::vector<double> fractions = sampler.NoisyFractions(counts, 100, gen);
+  const std::vector<double> fractions =
+      sampler.NoisyFractions(counts, 100, gen);
   ASSERT_EQ(fractions.size(), counts.size());
   for (const double fraction : fractions) {
     EXPECT_EQ(fraction * 100, std::round(fraction * 100));

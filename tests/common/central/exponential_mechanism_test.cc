@@ -21,8 +21,8 @@ using testing::ChiSquare;
 using testing::SeededGenerator;
 using testing::StatusIs;
 
-ExponentialMechanism Make(const std::vector<double>& scores,
-                          double sensitivity, double epsilon) {
+ExponentialMechanism Make(const std::vector<double>& scores, double sensitivity,
+                          double epsilon) {
   auto mechanism = ExponentialMechanism::Create(scores, sensitivity, epsilon);
   EXPECT_OK(mechanism);
   return std::move(mechanism).value();
@@ -75,8 +75,7 @@ TEST(ExponentialMechanism, NeighbouringScoresAreEpsilonClose) {
     for (size_t i = 0; i < base.size(); ++i, digits /= 3) {
       shifted[i] = base[i] + (digits % 3 - 1) * sensitivity;
     }
-    const ExponentialMechanism neighbour =
-        Make(shifted, sensitivity, epsilon);
+    const ExponentialMechanism neighbour = Make(shifted, sensitivity, epsilon);
     EXPECT_LE(MaxOutcomeRatio(original, neighbour),
               std::exp(epsilon) * (1 + 1e-12));
   }
@@ -94,8 +93,8 @@ TEST(ExponentialMechanism, PrivacyBoundIsNearlyAttained) {
 }
 
 TEST(ExponentialMechanism, ExtremeScoresStayFinite) {
-  const std::vector<double> scores = {1e300, -1e300, 1e300, DBL_MAX, -DBL_MAX,
-                                      0};
+  const std::vector<double> scores = {1e300,   -1e300,   1e300,
+                                      DBL_MAX, -DBL_MAX, 0};
   for (const double epsilon : {1e-300, 1e-10, 1.0, 1e10}) {
     const ExponentialMechanism mechanism = Make(scores, 1, epsilon);
     for (const double p : mechanism.Probabilities()) {
@@ -124,8 +123,7 @@ TEST(ExponentialMechanism, RejectsBadInputs) {
   constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
   EXPECT_THAT(ExponentialMechanism::Create({}, 1, 1), StatusIs(kInvalid));
   const std::vector<double> with_nan = {0, NAN};
-  EXPECT_THAT(ExponentialMechanism::Create(with_nan, 1, 1),
-              StatusIs(kInvalid));
+  EXPECT_THAT(ExponentialMechanism::Create(with_nan, 1, 1), StatusIs(kInvalid));
   const std::vector<double> with_infinity = {0, -INFINITY};
   EXPECT_THAT(ExponentialMechanism::Create(with_infinity, 1, 1),
               StatusIs(kInvalid));
@@ -158,8 +156,7 @@ TEST(ExponentialMechanism, SamplesFollowTheProbabilities) {
 
 TEST(ExponentialMechanism, ZeroWeightCandidatesAreNeverSampled) {
   // Weights e^(−5e299) underflow to 0, also at the end of the list.
-  const ExponentialMechanism mechanism =
-      Make({0, -1e300, 0, -1e300}, 1, 1);
+  const ExponentialMechanism mechanism = Make({0, -1e300, 0, -1e300}, 1, 1);
   EXPECT_EQ(mechanism.Probability(1), 0);
   EXPECT_EQ(mechanism.Probability(3), 0);
   SeededGenerator gen(5);
@@ -212,8 +209,7 @@ TEST(UtilityLossBound, HoldsExactlyAndEmpirically) {
     if (scores[mechanism.Sample(gen)] <= -*bound) ++bad;
   }
   // Binomial(S, p ≤ β): the count exceeds βS + 5σ with probability < 1e-6.
-  EXPECT_LE(bad, beta * kSamples +
-                     5 * std::sqrt(kSamples * beta * (1 - beta)));
+  EXPECT_LE(bad, beta * kSamples + 5 * std::sqrt(kSamples * beta * (1 - beta)));
 }
 
 }  // namespace

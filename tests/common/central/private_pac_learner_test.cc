@@ -50,8 +50,8 @@ std::vector<LabeledExample> Draw(size_t target, int64_t n,
 // Under the uniform distribution, thresholds s and t disagree on |s − t|
 // of the kDomain points.
 double TrueError(size_t hypothesis, size_t target) {
-  const auto gap = std::abs(static_cast<int64_t>(hypothesis) -
-                            static_cast<int64_t>(target));
+  const auto gap =
+      std::abs(static_cast<int64_t>(hypothesis) - static_cast<int64_t>(target));
   return static_cast<double>(gap) / kDomain;
 }
 
@@ -96,8 +96,7 @@ TEST(ConceptClass, RejectsMalformedClasses) {
 TEST(PrivatePacLearner, RejectsBadInputs) {
   constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
   EXPECT_THAT(PrivatePacLearner::Create(Thresholds(), 0), StatusIs(kInvalid));
-  EXPECT_THAT(PrivatePacLearner::Create(Thresholds(), NAN),
-              StatusIs(kInvalid));
+  EXPECT_THAT(PrivatePacLearner::Create(Thresholds(), NAN), StatusIs(kInvalid));
   const PrivatePacLearner learner = MakeLearner(1);
   const std::vector<LabeledExample> outside = {{.point = kDomain}};
   SeededGenerator gen(1);
@@ -118,9 +117,8 @@ TEST(PrivateLearnerSampleSize, IsTheLeastNMeetingTheRealizableCondition) {
       const auto holds = [&](int64_t samples) {
         const double m = static_cast<double>(samples);
         const double a = 2 * log_term / (epsilon * m);
-        return a < alpha &&
-               m * (alpha - a) * (alpha - a) / (2 * alpha) >=
-                   log_term * (1 - 1e-12);
+        return a < alpha && m * (alpha - a) * (alpha - a) / (2 * alpha) >=
+                                log_term * (1 - 1e-12);
       };
       EXPECT_TRUE(holds(*n)) << epsilon << " " << alpha;
       EXPECT_FALSE(holds(*n - 1)) << epsilon << " " << alpha;
@@ -167,9 +165,9 @@ TEST(PrivateLearnerSampleSize, GrowsAsEpsilonShrinksAndRejectsBadGoals) {
               StatusIs(kInvalid));
   EXPECT_THAT(PrivateLearnerSampleSize(65, 1, {.max_error = 0}),
               StatusIs(kInvalid));
-  EXPECT_THAT(PrivateLearnerSampleSize(65, 1, {.max_error = 0.1,
-                                               .confidence = 1}),
-              StatusIs(kInvalid));
+  EXPECT_THAT(
+      PrivateLearnerSampleSize(65, 1, {.max_error = 0.1, .confidence = 1}),
+      StatusIs(kInvalid));
   EXPECT_THAT(PrivateAgnosticLearnerSampleSize(65, 1e-20, {.max_error = 1e-9}),
               StatusIs(absl::StatusCode::kOutOfRange));
 }

@@ -56,7 +56,8 @@ TEST(SecureRandom, BitsAreBalanced) {
   ASSERT_OK(random);
   constexpr int kWords = 100'000;
   int64_t ones = 0;
-  for (int i = 0; i < kWords; ++i) ones += std::bitset<64>((**random)()).count();
+  for (int i = 0; i < kWords; ++i)
+    ones += std::bitset<64>((**random)()).count();
   // 6.4e6 fair bits: sd = 1265; 6 sd is far beyond any honest deviation.
   EXPECT_NEAR(static_cast<double>(ones), 3.2e6, 6 * 1265.0);
 }
@@ -66,7 +67,8 @@ TEST(SecureRandom, WorksThroughBitGenRef) {
   ASSERT_OK(random);
   absl::BitGenRef gen(**random);
   int heads = 0;
-  for (int i = 0; i < 10'000; ++i) heads += FlipCoin(CoinProbability::Half(), gen);
+  for (int i = 0; i < 10'000; ++i)
+    heads += FlipCoin(CoinProbability::Half(), gen);
   EXPECT_NEAR(heads, 5000, 6 * 50);
 }
 

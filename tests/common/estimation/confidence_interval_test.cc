@@ -49,12 +49,15 @@ TEST(Intervals, CoverAtLeastTheNominalRate) {
   int normal_miss = 0, hoeffding_miss = 0, bernstein_miss = 0;
   for (int r = 0; r < kReps; ++r) {
     int heads = 0;
-    for (int i = 0; i < kFlips; ++i) heads += FlipCoin(CoinProbability::Half(), gen);
+    for (int i = 0; i < kFlips; ++i)
+      heads += FlipCoin(CoinProbability::Half(), gen);
     const double mean = heads / double(kFlips);
     const double var = mean * (1 - mean) * kFlips / (kFlips - 1);
-    normal_miss += !NormalInterval(mean, std::sqrt(var / kFlips), 0.95).Contains(0.5);
+    normal_miss +=
+        !NormalInterval(mean, std::sqrt(var / kFlips), 0.95).Contains(0.5);
     hoeffding_miss += !HoeffdingInterval(mean, 1, kFlips, 0.95).Contains(0.5);
-    bernstein_miss += !BernsteinInterval(mean, var, 1, kFlips, 0.95).Contains(0.5);
+    bernstein_miss +=
+        !BernsteinInterval(mean, var, 1, kFlips, 0.95).Contains(0.5);
   }
   EXPECT_LE(normal_miss, 269);
   EXPECT_LE(hoeffding_miss, 269);

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "common/estimation/consistency.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/estimation/population.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
 #include "gtest/gtest.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
@@ -22,10 +22,9 @@ TEST(SimplexProjection, CutsZipfMseAtLeastFiveFold) {
   testing::SeededGenerator gen(1101);
   const auto items = SampleItems(*zipf, kUsers, gen);
   const auto truth = EmpiricalFrequencies(items, kDomain);
-  for (FrequencyOracleKind kind :
-       {FrequencyOracleKind::kOptimizedUnaryEncoding,
-        FrequencyOracleKind::kOptimizedLocalHashing,
-        FrequencyOracleKind::kHadamardResponse}) {
+  for (FrequencyOracleKind kind : {FrequencyOracleKind::kOptimizedUnaryEncoding,
+                                   FrequencyOracleKind::kOptimizedLocalHashing,
+                                   FrequencyOracleKind::kHadamardResponse}) {
     auto oracle = CreateFrequencyOracle(
         {.kind = kind, .epsilon = 1.0, .domain_size = kDomain});
     ASSERT_OK(oracle);
@@ -38,15 +37,16 @@ TEST(SimplexProjection, CutsZipfMseAtLeastFiveFold) {
     const double projected_mse =
         MeanSquaredError(ProjectOntoSimplex(raw.frequencies), truth);
     EXPECT_GE(raw_mse / projected_mse, 5.0)
-        << FrequencyOracleKindName(kind) << ": raw " << raw_mse
-        << " projected " << projected_mse;
+        << FrequencyOracleKindName(kind) << ": raw " << raw_mse << " projected "
+        << projected_mse;
     // The raw estimate is unchanged and still unbiased-looking: its MSE is
     // near the closed form (within 20%; the seeded run is one draw of an
     // average over 1024 items).
     double closed_form = 0;
     for (double f : truth) closed_form += (*oracle)->Variance(f, kUsers);
     closed_form /= kDomain;
-    EXPECT_NEAR(raw_mse / closed_form, 1.0, 0.2) << FrequencyOracleKindName(kind);
+    EXPECT_NEAR(raw_mse / closed_form, 1.0, 0.2)
+        << FrequencyOracleKindName(kind);
   }
 }
 

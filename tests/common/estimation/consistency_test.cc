@@ -46,7 +46,8 @@ TEST(ProjectOntoSimplex, IsTheNearestSimplexPoint) {
   };
   for (int t = 0; t < 2000; ++t) {
     std::vector<double> other(f.size());
-    for (double& x : other) x = static_cast<double>(UniformBelow(1000, gen)) + 1e-9;
+    for (double& x : other)
+      x = static_cast<double>(UniformBelow(1000, gen)) + 1e-9;
     const double s = Sum(other);
     for (double& x : other) x /= s;
     EXPECT_LE(dist(p), dist(other) + 1e-12);

@@ -32,7 +32,8 @@ double Total(const std::vector<double>& f) {
 }
 
 double BitwiseLogLikelihood(const std::vector<int64_t>& c, int64_t n,
-                            const PureProtocol& ch, const std::vector<double>& f) {
+                            const PureProtocol& ch,
+                            const std::vector<double>& f) {
   double sum = 0;
   for (size_t v = 0; v < c.size(); ++v) {
     const double pi = ch.q + (ch.p - ch.q) * f[v];
@@ -61,10 +62,11 @@ TEST(SupportShareMaximumLikelihood, SatisfiesItsOptimalityConditions) {
     PureProtocol ch;
     int d;
   };
-  for (const auto& [ch, d] : {Case{GrrChannel(1, 1024), 1024},
-                              Case{OueChannel(1), 1024},
-                              Case{GrrChannel(4, 64), 64}}) {
-    const std::vector<int64_t> counts = testing::ZipfSupportCounts(ch, d, 100'000, 7);
+  for (const auto& [ch, d] :
+       {Case{GrrChannel(1, 1024), 1024}, Case{OueChannel(1), 1024},
+        Case{GrrChannel(4, 64), 64}}) {
+    const std::vector<int64_t> counts =
+        testing::ZipfSupportCounts(ch, d, 100'000, 7);
     absl::StatusOr<std::vector<double>> f =
         SupportShareMaximumLikelihood(counts, ch);
     ASSERT_OK(f);
@@ -102,7 +104,8 @@ TEST(BitwiseMaximumLikelihood, RecoversTheTruthFromExpectedUeCounts) {
   for (int v = 0; v < 5; ++v) {
     counts[v] = std::llround(n * (oue.q + (oue.p - oue.q) * truth[v]));
   }
-  absl::StatusOr<std::vector<double>> f = BitwiseMaximumLikelihood(counts, n, oue);
+  absl::StatusOr<std::vector<double>> f =
+      BitwiseMaximumLikelihood(counts, n, oue);
   ASSERT_OK(f);
   for (int v = 0; v < 5; ++v) EXPECT_NEAR((*f)[v], truth[v], 1e-8);
 }
@@ -112,7 +115,8 @@ TEST(BitwiseMaximumLikelihood, BeatsEveryPairwisePerturbation) {
   const int d = 256;
   const int64_t n = 20'000;
   const std::vector<int64_t> counts = testing::ZipfSupportCounts(oue, d, n, 11);
-  absl::StatusOr<std::vector<double>> f = BitwiseMaximumLikelihood(counts, n, oue);
+  absl::StatusOr<std::vector<double>> f =
+      BitwiseMaximumLikelihood(counts, n, oue);
   ASSERT_OK(f);
   EXPECT_NEAR(Total(*f), 1, 1e-12);
   const double best = BitwiseLogLikelihood(counts, n, oue, *f);

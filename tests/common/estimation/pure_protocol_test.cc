@@ -13,8 +13,8 @@ TEST(PureProtocol, OueVarianceMatchesTheClosedForm) {
   const PureProtocol oue{.p = 0.5, .q = 1 / (e + 1)};
   // Wang et al. 2017: Var = 4e^ε / (n (e^ε − 1)²) + f/n.
   EXPECT_NEAR(oue.Variance(0.0, 1) * 1, 4 * e / ((e - 1) * (e - 1)), 1e-12);
-  EXPECT_NEAR(oue.Variance(0.3, 100),
-              (4 * e / ((e - 1) * (e - 1)) + 0.3) / 100, 1e-12);
+  EXPECT_NEAR(oue.Variance(0.3, 100), (4 * e / ((e - 1) * (e - 1)) + 0.3) / 100,
+              1e-12);
 }
 
 TEST(PureProtocol, EstimateInvertsExpectedSupport) {

@@ -12,11 +12,12 @@ using testing::StatusIs;
 
 TEST(ReportsNeeded, InvertsToleranceAchieved) {
   const double unit_variance = 4.6827;  // HR at ε = 1
-  auto n = ReportsNeeded(unit_variance, {.tolerance = 0.01, .confidence = 0.95});
+  auto n =
+      ReportsNeeded(unit_variance, {.tolerance = 0.01, .confidence = 0.95});
   ASSERT_OK(n);
-  EXPECT_EQ(*n, static_cast<int64_t>(std::ceil(1.959963984540054 *
-                                               1.959963984540054 *
-                                               unit_variance / 1e-4)));
+  EXPECT_EQ(
+      *n, static_cast<int64_t>(std::ceil(1.959963984540054 * 1.959963984540054 *
+                                         unit_variance / 1e-4)));
   EXPECT_LE(ToleranceAchieved(unit_variance, *n, 0.95), 0.01);
   EXPECT_GT(ToleranceAchieved(unit_variance, *n - 1, 0.95), 0.01);
 }

@@ -37,15 +37,16 @@ TEST(CreateFrequencyOracle, BuildsEveryKind) {
 }
 
 TEST(CreateFrequencyOracle, PassesOnInvalidSpecsAsInvalidArgument) {
-  EXPECT_THAT(CreateFrequencyOracle({.kind = FrequencyOracleKind::kHadamardResponse,
-                                     .epsilon = -1,
-                                     .domain_size = 64}),
-              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(
-      CreateFrequencyOracle({.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
-                             .epsilon = 1,
-                             .domain_size = 0}),
+      CreateFrequencyOracle({.kind = FrequencyOracleKind::kHadamardResponse,
+                             .epsilon = -1,
+                             .domain_size = 64}),
       StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(CreateFrequencyOracle(
+                  {.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
+                   .epsilon = 1,
+                   .domain_size = 0}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(CreateFrequencyOracle(
                   {.kind = FrequencyOracleKind::kLongitudinalUnaryEncoding,
                    .epsilon = 2,
@@ -115,7 +116,8 @@ TEST(ChooseFrequencyOracle, PrefersSmallReportsAmongNearTies) {
   }
   auto strict = ChooseFrequencyOracle(1.0, 1024, {.variance_slack = 0});
   ASSERT_OK(strict);
-  EXPECT_EQ(strict->chosen.unit_variance, strict->candidates.front().unit_variance);
+  EXPECT_EQ(strict->chosen.unit_variance,
+            strict->candidates.front().unit_variance);
 }
 
 // At ε = 4 the general Hadamard response (t = 6, 18-bit reports) is a
@@ -165,7 +167,8 @@ TEST(ChooseFrequencyOracle, UsesSketchesBeyondEnumerableDomains) {
   ASSERT_OK(choice);
   EXPECT_TRUE(choice->chosen.spec.kind ==
                   FrequencyOracleKind::kHadamardCountMeanSketch ||
-              choice->chosen.spec.kind == FrequencyOracleKind::kCountMeanSketch);
+              choice->chosen.spec.kind ==
+                  FrequencyOracleKind::kCountMeanSketch);
 }
 
 }  // namespace

@@ -69,22 +69,22 @@
 
 #include "common/estimation/cholesky.h"
 #include "common/mechanisms/frequency/count_mean_sketch.h"
-#include "common/mechanisms/longitudinal/dbit_flip.h"
-#include "common/mechanisms/real/discrete_laplace.h"
-#include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/frequency/generalized_randomized_response.h"
 #include "common/mechanisms/frequency/hadamard_response.h"
-#include "common/mechanisms/real/hybrid_mechanism.h"
 #include "common/mechanisms/frequency/local_hashing.h"
+#include "common/mechanisms/frequency/subset_selection.h"
+#include "common/mechanisms/frequency/unary_encoding.h"
+#include "common/mechanisms/frequency_oracle_factory.h"
+#include "common/mechanisms/longitudinal/dbit_flip.h"
 #include "common/mechanisms/longitudinal/longitudinal.h"
 #include "common/mechanisms/longitudinal/longitudinal_grr.h"
 #include "common/mechanisms/longitudinal/longitudinal_local_hashing.h"
-#include "common/mechanisms/real/mean_accumulator.h"
 #include "common/mechanisms/rappor/rappor.h"
 #include "common/mechanisms/rappor/rappor_accumulator.h"
+#include "common/mechanisms/real/discrete_laplace.h"
+#include "common/mechanisms/real/hybrid_mechanism.h"
+#include "common/mechanisms/real/mean_accumulator.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
-#include "common/mechanisms/frequency/subset_selection.h"
-#include "common/mechanisms/frequency/unary_encoding.h"
 #include "gtest/gtest.h"
 
 namespace ldp {
@@ -120,7 +120,8 @@ FrequencyBound BoundFor(const FrequencyOracle& oracle,
   const double N = spec.domain_size;
   switch (oracle.kind()) {
     case FrequencyOracleKind::kGeneralizedRandomizedResponse: {
-      const auto& grr = dynamic_cast<const GeneralizedRandomizedResponse&>(oracle);
+      const auto& grr =
+          dynamic_cast<const GeneralizedRandomizedResponse&>(oracle);
       return {1 / (grr.keep_probability() - grr.other_probability()),
               (e + N - 1) / (e - 1)};
     }
@@ -222,9 +223,9 @@ std::vector<FrequencyReport> CraftedReports(const FrequencyOracle& oracle,
         reports.push_back(BitVectorReport{{uint64_t{1} << v}});
         reports.push_back(BitVectorReport{{all_ones ^ (uint64_t{1} << v)}});
       }
-      reports.push_back(BitVectorReport{{~uint64_t{0}}});     // bits past N
+      reports.push_back(BitVectorReport{{~uint64_t{0}}});        // bits past N
       reports.push_back(BitVectorReport{{all_ones, all_ones}});  // too long
-      reports.push_back(BitVectorReport{});                    // too short
+      reports.push_back(BitVectorReport{});                      // too short
       break;
     case FrequencyOracleKind::kOptimizedLocalHashing:
     case FrequencyOracleKind::kLongitudinalLocalHashing: {
@@ -253,7 +254,8 @@ std::vector<FrequencyReport> CraftedReports(const FrequencyOracle& oracle,
       break;
     }
     case FrequencyOracleKind::kSubsetSelection: {
-      const uint32_t k = dynamic_cast<const SubsetSelection&>(oracle).subset_size();
+      const uint32_t k =
+          dynamic_cast<const SubsetSelection&>(oracle).subset_size();
       // Every subset of size k (C(16, k) ≤ 12870), by bit mask.
       for (uint32_t mask = 0; mask < (1u << N); ++mask) {
         if (static_cast<uint32_t>(__builtin_popcount(mask)) != k) continue;
@@ -276,8 +278,7 @@ std::vector<FrequencyReport> CraftedReports(const FrequencyOracle& oracle,
     case FrequencyOracleKind::kHadamardCountMeanSketch: {
       const auto& cms = dynamic_cast<const CountMeanSketch&>(oracle);
       const uint32_t m = cms.num_columns();
-      const uint64_t row_ones =
-          m >= 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
+      const uint64_t row_ones = m >= 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
       for (uint32_t row = 0; row <= cms.num_hashes(); ++row) {
         if (oracle.kind() == FrequencyOracleKind::kCountMeanSketch) {
           reports.push_back(SketchReport{row, 0, {0}});
@@ -342,7 +343,8 @@ TEST_P(FrequencyInfluence, OneReportMovesAnyFrequencyByAtMostTheBound) {
     }
     ++valid;
     for (uint32_t v = 0; v < kDomain; ++v) {
-      const double change = std::abs(after.frequencies[v] - before.frequencies[v]);
+      const double change =
+          std::abs(after.frequencies[v] - before.frequencies[v]);
       EXPECT_LE(change, bound + Slack(bound)) << "item " << v;
       worst = std::max(worst, change);
     }
@@ -356,8 +358,8 @@ TEST_P(FrequencyInfluence, OneReportMovesAnyFrequencyByAtMostTheBound) {
 std::vector<FrequencyCase> FrequencyCases() {
   using K = FrequencyOracleKind;
   const auto spec = [](K kind) {
-    return FrequencyOracleSpec{.kind = kind, .epsilon = kEpsilon,
-                               .domain_size = kDomain};
+    return FrequencyOracleSpec{
+        .kind = kind, .epsilon = kEpsilon, .domain_size = kDomain};
   };
   FrequencyOracleSpec cms = spec(K::kCountMeanSketch);
   cms.num_hashes = 4;
@@ -518,8 +520,8 @@ std::vector<int64_t> CraftedLevels(const RealMechanism& mechanism) {
   if (mechanism.kind() == RealMechanismKind::kDiscreteLaplace) {
     const int64_t max =
         dynamic_cast<const DiscreteLaplaceMechanism&>(mechanism).max_level();
-    for (int64_t level : {-max - 1, -max, int64_t{-1}, int64_t{0}, int64_t{1}, max,
-                          max + 1}) {
+    for (int64_t level :
+         {-max - 1, -max, int64_t{-1}, int64_t{0}, int64_t{1}, max, max + 1}) {
       levels.push_back(level);
     }
     return levels;
@@ -592,21 +594,24 @@ std::vector<RealCase> RealCases() {
   using K = RealMechanismKind;
   std::vector<RealCase> cases;
   for (double epsilon : {0.5, 1.0, 4.0}) {
-    const std::string suffix = "Eps" + std::to_string(static_cast<int>(10 * epsilon));
-    for (auto [kind, name] : {std::pair{K::kDuchi, "Duchi"},
-                              std::pair{K::kPiecewise, "Piecewise"},
-                              std::pair{K::kHybrid, "Hybrid"},
-                              std::pair{K::kDiscreteLaplace, "DiscreteLaplace"}}) {
-      cases.push_back({name + suffix,
-                       {.kind = kind, .epsilon = epsilon, .bound = kBound}});
+    const std::string suffix =
+        "Eps" + std::to_string(static_cast<int>(10 * epsilon));
+    for (auto [kind, name] :
+         {std::pair{K::kDuchi, "Duchi"}, std::pair{K::kPiecewise, "Piecewise"},
+          std::pair{K::kHybrid, "Hybrid"},
+          std::pair{K::kDiscreteLaplace, "DiscreteLaplace"}}) {
+      cases.push_back(
+          {name + suffix, {.kind = kind, .epsilon = epsilon, .bound = kBound}});
     }
   }
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllMechanisms, RealInfluence, ::testing::ValuesIn(RealCases()),
-    [](const ::testing::TestParamInfo<RealCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(AllMechanisms, RealInfluence,
+                         ::testing::ValuesIn(RealCases()),
+                         [](const ::testing::TestParamInfo<RealCase>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace ldp

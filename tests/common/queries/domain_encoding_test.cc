@@ -321,12 +321,11 @@ RecordSchema PrefixSchema() {
 }
 
 TEST(DomainEncoding, PrefixFirstRoundReadsTheLeadingBits) {
-  const DomainEncoding e = MakeEncoding(
-      PrefixEncoding{.field = "x",
-                     .prefix_bits = 4,
-                     .candidates = {{}},
-                     .extension_bits = 4},
-      PrefixSchema());
+  const DomainEncoding e = MakeEncoding(PrefixEncoding{.field = "x",
+                                                       .prefix_bits = 4,
+                                                       .candidates = {{}},
+                                                       .extension_bits = 4},
+                                        PrefixSchema());
   EXPECT_EQ(e.domain_size(), 17u);
   EXPECT_EQ(e.Encode(With("x", Bits("1011000000000001"))), 1u + 0b1011);
   EXPECT_EQ(e.Describe(1 + 0b1011), "x[0:4]=1011");
@@ -360,12 +359,11 @@ TEST(DomainEncoding, PrefixExtendsKnownCandidates) {
 TEST(DomainEncoding, PrefixRoundTripsEveryValue) {
   const std::vector<std::vector<bool>> candidates = {
       Bits("00000"), Bits("10101"), Bits("11111"), Bits("01100")};
-  const DomainEncoding e = MakeEncoding(
-      PrefixEncoding{.field = "x",
-                     .prefix_bits = 8,
-                     .candidates = candidates,
-                     .extension_bits = 3},
-      PrefixSchema());
+  const DomainEncoding e = MakeEncoding(PrefixEncoding{.field = "x",
+                                                       .prefix_bits = 8,
+                                                       .candidates = candidates,
+                                                       .extension_bits = 3},
+                                        PrefixSchema());
   for (int v = 0; v < 256; ++v) {
     std::string text;
     for (int i = 7; i >= 0; --i) text.push_back((v >> i) & 1 ? '1' : '0');
@@ -406,9 +404,9 @@ TEST(DomainEncoding, RejectsBadPrefixEncodings) {
   }
   // 1 + 2·2^30 items is one past the limit; 1 + 2^30 fits.
   const RecordSchema wide = EncodingSchema({FieldSpec::BitVector("x", 64)});
-  EXPECT_THAT(DomainEncoding::Create(prefix("x", 31, 30, {Bits("0"), Bits("1")}),
-                                     wide),
-              StatusIs(kInvalid));
+  EXPECT_THAT(
+      DomainEncoding::Create(prefix("x", 31, 30, {Bits("0"), Bits("1")}), wide),
+      StatusIs(kInvalid));
   EXPECT_THAT(DomainEncoding::Create(prefix("x", 40, 32, {{}}), wide),
               StatusIs(kInvalid));
   EXPECT_OK(DomainEncoding::Create(prefix("x", 31, 30, {Bits("1")}), wide));

@@ -121,8 +121,8 @@ TEST(Query, LogisticIsTheSigmoidWithoutOverflow) {
   for (double x : {-30.0, -2.5, -0.1, 0.1, 1.0, 4.0, 30.0}) {
     EXPECT_NEAR(Eval(Logistic(Constant(x))), 1 / (1 + std::exp(-x)), 1e-15);
     // σ(−x) = 1 − σ(x).
-    EXPECT_NEAR(Eval(Logistic(Constant(-x))),
-                1 - Eval(Logistic(Constant(x))), 1e-15);
+    EXPECT_NEAR(Eval(Logistic(Constant(-x))), 1 - Eval(Logistic(Constant(x))),
+                1e-15);
   }
   // Far tails: a naive 1/(1 + e^−x) overflows e^−x at x = −1000 (giving 0
   // only by luck) and loses σ(−700)'s relative precision; here it is exact.

@@ -17,8 +17,8 @@
 namespace ldp {
 namespace {
 
-using testing::HistogramTaskFor;
 using testing::Hierarchical;
+using testing::HistogramTaskFor;
 using testing::IncomeTask;
 using testing::RecordWith;
 using testing::SeededGenerator;
@@ -31,12 +31,14 @@ TEST(TaskAccumulator, CountsOnlyValidWorkloadReports) {
   ASSERT_OK(mechanism);
   TaskAccumulator accumulator(*mechanism);
   const ReportPayload wrong = FrequencyReport{ItemReport{1}};
-  EXPECT_THAT(accumulator.Add(wrong), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(accumulator.Add(wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(accumulator.Add(ScalarReport{.level = 0}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   // A group the strategy never samples.
-  EXPECT_THAT(accumulator.Add(WorkloadReport{.group = 1000, .inner = ItemReport{0}}),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      accumulator.Add(WorkloadReport{.group = 1000, .inner = ItemReport{0}}),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(accumulator.num_reports(), 0);
   // Without an estimator the estimate says how many reports, and no more.
   const auto empty = std::get<WorkloadAnswer>(accumulator.Estimate(0.9));
@@ -44,7 +46,8 @@ TEST(TaskAccumulator, CountsOnlyValidWorkloadReports) {
   EXPECT_TRUE(empty.answers.empty());
   // Valid reports count.
   SeededGenerator gen(5);
-  ASSERT_OK(accumulator.Add((*mechanism)->Randomize(RecordWith(1, "blue"), gen)));
+  ASSERT_OK(
+      accumulator.Add((*mechanism)->Randomize(RecordWith(1, "blue"), gen)));
   EXPECT_EQ(accumulator.num_reports(), 1);
 }
 
@@ -81,14 +84,15 @@ TEST(TaskAccumulator, EstimatesAWorkload) {
   absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
       WorkloadEstimator::Create(*cdf, *strategy);
   ASSERT_OK(estimator);
-  TaskAccumulator accumulator(*mechanism, {.estimator = *estimator,
-                                           .consistency = true,
-                                           .strategy = *strategy});
+  TaskAccumulator accumulator(
+      *mechanism,
+      {.estimator = *estimator, .consistency = true, .strategy = *strategy});
   SeededGenerator gen(13);
   const char* colors[] = {"red", "red", "green", "blue"};
   constexpr int kAgents = 40'000;
   for (int i = 0; i < kAgents; ++i) {
-    ASSERT_OK(accumulator.Add((*mechanism)->Randomize(RecordWith(1, colors[i % 4]), gen)));
+    ASSERT_OK(accumulator.Add(
+        (*mechanism)->Randomize(RecordWith(1, colors[i % 4]), gen)));
   }
   EXPECT_EQ(accumulator.StrategyEstimate().size(),
             static_cast<size_t>((*strategy)->output_dimension()));
@@ -125,8 +129,8 @@ TEST(TaskAccumulator, BuildsItsOwnStrategyWhenNoneIsGiven) {
   absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
       WorkloadEstimator::Create(*cdf, *strategy);
   ASSERT_OK(estimator);
-  TaskAccumulator given(*mechanism, {.estimator = *estimator,
-                                     .strategy = *strategy});
+  TaskAccumulator given(*mechanism,
+                        {.estimator = *estimator, .strategy = *strategy});
   TaskAccumulator own(*mechanism, {.estimator = *estimator});
   SeededGenerator gen(14);
   const char* colors[] = {"red", "green", "blue", "other"};
@@ -146,7 +150,8 @@ TEST(TaskAccumulator, RejectsTheWrongKindOfReport) {
   ASSERT_OK(mechanism);
   TaskAccumulator accumulator(*mechanism);
   const ReportPayload wrong = FrequencyReport{ItemReport{1}};
-  EXPECT_THAT(accumulator.Add(wrong), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(accumulator.Add(wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_EQ(accumulator.num_reports(), 0);
   auto histogram = TaskMechanism::Create(HistogramTaskFor(kNanosPerEpsilon, 1));
   ASSERT_OK(histogram);
@@ -169,7 +174,8 @@ TEST(TaskAccumulator, EstimatesAQueryInItsOwnRange) {
   for (int i = 0; i < kAgents; ++i) {
     const double income = 10.0 * ((i * 7919) % kAgents) / kAgents;
     truth += income;
-    ASSERT_OK(accumulator.Add((*mechanism)->Randomize(RecordWith(income, "red"), gen)));
+    ASSERT_OK(accumulator.Add(
+        (*mechanism)->Randomize(RecordWith(income, "red"), gen)));
   }
   truth /= kAgents;
   const auto estimate = std::get<ScalarEstimate>(accumulator.Estimate(0.95));
@@ -187,12 +193,14 @@ TEST(TaskAccumulator, EstimatesAHistogram) {
   SeededGenerator gen(12);
   const char* colors[] = {"red", "red", "green", "blue"};
   for (int i = 0; i < 40'000; ++i) {
-    ASSERT_OK(accumulator.Add((*mechanism)->Randomize(RecordWith(1, colors[i % 4]), gen)));
+    ASSERT_OK(accumulator.Add(
+        (*mechanism)->Randomize(RecordWith(1, colors[i % 4]), gen)));
   }
   const auto estimate = std::get<HistogramEstimate>(accumulator.Estimate(0.95));
   const double truth[] = {0.5, 0.25, 0.25, 0};
   for (int v = 0; v < 4; ++v) {
-    EXPECT_NEAR(estimate.frequencies[v], truth[v], 5 * std::sqrt(estimate.variances[v]));
+    EXPECT_NEAR(estimate.frequencies[v], truth[v],
+                5 * std::sqrt(estimate.variances[v]));
   }
 }
 

@@ -24,29 +24,34 @@ inline RecordSchema Schema() {
 }
 
 inline Task HistogramTaskFor(int64_t epsilon_nanos, double oracle_epsilon) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, Schema());
+  auto encoding =
+      DomainEncoding::Create(FieldEncoding{.field = "color"}, Schema());
   EXPECT_OK(encoding);
-  return Task{.task_id = 7,
-              .epsilon_nanos = epsilon_nanos,
-              .question = HistogramTask{
-                  .encoding = *encoding,
-                  .oracle = {.kind = FrequencyOracleKind::kGeneralizedRandomizedResponse,
-                             .epsilon = oracle_epsilon}}};
+  return Task{
+      .task_id = 7,
+      .epsilon_nanos = epsilon_nanos,
+      .question = HistogramTask{
+          .encoding = *encoding,
+          .oracle = {
+              .kind = FrequencyOracleKind::kGeneralizedRandomizedResponse,
+              .epsilon = oracle_epsilon}}};
 }
 
 inline Task IncomeTask() {
   auto query = Query::Create(expr::Field("income"), {0, 10}, Schema());
   EXPECT_OK(query);
-  return Task{.task_id = 8,
-              .epsilon_nanos = kNanosPerEpsilon,
-              .question = StatisticalQueryTask{
-                  .query = *query,
-                  .mechanism = {.kind = RealMechanismKind::kHybrid, .epsilon = 1}}};
+  return Task{
+      .task_id = 8,
+      .epsilon_nanos = kNanosPerEpsilon,
+      .question = StatisticalQueryTask{
+          .query = *query,
+          .mechanism = {.kind = RealMechanismKind::kHybrid, .epsilon = 1}}};
 }
 
 // The CDF of `color` (N = 4) through a workload strategy at εₜ.
 inline Task WorkloadTaskFor(int64_t epsilon_nanos, StrategySpec strategy) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, Schema());
+  auto encoding =
+      DomainEncoding::Create(FieldEncoding{.field = "color"}, Schema());
   EXPECT_OK(encoding);
   return Task{.task_id = 9,
               .epsilon_nanos = epsilon_nanos,

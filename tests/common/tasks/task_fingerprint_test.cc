@@ -21,31 +21,35 @@ RecordSchema FingerprintSchema(int64_t age_upper = 99) {
 Task MeanAgeTask(const RecordSchema& schema, double upper = 99) {
   auto query = Query::Create(expr::Field("age"), {0, upper}, schema);
   EXPECT_OK(query);
-  return Task{.study_id = 1,
-              .round_id = 1,
-              .task_id = 10,
-              .epsilon_nanos = kNanosPerEpsilon,
-              .question = StatisticalQueryTask{
-                  .query = *query,
-                  .mechanism = {.kind = RealMechanismKind::kDuchi,
-                                .epsilon = 1}}};
+  return Task{
+      .study_id = 1,
+      .round_id = 1,
+      .task_id = 10,
+      .epsilon_nanos = kNanosPerEpsilon,
+      .question = StatisticalQueryTask{
+          .query = *query,
+          .mechanism = {.kind = RealMechanismKind::kDuchi, .epsilon = 1}}};
 }
 
 Task ColorTask(const RecordSchema& schema) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
+  auto encoding =
+      DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
   EXPECT_OK(encoding);
-  return Task{.study_id = 1,
-              .round_id = 1,
-              .task_id = 11,
-              .epsilon_nanos = kNanosPerEpsilon,
-              .question = HistogramTask{
-                  .encoding = *encoding,
-                  .oracle = {.kind = FrequencyOracleKind::kGeneralizedRandomizedResponse,
-                             .epsilon = 1}}};
+  return Task{
+      .study_id = 1,
+      .round_id = 1,
+      .task_id = 11,
+      .epsilon_nanos = kNanosPerEpsilon,
+      .question = HistogramTask{
+          .encoding = *encoding,
+          .oracle = {
+              .kind = FrequencyOracleKind::kGeneralizedRandomizedResponse,
+              .epsilon = 1}}};
 }
 
 Task ColorCdfTask(const RecordSchema& schema) {
-  auto encoding = DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
+  auto encoding =
+      DomainEncoding::Create(FieldEncoding{.field = "color"}, schema);
   EXPECT_OK(encoding);
   StrategySpec strategy;
   strategy.kind = StrategyKind::kHierarchical;
@@ -64,7 +68,8 @@ TEST(TaskFingerprint, IsAHexSha256) {
   const std::string fingerprint =
       TaskFingerprint(MeanAgeTask(FingerprintSchema()), FingerprintSchema());
   EXPECT_EQ(fingerprint.size(), 64u);
-  EXPECT_EQ(fingerprint.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(fingerprint.find_first_not_of("0123456789abcdef"),
+            std::string::npos);
 }
 
 // Agents' saved memos are keyed by fingerprints: if the encoding changed,
@@ -115,7 +120,8 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   std::get<StatisticalQueryTask>(t.question).mechanism.epsilon = 0.5;
   add("mechanism epsilon", t, schema);
   t = sq;
-  std::get<StatisticalQueryTask>(t.question).mechanism.kind = RealMechanismKind::kHybrid;
+  std::get<StatisticalQueryTask>(t.question).mechanism.kind =
+      RealMechanismKind::kHybrid;
   add("mechanism kind", t, schema);
   add("output range", MeanAgeTask(schema, 50), schema);
   add("schema bounds", MeanAgeTask(FingerprintSchema(120)),
@@ -143,7 +149,8 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   std::get<HistogramTask>(t.question).oracle.num_cohorts = 9;
   add("RAPPOR, 9 cohorts", t, schema);
   t = histogram;
-  auto age = DomainEncoding::Create(FieldEncoding{.field = "age", .num_buckets = 10}, schema);
+  auto age = DomainEncoding::Create(
+      FieldEncoding{.field = "age", .num_buckets = 10}, schema);
   ASSERT_OK(age);
   std::get<HistogramTask>(t.question).encoding = *age;
   add("encoding", t, schema);
@@ -153,7 +160,8 @@ TEST(TaskFingerprint, ChangesWithAnythingThatChangesTheReport) {
   add("base workload", cdf, schema);
   const std::vector<std::pair<const char*, std::function<void(StrategySpec&)>>>
       strategy_changes = {
-          {"strategy kind", [](StrategySpec& s) { s.kind = StrategyKind::kHaar; }},
+          {"strategy kind",
+           [](StrategySpec& s) { s.kind = StrategyKind::kHaar; }},
           {"strategy epsilon", [](StrategySpec& s) { s.epsilon = 0.5; }},
           {"branching", [](StrategySpec& s) { s.branching = 3; }},
           {"bits", [](StrategySpec& s) { s.num_bits = 2; }},

@@ -15,8 +15,8 @@
 namespace ldp {
 namespace {
 
-using testing::HistogramTaskFor;
 using testing::Hierarchical;
+using testing::HistogramTaskFor;
 using testing::IncomeTask;
 using testing::RecordWith;
 using testing::SeededGenerator;
@@ -25,8 +25,9 @@ using testing::WorkloadTaskFor;
 
 TEST(TaskMechanism, RefusesARandomizerStrongerThanTheCharge) {
   EXPECT_OK(TaskMechanism::Create(HistogramTaskFor(kNanosPerEpsilon, 1.0)));
-  EXPECT_THAT(TaskMechanism::Create(HistogramTaskFor(kNanosPerEpsilon / 2, 1.0)),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      TaskMechanism::Create(HistogramTaskFor(kNanosPerEpsilon / 2, 1.0)),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(TaskMechanism::Create(HistogramTaskFor(0, 1.0)),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(TaskMechanism::Create(HistogramTaskFor(kNanosPerEpsilon, -1.0)),
@@ -48,8 +49,9 @@ TEST(TaskMechanism, WorkloadStrategiesFollowTheChargeRule) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   StrategySpec no_branching = Hierarchical(1);
   no_branching.branching = 1;
-  EXPECT_THAT(TaskMechanism::Create(WorkloadTaskFor(kNanosPerEpsilon, no_branching)),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      TaskMechanism::Create(WorkloadTaskFor(kNanosPerEpsilon, no_branching)),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(TaskMechanism::Create(WorkloadTaskFor(0, Hierarchical(1))),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
@@ -76,7 +78,8 @@ TEST(TaskMechanism, WorkloadReportsValidateAndOthersDoNot) {
   ASSERT_OK(mechanism);
   SeededGenerator gen(5);
   Record missing;
-  for (const Record& r : {RecordWith(1, "blue"), RecordWith(1, "purple"), missing}) {
+  for (const Record& r :
+       {RecordWith(1, "blue"), RecordWith(1, "purple"), missing}) {
     const ReportPayload payload = (*mechanism)->Randomize(r, gen);
     ASSERT_TRUE(std::holds_alternative<WorkloadReport>(payload));
     EXPECT_OK((*mechanism)->Validate(payload));
@@ -87,9 +90,10 @@ TEST(TaskMechanism, WorkloadReportsValidateAndOthersDoNot) {
   EXPECT_THAT((*mechanism)->Validate(ScalarReport{.level = 0}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   // A group the strategy never samples.
-  EXPECT_THAT((*mechanism)->Validate(
-                  WorkloadReport{.group = 1000, .inner = ItemReport{0}}),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      (*mechanism)
+          ->Validate(WorkloadReport{.group = 1000, .inner = ItemReport{0}}),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(TaskMechanism, OddRecordsStillYieldOneValidReport) {

@@ -67,7 +67,8 @@ TEST(GradientPlanTest, PicksTheDocumentedK) {
   }
 }
 
-TEST(GradientPlanTest, AnExplicitKChargesAtMostTheCapAndUsesTheChoiceAtEpsOverK) {
+TEST(GradientPlanTest,
+     AnExplicitKChargesAtMostTheCapAndUsesTheChoiceAtEpsOverK) {
   const int64_t cap = 4 * kEps + 1;  // not a multiple of 3
   absl::StatusOr<GradientPlan> plan = PlanGradientReports(cap, 0.25, 10, 3);
   ASSERT_OK(plan);
@@ -83,7 +84,8 @@ TEST(GradientPlanTest, AnExplicitKChargesAtMostTheCapAndUsesTheChoiceAtEpsOverK)
   absl::StatusOr<GradientPlan> one = PlanGradientReports(cap, 0.25, 10, 1);
   ASSERT_OK(one);
   EXPECT_EQ(one->epsilon_nanos_per_report, cap);
-  EXPECT_EQ(one->Describe(), "1 coordinate per agent at the full ε = 4, hybrid");
+  EXPECT_EQ(one->Describe(),
+            "1 coordinate per agent at the full ε = 4, hybrid");
 }
 
 // The k blocks tile [0, D) in order, each one or two coordinates wide here,

@@ -94,8 +94,8 @@ TEST(HeavyHittersTest, ScheduleIsSampleSplittingWithinTheCap) {
     ASSERT_EQ(schedule.size(), names.size()) << s;
     for (size_t t = 0; t < schedule.size(); ++t) {
       EXPECT_EQ(schedule[t].name, names[t]);
-      EXPECT_EQ(schedule[t].slice,
-                EqualSlice(static_cast<int>(t), static_cast<int>(names.size())));
+      EXPECT_EQ(schedule[t].slice, EqualSlice(static_cast<int>(t),
+                                              static_cast<int>(names.size())));
     }
     EXPECT_OK(CheckSchedule(schedule, context.epsilon_cap_nanos));
     EXPECT_EQ(MaxScheduledSpend(schedule), context.epsilon_cap_nanos);
@@ -106,9 +106,8 @@ TEST(HeavyHittersTest, ScheduleIsSampleSplittingWithinTheCap) {
 // extends the `candidates` most frequent prefixes (item 0, "no candidate",
 // never survives); the result reads the last round.
 TEST(HeavyHittersTest, PrefixRoundsFollowTheAnswers) {
-  auto program = Create({{"bits_per_round", "8"},
-                         {"k", "2"},
-                         {"candidates", "3"}});
+  auto program =
+      Create({{"bits_per_round", "8"}, {"k", "2"}, {"candidates", "3"}});
   ASSERT_OK(program);
   absl::StatusOr<ProgramStep> first = (*program)->Next({});
   ASSERT_OK(first);
@@ -128,31 +127,34 @@ TEST(HeavyHittersTest, PrefixRoundsFollowTheAnswers) {
   h1.frequencies[1 + 0xa7] = 0.3;
   h1.frequencies[1 + 0x13] = 0.2;
   h1.frequencies[1 + 0xff] = 0.1;
-  const RoundAnswers round1{.answers = {{.question_id = "prefix_8",
-                                         .estimate = h1}}};
+  const RoundAnswers round1{
+      .answers = {{.question_id = "prefix_8", .estimate = h1}}};
   absl::StatusOr<ProgramStep> second = (*program)->Next({round1});
   ASSERT_OK(second);
   ASSERT_TRUE(second->round.has_value());
-  const auto& q2 = std::get<HistogramQuestion>(second->round->questions[0].kind);
+  const auto& q2 =
+      std::get<HistogramQuestion>(second->round->questions[0].kind);
   const auto& p2 = std::get<PrefixEncoding>(q2.encoding.spec());
   EXPECT_EQ(p2.prefix_bits, 16u);
   EXPECT_EQ(p2.extension_bits, 8u);
-  EXPECT_EQ(p2.candidates, (std::vector<std::vector<bool>>{
-                               BitsOf(0xa7, 8), BitsOf(0x13, 8), BitsOf(0xff, 8)}));
+  EXPECT_EQ(p2.candidates,
+            (std::vector<std::vector<bool>>{BitsOf(0xa7, 8), BitsOf(0x13, 8),
+                                            BitsOf(0xff, 8)}));
   ASSERT_EQ(q2.encoding.domain_size(), 1u + 3 * 256);
   // A record 0x13c4 is candidate 1 extended by 0xc4.
   Record r;
   r.values["value"] = BitsOf(0x13c4, 16);
   EXPECT_EQ(q2.encoding.Encode(r), 1u + 256 + 0xc4);
-  EXPECT_EQ(q2.encoding.Describe(1 + 256 + 0xc4), "value[0:16]=0001001111000100");
+  EXPECT_EQ(q2.encoding.Describe(1 + 256 + 0xc4),
+            "value[0:16]=0001001111000100");
 
   HistogramEstimate h2{.frequencies = std::vector<double>(1 + 3 * 256, 0),
                        .variances = std::vector<double>(1 + 3 * 256, 1e-6)};
   h2.frequencies[1 + 256 + 0xc4] = 0.25;  // 0x13c4
   h2.frequencies[1 + 0x01] = 0.125;       // 0xa701
   h2.variances[1 + 0x01] = 4e-6;
-  const RoundAnswers round2{.answers = {{.question_id = "prefix_16",
-                                         .estimate = h2}}};
+  const RoundAnswers round2{
+      .answers = {{.question_id = "prefix_16", .estimate = h2}}};
   absl::StatusOr<ProgramStep> done = (*program)->Next({round1, round2});
   ASSERT_OK(done);
   EXPECT_FALSE(done->round.has_value());
@@ -223,10 +225,10 @@ TEST(HeavyHittersTest, RecoversTheTopOfAZipfPopulation) {
       .schema = Schema(kBits),
       .epsilon_cap_nanos = 4 * kEps,
       .mode = StudyMode::kInteractive,
-      .program = ProgramSpec{.name = "heavy_hitters",
-                             .parameters = {{"k", "5"},
-                                            {"bits_per_round", "8"},
-                                            {"candidates", "20"}}}};
+      .program = ProgramSpec{
+          .name = "heavy_hitters",
+          .parameters = {
+              {"k", "5"}, {"bits_per_round", "8"}, {"candidates", "20"}}}};
   std::mt19937_64 coins(7);
   absl::StatusOr<SimulationResult> run =
       SimulateStudy(study, kAgents, records, coins);
@@ -251,8 +253,8 @@ TEST(HeavyHittersTest, RecoversTheTopOfAZipfPopulation) {
     found.push_back(v);
     const double truth = static_cast<double>(counts[v]) / kAgents;
     // The 95% interval's half-width is 1.96 SE.
-    const double se = (share->interval->upper - share->interval->lower) /
-                      (2 * 1.959964);
+    const double se =
+        (share->interval->upper - share->interval->lower) / (2 * 1.959964);
     EXPECT_LE(std::abs(share->value - truth), 5 * se) << name;
   }
   for (uint32_t rank = 0; rank < 4; ++rank) {

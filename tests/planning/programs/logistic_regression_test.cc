@@ -118,9 +118,11 @@ TEST(LogisticRegressionTest, ReleasesTheMeanOfTheLastIterates) {
                                             {"radius", "1000"}}),
                                       LogisticContext());
   ASSERT_OK(program);
-  const std::vector<std::vector<double>> g = {
-      {0.2, -0.1, 0.05}, {-0.3, 0.4, 0}, {0.1, 0.1, -0.2}, {0, -0.25, 0.1},
-      {0.15, 0.05, 0.3}};
+  const std::vector<std::vector<double>> g = {{0.2, -0.1, 0.05},
+                                              {-0.3, 0.4, 0},
+                                              {0.1, 0.1, -0.2},
+                                              {0, -0.25, 0.1},
+                                              {0.15, 0.05, 0.3}};
   std::vector<LogisticModel> iterates = {{.theta = {0, 0}}};
   for (size_t t = 0; t < g.size(); ++t) {
     LogisticModel next = iterates.back();
@@ -285,10 +287,12 @@ TEST(LogisticRegressionTest, AsksWithTheLowestMechanismVarianceKind) {
 // rounds on the same slice at ε/2, the second asked at the same model as
 // the first; the step is taken only once both are in, from both.
 TEST(LogisticRegressionTest, TwoCoordinatesPerAgentAskEachBlockOnceAtHalfEps) {
-  auto program = CreateLogisticRegressionProgram(
-      Spec({{"rounds", "3"}, {"coordinates_per_agent", "2"},
-            {"learning_rate", "2"}, {"average_tail", "0"}}),
-      LogisticContext(3 * kEps));
+  auto program =
+      CreateLogisticRegressionProgram(Spec({{"rounds", "3"},
+                                            {"coordinates_per_agent", "2"},
+                                            {"learning_rate", "2"},
+                                            {"average_tail", "0"}}),
+                                      LogisticContext(3 * kEps));
   ASSERT_OK(program);
   const std::vector<ScheduledRound> schedule = (*program)->Schedule();
   ASSERT_EQ(schedule.size(), 6u);
@@ -299,8 +303,8 @@ TEST(LogisticRegressionTest, TwoCoordinatesPerAgentAskEachBlockOnceAtHalfEps) {
   EXPECT_EQ(schedule[1].name, "gradient step 1, block 2 of 2");
   EXPECT_OK(CheckSchedule(schedule, 3 * kEps));
   EXPECT_EQ(MaxScheduledSpend(schedule), 3 * kEps);
-  absl::StatusOr<SqMechanismChoice> half = ChooseScalarMechanism(
-      1.5, 0.25, MechanismCriterion::kMechanismVariance);
+  absl::StatusOr<SqMechanismChoice> half =
+      ChooseScalarMechanism(1.5, 0.25, MechanismCriterion::kMechanismVariance);
   ASSERT_OK(half);
   const auto ids = [&](const ProgramStep& step) {
     std::vector<std::string> out;
@@ -308,7 +312,8 @@ TEST(LogisticRegressionTest, TwoCoordinatesPerAgentAskEachBlockOnceAtHalfEps) {
       out.push_back(q.id);
       EXPECT_EQ(q.epsilon_nanos, 3 * kEps / 2) << q.id;
       EXPECT_EQ(std::get<StatisticalQueryQuestion>(q.kind).mechanism,
-                half->kind) << q.id;
+                half->kind)
+          << q.id;
     }
     return out;
   };
@@ -342,7 +347,8 @@ TEST(LogisticRegressionTest, TwoCoordinatesPerAgentAskEachBlockOnceAtHalfEps) {
   ASSERT_OK(s3);
   const double margin = m.theta[0] * 0.5 + m.theta[1] * 0.75 + m.bias;
   const double residual = 1 / (1 + std::exp(-margin)) - 1;
-  const auto& v = std::get<StatisticalQueryQuestion>(s3->round->questions[0].kind);
+  const auto& v =
+      std::get<StatisticalQueryQuestion>(s3->round->questions[0].kind);
   EXPECT_NEAR(v.query.Evaluate(r), std::clamp(residual * 0.75, -0.25, 0.25),
               1e-12);
   // A step missing a block's estimate is an error, not a silent zero.
@@ -359,8 +365,8 @@ TEST(LogisticRegressionTest, TheDefaultKIsThePlannersChoice) {
     auto program = CreateLogisticRegressionProgram(
         Spec({{"rounds", "4"}, {"clip", "0.25"}}), LogisticContext(cap));
     ASSERT_OK(program);
-    EXPECT_EQ((*program)->Schedule().size(),
-              4u * plan->coordinates_per_agent) << "ε = " << eps;
+    EXPECT_EQ((*program)->Schedule().size(), 4u * plan->coordinates_per_agent)
+        << "ε = " << eps;
     EXPECT_EQ(plan->coordinates_per_agent, eps == 2.0 ? 1 : 3);
   }
 }
@@ -439,7 +445,8 @@ TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
   absl::StatusOr<ProgramStep> again = (*program)->Next(history);
   ASSERT_OK(again);
   EXPECT_FALSE(again->round.has_value());
-  absl::StatusOr<LogisticModel> m2_or = LogisticModelFromResult(again->result, 2);
+  absl::StatusOr<LogisticModel> m2_or =
+      LogisticModelFromResult(again->result, 2);
   ASSERT_OK(m2_or);
   const LogisticModel& m2 = *m2_or;
   EXPECT_EQ(m2.theta, m.theta);
@@ -451,7 +458,8 @@ TEST(LogisticRegressionTest, LearnsASeparablePopulation) {
 // bias 10 000 each, at a report variance ≤ 5.3·c² (hybrid at ε = 1), so the
 // noise per coordinate is ≈ √(5.3·0.0625/10^4) ≈ 0.006, twice the k = 1
 // case's: the bound 0.8 is still over 5σ of the accumulated noise away.
-TEST(LogisticRegressionTest, LearnsASeparablePopulationWithTwoCoordinatesPerAgent) {
+TEST(LogisticRegressionTest,
+     LearnsASeparablePopulationWithTwoCoordinatesPerAgent) {
   absl::StatusOr<SimulationResult> run = SimulateSeparable(
       SeparableStudy({{"rounds", "10"}, {"coordinates_per_agent", "2"}}), 6);
   ASSERT_OK(run);

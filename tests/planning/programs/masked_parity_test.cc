@@ -47,9 +47,9 @@ TEST(MaskedParityTest, LabelFollowsTheDefinition) {
   const MaskedParityConcept c{.r = {true, false, true}, .a = true};
   EXPECT_TRUE(MaskedParityLabel(c, {false, false, false}, 0, true));   // r_0
   EXPECT_FALSE(MaskedParityLabel(c, {false, false, false}, 1, true));  // r_1
-  EXPECT_TRUE(MaskedParityLabel(c, {false, true, false}, 0, false));   // 0 ⊕ a
-  EXPECT_FALSE(MaskedParityLabel(c, {true, true, false}, 0, false));   // 1 ⊕ a
-  EXPECT_TRUE(MaskedParityLabel(c, {true, true, true}, 2, false));     // 0 ⊕ a
+  EXPECT_TRUE(MaskedParityLabel(c, {false, true, false}, 0, false));  // 0 ⊕ a
+  EXPECT_FALSE(MaskedParityLabel(c, {true, true, false}, 0, false));  // 1 ⊕ a
+  EXPECT_TRUE(MaskedParityLabel(c, {true, true, true}, 2, false));    // 0 ⊕ a
 }
 
 TEST(MaskedParityTest, ErrorFormula) {
@@ -75,38 +75,44 @@ TEST(MaskedParityTest, ErrorFormulaMatchesEnumeration) {
       for (int j = 0; j < d; ++j) x[j] = (xs >> j) & 1;
       for (int i = 0; i < d; ++i) {
         for (bool b : {false, true}) {
-          disagree += MaskedParityLabel(truth, x, i, b) != MaskedParityLabel(h, x, i, b);
+          disagree += MaskedParityLabel(truth, x, i, b) !=
+                      MaskedParityLabel(h, x, i, b);
           ++total;
         }
       }
     }
-    EXPECT_DOUBLE_EQ(MaskedParityError(truth, h), static_cast<double>(disagree) / total);
+    EXPECT_DOUBLE_EQ(MaskedParityError(truth, h),
+                     static_cast<double>(disagree) / total);
   }
 }
 
 TEST(MaskedParityTest, RefusesWrongSchemasAndUnknownParameters) {
   StudySpec study = Study(8, "masked_parity");
-  ProgramContext context{.schema = *RecordSchema::Create({FieldSpec::Bool("y")}),
-                         .epsilon_cap_nanos = kEps};
+  ProgramContext context{
+      .schema = *RecordSchema::Create({FieldSpec::Bool("y")}),
+      .epsilon_cap_nanos = kEps};
   EXPECT_THAT(CreateAnalystProgram(*study.program, context).status().message(),
               HasSubstr("bit vector \"x\""));
   context.schema = study.schema;
   EXPECT_OK(CreateAnalystProgram(*study.program, context));
-  ProgramSpec typo{.name = "masked_parity", .parameters = {{"round_share", "0.3"}}};
+  ProgramSpec typo{.name = "masked_parity",
+                   .parameters = {{"round_share", "0.3"}}};
   EXPECT_THAT(CreateAnalystProgram(typo, context).status().message(),
               HasSubstr("no parameter(s) round_share"));
-  ProgramSpec out_of_range{.name = "masked_parity", .parameters = {{"round1_share", "1.5"}}};
+  ProgramSpec out_of_range{.name = "masked_parity",
+                           .parameters = {{"round1_share", "1.5"}}};
   EXPECT_THAT(CreateAnalystProgram(out_of_range, context).status().message(),
               HasSubstr("round1_share"));
-  EXPECT_THAT(CreateAnalystProgram({.name = "nope"}, context).status().message(),
-              AllOf(HasSubstr("known:"), HasSubstr("masked_parity_noninteractive")));
+  EXPECT_THAT(
+      CreateAnalystProgram({.name = "nope"}, context).status().message(),
+      AllOf(HasSubstr("known:"), HasSubstr("masked_parity_noninteractive")));
   EXPECT_FALSE(MaskedParitySchema(1).ok());
 }
 
 TEST(MaskedParityTest, ScheduleAsksEachAgentOnceAtTheCap) {
   const StudySpec study = Study(8, "masked_parity");
-  auto program = CreateAnalystProgram(*study.program,
-                                      {.schema = study.schema, .epsilon_cap_nanos = 2 * kEps});
+  auto program = CreateAnalystProgram(
+      *study.program, {.schema = study.schema, .epsilon_cap_nanos = 2 * kEps});
   ASSERT_OK(program);
   const auto schedule = (*program)->Schedule();
   ASSERT_EQ(schedule.size(), 2u);
@@ -121,11 +127,13 @@ TEST(MaskedParityTest, ScheduleAsksEachAgentOnceAtTheCap) {
 // query's mean is ±1/2 with SE ≈ √(2/2·10^4) = 0.01. Exact for every seed.
 // Runs `program` over n simulated agents holding examples of `truth` and
 // checks the ledger: each agent charged at most once, at the cap.
-SimulationResult Learn(const std::string& program, const MaskedParityConcept& truth,
-                       int64_t n, uint64_t seed) {
+SimulationResult Learn(const std::string& program,
+                       const MaskedParityConcept& truth, int64_t n,
+                       uint64_t seed) {
   std::mt19937_64 coins(seed);
   const int d = static_cast<int>(truth.r.size());
-  auto run = SimulateStudy(Study(d, program), n, Population(truth, seed), coins);
+  auto run =
+      SimulateStudy(Study(d, program), n, Population(truth, seed), coins);
   EXPECT_OK(run);
   if (!run.ok()) return {};
   EXPECT_EQ(run->refused_over_cap, 0);
@@ -187,8 +195,8 @@ TEST(MaskedParityTest, NoninteractiveLearnerCannotReadBitsItNeverAsked) {
 TEST(MaskedParityTest, SimulatorRefusesAScheduleOverTheCap) {
   StudySpec study = Study(8, "masked_parity");
   study.program->parameters["round1_share"] = "0.5";
-  auto program = CreateAnalystProgram(*study.program,
-                                      {.schema = study.schema, .epsilon_cap_nanos = 2 * kEps});
+  auto program = CreateAnalystProgram(
+      *study.program, {.schema = study.schema, .epsilon_cap_nanos = 2 * kEps});
   ASSERT_OK(program);
   study.epsilon_cap_nanos = kEps;  // the program planned for 2
   std::mt19937_64 coins(1);

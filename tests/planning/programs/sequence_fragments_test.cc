@@ -32,19 +32,18 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateSfp(
 }
 
 TEST(SequenceFragmentsTest, RejectsBadParameters) {
-  testing::ExpectRefused(
-      "sequence_fragments",
-      {
-          {{{"field", "n"}}, "bit-vector field \"n\""},
-          {{{"bits", "0"}}, "bits"},
-          {{{"fragment_bits", "13"}}, "fragment_bits"},
-          {{{"hash_bits", "13"}}, "hash_bits"},
-          {{{"hash_bits", "12"}, {"fragment_bits", "12"}},
-           "lower hash_bits or fragment_bits"},
-          {{{"fragments", "0"}}, "fragments"},
-          {{{"max_candidates", "0"}}, "max_candidates"},
-          {{{"hash_seed", "-1"}}, "hash_seed"},
-      });
+  testing::ExpectRefused("sequence_fragments",
+                         {
+                             {{{"field", "n"}}, "bit-vector field \"n\""},
+                             {{{"bits", "0"}}, "bits"},
+                             {{{"fragment_bits", "13"}}, "fragment_bits"},
+                             {{{"hash_bits", "13"}}, "hash_bits"},
+                             {{{"hash_bits", "12"}, {"fragment_bits", "12"}},
+                              "lower hash_bits or fragment_bits"},
+                             {{{"fragments", "0"}}, "fragments"},
+                             {{{"max_candidates", "0"}}, "max_candidates"},
+                             {{{"hash_seed", "-1"}}, "hash_seed"},
+                         });
 }
 
 // P = 2 fragments: round 1 on the first 2/3 of the agents (one question per
@@ -156,8 +155,8 @@ TEST(SequenceFragmentsTest, FindsPlantedValuesInOrder) {
   }
   // The stitched candidates the words round asked about.
   auto program = CreateAnalystProgram(
-      *study.program,
-      ProgramContext{.schema = testing::SixteenBitSchema(), .epsilon_cap_nanos = 4 * kEps});
+      *study.program, ProgramContext{.schema = testing::SixteenBitSchema(),
+                                     .epsilon_cap_nanos = 4 * kEps});
   ASSERT_OK(program);
   absl::StatusOr<ProgramStep> words =
       (*program)->Next({run->rounds[0].answers});

@@ -13,8 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/estimation/confidence_interval.h"
-#include "common/mechanisms/real/real_mechanism_factory.h"
 #include "common/estimation/sample_size.h"
+#include "common/mechanisms/real/real_mechanism_factory.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planning/program_simulator.h"
@@ -171,8 +171,8 @@ TEST(SqReportsNeededTest, IsTheNormalFormulaForTheChosenMechanism) {
   const double z = NormalQuantile(1 - 0.01 / 2);
   auto n = SqReportsNeeded(r, 1.0);
   ASSERT_OK(n);
-  EXPECT_EQ(*n, static_cast<int64_t>(
-                    std::ceil(z * z * choice->report_variance / (0.05 * 0.05))));
+  EXPECT_EQ(*n, static_cast<int64_t>(std::ceil(z * z * choice->report_variance /
+                                               (0.05 * 0.05))));
   // Half the tolerance, four times the reports (up to rounding up).
   auto n_half = SqReportsNeeded(Below(4, 0.025, 0.01), 1.0);
   ASSERT_OK(n_half);
@@ -309,21 +309,19 @@ TEST(ToSqAnswerTest, IntervalIsAtOneMinusBetaAndWithinTheRange) {
   EXPECT_FALSE(ToSqAnswer(Below(4, 0.02, 0.01), e).meets_tolerance);
 
   // An estimate outside the range is clamped; the interval stays inside.
-  const SqAnswer low = ToSqAnswer(
-      r, {.value = -0.01,
-          .standard_error = 0.01,
-          .interval = {-1, 1},
-          .num_reports = 100});
+  const SqAnswer low = ToSqAnswer(r, {.value = -0.01,
+                                      .standard_error = 0.01,
+                                      .interval = {-1, 1},
+                                      .num_reports = 100});
   EXPECT_EQ(low.value, 0.0);
   EXPECT_EQ(low.interval.lower, 0.0);
   EXPECT_NEAR(low.interval.upper, -0.01 + z * 0.01, 1e-12);
 
   // No reports: nothing is known but the range.
-  const SqAnswer none = ToSqAnswer(
-      r, {.value = 0,
-          .standard_error = INFINITY,
-          .interval = {-1, 1},
-          .num_reports = 0});
+  const SqAnswer none = ToSqAnswer(r, {.value = 0,
+                                       .standard_error = INFINITY,
+                                       .interval = {-1, 1},
+                                       .num_reports = 0});
   EXPECT_EQ(none.interval.lower, 0.0);
   EXPECT_EQ(none.interval.upper, 1.0);
   EXPECT_FALSE(none.meets_tolerance);
@@ -337,8 +335,8 @@ TEST(SqProgramTest, AnswerIntervalsCoverAtOneMinusBeta) {
   constexpr double kBeta = 0.3;
   std::vector<SqRequest> batch;
   for (int j = 0; j < 8; ++j) batch.push_back(Below(2 * j + 1, 0.05, kBeta));
-  auto program = MakeProgram(std::make_unique<ScriptedSq>(
-      std::vector<std::vector<SqRequest>>{batch}));
+  auto program = MakeProgram(
+      std::make_unique<ScriptedSq>(std::vector<std::vector<SqRequest>>{batch}));
   ASSERT_NE(program, nullptr);
   int answers = 0, misses = 0;
   for (int seed = 1; seed <= kRuns; ++seed) {
@@ -370,7 +368,8 @@ TEST(SqProgramTest, PredictedAgentsMeetEveryTolerance) {
   ASSERT_NE(program, nullptr);
   const int64_t n = program->predicted_agents();
   std::mt19937_64 coins(7);
-  auto run = SimulateProgram(*program, Study(), n * 6 / 5, Population(3), coins);
+  auto run =
+      SimulateProgram(*program, Study(), n * 6 / 5, Population(3), coins);
   ASSERT_OK(run);
   ASSERT_EQ(run->rounds.size(), 2u);
   EXPECT_EQ(run->max_spent_nanos, kEps);
@@ -387,8 +386,8 @@ TEST(SqProgramTest, PredictedAgentsMeetEveryTolerance) {
   EXPECT_EQ(run->result.values[run->result.values.size() - 2].value, n);
 
   std::mt19937_64 coins2(8);
-  auto small = SimulateProgram(*program, Study(), n * 3 / 10, Population(3),
-                               coins2);
+  auto small =
+      SimulateProgram(*program, Study(), n * 3 / 10, Population(3), coins2);
   ASSERT_OK(small);
   EXPECT_EQ(small->result.values.back().value, 3);
   EXPECT_THAT(small->result.summary, HasSubstr("missed their tolerance"));

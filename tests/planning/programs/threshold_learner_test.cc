@@ -55,8 +55,7 @@ RecordSource Population(int64_t n, int64_t t_star, uint64_t seed,
   return [=](uint64_t agent) {
     const uint64_t h = SplitMix64(seed * 0xD1B54A32D192ED03ULL + agent);
     const int64_t x = static_cast<int64_t>((h >> 32) % n);
-    const bool flip =
-        static_cast<double>(h & 0xFFFFFFFF) * 0x1.0p-32 < noise;
+    const bool flip = static_cast<double>(h & 0xFFFFFFFF) * 0x1.0p-32 < noise;
     Record r;
     r.values["x"] = x;
     r.values["y"] = (x >= t_star) != flip;
@@ -66,7 +65,8 @@ RecordSource Population(int64_t n, int64_t t_star, uint64_t seed,
 
 // err(t) under that population: η + (1 − 2η)·|t − t*|/n.
 double Error(int64_t n, int64_t t_star, int64_t t, double noise = 0) {
-  return noise + (1 - 2 * noise) * std::abs(t - t_star) / static_cast<double>(n);
+  return noise +
+         (1 - 2 * noise) * std::abs(t - t_star) / static_cast<double>(n);
 }
 
 TEST(ThresholdLearnerTest, AdaptivePlanIsABinarySearch) {

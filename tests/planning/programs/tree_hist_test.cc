@@ -31,17 +31,16 @@ absl::StatusOr<std::unique_ptr<AnalystProgram>> CreateTreeHist(
 }
 
 TEST(TreeHistTest, RejectsBadParameters) {
-  testing::ExpectRefused(
-      "treehist",
-      {
-          {{{"field", "n"}}, "bit-vector field \"n\""},
-          {{{"bits", "17"}}, "bits"},
-          {{{"k", "0"}}, "k"},
-          {{{"bits_per_level", "9"}}, "bits_per_level"},
-          {{{"threshold_sigmas", "-1"}}, "threshold_sigmas"},
-          {{{"max_candidates", "0"}}, "max_candidates"},
-          {{{"candidates", "8"}}, "candidates"},
-      });
+  testing::ExpectRefused("treehist",
+                         {
+                             {{{"field", "n"}}, "bit-vector field \"n\""},
+                             {{{"bits", "17"}}, "bits"},
+                             {{{"k", "0"}}, "k"},
+                             {{{"bits_per_level", "9"}}, "bits_per_level"},
+                             {{{"threshold_sigmas", "-1"}}, "threshold_sigmas"},
+                             {{{"max_candidates", "0"}}, "max_candidates"},
+                             {{{"candidates", "8"}}, "candidates"},
+                         });
 }
 
 // One bit per level by default: 16 levels and the recount on 17 disjoint

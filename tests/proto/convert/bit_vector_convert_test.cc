@@ -12,9 +12,9 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
 
 // A deterministic, irregular pattern: bit i set when i % 3 == 0 or i % 7 == 2.
 std::vector<bool> Pattern(size_t n) {
@@ -81,8 +81,7 @@ TEST(BitVectorConvert, WordsGoOutWithExactlyTheirLength) {
   v1::BitVector proto;
   WordsToProto(words, 73, &proto);
   EXPECT_EQ(proto.bit_length(), 73u);
-  EXPECT_EQ(proto.packed(),
-            std::string("\x01\0\0\0\0\0\0\x80\xa5\x01", 10));
+  EXPECT_EQ(proto.packed(), std::string("\x01\0\0\0\0\0\0\x80\xa5\x01", 10));
   absl::StatusOr<std::vector<uint64_t>> back = WordsFromProto(proto, "bits");
   ASSERT_OK(back);
   EXPECT_EQ(*back, words);

@@ -12,14 +12,13 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
+using ::ldp::testing::SharedSchema;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
-using ::ldp::testing::SharedSchema;
-
 
 TEST(EncodingConvert, GoldenRoundTripsWithTheirDomainSizes) {
   struct Golden {
@@ -81,7 +80,8 @@ TEST(EncodingConvert, DomainSpecRoundTrip) {
   ASSERT_OK(encoding);
   v1::DomainEncoding proto;
   ToProto(spec, &proto);
-  absl::StatusOr<DomainEncoding> back = EncodingFromProto(proto, SharedSchema());
+  absl::StatusOr<DomainEncoding> back =
+      EncodingFromProto(proto, SharedSchema());
   ASSERT_OK(back);
   EXPECT_EQ(back->domain_size(), 8u);
   // Same items and labels on both sides.
@@ -162,8 +162,8 @@ TEST(EncodingConvert, RejectsMalformedEncodings) {
        "prefix.candidates[0]"},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<DomainEncoding> encoding =
-        EncodingFromProto(ParseText<v1::DomainEncoding>(c.text), SharedSchema());
+    absl::StatusOr<DomainEncoding> encoding = EncodingFromProto(
+        ParseText<v1::DomainEncoding>(c.text), SharedSchema());
     EXPECT_THAT(encoding, StatusIs(kInvalid)) << c.name;
     EXPECT_THAT(encoding.status().message(), HasSubstr(c.message)) << c.name;
   }
@@ -202,7 +202,8 @@ TEST(EncodingConvert, PrefixSpecRoundTripKeepsItemsAndLabels) {
   ASSERT_OK(encoding);
   v1::DomainEncoding proto;
   ToProto(spec, &proto);
-  absl::StatusOr<DomainEncoding> back = EncodingFromProto(proto, SharedSchema());
+  absl::StatusOr<DomainEncoding> back =
+      EncodingFromProto(proto, SharedSchema());
   ASSERT_OK(back);
   ASSERT_EQ(back->domain_size(), 1u + 3 * 8);
   for (uint32_t i = 0; i < back->domain_size(); ++i) {

@@ -13,10 +13,10 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 ScalarRelease Scalar() {

@@ -13,14 +13,13 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
+using ::ldp::testing::SharedSchema;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
-using ::ldp::testing::SharedSchema;
-
 
 // Every node kind at least once (but LOGISTIC, which has its own test so
 // these golden values stay readable).

@@ -12,11 +12,11 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
 
 TEST(RandomizerConvert, NanosAndEpsilonAreExactInverses) {
   for (int64_t nanos : {int64_t{1}, int64_t{7}, int64_t{999'999'999},

@@ -14,12 +14,12 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::SeededGenerator;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
 
 ReportId TestId() {
   ReportId id;
@@ -29,9 +29,10 @@ ReportId TestId() {
 
 // An OUE oracle at ε = 1 over `domain_size` items.
 absl::StatusOr<std::unique_ptr<FrequencyOracle>> Oue(uint32_t domain_size) {
-  return CreateFrequencyOracle({.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
-                                .epsilon = 1,
-                                .domain_size = domain_size});
+  return CreateFrequencyOracle(
+      {.kind = FrequencyOracleKind::kOptimizedUnaryEncoding,
+       .epsilon = 1,
+       .domain_size = domain_size});
 }
 
 std::vector<ReportPayload> EveryPayloadKind() {
@@ -258,8 +259,7 @@ TEST(ReportConvert, RejectsMalformedReports) {
       {"workload bits empty",
        absl::StrCat(header, "workload { group: 1 bit_vector {} }"),
        "workload.bit_vector: bit_length is 0"},
-      {"workload bits padding",
-       absl::StrCat(header, R"pb(workload {
+      {"workload bits padding", absl::StrCat(header, R"pb(workload {
                                    bit_vector { packed: "\x04" bit_length: 2 }
                                  })pb"),
        "workload.bit_vector"},
@@ -273,8 +273,7 @@ TEST(ReportConvert, RejectsMalformedReports) {
 }
 
 TEST(ReportConvert, RejectsOversizedSubsets) {
-  v1::Report proto =
-      ParseText<v1::Report>(R"pb(protocol_version: 1
+  v1::Report proto = ParseText<v1::Report>(R"pb(protocol_version: 1
                                  report_id: "0123456789abcdef")pb");
   for (int i = 0; i <= kMaxSubsetItems; ++i)
     proto.mutable_subset()->add_items(i);

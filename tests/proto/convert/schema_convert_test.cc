@@ -12,12 +12,12 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
 
 TEST(SchemaConvert, GoldenRoundTrip) {
   const auto proto = ParseText<v1::RecordSchema>(kSchemaText);

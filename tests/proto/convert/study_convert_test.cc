@@ -13,14 +13,13 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
+using ::ldp::testing::SharedSchema;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
-using ::ldp::testing::SharedSchema;
-
 
 std::string Study(absl::string_view questions) {
   return absl::StrCat(R"pb(
@@ -113,8 +112,7 @@ TEST(StudyConvert, ReadsEveryPart) {
 }
 
 TEST(StudyConvert, UnsetWireFieldsTakeTheDocumentedDefaults) {
-  const auto proto = ParseText<v1::StudySpec>(
-      absl::StrCat(R"pb(
+  const auto proto = ParseText<v1::StudySpec>(absl::StrCat(R"pb(
                      epsilon_cap_nanos: 1
                      mode: INTERACTIVE
                      questions {
@@ -125,7 +123,7 @@ TEST(StudyConvert, UnsetWireFieldsTakeTheDocumentedDefaults) {
                        }
                      }
                      schema {)pb",
-                   kSchemaText, "}"));
+                                                           kSchemaText, "}"));
   absl::StatusOr<StudySpec> spec = StudySpecFromProto(proto);
   ASSERT_OK(spec);
   EXPECT_EQ(spec->mode, StudyMode::kInteractive);
@@ -187,7 +185,8 @@ TEST(StudyConvert, InteractiveStudiesCarryTheirProgram) {
   unnamed.mutable_program()->set_name("");
   EXPECT_THAT(StudySpecFromProto(unnamed), StatusIs(kInvalid));
   v1::StudySpec long_value = proto;
-  (*long_value.mutable_program()->mutable_parameters())["x"] = std::string(5000, 'a');
+  (*long_value.mutable_program()->mutable_parameters())["x"] =
+      std::string(5000, 'a');
   EXPECT_THAT(StudySpecFromProto(long_value), StatusIs(kInvalid));
   // A noninteractive study still needs questions.
   EXPECT_THAT(StudySpecFromProto(ParseText<v1::StudySpec>(Study(""))),
@@ -294,8 +293,7 @@ TEST(StudyConvert, RejectsMalformedQuestions) {
                                                encoding { field { field: "x" } }
                                              })pb"),
        "invalid domain encoding"},
-      {"unknown post-processing",
-       absl::StrCat(id, R"pb(histogram {
+      {"unknown post-processing", absl::StrCat(id, R"pb(histogram {
                                encoding { field { field: "smoker" } }
                                post_processing: "magic"
                              })pb"),

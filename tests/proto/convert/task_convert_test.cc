@@ -15,13 +15,13 @@
 namespace ldp {
 namespace {
 
+using ::ldp::testing::kInvalid;
 using ::ldp::testing::kSchemaText;
 using ::ldp::testing::ParseText;
 using ::ldp::testing::ProtoEquals;
 using ::ldp::testing::SeededGenerator;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
-using ::ldp::testing::kInvalid;
 
 // The parts, followed by the golden schema.
 template <typename... Parts>
@@ -171,9 +171,8 @@ TEST(TaskConvert, BothSidesBuildTheSameMechanism) {
     ASSERT_OK(server_mechanism);
     ASSERT_OK(agent_mechanism);
     Record record;
-    record.values = {{"country", std::string("it")},
-                     {"income", 42.0},
-                     {"age", int64_t{64}}};
+    record.values = {
+        {"country", std::string("it")}, {"income", 42.0}, {"age", int64_t{64}}};
     for (int seed = 0; seed < 50; ++seed) {
       SeededGenerator g1(seed), g2(seed);
       const ReportPayload a = (*agent_mechanism)->Randomize(record, g1);
@@ -253,8 +252,7 @@ TEST(TaskConvert, RejectsMalformedTasks) {
                   " randomizer { epsilon_nanos: 1000 oue {} }"
                   " epsilon_nanos: 1000"),
        "domain has 2 items"},
-      {"query unknown field",
-       WithSchema(R"pb(query {
+      {"query unknown field", WithSchema(R"pb(query {
                          root { field: "height" }
                          output_range { lower: 0 upper: 1 }
                        }

@@ -7,8 +7,8 @@
 namespace ldp {
 namespace {
 
-using ::ldp::testing::StatusIs;
 using ::ldp::testing::kInvalid;
+using ::ldp::testing::StatusIs;
 
 google::protobuf::Timestamp Stamp(int64_t seconds, int32_t nanos) {
   google::protobuf::Timestamp t;

@@ -53,8 +53,9 @@ TEST(UploadBatchTest, EachReportIsAcceptedOrRefusedOnItsOwn) {
   ASSERT_OK(batch->entries[0].report);
   EXPECT_EQ(batch->entries[0].report->task_id, 100u);
   EXPECT_EQ(batch->entries[0].report_id, std::string(16, 'a'));
-  EXPECT_THAT(batch->entries[1].report.status(),
-              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("agent 8")));
+  EXPECT_THAT(
+      batch->entries[1].report.status(),
+      StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("agent 8")));
   EXPECT_EQ(batch->entries[1].report_id, std::string(16, 'b'));
   EXPECT_THAT(batch->entries[2].report.status(), StatusIs(kInvalid));
 }

@@ -57,9 +57,9 @@ TEST(WireMessageTest, TooDeepNamesBothLimits) {
 
 TEST(WireMessageTest, GarbageIsNotWireFormat) {
   v1::UploadReportsRequest request;
-  for (const std::string& garbage :
-       {std::string("not protobuf at all"), std::string("\xff\xff\xff\xff\xff", 5),
-        std::string("\x0a\x10short", 7)}) {
+  for (const std::string& garbage : {std::string("not protobuf at all"),
+                                     std::string("\xff\xff\xff\xff\xff", 5),
+                                     std::string("\x0a\x10short", 7)}) {
     EXPECT_THAT(ParseWireMessage(garbage, request),
                 StatusIs(kInvalid, HasSubstr("ldp.v1.UploadReportsRequest")))
         << garbage;

@@ -132,9 +132,9 @@ TEST(WorkloadConvert, ResolvesSizesFromTheEncoding) {
   EXPECT_FALSE(w.strategy.has_value());
   EXPECT_FALSE(w.consistency);
 
-  absl::StatusOr<Question> marginals = Convert(absl::StrCat(
-      R"pb(question_id: "m" workload {)pb", kBits,
-      R"pb(workload { kind: MARGINALS order: 2 }
+  absl::StatusOr<Question> marginals =
+      Convert(absl::StrCat(R"pb(question_id: "m" workload {)pb", kBits,
+                           R"pb(workload { kind: MARGINALS order: 2 }
            strategy { kind: HIERARCHICAL }
            consistency: true
          })pb"));
@@ -266,16 +266,14 @@ TEST(WorkloadConvert, RefusesMalformedWorkloads) {
               sparse { row: 0 column: 2 value: 1 }
             })pb",
        "", "workload:"},
-      {"unspecified strategy",
-       age + " workload { kind: PREFIX } strategy {}", "",
-       "strategy kind must be"},
+      {"unspecified strategy", age + " workload { kind: PREFIX } strategy {}",
+       "", "strategy kind must be"},
       {"branching on haar",
        age + " workload { kind: PREFIX } strategy { kind: HAAR branching: 2 }",
        "", "branching is for HIERARCHICAL"},
       {"branching 1",
-       age +
-           " workload { kind: PREFIX } strategy { kind: HIERARCHICAL "
-           "branching: 1 }",
+       age + " workload { kind: PREFIX } strategy { kind: HIERARCHICAL "
+             "branching: 1 }",
        "", "branching must be 0"},
       {"randomizer mechanism", age + " workload { kind: PREFIX }",
        "randomizer { oue {} }", "leave the randomizer's mechanism unset"},

@@ -37,8 +37,9 @@ TEST(EnrollmentQuotas, ParsesLinesCommentsAndBlankLines) {
 TEST(EnrollmentQuotas, AMalformedLineIsNamedByNumber) {
   for (const char* bad : {"short 10", "aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaa 0",
                           "aaaaaaaaaaaaaaaa ten", "aaaaaaaaaaaaaaaa 1 2"}) {
-    EXPECT_THAT(ParseEnrollmentQuotas(absl::StrCat("# ok\n", bad, "\n"), "q.txt"),
-                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("q.txt:2:")))
+    EXPECT_THAT(
+        ParseEnrollmentQuotas(absl::StrCat("# ok\n", bad, "\n"), "q.txt"),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("q.txt:2:")))
         << bad;
   }
 }
@@ -80,9 +81,10 @@ TEST(ServerTokens, APostgresDbNeedsAnAnalystTokenFile) {
 TEST(ServerTokens, AMissingFileNamesItsFlag) {
   ServerConfig config;
   config.enrollment_tokens_file = "/nonexistent/quotas";
-  EXPECT_THAT(EnrollmentQuotas(config),
-              StatusIs(absl::StatusCode::kNotFound,
-                       HasSubstr("--enrollment_tokens_file /nonexistent/quotas")));
+  EXPECT_THAT(
+      EnrollmentQuotas(config),
+      StatusIs(absl::StatusCode::kNotFound,
+               HasSubstr("--enrollment_tokens_file /nonexistent/quotas")));
 }
 
 }  // namespace

@@ -47,9 +47,11 @@ class AgentRegistryTest : public ::testing::Test {
     ASSERT_OK(store);
     store_ = *std::move(store);
     queue_ = std::make_unique<CommitQueue>(store_.get(), 100);
-    context_ = std::make_unique<AggregatorContext>(AggregatorContext{
-        .options = options_, .store = *store_, .queue = *queue_,
-        .stats = stats_});
+    context_ = std::make_unique<AggregatorContext>(
+        AggregatorContext{.options = options_,
+                          .store = *store_,
+                          .queue = *queue_,
+                          .stats = stats_});
     auto random = SecureRandom::Create();
     ASSERT_OK(random);
     registry_ = std::make_unique<AgentRegistry>(*context_, *std::move(random));
@@ -113,9 +115,9 @@ TEST_F(AgentRegistryTest, AnEnrolledAgentAuthenticatesWithItsTokenOnly) {
 TEST_F(AgentRegistryTest, AQuotaAdmitsItsAgentsAndNoMore) {
   Start({{.token = "batch-a", .max_agents = 3}});
   EXPECT_OK(EnrollMany("batch-a", 2));
-  EXPECT_THAT(EnrollMany("batch-a", 2),
-              StatusIs(absl::StatusCode::kResourceExhausted,
-                       HasSubstr("has 1 left")));
+  EXPECT_THAT(
+      EnrollMany("batch-a", 2),
+      StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("has 1 left")));
   EXPECT_OK(Enroll("batch-a"));
   EXPECT_THAT(Enroll("batch-a"),
               StatusIs(absl::StatusCode::kResourceExhausted));
@@ -125,8 +127,7 @@ TEST_F(AgentRegistryTest, AQuotaAdmitsItsAgentsAndNoMore) {
 TEST_F(AgentRegistryTest, ABatchIsOneToMaxReportsPerCallAgents) {
   Start({});
   EXPECT_THAT(EnrollMany("", 0), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(EnrollMany("", 11),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(EnrollMany("", 11), StatusIs(absl::StatusCode::kInvalidArgument));
   absl::StatusOr<std::vector<Enrollment>> agents = EnrollMany("", 10);
   ASSERT_OK(agents);
   for (size_t i = 1; i < agents->size(); ++i) {

@@ -55,11 +55,12 @@ class SharedStoreTest : public ::testing::Test {
     auto store = PostgresStore::Open({.url = url});
     EXPECT_OK(store);
     if (!store.ok()) return nullptr;
-    auto aggregator = Aggregator::Create({.clock = &clock_,
-                                          .analyst_token = kAnalystToken,
-                                          .enrollment_quotas = std::move(quotas),
-                                          .follow_interval = follow},
-                                         *std::move(store));
+    auto aggregator =
+        Aggregator::Create({.clock = &clock_,
+                            .analyst_token = kAnalystToken,
+                            .enrollment_quotas = std::move(quotas),
+                            .follow_interval = follow},
+                           *std::move(store));
     EXPECT_OK(aggregator);
     return aggregator.ok() ? *std::move(aggregator) : nullptr;
   }
@@ -67,10 +68,13 @@ class SharedStoreTest : public ::testing::Test {
   TaskReport Answer(const TaskAssignment& assignment, double x) {
     auto mechanism = TaskMechanism::Create(assignment.MakeTask());
     EXPECT_OK(mechanism);
-    TaskReport report{.task_id = assignment.task_id,
-                      .payload = (*mechanism)->Randomize(
-                          Record{.values = {{"x", x}, {"bucket", int64_t{0}}, {"y", 0.0}}},
-                          gen_)};
+    TaskReport report{
+        .task_id = assignment.task_id,
+        .payload = (*mechanism)
+                       ->Randomize(Record{.values = {{"x", x},
+                                                     {"bucket", int64_t{0}},
+                                                     {"y", 0.0}}},
+                                   gen_)};
     for (uint8_t& byte : report.report_id) byte = static_cast<uint8_t>(gen_());
     return report;
   }
@@ -208,12 +212,14 @@ TEST_F(SharedStoreTest, ARoundClosedOnOneReplicaRefusesReportsOnTheOther) {
   ASSERT_EQ(closed->rounds.size(), 1u);
   EXPECT_NE(closed->rounds[0].state, RoundState::kOpen);
   // B has not followed since, yet the database refuses the report.
-  EXPECT_THAT(b_->UploadReports(late->agent_id, {Answer(late_tasks[0], 0.1)}),
-              ::testing::ElementsAre(StatusIs(absl::StatusCode::kFailedPrecondition)));
+  EXPECT_THAT(
+      b_->UploadReports(late->agent_id, {Answer(late_tasks[0], 0.1)}),
+      ::testing::ElementsAre(StatusIs(absl::StatusCode::kFailedPrecondition)));
   absl::StatusOr<RoundEstimates> at_b = b_->GetEstimates(study->study_id);
   ASSERT_OK(at_b);
   EXPECT_NE(at_b->state, RoundState::kOpen);
-  EXPECT_EQ(std::get<ScalarEstimate>(at_b->questions[0].estimate).num_reports, 2);
+  EXPECT_EQ(std::get<ScalarEstimate>(at_b->questions[0].estimate).num_reports,
+            2);
 }
 
 // Enrollment quotas: each replica counting its own enrollments would let
@@ -225,8 +231,10 @@ TEST_F(SharedStoreTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
   constexpr int kThreadsEach = 3;
   constexpr int kAttemptsEach = 25;  // per thread: 150 attempts in all
   const std::string token = "quota-token-0123456789";
-  std::unique_ptr<Aggregator> c = Start(url_, absl::Hours(1), {{token, kQuota}});
-  std::unique_ptr<Aggregator> d = Start(url_, absl::Hours(1), {{token, kQuota}});
+  std::unique_ptr<Aggregator> c =
+      Start(url_, absl::Hours(1), {{token, kQuota}});
+  std::unique_ptr<Aggregator> d =
+      Start(url_, absl::Hours(1), {{token, kQuota}});
   ASSERT_NE(c, nullptr);
   ASSERT_NE(d, nullptr);
   std::atomic<int> admitted{0}, exhausted{0};

@@ -24,8 +24,8 @@
 namespace ldp {
 namespace {
 
-using testing::BucketHistogram;
 using ::testing::AllOf;
+using testing::BucketHistogram;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -55,7 +55,8 @@ class RecordingEventLog final : public EventLog {
   void Write(LogLevel level, std::string_view event,
              std::initializer_list<LogField> fields) override {
     std::string line(event);
-    for (const LogField& f : fields) absl::StrAppend(&line, " ", std::string(f.key), "=", f.value);
+    for (const LogField& f : fields)
+      absl::StrAppend(&line, " ", std::string(f.key), "=", f.value);
     absl::MutexLock lock(&mutex_);
     lines_.push_back(std::move(line));
   }
@@ -191,11 +192,9 @@ TEST_F(AggregatorTest, EnrollmentTokenIsRequiredWhenConfigured) {
 TEST_F(AggregatorTest, RejectsBadOptions) {
   auto store = SqliteStore::Open({.path = dir_ + "/other.db"});
   ASSERT_OK(store);
-  EXPECT_THAT(
-      Aggregator::Create(
-          {.clock = &clock_, .analyst_token = "short"},
-          *std::move(store)),
-      StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Aggregator::Create({.clock = &clock_, .analyst_token = "short"},
+                                 *std::move(store)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Aggregator::Create(
                   {.clock = &clock_, .analyst_token = kAnalystToken}, nullptr),
               StatusIs(absl::StatusCode::kInvalidArgument));
@@ -398,8 +397,8 @@ TEST_F(AggregatorTest, ADuplicateIsRefusedAndAnIdenticalRetryCountsOnce) {
 // agent's own GetTasks gives (a study with two questions, max_tasks 1 for
 // one poll, and an id nobody enrolled).
 TEST_F(AggregatorTest, GetTasksManyAnswersEachPollInOrder) {
-  CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1),
-                                MeanQuestion("n", "x", -1, 1)}));
+  CreateStudy(MakeStudy(
+      kNano, {MeanQuestion("m", "x", -1, 1), MeanQuestion("n", "x", -1, 1)}));
   const uint64_t a = aggregator_->Enroll("")->agent_id;
   const uint64_t b = aggregator_->Enroll("")->agent_id;
   const std::vector<Aggregator::TaskPoll> polls = {
@@ -425,7 +424,8 @@ TEST_F(AggregatorTest, GetTasksManyAnswersEachPollInOrder) {
 // ldp-server starts), judged by the injected clock: however often it looks,
 // nothing closes before the deadline, and once the clock passes it the next
 // pass closes the round and its study.
-TEST_F(AggregatorTest, TheRoundCloserClosesARoundOnceTheClockPassesItsDeadline) {
+TEST_F(AggregatorTest,
+       TheRoundCloserClosesARoundOnceTheClockPassesItsDeadline) {
   CreateStudy(MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)}));
   RoundCloser closer(aggregator_.get(), absl::Milliseconds(1));
   // Waits (up to a minute: never a speed assertion) for `n` passes.
@@ -463,13 +463,18 @@ TEST_F(AggregatorTest, StatsAndEventsFollowTheWork) {
   // An identical retry (OK, not charged) and a conflicting one.
   TaskReport conflict = sent[0];
   conflict.report_id[0] ^= 1;
-  EXPECT_THAT(aggregator_->UploadReports(agents.back().agent_id, {sent[0], conflict}),
-              ElementsAre(absl::OkStatus(), StatusIs(absl::StatusCode::kAlreadyExists)));
+  EXPECT_THAT(
+      aggregator_->UploadReports(agents.back().agent_id, {sent[0], conflict}),
+      ElementsAre(absl::OkStatus(),
+                  StatusIs(absl::StatusCode::kAlreadyExists)));
   stats = aggregator_->Stats();
   EXPECT_EQ(stats.agents_enrolled, 3);
   EXPECT_EQ(stats.counters.enrollments, 3u);
   EXPECT_EQ(stats.counters.report_outcomes[0], 4u);
-  EXPECT_EQ(stats.counters.report_outcomes[static_cast<int>(absl::StatusCode::kAlreadyExists)], 1u);
+  EXPECT_EQ(
+      stats.counters
+          .report_outcomes[static_cast<int>(absl::StatusCode::kAlreadyExists)],
+      1u);
   EXPECT_EQ(stats.counters.charged_nanos, uint64_t{3 * kNano});
   EXPECT_EQ(stats.reports_stored, 3);
   EXPECT_EQ(stats.counters.upload_latency.count, 4u);
@@ -487,7 +492,8 @@ TEST_F(AggregatorTest, StatsAndEventsFollowTheWork) {
   const std::string id = absl::StrCat(study_id);
   EXPECT_THAT(lines, Contains(HasSubstr("study_created study=" + id)));
   EXPECT_THAT(lines, Contains(AllOf(HasSubstr("round_closed study=" + id),
-                                    HasSubstr("state=deadline"), HasSubstr("reports=3"))));
+                                    HasSubstr("state=deadline"),
+                                    HasSubstr("reports=3"))));
   EXPECT_THAT(lines, Contains(HasSubstr("study_closed study=" + id)));
 }
 
@@ -635,8 +641,7 @@ TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
   EXPECT_EQ(first->rounds[0].state, RoundState::kOpen);
   EXPECT_EQ(first->create_time, clock_.Now());
   Restart();
-  EXPECT_EQ(aggregator_->CreateStudy(spec, "req-1")->study_id,
-            first->study_id);
+  EXPECT_EQ(aggregator_->CreateStudy(spec, "req-1")->study_id, first->study_id);
   // The stored spec (study_codec.h) comes back whole after the restart.
   absl::StatusOr<StudyInfo> restored = aggregator_->GetStudy(first->study_id);
   ASSERT_OK(restored);
@@ -660,9 +665,9 @@ TEST_F(AggregatorTest, StudiesAreCreatedOncePerRequestIdAndListedNewestFirst) {
 TEST_F(AggregatorTest, RejectsInvalidStudiesAndUnknownIds) {
   StudySpec late = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
   late.deadline = clock_.Now();
-  EXPECT_THAT(aggregator_->CreateStudy(late),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("deadline")));
+  EXPECT_THAT(
+      aggregator_->CreateStudy(late),
+      StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("deadline")));
   EXPECT_THAT(
       aggregator_->CreateStudy(MakeStudy(0, {MeanQuestion("m", "x", -1, 1)})),
       StatusIs(absl::StatusCode::kInvalidArgument));
@@ -707,7 +712,8 @@ TEST_F(AggregatorTest, ARepeatedQuestionIsChargedOnce) {
   ASSERT_EQ(aggregator_->GetStudy(study_id)->rounds[0].strategy,
             SplitStrategy::kEpsilonSplitting);
   const uint64_t agent = aggregator_->Enroll("")->agent_id;
-  absl::StatusOr<std::vector<TaskAssignment>> tasks = aggregator_->GetTasks(agent);
+  absl::StatusOr<std::vector<TaskAssignment>> tasks =
+      aggregator_->GetTasks(agent);
   ASSERT_OK(tasks);
   ASSERT_EQ(tasks->size(), 2u);
   std::vector<TaskReport> reports = {Answer((*tasks)[0], RecordFor(agent)),
@@ -715,15 +721,18 @@ TEST_F(AggregatorTest, ARepeatedQuestionIsChargedOnce) {
   reports[1].payload = reports[0].payload;  // the memo's answer
   EXPECT_THAT(aggregator_->UploadReports(agent, reports),
               ElementsAre(absl::OkStatus(), absl::OkStatus()));
-  EXPECT_EQ((*aggregator_->GetBudget(agent, study_id))[0].spent_nanos, 4 * kNano);
-  absl::StatusOr<RoundEstimates> estimates = aggregator_->GetEstimates(study_id);
+  EXPECT_EQ((*aggregator_->GetBudget(agent, study_id))[0].spent_nanos,
+            4 * kNano);
+  absl::StatusOr<RoundEstimates> estimates =
+      aggregator_->GetEstimates(study_id);
   ASSERT_OK(estimates);
   for (const auto& question : estimates->questions) {
     EXPECT_EQ(std::get<ScalarEstimate>(question.estimate).num_reports, 1);
   }
   // Charged once even across a restart (the reports are reloaded).
   Restart();
-  EXPECT_EQ((*aggregator_->GetBudget(agent, study_id))[0].spent_nanos, 4 * kNano);
+  EXPECT_EQ((*aggregator_->GetBudget(agent, study_id))[0].spent_nanos,
+            4 * kNano);
 }
 
 }  // namespace

@@ -22,10 +22,10 @@
 #include "server/core/report_ingest.h"
 #include "server/core/restore.h"
 #include "server/core/round_lifecycle.h"
-#include "server/store/sqlite/sqlite_store.h"
 #include "server/core/store_follower.h"
-#include "server/store/study_codec.h"
 #include "server/core/study_registry.h"
+#include "server/store/sqlite/sqlite_store.h"
+#include "server/store/study_codec.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
@@ -94,23 +94,24 @@ class CoreTest : public ::testing::Test {
     ASSERT_OK(store);
     store_ = *std::move(store);
     queue_ = std::make_unique<CommitQueue>(store_.get(), 100);
-    context_ = std::make_unique<AggregatorContext>(AggregatorContext{
-        .options = options_, .store = *store_, .queue = *queue_,
-        .stats = stats_});
+    context_ = std::make_unique<AggregatorContext>(
+        AggregatorContext{.options = options_,
+                          .store = *store_,
+                          .queue = *queue_,
+                          .stats = stats_});
     auto random = SecureRandom::Create();
     ASSERT_OK(random);
     agents_ = std::make_unique<AgentRegistry>(*context_, *std::move(random));
     studies_ = std::make_unique<StudyRegistry>(*store_);
     programs_ = std::make_unique<ProgramDriver>(options_, *studies_);
-    rounds_ = std::make_unique<RoundLifecycle>(
-        *context_, *studies_, *programs_, [] { return absl::OkStatus(); });
+    rounds_ = std::make_unique<RoundLifecycle>(*context_, *studies_, *programs_,
+                                               [] { return absl::OkStatus(); });
     ingest_ = std::make_unique<ReportIngest>(*context_, *studies_, *agents_,
                                              *rounds_);
     restorer_ = std::make_unique<Restorer>(*context_, *agents_, *studies_,
                                            *programs_, *rounds_);
-    follower_ = std::make_unique<StoreFollower>(*context_, *studies_,
-                                                *programs_, *rounds_,
-                                                *restorer_);
+    follower_ = std::make_unique<StoreFollower>(
+        *context_, *studies_, *programs_, *rounds_, *restorer_);
   }
   void Destroy() {
     if (queue_ != nullptr) queue_->Stop();
@@ -139,8 +140,8 @@ class CoreTest : public ::testing::Test {
   }
 
   void StartStudy() {
-    StudySpec spec = ::ldp::testing::MakeStudy(kNanosPerEpsilon,
-                               {::ldp::testing::MeanQuestion("mean", "x", -1, 1)});
+    StudySpec spec = ::ldp::testing::MakeStudy(
+        kNanosPerEpsilon, {::ldp::testing::MeanQuestion("mean", "x", -1, 1)});
     spec.quorum = 2;
     study_ = std::make_shared<StudyRuntime>();
     study_->study_id = 1;
@@ -155,9 +156,10 @@ class CoreTest : public ::testing::Test {
         std::make_shared<RoundRuntime>(row, study_->spec, *std::move(plan)));
     absl::Notification done;
     queue_->Submit(std::make_unique<InsertStudyJob>(
-        StudyRow{.study_id = 1,
-                 .spec = EncodeStudySpec(*study_->spec),  // what a restart reads
-                 .created_at = clock_.Now()},
+        StudyRow{
+            .study_id = 1,
+            .spec = EncodeStudySpec(*study_->spec),  // what a restart reads
+            .created_at = clock_.Now()},
         RoundRowOf(*study_->LatestRound()), &done));
     done.WaitForNotification();
     studies_->Register(study_);
@@ -198,8 +200,7 @@ class CoreTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  AggregatorOptions options_{.clock = &clock_,
-                             .max_reports_per_call = 4};
+  AggregatorOptions options_{.clock = &clock_, .max_reports_per_call = 4};
   ServerStats stats_;
   std::string dir_;
   std::mt19937_64 gen_{7};

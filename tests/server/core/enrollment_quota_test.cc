@@ -51,7 +51,8 @@ class EnrollmentQuotaTest : public ::testing::Test {
                                .enrollment_quotas = std::move(quotas)},
                               *std::move(store));
   }
-  void Start(std::vector<EnrollmentQuota> quotas, std::string single_token = "") {
+  void Start(std::vector<EnrollmentQuota> quotas,
+             std::string single_token = "") {
     aggregator_.reset();  // one writer per database at a time
     auto aggregator = Make(std::move(quotas), std::move(single_token));
     ASSERT_OK(aggregator);
@@ -64,7 +65,8 @@ class EnrollmentQuotaTest : public ::testing::Test {
 };
 
 TEST_F(EnrollmentQuotaTest, ATokenAdmitsItsQuotaAndNoMore) {
-  Start({{.token = "batch-a", .max_agents = 3}, {.token = "batch-b", .max_agents = 1}});
+  Start({{.token = "batch-a", .max_agents = 3},
+         {.token = "batch-b", .max_agents = 1}});
   for (int i = 0; i < 3; ++i) EXPECT_OK(aggregator_->Enroll("batch-a")) << i;
   EXPECT_THAT(aggregator_->Enroll("batch-a"),
               StatusIs(absl::StatusCode::kResourceExhausted));
@@ -74,7 +76,8 @@ TEST_F(EnrollmentQuotaTest, ATokenAdmitsItsQuotaAndNoMore) {
               StatusIs(absl::StatusCode::kResourceExhausted));
   EXPECT_THAT(aggregator_->Enroll("batch-c"),
               StatusIs(absl::StatusCode::kUnauthenticated));
-  EXPECT_THAT(aggregator_->Enroll(""), StatusIs(absl::StatusCode::kUnauthenticated));
+  EXPECT_THAT(aggregator_->Enroll(""),
+              StatusIs(absl::StatusCode::kUnauthenticated));
 }
 
 // A relay's batch enrollment takes its whole count from the quota, all or
@@ -84,11 +87,11 @@ TEST_F(EnrollmentQuotaTest, BatchEnrollmentTakesItsCountAllOrNone) {
   const auto enroll_many = [&](int count) {
     absl::StatusOr<std::vector<Enrollment>> result;
     absl::Notification done;
-    aggregator_->EnrollManyAsync("batch-a", count,
-                                 [&](absl::StatusOr<std::vector<Enrollment>> e) {
-                                   result = std::move(e);
-                                   done.Notify();
-                                 });
+    aggregator_->EnrollManyAsync(
+        "batch-a", count, [&](absl::StatusOr<std::vector<Enrollment>> e) {
+          result = std::move(e);
+          done.Notify();
+        });
     done.WaitForNotification();
     return result;
   };
@@ -139,7 +142,8 @@ TEST_F(EnrollmentQuotaTest, ConcurrentEnrollmentsNeverOvershoot) {
         aggregator_->EnrollAsync("batch", [&](absl::StatusOr<Enrollment> e) {
           if (e.ok()) {
             ++admitted;
-          } else if (e.status().code() == absl::StatusCode::kResourceExhausted) {
+          } else if (e.status().code() ==
+                     absl::StatusCode::kResourceExhausted) {
             ++exhausted;
           } else {
             ++other;
@@ -172,8 +176,9 @@ TEST_F(EnrollmentQuotaTest, UnusableQuotasAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Make({{.token = "", .max_agents = 5}}),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(Make({{.token = "a", .max_agents = 1}, {.token = "a", .max_agents = 2}}),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      Make({{.token = "a", .max_agents = 1}, {.token = "a", .max_agents = 2}}),
+      StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Make({{.token = "a", .max_agents = 1}}, "a"),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }

@@ -53,9 +53,9 @@ class ProgramDriverTest : public ::testing::Test {
     return {.schema = *ThresholdSchema(64),
             .epsilon_cap_nanos = kEps,
             .mode = StudyMode::kInteractive,
-            .program = ProgramSpec{.name = "threshold_learner",
-                                   .parameters = {{"mode", "adaptive"},
-                                                  {"accuracy", "0.1"}}}};
+            .program = ProgramSpec{
+                .name = "threshold_learner",
+                .parameters = {{"mode", "adaptive"}, {"accuracy", "0.1"}}}};
   }
   // The study with its first round planned and added, as CreateStudy does.
   std::shared_ptr<StudyRuntime> Started(StudySpec spec = ThresholdStudy()) {
@@ -63,8 +63,7 @@ class ProgramDriverTest : public ::testing::Test {
     absl::StatusOr<RoundPlan> plan = driver_->PlanFirstRound(*study);
     EXPECT_OK(plan);
     study->AddRound(std::make_shared<RoundRuntime>(
-        RoundRow{.round_id = 1, .study_id = 1}, study->spec,
-        *std::move(plan)));
+        RoundRow{.round_id = 1, .study_id = 1}, study->spec, *std::move(plan)));
     return study;
   }
 

@@ -59,9 +59,9 @@ TEST_F(ReportIngestTest, OneViewOfTheOpenRoundsAnswersEachPollAsAlone) {
   ASSERT_NE(ReportOnce().task_id, 0u);
   EXPECT_THAT(ingest_->GetTasks(agent_id_, 0, open),
               ::ldp::testing::IsOkAndHolds(::testing::IsEmpty()));
-  EXPECT_THAT(ingest_->OpenRoundsAt(open.front().round->deadline() +
-                                    absl::Seconds(1)),
-              ::testing::IsEmpty());
+  EXPECT_THAT(
+      ingest_->OpenRoundsAt(open.front().round->deadline() + absl::Seconds(1)),
+      ::testing::IsEmpty());
 }
 
 // Another agent's task must look exactly like a task that does not exist.
@@ -86,12 +86,12 @@ TEST_F(ReportIngestTest, EachReportGetsItsOwnStatus) {
   bad_shape.payload = FrequencyReport(ItemReport{.item = 1});
   TaskReport unknown = good;
   unknown.task_id = PackTaskId({.round_id = 77, .agent_id = agent_id_});
-  EXPECT_THAT(Upload({{.agent_id = agent_id_, .report = bad_shape},
-                      {.agent_id = agent_id_, .report = unknown},
-                      {.agent_id = agent_id_, .report = good}}),
-              ElementsAre(StatusIs(absl::StatusCode::kInvalidArgument),
-                          StatusIs(absl::StatusCode::kNotFound),
-                          absl::OkStatus()));
+  EXPECT_THAT(
+      Upload({{.agent_id = agent_id_, .report = bad_shape},
+              {.agent_id = agent_id_, .report = unknown},
+              {.agent_id = agent_id_, .report = good}}),
+      ElementsAre(StatusIs(absl::StatusCode::kInvalidArgument),
+                  StatusIs(absl::StatusCode::kNotFound), absl::OkStatus()));
 }
 
 TEST_F(ReportIngestTest, TooManyReportsAreAllRefused) {

@@ -47,11 +47,11 @@ TEST_F(RestoreTest, AStudyWhoseSpecCannotBeDecodedIsDataLoss) {
 }
 
 TEST_F(RestoreTest, ARoundWhosePlanCannotBeDecodedIsDataLoss) {
-  EXPECT_THAT(restorer_->RoundFromRow(*study_, {.round_id = 5,
-                                                .study_id = 1,
-                                                .plan = "not a plan"}),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("stored round 5 cannot be reloaded")));
+  EXPECT_THAT(
+      restorer_->RoundFromRow(
+          *study_, {.round_id = 5, .study_id = 1, .plan = "not a plan"}),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("stored round 5 cannot be reloaded")));
 }
 
 TEST_F(RestoreTest, AStoredReportIsCountedOnceAndOnlyIntoAKnownRound) {

@@ -12,8 +12,8 @@
 #include "server/core/aggregator.h"
 #include "server/store/postgres/postgres_store.h"
 #include "tests/server/core/core_fixture.h"
-#include "tests/server/store/postgres/postgres_test_database.h"
 #include "tests/server/core/test_studies.h"
+#include "tests/server/store/postgres/postgres_test_database.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -32,11 +32,11 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
     absl::StatusOr<std::unique_ptr<PostgresStore>> store =
         PostgresStore::Open({.url = database_.url()});
     ASSERT_OK(store);
-    absl::StatusOr<std::unique_ptr<Aggregator>> other = Aggregator::Create(
-        {.clock = &clock_,
-         .analyst_token = "analyst-secret-0123456789",
-         .follow_interval = absl::Hours(1)},
-        *std::move(store));
+    absl::StatusOr<std::unique_ptr<Aggregator>> other =
+        Aggregator::Create({.clock = &clock_,
+                            .analyst_token = "analyst-secret-0123456789",
+                            .follow_interval = absl::Hours(1)},
+                           *std::move(store));
     ASSERT_OK(other);
     other_ = *std::move(other);
   }
@@ -52,8 +52,8 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
 
   // A study on the other server, one agent's report to it; the task.
   TaskAssignment StudyWithOneReport(int64_t quorum, uint64_t* study_id) {
-    StudySpec spec = MakeStudy(kNanosPerEpsilon,
-                               {MeanQuestion("m", "x", -1, 1)});
+    StudySpec spec =
+        MakeStudy(kNanosPerEpsilon, {MeanQuestion("m", "x", -1, 1)});
     spec.quorum = quorum;
     absl::StatusOr<StudyInfo> study = other_->CreateStudy(std::move(spec));
     EXPECT_OK(study);
@@ -66,8 +66,8 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
         other_->GetTasks(agent->agent_id);
     EXPECT_OK(tasks);
     if (!tasks.ok() || tasks->size() != 1) return {};
-    const std::vector<absl::Status> stored = other_->UploadReports(
-        agent->agent_id, {Answer(tasks->front())});
+    const std::vector<absl::Status> stored =
+        other_->UploadReports(agent->agent_id, {Answer(tasks->front())});
     EXPECT_EQ(stored, std::vector<absl::Status>{absl::OkStatus()});
     return tasks->front();
   }

@@ -8,8 +8,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/store/sqlite/sqlite_store.h"
 #include "server/core/task_id.h"
+#include "server/store/sqlite/sqlite_store.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/status_matchers.h"
 
@@ -55,8 +55,8 @@ class StudyRegistryTest : public ::testing::Test {
     absl::StatusOr<RoundPlan> plan = RoundPlan::Create(*study.spec);
     EXPECT_OK(plan);
     return std::make_shared<RoundRuntime>(
-        RoundRow{.round_id = round_id, .study_id = study.study_id},
-        study.spec, *std::move(plan));
+        RoundRow{.round_id = round_id, .study_id = study.study_id}, study.spec,
+        *std::move(plan));
   }
 
   std::string dir_;

@@ -16,7 +16,8 @@ namespace ldp {
 namespace {
 
 uint64_t Id(uint64_t round, uint64_t agent, uint32_t question) {
-  return PackTaskId({.round_id = round, .agent_id = agent, .question = question});
+  return PackTaskId(
+      {.round_id = round, .agent_id = agent, .question = question});
 }
 
 TEST(TaskIdSet, RemembersWhatWasInserted) {
@@ -33,12 +34,15 @@ TEST(TaskIdSet, RemembersWhatWasInserted) {
 
 TEST(TaskIdSet, EdgesOfThePagesKeepTheirOwnBits) {
   TaskIdSet set(/*round_id=*/kMaxRoundId, /*num_questions=*/100);
-  const uint64_t ids[] = {
-      Id(kMaxRoundId, 0, 0),           Id(kMaxRoundId, kMaxAgentId, 63),
-      Id(kMaxRoundId, 4095, 63),       Id(kMaxRoundId, 4096, 0),
-      Id(kMaxRoundId, 4096, 64),       Id(kMaxRoundId, 7, kMaxQuestionIndex),
-      Id(1, 4096, 0),                  ~uint64_t{0},
-      0};
+  const uint64_t ids[] = {Id(kMaxRoundId, 0, 0),
+                          Id(kMaxRoundId, kMaxAgentId, 63),
+                          Id(kMaxRoundId, 4095, 63),
+                          Id(kMaxRoundId, 4096, 0),
+                          Id(kMaxRoundId, 4096, 64),
+                          Id(kMaxRoundId, 7, kMaxQuestionIndex),
+                          Id(1, 4096, 0),
+                          ~uint64_t{0},
+                          0};
   for (uint64_t id : ids) {
     EXPECT_FALSE(set.Contains(id)) << id;
     EXPECT_TRUE(set.Insert(id)) << id;

@@ -56,14 +56,13 @@ inline Question BucketWorkload(
     std::string id, WorkloadKind kind = WorkloadKind::kPrefix,
     std::optional<StrategyChoice> strategy = std::nullopt,
     bool consistency = false) {
-  return Question{
-      .id = std::move(id),
-      .kind = WorkloadQuestion{
-          .encoding = *DomainEncoding::Create(FieldEncoding{.field = "bucket"},
-                                              TestSchema()),
-          .workload = {.kind = kind, .domain_size = 64},
-          .strategy = strategy,
-          .consistency = consistency}};
+  return Question{.id = std::move(id),
+                  .kind = WorkloadQuestion{
+                      .encoding = *DomainEncoding::Create(
+                          FieldEncoding{.field = "bucket"}, TestSchema()),
+                      .workload = {.kind = kind, .domain_size = 64},
+                      .strategy = strategy,
+                      .consistency = consistency}};
 }
 
 // Strategy planning without the optimizers: fast enough for unit tests.

@@ -162,10 +162,9 @@ TEST_F(AgentServiceTest, BadReportsAreAckedOneByOneAndNothingIsCharged) {
   foreign.set_agent_id(bob.id);
   const v1::Report out_of_range = ColorReport(alice, task, 9, '5');
   const v1::Report bobs_task = ColorReport(alice, OnlyTask(bob), 0, '6');
-  const AgentUploadResult upload =
-      Upload(BearerOf(alice.token),
-             {BatchOf({old_version, short_id, no_payload, foreign,
-                       out_of_range, bobs_task})});
+  const AgentUploadResult upload = Upload(
+      BearerOf(alice.token), {BatchOf({old_version, short_id, no_payload,
+                                       foreign, out_of_range, bobs_task})});
   ASSERT_TRUE(upload.status.ok()) << upload.status.error_message();
   EXPECT_THAT(AgentAckCodes(upload),
               ::testing::ElementsAre(grpc::StatusCode::INVALID_ARGUMENT,
@@ -251,8 +250,8 @@ TEST_F(AgentRateLimitTest, BatchOverTheLimitEndsTheStreamAfterEarlierCommits) {
   const v1::Task task = OnlyTask(agent);
   clock_.Advance(absl::Seconds(1));
   const v1::Report report = ColorReport(agent, task, 1, 'u');
-  const AgentUploadResult upload = Upload(
-      BearerOf(agent.token), {BatchOf({report}), BatchOf({report})});
+  const AgentUploadResult upload =
+      Upload(BearerOf(agent.token), {BatchOf({report}), BatchOf({report})});
   EXPECT_EQ(upload.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   clock_.Advance(absl::Seconds(1));
   v1::GetBudgetResponse budget;
@@ -297,8 +296,8 @@ TEST_F(AgentClientCertificateTest, CallsWithoutACertificateAreUnauthenticated) {
   absl::StatusOr<Enrollment> agent = aggregator_->Enroll("");
   ASSERT_OK(agent);
   v1::GetTasksResponse response;
-  const grpc::Status poll = GetTasksCall(BearerOf(agent->bearer_token),
-                                         agent->agent_id, &response);
+  const grpc::Status poll =
+      GetTasksCall(BearerOf(agent->bearer_token), agent->agent_id, &response);
   EXPECT_EQ(poll.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_THAT(poll.error_message(), HasSubstr("--tls_cert_file"));
 }

@@ -27,8 +27,8 @@ constexpr char kCreateStudyMethod[] = "/ldp.v1.AnalystService/CreateStudy";
 
 class AnalystServiceTest : public GrpcServiceTest {
  protected:
-  grpc::Status GetStudyCall(const std::string& authorization,
-                            uint64_t study_id, v1::Study* study) {
+  grpc::Status GetStudyCall(const std::string& authorization, uint64_t study_id,
+                            v1::Study* study) {
     grpc::ClientContext context;
     PrepareContext(context, authorization);
     v1::GetStudyRequest request;
@@ -71,8 +71,9 @@ class AnalystServiceTest : public GrpcServiceTest {
   WireAgent ReportColor(uint32_t item, char id_byte) {
     const WireAgent agent = EnrollAgent();
     const v1::Task task = OnlyTask(agent);
-    const AgentUploadResult upload = Upload(
-        BearerOf(agent.token), {BatchOf({ColorReport(agent, task, item, id_byte)})});
+    const AgentUploadResult upload =
+        Upload(BearerOf(agent.token),
+               {BatchOf({ColorReport(agent, task, item, id_byte)})});
     EXPECT_TRUE(upload.status.ok()) << upload.status.error_message();
     EXPECT_EQ(upload.response.acks_size(), 1);
     for (const v1::ReportAck& ack : upload.response.acks()) {
@@ -127,7 +128,8 @@ TEST_F(AnalystServiceTest, CreatedStudyRoundTripsThroughGetStudy) {
   EXPECT_EQ(created.create_time().seconds(), absl::ToUnixSeconds(clock_.Now()));
 
   const v1::Study fetched = GetStudy(created.study_id());
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(created, fetched))
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(created, fetched))
       << "created: " << created.ShortDebugString()
       << "\nfetched: " << fetched.ShortDebugString();
 }
@@ -143,8 +145,7 @@ TEST_F(AnalystServiceTest, RepeatedRequestIdReturnsTheFirstStudy) {
   EXPECT_EQ(second.study_id(), first.study_id());
   EXPECT_EQ(second.spec().display_name(), "first");
   v1::ListStudiesResponse list;
-  ASSERT_TRUE(
-      ListStudiesCall(BearerOf(kServiceAnalystToken), "", &list).ok());
+  ASSERT_TRUE(ListStudiesCall(BearerOf(kServiceAnalystToken), "", &list).ok());
   ASSERT_EQ(list.studies_size(), 1);
   EXPECT_EQ(list.studies(0).study_id(), first.study_id());
 }
@@ -199,21 +200,23 @@ TEST_F(AnalystServiceTest, RoundPastItsDeadlineIsClosedAndRefusesReports) {
       BearerOf(agent.token), {BatchOf({ColorReport(agent, task, 0, 'l')})});
   ASSERT_TRUE(late.status.ok()) << late.status.error_message();
   ASSERT_EQ(late.response.acks_size(), 1);
-  EXPECT_EQ(late.response.acks(0).code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(late.response.acks(0).code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
 }
 
 TEST_F(AnalystServiceTest, MalformedRequestsAreInvalidArgument) {
   v1::StudySpec no_questions = ColorStudy("no-questions");
   no_questions.clear_questions();
   v1::Study study;
-  EXPECT_EQ(CreateStudyCall(BearerOf(kServiceAnalystToken), no_questions, &study)
-                .error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_EQ(RawStream(channel_, kCreateStudyMethod,
-                      BearerOf(kServiceAnalystToken),
-                      {std::string("\xff\xff\xff\xff garbage", 12)})
-                .error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      CreateStudyCall(BearerOf(kServiceAnalystToken), no_questions, &study)
+          .error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(
+      RawStream(channel_, kCreateStudyMethod, BearerOf(kServiceAnalystToken),
+                {std::string("\xff\xff\xff\xff garbage", 12)})
+          .error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(aggregator_->ListStudies(10).studies.empty());
 
   v1::ListStudiesResponse list;

@@ -31,8 +31,9 @@ class FinishWithService final : public v1::AgentService::CallbackService {
                                       const v1::GetBudgetRequest* request,
                                       v1::GetBudgetResponse*) override {
     const auto code = static_cast<absl::StatusCode>(request->study_id());
-    return FinishWith(context,
-                      absl::Status(code, absl::StrCat("status ", request->study_id())));
+    return FinishWith(
+        context,
+        absl::Status(code, absl::StrCat("status ", request->study_id())));
   }
 };
 
@@ -49,7 +50,8 @@ TEST(CallStatusFinishWithTest, EveryCodeAndMessageReachesTheClient) {
     v1::GetBudgetResponse response;
     const grpc::Status status = stub->GetBudget(&context, request, &response);
     EXPECT_EQ(static_cast<uint64_t>(status.error_code()), code);
-    EXPECT_EQ(status.error_message(), code == 0 ? "" : absl::StrCat("status ", code));
+    EXPECT_EQ(status.error_message(),
+              code == 0 ? "" : absl::StrCat("status ", code));
   }
 }
 

@@ -50,9 +50,9 @@ class ContextProbeService final : public grpc::CallbackGenericService {
       absl::MutexLock lock(&mutex_);
       probe = probe_;
     }
-    return new Answer(probe ? probe(*context)
-                            : grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                                           "no probe set"));
+    return new Answer(
+        probe ? probe(*context)
+              : grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "no probe set"));
   }
 
  private:
@@ -119,8 +119,8 @@ class ContextProbeServer {
     }
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::seconds(60));
-    auto stub = v1::AgentService::NewStub(channel != nullptr ? channel
-                                                             : NewChannel());
+    auto stub =
+        v1::AgentService::NewStub(channel != nullptr ? channel : NewChannel());
     v1::GetBudgetResponse response;
     return stub->GetBudget(&context, v1::GetBudgetRequest(), &response);
   }
@@ -137,8 +137,9 @@ inline std::string ProbeTrailer(const grpc::ClientContext& context,
                                 const std::string& key) {
   const auto& trailers = context.GetServerTrailingMetadata();
   const auto it = trailers.find(key);
-  return it == trailers.end() ? ""
-                              : std::string(it->second.data(), it->second.size());
+  return it == trailers.end()
+             ? ""
+             : std::string(it->second.data(), it->second.size());
 }
 
 }  // namespace ldp::testing

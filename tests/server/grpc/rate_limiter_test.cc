@@ -21,7 +21,8 @@ std::unique_ptr<RateLimiter> Make(const Clock* clock, RateLimit limit) {
 TEST(RateLimiterTest, BurstPassesThenTheRestWaits) {
   FakeClock clock;
   auto limiter = Make(&clock, {.per_second = 10, .burst = 5});
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(limiter->Acquire("a"), absl::ZeroDuration()) << i;
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(limiter->Acquire("a"), absl::ZeroDuration()) << i;
   // Empty: one token takes 1/10 s to come back.
   EXPECT_NEAR(absl::ToDoubleSeconds(limiter->Acquire("a")), 0.1, 1e-9);
   clock.Advance(absl::Milliseconds(99));
@@ -58,7 +59,8 @@ TEST(RateLimiterTest, RefillIsCappedAtTheBurst) {
   auto limiter = Make(&clock, {.per_second = 100, .burst = 3});
   EXPECT_EQ(limiter->Acquire("k"), absl::ZeroDuration());
   clock.Advance(absl::Hours(1));
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(limiter->Acquire("k"), absl::ZeroDuration());
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(limiter->Acquire("k"), absl::ZeroDuration());
   EXPECT_GT(limiter->Acquire("k"), absl::ZeroDuration());
 }
 
@@ -75,7 +77,8 @@ TEST(RateLimiterTest, ClockSteppingBackNeverAddsTokens) {
 TEST(RateLimiterTest, DisabledLetsEverythingThrough) {
   FakeClock clock;
   auto limiter = Make(&clock, {.per_second = 0});
-  for (int i = 0; i < 10000; ++i) ASSERT_EQ(limiter->Acquire("k"), absl::ZeroDuration());
+  for (int i = 0; i < 10000; ++i)
+    ASSERT_EQ(limiter->Acquire("k"), absl::ZeroDuration());
   EXPECT_EQ(limiter->NumBuckets(), 0u);
 }
 
@@ -95,17 +98,20 @@ TEST(RateLimiterTest, IdleBucketsAreDropped) {
 
 TEST(RateLimiterTest, RejectsUnusableLimits) {
   FakeClock clock;
-  EXPECT_EQ(RateLimiter::Create(&clock, {.per_second = 5, .burst = 0.5}).status().code(),
+  EXPECT_EQ(RateLimiter::Create(&clock, {.per_second = 5, .burst = 0.5})
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(RateLimiter::Create(&clock, {.per_second = INFINITY}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      RateLimiter::Create(&clock, {.per_second = INFINITY}).status().code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(RateLimiter::Create(nullptr, {}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(RateLimiterTest, ErrorSaysWhoAndWhen) {
-  const absl::Status status =
-      RateLimitedError("agent 7", {.per_second = 10, .burst = 20}, absl::Milliseconds(100));
+  const absl::Status status = RateLimitedError(
+      "agent 7", {.per_second = 10, .burst = 20}, absl::Milliseconds(100));
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(status.message(), ::testing::HasSubstr("agent 7"));
   EXPECT_THAT(status.message(), ::testing::HasSubstr("retry in 0.1 s"));

@@ -89,9 +89,9 @@ TEST_F(RelayServiceTest, EnrollBatchMintsDistinctWorkingCredentials) {
   std::set<uint64_t> ids;
   for (const v1::EnrollResponse& agent : response.agents()) {
     ids.insert(agent.agent_id());
-    EXPECT_THAT(aggregator_->AuthenticateAgent(
-                    agent.credential().bearer_token()),
-                IsOkAndHolds(agent.agent_id()));
+    EXPECT_THAT(
+        aggregator_->AuthenticateAgent(agent.credential().bearer_token()),
+        IsOkAndHolds(agent.agent_id()));
   }
   EXPECT_EQ(ids.size(), 3u);
 }
@@ -128,7 +128,8 @@ TEST_F(RelayServiceTest, PollAnswersEachAgentInOrderWithOneSharedQuestion) {
     EXPECT_EQ(tasks.agent_id(), i == 0 ? alice.id : bob.id);
     ASSERT_EQ(tasks.tasks_size(), 1);
     EXPECT_EQ(tasks.tasks(0).question(), 0u);
-    EXPECT_EQ(tasks.tasks(0).task_id(), OnlyTask(i == 0 ? alice : bob).task_id());
+    EXPECT_EQ(tasks.tasks(0).task_id(),
+              OnlyTask(i == 0 ? alice : bob).task_id());
   }
 }
 
@@ -194,8 +195,8 @@ TEST_F(RelayServiceTest, EmptyOrUnparsableMessageEndsTheStream) {
   EXPECT_EQ(empty.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(empty.error_message(), HasSubstr("at least one report"));
   EXPECT_TRUE(responses.empty());
-  const grpc::Status garbage = RawStream(
-      channel_, kRelayUploadMethod, "", {std::string("\xff\xff\xff junk", 8)});
+  const grpc::Status garbage = RawStream(channel_, kRelayUploadMethod, "",
+                                         {std::string("\xff\xff\xff junk", 8)});
   EXPECT_EQ(garbage.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
@@ -251,10 +252,11 @@ TEST_F(RelayClientCertificateTest, EveryMethodRefusesARelayWithoutOne) {
   grpc::ClientContext poll_context;
   PrepareContext(poll_context, "");
   v1::GetTasksBatchResponse polled;
-  EXPECT_EQ(relay_stub_->GetTasksBatch(&poll_context,
-                                       v1::GetTasksBatchRequest(), &polled)
-                .error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(
+      relay_stub_
+          ->GetTasksBatch(&poll_context, v1::GetTasksBatchRequest(), &polled)
+          .error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(RawStream(channel_, kRelayUploadMethod, "", {}).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(aggregator_->Stats().agents_enrolled, 0);

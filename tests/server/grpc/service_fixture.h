@@ -58,8 +58,9 @@ inline std::string TrailerOf(const grpc::ClientContext& context,
                              const std::string& key) {
   const auto& trailers = context.GetServerTrailingMetadata();
   const auto it = trailers.find(key);
-  return it == trailers.end() ? "" : std::string(it->second.data(),
-                                                 it->second.size());
+  return it == trailers.end()
+             ? ""
+             : std::string(it->second.data(), it->second.size());
 }
 
 // One enrolled agent as the wire sees it.
@@ -124,8 +125,8 @@ class GrpcServiceTest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> NewChannel() const {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    return grpc::CreateCustomChannel(
-        target_, grpc::InsecureChannelCredentials(), args);
+    return grpc::CreateCustomChannel(target_,
+                                     grpc::InsecureChannelCredentials(), args);
   }
 
   // ---- Analyst calls ------------------------------------------------------
@@ -143,8 +144,8 @@ class GrpcServiceTest : public ::testing::Test {
   // over four colors, ε cap 1, a one-hour round.
   uint64_t CreateColorStudy(const std::string& name) {
     v1::Study study;
-    const grpc::Status status = CreateStudyCall(
-        BearerOf(kServiceAnalystToken), ColorStudy(name), &study);
+    const grpc::Status status = CreateStudyCall(BearerOf(kServiceAnalystToken),
+                                                ColorStudy(name), &study);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return study.study_id();
   }
@@ -171,8 +172,8 @@ class GrpcServiceTest : public ::testing::Test {
     return {.id = response.agent_id(),
             .token = response.credential().bearer_token()};
   }
-  grpc::Status GetTasksCall(const std::string& authorization,
-                            uint64_t agent_id, v1::GetTasksResponse* response,
+  grpc::Status GetTasksCall(const std::string& authorization, uint64_t agent_id,
+                            v1::GetTasksResponse* response,
                             grpc::ClientContext* context = nullptr) {
     grpc::ClientContext local;
     if (context == nullptr) context = &local;

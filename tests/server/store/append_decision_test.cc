@@ -44,15 +44,15 @@ std::string IdBytes(uint8_t id_byte) {
 // `payload`, which must outlive the facts.
 AppendFacts StoredFacts(const std::string& id, const std::string& payload,
                         uint64_t agent_id, int64_t spent_nanos) {
-  return {.stored = StoredReportView{.report_id = id,
-                                     .payload = payload,
-                                     .agent_id = agent_id},
+  return {.stored =
+              StoredReportView{
+                  .report_id = id, .payload = payload, .agent_id = agent_id},
           .spent_nanos = spent_nanos};
 }
 
 TEST(DecideAppendTest, FirstChargeIsStoredWithItsSpendAndFlagged) {
-  const AppendResult result = DecideAppend(
-      DecisionRow(400'000'000), {.spent_nanos = 0, .charged = true});
+  const AppendResult result = DecideAppend(DecisionRow(400'000'000),
+                                           {.spent_nanos = 0, .charged = true});
   EXPECT_EQ(result.outcome, AppendOutcome::kStored);
   EXPECT_EQ(result.spent_nanos, 400'000'000);
   EXPECT_TRUE(result.first_charge);
@@ -104,10 +104,10 @@ TEST(DecideAppendTest, DifferentPayloadUnderTheSameIdIsAConflict) {
 
 TEST(DecideAppendTest, DifferentReportIdIsAConflict) {
   const std::string id = IdBytes(0x22), payload = "payload";
-  EXPECT_EQ(DecideAppend(DecisionRow(400'000'000),
-                         StoredFacts(id, payload, 7, 0))
-                .outcome,
-            AppendOutcome::kConflict);
+  EXPECT_EQ(
+      DecideAppend(DecisionRow(400'000'000), StoredFacts(id, payload, 7, 0))
+          .outcome,
+      AppendOutcome::kConflict);
 }
 
 TEST(DecideAppendTest, SameReportFromAnotherAgentIsAConflict) {

@@ -33,7 +33,8 @@ class LegacyWriter {
     Varint((bits << 1) ^ (value < 0 ? ~uint64_t{0} : 0));
   }
   void Fixed64(uint64_t value) {
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>(value >> (8 * i)));
+    for (int i = 0; i < 8; ++i)
+      out_.push_back(static_cast<char>(value >> (8 * i)));
   }
   void Double(double value) { Fixed64(std::bit_cast<uint64_t>(value)); }
   void Bytes(std::string_view bytes) {
@@ -110,7 +111,8 @@ class LegacyWriter {
 // Little-endian bytes of one 64-bit word, as the old writer wrote.
 std::string Word(uint64_t word) {
   std::string bytes;
-  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(word >> (8 * i)));
+  for (int i = 0; i < 8; ++i)
+    bytes.push_back(static_cast<char>(word >> (8 * i)));
   return bytes;
 }
 
@@ -129,13 +131,12 @@ TEST(LegacyPayload, DecodesVersionOneBitVectorsWithoutALength) {
   EXPECT_TRUE(*decoded == ReportPayload(FrequencyReport(SketchReport{
                               .row = 2, .column = 0, .bits = {3}})));
 
-  const std::string workload =
-      std::string("\x01\x06\x03\x01\x01", 5) + Word(9);
+  const std::string workload = std::string("\x01\x06\x03\x01\x01", 5) + Word(9);
   decoded = DecodeLegacyPayload(workload);
   ASSERT_OK(decoded);
-  EXPECT_TRUE(*decoded == ReportPayload(WorkloadReport{
-                              .group = 3,
-                              .inner = BitVectorReport{.words = {9}}}));
+  EXPECT_TRUE(*decoded ==
+              ReportPayload(WorkloadReport{
+                  .group = 3, .inner = BitVectorReport{.words = {9}}}));
 }
 
 // Every alternative, as the old encoder wrote it, upgrades to the payload's
@@ -180,7 +181,8 @@ TEST(LegacyPayload, RejectsAnythingTheOldCodeCannotHaveWritten) {
       std::string("\x01\x00\x80\x80\x80\x80\x10", 7),  // item ≥ 2^32
       std::string("\x01\x00\x80", 3),                  // truncated varint
       std::string("\x01\x00\x85\x00", 4),              // overlong varint
-      std::string("\x01\x05", 2) + std::string(10, '\xff') + "\x01",  // 11 bytes
+      std::string("\x01\x05", 2) + std::string(10, '\xff') +
+          "\x01",                                                    // 11 bytes
       std::string("\x01\x05", 2) + std::string(9, '\xff') + "\x02",  // > 2^64
       std::string("\x01\x01\x05", 3),                  // 5 words, no data
       std::string("\x01\x01\x02", 3) + Word(1),        // 2 words, 1 given
@@ -194,8 +196,8 @@ TEST(LegacyPayload, RejectsAnythingTheOldCodeCannotHaveWritten) {
       std::string("\x02\x01\x00\x01", 4) + Word(5),    // v2, num_bits 0
       std::string("\x02\x01", 2),                      // v2, no length
       std::string("\x02\x04\x00\x00\x00\x01", 6) + Word(1),  // sketch 0
-      std::string("\x02\x05\x03", 3),                  // v2 scalar
-      std::string("\x02\x06\x02\x00\x05", 5),          // v2, no bits
+      std::string("\x02\x05\x03", 3),                        // v2 scalar
+      std::string("\x02\x06\x02\x00\x05", 5),                // v2, no bits
   };
   for (const std::string& bytes : bad) {
     EXPECT_THAT(DecodeLegacyPayload(bytes),
@@ -234,7 +236,8 @@ TEST(LegacyPlan, UpgradesEveryField) {
 
 TEST(LegacyPlan, RejectsCorruptPlans) {
   const std::string good = LegacyWriter::Plan(testing::ExamplePlan());
-  EXPECT_THAT(DecodeLegacyPlan(""), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(DecodeLegacyPlan(""),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(DecodeLegacyPlan(good + "x"),
               StatusIs(absl::StatusCode::kInvalidArgument));
   for (size_t length = 1; length < good.size(); ++length) {
@@ -270,7 +273,8 @@ TEST(LegacyPlan, ReadsVersionOnePlans) {
 // The current format is never mistaken for a legacy one: its first byte is
 // a protobuf tag, never 1 or 2.
 TEST(LegacyCodec, CurrentBytesAreNotLegacy) {
-  EXPECT_EQ(UpgradeLegacyPlan(EncodePlan(testing::ExamplePlan())), std::nullopt);
+  EXPECT_EQ(UpgradeLegacyPlan(EncodePlan(testing::ExamplePlan())),
+            std::nullopt);
   EXPECT_EQ(UpgradeLegacyPayload(EncodePayload(ScalarReport{.level = 1})),
             std::nullopt);
   EXPECT_EQ(UpgradeLegacyPayload(

@@ -43,10 +43,12 @@ std::vector<ReportPayload> Examples() {
       WorkloadReport{.group = 0, .inner = ItemReport{.item = 5}},
       WorkloadReport{.group = 4, .inner = ItemReport{.item = 5}},
       WorkloadReport{.group = 0, .inner = ItemReport{.item = 0}},
-      WorkloadReport{.group = UINT32_MAX, .inner = BitVectorReport{.words = {9}}},
+      WorkloadReport{.group = UINT32_MAX,
+                     .inner = BitVectorReport{.words = {9}}},
       WorkloadReport{.group = UINT32_MAX,
                      .inner = BitVectorReport{.words = {9}, .num_bits = 4}},
-      WorkloadReport{.group = 1, .inner = HashedReport{.seed = 77, .bucket = 1}},
+      WorkloadReport{.group = 1,
+                     .inner = HashedReport{.seed = 77, .bucket = 1}},
   };
 }
 
@@ -97,18 +99,18 @@ TEST(StorageCodecPayload, RejectsAnythingItCannotHaveWritten) {
   const std::string good =
       EncodePayload(FrequencyReport(ItemReport{.item = 5}));
   std::vector<std::string> bad = {
-      "",                                              // no kind
-      std::string("\x01\x00\x05", 3),                  // legacy version 1
-      std::string("\x02\x01\x08\x01", 4),              // legacy version 2
-      good + "x",                                      // trailing byte
-      good.substr(0, good.size() - 1),                 // truncated
-      std::string("\x0a\x00\x0a\x00", 4),              // item twice
-      std::string("\x0a\x02\x08\x00", 4),              // default written out
+      "",                                  // no kind
+      std::string("\x01\x00\x05", 3),      // legacy version 1
+      std::string("\x02\x01\x08\x01", 4),  // legacy version 2
+      good + "x",                          // trailing byte
+      good.substr(0, good.size() - 1),     // truncated
+      std::string("\x0a\x00\x0a\x00", 4),  // item twice
+      std::string("\x0a\x02\x08\x00", 4),  // default written out
       std::string("\x0a\x06\x08\x80\x80\x80\x80\x10", 8),  // item ≥ 2^32
-      std::string("\x0a\x03\x08\x85\x00", 5),          // overlong varint
-      std::string("\x42\x00", 2),                      // unknown kind 8
-      std::string("\x0a\x02\x18\x01", 4),              // unknown field
-      std::string("\x3a\x02\x08\x02", 4),              // workload, no inner
+      std::string("\x0a\x03\x08\x85\x00", 5),              // overlong varint
+      std::string("\x42\x00", 2),                          // unknown kind 8
+      std::string("\x0a\x02\x18\x01", 4),                  // unknown field
+      std::string("\x3a\x02\x08\x02", 4),                  // workload, no inner
   };
   // Bits written unpacked (protobuf would accept them).
   bad.push_back(std::string("\x12\x09\x09", 3) + std::string("\x05", 1) +
@@ -197,7 +199,8 @@ TEST(StorageCodecPlan, KeepsDoublesBitForBit) {
   const std::string bytes = EncodePlan(plan);
   absl::StatusOr<PlanDecisions> decoded = DecodePlan(bytes);
   ASSERT_OK(decoded);
-  const auto& back = std::get<RealMechanismSpec>(decoded->questions[0].randomizer);
+  const auto& back =
+      std::get<RealMechanismSpec>(decoded->questions[0].randomizer);
   EXPECT_TRUE(std::signbit(back.bound));
   EXPECT_TRUE(std::isnan(back.epsilon));
   EXPECT_EQ(back.num_cells, -3);
@@ -233,10 +236,14 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
   bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back().mutable_decisions()->set_strategy(2);
   bad.push_back(AsMessage(testing::ExamplePlan()));
-  bad.back().mutable_decisions()->set_explanation(std::string((1 << 16) + 1, 'x'));
+  bad.back().mutable_decisions()->set_explanation(
+      std::string((1 << 16) + 1, 'x'));
   bad.push_back(AsMessage(testing::ExamplePlan()));
-  bad.back().mutable_decisions()->mutable_questions(0)->mutable_real()->set_kind(
-      static_cast<uint32_t>(RealMechanismKind::kHybrid) + 1);
+  bad.back()
+      .mutable_decisions()
+      ->mutable_questions(0)
+      ->mutable_real()
+      ->set_kind(static_cast<uint32_t>(RealMechanismKind::kHybrid) + 1);
   bad.push_back(AsMessage(testing::ExamplePlan()));
   bad.back()
       .mutable_decisions()
@@ -261,7 +268,10 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
   }
   bad.push_back(AsMessage(testing::ExamplePlan()));
   for (int i = 0; i < 65; ++i) {
-    bad.back().mutable_decisions()->mutable_questions(1)->mutable_strategy()
+    bad.back()
+        .mutable_decisions()
+        ->mutable_questions(1)
+        ->mutable_strategy()
         ->add_level_weights(1);
   }
   bad.push_back(AsMessage(testing::ExamplePlan()));
@@ -316,16 +326,15 @@ TEST(StorageCodecPlan, RoundTripsWorkloadStrategies) {
   plan.questions.push_back(testing::MatrixStrategyQuestion());
   plan.questions.push_back(
       {.epsilon_nanos = 7,
-       .randomizer = StrategyDecision{
-           .spec = {.kind = StrategyKind::kFourier,
-                    .epsilon = 7e-9,
-                    .domain_size = 256,
-                    .num_bits = 8,
-                    .order = 2,
-                    .level_weights = {0.25, 1.5},
-                    .rows = 0,
-                    .matrix = {}},
-           .description = "fourier d=8 k=2"}});
+       .randomizer = StrategyDecision{.spec = {.kind = StrategyKind::kFourier,
+                                               .epsilon = 7e-9,
+                                               .domain_size = 256,
+                                               .num_bits = 8,
+                                               .order = 2,
+                                               .level_weights = {0.25, 1.5},
+                                               .rows = 0,
+                                               .matrix = {}},
+                                      .description = "fourier d=8 k=2"}});
   plan.questions.push_back(
       {.epsilon_nanos = 9,
        .randomizer = StrategyDecision{

@@ -1,5 +1,5 @@
-// The Store contract (server/store/store.h), one typed suite run over every store:
-// SQLite and PostgreSQL must answer each call alike.
+// The Store contract (server/store/store.h), one typed suite run over every
+// store: SQLite and PostgreSQL must answer each call alike.
 //
 // Why one binary for both stores: the contract is what the aggregator
 // relies on whichever store it runs on, so it is written once and each store
@@ -266,10 +266,10 @@ TYPED_TEST(StoreContractTest, ARepeatedRequestIdReturnsTheFirstStudy) {
   auto store = this->Open();
   uint64_t first = 0, second = 0, third = 0;
   ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
-    ASSIGN_OR_RETURN(first, t.InsertStudy({.study_id = 1, .spec = "a",
-                                           .request_id = "r"}));
-    ASSIGN_OR_RETURN(second, t.InsertStudy({.study_id = 2, .spec = "b",
-                                            .request_id = "r"}));
+    ASSIGN_OR_RETURN(
+        first, t.InsertStudy({.study_id = 1, .spec = "a", .request_id = "r"}));
+    ASSIGN_OR_RETURN(
+        second, t.InsertStudy({.study_id = 2, .spec = "b", .request_id = "r"}));
     ASSIGN_OR_RETURN(third, t.InsertStudy({.study_id = 3, .spec = "c"}));
     return absl::OkStatus();
   }));
@@ -465,8 +465,7 @@ TYPED_TEST(StoreContractTest, ABatchPastTheCapStoresWhatFitsInOrder) {
   std::vector<ReportRow> rows;
   // Agent 7: 300 + 300 + 300 fit, 300 does not, 100 does, 1 does not.
   for (const int64_t eps : {300, 300, 300, 300, 100, 1}) {
-    rows.push_back(Report(rows.size() + 1, 1,
-                          eps == 1 ? 1 : eps * 1'000'000));
+    rows.push_back(Report(rows.size() + 1, 1, eps == 1 ? 1 : eps * 1'000'000));
   }
   // Agent 8 in the same batch, well within its cap, and a non-positive
   // charge.
@@ -480,8 +479,8 @@ TYPED_TEST(StoreContractTest, ABatchPastTheCapStoresWhatFitsInOrder) {
   const AppendOutcome kStored = AppendOutcome::kStored;
   const AppendOutcome kOverCap = AppendOutcome::kOverCap;
   const std::vector<AppendOutcome> expected = {
-      kStored, kStored, kStored, kOverCap, kStored, kOverCap,
-      kStored, kStored, kStored, kOverCap};
+      kStored,  kStored, kStored, kOverCap, kStored,
+      kOverCap, kStored, kStored, kStored,  kOverCap};
   ASSERT_EQ(results.size(), expected.size());
   for (size_t i = 0; i < results.size(); ++i) {
     EXPECT_EQ(results[i].outcome, expected[i]) << "row " << i;

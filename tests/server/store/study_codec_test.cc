@@ -1,5 +1,5 @@
-// The stored study specs and program questions (server/store/study_codec.h): every
-// kind of question and study comes back whole, defaults filled in, bytes
+// The stored study specs and program questions (server/store/study_codec.h):
+// every kind of question and study comes back whole, defaults filled in, bytes
 // written by servers before the codec still decode, and anything else is
 // refused with InvalidArgument rather than misread.
 #include "server/store/study_codec.h"
@@ -27,8 +27,8 @@ constexpr int64_t kEps = kNanosPerEpsilon;
 StudySpec EveryKindOfQuestion() {
   StudySpec spec = MakeStudy(
       3 * kEps,
-      {MeanQuestion("mean", "x", -1, 1, RealMechanismKind::kPiecewise,
-                    kEps / 2, 100),
+      {MeanQuestion("mean", "x", -1, 1, RealMechanismKind::kPiecewise, kEps / 2,
+                    100),
        BucketHistogram("hist",
                        FrequencyOracleSpec{
                            .kind = FrequencyOracleKind::kOptimizedLocalHashing,
@@ -86,8 +86,7 @@ TEST(StudyCodec, TheAnalystsOwnBytesStillDecode) {
   ToProto(old, &proto);
   proto.clear_confidence();
   proto.clear_round_duration_seconds();
-  absl::StatusOr<StudySpec> spec =
-      DecodeStudySpec(proto.SerializeAsString());
+  absl::StatusOr<StudySpec> spec = DecodeStudySpec(proto.SerializeAsString());
   ASSERT_OK(spec);
   EXPECT_EQ(spec->display_name, "old");
   EXPECT_EQ(spec->confidence, 0.95);
@@ -96,8 +95,8 @@ TEST(StudyCodec, TheAnalystsOwnBytesStillDecode) {
 }
 
 TEST(StudyCodec, ProgramQuestionsComeBackOverTheStudysSchema) {
-  const std::vector<Question> asked = {
-      MeanQuestion("a", "y", 0, 10), BucketHistogram("b")};
+  const std::vector<Question> asked = {MeanQuestion("a", "y", 0, 10),
+                                       BucketHistogram("b")};
   absl::StatusOr<std::vector<Question>> back =
       DecodeQuestions(EncodeQuestions(asked), testing::TestSchema());
   ASSERT_OK(back);

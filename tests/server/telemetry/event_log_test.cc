@@ -20,10 +20,11 @@ using ::testing::Not;
 const absl::Time kTime = absl::FromUnixMillis(1'795'000'000'123);
 
 TEST(EventLog, FormatsOneLogfmtLine) {
-  EXPECT_EQ(FormatEvent(kTime, LogLevel::kInfo, "round_closed",
-                        {{"study", "3"}, {"round", "7"}, {"state", "deadline"}}),
-            "ts=2026-11-18T11:06:40.123Z level=info event=round_closed study=3 "
-            "round=7 state=deadline");
+  EXPECT_EQ(
+      FormatEvent(kTime, LogLevel::kInfo, "round_closed",
+                  {{"study", "3"}, {"round", "7"}, {"state", "deadline"}}),
+      "ts=2026-11-18T11:06:40.123Z level=info event=round_closed study=3 "
+      "round=7 state=deadline");
 }
 
 TEST(EventLog, QuotesValuesThatWouldBreakTheLine) {
@@ -50,7 +51,8 @@ TEST(EventLog, ParsesLevels) {
   }
   absl::StatusOr<LogLevel> bad = ParseLogLevel("verbose");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("debug, info, warning or error"));
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("debug, info, warning or error"));
 }
 
 TEST(EventLog, DropsEventsBelowTheMinimumLevel) {

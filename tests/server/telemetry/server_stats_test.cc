@@ -13,10 +13,10 @@ namespace {
 
 TEST(LatencyHistogram, BucketsAreInclusiveUpperBounds) {
   LatencyHistogram h;
-  h.Observe(absl::Microseconds(500));   // exactly the first bound
-  h.Observe(absl::Microseconds(501));   // the second bucket
-  h.Observe(absl::Milliseconds(30));    // ≤ 0.05
-  h.Observe(absl::Seconds(60));         // +Inf
+  h.Observe(absl::Microseconds(500));  // exactly the first bound
+  h.Observe(absl::Microseconds(501));  // the second bucket
+  h.Observe(absl::Milliseconds(30));   // ≤ 0.05
+  h.Observe(absl::Seconds(60));        // +Inf
   const LatencyHistogram::Snapshot s = h.Read();
   ASSERT_EQ(s.counts.size(), LatencyHistogram::kBounds.size() + 1);
   EXPECT_EQ(s.count, 4u);
@@ -39,8 +39,12 @@ TEST(ServerStats, CountsOutcomesByCode) {
   stats.RecordCommit(absl::Milliseconds(1));
   const ServerStats::Snapshot s = stats.Read();
   EXPECT_EQ(s.report_outcomes[0], 2u);
-  EXPECT_EQ(s.report_outcomes[static_cast<int>(absl::StatusCode::kInvalidArgument)], 1u);
-  EXPECT_EQ(s.report_outcomes[static_cast<int>(absl::StatusCode::kFailedPrecondition)], 1u);
+  EXPECT_EQ(
+      s.report_outcomes[static_cast<int>(absl::StatusCode::kInvalidArgument)],
+      1u);
+  EXPECT_EQ(s.report_outcomes[static_cast<int>(
+                absl::StatusCode::kFailedPrecondition)],
+            1u);
   EXPECT_EQ(s.enrollments, 1u);
   EXPECT_EQ(s.enrollments_refused, 1u);
   EXPECT_EQ(s.charged_nanos, 1'500'000'000u);

@@ -17,7 +17,8 @@ namespace {
 
 class FakeAnalystService final : public v1::AnalystService::Service {
  public:
-  grpc::Status GetStudy(grpc::ServerContext* context, const v1::GetStudyRequest* request,
+  grpc::Status GetStudy(grpc::ServerContext* context,
+                        const v1::GetStudyRequest* request,
                         v1::Study* study) override {
     if (Authorization(*context) != "Bearer secret") {
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong token");
@@ -29,7 +30,8 @@ class FakeAnalystService final : public v1::AnalystService::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status GetEstimates(grpc::ServerContext*, const v1::GetEstimatesRequest*,
+  grpc::Status GetEstimates(grpc::ServerContext*,
+                            const v1::GetEstimatesRequest*,
                             v1::GetEstimatesResponse* response) override {
     absl::SleepFor(absl::Milliseconds(500));
     response->set_round_id(1);
@@ -55,7 +57,8 @@ class AnalystClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                             &port_);
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
@@ -93,8 +96,9 @@ TEST_F(AnalystClientTest, ReturnsTheServersStatusAsAbslStatus) {
 }
 
 TEST_F(AnalystClientTest, EveryCallHasADeadlineAndCreateStudyItsOwn) {
-  EXPECT_EQ(Client("secret")->GetEstimates(v1::GetEstimatesRequest()).status().code(),
-            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(
+      Client("secret")->GetEstimates(v1::GetEstimatesRequest()).status().code(),
+      absl::StatusCode::kDeadlineExceeded);
   absl::StatusOr<v1::Study> created =
       Client("secret")->CreateStudy(v1::CreateStudyRequest());
   ASSERT_TRUE(created.ok()) << created.status();

@@ -40,12 +40,13 @@ TEST(CompareHistogram, ComparesEveryItemAndSummarizes) {
   ASSERT_EQ(comparison->items.size(), 4u);
   EXPECT_EQ(comparison->items[1].label, "1");
   EXPECT_NEAR(comparison->items[0].z, 0, 1e-12);
-  EXPECT_NEAR(comparison->items[1].z, 5, 1e-9);     // 0.1 / 0.02
-  EXPECT_NEAR(comparison->items[3].z, -10, 1e-9);   // -0.1 / 0.01
+  EXPECT_NEAR(comparison->items[1].z, 5, 1e-9);    // 0.1 / 0.02
+  EXPECT_NEAR(comparison->items[3].z, -10, 1e-9);  // -0.1 / 0.01
   EXPECT_NEAR(comparison->items[1].standard_error, 0.02, 1e-12);
   EXPECT_EQ(comparison->num_covered, 2);
   EXPECT_NEAR(comparison->max_abs_z, 10, 1e-9);
-  EXPECT_NEAR(comparison->root_mean_square_z, std::sqrt((25.0 + 100.0) / 4), 1e-9);
+  EXPECT_NEAR(comparison->root_mean_square_z, std::sqrt((25.0 + 100.0) / 4),
+              1e-9);
   // Top 2 by truth: items 0 and 2; the rest summarized.
   const std::string table = FormatHistogramComparison(*comparison, 2);
   EXPECT_LT(table.find("\n  0 "), table.find("\n  2 "));
@@ -55,7 +56,8 @@ TEST(CompareHistogram, ComparesEveryItemAndSummarizes) {
 }
 
 TEST(CompareHistogram, RejectsMismatchedInputs) {
-  HistogramEstimate estimate{.frequencies = {0.5, 0.5}, .variances = {0.1, 0.1}};
+  HistogramEstimate estimate{.frequencies = {0.5, 0.5},
+                             .variances = {0.1, 0.1}};
   EXPECT_THAT(CompareHistogram(estimate, {0.5}, {}, 0.95),
               StatusIs(absl::StatusCode::kInvalidArgument));
   const std::vector<std::string> one_label = {"a"};

@@ -12,7 +12,8 @@ TEST(LatencyStats, NearestRankQuantiles) {
   LatencyStats stats;
   EXPECT_EQ(stats.Quantile(0.5), absl::ZeroDuration());
   // 1..100 ms in a scrambled order.
-  for (int i = 0; i < 100; ++i) stats.Record(absl::Milliseconds((i * 37) % 100 + 1));
+  for (int i = 0; i < 100; ++i)
+    stats.Record(absl::Milliseconds((i * 37) % 100 + 1));
   EXPECT_EQ(stats.count(), 100);
   EXPECT_EQ(stats.Quantile(0.5), absl::Milliseconds(50));
   EXPECT_EQ(stats.Quantile(0.99), absl::Milliseconds(99));

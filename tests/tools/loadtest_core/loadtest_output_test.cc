@@ -56,15 +56,28 @@ TEST(LoadtestOutput, WritesSummaryCsvAndPlots) {
   const std::vector<EstimateSeries> estimates = {
       {.question = "item_histogram",
        .title = "histogram",
-       .values = {{.label = "a,b", .truth = 0.5, .estimate = 0.52,
-                   .standard_error = 0.01, .interval = {0.50, 0.54}, .z = 2,
+       .values = {{.label = "a,b",
+                   .truth = 0.5,
+                   .estimate = 0.52,
+                   .standard_error = 0.01,
+                   .interval = {0.50, 0.54},
+                   .z = 2,
                    .covered = false},
-                  {.label = "c", .truth = 0.5, .estimate = 0.48,
-                   .standard_error = 0.01, .interval = {0.46, 0.50}, .z = -2,
+                  {.label = "c",
+                   .truth = 0.5,
+                   .estimate = 0.48,
+                   .standard_error = 0.01,
+                   .interval = {0.46, 0.50},
+                   .z = -2,
                    .covered = true}}},
-      {.question = "mean value/x", .title = "mean",
-       .values = {{.label = "mean", .truth = 0.3, .estimate = 0.31,
-                   .standard_error = 0.02, .interval = {0.27, 0.35}, .z = 0.5,
+      {.question = "mean value/x",
+       .title = "mean",
+       .values = {{.label = "mean",
+                   .truth = 0.3,
+                   .estimate = 0.31,
+                   .standard_error = 0.02,
+                   .interval = {0.27, 0.35},
+                   .z = 0.5,
                    .covered = true}}}};
   ASSERT_OK(WriteLoadtestOutput(dir.string(), summary, {90, 90}, estimates));
 
@@ -77,7 +90,8 @@ TEST(LoadtestOutput, WritesSummaryCsvAndPlots) {
 
   EXPECT_EQ(Read(dir / "throughput.csv"), "second,reports\n0,90\n1,90\n");
   const std::string values = Read(dir / "estimates.csv");
-  EXPECT_THAT(values, StartsWith("question,label,truth,estimate,standard_error,"));
+  EXPECT_THAT(values,
+              StartsWith("question,label,truth,estimate,standard_error,"));
   EXPECT_THAT(values, HasSubstr("item_histogram,\"a,b\",0.5,0.52"));
   EXPECT_EQ(std::count(values.begin(), values.end(), '\n'), 4);  // header + 3
 

@@ -16,8 +16,8 @@
 namespace ldp {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ChiSquare;
+using ::testing::HasSubstr;
 using testing::StatusIs;
 
 constexpr int64_t kAgents = 200'000;
@@ -29,7 +29,8 @@ std::unique_ptr<PopulationSource> Make(PopulationOptions options) {
   return std::move(*source);
 }
 
-void ExpectFollows(const PopulationSource& source, const std::vector<double>& p) {
+void ExpectFollows(const PopulationSource& source,
+                   const std::vector<double>& p) {
   const std::vector<double> frequencies = source.Truth().Frequencies();
   std::vector<double> observed, expected;
   for (uint32_t i = 0; i < source.domain_size(); ++i) {
@@ -37,17 +38,19 @@ void ExpectFollows(const PopulationSource& source, const std::vector<double>& p)
     expected.push_back(p[i] * source.num_agents());
   }
   const auto result = ChiSquare(observed, expected);
-  EXPECT_TRUE(result.Passes()) << "chi2 " << result.statistic << " df "
-                               << result.degrees_of_freedom;
+  EXPECT_TRUE(result.Passes())
+      << "chi2 " << result.statistic << " df " << result.degrees_of_freedom;
 }
 
 double NormalCdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 // round(mean + sd Z) clamped into [0, domain − 1].
-std::vector<double> DiscretizedGaussian(uint32_t domain, double mean, double sd) {
+std::vector<double> DiscretizedGaussian(uint32_t domain, double mean,
+                                        double sd) {
   std::vector<double> p(domain);
   for (uint32_t k = 0; k < domain; ++k) {
-    const double upper = k + 1 == domain ? 1.0 : NormalCdf((k + 0.5 - mean) / sd);
+    const double upper =
+        k + 1 == domain ? 1.0 : NormalCdf((k + 0.5 - mean) / sd);
     const double lower = k == 0 ? 0.0 : NormalCdf((k - 0.5 - mean) / sd);
     p[k] = upper - lower;
   }
@@ -55,7 +58,8 @@ std::vector<double> DiscretizedGaussian(uint32_t domain, double mean, double sd)
 }
 
 // |observed − p| ≤ 5 standard errors of a proportion over n draws.
-void ExpectProportion(double observed, double p, int64_t n, const std::string& what) {
+void ExpectProportion(double observed, double p, int64_t n,
+                      const std::string& what) {
   const double sigma = std::sqrt(p * (1 - p) / n);
   EXPECT_LE(std::abs(observed - p), 5 * sigma + 1e-12)
       << what << ": observed " << observed << ", expected " << p;
@@ -65,17 +69,22 @@ void ExpectProportion(double observed, double p, int64_t n, const std::string& w
 int Field(uint32_t item, int k, int d) { return (item >> (d - 1 - k)) & 1; }
 
 TEST(PopulationSource, UniformZipfAndGaussianFollowTheirDistributions) {
-  ExpectFollows(*Make({.kind = PopulationKind::kUniform, .num_agents = kAgents,
+  ExpectFollows(*Make({.kind = PopulationKind::kUniform,
+                       .num_agents = kAgents,
                        .domain_size = kDomain}),
                 std::vector<double>(kDomain, 1.0 / kDomain));
   auto zipf = ZipfDistribution(kDomain, 1.3);
   ASSERT_OK(zipf);
-  ExpectFollows(*Make({.kind = PopulationKind::kZipf, .num_agents = kAgents,
-                       .domain_size = kDomain, .zipf_exponent = 1.3}),
+  ExpectFollows(*Make({.kind = PopulationKind::kZipf,
+                       .num_agents = kAgents,
+                       .domain_size = kDomain,
+                       .zipf_exponent = 1.3}),
                 *zipf);
   // round(6 + 3 Z) clamped into [0, 15].
-  ExpectFollows(*Make({.kind = PopulationKind::kGaussian, .num_agents = kAgents,
-                       .domain_size = kDomain, .gaussian_mean = 6,
+  ExpectFollows(*Make({.kind = PopulationKind::kGaussian,
+                       .num_agents = kAgents,
+                       .domain_size = kDomain,
+                       .gaussian_mean = 6,
                        .gaussian_stddev = 3}),
                 DiscretizedGaussian(kDomain, 6, 3));
 }
@@ -94,8 +103,8 @@ TEST(PopulationSource, IsDeterministicPerSeedAndAgent) {
 }
 
 TEST(PopulationSource, RecordsFitTheSchema) {
-  auto source = Make({.kind = PopulationKind::kUniform, .num_agents = 100,
-                      .domain_size = 5});
+  auto source = Make(
+      {.kind = PopulationKind::kUniform, .num_agents = 100, .domain_size = 5});
   ASSERT_EQ(source->schema().fields().size(), 2u);
   for (int64_t i = 0; i < 100; ++i) {
     const Record record = source->RecordOf(i);
@@ -106,8 +115,10 @@ TEST(PopulationSource, RecordsFitTheSchema) {
 }
 
 TEST(PopulationSource, ReadsACsvAndCyclesThroughItsRows) {
-  auto source = Make({.kind = PopulationKind::kCsv, .num_agents = 7,
-                      .domain_size = 4, .csv_text = "item\n3\n0\r\n 1 \n\n"});
+  auto source = Make({.kind = PopulationKind::kCsv,
+                      .num_agents = 7,
+                      .domain_size = 4,
+                      .csv_text = "item\n3\n0\r\n 1 \n\n"});
   const uint32_t expected[] = {3, 0, 1, 3, 0, 1, 3};
   for (int64_t i = 0; i < 7; ++i) EXPECT_EQ(source->ItemOf(i), expected[i]);
   const PopulationTruth truth = source->Truth();
@@ -115,7 +126,8 @@ TEST(PopulationSource, ReadsACsvAndCyclesThroughItsRows) {
   EXPECT_NEAR(truth.MeanValue(), (3 * 1.0 + 2 * 0 + 2 * (1 / 3.0)) / 7, 1e-12);
   for (const char* bad : {"", "item\n", "4\n", "x\n", "1\nitem\n", "-1\n"}) {
     EXPECT_THAT(PopulationSource::Create({.kind = PopulationKind::kCsv,
-                                          .num_agents = 1, .domain_size = 4,
+                                          .num_agents = 1,
+                                          .domain_size = 4,
                                           .csv_text = bad}),
                 StatusIs(absl::StatusCode::kInvalidArgument))
         << bad;
@@ -141,24 +153,30 @@ TEST(PopulationSource, ValidatesItsOptions) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(PopulationSource::Create({.num_agents = 1, .domain_size = 1}),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(PopulationSource::Create({.num_agents = 1, .domain_size = (1u << 20) + 1}),
+  EXPECT_THAT(PopulationSource::Create(
+                  {.num_agents = 1, .domain_size = (1u << 20) + 1}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(PopulationSource::Create({.kind = PopulationKind::kZipf,
-                                        .num_agents = 1, .zipf_exponent = -1}),
+                                        .num_agents = 1,
+                                        .zipf_exponent = -1}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(PopulationSource::Create({.kind = PopulationKind::kGaussian,
-                                        .num_agents = 1, .gaussian_stddev = 0}),
+                                        .num_agents = 1,
+                                        .gaussian_stddev = 0}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   const auto unknown = ParsePopulationKind("poisson");
   EXPECT_THAT(unknown, StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(std::string(unknown.status().message()),
-              HasSubstr("uniform, zipf, gaussian, csv, mixture or masked_parity"));
+  EXPECT_THAT(
+      std::string(unknown.status().message()),
+      HasSubstr("uniform, zipf, gaussian, csv, mixture or masked_parity"));
   for (PopulationKind kind :
-       {PopulationKind::kUniform, PopulationKind::kZipf, PopulationKind::kGaussian,
-        PopulationKind::kCsv, PopulationKind::kMixture, PopulationKind::kMaskedParity}) {
+       {PopulationKind::kUniform, PopulationKind::kZipf,
+        PopulationKind::kGaussian, PopulationKind::kCsv,
+        PopulationKind::kMixture, PopulationKind::kMaskedParity}) {
     EXPECT_EQ(*ParsePopulationKind(PopulationKindName(kind)), kind);
   }
-  EXPECT_EQ(*ParsePopulationKind("masked_parity"), PopulationKind::kMaskedParity);
+  EXPECT_EQ(*ParsePopulationKind("masked_parity"),
+            PopulationKind::kMaskedParity);
 }
 
 // A mixture's pmf is the weighted sum of its components' pmfs. The weights
@@ -169,20 +187,25 @@ TEST(PopulationSource, MixtureFollowsTheWeightedSumOfItsComponents) {
   auto zipf = ZipfDistribution(kDomain, 1.3);
   ASSERT_OK(zipf);
   const std::vector<double> gaussian = DiscretizedGaussian(kDomain, 11, 2);
-  auto source = Make({.kind = PopulationKind::kMixture, .num_agents = kAgents,
-                      .domain_size = kDomain, .gaussian_stddev = 2,
-                      .components = {{.kind = PopulationKind::kUniform, .weight = 2},
-                                     {.kind = PopulationKind::kZipf, .weight = 5,
-                                      .zipf_exponent = 1.3},
-                                     {.kind = PopulationKind::kGaussian, .weight = 3,
-                                      .gaussian_mean = 11}}});
+  auto source = Make(
+      {.kind = PopulationKind::kMixture,
+       .num_agents = kAgents,
+       .domain_size = kDomain,
+       .gaussian_stddev = 2,
+       .components = {
+           {.kind = PopulationKind::kUniform, .weight = 2},
+           {.kind = PopulationKind::kZipf, .weight = 5, .zipf_exponent = 1.3},
+           {.kind = PopulationKind::kGaussian,
+            .weight = 3,
+            .gaussian_mean = 11}}});
   std::vector<double> p(kDomain);
   for (uint32_t k = 0; k < kDomain; ++k) {
     p[k] = 0.2 / kDomain + 0.5 * (*zipf)[k] + 0.3 * gaussian[k];
   }
   const std::vector<double> frequencies = source->Truth().Frequencies();
   for (uint32_t k = 0; k < kDomain; ++k) {
-    ExpectProportion(frequencies[k], p[k], kAgents, "item " + std::to_string(k));
+    ExpectProportion(frequencies[k], p[k], kAgents,
+                     "item " + std::to_string(k));
   }
   ExpectFollows(*source, p);
 }
@@ -190,14 +213,21 @@ TEST(PopulationSource, MixtureFollowsTheWeightedSumOfItsComponents) {
 // Point-mass components (tiny sd) make each agent's component visible, so
 // this checks the choice of component alone against the normalized weights.
 TEST(PopulationSource, MixturePicksComponentsByNormalizedWeight) {
-  auto source = Make({.kind = PopulationKind::kMixture, .num_agents = kAgents,
+  auto source = Make({.kind = PopulationKind::kMixture,
+                      .num_agents = kAgents,
                       .domain_size = kDomain,
-                      .components = {{.kind = PopulationKind::kGaussian, .weight = 0.5,
-                                      .gaussian_mean = 2, .gaussian_stddev = 1e-3},
-                                     {.kind = PopulationKind::kGaussian, .weight = 0.25,
-                                      .gaussian_mean = 9, .gaussian_stddev = 1e-3},
-                                     {.kind = PopulationKind::kGaussian, .weight = 1.25,
-                                      .gaussian_mean = 14, .gaussian_stddev = 1e-3}}});
+                      .components = {{.kind = PopulationKind::kGaussian,
+                                      .weight = 0.5,
+                                      .gaussian_mean = 2,
+                                      .gaussian_stddev = 1e-3},
+                                     {.kind = PopulationKind::kGaussian,
+                                      .weight = 0.25,
+                                      .gaussian_mean = 9,
+                                      .gaussian_stddev = 1e-3},
+                                     {.kind = PopulationKind::kGaussian,
+                                      .weight = 1.25,
+                                      .gaussian_mean = 14,
+                                      .gaussian_stddev = 1e-3}}});
   const PopulationTruth truth = source->Truth();
   const std::vector<double> frequencies = truth.Frequencies();
   ExpectProportion(frequencies[2], 0.25, kAgents, "component 0");
@@ -210,7 +240,9 @@ TEST(PopulationSource, MixturePicksComponentsByNormalizedWeight) {
 TEST(PopulationSource, MixtureIsDeterministicPerSeedAndAgent) {
   auto options = [](uint64_t seed) {
     return PopulationOptions{
-        .kind = PopulationKind::kMixture, .num_agents = 1000, .seed = seed,
+        .kind = PopulationKind::kMixture,
+        .num_agents = 1000,
+        .seed = seed,
         .components = {{.kind = PopulationKind::kUniform, .weight = 1},
                        {.kind = PopulationKind::kZipf, .weight = 1}}};
   };
@@ -235,7 +267,8 @@ TEST(ParseMixture, ReadsKindsWeightsAndParameters) {
   EXPECT_TRUE(std::isnan((*plain)[0].zipf_exponent));
   EXPECT_TRUE(std::isnan((*plain)[1].gaussian_mean));
 
-  auto with_params = ParseMixture(" zipf(s=1.3):0.5 , gaussian( mean=100, sd=8 ):2");
+  auto with_params =
+      ParseMixture(" zipf(s=1.3):0.5 , gaussian( mean=100, sd=8 ):2");
   ASSERT_OK(with_params);
   ASSERT_EQ(with_params->size(), 2u);
   EXPECT_EQ((*with_params)[0].zipf_exponent, 1.3);
@@ -245,7 +278,8 @@ TEST(ParseMixture, ReadsKindsWeightsAndParameters) {
   EXPECT_EQ((*with_params)[1].weight, 2);
 
   auto source = PopulationSource::Create({.kind = PopulationKind::kMixture,
-                                          .num_agents = 10, .domain_size = 256,
+                                          .num_agents = 10,
+                                          .domain_size = 256,
                                           .components = *with_params});
   EXPECT_OK(source);
 }
@@ -262,12 +296,14 @@ TEST(ParseMixture, RejectsBadInputNamingTheProblem) {
       {"zipf:inf", "finite number"},
       {"poisson:1", "unknown kind 'poisson'"},
       {":1", "unknown kind ''"},
-      {"csv:1", "'csv:1': only uniform, zipf and gaussian can be mixed, not csv"},
+      {"csv:1",
+       "'csv:1': only uniform, zipf and gaussian can be mixed, not csv"},
       {"mixture:1", "not mixture"},
       {"masked_parity:1", "not masked_parity"},
       {"zipf:0.5,,uniform:0.5", "empty component"},
       {"zipf:0.5,", "empty component"},
-      {"zipf(s=1.3:0.5", "'zipf(s=1.3:0.5': parameters must be one parenthesized list"},
+      {"zipf(s=1.3:0.5",
+       "'zipf(s=1.3:0.5': parameters must be one parenthesized list"},
       {"zipf(s=1)(s=2):1", "one parenthesized list"},
       {"zipf s=1):1", "')' without '('"},
       {"zipf(t=1):1", "unknown parameter 't' for zipf (takes s)"},
@@ -277,24 +313,29 @@ TEST(ParseMixture, RejectsBadInputNamingTheProblem) {
       {"zipf(s):1", "expected name=value, got 's'"},
       {"zipf(s=1,s=2):1", "parameter 's' given twice"},
       {"zipf(s=x):1", "parameter 's' must be a finite number, got 'x'"},
-      {"zipf(s=-1):1", "'zipf(s=-1):1': the zipf exponent s must be finite and >= 0"},
+      {"zipf(s=-1):1",
+       "'zipf(s=-1):1': the zipf exponent s must be finite and >= 0"},
       {"gaussian(sd=0):1", "the gaussian sd must be finite and > 0, got 0"},
       {"uniform:1,gaussian(mean=nan):1", "'gaussian(mean=nan):1'"},
   };
   for (const auto& [text, expected] : cases) {
     const auto result = ParseMixture(text);
     EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument)) << text;
-    EXPECT_THAT(std::string(result.status().message()), HasSubstr(expected)) << text;
+    EXPECT_THAT(std::string(result.status().message()), HasSubstr(expected))
+        << text;
   }
 }
 
 TEST(PopulationSource, ValidatesMixtureOptions) {
-  auto create = [](std::vector<MixtureComponent> components, double zipf = 1.1) {
+  auto create = [](std::vector<MixtureComponent> components,
+                   double zipf = 1.1) {
     return PopulationSource::Create({.kind = PopulationKind::kMixture,
-                                     .num_agents = 1, .zipf_exponent = zipf,
+                                     .num_agents = 1,
+                                     .zipf_exponent = zipf,
                                      .components = std::move(components)});
   };
-  const std::pair<absl::StatusOr<std::unique_ptr<PopulationSource>>, const char*>
+  const std::pair<absl::StatusOr<std::unique_ptr<PopulationSource>>,
+                  const char*>
       cases[] = {
           {create({}), "at least one component"},
           {create({{.kind = PopulationKind::kUniform},
@@ -310,13 +351,15 @@ TEST(PopulationSource, ValidatesMixtureOptions) {
            "sum to infinity"},
           {create({{.kind = PopulationKind::kZipf, .zipf_exponent = -2}}),
            "component 0 (zipf): the zipf exponent"},
-          // A NaN exponent falls back to the options' one, which is checked too.
+          // A NaN exponent falls back to the options' one, which is checked
+          // too.
           {create({{.kind = PopulationKind::kZipf}}, -1), "got -1"},
           {create({{.kind = PopulationKind::kGaussian, .gaussian_stddev = -1}}),
            "component 0 (gaussian): the gaussian sd"},
       };
   for (const auto& [result, expected] : cases) {
-    EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument)) << expected;
+    EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument))
+        << expected;
     EXPECT_THAT(std::string(result.status().message()), HasSubstr(expected));
   }
 }
@@ -327,8 +370,11 @@ TEST(PopulationSource, MaskedParityLabelsByTheMaskedParityWithNoise) {
   constexpr int d = 5;
   constexpr uint32_t kMask = 0b1011;
   constexpr double kNoise = 0.1;
-  auto source = Make({.kind = PopulationKind::kMaskedParity, .num_agents = kAgents,
-                      .domain_size = 1u << d, .seed = 3, .parity_noise = kNoise,
+  auto source = Make({.kind = PopulationKind::kMaskedParity,
+                      .num_agents = kAgents,
+                      .domain_size = 1u << d,
+                      .seed = 3,
+                      .parity_noise = kNoise,
                       .parity_mask = kMask});
   EXPECT_EQ(source->parity_mask(), kMask);
   int64_t agree = 0, unrelated_zero = 0;
@@ -351,12 +397,16 @@ TEST(PopulationSource, MaskedParityLabelsByTheMaskedParityWithNoise) {
   ExpectProportion(static_cast<double>(unrelated_zero) / kAgents, 0.5, kAgents,
                    "unrelated parity");
   for (uint32_t x = 0; x < x_counts.size(); ++x) {
-    ExpectProportion(static_cast<double>(x_counts[x]) / kAgents, 1.0 / x_counts.size(),
-                     kAgents, "x = " + std::to_string(x));
+    ExpectProportion(static_cast<double>(x_counts[x]) / kAgents,
+                     1.0 / x_counts.size(), kAgents,
+                     "x = " + std::to_string(x));
   }
 
-  auto noiseless = Make({.kind = PopulationKind::kMaskedParity, .num_agents = 1000,
-                         .domain_size = 4, .parity_noise = 0, .parity_mask = 1});
+  auto noiseless = Make({.kind = PopulationKind::kMaskedParity,
+                         .num_agents = 1000,
+                         .domain_size = 4,
+                         .parity_noise = 0,
+                         .parity_mask = 1});
   for (int64_t i = 0; i < 1000; ++i) {
     const uint32_t item = noiseless->ItemOf(i);
     EXPECT_EQ(item & 1, (item >> 1) & 1) << item;
@@ -366,48 +416,62 @@ TEST(PopulationSource, MaskedParityLabelsByTheMaskedParityWithNoise) {
 TEST(PopulationSource, MaskedParityDrawsItsMaskFromTheSeed) {
   std::vector<uint32_t> masks;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
-    auto source = Make({.kind = PopulationKind::kMaskedParity, .num_agents = 200,
-                        .domain_size = 1024, .seed = seed});
+    auto source = Make({.kind = PopulationKind::kMaskedParity,
+                        .num_agents = 200,
+                        .domain_size = 1024,
+                        .seed = seed});
     const uint32_t mask = source->parity_mask();
     EXPECT_GT(mask, 0u);
     EXPECT_LT(mask, 512u);
     masks.push_back(mask);
-    auto again = Make({.kind = PopulationKind::kMaskedParity, .num_agents = 200,
-                       .domain_size = 1024, .seed = seed});
+    auto again = Make({.kind = PopulationKind::kMaskedParity,
+                       .num_agents = 200,
+                       .domain_size = 1024,
+                       .seed = seed});
     EXPECT_EQ(again->parity_mask(), mask);
-    for (int64_t i = 0; i < 200; ++i) EXPECT_EQ(again->ItemOf(i), source->ItemOf(i));
+    for (int64_t i = 0; i < 200; ++i)
+      EXPECT_EQ(again->ItemOf(i), source->ItemOf(i));
   }
   std::sort(masks.begin(), masks.end());
   EXPECT_GT(std::unique(masks.begin(), masks.end()) - masks.begin(), 4);
   // With d = 2 the only nonzero mask is 1.
-  EXPECT_EQ(Make({.kind = PopulationKind::kMaskedParity, .num_agents = 1,
-                  .domain_size = 4, .seed = 99})
+  EXPECT_EQ(Make({.kind = PopulationKind::kMaskedParity,
+                  .num_agents = 1,
+                  .domain_size = 4,
+                  .seed = 99})
                 ->parity_mask(),
             1u);
   // Other kinds report no mask.
-  EXPECT_EQ(Make({.kind = PopulationKind::kUniform, .num_agents = 1,
-                  .parity_mask = 3})
-                ->parity_mask(),
-            0u);
+  EXPECT_EQ(
+      Make(
+          {.kind = PopulationKind::kUniform, .num_agents = 1, .parity_mask = 3})
+          ->parity_mask(),
+      0u);
 }
 
 TEST(PopulationSource, ValidatesMaskedParityOptions) {
   auto create = [](uint32_t domain, uint32_t mask, double noise) {
     return PopulationSource::Create({.kind = PopulationKind::kMaskedParity,
-                                     .num_agents = 1, .domain_size = domain,
-                                     .parity_noise = noise, .parity_mask = mask});
+                                     .num_agents = 1,
+                                     .domain_size = domain,
+                                     .parity_noise = noise,
+                                     .parity_mask = mask});
   };
-  const std::pair<absl::StatusOr<std::unique_ptr<PopulationSource>>, const char*>
+  const std::pair<absl::StatusOr<std::unique_ptr<PopulationSource>>,
+                  const char*>
       cases[] = {
           {create(12, 0, 0.1), "power of two 2^d with d >= 2, got 12"},
           {create(2, 0, 0.1), "power of two 2^d with d >= 2, got 2"},
-          {create(16, 8, 0.1), "parity_mask 8 does not fit the d - 1 = 3 feature bits"},
+          {create(16, 8, 0.1),
+           "parity_mask 8 does not fit the d - 1 = 3 feature bits"},
           {create(16, 0, 0.5), "parity_noise must be in [0, 0.5), got 0.5"},
           {create(16, 0, -0.01), "parity_noise"},
-          {create(16, 0, std::numeric_limits<double>::quiet_NaN()), "parity_noise"},
+          {create(16, 0, std::numeric_limits<double>::quiet_NaN()),
+           "parity_noise"},
       };
   for (const auto& [result, expected] : cases) {
-    EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument)) << expected;
+    EXPECT_THAT(result, StatusIs(absl::StatusCode::kInvalidArgument))
+        << expected;
     EXPECT_THAT(std::string(result.status().message()), HasSubstr(expected));
   }
   EXPECT_OK(create(16, 7, 0.49));

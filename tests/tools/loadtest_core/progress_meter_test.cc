@@ -24,7 +24,8 @@ TEST(ProgressMeter, LineShowsRateAndTimeLeft) {
   EXPECT_EQ(ProgressMeter::Line(options, 1000, absl::Seconds(3725), false),
             "100% 1000/1000 agents, 0/s, elapsed 1:02:05");
   EXPECT_EQ(ProgressMeter::Line(options, 0, absl::ZeroDuration(), true),
-            "[..............................]   0% 0/1000 agents, 0/s, elapsed 0:00, ETA ?");
+            "[..............................]   0% 0/1000 agents, 0/s, elapsed "
+            "0:00, ETA ?");
   EXPECT_THAT(ProgressMeter::Line(options, 500, absl::Seconds(1), true),
               HasSubstr("[###############...............]  50%"));
 }
@@ -35,7 +36,8 @@ std::string Capture(bool terminal, int steps) {
   std::FILE* out = open_memstream(&buffer, &size);
   FakeClock clock;
   {
-    ProgressMeter meter({.total = 100, .terminal = terminal,
+    ProgressMeter meter({.total = 100,
+                         .terminal = terminal,
                          .terminal_interval = absl::Seconds(1),
                          .line_interval = absl::Seconds(5)},
                         &clock, out);
@@ -61,8 +63,9 @@ TEST(ProgressMeter, PlainLinesAtMostEveryInterval) {
 
 TEST(ProgressMeter, TerminalRedrawsInPlace) {
   const std::string text = Capture(true, 10);
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 11);  // 10 updates + final
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);   // only at the end
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\r'),
+            11);  // 10 updates + final
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);  // only at the end
   EXPECT_THAT(text, HasSubstr("[###......"));
 }
 

@@ -10,9 +10,9 @@
 namespace ldp {
 namespace {
 
-using testing::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::StatusIs;
 
 WorkloadPlot Cdf() {
   return {.title = "age_cdf: prefix N=4",
@@ -78,14 +78,16 @@ TEST(WorkloadPlot, ClipsAnInfiniteBand) {
 }
 
 TEST(WorkloadPlot, RefusesInconsistentInput) {
-  EXPECT_THAT(WorkloadPlotSvg({}), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(WorkloadPlotSvg({}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   WorkloadPlot short_band = Cdf();
   short_band.upper.pop_back();
   EXPECT_THAT(WorkloadPlotSvg(short_band),
               StatusIs(absl::StatusCode::kInvalidArgument));
   WorkloadPlot nan = Cdf();
   nan.estimates[1] = NAN;
-  EXPECT_THAT(WorkloadPlotSvg(nan), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(WorkloadPlotSvg(nan),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   WorkloadPlot short_truth = Cdf();
   short_truth.truth.pop_back();
   EXPECT_THAT(WorkloadPlotSvg(short_truth),

@@ -28,7 +28,8 @@ TEST(PlanCommand, ForecastsEveryQuestionOfTheDemoStudy) {
   const std::string out = ::testing::internal::GetCapturedStdout();
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_THAT(out, HasSubstr("study \"demo"));
-  for (const char* question : {"mean_income", "smoker_share", "region_by_age"}) {
+  for (const char* question :
+       {"mean_income", "smoker_share", "region_by_age"}) {
     EXPECT_THAT(out, HasSubstr(question));
   }
   EXPECT_THAT(out, HasSubstr("central n(τ)"));
@@ -48,11 +49,12 @@ TEST(PlanCommand, PicksALongitudinalOracleForTheTelemetryExample) {
 }
 
 TEST(PlanCommand, RefusesBadOptionsAndMissingFiles) {
-  EXPECT_THAT(RunPlanCommand(kDemo, {.simulate = true}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--agents")));
-  EXPECT_THAT(RunPlanCommand(kDemo, {.confidence = 1.5}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("--confidence")));
+  EXPECT_THAT(
+      RunPlanCommand(kDemo, {.simulate = true}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--agents")));
+  EXPECT_THAT(
+      RunPlanCommand(kDemo, {.confidence = 1.5}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--confidence")));
   EXPECT_THAT(RunPlanCommand("/nonexistent/study.textproto", {}),
               StatusIs(absl::StatusCode::kNotFound));
 }
@@ -74,8 +76,8 @@ TEST(Gamma2IntervalText, RoundsOutwards) {
 }
 
 // A workload question's plan shows γ₂(W)'s certified interval, lower bound
-// first, and as printed it brackets the closed form: all 2-way marginals over 4 bits
-// have γ₂ = 1/4 + 1/√2 + √6/4.
+// first, and as printed it brackets the closed form: all 2-way marginals over 4
+// bits have γ₂ = 1/4 + 1/√2 + √6/4.
 TEST(PlanCommand, ShowsTheGamma2IntervalOfAWorkloadQuestion) {
   const std::string path = ::testing::TempDir() + "/marginals.textproto";
   std::ofstream(path) << R"pb(
@@ -104,8 +106,10 @@ TEST(PlanCommand, ShowsTheGamma2IntervalOfAWorkloadQuestion) {
   const size_t at = out.find(label);
   ASSERT_NE(at, std::string::npos) << out;
   double lower = 0, upper = 0;
-  ASSERT_EQ(std::sscanf(out.c_str() + at + label.size(), "%lf, %lf] (dual "
-                        "lower bound, factorization found)", &lower, &upper),
+  ASSERT_EQ(std::sscanf(out.c_str() + at + label.size(),
+                        "%lf, %lf] (dual "
+                        "lower bound, factorization found)",
+                        &lower, &upper),
             2)
       << out.substr(at);
   const double exact = 0.25 + 1 / std::sqrt(2.0) + std::sqrt(6.0) / 4;

@@ -28,7 +28,7 @@ integers.
 
 Usage: sudo apt-get install python3-sklearn
        bench/studies/logistic/data/export_sklearn_datasets.py [--dir DIR] [NAME ...]
-(default: all three into this script's directory, bench/data/).
+(default: all three into this script's directory, bench/studies/logistic/data/).
 """
 import argparse
 import csv
@@ -71,7 +71,7 @@ def export(name, out):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default=os.path.dirname(os.path.abspath(__file__)),
-                        help="output directory (default: bench/data/)")
+                        help="output directory (default: bench/studies/logistic/data/)")
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"data sets to export: {', '.join(DATASETS)} "
                         "(default: all)")

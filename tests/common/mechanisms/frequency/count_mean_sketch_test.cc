@@ -16,8 +16,8 @@
 namespace ldp {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ChiSquare;
+using ::testing::HasSubstr;
 using testing::MaxProbabilityRatio;
 using testing::RunningMoments;
 using testing::SeededGenerator;
@@ -369,7 +369,8 @@ TEST(CountMeanSketch, RequiresExactlyTheSketchLength) {
                         "exactly 100"));
   EXPECT_OK(cms->Validate(SketchReport{.bits = cms_bits, .num_bits = 100}));
   EXPECT_OK(cms->Validate(SketchReport{.bits = cms_bits}));
-  EXPECT_OK(hcms->Validate(SketchReport{.column = 5, .bits = {1}, .num_bits = 1}));
+  EXPECT_OK(
+      hcms->Validate(SketchReport{.column = 5, .bits = {1}, .num_bits = 1}));
   EXPECT_OK(hcms->Validate(SketchReport{.column = 5, .bits = {1}}));
   EXPECT_EQ(std::get<SketchReport>(cms->Randomize(3, gen)).num_bits, 100u);
   EXPECT_EQ(std::get<SketchReport>(hcms->Randomize(3, gen)).num_bits, 1u);
@@ -414,7 +415,6 @@ TEST(CountMeanSketch, ItemsPastTheDomainAreClamped) {
   EXPECT_EQ(oracle->Randomize(1000, a), oracle->Randomize(5, b));
 }
 
-
 // On skewed data the collision term dominates at large ε; the reported
 // variances must include it. Over 1024 Zipf items, the mean squared error
 // must match the mean reported variance (each item's collisions act like an
@@ -428,7 +428,8 @@ TEST(CountMeanSketch, ReportedVariancesIncludeCollisionsOnSkewedData) {
   SeededGenerator gen(4040);
   const auto items = SampleItems(*zipf, 100'000, gen);
   const auto truth = EmpiricalFrequencies(items, kDomain);
-  for (SketchVariant variant : {SketchVariant::kCountMean, SketchVariant::kHadamard}) {
+  for (SketchVariant variant :
+       {SketchVariant::kCountMean, SketchVariant::kHadamard}) {
     auto sketch = CountMeanSketch::Create(
         {.epsilon = 4.0, .domain_size = kDomain, .variant = variant});
     ASSERT_OK(sketch);
@@ -439,7 +440,8 @@ TEST(CountMeanSketch, ReportedVariancesIncludeCollisionsOnSkewedData) {
     const HistogramEstimate est = accumulator->Estimate();
     double squared_error = 0, reported = 0;
     for (uint32_t v = 0; v < kDomain; ++v) {
-      squared_error += (est.frequencies[v] - truth[v]) * (est.frequencies[v] - truth[v]);
+      squared_error +=
+          (est.frequencies[v] - truth[v]) * (est.frequencies[v] - truth[v]);
       reported += est.variances[v];
     }
     EXPECT_GT(squared_error / reported, 0.8) << static_cast<int>(variant);

@@ -48,13 +48,17 @@ class IbuAtEpsilonOne : public ::testing::Test {
   // OUE's channel at ε = 1, N = 1024, n = 10⁵ reports on Zipf(1.1).
   const PureProtocol oue_{.p = 0.5, .q = 1 / (std::exp(1.0) + 1)};
   const int64_t n_ = 100'000;
-  const std::vector<int64_t> counts_ = testing::ZipfSupportCounts(oue_, 1024, n_, 3);
-  const std::vector<double> mle_ = *SupportShareMaximumLikelihood(counts_, oue_);
+  const std::vector<int64_t> counts_ =
+      testing::ZipfSupportCounts(oue_, 1024, n_, 3);
+  const std::vector<double> mle_ =
+      *SupportShareMaximumLikelihood(counts_, oue_);
 
   IbuResult Run(IbuStart start, bool accelerate, int iterations) {
-    absl::StatusOr<IbuResult> r = IterativeBayesianUpdate(
-        counts_, n_, oue_,
-        {.max_iterations = iterations, .start = start, .accelerate = accelerate});
+    absl::StatusOr<IbuResult> r =
+        IterativeBayesianUpdate(counts_, n_, oue_,
+                                {.max_iterations = iterations,
+                                 .start = start,
+                                 .accelerate = accelerate});
     EXPECT_OK(r);
     return r.ok() ? *r : IbuResult{};
   }
@@ -93,20 +97,24 @@ TEST_F(IbuAtEpsilonOne, EmHeadsForTheClosedFormMaximum) {
 
 TEST(IterativeBayesianUpdate, StopsAtMaxIterationsAndSaysSo) {
   const PureProtocol oue{.p = 0.5, .q = 1 / (std::exp(1.0) + 1)};
-  const std::vector<int64_t> counts = testing::ZipfSupportCounts(oue, 256, 10'000, 5);
-  absl::StatusOr<IbuResult> f = IterativeBayesianUpdate(
-      counts, 10'000, oue,
-      {.max_iterations = 3, .tolerance = 0, .start = IbuStart::kUniform,
-       .accelerate = false});
+  const std::vector<int64_t> counts =
+      testing::ZipfSupportCounts(oue, 256, 10'000, 5);
+  absl::StatusOr<IbuResult> f =
+      IterativeBayesianUpdate(counts, 10'000, oue,
+                              {.max_iterations = 3,
+                               .tolerance = 0,
+                               .start = IbuStart::kUniform,
+                               .accelerate = false});
   ASSERT_OK(f);
   EXPECT_EQ(f->iterations, 3);
   EXPECT_FALSE(f->converged);
 }
 
 TEST(IterativeBayesianUpdate, RefusesHadamardResponseAndBadInput) {
-  auto hr = CreateFrequencyOracle(
-      {.kind = FrequencyOracleKind::kHadamardResponse, .epsilon = 1,
-       .domain_size = 64});
+  auto hr =
+      CreateFrequencyOracle({.kind = FrequencyOracleKind::kHadamardResponse,
+                             .epsilon = 1,
+                             .domain_size = 64});
   ASSERT_OK(hr);
   const auto* pure = dynamic_cast<const PureFrequencyOracle*>(hr->get());
   ASSERT_NE(pure, nullptr);
@@ -114,7 +122,8 @@ TEST(IterativeBayesianUpdate, RefusesHadamardResponseAndBadInput) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   auto grr = CreateFrequencyOracle(
       {.kind = FrequencyOracleKind::kGeneralizedRandomizedResponse,
-       .epsilon = 1, .domain_size = 8});
+       .epsilon = 1,
+       .domain_size = 8});
   ASSERT_OK(grr);
   const auto* grr_pure = dynamic_cast<const PureFrequencyOracle*>(grr->get());
   ASSERT_NE(grr_pure, nullptr);

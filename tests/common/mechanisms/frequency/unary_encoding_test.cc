@@ -197,7 +197,8 @@ TEST(UnaryEncoding, RequiresExactlyNBits) {
     EXPECT_THAT(std::string(nine.message()),
                 HasSubstr("report has 9 bits; this task's reports have "
                           "exactly 8"));
-    const FrequencyReport exact = BitVectorReport{.words = {0x5}, .num_bits = 8};
+    const FrequencyReport exact =
+        BitVectorReport{.words = {0x5}, .num_bits = 8};
     const FrequencyReport legacy = BitVectorReport{.words = {0x5}};
     EXPECT_OK(ue->Validate(exact));
     EXPECT_OK(ue->Validate(legacy));

@@ -17,9 +17,9 @@
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/strings/str_cat.h"
-#include "common/mechanisms/real/discrete_laplace.h"
 #include "common/mechanisms/frequency_oracle_factory.h"
 #include "common/mechanisms/longitudinal/longitudinal_oracle.h"
+#include "common/mechanisms/real/discrete_laplace.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
 #include "common/queries/record_schema.h"
 #include "gtest/gtest.h"

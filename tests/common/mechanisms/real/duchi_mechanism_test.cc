@@ -117,10 +117,9 @@ TEST(DuchiMechanism, ValidateAcceptsOnlyTheTwoSigns) {
   auto m = MakeDuchi({});
   EXPECT_OK(m->Validate(kMinus));
   EXPECT_OK(m->Validate(kPlus));
-  testing::ExpectLevelsRejected(
-      *m, {int64_t{0}, int64_t{2}, int64_t{-2},
-           std::numeric_limits<int64_t>::max(),
-           std::numeric_limits<int64_t>::min()});
+  testing::ExpectLevelsRejected(*m, {int64_t{0}, int64_t{2}, int64_t{-2},
+                                     std::numeric_limits<int64_t>::max(),
+                                     std::numeric_limits<int64_t>::min()});
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.

@@ -157,11 +157,11 @@ TEST(HybridMechanism, ValidateAcceptsExactlyTheLevelsOfBothBranches) {
   EXPECT_EQ(m->duchi_plus_level(), 101);
   for (int64_t level : {0, 99, 100, 101})
     EXPECT_OK(m->Validate({.level = level}));
-  testing::ExpectLevelsRejected(*m,
-                                {int64_t{-1}, int64_t{102},
-                                 std::numeric_limits<int64_t>::max(),
-                                 std::numeric_limits<int64_t>::min()},
-                                /*impossible_from=*/0.5);
+  testing::ExpectLevelsRejected(
+      *m,
+      {int64_t{-1}, int64_t{102}, std::numeric_limits<int64_t>::max(),
+       std::numeric_limits<int64_t>::min()},
+      /*impossible_from=*/0.5);
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.

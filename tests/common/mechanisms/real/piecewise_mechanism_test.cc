@@ -168,11 +168,11 @@ TEST(PiecewiseMechanism, ValidateAcceptsExactlyTheCells) {
   auto m = MakePiecewise({.num_cells = 100});
   EXPECT_OK(m->Validate({.level = 0}));
   EXPECT_OK(m->Validate({.level = 99}));
-  testing::ExpectLevelsRejected(*m,
-                                {int64_t{-1}, int64_t{100},
-                                 std::numeric_limits<int64_t>::max(),
-                                 std::numeric_limits<int64_t>::min()},
-                                /*impossible_from=*/0.5);
+  testing::ExpectLevelsRejected(
+      *m,
+      {int64_t{-1}, int64_t{100}, std::numeric_limits<int64_t>::max(),
+       std::numeric_limits<int64_t>::min()},
+      /*impossible_from=*/0.5);
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.

@@ -50,8 +50,8 @@ TEST(WorstCaseMemo, EveryMechanismGetsItsOwnWorstCase) {
       ASSERT_OK(piecewise);
       EXPECT_EQ((*piecewise)->WorstCaseVariance(),
                 DirectWorstCase(**piecewise, **piecewise));
-      const HybridOptions options{.epsilon = epsilon, .bound = bound,
-                                  .num_cells = 256};
+      const HybridOptions options{
+          .epsilon = epsilon, .bound = bound, .num_cells = 256};
       auto hybrid = HybridMechanism::Create(options);
       ASSERT_OK(hybrid);
       EXPECT_EQ((*hybrid)->WorstCaseVariance(),

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "common/workload/strategy_randomizers/fake_data_randomizer.h"
 #include "common/workload/strategies/strategy_factory.h"
 #include "common/workload/strategies/strategy_planner.h"
 #include "common/workload/strategies/workload.h"
 #include "common/workload/strategies/workload_estimator.h"
+#include "common/workload/strategy_randomizers/fake_data_randomizer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/randomizer_checks.h"

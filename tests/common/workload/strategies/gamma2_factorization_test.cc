@@ -61,8 +61,8 @@ TEST(Gamma2, BracketsKnownValues) {
 
 Workload CustomRows(uint32_t n, uint32_t rows,
                     const std::function<double(uint32_t)>& value) {
-  WorkloadSpec spec{.kind = WorkloadKind::kCustom, .domain_size = n,
-                    .num_queries = rows};
+  WorkloadSpec spec{
+      .kind = WorkloadKind::kCustom, .domain_size = n, .num_queries = rows};
   for (uint32_t j = 0; j < rows; ++j) {
     for (uint32_t x = 0; x < n; ++x) spec.dense.push_back(value(x));
   }

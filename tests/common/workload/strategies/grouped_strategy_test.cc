@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "Eigen/Core"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "common/workload/strategies/workload.h"
 #include "common/workload/strategies/workload_estimator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/strategy_checks.h"
@@ -415,8 +415,8 @@ TEST(GroupedStrategy, FiniteSampleVarianceMatchesSmallGroups) {
 TEST(GroupedStrategy, FiniteSampleVarianceCountsGroupsEmptyTogether) {
   auto strategy = Make(GroupedHaar(64, 4.0));
   ASSERT_NE(strategy, nullptr);
-  absl::StatusOr<Workload> histogram = Workload::Create(
-      {.kind = WorkloadKind::kHistogram, .domain_size = 64});
+  absl::StatusOr<Workload> histogram =
+      Workload::Create({.kind = WorkloadKind::kHistogram, .domain_size = 64});
   ASSERT_OK(histogram);
   absl::StatusOr<std::shared_ptr<const WorkloadEstimator>> estimator =
       WorkloadEstimator::Create(*histogram, std::move(strategy));

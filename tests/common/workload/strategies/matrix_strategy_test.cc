@@ -131,7 +131,8 @@ TEST(MatrixStrategy, SampleIidEstimateFollowsTheMixture) {
   testing::SeededGenerator gen(31);
   for (int run = 0; run < kRuns; ++run) {
     const Eigen::VectorXd y = s->SampleIidEstimate(h, kAgents, gen);
-    for (Eigen::Index o = 0; o < k; ++o) moments[static_cast<size_t>(o)].Add(y[o]);
+    for (Eigen::Index o = 0; o < k; ++o)
+      moments[static_cast<size_t>(o)].Add(y[o]);
   }
   for (Eigen::Index o = 0; o < k; ++o) {
     SCOPED_TRACE(o);

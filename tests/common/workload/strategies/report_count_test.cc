@@ -35,10 +35,10 @@ TEST(ReportCount, MatchesTheBinomialSum) {
     int64_t n;
     double pi;
   };
-  for (const Case& c : {Case{1, 0.5}, Case{10, 0.3}, Case{50, 1e-3},
-                        Case{1000, 1.0 / 192}, Case{5000, 0.5},
-                        Case{10'000, 1.0 / 1024}, Case{409'000, 0.01},
-                        Case{409'600, 0.01}, Case{1'000'000, 0.125}}) {
+  for (const Case& c :
+       {Case{1, 0.5}, Case{10, 0.3}, Case{50, 1e-3}, Case{1000, 1.0 / 192},
+        Case{5000, 0.5}, Case{10'000, 1.0 / 1024}, Case{409'000, 0.01},
+        Case{409'600, 0.01}, Case{1'000'000, 0.125}}) {
     SCOPED_TRACE(::testing::Message() << "n=" << c.n << " pi=" << c.pi);
     const ReportCountMoments got = MomentsOfReportCount(c.n, c.pi);
     const ReportCountMoments want = BruteForce(c.n, c.pi);

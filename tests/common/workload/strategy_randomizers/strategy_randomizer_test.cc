@@ -83,7 +83,8 @@ std::vector<Case> EnumerableCases() {
   std::vector<Case> cases;
   for (double epsilon : {0.5, 2.0}) {
     const std::string e = epsilon == 0.5 ? "_eps05" : "_eps2";
-    cases.push_back({"identity8" + e, Spec(StrategyKind::kIdentity, epsilon, 8)});
+    cases.push_back(
+        {"identity8" + e, Spec(StrategyKind::kIdentity, epsilon, 8)});
     StrategySpec tree = Spec(StrategyKind::kHierarchical, epsilon, 10);
     tree.branching = 3;
     cases.push_back({"tree3_10" + e, tree});
@@ -148,9 +149,9 @@ std::vector<WorkloadReport> ValidReports(const StrategyRandomizer& r) {
 // draws·p where the normal approximation holds (draws·p·(1 − p) ≥ 25), and
 // the rarer reports pooled into one count held to the same bound; no
 // sample outside `reports`.
-void ExpectFrequenciesWithinFiveSigma(const StrategyRandomizer& r,
-                                      const std::vector<WorkloadReport>& reports,
-                                      int draws, uint64_t seed) {
+void ExpectFrequenciesWithinFiveSigma(
+    const StrategyRandomizer& r, const std::vector<WorkloadReport>& reports,
+    int draws, uint64_t seed) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < reports.size(); ++i) {
     index.emplace(testing::StrategyReportKey(reports[i]), i);
@@ -160,7 +161,8 @@ void ExpectFrequenciesWithinFiveSigma(const StrategyRandomizer& r,
     std::vector<double> counts(reports.size(), 0);
     int outside = 0;
     for (int i = 0; i < draws; ++i) {
-      const auto it = index.find(testing::StrategyReportKey(r.Randomize(x, gen)));
+      const auto it =
+          index.find(testing::StrategyReportKey(r.Randomize(x, gen)));
       if (it == index.end()) {
         ++outside;
       } else {

@@ -109,14 +109,16 @@ TEST(PostgresUrlTest, RedactsPasswords) {
 TEST_F(PostgresStoreTest, AppliesMigrationsOnceAndReopeningIsANoOp) {
   auto first = Open();
   ASSERT_NE(first, nullptr);
-  const std::string applied = SqlValue(
-      url_, "SELECT string_agg(version || ' ' || applied_at, ',' "
-            "ORDER BY version) FROM schema_migrations");
+  const std::string applied =
+      SqlValue(url_,
+               "SELECT string_agg(version || ' ' || applied_at, ',' "
+               "ORDER BY version) FROM schema_migrations");
   EXPECT_THAT(applied, ::testing::StartsWith("1 "));
   EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"),
             absl::StrCat(postgres_schema::LatestVersion()));
-  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(kind || ':' || next_id, ',' "
-                           "ORDER BY kind) FROM id_blocks"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT string_agg(kind || ':' || next_id, ',' "
+                     "ORDER BY kind) FROM id_blocks"),
             "1:1,2:1,3:1");
   first.reset();
   // Two replicas starting together on the migrated database, then again.
@@ -127,8 +129,9 @@ TEST_F(PostgresStoreTest, AppliesMigrationsOnceAndReopeningIsANoOp) {
   b.join();
   EXPECT_OK(stores[0]);
   EXPECT_OK(stores[1]);
-  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(version || ' ' || applied_at, "
-                           "',' ORDER BY version) FROM schema_migrations"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT string_agg(version || ' ' || applied_at, "
+                     "',' ORDER BY version) FROM schema_migrations"),
             applied);
 }
 
@@ -144,21 +147,32 @@ TEST_F(PostgresStoreTest, MigrationThreeRewritesLegacyPayloadsAndPlans) {
       "020000018094ebdc03010100000000000000e03f040000000000000000000000000000"
       "00000000000000";
   const std::string item_hex = "010005";
-  const std::string bits_hex = "0201080105000000" "00000000";
-  Sql(url_, "INSERT INTO rounds(round_id, study_id, state, start_time, "
-            "deadline, plan) VALUES (2, 1, 0, 0, 0, '\\x" + plan_hex + "')");
-  Sql(url_, "INSERT INTO reports(task_id, round_id, agent_id, report_id, "
-            "payload, received_at) VALUES "
-            "(10, 2, 1, '\\x00', '\\x" + item_hex + "', 0), "
-            "(11, 2, 2, '\\x00', '\\x" + bits_hex + "', 0), "
-            "(12, 2, 3, '\\x00', '\\x0909', 0)");
+  const std::string bits_hex =
+      "0201080105000000"
+      "00000000";
+  Sql(url_,
+      "INSERT INTO rounds(round_id, study_id, state, start_time, "
+      "deadline, plan) VALUES (2, 1, 0, 0, 0, '\\x" +
+          plan_hex + "')");
+  Sql(url_,
+      "INSERT INTO reports(task_id, round_id, agent_id, report_id, "
+      "payload, received_at) VALUES "
+      "(10, 2, 1, '\\x00', '\\x" +
+          item_hex +
+          "', 0), "
+          "(11, 2, 2, '\\x00', '\\x" +
+          bits_hex +
+          "', 0), "
+          "(12, 2, 3, '\\x00', '\\x0909', 0)");
   // More rows than one chunk of the rewrite (4096).
-  Sql(url_, "INSERT INTO reports(task_id, round_id, agent_id, report_id, "
-            "payload, received_at) SELECT g, 2, g, '\\x00', '\\x" +
-                item_hex + "', 0 FROM generate_series(100, 5099) AS g");
+  Sql(url_,
+      "INSERT INTO reports(task_id, round_id, agent_id, report_id, "
+      "payload, received_at) SELECT g, 2, g, '\\x00', '\\x" +
+          item_hex + "', 0 FROM generate_series(100, 5099) AS g");
   const std::string xids =
-      SqlValue(url_, "SELECT string_agg(xid::text, ',' ORDER BY task_id) "
-                     "FROM reports");
+      SqlValue(url_,
+               "SELECT string_agg(xid::text, ',' ORDER BY task_id) "
+               "FROM reports");
   Sql(url_, "DELETE FROM schema_migrations WHERE version = 3");
   ASSERT_OK(PostgresStore::Open({.url = url_}));
 
@@ -166,34 +180,39 @@ TEST_F(PostgresStoreTest, MigrationThreeRewritesLegacyPayloadsAndPlans) {
       DecodeLegacyPlan(absl::HexStringToBytes(plan_hex));
   ASSERT_OK(plan);
   ASSERT_EQ(plan->questions.size(), 1u);
-  EXPECT_EQ(std::get<FrequencyOracleSpec>(plan->questions[0].randomizer)
-                .domain_size,
-            4u);
+  EXPECT_EQ(
+      std::get<FrequencyOracleSpec>(plan->questions[0].randomizer).domain_size,
+      4u);
   const auto hex = [](const std::string& bytes) {
     return absl::BytesToHexString(bytes);
   };
-  EXPECT_EQ(SqlValue(url_, "SELECT encode(plan, 'hex') FROM rounds "
-                           "WHERE round_id = 2"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT encode(plan, 'hex') FROM rounds "
+                     "WHERE round_id = 2"),
             hex(EncodePlan(*plan)));
-  EXPECT_EQ(SqlValue(url_, "SELECT encode(plan, 'hex') FROM rounds "
-                           "WHERE round_id = 1"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT encode(plan, 'hex') FROM rounds "
+                     "WHERE round_id = 1"),
             hex("p"));
   const std::string item =
       hex(EncodePayload(FrequencyReport(ItemReport{.item = 5})));
-  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM reports WHERE task_id >= 100 "
-                           "AND encode(payload, 'hex') = '" + item + "'"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT count(*) FROM reports WHERE task_id >= 100 "
+                     "AND encode(payload, 'hex') = '" +
+                         item + "'"),
             "5000");
-  EXPECT_EQ(
-      SqlValue(url_, "SELECT string_agg(encode(payload, 'hex'), ',' "
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT string_agg(encode(payload, 'hex'), ',' "
                      "ORDER BY task_id) FROM reports WHERE task_id < 100"),
-      absl::StrCat(
-          hex(EncodePayload(FrequencyReport(ItemReport{.item = 5}))), ",",
-          hex(EncodePayload(FrequencyReport(
-              BitVectorReport{.words = {5}, .num_bits = 8}))),
-          ",0909"));
+            absl::StrCat(
+                hex(EncodePayload(FrequencyReport(ItemReport{.item = 5}))), ",",
+                hex(EncodePayload(FrequencyReport(
+                    BitVectorReport{.words = {5}, .num_bits = 8}))),
+                ",0909"));
   // Followers see no new reports: the rows keep their xid.
-  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(xid::text, ',' ORDER BY "
-                           "task_id) FROM reports"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT string_agg(xid::text, ',' ORDER BY "
+                     "task_id) FROM reports"),
             xids);
   EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM schema_migrations"),
             absl::StrCat(postgres_schema::LatestVersion()));
@@ -238,9 +257,9 @@ TEST_F(PostgresStoreTest, RejectsBadOptionsAndReportsAnUnreachableDatabase) {
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(PostgresStore::Open({.url = url_, .max_retries = -1}),
               StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(
-      PostgresStore::Open({.url = url_, .connect_timeout = absl::ZeroDuration()}),
-      StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(PostgresStore::Open(
+                  {.url = url_, .connect_timeout = absl::ZeroDuration()}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   // Port 1 refuses at once; the message names the server, not the password.
   absl::StatusOr<std::unique_ptr<PostgresStore>> unreachable =
       PostgresStore::Open({.url = "postgresql://ldp:s3cret@127.0.0.1:1/ldp",
@@ -258,13 +277,14 @@ TEST_F(PostgresStoreTest, AStudyInsertRunAgainFindsItsOwnRow) {
   auto store = Open();
   uint64_t first = 0, third = 0, again = 0, again_first = 0;
   ASSERT_OK(store->Transact([&](StoreTransaction& t) -> absl::Status {
-    ASSIGN_OR_RETURN(first, t.InsertStudy({.study_id = 1, .spec = "a",
-                                           .request_id = "r"}));
+    ASSIGN_OR_RETURN(
+        first, t.InsertStudy({.study_id = 1, .spec = "a", .request_id = "r"}));
     ASSIGN_OR_RETURN(third, t.InsertStudy({.study_id = 3, .spec = "c"}));
     // The same inserts again (a re-run after a lost commit).
     ASSIGN_OR_RETURN(again, t.InsertStudy({.study_id = 3, .spec = "c"}));
-    ASSIGN_OR_RETURN(again_first, t.InsertStudy({.study_id = 1, .spec = "a",
-                                                 .request_id = "r"}));
+    ASSIGN_OR_RETURN(
+        again_first,
+        t.InsertStudy({.study_id = 1, .spec = "a", .request_id = "r"}));
     return absl::OkStatus();
   }));
   EXPECT_EQ(first, 1u);
@@ -362,8 +382,8 @@ TEST_F(PostgresStoreTest, BatchesAgreeWithTheSqliteStore) {
         row.agent_id = base + 1 + task % 3;
         row.study_id = 1 + task % 2;
         row.cap_nanos = row.study_id == 1 ? 1000 : 1500;
-        row.epsilon_nanos = task % 11 == 0 ? 0 : 1 + static_cast<int64_t>(
-                                                         task * 7919 % 300);
+        row.epsilon_nanos =
+            task % 11 == 0 ? 0 : 1 + static_cast<int64_t>(task * 7919 % 300);
         row.payload = std::string(1, random() % 4 == 0 ? 'b' : 'a');
         rows.push_back(row);
       }
@@ -446,7 +466,8 @@ TEST_F(PostgresStoreTest, LoadsStreamLargeTables) {
 
 // ---- Several replicas on one database ------------------------------------
 
-TEST_F(PostgresStoreTest, TwoReplicasAppendingTheSameReportsStoreAndChargeOnce) {
+TEST_F(PostgresStoreTest,
+       TwoReplicasAppendingTheSameReportsStoreAndChargeOnce) {
   auto a = Open();
   auto b = Open();
   ASSERT_NE(a, nullptr);
@@ -617,8 +638,8 @@ TEST_F(PostgresStoreTest, ReplicasTogetherNeverPassAnEnrollmentQuota) {
   for (int r = 0; r < 4; ++r) {
     threads.emplace_back([&, r] {
       for (int i = 0; i < kAttemptsEach; ++i) {
-        absl::StatusOr<QuotaDecision> decision = EnrollWithin(
-            *stores[r], "token", 1000 * (r + 1) + i, 1, kQuota);
+        absl::StatusOr<QuotaDecision> decision =
+            EnrollWithin(*stores[r], "token", 1000 * (r + 1) + i, 1, kQuota);
         ASSERT_OK(decision);
         ++(decision->admitted ? admitted : refused);
         if (!decision->admitted) {
@@ -630,8 +651,9 @@ TEST_F(PostgresStoreTest, ReplicasTogetherNeverPassAnEnrollmentQuota) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(admitted.load(), kQuota);
   EXPECT_EQ(refused.load(), 4 * kAttemptsEach - kQuota);
-  EXPECT_EQ(SqlValue(url_, "SELECT count(*) FROM agents "
-                           "WHERE enrollment_batch = 'token'::bytea"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT count(*) FROM agents "
+                     "WHERE enrollment_batch = 'token'::bytea"),
             absl::StrCat(kQuota));
   EXPECT_EQ(SqlValue(url_, "SELECT enrolled FROM enrollment_counts"),
             absl::StrCat(kQuota));
@@ -647,7 +669,8 @@ TEST_F(PostgresStoreTest, AnEnrollmentQuotaCountsAgentsStoredBefore) {
       "enrollment_batch) SELECT i, '\\x00'::bytea, 0, 'old'::bytea "
       "FROM generate_series(1, 3) i");
   Sql(url_, "INSERT INTO agents VALUES (4, '\\x00'::bytea, 0, 'other'::bytea)");
-  absl::StatusOr<QuotaDecision> decision = EnrollWithin(*store, "old", 10, 3, 5);
+  absl::StatusOr<QuotaDecision> decision =
+      EnrollWithin(*store, "old", 10, 3, 5);
   ASSERT_OK(decision);
   EXPECT_FALSE(decision->admitted);
   EXPECT_EQ(decision->enrolled_before, 3);
@@ -663,8 +686,9 @@ TEST_F(PostgresStoreTest, AnEnrollmentQuotaCountsAgentsStoredBefore) {
   ASSERT_OK(decision);
   EXPECT_FALSE(decision->admitted);
   EXPECT_EQ(decision->enrolled_before, 6);
-  EXPECT_EQ(SqlValue(url_, "SELECT string_agg(agent_id::text, ',' ORDER BY "
-                           "agent_id) FROM agents WHERE agent_id >= 10"),
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT string_agg(agent_id::text, ',' ORDER BY "
+                     "agent_id) FROM agents WHERE agent_id >= 10"),
             "20,21,30");
   EXPECT_THAT(EnrollWithin(*store, "", 50, 1, 6),
               StatusIs(absl::StatusCode::kInvalidArgument));
@@ -825,13 +849,13 @@ TEST_F(PostgresStoreTest, OpenWaitsForADatabaseThatIsStillComingUp) {
   EXPECT_THAT(store->GetLedger(7, 1), StatusIs(absl::StatusCode::kUnavailable));
   std::thread starter([&] {
     absl::SleepFor(absl::Milliseconds(300));
-    EXPECT_EQ(system((ctl + "-l '" + pg_data +
-                      "/../server.log' -w start >/dev/null")
-                         .c_str()),
-              0);
+    EXPECT_EQ(
+        system((ctl + "-l '" + pg_data + "/../server.log' -w start >/dev/null")
+                   .c_str()),
+        0);
   });
-  auto reopened = PostgresStore::Open({.url = url_,
-                                       .connect_timeout = absl::Seconds(60)});
+  auto reopened =
+      PostgresStore::Open({.url = url_, .connect_timeout = absl::Seconds(60)});
   starter.join();
   ASSERT_OK(reopened);
   EXPECT_EQ(CountReports(**reopened), 1);
@@ -850,8 +874,8 @@ TEST_F(PostgresStoreTest, DISABLED_Throughput) {
     for (int first = first_task; first < first_task + count; first += kBatch) {
       std::vector<ReportRow> rows;
       for (int i = first; i < first + kBatch; ++i) {
-        ReportRow row = Report(static_cast<uint64_t>(i), 1, 1,
-                               std::string(40, 'p'));
+        ReportRow row =
+            Report(static_cast<uint64_t>(i), 1, 1, std::string(40, 'p'));
         row.agent_id = static_cast<uint64_t>(i);
         rows.push_back(std::move(row));
       }
@@ -863,16 +887,16 @@ TEST_F(PostgresStoreTest, DISABLED_Throughput) {
   absl::Time start = absl::Now();
   run(*a, 1, kReports);
   double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  std::cout << "one store: " << kReports / seconds << " reports/s ("
-            << seconds << " s)\n";
+  std::cout << "one store: " << kReports / seconds << " reports/s (" << seconds
+            << " s)\n";
   start = absl::Now();
   std::thread ta([&] { run(*a, kReports + 1, kReports / 2); });
   std::thread tb([&] { run(*b, kReports + 1 + kReports / 2, kReports / 2); });
   ta.join();
   tb.join();
   seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  std::cout << "two stores: " << kReports / seconds << " reports/s ("
-            << seconds << " s)\n";
+  std::cout << "two stores: " << kReports / seconds << " reports/s (" << seconds
+            << " s)\n";
   EXPECT_EQ(CountReports(*a), 2 * kReports);
 }
 

@@ -41,15 +41,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kTestdata = fs::path(LDP_SOURCE_DIR) / "tests/server/testdata";
+const fs::path kTestdata =
+    fs::path(LDP_SOURCE_DIR) / "tests/server/store/sqlite/testdata";
 
 // The fixture copied into a fresh directory (the test never writes the
 // committed file).
 std::string CopyFixture() {
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ::testing::UnitTest::GetInstance()
-                           ->current_test_info()
-                           ->name();
+  const fs::path dir =
+      fs::path(::testing::TempDir()) /
+      ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy_file(kTestdata / "legacy_v2.db", dir / "ldp.db");
@@ -132,9 +132,11 @@ TEST(LegacyStore, MigrationRewritesEveryRowToWhatTheOldCodeStored) {
     ++kinds[Kind(*payload)];
     payloads[task_id] = *std::move(payload);
   }
-  const std::map<std::string, int> expected_kinds = {
-      {"subset", 99},        {"scalar", 201},        {"item", 100},
-      {"workload item", 200}, {"workload bits 16", 200}};
+  const std::map<std::string, int> expected_kinds = {{"subset", 99},
+                                                     {"scalar", 201},
+                                                     {"item", 100},
+                                                     {"workload item", 200},
+                                                     {"workload bits 16", 200}};
   EXPECT_EQ(kinds, expected_kinds);
 
   {
@@ -225,7 +227,8 @@ std::map<std::tuple<uint64_t, std::string, size_t>, Expected> ReadExpected() {
     if (line.empty() || line[0] == '#' || line.starts_with("study,")) continue;
     std::vector<std::string> f;
     std::stringstream fields(line);
-    for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
+    for (std::string field; std::getline(fields, field, ',');)
+      f.push_back(field);
     EXPECT_EQ(f.size(), 7u) << line;
     if (f.size() != 7) continue;
     expected[{std::stoull(f[0]), f[1], std::stoul(f[2])}] = {
@@ -243,8 +246,7 @@ TEST(LegacyStore, EstimatesAreThoseTheOldServerGave) {
   ASSERT_OK(store);
   const FixtureClock clock;
   auto aggregator = Aggregator::Create(
-      {.clock = &clock,
-       .analyst_token = "legacy-store-test-analyst"},
+      {.clock = &clock, .analyst_token = "legacy-store-test-analyst"},
       *std::move(store));
   ASSERT_OK(aggregator) << aggregator.status();
   size_t compared = 0;
@@ -263,7 +265,8 @@ TEST(LegacyStore, EstimatesAreThoseTheOldServerGave) {
       const auto check = [&](size_t i, double estimate, double se,
                              double tolerance = 0) {
         const auto it = expected.find({study, q.question_id, i});
-        ASSERT_NE(it, expected.end()) << study << " " << q.question_id << " " << i;
+        ASSERT_NE(it, expected.end())
+            << study << " " << q.question_id << " " << i;
         const Expected& e = it->second;
         EXPECT_NEAR(estimate, e.estimate, tolerance)
             << q.question_id << " " << i;
@@ -278,7 +281,8 @@ TEST(LegacyStore, EstimatesAreThoseTheOldServerGave) {
         EXPECT_EQ(s->interval.upper, e.upper);
       } else if (const auto* h = std::get_if<HistogramEstimate>(&q.estimate)) {
         for (size_t i = 0; i < h->frequencies.size(); ++i) {
-          check(i, h->frequencies[i], std::sqrt(std::max(0.0, h->variances[i])));
+          check(i, h->frequencies[i],
+                std::sqrt(std::max(0.0, h->variances[i])));
         }
       } else {
         const auto& w = std::get<WorkloadAnswer>(q.estimate);
