@@ -1,4 +1,5 @@
-/* A complete embedding of the agent's C library (client/agent_c/ldp_agent.h), in C.
+/* A complete embedding of the agent's C library (client/agent_c/ldp_agent.h),
+ * in C.
  *
  * An app moves the protocol's bytes itself; here they come from and go to
  * files, so that the example runs without a network:
