@@ -44,11 +44,11 @@ TEST_F(AuthMetadataTest, BearerTokenIsEverythingAfterTheScheme) {
   grpc::ClientContext context;
   const grpc::Status status = server_.Call(context, "Bearer 7.00ff");
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(ProbeTrailer(context, "token"), "7.00ff");
+  EXPECT_EQ(TrailerOf(context, "token"), "7.00ff");
 
   grpc::ClientContext spaced;
   ASSERT_TRUE(server_.Call(spaced, "Bearer a b").ok());
-  EXPECT_EQ(ProbeTrailer(spaced, "token"), "a b");
+  EXPECT_EQ(TrailerOf(spaced, "token"), "a b");
 }
 
 TEST_F(AuthMetadataTest, MissingHeaderSaysWhatToSend) {
@@ -67,7 +67,7 @@ TEST_F(AuthMetadataTest, OtherSchemesAndEmptyTokensAreUnauthenticated) {
     const grpc::Status status = server_.Call(context, value);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
     EXPECT_THAT(status.error_message(), HasSubstr("must be 'Bearer <token>'"));
-    EXPECT_EQ(ProbeTrailer(context, "token"), "");
+    EXPECT_EQ(TrailerOf(context, "token"), "");
   }
 }
 
@@ -83,11 +83,11 @@ TEST_F(AuthMetadataTest, PeerAddressDropsOnlyTheIpv4Port) {
   grpc::ClientContext first, second;
   ASSERT_TRUE(server_.Call(first, "").ok());
   ASSERT_TRUE(server_.Call(second, "").ok());
-  EXPECT_THAT(ProbeTrailer(first, "raw-peer"), StartsWith("ipv4:127.0.0.1:"));
-  EXPECT_EQ(ProbeTrailer(first, "peer-address"), "ipv4:127.0.0.1");
+  EXPECT_THAT(TrailerOf(first, "raw-peer"), StartsWith("ipv4:127.0.0.1:"));
+  EXPECT_EQ(TrailerOf(first, "peer-address"), "ipv4:127.0.0.1");
   // Two connections, two ports, one key.
-  EXPECT_NE(ProbeTrailer(first, "raw-peer"), ProbeTrailer(second, "raw-peer"));
-  EXPECT_EQ(ProbeTrailer(second, "peer-address"), "ipv4:127.0.0.1");
+  EXPECT_NE(TrailerOf(first, "raw-peer"), TrailerOf(second, "raw-peer"));
+  EXPECT_EQ(TrailerOf(second, "peer-address"), "ipv4:127.0.0.1");
 }
 
 TEST(AuthMetadataIpv6Test, PeerAddressDropsOnlyTheIpv6Port) {
@@ -98,8 +98,8 @@ TEST(AuthMetadataIpv6Test, PeerAddressDropsOnlyTheIpv6Port) {
   ASSERT_TRUE(server.Call(context, "").ok());
   // gRPC writes the peer as "ipv6:[::1]:port", brackets escaped or not:
   // the address's own colons stay, the port goes.
-  const std::string raw = ProbeTrailer(context, "raw-peer");
-  const std::string address = ProbeTrailer(context, "peer-address");
+  const std::string raw = TrailerOf(context, "raw-peer");
+  const std::string address = TrailerOf(context, "peer-address");
   EXPECT_THAT(address, StartsWith("ipv6:"));
   EXPECT_THAT(address, HasSubstr("::1"));
   ASSERT_THAT(raw, StartsWith(address + ":"));
@@ -114,7 +114,7 @@ TEST_F(AuthMetadataTest, PlaintextCallerHasNoVerifiedCertificate) {
   });
   grpc::ClientContext context;
   ASSERT_TRUE(server_.Call(context, "Bearer 7.00ff").ok());
-  EXPECT_EQ(ProbeTrailer(context, "verified"), "no");
+  EXPECT_EQ(TrailerOf(context, "verified"), "no");
 }
 
 // Answers OK after AddRetryAfter(delay).
@@ -136,7 +136,7 @@ TEST_F(AuthMetadataTest, RetryAfterRoundsUpToAWholeMillisecondAtLeastOne) {
     server_.Set(ProbeRetryAfter(delay));
     grpc::ClientContext context;
     ASSERT_TRUE(server_.Call(context, "").ok());
-    EXPECT_EQ(ProbeTrailer(context, "retry-after-ms"), expected);
+    EXPECT_EQ(TrailerOf(context, "retry-after-ms"), expected);
   }
 }
 

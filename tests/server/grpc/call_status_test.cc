@@ -90,7 +90,7 @@ TEST_F(CallStatusThrottleTest, NoLimiterNeverRefusesNorHints) {
   for (int i = 0; i < 5; ++i) {
     grpc::ClientContext context;
     EXPECT_TRUE(server_.Call(context, "").ok());
-    EXPECT_EQ(ProbeTrailer(context, "retry-after-ms"), "");
+    EXPECT_EQ(TrailerOf(context, "retry-after-ms"), "");
   }
 }
 
@@ -99,7 +99,7 @@ TEST_F(CallStatusThrottleTest, OverTheBurstIsResourceExhaustedWithAHint) {
   for (int i = 0; i < 2; ++i) {
     grpc::ClientContext context;
     EXPECT_TRUE(server_.Call(context, "").ok());
-    EXPECT_EQ(ProbeTrailer(context, "retry-after-ms"), "");
+    EXPECT_EQ(TrailerOf(context, "retry-after-ms"), "");
   }
   grpc::ClientContext refused;
   const grpc::Status status = server_.Call(refused, "");
@@ -107,7 +107,7 @@ TEST_F(CallStatusThrottleTest, OverTheBurstIsResourceExhaustedWithAHint) {
   EXPECT_THAT(status.error_message(),
               HasSubstr("agent 9 is over its rate limit of 2 calls/s"));
   EXPECT_THAT(status.error_message(), HasSubstr("retry in 0.5 s"));
-  EXPECT_EQ(ProbeTrailer(refused, "retry-after-ms"), "500");
+  EXPECT_EQ(TrailerOf(refused, "retry-after-ms"), "500");
 
   clock_.Advance(absl::Milliseconds(500));
   grpc::ClientContext refilled;
@@ -138,7 +138,7 @@ TEST_F(CallStatusThrottleTest, PeerLimitIsSharedByConnectionsFromOneAddress) {
   const grpc::Status status = server_.Call(refused, "");
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(), HasSubstr("peer ipv4:127.0.0.1 is over"));
-  EXPECT_EQ(ProbeTrailer(refused, "retry-after-ms"), "500");
+  EXPECT_EQ(TrailerOf(refused, "retry-after-ms"), "500");
 }
 
 TEST_F(CallStatusThrottleTest, NoPeerLimiterNeverRefuses) {

@@ -25,6 +25,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
+#include "tests/server/grpc/trailers.h"
 
 namespace ldp::testing {
 
@@ -131,16 +132,6 @@ class ContextProbeServer {
   int port_ = 0;
   std::string host_;
 };
-
-// The first value of trailing metadata `key` of a finished call, or "".
-inline std::string ProbeTrailer(const grpc::ClientContext& context,
-                                const std::string& key) {
-  const auto& trailers = context.GetServerTrailingMetadata();
-  const auto it = trailers.find(key);
-  return it == trailers.end()
-             ? ""
-             : std::string(it->second.data(), it->second.size());
-}
 
 }  // namespace ldp::testing
 

@@ -30,6 +30,7 @@
 #include "server/grpc/relay_service.h"
 #include "server/store/sqlite/sqlite_store.h"
 #include "tests/integration/color_study.h"
+#include "tests/server/grpc/trailers.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_directory.h"
@@ -51,16 +52,6 @@ inline void PrepareContext(grpc::ClientContext& context,
   }
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::seconds(60));
-}
-
-// The first value of trailing metadata `key`, or "" if there is none.
-inline std::string TrailerOf(const grpc::ClientContext& context,
-                             const std::string& key) {
-  const auto& trailers = context.GetServerTrailingMetadata();
-  const auto it = trailers.find(key);
-  return it == trailers.end()
-             ? ""
-             : std::string(it->second.data(), it->second.size());
 }
 
 // One enrolled agent as the wire sees it.
