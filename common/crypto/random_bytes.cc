@@ -1,9 +1,12 @@
 // RAND_bytes, OpenSSL's interface to the system generator.
 #include "common/crypto/random_bytes.h"
 
+#include <openssl/err.h>
 #include <openssl/rand.h>
 
 #include <climits>
+
+#include "absl/strings/str_cat.h"
 
 namespace ldp {
 
@@ -13,8 +16,11 @@ absl::Status FillRandomBytes(void* out, size_t size) {
   }
   if (RAND_bytes(static_cast<unsigned char*>(out), static_cast<int>(size)) !=
       1) {
-    return absl::UnavailableError(
-        "the system random generator failed (OpenSSL RAND_bytes)");
+    const unsigned long code = ERR_get_error();
+    char reason[256] = "no OpenSSL error recorded";
+    if (code != 0) ERR_error_string_n(code, reason, sizeof(reason));
+    return absl::UnavailableError(absl::StrCat(
+        "the system random generator failed (OpenSSL RAND_bytes): ", reason));
   }
   return absl::OkStatus();
 }

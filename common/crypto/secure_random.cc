@@ -3,7 +3,6 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -15,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/crypto/random_bytes.h"
 #include "common/crypto/sha256.h"
 
 namespace ldp {
@@ -94,9 +94,8 @@ absl::Status SecureRandom::Rekey() {
       std::memcpy(key_iv + 32 * half, digest.data(), half == 0 ? 32 : 16);
     }
     ++keys_derived_;
-  } else if (RAND_bytes(key_iv, sizeof(key_iv)) != 1) {
-    return absl::UnavailableError(
-        absl::StrCat("RAND_bytes failed: ", OpenSslError()));
+  } else {
+    RETURN_IF_ERROR(FillRandomBytes(key_iv, sizeof(key_iv)));
   }
   const int ok = EVP_EncryptInit_ex(cipher_->ctx.get(), EVP_chacha20(), nullptr,
                                     key_iv, key_iv + 32);

@@ -78,9 +78,7 @@ CredentialHash Sha256(std::string_view data) {
 }
 
 bool SameCredentialHash(const CredentialHash& a, const CredentialHash& b) {
-  return ConstantTimeEquals(
-      std::string_view(reinterpret_cast<const char*>(a.data()), a.size()),
-      std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  return ConstantTimeEquals(DigestBytes(a), DigestBytes(b));
 }
 
 IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {

@@ -26,11 +26,7 @@ bool Authorized(const httplib::Request& request, const Sha256Digest& expected) {
   absl::StatusOr<Sha256Digest> presented =
       Sha256Of(std::string_view(header).substr(kPrefix.size()));
   return presented.ok() &&
-         ConstantTimeEquals(
-             std::string_view(reinterpret_cast<const char*>(presented->data()),
-                              presented->size()),
-             std::string_view(reinterpret_cast<const char*>(expected.data()),
-                              expected.size()));
+         ConstantTimeEquals(DigestBytes(*presented), DigestBytes(expected));
 }
 
 // Every response: never cached (the fragment changes and is private), no
