@@ -10,25 +10,17 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "absl/functional/any_invocable.h"
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "absl/types/span.h"
-#include "common/base/clock.h"
 #include "common/estimation/consistency.h"
 #include "common/estimation/estimate.h"
 #include "common/task_estimation/task_estimate.h"
 #include "common/tasks/study_spec.h"
 #include "common/tasks/task.h"
-#include "common/tasks/task_mechanism.h"
 #include "planning/planner.h"
 #include "server/core/commit_queue.h"
 #include "server/store/store.h"
-#include "server/telemetry/event_log.h"
 #include "server/telemetry/server_stats.h"
 
 namespace ldp {
