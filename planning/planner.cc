@@ -13,6 +13,7 @@
 #include "common/workload/strategies/strategy_factory.h"
 #include "common/workload/strategies/workload.h"
 #include "common/workload/strategies/workload_estimator.h"
+#include "planning/shuffle_plan.h"
 #include "planning/study_validation.h"
 #include "planning/workload_choice.h"
 
@@ -226,6 +227,7 @@ std::string_view SplitStrategyName(SplitStrategy strategy) {
 absl::StatusOr<RoundPlan> RoundPlan::Create(
     const StudySpec& spec, const StrategyPlannerOptions& strategies) {
   RETURN_IF_ERROR(ValidateStudy(spec));
+  if (spec.shuffle.has_value()) return CreateShuffled(spec, strategies);
   PlanningContext context{.strategies = strategies};
   ASSIGN_OR_RETURN(std::optional<Candidate> sample,
                    Evaluate(spec, SplitStrategy::kSampleSplitting, context));
@@ -240,6 +242,23 @@ absl::StatusOr<RoundPlan> RoundPlan::Create(
   chosen.decisions.explanation = Explain(chosen, other, spec.questions.size());
   EstimatorMap estimators = context.EstimatorsFor(spec, chosen.decisions);
   return Build(spec, std::move(chosen.decisions), estimators);
+}
+
+// Sample splitting only: an agent answering several questions of one
+// shuffled round would compose their central guarantees.
+absl::StatusOr<RoundPlan> RoundPlan::CreateShuffled(
+    const StudySpec& study, const StrategyPlannerOptions& strategies) {
+  ASSIGN_OR_RETURN(ShuffledQuestions shuffled, PlanShuffledEpsilons(study));
+  const StudySpec& spec = shuffled.spec;
+  PlanningContext context{.strategies = strategies};
+  ASSIGN_OR_RETURN(std::optional<Candidate> sample,
+                   Evaluate(spec, SplitStrategy::kSampleSplitting, context));
+  PlanDecisions decisions = std::move(sample->decisions);
+  decisions.explanation =
+      absl::StrCat(Explain(*sample, std::nullopt, spec.questions.size()), "; ",
+                   shuffled.explanation);
+  EstimatorMap estimators = context.EstimatorsFor(spec, decisions);
+  return Build(spec, std::move(decisions), estimators);
 }
 
 absl::StatusOr<RoundPlan> RoundPlan::CreateForProgram(

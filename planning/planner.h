@@ -139,6 +139,10 @@ class RoundPlan {
       const StudySpec& study, const ProgramRound& round,
       const ScheduledRound& scheduled,
       const StrategyPlannerOptions& strategies = {});
+  // Create for a shuffled study (spec.shuffle set): every free question at
+  // the largest ε0 that meets the target (shuffle_plan.h), sample splitting.
+  static absl::StatusOr<RoundPlan> CreateShuffled(
+      const StudySpec& spec, const StrategyPlannerOptions& strategies = {});
   // Rebuilds a plan from stored decisions (after a restart). For a program
   // round, `spec.questions` must be the round's questions.
   static absl::StatusOr<RoundPlan> Restore(const StudySpec& spec,

@@ -82,12 +82,52 @@ absl::Status ValidateQuestion(const StudySpec& spec, const Question& q) {
   return absl::OkStatus();
 }
 
+// A shuffled study: a noninteractive one whose reports are each one
+// pure ε0-LDP report, which is what the amplification bounds assume.
+// Memoized (longitudinal) answers repeat across rounds, so they are left
+// out.
+absl::Status ValidateShuffle(const StudySpec& spec) {
+  const ShuffleSpec& shuffle = *spec.shuffle;
+  if (spec.mode != StudyMode::kNoninteractive) {
+    return absl::InvalidArgumentError(
+        "shuffle: only NONINTERACTIVE studies can be shuffled");
+  }
+  if (!(shuffle.target_epsilon > 0 &&
+        shuffle.target_epsilon <= kMaxShuffleTargetEpsilon)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shuffle.target_epsilon must be in (0, ", kMaxShuffleTargetEpsilon,
+        "], got ", shuffle.target_epsilon));
+  }
+  if (!(shuffle.delta > 0 && shuffle.delta < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shuffle.delta must be in (0, 1), got ", shuffle.delta));
+  }
+  if (shuffle.min_batch < kMinShuffleBatch ||
+      shuffle.min_batch > kMaxShuffleBatch) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shuffle.min_batch must be in [", kMinShuffleBatch,
+                     ", 2^30], got ", shuffle.min_batch));
+  }
+  for (const Question& q : spec.questions) {
+    const auto* h = std::get_if<HistogramQuestion>(&q.kind);
+    if (h != nullptr &&
+        (h->epsilon_permanent > 0 ||
+         (h->oracle.has_value() && h->oracle->epsilon_permanent > 0))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id,
+          ": a shuffled study cannot ask longitudinal (memoized) questions"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // `program_round`: the questions of one program round, each with its own εₜ
 // and answered by different agents, so their sum is not bounded by the cap.
 }  // namespace
 
 absl::Status ValidateStudy(const StudySpec& spec, bool program_round) {
   RETURN_IF_ERROR(ValidateRoundLimits(spec));
+  if (spec.shuffle.has_value()) RETURN_IF_ERROR(ValidateShuffle(spec));
   absl::flat_hash_set<std::string> ids;
   int64_t explicit_sum = 0;  // each term ≤ cap, so stop once past it
   for (const Question& q : spec.questions) {

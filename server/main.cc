@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -138,6 +139,21 @@ ABSL_FLAG(int, max_message_bytes, 4 << 20,
           "Largest request message accepted (bytes); larger ones get "
           "RESOURCE_EXHAUSTED from gRPC before any parsing.");
 
+ABSL_FLAG(std::string, shuffle_key_file, "",
+          "Shuffled studies: the file holding the server's sealing keys and "
+          "ticket key (mode 0600, created at first start); empty = "
+          "<db>.shuffle_keys beside a SQLite database. The ticket key's "
+          "public half is written beside it as <file>.ticket_key, for "
+          "ldp-shuffler --ticket_key_file.");
+ABSL_FLAG(bool, rotate_shuffle_key, false,
+          "Make a fresh sealing key at start; batches sealed to the previous "
+          "key still open, those sealed to older ones no longer do. Rotate "
+          "at most once per longest round.");
+ABSL_FLAG(std::vector<std::string>, trusted_shufflers, {},
+          "Comma-separated client-certificate common names of the shufflers "
+          "allowed to deliver shuffled batches (ldp.v1.ShuffledIngestService, "
+          "served only when set; needs --tls_client_ca_file).");
+
 namespace ldp {
 namespace {
 
@@ -180,6 +196,9 @@ absl::StatusOr<ServerConfig> ConfigFromFlags() {
   config.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   config.metrics_port_file = absl::GetFlag(FLAGS_metrics_port_file);
   config.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  config.shuffle_key_file = absl::GetFlag(FLAGS_shuffle_key_file);
+  config.rotate_shuffle_key = absl::GetFlag(FLAGS_rotate_shuffle_key);
+  config.trusted_shufflers = absl::GetFlag(FLAGS_trusted_shufflers);
   return config;
 }
 

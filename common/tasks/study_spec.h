@@ -91,6 +91,22 @@ struct ProgramSpec {
   friend bool operator==(const ProgramSpec&, const ProgramSpec&) = default;
 };
 
+// A shuffled study's central target (DESIGN invariant 9): the server alone
+// learns (target_epsilon, delta)-DP from batches of at least min_batch
+// reports, while each report is ε0-LDP with the planner's larger ε0.
+struct ShuffleSpec {
+  double target_epsilon = 0;
+  double delta = 0;
+  int64_t min_batch = 0;
+  friend bool operator==(const ShuffleSpec&, const ShuffleSpec&) = default;
+};
+
+// Limits on a ShuffleSpec. Fewer than 100 reports hide nobody well, and
+// the amplification bounds are loose there anyway.
+inline constexpr int64_t kMinShuffleBatch = 100;
+inline constexpr int64_t kMaxShuffleBatch = int64_t{1} << 30;
+inline constexpr double kMaxShuffleTargetEpsilon = 20;
+
 struct StudySpec {
   std::string display_name{};
   RecordSchema schema;
@@ -106,6 +122,8 @@ struct StudySpec {
   absl::Duration round_duration = absl::Hours(1);
   // No round starts at or after this time (InfiniteFuture: no deadline).
   absl::Time deadline = absl::InfiniteFuture();
+  // Set: reports arrive sealed, in shuffled batches (noninteractive only).
+  std::optional<ShuffleSpec> shuffle{};
 };
 
 }  // namespace ldp

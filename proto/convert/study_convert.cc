@@ -379,6 +379,14 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto) {
   if (proto.has_deadline()) {
     ASSIGN_OR_RETURN(deadline, TimeFromProto(proto.deadline()));
   }
+  std::optional<ShuffleSpec> shuffle;
+  if (proto.has_shuffle()) {
+    shuffle =
+        ShuffleSpec{.target_epsilon = proto.shuffle().target_epsilon(),
+                    .delta = proto.shuffle().delta(),
+                    .min_batch = static_cast<int64_t>(std::min<uint64_t>(
+                        proto.shuffle().min_batch(), kMaxShuffleBatch + 1))};
+  }
   return StudySpec{
       .display_name = proto.display_name(),
       .schema = std::move(schema),
@@ -392,7 +400,8 @@ absl::StatusOr<StudySpec> StudySpecFromProto(const v1::StudySpec& proto) {
       .round_duration = proto.round_duration_seconds() == 0
                             ? kDefaultRoundDuration
                             : absl::Seconds(proto.round_duration_seconds()),
-      .deadline = deadline};
+      .deadline = deadline,
+      .shuffle = shuffle};
 }
 
 void ToProto(const StudySpec& spec, v1::StudySpec* proto) {
@@ -418,6 +427,12 @@ void ToProto(const StudySpec& spec, v1::StudySpec* proto) {
       std::clamp<int64_t>(seconds, 0, std::numeric_limits<uint32_t>::max())));
   if (spec.deadline != absl::InfiniteFuture()) {
     TimeToProto(spec.deadline, proto->mutable_deadline());
+  }
+  if (spec.shuffle.has_value()) {
+    v1::ShuffleSpec* shuffle = proto->mutable_shuffle();
+    shuffle->set_target_epsilon(spec.shuffle->target_epsilon);
+    shuffle->set_delta(spec.shuffle->delta);
+    shuffle->set_min_batch(static_cast<uint64_t>(spec.shuffle->min_batch));
   }
 }
 

@@ -13,6 +13,11 @@ absl::Status ValidateTransport(const ServerConfig& config) {
         "--require_client_cert needs --tls_client_ca_file (the CA that "
         "signs agent certificates)");
   }
+  if (!config.trusted_shufflers.empty() && config.tls.client_ca_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--trusted_shufflers needs --tls_client_ca_file: shufflers are "
+        "known by their client certificates, which must chain to it");
+  }
   if (!config.tls.tls() && !IsLoopback(config.listen) &&
       !config.allow_insecure) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -53,6 +58,12 @@ std::string StrategyCacheDir(const ServerConfig& config) {
   if (!config.strategy_cache_dir.empty()) return config.strategy_cache_dir;
   return IsPostgresUrl(config.db) ? std::string("ldp.strategies")
                                   : config.db + ".strategies";
+}
+
+std::string ShuffleKeyFile(const ServerConfig& config) {
+  if (!config.shuffle_key_file.empty()) return config.shuffle_key_file;
+  if (IsPostgresUrl(config.db)) return "";
+  return config.db + ".shuffle_keys";
 }
 
 }  // namespace ldp

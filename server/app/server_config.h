@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -55,7 +56,18 @@ struct ServerConfig {
   std::string metrics_listen{};
   std::string metrics_port_file{};
   int max_message_bytes = 4 << 20;
+  // Shuffled studies: the keyring file (server/keys/); empty = beside a
+  // SQLite database, <db>.shuffle_keys. Rotated once at start if asked.
+  std::string shuffle_key_file{};
+  bool rotate_shuffle_key = false;
+  // Client-certificate common names of the shufflers that may deliver
+  // batches; empty = ShuffledIngestService is not served.
+  std::vector<std::string> trusted_shufflers{};
 };
+
+// The keyring's path (shuffle_key_file, or its default beside a SQLite
+// database); empty for PostgreSQL without a file.
+std::string ShuffleKeyFile(const ServerConfig& config);
 
 // OK, or the first rule the settings break, naming the flags involved:
 // INVALID_ARGUMENT for an impossible value, FAILED_PRECONDITION for

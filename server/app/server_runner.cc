@@ -20,7 +20,10 @@
 #include "server/grpc/analyst_service.h"
 #include "server/grpc/rate_limiter.h"
 #include "server/grpc/relay_service.h"
+#include "server/grpc/shuffle_tickets.h"
+#include "server/grpc/shuffled_ingest_service.h"
 #include "server/grpc/tls_credentials.h"
+#include "server/keys/shuffle_keyring.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/store/postgres/postgres_store.h"
 #include "server/store/sqlite/sqlite_store.h"
@@ -71,22 +74,56 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> StartMetrics(
   return metrics;
 }
 
+// The shuffle keyring (rotated first if asked), with the ticket key's
+// public half written beside it for shufflers; null when the server has no
+// keyring file (PostgreSQL without --shuffle_key_file).
+absl::StatusOr<std::unique_ptr<ShuffleKeyring>> LoadShuffleKeys(
+    const ServerConfig& config) {
+  const std::string path = ShuffleKeyFile(config);
+  if (path.empty()) return nullptr;
+  const absl::Time now = RealClock::Get()->Now();
+  ASSIGN_OR_RETURN(std::unique_ptr<ShuffleKeyring> keys,
+                   config.rotate_shuffle_key
+                       ? ShuffleKeyring::Rotate(path, now)
+                       : ShuffleKeyring::LoadOrCreate(path, now));
+  const std::string public_file = path + ".ticket_key";
+  FILE* file = std::fopen(public_file.c_str(), "w");
+  if (file == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write the ticket key to ", public_file));
+  }
+  std::fprintf(file, "%s\n", keys->ticket_public_key_hex().c_str());
+  std::fclose(file);
+  return keys;
+}
+
 // The ldp.v1 services; they must outlive the gRPC server that serves them.
 struct Services {
   Services(Aggregator* aggregator, const ServerConfig& config,
-           RateLimiter* agent_limiter, RateLimiter* enroll_limiter)
-      : agent(aggregator,
+           RateLimiter* agent_limiter, RateLimiter* enroll_limiter,
+           std::unique_ptr<ShuffleKeyring> shuffle_keys)
+      : keys(std::move(shuffle_keys)),
+        tickets(keys == nullptr ? nullptr
+                                : std::make_unique<ShuffleTicketIssuer>(*keys)),
+        agent(aggregator,
               {.agent_limiter = agent_limiter,
                .enroll_limiter = enroll_limiter,
-               .require_client_certificate = config.require_client_cert}),
+               .require_client_certificate = config.require_client_cert,
+               .shuffle_tickets = tickets.get()}),
         relay(aggregator,
               {.enroll_limiter = enroll_limiter,
-               .require_client_certificate = config.require_client_cert}),
-        analyst(aggregator) {}
+               .require_client_certificate = config.require_client_cert,
+               .shuffle_tickets = tickets.get()}),
+        analyst(aggregator),
+        shuffled(aggregator, keys.get(),
+                 {.trusted_shufflers = config.trusted_shufflers}) {}
 
+  std::unique_ptr<ShuffleKeyring> keys;
+  std::unique_ptr<ShuffleTicketIssuer> tickets;
   AgentServiceImpl agent;
   RelayServiceImpl relay;
   AnalystServiceImpl analyst;
+  ShuffledIngestServiceImpl shuffled;
 };
 
 absl::StatusOr<std::unique_ptr<grpc::Server>> StartGrpc(
@@ -104,6 +141,13 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> StartGrpc(
   builder.RegisterService(&services.agent);
   builder.RegisterService(&services.analyst);
   if (config.relay_service) builder.RegisterService(&services.relay);
+  if (!config.trusted_shufflers.empty()) {
+    if (services.keys == nullptr) {
+      return absl::InvalidArgumentError(
+          "--trusted_shufflers needs shuffle keys: give --shuffle_key_file");
+    }
+    builder.RegisterService(&services.shuffled);
+  }
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
@@ -180,8 +224,10 @@ absl::Status RunServer(const ServerConfig& config, const sigset_t& signals) {
                    StartAggregator(config, event_log));
   ASSIGN_OR_RETURN(std::unique_ptr<MetricsEndpoint> metrics,
                    StartMetrics(config, aggregator.get()));
+  ASSIGN_OR_RETURN(std::unique_ptr<ShuffleKeyring> shuffle_keys,
+                   LoadShuffleKeys(config));
   Services services(aggregator.get(), config, agent_limiter.get(),
-                    enroll_limiter.get());
+                    enroll_limiter.get(), std::move(shuffle_keys));
   int port = 0;
   ASSIGN_OR_RETURN(std::unique_ptr<grpc::Server> server,
                    StartGrpc(config, credentials, services, port));

@@ -162,6 +162,7 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
                    return follower->Follow(/*with_ledger=*/false);
                  }),
       ingest_(context_, studies_, agents_, lifecycle_),
+      shuffled_(context_, studies_, lifecycle_),
       restorer_(context_, agents_, studies_, programs_, lifecycle_),
       follower_(context_, studies_, programs_, lifecycle_, restorer_) {}
 
@@ -346,6 +347,11 @@ absl::StatusOr<RoundInfo> Aggregator::Impl::AdvanceStudy(uint64_t study_id) {
 
 absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
     StudySpec spec, std::string request_id) {
+  if (spec.shuffle.has_value() && !store_->keeps_shuffled_reports()) {
+    return absl::FailedPreconditionError(
+        "this server's store does not keep shuffled reports (PostgreSQL); "
+        "run shuffled studies on the SQLite store");
+  }
   if (!request_id.empty()) {
     const uint64_t existing = studies_.StudyForRequest(request_id);
     if (existing != 0) return GetStudy(existing);
@@ -409,6 +415,10 @@ absl::StatusOr<RoundEstimates> Aggregator::Impl::GetEstimates(
                         .confidence = confidence};
   for (int q = 0; q < round->num_questions(); ++q) {
     result.questions.push_back(EstimateQuestion(*round, q, confidence));
+    if (study->spec->shuffle.has_value()) {
+      result.questions.back().shuffled =
+          ShuffledGuaranteeOf(*round, q, *study->spec->shuffle);
+    }
   }
   return result;
 }
@@ -509,6 +519,30 @@ void Aggregator::UploadAgentReportsAsync(
     std::vector<AgentReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
   impl_->ingest().UploadAsync(std::move(reports), std::move(done));
+}
+
+absl::StatusOr<TaskAssignment> Aggregator::ShuffledQuestion(
+    uint64_t study_id, uint64_t round_id, uint32_t question) const {
+  return impl_->shuffled().ShuffledQuestion(study_id, round_id, question);
+}
+
+void Aggregator::DeliverShuffledBatchAsync(
+    ShuffledBatch batch,
+    absl::AnyInvocable<void(absl::StatusOr<ShuffledBatchOutcome>) &&> done) {
+  impl_->shuffled().DeliverAsync(std::move(batch), std::move(done));
+}
+
+absl::StatusOr<ShuffledBatchOutcome> Aggregator::DeliverShuffledBatch(
+    ShuffledBatch batch) {
+  absl::StatusOr<ShuffledBatchOutcome> result;
+  absl::Notification done;
+  impl_->shuffled().DeliverAsync(
+      std::move(batch), [&](absl::StatusOr<ShuffledBatchOutcome> outcome) {
+        result = std::move(outcome);
+        done.Notify();
+      });
+  done.WaitForNotification();
+  return result;
 }
 
 absl::StatusOr<std::vector<LedgerEntry>> Aggregator::GetBudget(

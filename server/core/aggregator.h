@@ -123,6 +123,25 @@ class Aggregator {
       std::vector<AgentReport> reports,
       absl::AnyInvocable<void(std::vector<absl::Status>) &&> done);
 
+  // Shuffled studies (DESIGN invariant 9). The question a shuffled batch
+  // names, as an assignment whose task_id is the shuffled task id (agent
+  // bits 0): NOT_FOUND for no such study, round or question,
+  // FAILED_PRECONDITION if the study is not shuffled or the round closed.
+  absl::StatusOr<TaskAssignment> ShuffledQuestion(uint64_t study_id,
+                                                  uint64_t round_id,
+                                                  uint32_t question) const;
+  // Stores an opened shuffled batch whole or not at all, then counts its
+  // new reports. As ShuffledQuestion's errors, plus FAILED_PRECONDITION
+  // when fewer than the study's min_batch valid, new reports remain, and
+  // UNAVAILABLE when the store failed (retry with the same batch_id). A
+  // stored batch_id gets the first outcome again. `done` runs as for
+  // UploadReportsAsync.
+  void DeliverShuffledBatchAsync(
+      ShuffledBatch batch,
+      absl::AnyInvocable<void(absl::StatusOr<ShuffledBatchOutcome>) &&> done);
+  absl::StatusOr<ShuffledBatchOutcome> DeliverShuffledBatch(
+      ShuffledBatch batch);
+
   // The server's ledger for the agent: one entry per study it was charged
   // in (only `study_id`'s if non-zero).
   absl::StatusOr<std::vector<LedgerEntry>> GetBudget(uint64_t agent_id,

@@ -31,6 +31,7 @@
 #include "server/core/report_ingest.h"
 #include "server/core/restore.h"
 #include "server/core/round_lifecycle.h"
+#include "server/core/shuffled_ingest.h"
 #include "server/core/store_follower.h"
 #include "server/core/study_registry.h"
 #include "server/telemetry/server_stats.h"
@@ -64,6 +65,7 @@ class Aggregator::Impl {
   StudyRegistry& studies() { return studies_; }
   RoundLifecycle& rounds() { return lifecycle_; }
   ReportIngest& ingest() { return ingest_; }
+  ShuffledIngest& shuffled() { return shuffled_; }
 
  private:
   // A new study with its first round, not stored or registered yet.
@@ -85,6 +87,7 @@ class Aggregator::Impl {
   ProgramDriver programs_;
   RoundLifecycle lifecycle_;
   ReportIngest ingest_;
+  ShuffledIngest shuffled_;
   Restorer restorer_;
   StoreFollower follower_;
 };

@@ -53,6 +53,41 @@ struct TaskAssignment {
   Task MakeTask() const;
 };
 
+// A shuffled batch as the service edge opened it (DESIGN invariant 9): no
+// agent, no arrival time. Each report's task_id is the shuffled task id.
+struct ShuffledBatch {
+  ReportId batch_id{};  // the shuffler's idempotency key
+  uint64_t study_id = 0;
+  uint64_t round_id = 0;
+  uint32_t question = 0;
+  std::vector<TaskReport> reports{};
+  // Payloads the edge dropped: they did not open, or did not parse.
+  int64_t not_opened = 0;
+  int64_t invalid = 0;
+  std::string first_error{};
+};
+
+// What became of a shuffled batch's payloads.
+struct ShuffledBatchOutcome {
+  int64_t accepted = 0;
+  int64_t not_opened = 0;
+  int64_t invalid = 0;
+  int64_t duplicates = 0;
+  std::string first_error{};
+};
+
+// A shuffled estimate's second guarantee: (central_epsilon, delta)-DP
+// against the server alone, from the smallest batch released; each
+// report stays local_epsilon-LDP against a server colluding with the
+// shuffler. With no batch yet, central_epsilon is local_epsilon.
+struct ShuffledGuaranteeInfo {
+  double local_epsilon = 0;
+  double central_epsilon = 0;
+  double delta = 0;
+  int64_t num_batches = 0;
+  int64_t smallest_batch = 0;
+};
+
 struct QuestionInfo {
   std::string question_id{};
   int64_t epsilon_nanos = 0;
@@ -118,6 +153,8 @@ struct QuestionEstimate {
   double implemented_epsilon = 0;
   std::string mechanism{};
   std::shared_ptr<const Task> question{};  // labels: encoding.Describe(v)
+  // Shuffled studies only.
+  std::optional<ShuffledGuaranteeInfo> shuffled{};
   // Workload questions: the strategy as planned (description, predicted
   // variances) and the estimator, whose workload labels the answers.
   std::optional<StrategyDecision> strategy{};

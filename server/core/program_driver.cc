@@ -64,6 +64,12 @@ absl::Status ProgramDriver::LoadProgram(StudyRuntime& study) const {
 absl::StatusOr<RoundPlan> ProgramDriver::PlanFirstRound(
     StudyRuntime& study) const {
   const StudySpec& spec = *study.spec;
+  if (spec.shuffle.has_value()) {
+    // Its rounds depend on earlier estimates, which the amplification
+    // bounds (one batch of independent reports) do not cover.
+    return absl::InvalidArgumentError(
+        "shuffle: only NONINTERACTIVE studies can be shuffled");
+  }
   if (!spec.program.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "an INTERACTIVE study needs an analyst program to plan its rounds; "

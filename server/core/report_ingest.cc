@@ -294,6 +294,14 @@ absl::Status ReportIngest::AdmitReport(
     std::vector<PendingReport>& pending) const {
   ASSIGN_OR_RETURN(RoundEntry entry,
                    AdmitTask(agent_id, report.task_id, cache));
+  if (entry.study->spec->shuffle.has_value()) {
+    // Counting it would tie a report to its agent in a study that promised
+    // otherwise.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "study ", entry.study->study_id,
+        " is shuffled: its reports go sealed through a shuffler, never "
+        "straight to the server"));
+  }
   const int q = static_cast<int>(UnpackTaskId(report.task_id).question);
   const RoundRuntime& round = *entry.round;
   if (absl::Status valid = round.mechanism(q).Validate(report.payload);

@@ -29,6 +29,7 @@ absl::Status Restorer::Load(StoreFollower& follower) {
   RETURN_IF_ERROR(LoadLedgerSummaries(studies));
   for (const auto& [id, study] : studies) studies_.Register(study);
   RETURN_IF_ERROR(LoadReports(follower));
+  RETURN_IF_ERROR(LoadShuffledReports());
   FinishInterruptedWork(studies);
   return absl::OkStatus();
 }
@@ -88,6 +89,44 @@ absl::Status Restorer::LoadReports(StoreFollower& follower) const {
               "report for task", row.task_id,
               absl::NotFoundError("its round or question is missing"));
         }
+        return absl::OkStatus();
+      });
+}
+
+absl::Status Restorer::LoadShuffledReports() const {
+  const auto find = [this](uint64_t round_id,
+                           uint32_t question) -> absl::StatusOr<RoundEntry> {
+    RoundEntry entry = studies_.FindRound(round_id);
+    if (entry.round == nullptr ||
+        static_cast<int>(question) >= entry.round->num_questions()) {
+      return Corrupt("shuffled batch of round", round_id,
+                     absl::NotFoundError("its round or question is missing"));
+    }
+    return entry;
+  };
+  RETURN_IF_ERROR(context_.store.ForEachShuffledBatch(
+      [&](const ShuffledBatchSummary& batch) -> absl::Status {
+        ASSIGN_OR_RETURN(const RoundEntry entry,
+                         find(batch.round_id, batch.question));
+        entry.round->RecordShuffledBatch(static_cast<int>(batch.question),
+                                         batch.accepted);
+        return absl::OkStatus();
+      }));
+  return context_.store.ForEachShuffledReport(
+      [&](uint64_t round_id, uint32_t question,
+          std::string_view bytes) -> absl::Status {
+        ASSIGN_OR_RETURN(const RoundEntry entry, find(round_id, question));
+        absl::StatusOr<ReportPayload> payload = DecodePayload(bytes);
+        if (!payload.ok()) {
+          return Corrupt("shuffled report of round", round_id,
+                         payload.status());
+        }
+        absl::Status added = entry.round->AccumulateShuffled(
+            static_cast<int>(question), *payload);
+        if (!added.ok()) {
+          return Corrupt("shuffled report of round", round_id, added);
+        }
+        entry.study->num_reports.fetch_add(1, std::memory_order_relaxed);
         return absl::OkStatus();
       });
 }

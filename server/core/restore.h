@@ -68,6 +68,8 @@ class Restorer {
   absl::StatusOr<uint64_t> LoadRounds(const StudyMap& studies) const;
   absl::Status LoadLedgerSummaries(const StudyMap& studies) const;
   absl::Status LoadReports(StoreFollower& follower) const;
+  // Shuffled batches: their reports and each question's batch sizes.
+  absl::Status LoadShuffledReports() const;
   // What a crash may have interrupted: closes rounds that reached quorum,
   // and closes again a program round whose successor was never planned.
   void FinishInterruptedWork(const StudyMap& studies) const;

@@ -1,7 +1,10 @@
 // One round's in-memory state; see the header.
 #include "server/core/round_runtime.h"
 
+#include <algorithm>
+
 #include "Eigen/Core"
+#include "common/base/status_macros.h"
 #include "common/tasks/task_fingerprint.h"
 #include "common/workload/strategies/workload_estimator.h"
 
@@ -71,6 +74,32 @@ absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,
   }
   question.num_reports.fetch_add(1, std::memory_order_relaxed);
   return absl::OkStatus();
+}
+
+absl::Status RoundRuntime::AccumulateShuffled(int q,
+                                              const ReportPayload& payload) {
+  Question& question = *questions_[q];
+  {
+    absl::MutexLock lock(&question.mutex);
+    RETURN_IF_ERROR(question.accumulator.Add(payload));
+  }
+  question.num_reports.fetch_add(1, std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
+void RoundRuntime::RecordShuffledBatch(int q, int64_t accepted) {
+  Question& question = *questions_[q];
+  absl::MutexLock lock(&question.mutex);
+  ShuffledBatches& batches = question.shuffled;
+  batches.smallest =
+      batches.count == 0 ? accepted : std::min(batches.smallest, accepted);
+  ++batches.count;
+}
+
+RoundRuntime::ShuffledBatches RoundRuntime::shuffled_batches(int q) const {
+  const Question& question = *questions_[q];
+  absl::MutexLock lock(&question.mutex);
+  return question.shuffled;
 }
 
 bool RoundRuntime::QuorumReached(int64_t quorum) const {

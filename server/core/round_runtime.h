@@ -72,6 +72,17 @@ class RoundRuntime {
   absl::Status Accumulate(uint64_t task_id, int q,
                           const ReportPayload& payload);
   bool HasReport(uint64_t task_id) const { return reported_.Contains(task_id); }
+  // Shuffled studies: counts a stored report of a shuffled batch, which has
+  // no task of its own (the store refused duplicates by report id).
+  // Thread-safe.
+  absl::Status AccumulateShuffled(int q, const ReportPayload& payload);
+  // A shuffled batch of `accepted` reports was stored for question q.
+  void RecordShuffledBatch(int q, int64_t accepted);
+  struct ShuffledBatches {
+    int64_t count = 0;
+    int64_t smallest = 0;  // 0 when count is 0
+  };
+  ShuffledBatches shuffled_batches(int q) const;
   int64_t num_reports(int q) const {
     return questions_[q]->num_reports.load(std::memory_order_relaxed);
   }
@@ -114,6 +125,7 @@ class RoundRuntime {
     std::vector<Asking> earlier;
     mutable absl::Mutex mutex;
     TaskAccumulator accumulator ABSL_GUARDED_BY(mutex);
+    ShuffledBatches shuffled ABSL_GUARDED_BY(mutex);
     std::atomic<int64_t> num_reports{0};
   };
 

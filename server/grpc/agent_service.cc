@@ -181,9 +181,16 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
       static_cast<int>(std::min<uint32_t>(request->max_tasks(), 1 << 16)));
   if (!tasks.ok()) return FinishWith(context, tasks.status());
   for (const TaskAssignment& assignment : *tasks) {
+    const std::shared_ptr<const v1::Task> question =
+        wire_questions_.Get(assignment);
     v1::Task* wire = response->add_tasks();
-    *wire = *wire_questions_.Get(assignment);
+    *wire = *question;
     wire->set_task_id(assignment.task_id);
+    if (assignment.study->shuffle.has_value()) {
+      absl::Status shuffle = AttachShuffle(options_.shuffle_tickets, assignment,
+                                           *question, *agent, *wire);
+      if (!shuffle.ok()) return FinishWith(context, shuffle);
+    }
   }
   response->set_poll_after_seconds(tasks->empty() ? 10 : 0);
   return FinishWith(context, absl::OkStatus());

@@ -10,6 +10,7 @@
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "server/core/aggregator.h"
 #include "server/grpc/rate_limiter.h"
+#include "server/grpc/shuffle_tickets.h"
 #include "server/grpc/wire_question_cache.h"
 
 namespace ldp {
@@ -23,6 +24,9 @@ struct AgentServiceOptions {
   // Refuse (UNAUTHENTICATED) callers without a verified client certificate
   // (mutual TLS; see tls_credentials.h).
   bool require_client_certificate = false;
+  // Signs the tickets of shuffled studies' tasks; null: the server has no
+  // shuffle keys, and such tasks are an INTERNAL error.
+  const ShuffleTicketIssuer* shuffle_tickets = nullptr;
 };
 
 // UploadReports is a raw method: the reactor parses each stream message

@@ -172,6 +172,16 @@ WorkloadRelease ToWorkloadRelease(const QuestionEstimate& q) {
   return release;
 }
 
+void ShuffledToProto(const ShuffledGuaranteeInfo& info,
+                     v1::QuestionEstimate* proto) {
+  v1::ShuffledGuarantee* out = proto->mutable_shuffled();
+  out->set_local_epsilon(info.local_epsilon);
+  out->set_central_epsilon(info.central_epsilon);
+  out->set_delta(info.delta);
+  out->set_num_batches(static_cast<uint64_t>(info.num_batches));
+  out->set_smallest_batch(static_cast<uint64_t>(info.smallest_batch));
+}
+
 EstimateRelease ToRelease(const QuestionEstimate& q, double confidence) {
   if (std::holds_alternative<WorkloadAnswer>(q.estimate)) {
     return ToWorkloadRelease(q);
@@ -324,8 +334,9 @@ grpc::ServerUnaryReactor* AnalystServiceImpl::GetEstimates(
   response->set_round_id(estimates->round_id);
   response->set_round_state(RoundStateToProto(estimates->state));
   for (const QuestionEstimate& q : estimates->questions) {
-    ToProto(q.question_id, ToRelease(q, estimates->confidence),
-            response->add_estimates());
+    v1::QuestionEstimate* out = response->add_estimates();
+    ToProto(q.question_id, ToRelease(q, estimates->confidence), out);
+    if (q.shuffled.has_value()) ShuffledToProto(*q.shuffled, out);
   }
   return FinishWith(context, absl::OkStatus());
 }

@@ -264,6 +264,12 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
       v1::AssignedTask* task = out->add_tasks();
       task->set_question(QuestionIndex(assignment, batch));
       task->set_task_id(assignment.task_id);
+      if (!assignment.study->shuffle.has_value()) continue;
+      absl::Status shuffle =
+          AttachShuffle(options_.shuffle_tickets, assignment,
+                        response->questions(static_cast<int>(task->question())),
+                        *agent, *task->mutable_shuffle());
+      if (!shuffle.ok()) return FinishWith(context, shuffle);
     }
   }
   return FinishWith(context, absl::OkStatus());

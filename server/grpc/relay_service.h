@@ -16,6 +16,7 @@
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
 #include "server/core/aggregator.h"
 #include "server/grpc/rate_limiter.h"
+#include "server/grpc/shuffle_tickets.h"
 #include "server/grpc/wire_question_cache.h"
 
 namespace ldp {
@@ -26,6 +27,8 @@ struct RelayServiceOptions {
   RateLimiter* enroll_limiter = nullptr;
   // Refuse (UNAUTHENTICATED) relays without a verified client certificate.
   bool require_client_certificate = false;
+  // As AgentServiceOptions::shuffle_tickets.
+  const ShuffleTicketIssuer* shuffle_tickets = nullptr;
 };
 
 // UploadReports is a raw method: its reactor parses each stream message, so

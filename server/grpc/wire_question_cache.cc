@@ -6,6 +6,14 @@
 
 namespace ldp {
 
+void WireQuestionToProto(const TaskAssignment& assignment, v1::Task* wire) {
+  TaskToProto(*assignment.question, assignment.study->schema, wire);
+  // Every assignment of a question shares its round, hence its deadline.
+  if (assignment.deadline != absl::InfiniteFuture()) {
+    TimeToProto(assignment.deadline, wire->mutable_deadline());
+  }
+}
+
 std::shared_ptr<const v1::Task> WireQuestionCache::Get(
     const TaskAssignment& assignment) {
   absl::MutexLock lock(&mu_);
@@ -13,11 +21,7 @@ std::shared_ptr<const v1::Task> WireQuestionCache::Get(
   if (it != entries_.end()) return it->second.second;
   if (entries_.size() >= kMaxEntries) entries_.clear();
   auto wire = std::make_shared<v1::Task>();
-  TaskToProto(*assignment.question, assignment.study->schema, wire.get());
-  // Every assignment of a question shares its round, hence its deadline.
-  if (assignment.deadline != absl::InfiniteFuture()) {
-    TimeToProto(assignment.deadline, wire->mutable_deadline());
-  }
+  WireQuestionToProto(assignment, wire.get());
   entries_.emplace(assignment.question.get(),
                    std::make_pair(assignment.question, wire));
   return wire;

@@ -16,6 +16,10 @@
 
 namespace ldp {
 
+// The assignment's question as a v1::Task with task_id unset and the
+// round's deadline set (if any): what every agent asked it is sent.
+void WireQuestionToProto(const TaskAssignment& assignment, v1::Task* wire);
+
 class WireQuestionCache {
  public:
   // The assignment's question as a v1::Task with task_id unset and the

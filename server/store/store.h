@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -106,6 +107,53 @@ struct AppendResult {
   bool first_charge = false;
 };
 
+// One report of a shuffled batch (DESIGN invariant 9): no agent id and no
+// time are stored, only what the sealed payload itself said.
+struct ShuffledReportRow {
+  ReportId report_id{};
+  std::string payload{};  // opaque; see storage_codec.h
+};
+
+// A shuffled batch as a trusted shuffler delivered it, after the server
+// opened and validated its payloads.
+struct ShuffledBatchRow {
+  ReportId batch_id{};  // the shuffler's idempotency key
+  uint64_t round_id = 0;
+  uint32_t question = 0;
+  // The study's minimum: fewer new reports than this and nothing is
+  // written.
+  int64_t min_batch = 0;
+  std::vector<ShuffledReportRow> reports{};
+  // Payloads dropped before the store, kept with the batch so that a retry
+  // gets the first answer.
+  int64_t not_opened = 0;
+  int64_t invalid = 0;
+};
+
+enum class ShuffledAppendOutcome {
+  kStored,        // the batch's new reports were stored
+  kRetry,         // this batch_id was stored before: nothing written
+  kBelowMinimum,  // fewer than min_batch new reports: nothing written
+};
+
+struct ShuffledAppendResult {
+  ShuffledAppendOutcome outcome = ShuffledAppendOutcome::kStored;
+  // kStored: counts of this call; kRetry: of the stored batch.
+  int64_t accepted = 0;
+  int64_t duplicates = 0;  // report ids already stored for the question
+  int64_t not_opened = 0;
+  int64_t invalid = 0;
+  // kStored: per row of the batch, whether it was stored (not a duplicate).
+  std::vector<bool> stored{};
+};
+
+// A stored shuffled batch, for reloading a round's guarantee.
+struct ShuffledBatchSummary {
+  uint64_t round_id = 0;
+  uint32_t question = 0;
+  int64_t accepted = 0;
+};
+
 // What a store that counts enrollment quotas itself decided about a batch
 // of new agents (StoreTransaction::InsertAgentsWithinQuota).
 struct QuotaDecision {
@@ -177,6 +225,14 @@ class StoreTransaction {
   // Stores the report and charges ledger(agent, study) by epsilon_nanos
   // atomically: at most one report per task, at most `cap_nanos` spent.
   virtual absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) = 0;
+  // Stores a shuffled batch whole or not at all: a known batch_id is a
+  // retry; report ids already stored for the question are duplicates,
+  // skipped; fewer than min_batch new reports write nothing.
+  virtual absl::StatusOr<ShuffledAppendResult> AppendShuffledBatch(
+      const ShuffledBatchRow& row) {
+    return absl::UnimplementedError(
+        "this store does not keep shuffled reports; use the SQLite store");
+  }
   // As AppendReport on each row in turn (results[i] is rows[i]'s); a store
   // that can charge a whole batch in one round trip overrides it.
   virtual absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
@@ -240,6 +296,21 @@ class Store {
   // Visits every report; epsilon_nanos, cap_nanos and study_id are 0.
   virtual absl::Status ForEachReport(
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) = 0;
+
+  // Shuffled batches and their reports (AppendShuffledBatch), in no
+  // particular order: the order they arrived in is not kept. Stores that
+  // keep none visit nothing.
+  virtual bool keeps_shuffled_reports() const { return false; }
+  virtual absl::Status ForEachShuffledBatch(
+      absl::FunctionRef<absl::Status(const ShuffledBatchSummary&)> visit) {
+    return absl::OkStatus();
+  }
+  virtual absl::Status ForEachShuffledReport(
+      absl::FunctionRef<absl::Status(uint64_t round_id, uint32_t question,
+                                     std::string_view payload)>
+          visit) {
+    return absl::OkStatus();
+  }
 
   // Per study with any charge: how many agents, and the largest spend.
   virtual absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() = 0;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "server/store/legacy_codec.h"
+#include "server/store/sqlite/sqlite_shuffled.h"
 #include "server/store/sqlite/sqlite_statement.h"
 
 namespace ldp::sqlite_internal {
@@ -124,6 +125,8 @@ CREATE TABLE ledger(
     // Stored payloads and plans as protobuf (storage_codec.h); the rows of
     // the hand-written formats are rewritten (legacy_codec.h says why).
     {3, "", &RewriteLegacyPayloadsAndPlans},
+    // Shuffled batches and their reports, with no agent and no time.
+    {4, kShuffledTablesSql},
 };
 
 constexpr int kSchemaVersion = kMigrations[std::size(kMigrations) - 1].version;

@@ -13,6 +13,7 @@
 #include "server/store/append_decision.h"
 #include "server/store/sqlite/sqlite_group_append.h"
 #include "server/store/sqlite/sqlite_schema.h"
+#include "server/store/sqlite/sqlite_shuffled.h"
 #include "server/store/sqlite/sqlite_statement.h"
 
 namespace ldp {
@@ -40,6 +41,7 @@ struct Connection {
         insert_report, select_report, delete_report, ledger_read, ledger_insert,
         ledger_insert_new, ledger_update, ledger_all, ledger_one;
     std::unique_ptr<GroupAppender> group_append;
+    std::unique_ptr<ShuffledAppender> shuffled_append;
   } s;
   ~Connection() {
     s = Statements();
@@ -58,6 +60,7 @@ using sqlite_internal::GroupAppender;
 using sqlite_internal::kRowsPerGroup;
 using sqlite_internal::MayBeFirstCharges;
 using sqlite_internal::MultiRowInsert;
+using sqlite_internal::ShuffledAppender;
 using sqlite_internal::SqliteError;
 using sqlite_internal::Statement;
 using sqlite_internal::Use;
@@ -166,6 +169,11 @@ class SqliteStore::Transaction final : public StoreTransaction {
   // the caller's transaction. Plain statements only: RETURNING would cost
   // an ephemeral table per report. DecideAppend (append_decision.h) says
   // what the facts mean.
+  absl::StatusOr<ShuffledAppendResult> AppendShuffledBatch(
+      const ShuffledBatchRow& row) override {
+    return s_.shuffled_append->Append(row);
+  }
+
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
     ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
     if (!inserted) return CompareWithStored(row);
@@ -313,6 +321,7 @@ absl::Status PrepareWriterStatements(sqlite3* db, Connection::Statements& s) {
       Statement::Prepare(
           db, MultiRowInsert("agents", kAgents, kAgentsPerInsert).c_str()));
   ASSIGN_OR_RETURN(s.group_append, GroupAppender::Prepare(db));
+  ASSIGN_OR_RETURN(s.shuffled_append, ShuffledAppender::Prepare(db));
   return absl::OkStatus();
 }
 
@@ -494,6 +503,17 @@ absl::Status SqliteStore::ForEachReport(
     report.received_at = FromNanos(s->Int(5));
     RETURN_IF_ERROR(visit(report));
   }
+}
+
+absl::Status SqliteStore::ForEachShuffledBatch(
+    absl::FunctionRef<absl::Status(const ShuffledBatchSummary&)> visit) {
+  return sqlite_internal::ForEachShuffledBatch(writer_->db, visit);
+}
+
+absl::Status SqliteStore::ForEachShuffledReport(
+    absl::FunctionRef<absl::Status(uint64_t, uint32_t, std::string_view)>
+        visit) {
+  return sqlite_internal::ForEachShuffledReport(writer_->db, visit);
 }
 
 absl::StatusOr<std::vector<LedgerSummary>> SqliteStore::SummarizeLedger() {

@@ -57,6 +57,13 @@ class SqliteStore final : public Store {
   absl::StatusOr<std::vector<RoundRow>> LoadRounds() override;
   absl::Status ForEachReport(
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
+  bool keeps_shuffled_reports() const override { return true; }
+  absl::Status ForEachShuffledBatch(
+      absl::FunctionRef<absl::Status(const ShuffledBatchSummary&)> visit)
+      override;
+  absl::Status ForEachShuffledReport(
+      absl::FunctionRef<absl::Status(uint64_t, uint32_t, std::string_view)>
+          visit) override;
   absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() override;
   absl::StatusOr<std::vector<LedgerEntry>> GetLedger(
       uint64_t agent_id, uint64_t study_id) override;
