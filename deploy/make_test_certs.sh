@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Makes a throwaway PKI for trying TLS and mutual TLS with ldp-server: a test
-# CA, a server certificate for localhost / 127.0.0.1 / ::1 and an agent
-# client certificate, all EC P-256 and signed by the CA, with the `openssl`
-# command. For tests and demos only: the CA key sits next to the
+# CA, a server certificate for localhost / 127.0.0.1 / ::1, an agent
+# client certificate and a shuffler certificate (common name ldp-shuffler,
+# good both for the shuffler's own listener and as its client certificate
+# towards the server), all EC P-256 and signed by the CA, with the
+# `openssl` command. For tests and demos only: the CA key sits next to the
 # certificates, unprotected.
 #
 # Usage: deploy/make_test_certs.sh DIR
-# Writes DIR/{ca,server,client}.{pem,key}. Idempotent: when every file is
+# Writes DIR/{ca,server,client,shuffler}.{pem,key}. Idempotent: when every file is
 # there and both certificates verify against the CA, nothing is redone.
 #
 #   ldp-server --tls_cert_file=DIR/server.pem --tls_key_file=DIR/server.key \
@@ -26,10 +28,11 @@ mkdir -p "$DIR"
 cd "$DIR"
 
 complete() {
-  for f in ca.pem ca.key server.pem server.key client.pem client.key; do
+  for f in ca.pem ca.key server.pem server.key client.pem client.key \
+           shuffler.pem shuffler.key; do
     [ -s "$f" ] || return 1
   done
-  openssl verify -CAfile ca.pem server.pem client.pem >/dev/null 2>&1
+  openssl verify -CAfile ca.pem server.pem client.pem shuffler.pem >/dev/null 2>&1
 }
 if complete; then
   exit 0
@@ -67,9 +70,15 @@ sign server "/CN=localhost" \
 sign client "/CN=ldp-agent test batch" \
   "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\nsubjectAltName=URI:ldp://agent-batch/test"
 
-openssl verify -CAfile "$WORK/ca.pem" "$WORK/server.pem" "$WORK/client.pem" >/dev/null
-for f in ca.pem ca.key server.pem server.key client.pem client.key; do
+# The shuffler: ldp-server --trusted_shufflers=ldp-shuffler admits it.
+sign shuffler "/CN=ldp-shuffler" \
+  "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1"
+
+openssl verify -CAfile "$WORK/ca.pem" "$WORK/server.pem" "$WORK/client.pem" \
+  "$WORK/shuffler.pem" >/dev/null
+for f in ca.pem ca.key server.pem server.key client.pem client.key \
+         shuffler.pem shuffler.key; do
   mv -f "$WORK/$f" "$f"
 done
-chmod 0644 ca.pem server.pem client.pem
+chmod 0644 ca.pem server.pem client.pem shuffler.pem
 echo "test certificates written to $(pwd)"

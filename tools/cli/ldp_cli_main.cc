@@ -291,6 +291,22 @@ void PrintHistogram(const std::string& id, const v1::HistogramEstimate& h,
   }
 }
 
+// A shuffled study's two guarantees, under its estimate.
+void PrintShuffled(const v1::ShuffledGuarantee& g) {
+  if (g.num_batches() == 0) {
+    std::printf("  shuffled: no batch released yet; each report is %.4g-LDP\n",
+                g.local_epsilon());
+    return;
+  }
+  std::printf(
+      "  shuffled: (%.4g, %.3g)-DP against the server alone (%llu batches, "
+      "smallest %llu); %.4g-LDP per report if server and shuffler "
+      "collude\n",
+      g.central_epsilon(), g.delta(),
+      static_cast<unsigned long long>(g.num_batches()),
+      static_cast<unsigned long long>(g.smallest_batch()), g.local_epsilon());
+}
+
 std::string Band(double lower, double upper) {
   return absl::StrFormat("[%9.5f, %9.5f]", lower, upper);
 }
@@ -439,6 +455,7 @@ absl::Status Results(const AnalystClient& analyst, uint64_t id) {
       PrintWorkload(q.question_id(), q.workload(),
                     absl::GetFlag(FLAGS_workload_rows));
     }
+    if (q.has_shuffled()) PrintShuffled(q.shuffled());
   }
   return absl::OkStatus();
 }

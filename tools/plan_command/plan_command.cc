@@ -20,6 +20,7 @@
 #include "proto/convert/study_convert.h"
 #include "proto/convert/study_file.h"
 #include "tools/plan_command/gamma2_text.h"
+#include "tools/plan_command/shuffle_table.h"
 
 namespace ldp {
 namespace {
@@ -212,6 +213,9 @@ absl::Status RunPlanCommand(const std::string& study_file,
   std::printf("study \"%s\"\n", spec.display_name.c_str());
   PrintForecast(forecast, forecast_options);
   if (shared_plan != nullptr) PrintStrategies(spec, *shared_plan);
+  if (spec.shuffle.has_value()) {
+    RETURN_IF_ERROR(PrintShuffleComparison(spec, forecast, forecast_options));
+  }
   if (!options.simulate) return absl::OkStatus();
   ASSIGN_OR_RETURN(const std::vector<QuestionSimulation> simulated,
                    SimulateForecast(spec,
