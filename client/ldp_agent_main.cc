@@ -25,11 +25,14 @@
 #include "client/core/atomic_file.h"
 #include "client/core/credential_file.h"
 #include "client/tls_flags/tls_flags.h"
+#include "common/base/file_text.h"
+#include "common/base/host_address.h"
 #include "common/base/status_macros.h"
 #include "common/crypto/secure_random.h"
 #include "common/queries/record_json.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "proto/ldp/v1/shuffle_service.grpc.pb.h"
 
 ABSL_FLAG(std::string, server, "localhost:50051",
           "Address of ldp-server (host:port).");
@@ -43,9 +46,27 @@ ABSL_FLAG(std::string, state_dir, "",
 ABSL_FLAG(std::string, enrollment_token, "",
           "Token for the first enrollment (when --state_dir holds no "
           "credential yet).");
+ABSL_FLAG(std::string, shuffler, "",
+          "Address (host:port) of this device's own shuffler, run by another "
+          "operator than the server, for shuffled studies: their reports are "
+          "sealed to the server's key and handed to the shuffler, which drops "
+          "who sent them and when before the server sees them. Empty: tasks "
+          "of shuffled studies are refused, and their reports never go to "
+          "the server. The server never names the shuffler (a hostile one "
+          "would name itself). A shuffled task charges its own epsilon, the "
+          "local epsilon0 (what still holds if server and shuffler collude), "
+          "usually well above the default caps, which then refuse it until "
+          "the owner raises them.");
+ABSL_FLAG(std::string, shuffler_ca_file, "",
+          "PEM CA certificate(s) the shuffler's certificate must chain to "
+          "(TLS to the shuffler). Required unless --shuffler is on loopback "
+          "(127.x, ::1, localhost), which is then plaintext.");
 ABSL_FLAG(double, max_epsilon_per_study, 1.0,
           "The most privacy budget (epsilon) this device spends on any one "
-          "study, whatever the server asks; a lower server cap wins.");
+          "study, whatever the server asks; a lower server cap wins. A "
+          "shuffled study charges its local epsilon0 (see --shuffler): raise "
+          "this, --max_epsilon_per_period and --max_total_epsilon on purpose "
+          "to take part in one.");
 ABSL_FLAG(double, max_total_epsilon, 10.0,
           "Lifetime cap: the most epsilon this device ever spends, across "
           "all studies and servers (> 0). The default allows ten studies at "
@@ -74,8 +95,8 @@ ABSL_FLAG(int, send_window_ms, 2000,
           "the poll returned, never when their computation ends, so the "
           "send time cannot tell anything about the record (>= 10).");
 ABSL_FLAG(bool, once, false,
-          "Run one poll/answer/upload cycle and exit (status 0 if the poll "
-          "and the upload succeeded).");
+          "Run one poll/answer/upload cycle and exit (status 0 if the poll, "
+          "the upload and any shuffler submission succeeded).");
 ABSL_FLAG(int, poll_seconds, 30,
           "Seconds between polls (the server may ask for longer).");
 ABSL_FLAG(int, rpc_timeout_seconds, 30, "Deadline of each RPC attempt.");
@@ -101,6 +122,50 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel() {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
                    ChannelCredentialsFromFlags());
   return grpc::CreateChannel(absl::GetFlag(FLAGS_server), credentials);
+}
+
+// The host of HOST:PORT ([v6]:PORT included).
+std::string HostOf(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  return colon == std::string::npos ? address : address.substr(0, colon);
+}
+
+// The stub of --shuffler, or null when there is none. TLS unless the
+// shuffler is on loopback: its calls carry the agent's ticket, which names
+// the agent, so plaintext off the machine would tell the network who
+// answered which question.
+absl::StatusOr<std::shared_ptr<v1::ShufflerService::StubInterface>>
+MakeShufflerStub() {
+  const std::string address = absl::GetFlag(FLAGS_shuffler);
+  const std::string ca_file = absl::GetFlag(FLAGS_shuffler_ca_file);
+  if (address.empty()) {
+    if (!ca_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--shuffler_ca_file needs --shuffler (the shuffler's address)");
+    }
+    return nullptr;
+  }
+  if (address == absl::GetFlag(FLAGS_server)) {
+    return absl::InvalidArgumentError(
+        "--shuffler names --server: a shuffler only hides who reported from "
+        "a server it is not");
+  }
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (!ca_file.empty()) {
+    grpc::SslCredentialsOptions options;
+    ASSIGN_OR_RETURN(options.pem_root_certs,
+                     ReadPemFile(ca_file, "--shuffler_ca_file"));
+    credentials = grpc::SslCredentials(options);
+  } else if (!IsLoopback(HostOf(address))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shuffler=", address,
+        " is not on loopback: give "
+        "--shuffler_ca_file (the CA its certificate chains to); plaintext "
+        "would show the network which agent answered which question"));
+  }
+  return std::shared_ptr<v1::ShufflerService::StubInterface>(
+      v1::ShufflerService::NewStub(grpc::CreateChannel(address, credentials)));
 }
 
 absl::StatusOr<std::string> PrepareStateDir() {
@@ -145,6 +210,26 @@ absl::Status EnsureCredential(const std::string& dir, AgentClient& client) {
   return SaveCredential(path, {fresh.agent_id, fresh.bearer_token});
 }
 
+void LogShuffler(const CycleResult& r) {
+  if (r.sealed_sent > 0) {
+    std::fprintf(stderr,
+                 "ldp-agent:   %d sealed report(s) sent to the shuffler, %d "
+                 "accepted, %zu rejected\n",
+                 r.sealed_sent, r.sealed_accepted,
+                 r.shuffler_rejections.size());
+  }
+  for (const absl::Status& s : r.shuffler_rejections) {
+    std::fprintf(stderr, "ldp-agent:   shuffler rejected a report: %s\n",
+                 s.ToString().c_str());
+  }
+  if (!r.submit_status.ok()) {
+    std::fprintf(stderr,
+                 "ldp-agent:   shuffler submit failed (will resend): "
+                 "%s\n",
+                 r.submit_status.ToString().c_str());
+  }
+}
+
 void LogCycle(const CycleResult& r) {
   std::fprintf(stderr,
                "ldp-agent: %d task(s): %d answered, %d from memo, %d again, "
@@ -152,6 +237,7 @@ void LogCycle(const CycleResult& r) {
                r.tasks_received, r.answered_fresh, r.answered_from_memo,
                r.answered_again, r.refusals.size(), r.reports_sent,
                r.reports_accepted, r.rejections.size());
+  LogShuffler(r);
   for (const absl::Status& s : r.refusals) {
     std::fprintf(stderr, "ldp-agent:   %s\n", s.ToString().c_str());
   }
@@ -243,8 +329,10 @@ absl::Status Loop(AgentClient& client, Agent& agent) {
     const CycleResult result = client.RunOnce(agent);
     LogCycle(result);
     if (absl::GetFlag(FLAGS_once)) {
-      return result.poll_status.ok() ? result.upload_status
-                                     : result.poll_status;
+      absl::Status status = result.poll_status;
+      status.Update(result.upload_status);
+      status.Update(result.submit_status);
+      return status;
     }
     if (stop_requested) return absl::OkStatus();
     SleepUnlessStopped(std::max(poll, result.poll_after));
@@ -272,6 +360,8 @@ absl::Status Run() {
       .send_window = absl::Milliseconds(absl::GetFlag(FLAGS_send_window_ms))};
   ASSIGN_OR_RETURN(auto client,
                    AgentClient::CreateForChannel(options, channel, *random));
+  ASSIGN_OR_RETURN(auto shuffler, MakeShufflerStub());
+  client->set_shuffler(std::move(shuffler));
   RETURN_IF_ERROR(EnsureCredential(dir, *client));
   return Loop(*client, *agent);
 }
@@ -285,10 +375,11 @@ int main(int argc, char** argv) {
       "local record under this device's own privacy budget, and uploads only "
       "randomized reports.\nUsage: ldp-agent --server=HOST:PORT "
       "--record=record.json --state_dir=DIR [--enrollment_token=T] "
-      "[--max_epsilon_per_study=E] [--once]\n"
+      "[--max_epsilon_per_study=E] [--shuffler=HOST:PORT] [--once]\n"
       "Every cap is on by default: 1 epsilon per study, 2 per rolling 24 h, "
       "10 in the device's lifetime. A question asked again under any ids is "
-      "answered from memory at no cost.");
+      "answered from memory at no cost. Shuffled studies need "
+      "--shuffler and caps raised to their local epsilon0.");
   ldp::ShowOnlyFlagsFromWithTls("ldp_agent_main");
   absl::ParseCommandLine(argc, argv);
   std::signal(SIGINT, ldp::RequestStop);

@@ -18,6 +18,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client/agent_c/callback_state_store.h"
+#include "client/agent_c/shuffled_upload.h"
+#include "client/agent_wire/shuffled_reports.h"
 #include "client/agent_wire/task_batch.h"
 #include "client/agent_wire/upload_batches.h"
 #include "client/core/agent.h"
@@ -31,6 +33,8 @@ struct ldp_agent {
   // Declared before `agent`, which draws from it: destroyed after it.
   std::unique_ptr<ldp::SecureRandom> gen;
   std::unique_ptr<ldp::Agent> agent;
+  // Set by ldp_agent_use_shuffler; until then shuffled tasks are refused.
+  ldp::ShuffledTaskOptions shuffle;
 };
 
 namespace ldp {
@@ -46,8 +50,8 @@ int Fill(ldp_status* status, const absl::Status& s) {
   return static_cast<int>(s.code());
 }
 
-// Runs `body` under the handle's lock; a concurrent call, a null handle
-// and any exception become statuses.
+// Runs `body` on the handle under its lock; a concurrent call, a null
+// handle and any exception become statuses.
 template <typename Body>
 int Guarded(ldp_agent* agent, ldp_status* status, Body body) {
   if (agent == nullptr) {
@@ -59,7 +63,7 @@ int Guarded(ldp_agent* agent, ldp_status* status, Body body) {
                             "another call is running on this agent handle"));
   }
   try {
-    return Fill(status, body(*agent->agent));
+    return Fill(status, body(*agent));
   } catch (const std::exception& e) {
     return Fill(status, absl::InternalError(
                             absl::StrCat("ldp_agent: exception: ", e.what())));
@@ -124,13 +128,15 @@ absl::Status Open(const ldp_agent_options* c, const ldp_storage* storage,
   return absl::OkStatus();
 }
 
-absl::Status AnswerPoll(Agent& agent, const uint8_t* bytes, size_t size,
+absl::Status AnswerPoll(ldp_agent& handle, const uint8_t* bytes, size_t size,
                         int* answered, int* refused) {
   if (bytes == nullptr && size > 0) {
     return absl::InvalidArgumentError("response is null");
   }
+  Agent& agent = *handle.agent;
   absl::StatusOr<TaskBatch> batch = DecodeTaskBatch(
-      std::string_view(reinterpret_cast<const char*>(bytes), size));
+      std::string_view(reinterpret_cast<const char*>(bytes), size),
+      handle.shuffle);
   if (!batch.ok()) {
     return absl::Status(batch.status().code(),
                         absl::StrCat("the poll is not a GetTasksResponse: ",
@@ -238,7 +244,7 @@ void ldp_agent_close(ldp_agent* agent) { delete agent; }
 int ldp_agent_get_tasks_request(ldp_agent* agent, uint64_t agent_id,
                                 uint32_t max_tasks, ldp_buffer* out,
                                 ldp_status* status) {
-  return ldp::Guarded(agent, status, [&](ldp::Agent&) {
+  return ldp::Guarded(agent, status, [&](ldp_agent&) {
     ldp::v1::GetTasksRequest request;
     request.set_agent_id(agent_id);
     request.set_max_tasks(max_tasks);
@@ -249,15 +255,16 @@ int ldp_agent_get_tasks_request(ldp_agent* agent, uint64_t agent_id,
 int ldp_agent_answer_poll(ldp_agent* agent, const uint8_t* response,
                           size_t size, int* answered, int* refused,
                           ldp_status* status) {
-  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
-    return ldp::AnswerPoll(a, response, size, answered, refused);
+  return ldp::Guarded(agent, status, [&](ldp_agent& h) {
+    return ldp::AnswerPoll(h, response, size, answered, refused);
   });
 }
 
 int ldp_agent_next_upload(ldp_agent* agent, uint64_t agent_id, ldp_buffer* out,
                           ldp_status* status) {
-  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
-    const std::vector<ldp::TaskReport> pending = a.PendingReports();
+  return ldp::Guarded(agent, status, [&](ldp_agent& h) {
+    // The server's reports only: PendingReports never holds a shuffled one.
+    const std::vector<ldp::TaskReport> pending = h.agent->PendingReports();
     if (pending.empty()) return ldp::CopyOut("", out);
     const auto batches = ldp::MakeUploadBatches(pending, agent_id, {});
     return ldp::CopyOut(ldp::DeterministicBytes(batches.front()), out);
@@ -268,18 +275,50 @@ int ldp_agent_record_upload(ldp_agent* agent, const uint8_t* request,
                             size_t request_size, const uint8_t* response,
                             size_t response_size, int* accepted, int* rejected,
                             ldp_status* status) {
-  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
-    return ldp::RecordUpload(a, request, request_size, response, response_size,
-                             accepted, rejected);
+  return ldp::Guarded(agent, status, [&](ldp_agent& h) {
+    return ldp::RecordUpload(*h.agent, request, request_size, response,
+                             response_size, accepted, rejected);
+  });
+}
+
+int ldp_agent_use_shuffler(ldp_agent* agent, uint64_t agent_id,
+                           ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp_agent& h) {
+    if (agent_id == 0) {
+      return absl::InvalidArgumentError(
+          "agent_id must be the id the server enrolled this agent under");
+    }
+    h.shuffle = {.agent_id = agent_id, .has_shuffler = true};
+    return absl::OkStatus();
+  });
+}
+
+int ldp_agent_next_shuffled_upload(ldp_agent* agent, ldp_buffer* out,
+                                   ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp_agent& h) {
+    absl::StatusOr<std::string> request = ldp::NextShuffledUpload(*h.agent);
+    if (!request.ok()) return request.status();
+    return ldp::CopyOut(*request, out);
+  });
+}
+
+int ldp_agent_record_shuffled_upload(ldp_agent* agent, const uint8_t* request,
+                                     size_t request_size,
+                                     const uint8_t* response,
+                                     size_t response_size, int* accepted,
+                                     int* rejected, ldp_status* status) {
+  return ldp::Guarded(agent, status, [&](ldp_agent& h) {
+    return ldp::RecordShuffledUpload(*h.agent, request, request_size, response,
+                                     response_size, accepted, rejected);
   });
 }
 
 int ldp_agent_spent(ldp_agent* agent, uint64_t study_id, int64_t* total_nanos,
                     int64_t* study_nanos, ldp_status* status) {
-  return ldp::Guarded(agent, status, [&](ldp::Agent& a) {
-    if (total_nanos != nullptr) *total_nanos = a.total_spent_nanos();
+  return ldp::Guarded(agent, status, [&](ldp_agent& h) {
+    if (total_nanos != nullptr) *total_nanos = h.agent->total_spent_nanos();
     if (study_nanos != nullptr) {
-      const auto budget = a.Budget(study_id);
+      const auto budget = h.agent->Budget(study_id);
       *study_nanos = budget.has_value() ? budget->spent_nanos : 0;
     }
     return absl::OkStatus();

@@ -21,12 +21,25 @@
  *      the UploadReportsResponse to ldp_agent_record_upload. Repeat until
  *      ldp_agent_next_upload has nothing to send. A report that was not
  *      acknowledged stays pending and is sent again, byte for byte.
+ *      Shuffled studies (proto/ldp/v1/shuffle_service.proto): their reports
+ *      never go to the server, and ldp_agent_next_upload never holds one.
+ *      An app with a shuffler of its own (the server never names one: a
+ *      hostile server would name itself) calls ldp_agent_use_shuffler
+ *      after opening the agent, else the agent refuses such tasks. In the
+ *      same send slot as step 3, it sends each SubmitRequest
+ *      ldp_agent_next_shuffled_upload gives to its shuffler's
+ *      ShufflerService.Submit, with no credential, and hands the request
+ *      and the SubmitResponse to ldp_agent_record_shuffled_upload, until
+ *      there is nothing to send. Each report was sealed to the server's
+ *      key once, when it was saved, and is resent as saved.
  *
  * Privacy: the library applies the agent's own checks whatever the server
  * asks (a task over the study, lifetime or per-period cap is refused; the
  * caps default to safe values the server cannot change; coins come from a
  * ChaCha20 stream keyed by OpenSSL). The app never sees the record's
- * answer before it is randomized.
+ * answer before it is randomized. A shuffled task charges its own ε, the
+ * local ε0 that still holds if the server and the shuffler collude: the
+ * default caps refuse a large ε0 until the owner raises them.
  *
  * Conventions: every function that can fail returns an ldp_status_code and,
  * when `status` is not NULL, fills it with the code and a message a person
@@ -173,6 +186,34 @@ LDP_AGENT_API int ldp_agent_record_upload(ldp_agent* agent,
                                           const uint8_t* response,
                                           size_t response_size, int* accepted,
                                           int* rejected, ldp_status* status);
+
+/* Lets the agent answer shuffled studies' tasks: the app sends their
+ * sealed reports to a shuffler of its own (ldp_agent_next_shuffled_upload).
+ * `agent_id` is the id the agent enrolled under: a task whose shuffle
+ * ticket names another agent, or another study, round, question, key or
+ * deadline than the task's own, is refused (nothing is spent). Lasts until
+ * the handle is closed. LDP_INVALID_ARGUMENT for agent_id 0. */
+LDP_AGENT_API int ldp_agent_use_shuffler(ldp_agent* agent, uint64_t agent_id,
+                                         ldp_status* status);
+
+/* The next serialized ldp.v1.SubmitRequest for the app's shuffler: the
+ * oldest unsettled sealed reports (at most 1000 and about 64 KiB), exactly
+ * as saved. out->size is 0 when there is nothing to send. */
+LDP_AGENT_API int ldp_agent_next_shuffled_upload(ldp_agent* agent,
+                                                 ldp_buffer* out,
+                                                 ldp_status* status);
+
+/* Settles the sealed reports of a sent SubmitRequest from the shuffler's
+ * SubmitResponse: acknowledged reports (ALREADY_EXISTS too: an earlier try
+ * got through) and permanently refused ones are settled, transiently failed
+ * ones stay pending. *accepted and *rejected (either may be NULL) count
+ * them. LDP_INTERNAL if the acks do not answer the request's submissions
+ * one for one (nothing is settled then); LDP_NOT_FOUND if a submission is
+ * not one of the agent's pending sealed reports (the others settle). */
+LDP_AGENT_API int ldp_agent_record_shuffled_upload(
+    ldp_agent* agent, const uint8_t* request, size_t request_size,
+    const uint8_t* response, size_t response_size, int* accepted, int* rejected,
+    ldp_status* status);
 
 /* What the agent has spent in nano-ε: in total, and on one study (0 if it
  * never answered that study). */

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/agent_client/raw_call.h"
+#include "client/agent_wire/shuffled_reports.h"
 #include "client/agent_wire/upload_batches.h"
 #include "common/base/file_text.h"
 #include "common/base/status_macros.h"
@@ -151,7 +152,8 @@ absl::StatusOr<TaskBatch> AgentClient::GetTasks() {
   request.set_max_tasks(options_.max_tasks);
   std::string response;
   RETURN_IF_ERROR(WithRetries([&] { return FetchTasks(request, &response); }));
-  return DecodeTaskBatch(response);
+  return DecodeTaskBatch(response, {.agent_id = credential_.agent_id,
+                                    .has_shuffler = shuffler_ != nullptr});
 }
 
 absl::Status AgentClient::FetchTasks(const v1::GetTasksRequest& request,
@@ -210,6 +212,47 @@ absl::StatusOr<std::vector<absl::Status>> AgentClient::Upload(
   return AcksToStatuses(response, reports);
 }
 
+absl::Status AgentClient::SubmitOnce(
+    const std::vector<v1::SubmitRequest>& batches,
+    std::vector<v1::SubmitResponse>* responses) {
+  responses->clear();
+  for (const v1::SubmitRequest& batch : batches) {
+    // No bearer token: the shuffler is not the server's to know it.
+    auto context = AgentCallContext("", options_.rpc_timeout);
+    v1::SubmitResponse response;
+    RETURN_IF_ERROR(
+        FromGrpcStatus(shuffler_->Submit(context.get(), batch, &response)));
+    responses->push_back(std::move(response));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<absl::Status>> AgentClient::Submit(
+    absl::Span<const SealedReport> reports) {
+  if (shuffler_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(reports.size(),
+                     " shuffled report(s) wait for a shuffler; start "
+                     "ldp-agent with --shuffler to send them"));
+  }
+  if (reports.empty()) return std::vector<absl::Status>{};
+  ASSIGN_OR_RETURN(
+      const std::vector<v1::SubmitRequest> batches,
+      MakeSubmitBatches(
+          reports, {.max_reports_per_batch = options_.max_reports_per_batch,
+                    .max_batch_bytes = options_.max_batch_bytes}));
+  std::vector<v1::SubmitResponse> responses;
+  RETURN_IF_ERROR(WithRetries([&] { return SubmitOnce(batches, &responses); }));
+  std::vector<absl::Status> statuses;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    ASSIGN_OR_RETURN(
+        std::vector<absl::Status> acks,
+        SubmitAcksToStatuses(responses[i], batches[i].submissions_size()));
+    statuses.insert(statuses.end(), acks.begin(), acks.end());
+  }
+  return statuses;
+}
+
 void AgentClient::AnswerTasks(Agent& agent, const TaskBatch& batch,
                               CycleResult& result) {
   std::map<uint64_t, std::optional<int64_t>> caps;  // per study, this cycle
@@ -251,6 +294,44 @@ void AgentClient::WaitForSendSlot(absl::Time polled) {
   options_.sleep ? options_.sleep(wait) : absl::SleepFor(wait);
 }
 
+void AgentClient::SendToServer(const std::vector<TaskReport>& reports,
+                               CycleResult& result, Verdicts& verdicts) {
+  if (reports.empty()) return;
+  auto acks = Upload(reports);
+  if (!acks.ok()) {
+    result.upload_status = acks.status();
+    return;
+  }
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const absl::Status& ack = (*acks)[i];
+    if (ack.ok()) {
+      ++result.reports_accepted;
+    } else if (!IsTransient(ack.code())) {
+      result.rejections.push_back(ack);
+    }
+    verdicts.emplace_back(reports[i].task_id, ack);
+  }
+}
+
+void AgentClient::SendToShuffler(const std::vector<SealedReport>& reports,
+                                 CycleResult& result, Verdicts& verdicts) {
+  if (reports.empty()) return;
+  auto acks = Submit(reports);
+  if (!acks.ok()) {
+    result.submit_status = acks.status();
+    return;
+  }
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const absl::Status& ack = (*acks)[i];
+    if (ack.ok()) {
+      ++result.sealed_accepted;
+    } else if (!IsTransient(ack.code())) {
+      result.shuffler_rejections.push_back(ack);
+    }
+    verdicts.emplace_back(reports[i].task_id, ack);
+  }
+}
+
 CycleResult AgentClient::RunOnce(Agent& agent) {
   CycleResult result;
   absl::StatusOr<TaskBatch> batch = GetTasks();
@@ -264,28 +345,23 @@ CycleResult AgentClient::RunOnce(Agent& agent) {
   } else {
     result.poll_status = batch.status();
   }
-  // Everything not yet settled goes out, fresh answers and earlier ones.
+  // Everything not yet settled goes out, fresh answers and earlier ones;
+  // the server's and the shuffler's in one send slot, so the way a report
+  // leaves adds nothing to when it leaves.
   const std::vector<TaskReport> pending = agent.PendingReports();
+  const std::vector<SealedReport> sealed = agent.PendingSealed();
   result.reports_sent = static_cast<int>(pending.size());
-  if (pending.empty()) return result;
-  WaitForSendSlot(polled);
-  auto acks = Upload(pending);
-  if (!acks.ok()) {
-    result.upload_status = acks.status();
-    return result;
+  result.sealed_sent =
+      shuffler_ != nullptr ? static_cast<int>(sealed.size()) : 0;
+  if (result.reports_sent > 0 || result.sealed_sent > 0) {
+    WaitForSendSlot(polled);
   }
-  std::vector<std::pair<uint64_t, absl::Status>> verdicts;
-  verdicts.reserve(pending.size());
-  for (size_t i = 0; i < pending.size(); ++i) {
-    const absl::Status& ack = (*acks)[i];
-    if (ack.ok()) {
-      ++result.reports_accepted;
-    } else if (!IsTransient(ack.code())) {
-      result.rejections.push_back(ack);
-    }
-    verdicts.emplace_back(pending[i].task_id, ack);
+  Verdicts verdicts;
+  SendToServer(pending, result, verdicts);
+  SendToShuffler(sealed, result, verdicts);
+  if (!verdicts.empty()) {
+    result.upload_status.Update(agent.RecordAcks(verdicts));
   }
-  result.upload_status.Update(agent.RecordAcks(verdicts));
   return result;
 }
 

@@ -1,5 +1,6 @@
 // The agent's gRPC adapter: moves Agent's tasks and reports over the
-// ldp.v1.AgentService wire and nothing else.
+// ldp.v1.AgentService wire, and a shuffled study's sealed reports to the
+// agent's own shuffler (ldp.v1.ShufflerService), and nothing else.
 //
 // All protocol decisions (validation, budget, memo, what to send) live in
 // Agent (agent.h); this class only translates messages
@@ -8,7 +9,11 @@
 // retry resends the SAME report messages: each report is serialized once
 // from what the Agent saved, so its bytes (and its report_id, the server's
 // idempotency key) never change between attempts or across restarts
-// (DESIGN invariant 5). Generated types do not escape this class.
+// (DESIGN invariant 5). Sealed reports are sealed once, when the Agent
+// saves them, and resent as saved too; the shuffler answers an identical
+// retry OK. The shuffler gets no credential: the signed ticket inside each
+// submission is one, and the bearer token is a secret between the agent
+// and its server. Generated types do not escape this class.
 //
 // Thread-compatible; the stub may be shared by many clients.
 #ifndef LDP_CLIENT_AGENT_CLIENT_AGENT_CLIENT_H_
@@ -19,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/random/bit_gen_ref.h"
@@ -34,6 +40,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
+#include "proto/ldp/v1/shuffle_service.grpc.pb.h"
 
 namespace ldp {
 
@@ -112,6 +119,12 @@ struct CycleResult {
   std::vector<absl::Status> rejections;
   // Whether the upload got through; if not, reports stay pending.
   absl::Status upload_status;
+  // The same for shuffled tasks' sealed reports and the agent's shuffler
+  // (ALREADY_EXISTS counts as accepted: an earlier try got through).
+  int sealed_sent = 0;
+  int sealed_accepted = 0;
+  std::vector<absl::Status> shuffler_rejections;
+  absl::Status submit_status;
   absl::Duration poll_after = absl::ZeroDuration();
 };
 
@@ -136,6 +149,12 @@ class AgentClient {
     credential_ = std::move(credential);
   }
   const AgentCredential& credential() const { return credential_; }
+  // The agent's own shuffler (ldp-agent --shuffler). Without one, GetTasks
+  // refuses shuffled studies' tasks, and sealed reports an earlier run left
+  // pending stay pending.
+  void set_shuffler(std::shared_ptr<v1::ShufflerService::StubInterface> stub) {
+    shuffler_ = std::move(stub);
+  }
 
   // Polls the agent's open tasks.
   absl::StatusOr<TaskBatch> GetTasks();
@@ -147,8 +166,16 @@ class AgentClient {
   absl::StatusOr<std::vector<absl::Status>> Upload(
       absl::Span<const TaskReport> reports);
 
+  // Submits sealed reports to the shuffler (batched, retried); one final
+  // or transient status per report, in order. FailedPrecondition without
+  // a shuffler; other errors only if no attempt got an answer.
+  absl::StatusOr<std::vector<absl::Status>> Submit(
+      absl::Span<const SealedReport> reports);
+
   // One cycle: poll tasks, let `agent` answer each (the agent saves before
-  // anything is sent), upload every pending report, and record the acks.
+  // anything is sent), upload every pending report to the server and
+  // submit every pending sealed report to the shuffler, in the same send
+  // slot, and record the acks.
   CycleResult RunOnce(Agent& agent);
 
  private:
@@ -167,7 +194,14 @@ class AgentClient {
                           std::string* response);
   absl::Status UploadOnce(const std::vector<v1::UploadReportsRequest>& batches,
                           v1::UploadReportsResponse* response);
+  absl::Status SubmitOnce(const std::vector<v1::SubmitRequest>& batches,
+                          std::vector<v1::SubmitResponse>* responses);
   void AnswerTasks(Agent& agent, const TaskBatch& batch, CycleResult& result);
+  using Verdicts = std::vector<std::pair<uint64_t, absl::Status>>;
+  void SendToServer(const std::vector<TaskReport>& reports, CycleResult& result,
+                    Verdicts& verdicts);
+  void SendToShuffler(const std::vector<SealedReport>& reports,
+                      CycleResult& result, Verdicts& verdicts);
   void WaitForSendSlot(absl::Time polled);
 
   AgentClientOptions options_;
@@ -177,6 +211,7 @@ class AgentClient {
   std::unique_ptr<grpc::GenericStub> raw_;
   absl::BitGenRef gen_;
   AgentCredential credential_;
+  std::shared_ptr<v1::ShufflerService::StubInterface> shuffler_;
 };
 
 }  // namespace ldp

@@ -5,12 +5,74 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "client/agent_wire/shuffled_reports.h"
 #include "common/base/status_macros.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/task_convert.h"
 #include "proto/grpc_convert/grpc_status.h"
 
 namespace ldp {
+namespace {
+
+absl::Status Refusal(uint64_t task_id, const absl::Status& why) {
+  return absl::Status(
+      why.code(), absl::StrCat("refusing task ", task_id, ": ", why.message()));
+}
+
+// The distinct questions of one GetTasksBatch answer, each parsed and
+// prepared once for all the agents it goes to.
+class BatchQuestions {
+ public:
+  explicit BatchQuestions(const v1::GetTasksBatchResponse& response)
+      : response_(response), prepared_(response.questions_size()) {
+    envelopes_.reserve(response.questions_size());
+    for (const v1::Task& question : response.questions()) {
+      envelopes_.push_back(TaskFromProto(question));
+    }
+  }
+
+  // One agent's assigned task, or why the agent refuses it. A shuffled one
+  // (its shuffle set, or its question's) carries its sealer, or is refused.
+  absl::StatusOr<AgentTask> TaskFor(const v1::AssignedTask& assigned,
+                                    const ShuffledTaskOptions& shuffle) {
+    const uint64_t task_id = assigned.task_id();
+    if (assigned.question() >= envelopes_.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("task ", task_id, " names question ",
+                       assigned.question(), " of ", envelopes_.size()));
+    }
+    const int index = static_cast<int>(assigned.question());
+    const absl::StatusOr<TaskEnvelope>& envelope = envelopes_[index];
+    if (!envelope.ok()) return Refusal(task_id, envelope.status());
+    std::shared_ptr<const PreparedQuestion>& prepared = prepared_[index];
+    if (prepared == nullptr) {
+      prepared = PreparedQuestion::Prepare(envelope->task, envelope->schema);
+    }
+    AgentTask task{
+        .task = envelope->task,
+        .schema = envelope->schema,
+        .deadline = envelope->deadline.value_or(absl::InfiniteFuture()),
+        .prepared = prepared};
+    task.task.task_id = task_id;
+    const v1::Task& question = response_.questions(index);
+    if (assigned.has_shuffle() || question.has_shuffle()) {
+      auto seal = ShuffledTaskSealer(
+          question,
+          assigned.has_shuffle() ? assigned.shuffle() : question.shuffle(),
+          shuffle);
+      if (!seal.ok()) return Refusal(task_id, seal.status());
+      task.seal = *std::move(seal);
+    }
+    return task;
+  }
+
+ private:
+  const v1::GetTasksBatchResponse& response_;
+  std::vector<absl::StatusOr<TaskEnvelope>> envelopes_;
+  std::vector<std::shared_ptr<const PreparedQuestion>> prepared_;
+};
+
+}  // namespace
 
 RelayClient::RelayClient(std::shared_ptr<v1::RelayService::StubInterface> stub,
                          absl::Duration timeout)
@@ -52,7 +114,8 @@ absl::StatusOr<std::vector<RelayedAgent>> RelayClient::EnrollBatch(
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>>
-RelayClient::GetTasksBatch(const std::vector<const RelayedAgent*>& agents) {
+RelayClient::GetTasksBatch(const std::vector<const RelayedAgent*>& agents,
+                           bool has_shuffler) {
   v1::GetTasksBatchRequest request;
   for (const RelayedAgent* agent : agents) {
     request.add_agents()->set_bearer_token(agent->bearer_token);
@@ -66,52 +129,26 @@ RelayClient::GetTasksBatch(const std::vector<const RelayedAgent*>& agents) {
                                             " agents' tasks, got ",
                                             response.agents_size()));
   }
-  // Parse each distinct question once.
-  std::vector<absl::StatusOr<TaskEnvelope>> questions;
-  questions.reserve(response.questions_size());
-  for (const v1::Task& question : response.questions()) {
-    questions.push_back(TaskFromProto(question));
-  }
-  // ... and prepare each once for all the agents it goes to.
-  std::vector<std::shared_ptr<const PreparedQuestion>> prepared(
-      questions.size());
+  BatchQuestions questions(response);
   std::vector<absl::StatusOr<TaskBatch>> batches;
   batches.reserve(agents.size());
-  for (const v1::AgentTasks& tasks : response.agents()) {
+  for (size_t i = 0; i < agents.size(); ++i) {
+    const v1::AgentTasks& tasks = response.agents(static_cast<int>(i));
     if (tasks.code() != 0) {
       batches.push_back(absl::Status(
           static_cast<absl::StatusCode>(tasks.code()), tasks.message()));
       continue;
     }
+    const ShuffledTaskOptions shuffle{.agent_id = agents[i]->agent_id,
+                                      .has_shuffler = has_shuffler};
     TaskBatch batch;
     for (const v1::AssignedTask& assigned : tasks.tasks()) {
-      if (assigned.question() >= questions.size()) {
-        batch.malformed.push_back(absl::InvalidArgumentError(
-            absl::StrCat("task ", assigned.task_id(), " names question ",
-                         assigned.question(), " of ", questions.size())));
-        continue;
+      absl::StatusOr<AgentTask> task = questions.TaskFor(assigned, shuffle);
+      if (task.ok()) {
+        batch.tasks.push_back(*std::move(task));
+      } else {
+        batch.malformed.push_back(task.status());
       }
-      const absl::StatusOr<TaskEnvelope>& envelope =
-          questions[assigned.question()];
-      if (!envelope.ok()) {
-        batch.malformed.push_back(
-            absl::Status(envelope.status().code(),
-                         absl::StrCat("refusing task ", assigned.task_id(),
-                                      ": ", envelope.status().message())));
-        continue;
-      }
-      std::shared_ptr<const PreparedQuestion>& question =
-          prepared[assigned.question()];
-      if (question == nullptr) {
-        question = PreparedQuestion::Prepare(envelope->task, envelope->schema);
-      }
-      AgentTask task{
-          .task = envelope->task,
-          .schema = envelope->schema,
-          .deadline = envelope->deadline.value_or(absl::InfiniteFuture()),
-          .prepared = question};
-      task.task.task_id = assigned.task_id();
-      batch.tasks.push_back(std::move(task));
     }
     batches.push_back(std::move(batch));
   }

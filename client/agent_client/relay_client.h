@@ -45,9 +45,13 @@ class RelayClient {
       absl::string_view enrollment_token, int count);
 
   // Each agent's open tasks (or why its call failed), in order; a question
-  // the agent could not parse is one malformed entry of its TaskBatch.
+  // the agent could not parse is one malformed entry of its TaskBatch. A
+  // shuffled study's task is refused the same way unless `has_shuffler`
+  // (the caller submits each Agent's PendingSealed to a shuffler of its
+  // own) and its ticket fits the agent (ShuffledTaskSealer).
   absl::StatusOr<std::vector<absl::StatusOr<TaskBatch>>> GetTasksBatch(
-      const std::vector<const RelayedAgent*>& agents);
+      const std::vector<const RelayedAgent*>& agents,
+      bool has_shuffler = false);
 
   // One upload stream: Send writes one batch (at most 1000 reports) and
   // waits for its acks, one per report, in order.

@@ -28,7 +28,8 @@ absl::Status Refusal(std::optional<uint64_t> task_id,
                                IdText(study_id), ": ", why.message()));
 }
 
-void DecodeTask(std::string_view bytes, TaskBatch& batch) {
+void DecodeTask(std::string_view bytes, const ShuffledTaskOptions& shuffle,
+                TaskBatch& batch) {
   v1::Task proto;
   if (absl::Status parsed = ParseWireMessage(bytes, proto); !parsed.ok()) {
     batch.malformed.push_back(
@@ -42,15 +43,26 @@ void DecodeTask(std::string_view bytes, TaskBatch& batch) {
         Refusal(proto.task_id(), proto.study_id(), envelope.status()));
     return;
   }
-  batch.tasks.push_back(AgentTask{
+  AgentTask task{
       .task = std::move(envelope->task),
       .schema = std::move(envelope->schema),
-      .deadline = envelope->deadline.value_or(absl::InfiniteFuture())});
+      .deadline = envelope->deadline.value_or(absl::InfiniteFuture())};
+  if (proto.has_shuffle()) {
+    auto seal = ShuffledTaskSealer(proto, proto.shuffle(), shuffle);
+    if (!seal.ok()) {
+      batch.malformed.push_back(
+          Refusal(proto.task_id(), proto.study_id(), seal.status()));
+      return;
+    }
+    task.seal = *std::move(seal);
+  }
+  batch.tasks.push_back(std::move(task));
 }
 
 }  // namespace
 
-absl::StatusOr<TaskBatch> DecodeTaskBatch(std::string_view response_bytes) {
+absl::StatusOr<TaskBatch> DecodeTaskBatch(std::string_view response_bytes,
+                                          const ShuffledTaskOptions& shuffle) {
   ASSIGN_OR_RETURN(SplitFields split,
                    SplitRepeatedField(response_bytes,
                                       v1::GetTasksResponse::kTasksFieldNumber));
@@ -58,7 +70,9 @@ absl::StatusOr<TaskBatch> DecodeTaskBatch(std::string_view response_bytes) {
   RETURN_IF_ERROR(ParseWireMessage(split.rest, rest));
   TaskBatch batch;
   batch.poll_after = absl::Seconds(rest.poll_after_seconds());
-  for (std::string_view task : split.elements) DecodeTask(task, batch);
+  for (std::string_view task : split.elements) {
+    DecodeTask(task, shuffle, batch);
+  }
   return batch;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "client/agent_wire/shuffled_reports.h"
 #include "client/core/agent.h"
 
 namespace ldp {
@@ -25,8 +26,12 @@ struct TaskBatch {
 };
 
 // InvalidArgument only if the response as a whole is not protobuf (then no
-// task can be read); a bad task lands in `malformed`.
-absl::StatusOr<TaskBatch> DecodeTaskBatch(std::string_view response_bytes);
+// task can be read); a bad task lands in `malformed`. So does a shuffled
+// study's task that `shuffle` does not allow (no shuffler, or a ticket
+// that does not fit: ShuffledTaskSealer); one it allows carries its
+// sealer, so its report only ever leaves for the shuffler.
+absl::StatusOr<TaskBatch> DecodeTaskBatch(
+    std::string_view response_bytes, const ShuffledTaskOptions& shuffle = {});
 
 }  // namespace ldp
 

@@ -266,11 +266,7 @@ absl::Status Agent::Settle(const AgentTask& agent_task, Batch& batch,
                       .announced_cap = agent_task.study_cap_nanos,
                       .now = batch.now};
   if (draft.charge > 0) RETURN_IF_ERROR(CheckCharge(batch.next, charge));
-  StoredReport stored{
-      .report = {task.task_id, NewReportId(), draft.payload},
-      .expires = agent_task.deadline == absl::InfiniteFuture()
-                     ? batch.now + absl::ToInt64Seconds(options_.retention)
-                     : absl::ToUnixSeconds(agent_task.deadline)};
+  ASSIGN_OR_RETURN(StoredReport stored, NewReport(agent_task, batch, draft));
   // The report's and the memo's lines hold the same payload.
   const std::string payload_text = PayloadToText(draft.payload);
   int64_t grows = ReportLineSize(stored, payload_text);
@@ -296,6 +292,25 @@ absl::Status Agent::Settle(const AgentTask& agent_task, Batch& batch,
   batch.bytes += grows;
   batch.changed = true;
   return absl::OkStatus();
+}
+
+// The report to save for the draft; a shuffled task's is sealed now, so
+// that every try sends the same bytes.
+absl::StatusOr<StoredReport> Agent::NewReport(const AgentTask& agent_task,
+                                              const Batch& batch,
+                                              const Draft& draft) {
+  StoredReport stored{
+      .report = {agent_task.task.task_id, NewReportId(), draft.payload},
+      .expires = agent_task.deadline == absl::InfiniteFuture()
+                     ? batch.now + absl::ToInt64Seconds(options_.retention)
+                     : absl::ToUnixSeconds(agent_task.deadline)};
+  if (agent_task.seal == nullptr) return stored;
+  absl::StatusOr<std::string> sealed = agent_task.seal(stored.report);
+  // No bytes would make it a report for the server.
+  if (sealed.ok() && sealed->empty()) sealed = absl::InternalError("no bytes");
+  if (!sealed.ok()) return sealed.status();
+  stored.sealed = *std::move(sealed);
+  return stored;
 }
 
 const Record& Agent::RecordFor(const AgentTask& task, Record& parsed) const {
@@ -338,6 +353,7 @@ absl::Status Agent::RecordAcks(
     }
     if (it->second.settled || IsTransient(ack.code())) continue;
     it->second.settled = true;
+    it->second.sealed.clear();  // never sent again
     changed = true;
   }
   if (!changed) return result;
@@ -354,7 +370,19 @@ int64_t Agent::period_spent_nanos() const {
 std::vector<TaskReport> Agent::PendingReports() const {
   std::vector<TaskReport> pending;
   for (const auto& [task_id, stored] : state_.reports) {
-    if (!stored.settled) pending.push_back(stored.report);
+    if (!stored.settled && stored.sealed.empty()) {
+      pending.push_back(stored.report);
+    }
+  }
+  return pending;
+}
+
+std::vector<SealedReport> Agent::PendingSealed() const {
+  std::vector<SealedReport> pending;
+  for (const auto& [task_id, stored] : state_.reports) {
+    if (!stored.settled && !stored.sealed.empty()) {
+      pending.push_back({task_id, stored.sealed});
+    }
   }
   return pending;
 }

@@ -20,7 +20,11 @@
 //   - the spend, the memo and the new report are saved durably BEFORE the
 //     report is returned to be sent, and a task answered before returns the
 //     very same report (same report_id and payload) — what makes retries and
-//     restarts safe.
+//     restarts safe;
+//   - a shuffled study's task (AgentTask::seal set) is answered and charged
+//     like any other, but its report is sealed for the agent's own shuffler
+//     when it is saved and only ever leaves that way (PendingSealed), never
+//     among the server's reports (PendingReports).
 // Which tasks an agent gets never depends on its record, and every accepted
 // task yields one well-formed report whatever the record holds (the record
 // is sanitized inside Randomize).
@@ -28,6 +32,7 @@
 #define LDP_CLIENT_CORE_AGENT_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +97,19 @@ struct AgentOptions {
   const Clock* clock = nullptr;
 };
 
+// Seals a shuffled task's report into the bytes the agent's shuffler takes
+// (a serialized ldp.v1.ShuffleSubmission, opaque here: the core knows no
+// wire format). Called once, when the report is saved: the bytes are saved
+// with it, so every try, even after a restart, sends exactly them.
+using ReportSealer =
+    std::function<absl::StatusOr<std::string>(const TaskReport& report)>;
+
+// A pending shuffled report as it leaves: sealed, for the shuffler.
+struct SealedReport {
+  uint64_t task_id = 0;
+  std::string sealed{};
+};
+
 // One task as it reaches the agent.
 struct AgentTask {
   Task task;
@@ -107,6 +125,11 @@ struct AgentTask {
   // agent's own code's work on the task above: the server sends no part of
   // it.
   std::shared_ptr<const PreparedQuestion> prepared = nullptr;
+  // Set for a shuffled study's task, by whoever decoded it and checked its
+  // ticket (agent_wire/shuffled_reports.h); null for every other task. The
+  // server cannot set it: an agent without a shuffler of its own refuses
+  // shuffled tasks before they reach Answer.
+  ReportSealer seal = nullptr;
 };
 
 enum class AnswerSource {
@@ -151,8 +174,13 @@ class Agent {
   absl::Status RecordAcks(
       absl::Span<const std::pair<uint64_t, absl::Status>> acks);
 
-  // Reports not yet settled, by task id: to resend, byte for byte.
+  // Reports for the server not yet settled, by task id: to resend, byte
+  // for byte. Never a shuffled task's report.
   std::vector<TaskReport> PendingReports() const;
+  // Shuffled tasks' reports not yet settled, by task id, sealed for the
+  // agent's shuffler: to resend as they are. Their verdicts go to
+  // RecordAcks like the server's.
+  std::vector<SealedReport> PendingSealed() const;
 
   // The agent's own ledger for a study it has answered; nullopt otherwise.
   std::optional<StudyBudget> Budget(uint64_t study_id) const;
@@ -190,6 +218,9 @@ class Agent {
   void DraftLongitudinal(const TaskMechanism& mechanism, const Record& record,
                          const Batch& batch, Draft& draft);
   absl::Status Settle(const AgentTask& task, Batch& batch, const Draft& draft);
+  absl::StatusOr<StoredReport> NewReport(const AgentTask& task,
+                                         const Batch& batch,
+                                         const Draft& draft);
   ReportId NewReportId();
 
   AgentOptions options_;

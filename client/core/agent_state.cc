@@ -176,7 +176,9 @@ class StateParser {
   }
 
   absl::Status Report() {
-    RETURN_IF_ERROR(Fields(5, 6, "report needs its fields"));
+    // A version 2 line may end with a pending shuffled report's sealed bytes.
+    const bool has_sealed = !v1_ && f_.size() == 7;
+    RETURN_IF_ERROR(Fields(5, has_sealed ? 7 : 6, "report needs its fields"));
     if (f_[3] != "pending" && f_[3] != "settled") {
       return LineError(line_, "report must be pending or settled");
     }
@@ -187,7 +189,14 @@ class StateParser {
     if (!v1_) {
       ASSIGN_OR_RETURN(stored.expires, ParseNumber(f_[4], line_, "never"));
     }
-    ASSIGN_OR_RETURN(stored.report.payload, PayloadFromText(f_.back()));
+    ASSIGN_OR_RETURN(stored.report.payload, PayloadFromText(f_[v1_ ? 4 : 5]));
+    if (has_sealed) {
+      if (!IsHex(f_[6]) || f_[6].size() % 2 != 0) {
+        return LineError(line_,
+                         "a report's sealed bytes must be lowercase hex");
+      }
+      stored.sealed = absl::HexStringToBytes(f_[6]);
+    }
     const uint64_t task_id = stored.report.task_id;
     if (!state_.reports.emplace(task_id, std::move(stored)).second) {
       return LineError(line_, "task listed twice");
@@ -224,7 +233,7 @@ bool operator==(const PermanentResponse& a, const PermanentResponse& b) {
 
 bool operator==(const StoredReport& a, const StoredReport& b) {
   return a.settled == b.settled && a.expires == b.expires &&
-         a.report.task_id == b.report.task_id &&
+         a.sealed == b.sealed && a.report.task_id == b.report.task_id &&
          a.report.report_id == b.report.report_id &&
          a.report.payload == b.report.payload;
 }

@@ -25,7 +25,12 @@
 //   memo <fingerprint hex> <created> <payload>
 //   prr <key hex> <created> <charged_nanos> <payload>
 //   report <task_id> <report_id hex> pending|settled <expires> <payload>
+//          [<sealed hex>]
 //   end
+// A report line ends with <sealed hex> only while a shuffled task's report
+// is pending: the bytes its shuffler takes, sealed once and resent as they
+// are (an agent built before shuffled studies refuses such a file as
+// damaged rather than send the report to the server).
 // Version 1 files (no caps, times or lifetime line) are read too: their
 // lifetime spend is the sum of their studies' spend.
 #ifndef LDP_CLIENT_CORE_AGENT_STATE_H_
@@ -89,6 +94,9 @@ struct StoredReport {
   // When it may be forgotten: its round's deadline, or the memo retention
   // for a round without one.
   int64_t expires = kNever;
+  // A shuffled task's report as its shuffler takes it (ReportSealer in
+  // agent.h), until it settles; empty for a report to the server.
+  std::string sealed{};
 };
 
 struct AgentState {

@@ -80,7 +80,12 @@ void Report(const StoredReport& stored, absl::string_view payload_text,
   w << "report " << stored.report.task_id << " ";
   w.Hex(absl::string_view(reinterpret_cast<const char*>(id.data()), id.size()));
   w << (stored.settled ? " settled " : " pending ");
-  w.Number(stored.expires, "never") << " " << payload_text << "\n";
+  w.Number(stored.expires, "never") << " " << payload_text;
+  if (!stored.sealed.empty()) {
+    w << " ";
+    w.Hex(stored.sealed);
+  }
+  w << "\n";
 }
 
 void Caps(const AgentCaps& caps, LineText& w) {

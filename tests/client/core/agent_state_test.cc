@@ -94,6 +94,14 @@ TEST(AgentState, RejectsDamagedFilesInsteadOfResettingTheBudget) {
            header + "report 1 00 pending item:1\nend\n",
            header +
                "report 1 000102030405060708090a0b0c0d0e0f maybe item:1\nend\n",
+           v2 + "report 1 000102030405060708090a0b0c0d0e0f pending never "
+                "item:1 0a0\nend\n",  // sealed bytes: odd hex
+           v2 + "report 1 000102030405060708090a0b0c0d0e0f pending never "
+                "item:1 0A0B\nend\n",  // sealed bytes: not lowercase
+           v2 + "report 1 000102030405060708090a0b0c0d0e0f pending never "
+                "item:1 0a0b x\nend\n",
+           header + "report 1 000102030405060708090a0b0c0d0e0f pending item:1 "
+                    "0a0b\nend\n",  // sealed bytes in a v1 file
            header + "bogus 1\nend\n",
            header + "\nend\n",
        }) {
@@ -122,6 +130,25 @@ TEST(AgentState, ReadsVersionOneFiles) {
   auto again = ParseAgentState(SerializeAgentState(*state));
   ASSERT_OK(again);
   EXPECT_TRUE(*again == *state);
+}
+
+// A shuffled task's pending report keeps its sealed bytes, whatever they
+// hold (they are binary), and its line's size is still what is written.
+TEST(AgentState, SealedReportsRoundTrip) {
+  AgentState state = SampleState();
+  StoredReport& sealed = state.reports.at(42);
+  sealed.sealed = std::string("\x00\x01 \n\xff sealed", 12);
+  const std::string text = SerializeAgentState(state);
+  EXPECT_NE(text.find("never subset:2.5 0001200aff207365616c6564\n"),
+            std::string::npos);
+  auto parsed = ParseAgentState(text);
+  ASSERT_OK(parsed);
+  EXPECT_TRUE(*parsed == state);
+  EXPECT_EQ(parsed->reports.at(42).sealed, sealed.sealed);
+  EXPECT_TRUE(parsed->reports.at(43).sealed.empty());
+  EXPECT_EQ(ReportLineSize(sealed, PayloadToText(sealed.report.payload)),
+            static_cast<int64_t>(ReportLine(sealed).size()));
+  EXPECT_EQ(SerializedSize(state), static_cast<int64_t>(text.size()));
 }
 
 TEST(AgentState, EntryLinesAreWhatSerializeWrites) {
