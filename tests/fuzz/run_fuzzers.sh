@@ -17,7 +17,8 @@ build="$(cd "${1:?usage: run_fuzzers.sh <build dir> [seconds]}" && pwd)"
 seconds="${2:-30}"
 jobs="${LDP_JOBS:-$(nproc)}"
 targets=(report_validation_fuzzer query_evaluation_fuzzer
-         study_parsing_fuzzer estimator_decoding_fuzzer upload_stream_fuzzer)
+         study_parsing_fuzzer estimator_decoding_fuzzer upload_stream_fuzzer
+         sealed_payload_fuzzer)
 runs="$build/fuzz-runs"
 rm -rf "$runs"
 
