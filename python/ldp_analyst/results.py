@@ -23,7 +23,11 @@ post_processed      a histogram's post-processed frequency or a workload's
 ==================  ==========================================================
 
 Per-question facts (mechanism or strategy, reports, ε, the workload's γ₂
-interval, ...) are in :attr:`Estimates.questions`, one row per question.
+interval, ...) are in :attr:`Estimates.questions`, one row per question. A
+shuffled study's questions also state their central guarantee there:
+``central_epsilon`` and ``central_delta`` against the server alone, from the
+smallest of ``num_batches`` batches released (``smallest_batch``), beside
+``epsilon``, each report's local ε0 (NaN and 0 for unshuffled studies).
 """
 
 import math
@@ -43,7 +47,8 @@ QUESTION_COLUMNS = ["question_id", "kind", "num_answers", "num_reports", "epsilo
                     "implemented_epsilon", "confidence", "mechanism", "strategy",
                     "workload", "band_z", "gamma2_lower", "gamma2_upper",
                     "best_fixed_strategy", "best_fixed_v_max", "predicted_v_max",
-                    "predicted_v_avg"]
+                    "predicted_v_avg", "central_epsilon", "central_delta", "num_batches",
+                    "smallest_batch"]
 
 
 def _at(values, i):
@@ -98,6 +103,15 @@ def _workload(qid, w):
 
 
 _KINDS = {"scalar": _scalar, "histogram": _histogram, "workload": _workload}
+
+
+def _shuffled(estimate):
+    """A shuffled study's central guarantee; NaN and 0 for other studies."""
+    if not estimate.HasField("shuffled"):
+        return dict(central_epsilon=NAN, central_delta=NAN, num_batches=0, smallest_batch=0)
+    g = estimate.shuffled
+    return dict(central_epsilon=g.central_epsilon, central_delta=g.delta,
+                num_batches=g.num_batches, smallest_batch=g.smallest_batch)
 
 
 @dataclass
@@ -167,6 +181,7 @@ def estimates_from_response(study_id, response):
         if kind is None:
             continue  # a kind this package does not know yet: skip, not fail
         rows, question = _KINDS[kind](estimate.question_id, getattr(estimate, kind))
+        question.update(_shuffled(estimate))
         answers.extend(rows)
         questions.append(question)
     return Estimates(

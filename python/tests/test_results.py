@@ -75,3 +75,16 @@ def test_empty_response_gives_empty_tables_with_columns():
     assert e.answers.empty and list(e.answers.columns) == ANSWER_COLUMNS
     assert e.questions.empty and list(e.questions.columns) == QUESTION_COLUMNS
     assert e.round_state == "ROUND_STATE_UNSPECIFIED"
+
+
+def test_a_shuffled_question_states_its_central_guarantee():
+    response = synthetic.response()
+    g = response.estimates[1].shuffled
+    g.local_epsilon, g.central_epsilon, g.delta = 5.5, 0.5, 1e-8
+    g.num_batches, g.smallest_batch = 3, 1000
+    q = estimates_from_response(3, response).questions.set_index("question_id")
+    assert q.loc["regions", "central_epsilon"] == 0.5
+    assert q.loc["regions", "central_delta"] == 1e-8
+    assert (q.loc["regions", "num_batches"], q.loc["regions", "smallest_batch"]) == (3, 1000)
+    assert math.isnan(q.loc["mean_income", "central_epsilon"])
+    assert q.loc["mean_income", "num_batches"] == 0
