@@ -3,7 +3,8 @@
 # engine or the network (after the first run):
 #   1. yamllint over every YAML file (deploy/.yamllint);
 #   2. Kubernetes manifests against the Kubernetes OpenAPI schemas, unknown
-#      fields and cross-references (deploy/lint/validate-k8s.mjs);
+#      fields and cross-references (deploy/lint/validate-k8s.mjs), and
+#      `kubectl kustomize` on them when kubectl is installed;
 #   3. compose.yaml against the Compose Specification schema, plus dclint
 #      and references (deploy/lint/validate-compose.mjs);
 #   4. the Dockerfile: instruction validator and image conventions
@@ -11,11 +12,11 @@
 #      Debian), every apt package name against the Debian archive, and, when
 #      the programs are built, their shared libraries against the runtime
 #      stage's packages;
-#   5. the systemd unit with systemd-analyze verify;
+#   5. the systemd units with systemd-analyze verify;
 #   6. the PgBouncer example by starting pgbouncer on it for a moment;
 #   7. the Patroni example with patroni --validate-config;
 #   8. the flags used anywhere against the flags the sources define, and
-#      OPERATIONS.md's flag table (deploy/lint/check-flags.mjs);
+#      OPERATIONS.md's flag tables (deploy/lint/check-flags.mjs);
 #   9. every C and C++ file as clang-format writes it
 #      (tests/lint/check_format.sh).
 # Installs what it needs on the first run: yamllint, pgbouncer and patroni
@@ -23,16 +24,18 @@
 # deploy/lint/package-lock.json (npm ci, only when node_modules is absent).
 # Exits non-zero on any finding.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT="$PWD"
 DEPLOY="$ROOT/deploy"
 LINT="$DEPLOY/lint"
 BUILD="${LDP_BUILD_DIR:-build}"
 
 failed=()
+steps=0
 step() {  # step NAME COMMAND...: runs one check, records a failure
   local name="$1"
   shift
+  steps=$((steps + 1))
   echo "== $name"
   if "$@"; then
     echo "-- $name: ok"
@@ -92,7 +95,18 @@ check_yamllint() {
   yamllint --strict -c "$DEPLOY/.yamllint" -f parsable "${files[@]}"
 }
 
-check_k8s() { node "$LINT/validate-k8s.mjs" "$DEPLOY/k8s"; }
+check_k8s() {
+  node "$LINT/validate-k8s.mjs" "$DEPLOY/k8s" || return 1
+  # What `kubectl apply -k` would send: kustomize's own reading of
+  # kustomization.yaml (offline; kubectl embeds kustomize).
+  if command -v kubectl >/dev/null; then
+    local out
+    out=$(kubectl kustomize "$DEPLOY/k8s" 2>&1 >/dev/null) || { echo "$out"; return 1; }
+    echo "k8s: kubectl kustomize builds deploy/k8s"
+  else
+    echo "k8s: kubectl not installed: kustomize build skipped"
+  fi
+}
 
 check_compose() {
   node "$LINT/validate-compose.mjs" "$DEPLOY/compose.yaml" || return 1
@@ -120,7 +134,7 @@ check_dockerfile() {
   # programs: each library's package must be a runtime package or one of
   # their dependencies (or in debian:bookworm-slim already).
   local bins=() b
-  for b in server/ldp-server tools/ldp-loadtest tools/ldp client/ldp-agent; do
+  for b in server/ldp-server tools/ldp-loadtest tools/ldp client/ldp-agent server/ldp-shuffler; do
     [ -x "$BUILD/$b" ] && bins+=("$BUILD/$b")
   done
   if [ ${#bins[@]} -eq 0 ]; then
@@ -145,28 +159,34 @@ check_dockerfile() {
 }
 
 check_systemd() {
-  # verify needs ExecStart's program to exist: check a copy of the unit
-  # whose ExecStart names the built ldp-server (or a stand-in), and treat
+  # verify needs ExecStart's program to exist: check a copy of each unit
+  # whose ExecStart names the built program (or a stand-in), and treat
   # every message (unknown keys, bad values) as a finding.
-  local tmp out
-  tmp=$(mktemp -d)
-  if [ -x "$BUILD/server/ldp-server" ]; then
-    cp "$BUILD/server/ldp-server" "$tmp/ldp-server"
-  else
-    printf '#!/bin/sh\nexit 0\n' > "$tmp/ldp-server"; chmod 0755 "$tmp/ldp-server"
-  fi
-  sed "s|^ExecStart=/usr/local/bin/ldp-server|ExecStart=$tmp/ldp-server|" \
-    "$DEPLOY/systemd/ldp-server.service" > "$tmp/ldp-server.service"
-  if ! grep -q "^ExecStart=$tmp/ldp-server " "$tmp/ldp-server.service"; then
-    echo "systemd: ExecStart is not /usr/local/bin/ldp-server ..."; rm -rf "$tmp"; return 1
-  fi
-  out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify "$tmp/ldp-server.service" 2>&1)
-  local status=$?
-  rm -rf "$tmp"
-  if [ $status -ne 0 ] || [ -n "$out" ]; then echo "$out"; return 1; fi
-  # The example environment file must define what ExecStart uses.
-  grep -q '^LDP_SERVER_ARGS=' "$DEPLOY/systemd/ldp-server.env.example" ||
-    { echo "systemd: ldp-server.env.example does not set LDP_SERVER_ARGS"; return 1; }
+  local prog tmp out status var ok=0
+  for prog in ldp-server ldp-shuffler; do
+    tmp=$(mktemp -d)
+    if [ -x "$BUILD/server/$prog" ]; then
+      cp "$BUILD/server/$prog" "$tmp/$prog"
+    else
+      printf '#!/bin/sh\nexit 0\n' > "$tmp/$prog"; chmod 0755 "$tmp/$prog"
+    fi
+    sed "s|^ExecStart=/usr/local/bin/$prog|ExecStart=$tmp/$prog|" \
+      "$DEPLOY/systemd/$prog.service" > "$tmp/$prog.service"
+    if ! grep -q "^ExecStart=$tmp/$prog " "$tmp/$prog.service"; then
+      echo "systemd: $prog.service: ExecStart is not /usr/local/bin/$prog ..."; rm -rf "$tmp"; ok=1; continue
+    fi
+    out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify "$tmp/$prog.service" 2>&1)
+    status=$?
+    rm -rf "$tmp"
+    if [ $status -ne 0 ] || [ -n "$out" ]; then echo "$out"; ok=1; continue; fi
+    # The example environment file must define what ExecStart uses.
+    var=$(tr 'a-z-' 'A-Z_' <<< "$prog")_ARGS
+    if ! grep -q "^$var=" "$DEPLOY/systemd/$prog.env.example"; then
+      echo "systemd: $prog.env.example does not set $var"; ok=1; continue
+    fi
+    echo "systemd: $prog.service verified"
+  done
+  return $ok
 }
 
 check_pgbouncer() {
@@ -212,15 +232,15 @@ step "yamllint" check_yamllint
 step "kubernetes manifests" check_k8s
 step "compose file" check_compose
 step "Dockerfile" check_dockerfile
-step "systemd unit" check_systemd
+step "systemd units" check_systemd
 step "pgbouncer config" check_pgbouncer
 step "patroni config" check_patroni
-step "server flags" check_flags
+step "flags" check_flags
 step "C and C++ format" bash "$ROOT/tests/lint/check_format.sh" "$ROOT"
 
 echo
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "deploy lint: ${#failed[@]} of 8 checks failed: ${failed[*]}"
+  echo "deploy lint: ${#failed[@]} of $steps checks failed: ${failed[*]}"
   exit 1
 fi
-echo "deploy lint: all 8 checks passed"
+echo "deploy lint: all $steps checks passed"

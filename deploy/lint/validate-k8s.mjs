@@ -178,13 +178,14 @@ for (const w of workloads) {
       const file = /=(\/\S+)$/.exec(String(arg))?.[1];
       if (file) checkMountedFile(w, c, volumes, file, `argument ${arg}`);
     }
-    // Likewise for the paths inside a mounted flag file.
+    // Likewise for every path a mounted flag file names (files and
+    // directories: --tls_cert=..., --data_dir=...).
     for (const m of c.volumeMounts ?? []) {
       const cmName = volumes.get(m.name)?.configMap?.name;
       const cmObj = configMaps.get(cmName);
       for (const [key, text] of Object.entries(cmObj?.data ?? {})) {
         for (const line of String(text).split('\n')) {
-          const file = /^\s*--[a-z_]+_file=(\/\S+)\s*$/.exec(line)?.[1];
+          const file = /^\s*--[a-z_]+=(\/\S+)\s*$/.exec(line)?.[1];
           if (file) checkMountedFile(w, c, volumes, file, `${cmName}/${key}: ${line.trim()}`);
         }
       }
@@ -193,11 +194,13 @@ for (const w of workloads) {
 }
 
 function checkMountedFile(w, c, volumes, file, what) {
-  const mount = (c.volumeMounts ?? []).find((m) => file.startsWith(m.mountPath.replace(/\/?$/, '/')));
+  const dirOf = (m) => m.mountPath.replace(/\/?$/, '/');
+  const mount = (c.volumeMounts ?? []).find((m) => file.startsWith(dirOf(m)) || file + '/' === dirOf(m));
   if (!mount) {
     finding(whereOf(w), `container ${c.name}: ${what}: ${file} is under no volume mount`);
     return;
   }
+  if (file + '/' === dirOf(mount)) return; // the mounted directory itself
   const v = volumes.get(mount.name);
   const source = v?.configMap ? configMaps.get(v.configMap.name) : v?.secret ? secrets.get(v.secret.secretName) : null;
   if (!source) return; // emptyDir etc.
