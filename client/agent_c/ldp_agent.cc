@@ -19,11 +19,11 @@
 #include "absl/strings/str_cat.h"
 #include "client/agent_c/callback_state_store.h"
 #include "client/agent_c/shuffled_upload.h"
+#include "client/agent_c/upload_acks.h"
 #include "client/agent_wire/shuffled_reports.h"
 #include "client/agent_wire/task_batch.h"
 #include "client/agent_wire/upload_batches.h"
 #include "client/core/agent.h"
-#include "client/core/retry.h"
 #include "common/crypto/secure_random.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/ldp/v1/agent_service.pb.h"
@@ -162,28 +162,16 @@ absl::Status AnswerPoll(ldp_agent& handle, const uint8_t* bytes, size_t size,
   return store_error;
 }
 
-template <typename Message>
-absl::StatusOr<Message> ParseBytes(const uint8_t* bytes, size_t size,
-                                   const char* what) {
-  Message message;
-  if ((bytes == nullptr && size > 0) ||
-      !message.ParseFromArray(bytes, static_cast<int>(size))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the bytes are not a serialized ", what));
-  }
-  return message;
-}
-
 absl::Status RecordUpload(Agent& agent, const uint8_t* request,
                           size_t request_size, const uint8_t* response,
                           size_t response_size, int* accepted, int* rejected) {
   absl::StatusOr<v1::UploadReportsRequest> sent =
-      ParseBytes<v1::UploadReportsRequest>(request, request_size,
-                                           "UploadReportsRequest");
+      ParseAppBytes<v1::UploadReportsRequest>(request, request_size,
+                                              "UploadReportsRequest");
   if (!sent.ok()) return sent.status();
   absl::StatusOr<v1::UploadReportsResponse> acks =
-      ParseBytes<v1::UploadReportsResponse>(response, response_size,
-                                            "UploadReportsResponse");
+      ParseAppBytes<v1::UploadReportsResponse>(response, response_size,
+                                               "UploadReportsResponse");
   if (!acks.ok()) return acks.status();
   std::vector<TaskReport> reports(sent->reports_size());
   for (int i = 0; i < sent->reports_size(); ++i) {
@@ -199,18 +187,10 @@ absl::Status RecordUpload(Agent& agent, const uint8_t* request,
       AcksToStatuses(*acks, reports);
   if (!verdicts.ok()) return verdicts.status();
   std::vector<std::pair<uint64_t, absl::Status>> settled;
-  int yes = 0, no = 0;
   for (size_t i = 0; i < reports.size(); ++i) {
-    const absl::Status& v = (*verdicts)[i];
-    if (v.ok()) {
-      ++yes;
-    } else if (!IsTransient(v.code())) {
-      ++no;
-    }
-    settled.emplace_back(reports[i].task_id, v);
+    settled.emplace_back(reports[i].task_id, (*verdicts)[i]);
   }
-  if (accepted != nullptr) *accepted = yes;
-  if (rejected != nullptr) *rejected = no;
+  CountSettled(settled, accepted, rejected);
   return agent.RecordAcks(settled);
 }
 

@@ -6,26 +6,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "client/agent_c/upload_acks.h"
 #include "client/agent_wire/shuffled_reports.h"
-#include "client/core/retry.h"
 #include "common/base/status_macros.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/ldp/v1/shuffle_service.pb.h"
 
 namespace ldp {
 namespace {
-
-template <typename Message>
-absl::StatusOr<Message> Parse(const uint8_t* bytes, size_t size,
-                              const char* what) {
-  Message message;
-  if ((bytes == nullptr && size > 0) ||
-      !message.ParseFromArray(bytes, static_cast<int>(size))) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the bytes are not a serialized ", what));
-  }
-  return message;
-}
 
 // The pending sealed reports' tasks by their bytes: how a submission is
 // known, since a SubmitRequest does not name the agent's task.
@@ -51,18 +39,17 @@ absl::Status RecordShuffledUpload(Agent& agent, const uint8_t* request,
                                   size_t request_size, const uint8_t* response,
                                   size_t response_size, int* accepted,
                                   int* rejected) {
-  ASSIGN_OR_RETURN(
-      const v1::SubmitRequest sent,
-      Parse<v1::SubmitRequest>(request, request_size, "ldp.v1.SubmitRequest"));
+  ASSIGN_OR_RETURN(const v1::SubmitRequest sent,
+                   ParseAppBytes<v1::SubmitRequest>(request, request_size,
+                                                    "ldp.v1.SubmitRequest"));
   ASSIGN_OR_RETURN(const v1::SubmitResponse acks,
-                   Parse<v1::SubmitResponse>(response, response_size,
-                                             "ldp.v1.SubmitResponse"));
+                   ParseAppBytes<v1::SubmitResponse>(response, response_size,
+                                                     "ldp.v1.SubmitResponse"));
   ASSIGN_OR_RETURN(const std::vector<absl::Status> verdicts,
                    SubmitAcksToStatuses(acks, sent.submissions_size()));
   const std::map<std::string, uint64_t> pending = PendingByBytes(agent);
   std::vector<std::pair<uint64_t, absl::Status>> settled;
   absl::Status unknown;
-  int yes = 0, no = 0;
   for (int i = 0; i < sent.submissions_size(); ++i) {
     const auto it = pending.find(DeterministicBytes(sent.submissions(i)));
     if (it == pending.end()) {
@@ -72,16 +59,9 @@ absl::Status RecordShuffledUpload(Agent& agent, const uint8_t* request,
           "(settled already, or not from ldp_agent_next_shuffled_upload)")));
       continue;
     }
-    const absl::Status& v = verdicts[i];
-    if (v.ok()) {
-      ++yes;
-    } else if (!IsTransient(v.code())) {
-      ++no;
-    }
-    settled.emplace_back(it->second, v);
+    settled.emplace_back(it->second, verdicts[i]);
   }
-  if (accepted != nullptr) *accepted = yes;
-  if (rejected != nullptr) *rejected = no;
+  CountSettled(settled, accepted, rejected);
   absl::Status result = agent.RecordAcks(settled);
   result.Update(unknown);
   return result;

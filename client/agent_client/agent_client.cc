@@ -45,6 +45,25 @@ absl::Status ValidateOptions(const AgentClientOptions& options) {
   return Backoff::Create(options.backoff).status();
 }
 
+// Files each report's ack, whichever hop answered: OK counts as accepted,
+// a final refusal joins `rejections`, a transient failure neither (the
+// report stays pending); every ack joins `verdicts` for the agent.
+template <typename Report>
+void FileAcks(const std::vector<Report>& reports,
+              const std::vector<absl::Status>& acks, int& accepted,
+              std::vector<absl::Status>& rejections,
+              std::vector<std::pair<uint64_t, absl::Status>>& verdicts) {
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const absl::Status& ack = acks[i];
+    if (ack.ok()) {
+      ++accepted;
+    } else if (!IsTransient(ack.code())) {
+      rejections.push_back(ack);
+    }
+    verdicts.emplace_back(reports[i].task_id, ack);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>>
@@ -302,15 +321,8 @@ void AgentClient::SendToServer(const std::vector<TaskReport>& reports,
     result.upload_status = acks.status();
     return;
   }
-  for (size_t i = 0; i < reports.size(); ++i) {
-    const absl::Status& ack = (*acks)[i];
-    if (ack.ok()) {
-      ++result.reports_accepted;
-    } else if (!IsTransient(ack.code())) {
-      result.rejections.push_back(ack);
-    }
-    verdicts.emplace_back(reports[i].task_id, ack);
-  }
+  FileAcks(reports, *acks, result.reports_accepted, result.rejections,
+           verdicts);
 }
 
 void AgentClient::SendToShuffler(const std::vector<SealedReport>& reports,
@@ -321,15 +333,8 @@ void AgentClient::SendToShuffler(const std::vector<SealedReport>& reports,
     result.submit_status = acks.status();
     return;
   }
-  for (size_t i = 0; i < reports.size(); ++i) {
-    const absl::Status& ack = (*acks)[i];
-    if (ack.ok()) {
-      ++result.sealed_accepted;
-    } else if (!IsTransient(ack.code())) {
-      result.shuffler_rejections.push_back(ack);
-    }
-    verdicts.emplace_back(reports[i].task_id, ack);
-  }
+  FileAcks(reports, *acks, result.sealed_accepted, result.shuffler_rejections,
+           verdicts);
 }
 
 CycleResult AgentClient::RunOnce(Agent& agent) {

@@ -5,15 +5,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "client/agent_wire/wire_batching.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/report_convert.h"
 #include "proto/sealing/sealed_report.h"
 
 namespace ldp {
 namespace {
-
-// Per-submission framing inside a SubmitRequest (tag + length varint).
-constexpr int64_t kSubmissionFramingBytes = 8;
 
 absl::Status TicketMismatch(const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(
@@ -63,14 +61,10 @@ absl::Status CheckTicket(const v1::ShuffleTicket& ticket, const v1::Task& task,
 }
 
 absl::Status SubmitAckToStatus(const v1::SubmitAck& ack) {
-  if (ack.code() == 0) return absl::OkStatus();
   if (ack.code() == static_cast<int>(absl::StatusCode::kAlreadyExists)) {
     return absl::OkStatus();  // an earlier try got through
   }
-  const bool canonical = ack.code() > 0 && ack.code() <= 16;
-  return absl::Status(canonical ? static_cast<absl::StatusCode>(ack.code())
-                                : absl::StatusCode::kUnknown,
-                      ack.message());
+  return AckCodeToStatus(ack.code(), ack.message());
 }
 
 }  // namespace
@@ -115,7 +109,7 @@ absl::StatusOr<ReportSealer> ShuffledTaskSealer(
 absl::StatusOr<std::vector<v1::SubmitRequest>> MakeSubmitBatches(
     absl::Span<const SealedReport> reports, const UploadBatchLimits& limits) {
   std::vector<v1::SubmitRequest> batches;
-  int64_t batch_bytes = 0;
+  BatchCutter cutter(limits);
   for (const SealedReport& report : reports) {
     v1::ShuffleSubmission submission;
     if (!submission.ParseFromString(report.sealed)) {
@@ -123,17 +117,11 @@ absl::StatusOr<std::vector<v1::SubmitRequest>> MakeSubmitBatches(
           absl::StrCat("the saved sealed report of task ", report.task_id,
                        " is not an ldp.v1.ShuffleSubmission"));
     }
-    const int64_t bytes =
-        static_cast<int64_t>(report.sealed.size()) + kSubmissionFramingBytes;
-    if (batches.empty() ||
-        batches.back().submissions_size() >= limits.max_reports_per_batch ||
-        (batches.back().submissions_size() > 0 &&
-         batch_bytes + bytes > limits.max_batch_bytes)) {
+    if (cutter.Add(static_cast<int64_t>(report.sealed.size()) +
+                   kWireItemFramingBytes)) {
       batches.emplace_back();
-      batch_bytes = 0;
     }
     *batches.back().add_submissions() = std::move(submission);
-    batch_bytes += bytes;
   }
   return batches;
 }

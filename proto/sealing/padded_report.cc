@@ -32,9 +32,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/unknown_field_set.h"
+#include "proto/convert/deterministic_bytes.h"
 #include "proto/sealing/sealed_report.h"
 
 namespace ldp {
@@ -138,17 +137,6 @@ size_t MaxWidthSize(const Message& message) {
   return size;
 }
 
-std::string SealingBytes(const google::protobuf::MessageLite& message) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream string_stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&string_stream);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-  }  // the streams flush into `bytes` when destroyed
-  return bytes;
-}
-
 }  // namespace sealing_internal
 
 namespace {
@@ -174,7 +162,7 @@ uint32_t ReadBigEndian32(std::string_view bytes) {
 }  // namespace
 
 std::string PadReport(const v1::Report& report) {
-  const std::string serialized = sealing_internal::SealingBytes(report);
+  const std::string serialized = DeterministicBytes(report);
   std::string padded;
   padded.reserve(PaddedLength(report));
   for (int shift = 24; shift >= 0; shift -= 8) {

@@ -13,7 +13,7 @@
 #include "common/base/status_macros.h"
 #include "common/crypto/hpke.h"
 #include "common/crypto/sha256.h"
-#include "proto/sealing/padded_report.h"
+#include "proto/convert/deterministic_bytes.h"
 
 namespace ldp {
 namespace {
@@ -95,7 +95,7 @@ std::string QuestionDigest(const v1::Task& task) {
   v1::Task question = task;
   question.clear_task_id();
   question.clear_shuffle();
-  return Sha256Bytes(sealing_internal::SealingBytes(question));
+  return Sha256Bytes(DeterministicBytes(question));
 }
 
 uint64_t ShuffledTaskId(uint64_t round_id, uint32_t question) {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/crypto/sha256.h"
-#include "proto/sealing/padded_report.h"
+#include "proto/convert/deterministic_bytes.h"
 #include "proto/sealing/sealed_report.h"
 
 namespace ldp {
@@ -46,7 +46,7 @@ absl::StatusOr<v1::SignedShuffleTicket> SignTicket(
     const v1::ShuffleTicket& ticket, const Ed25519KeyPair& key) {
   RETURN_IF_ERROR(CheckTicketFields(ticket));
   v1::SignedShuffleTicket signed_ticket;
-  signed_ticket.set_ticket(sealing_internal::SealingBytes(ticket));
+  signed_ticket.set_ticket(DeterministicBytes(ticket));
   ASSIGN_OR_RETURN(std::string signature,
                    Ed25519Sign(key, signed_ticket.ticket()));
   signed_ticket.set_signature(std::move(signature));

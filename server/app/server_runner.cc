@@ -62,12 +62,12 @@ absl::StatusOr<std::unique_ptr<Aggregator>> StartAggregator(
   return Aggregator::Create(options, std::move(store));
 }
 
-absl::StatusOr<std::unique_ptr<MetricsEndpoint>> StartMetrics(
+absl::StatusOr<std::unique_ptr<MetricsExposer>> StartMetrics(
     const ServerConfig& config, Aggregator* aggregator) {
   const std::string& address = config.metrics_listen;
   if (address.empty()) return nullptr;
-  ASSIGN_OR_RETURN(std::unique_ptr<MetricsEndpoint> metrics,
-                   MetricsEndpoint::Start(address, aggregator));
+  ASSIGN_OR_RETURN(std::unique_ptr<MetricsExposer> metrics,
+                   StartMetricsEndpoint(address, aggregator));
   WritePortFile(config.metrics_port_file, metrics->port());
   std::printf("ldp-server: metrics on http://%s:%d/metrics\n",
               address.substr(0, address.rfind(':')).c_str(), metrics->port());
@@ -222,7 +222,7 @@ absl::Status RunServer(const ServerConfig& config, const sigset_t& signals) {
   LineEventLog event_log(config.log_level, RealClock::Get());
   ASSIGN_OR_RETURN(std::unique_ptr<Aggregator> aggregator,
                    StartAggregator(config, event_log));
-  ASSIGN_OR_RETURN(std::unique_ptr<MetricsEndpoint> metrics,
+  ASSIGN_OR_RETURN(std::unique_ptr<MetricsExposer> metrics,
                    StartMetrics(config, aggregator.get()));
   ASSIGN_OR_RETURN(std::unique_ptr<ShuffleKeyring> shuffle_keys,
                    LoadShuffleKeys(config));

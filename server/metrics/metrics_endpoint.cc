@@ -1,18 +1,12 @@
 // Aggregator statistics as Prometheus metric families; see the header.
 #include "server/metrics/metrics_endpoint.h"
 
-#include <exception>
 #include <initializer_list>
 #include <limits>
 #include <string_view>
 #include <utility>
 
-#include "absl/status/status.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "prometheus/collectable.h"
-#include "prometheus/exposer.h"
-#include "prometheus/metric_family.h"
+#include "server/prometheus/metric_families.h"
 
 namespace ldp {
 namespace {
@@ -21,36 +15,10 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-MetricFamily Family(std::string name, std::string help, MetricType type) {
-  return {.name = std::move(name),
-          .help = std::move(help),
-          .type = type,
-          .metric = {}};
-}
-
-ClientMetric Value(double value, MetricType type,
-                   std::vector<ClientMetric::Label> labels = {}) {
-  ClientMetric metric;
-  metric.label = std::move(labels);
-  if (type == MetricType::Counter) {
-    metric.counter.value = value;
-  } else {
-    metric.gauge.value = value;
-  }
-  return metric;
-}
-
-MetricFamily Single(std::string name, std::string help, MetricType type,
-                    double value) {
-  MetricFamily family = Family(std::move(name), std::move(help), type);
-  family.metric.push_back(Value(value, type));
-  return family;
-}
-
 MetricFamily Histogram(std::string name, std::string help,
                        const LatencyHistogram::Snapshot& snapshot) {
   MetricFamily family =
-      Family(std::move(name), std::move(help), MetricType::Histogram);
+      MetricFamilyOf(std::move(name), std::move(help), MetricType::Histogram);
   ClientMetric metric;
   metric.histogram.sample_count = snapshot.count;
   metric.histogram.sample_sum = snapshot.sum_seconds;
@@ -73,10 +41,10 @@ MetricFamily ByLabel(
     const std::string& name, const std::string& help, MetricType type,
     const std::string& label,
     std::initializer_list<std::pair<const char*, double>> values) {
-  MetricFamily family = Family(name, help, type);
+  MetricFamily family = MetricFamilyOf(name, help, type);
   for (const auto& [label_value, value] : values) {
     family.metric.push_back(
-        Value(value, type, {{.name = label, .value = label_value}}));
+        MetricValue(value, type, {{.name = label, .value = label_value}}));
   }
   return family;
 }
@@ -86,30 +54,21 @@ MetricFamily ByLabel(
 void AppendTraffic(const AggregatorStats& stats,
                    std::vector<MetricFamily>& out) {
   const ServerStats::Snapshot& c = stats.counters;
-  MetricFamily reports = Family(
+  out.push_back(OutcomeCounter(
       "ldp_reports_total",
       "Reports answered since the server started, by outcome (the gRPC status "
       "each report got; ok = durable and counted, or an identical retry).",
-      MetricType::Counter);
-  for (size_t code = 0; code < c.report_outcomes.size(); ++code) {
-    if (code != 0 && c.report_outcomes[code] == 0) continue;
-    reports.metric.push_back(
-        Value(static_cast<double>(c.report_outcomes[code]), MetricType::Counter,
-              {{.name = "outcome",
-                .value = absl::AsciiStrToLower(absl::StatusCodeToString(
-                    static_cast<absl::StatusCode>(code)))}}));
-  }
-  out.push_back(std::move(reports));
+      c.report_outcomes));
   out.push_back(ByLabel(
       "ldp_enrollments_total", "Enrollment attempts since the server started.",
       MetricType::Counter, "outcome",
       {{"ok", static_cast<double>(c.enrollments)},
        {"refused", static_cast<double>(c.enrollments_refused)}}));
-  out.push_back(Single("ldp_epsilon_charged_total",
-                       "Privacy budget charged to agents by stored reports "
-                       "since the server started, in epsilon.",
-                       MetricType::Counter,
-                       static_cast<double>(c.charged_nanos) * 1e-9));
+  out.push_back(SingleMetric(
+      "ldp_epsilon_charged_total",
+      "Privacy budget charged to agents by stored reports "
+      "since the server started, in epsilon.",
+      MetricType::Counter, static_cast<double>(c.charged_nanos) * 1e-9));
   out.push_back(Histogram("ldp_upload_latency_seconds",
                           "From an UploadReports call to its answer (after the "
                           "group commit that made its reports durable).",
@@ -122,21 +81,21 @@ void AppendCommits(const AggregatorStats& stats,
   out.push_back(Histogram("ldp_store_commit_seconds",
                           "Duration of each group-commit transaction.",
                           stats.counters.commit_latency));
-  out.push_back(Single("ldp_store_commits_total",
-                       "Group-commit transactions since the server started.",
-                       MetricType::Counter,
-                       static_cast<double>(stats.commits.transactions)));
-  out.push_back(Single("ldp_store_commit_jobs_total",
-                       "Writes (enrollments, report batches, round changes) "
-                       "committed since the server started.",
-                       MetricType::Counter,
-                       static_cast<double>(stats.commits.jobs)));
-  out.push_back(Single("ldp_store_queued_writes",
-                       "Writes waiting for a group commit now (bounded by "
-                       "--max_queued_writes; beyond it the server answers "
-                       "RESOURCE_EXHAUSTED).",
-                       MetricType::Gauge,
-                       static_cast<double>(stats.queued_writes)));
+  out.push_back(SingleMetric(
+      "ldp_store_commits_total",
+      "Group-commit transactions since the server started.",
+      MetricType::Counter, static_cast<double>(stats.commits.transactions)));
+  out.push_back(SingleMetric(
+      "ldp_store_commit_jobs_total",
+      "Writes (enrollments, report batches, round changes) "
+      "committed since the server started.",
+      MetricType::Counter, static_cast<double>(stats.commits.jobs)));
+  out.push_back(SingleMetric(
+      "ldp_store_queued_writes",
+      "Writes waiting for a group commit now (bounded by "
+      "--max_queued_writes; beyond it the server answers "
+      "RESOURCE_EXHAUSTED).",
+      MetricType::Gauge, static_cast<double>(stats.queued_writes)));
 }
 
 // What the store holds now: studies and rounds by state, agents, reports.
@@ -149,10 +108,10 @@ void AppendState(const AggregatorStats& stats, std::vector<MetricFamily>& out) {
       ByLabel("ldp_rounds", "Rounds by state.", MetricType::Gauge, "state",
               {{"open", static_cast<double>(stats.rounds_open)},
                {"closed", static_cast<double>(stats.rounds_closed)}}));
-  out.push_back(Single("ldp_agents_enrolled", "Agents in the store.",
-                       MetricType::Gauge,
-                       static_cast<double>(stats.agents_enrolled)));
-  out.push_back(Single(
+  out.push_back(SingleMetric("ldp_agents_enrolled", "Agents in the store.",
+                             MetricType::Gauge,
+                             static_cast<double>(stats.agents_enrolled)));
+  out.push_back(SingleMetric(
       "ldp_reports_stored", "Reports counted in estimates, over all studies.",
       MetricType::Gauge, static_cast<double>(stats.reports_stored)));
 }
@@ -167,39 +126,10 @@ std::vector<MetricFamily> MetricFamilies(const AggregatorStats& stats) {
   return out;
 }
 
-class MetricsEndpoint::Collector final : public prometheus::Collectable {
- public:
-  explicit Collector(const Aggregator* aggregator) : aggregator_(aggregator) {}
-  std::vector<MetricFamily> Collect() const override {
-    return MetricFamilies(aggregator_->Stats());
-  }
-
- private:
-  const Aggregator* aggregator_;
-};
-
-absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
+absl::StatusOr<std::unique_ptr<MetricsExposer>> StartMetricsEndpoint(
     const std::string& address, const Aggregator* aggregator) {
-  std::unique_ptr<MetricsEndpoint> endpoint(new MetricsEndpoint());
-  try {
-    // One serving thread: scrapes come every few seconds at most.
-    endpoint->exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot serve /metrics on ", address, " (", e.what(),
-        "): is the port in use, or the host not a local address?"));
-  }
-  endpoint->collector_ = std::make_shared<Collector>(aggregator);
-  endpoint->exposer_->RegisterCollectable(endpoint->collector_);
-  const std::vector<int> ports = endpoint->exposer_->GetListeningPorts();
-  if (ports.empty()) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve /metrics on ", address));
-  }
-  endpoint->port_ = ports.front();
-  return endpoint;
+  return MetricsExposer::Start(
+      address, [aggregator] { return MetricFamilies(aggregator->Stats()); });
 }
-
-MetricsEndpoint::~MetricsEndpoint() = default;
 
 }  // namespace ldp

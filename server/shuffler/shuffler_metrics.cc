@@ -1,62 +1,21 @@
 // The shuffler's metric families; see the header.
 #include "server/shuffler/shuffler_metrics.h"
 
-#include <exception>
 #include <utility>
 
-#include "absl/status/status.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "prometheus/collectable.h"
-#include "prometheus/exposer.h"
-#include "prometheus/metric_family.h"
+#include "server/prometheus/metric_families.h"
 
 namespace ldp {
 namespace {
 
-using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-ClientMetric Value(double value, MetricType type,
-                   std::vector<ClientMetric::Label> labels = {}) {
-  ClientMetric metric;
-  metric.label = std::move(labels);
-  if (type == MetricType::Counter) {
-    metric.counter.value = value;
-  } else {
-    metric.gauge.value = value;
-  }
-  return metric;
-}
-
+// A family of one counter or gauge, from an integer total.
 MetricFamily Single(std::string name, std::string help, MetricType type,
                     uint64_t value) {
-  MetricFamily family{.name = std::move(name),
-                      .help = std::move(help),
-                      .type = type,
-                      .metric = {}};
-  family.metric.push_back(Value(static_cast<double>(value), type));
-  return family;
-}
-
-MetricFamily Submissions(const ShufflerStats& stats) {
-  MetricFamily family{
-      .name = "ldp_shuffler_submissions_total",
-      .help =
-          "Submissions answered since start, by the code of their ack "
-          "(ok = durable, or an identical retry).",
-      .type = MetricType::Counter,
-      .metric = {}};
-  for (int code = 0; code < kShufflerStatusCodes; ++code) {
-    if (code != 0 && stats.submissions[code] == 0) continue;
-    family.metric.push_back(
-        Value(static_cast<double>(stats.submissions[code]), MetricType::Counter,
-              {{.name = "outcome",
-                .value = absl::AsciiStrToLower(absl::StatusCodeToString(
-                    static_cast<absl::StatusCode>(code)))}}));
-  }
-  return family;
+  return SingleMetric(std::move(name), std::move(help), type,
+                      static_cast<double>(value));
 }
 
 constexpr MetricType kGauge = MetricType::Gauge;
@@ -114,48 +73,22 @@ std::vector<MetricFamily> Receipts(const ShufflerStats& s) {
 }  // namespace
 
 std::vector<MetricFamily> ShufflerMetricFamilies(const ShufflerStats& stats) {
-  std::vector<MetricFamily> out = {Submissions(stats)};
+  std::vector<MetricFamily> out = {OutcomeCounter(
+      "ldp_shuffler_submissions_total",
+      "Submissions answered since start, by the code of their ack (ok = "
+      "durable, or an identical retry).",
+      stats.submissions)};
   for (auto part : {Holdings, Batches, Receipts}) {
     for (MetricFamily& family : part(stats)) out.push_back(std::move(family));
   }
   return out;
 }
 
-class ShufflerMetricsEndpoint::Collector final
-    : public prometheus::Collectable {
- public:
-  explicit Collector(const Shuffler* shuffler) : shuffler_(shuffler) {}
-  std::vector<MetricFamily> Collect() const override {
-    return ShufflerMetricFamilies(shuffler_->Stats());
-  }
-
- private:
-  const Shuffler* shuffler_;
-};
-
-absl::StatusOr<std::unique_ptr<ShufflerMetricsEndpoint>>
-ShufflerMetricsEndpoint::Start(const std::string& address,
-                               const Shuffler* shuffler) {
-  std::unique_ptr<ShufflerMetricsEndpoint> endpoint(
-      new ShufflerMetricsEndpoint());
-  try {
-    endpoint->exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot serve /metrics on ", address, " (", e.what(),
-        "): is the port in use, or the host not a local address?"));
-  }
-  endpoint->collector_ = std::make_shared<Collector>(shuffler);
-  endpoint->exposer_->RegisterCollectable(endpoint->collector_);
-  const std::vector<int> ports = endpoint->exposer_->GetListeningPorts();
-  if (ports.empty()) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve /metrics on ", address));
-  }
-  endpoint->port_ = ports.front();
-  return endpoint;
+absl::StatusOr<std::unique_ptr<MetricsExposer>> StartShufflerMetrics(
+    const std::string& address, const Shuffler* shuffler) {
+  return MetricsExposer::Start(address, [shuffler] {
+    return ShufflerMetricFamilies(shuffler->Stats());
+  });
 }
-
-ShufflerMetricsEndpoint::~ShufflerMetricsEndpoint() = default;
 
 }  // namespace ldp

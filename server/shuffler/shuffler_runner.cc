@@ -57,7 +57,7 @@ struct Running {
   std::unique_ptr<LineEventLog> event_log;
   std::unique_ptr<GrpcBatchSink> sink;
   std::unique_ptr<Shuffler> shuffler;
-  std::unique_ptr<ShufflerMetricsEndpoint> metrics;
+  std::unique_ptr<MetricsExposer> metrics;
   std::unique_ptr<ShufflerServiceImpl> service;
   grpc::CallbackGenericService health_only;  // the health port's filler
   std::unique_ptr<grpc::Server> server;
@@ -84,10 +84,10 @@ absl::Status StartCore(const ShufflerProgramConfig& config, Running& run) {
   ASSIGN_OR_RETURN(run.shuffler,
                    Shuffler::Create(core, run.sink.get(), *run.gen));
   if (config.metrics_port >= 0) {
-    ASSIGN_OR_RETURN(run.metrics, ShufflerMetricsEndpoint::Start(
-                                      absl::StrCat(config.metrics_host, ":",
-                                                   config.metrics_port),
-                                      run.shuffler.get()));
+    ASSIGN_OR_RETURN(run.metrics,
+                     StartShufflerMetrics(absl::StrCat(config.metrics_host, ":",
+                                                       config.metrics_port),
+                                          run.shuffler.get()));
     WritePortFile(config.metrics_port_file, run.metrics->port());
   }
   return absl::OkStatus();

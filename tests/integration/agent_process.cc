@@ -1,37 +1,24 @@
 // ldp-agent as a child process; see the header.
 #include "tests/integration/agent_process.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <system_error>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 
 #ifndef LDP_AGENT_BINARY
 #error "LDP_AGENT_BINARY must name the ldp-agent executable"
 #endif
 
-extern char** environ;
-
 namespace ldp::testing {
 namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string MakeDirectory() {
   for (const char* root : {"/dev/shm", "/tmp"}) {
@@ -53,11 +40,7 @@ AgentProcess::AgentProcess()
     : directory_(MakeDirectory()), state_dir_(directory_ + "/state") {}
 
 AgentProcess::~AgentProcess() {
-  if (pid_ > 0) {
-    kill(pid_, SIGKILL);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-  }
+  process_.Kill();  // before its directory goes
   if (!directory_.empty()) {
     std::error_code ignored;
     std::filesystem::remove_all(directory_, ignored);
@@ -69,80 +52,45 @@ absl::Status AgentProcess::Start(const std::string& server,
                                  const std::string& record_json,
                                  const std::vector<std::string>& flags) {
   if (directory_.empty()) return absl::InternalError("no temporary directory");
-  if (pid_ > 0) return absl::FailedPreconditionError("agent already running");
+  if (process_.Running()) {
+    return absl::FailedPreconditionError("agent already running");
+  }
   const std::string record = directory_ + "/record.json";
   {
     std::ofstream out(record, std::ios::binary | std::ios::trunc);
     out << record_json;
     if (!out) return absl::InternalError(absl::StrCat("cannot write ", record));
   }
-  const std::string log = directory_ + "/agent.log";
   std::vector<std::string> args = {
       LDP_AGENT_BINARY, absl::StrCat("--server=", server),
       absl::StrCat("--record=", record),
       absl::StrCat("--state_dir=", state_dir_),
       absl::StrCat("--enrollment_token=", enrollment_token)};
   args.insert(args.end(), flags.begin(), flags.end());
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  // posix_spawn: nothing but exec runs in the child of this threaded process.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null",
-                                   O_RDONLY, 0);
-  pid_t pid = -1;
-  const int error = posix_spawn(&pid, LDP_AGENT_BINARY, &actions, nullptr,
-                                argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) {
-    return absl::InternalError(absl::StrCat("posix_spawn ", LDP_AGENT_BINARY,
-                                            " failed: errno ", error));
-  }
-  pid_ = pid;
-  exit_status_.reset();
-  return absl::OkStatus();
+  return process_.Spawn(std::move(args), directory_ + "/agent.log");
 }
 
-bool AgentProcess::Running() {
-  if (pid_ <= 0) return false;
-  int status = 0;
-  if (waitpid(pid_, &status, WNOHANG) == pid_) {
-    exit_status_ = DecodeWaitStatus(status);
-    pid_ = -1;
-    return false;
-  }
-  return true;
+bool AgentProcess::Running() { return process_.Running(); }
+
+std::optional<int> AgentProcess::exit_status() const {
+  const std::optional<int> status = process_.wait_status();
+  if (!status.has_value()) return std::nullopt;
+  return DecodeWaitStatus(*status);
 }
 
 std::optional<int> AgentProcess::Wait(absl::Duration timeout) {
-  const absl::Time until = absl::Now() + timeout;
-  while (Running()) {
-    if (absl::Now() >= until) return std::nullopt;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return exit_status_;
+  if (!process_.Wait(timeout).has_value()) return std::nullopt;
+  return exit_status();
 }
 
 int AgentProcess::Stop(absl::Duration timeout) {
-  if (pid_ <= 0) return exit_status_.value_or(-1);  // never started, or reaped
-  kill(pid_, SIGTERM);
-  if (std::optional<int> status = Wait(timeout)) return *status;
-  if (pid_ <= 0) return exit_status_.value_or(-1);
-  kill(pid_, SIGKILL);
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
-  exit_status_ = DecodeWaitStatus(status);
-  return *exit_status_;
+  process_.Signal(SIGTERM);  // the agent finishes its cycle and exits
+  if (!process_.Wait(timeout).has_value()) process_.Kill();
+  return exit_status().value_or(-1);
 }
 
 std::string AgentProcess::ReadStateFile() const {
-  return ReadAll(state_file());
+  return ReadFileOrEmpty(state_file());
 }
 
 int64_t AgentProcess::StateFileBytes() const {
@@ -152,7 +100,7 @@ int64_t AgentProcess::StateFileBytes() const {
 }
 
 std::string AgentProcess::Log() const {
-  return ReadAll(directory_ + "/agent.log");
+  return ReadFileOrEmpty(directory_ + "/agent.log");
 }
 
 }  // namespace ldp::testing

@@ -9,14 +9,13 @@
 #ifndef LDP_TESTS_INTEGRATION_AGENT_PROCESS_H_
 #define LDP_TESTS_INTEGRATION_AGENT_PROCESS_H_
 
-#include <sys/types.h>
-
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "tests/integration/child_process.h"
 
 namespace ldp::testing {
 
@@ -49,7 +48,7 @@ class AgentProcess {
   int Stop(absl::Duration timeout = absl::Seconds(30));
 
   // The exit status once the child exited (after Running/Wait/Stop).
-  std::optional<int> exit_status() const { return exit_status_; }
+  std::optional<int> exit_status() const;
   const std::string& state_dir() const { return state_dir_; }
   std::string state_file() const { return state_dir_ + "/agent_state"; }
   // The state file's text ("" if absent) and size in bytes (0 if absent).
@@ -61,8 +60,7 @@ class AgentProcess {
  private:
   std::string directory_;
   std::string state_dir_;
-  pid_t pid_ = -1;
-  std::optional<int> exit_status_;
+  ChildProcess process_;
 };
 
 }  // namespace ldp::testing

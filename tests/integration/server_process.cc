@@ -1,23 +1,19 @@
 // The real ldp-server as a child process; see the header.
 #include "tests/integration/server_process.h"
 
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <thread>
+#include <optional>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/time.h"
+#include "common/base/status_macros.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/grpc_convert/grpc_status.h"
 
@@ -26,16 +22,6 @@
 #endif
 
 namespace ldp::testing {
-namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 ServerProcess::ServerProcess(std::vector<std::string> extra_flags)
     : extra_flags_(std::move(extra_flags)) {
@@ -52,78 +38,35 @@ ServerProcess::~ServerProcess() {
 absl::Status ServerProcess::Start() {
   const std::string port_file = directory_ + "/port";
   std::filesystem::remove(port_file);
-  const std::string db = "--db=" + directory_ + "/ldp.db";
-  const std::string port_arg = "--port_file=" + port_file;
-  // A restart keeps the port, so agents' channels reconnect to it.
-  const std::string port_flag = "--port=" + std::to_string(port_);
-  const std::string log = directory_ + "/server.log";
-  std::vector<std::string> args = {LDP_SERVER_BINARY, db, port_flag, port_arg};
-  // Tests stop servers often; only the drain tests want the 5 s drain (a
-  // later --drain_seconds in extra_flags_ wins).
-  args.push_back("--drain_seconds=0");
+  std::vector<std::string> args = {
+      LDP_SERVER_BINARY, "--db=" + directory_ + "/ldp.db",
+      // A restart keeps the port, so agents' channels reconnect to it.
+      "--port=" + std::to_string(port_), "--port_file=" + port_file,
+      // Tests stop servers often; only the drain tests want the 5 s drain
+      // (a later --drain_seconds in extra_flags_ wins).
+      "--drain_seconds=0"};
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  pid_ = fork();
-  if (pid_ < 0) return absl::InternalError("fork failed");
-  if (pid_ == 0) {
-    if (FILE* out = freopen(log.c_str(), "a", stdout)) (void)out;
-    if (FILE* err = freopen(log.c_str(), "a", stderr)) (void)err;
-    execv(LDP_SERVER_BINARY, argv.data());
-    _exit(127);
-  }
-  for (int i = 0; i < 400; ++i) {
-    const std::string text(absl::StripAsciiWhitespace(ReadAll(port_file)));
-    if (!text.empty() && text.back() != '\0' && std::stoi(text) > 0) {
-      port_ = std::stoi(text);
-      return absl::OkStatus();
-    }
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return absl::InternalError(
-          absl::StrCat("ldp-server exited: ", ReadAll(log)));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return absl::DeadlineExceededError("ldp-server did not start listening");
+  RETURN_IF_ERROR(process_.Spawn(std::move(args), directory_ + "/server.log"));
+  ASSIGN_OR_RETURN(port_, process_.WaitForPort(port_file));
+  return absl::OkStatus();
 }
 
-void ServerProcess::Stop() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
-}
+void ServerProcess::Stop() { process_.Stop(); }
 
-void ServerProcess::Kill() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
-}
+void ServerProcess::Kill() { process_.Kill(); }
 
-void ServerProcess::SendSignal(int signal) {
-  if (pid_ > 0) kill(pid_, signal);
-}
+void ServerProcess::SendSignal(int signal) { process_.Signal(signal); }
 
 absl::StatusOr<int> ServerProcess::WaitForExit(
     std::chrono::milliseconds timeout) {
-  if (pid_ <= 0)
+  if (!process_.HasChild()) {
     return absl::FailedPreconditionError("ldp-server is not running");
-  const auto end = std::chrono::steady_clock::now() + timeout;
-  do {
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      return status;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  } while (std::chrono::steady_clock::now() < end);
-  return absl::DeadlineExceededError("ldp-server is still running");
+  }
+  std::optional<int> status = process_.Wait(absl::FromChrono(timeout));
+  if (!status.has_value()) {
+    return absl::DeadlineExceededError("ldp-server is still running");
+  }
+  return *status;
 }
 
 std::shared_ptr<grpc::Channel> ServerProcess::NewChannel() const {
@@ -151,7 +94,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> ServerProcess::NewChannel(
 
 std::string ServerProcess::analyst_token() const {
   return std::string(absl::StripAsciiWhitespace(
-      ReadAll(directory_ + "/ldp.db.analyst_token")));
+      ReadFileOrEmpty(directory_ + "/ldp.db.analyst_token")));
 }
 
 AnalystClient::AnalystClient(const ServerProcess& server)

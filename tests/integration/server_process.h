@@ -5,8 +5,6 @@
 #ifndef LDP_TESTS_INTEGRATION_SERVER_PROCESS_H_
 #define LDP_TESTS_INTEGRATION_SERVER_PROCESS_H_
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <memory>
 #include <string>
@@ -16,6 +14,7 @@
 #include "client/agent_client/agent_client.h"
 #include "grpcpp/channel.h"
 #include "proto/ldp/v1/analyst_service.grpc.pb.h"
+#include "tests/integration/child_process.h"
 
 namespace ldp::testing {
 
@@ -57,7 +56,7 @@ class ServerProcess {
   std::string directory_;
   std::vector<std::string> extra_flags_;
   ClientTlsFiles channel_tls_;
-  pid_t pid_ = -1;
+  ChildProcess process_;
   int port_ = 0;
 };
 

@@ -11,7 +11,6 @@
 //     shuffler, is refused by the server;
 //   - SIGKILLs of the shuffler lose no acknowledged report and count none
 //     twice.
-#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <thread>
@@ -40,8 +40,10 @@
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/shuffle_service.grpc.pb.h"
 #include "proto/sealing/sealed_report.h"
+#include "tests/integration/child_process.h"
 #include "tests/integration/server_process.h"
 #include "tests/integration/shuffler_process.h"
+#include "tests/testing/sqlite_query.h"
 #include "tests/testing/status_matchers.h"
 
 #ifndef LDP_SOURCE_DIR
@@ -70,28 +72,6 @@ constexpr char kStudyText[] = R"pb(
   }
   shuffle { target_epsilon: 1 delta: 1e-6 min_batch: 100 }
 )pb";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// One row count (or other integer) from a SQLite file, read-only.
-int64_t QueryInt(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
-            SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  const int64_t value =
-      sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return value;
-}
 
 // Spearman's ρ of a permutation: position i went to `to[i]`.
 double Spearman(const std::vector<int>& to) {
@@ -288,16 +268,17 @@ TEST_F(ShuffledStudyTest, TheServerCountsBatchesAndKeepsNoAgentBesideThem) {
   EXPECT_LE(g.central_epsilon(), 1.0);
   EXPECT_GT(g.local_epsilon(), 1.0);
   // Nothing ties a report to an agent or a time on the server.
-  EXPECT_EQ(QueryInt(ServerDb(), "SELECT count(*) FROM shuffled_reports"),
+  EXPECT_EQ(QuerySqliteInt(ServerDb(), "SELECT count(*) FROM shuffled_reports"),
             counted);
-  EXPECT_EQ(QueryInt(ServerDb(), "SELECT count(*) FROM reports"), 0);
-  EXPECT_EQ(QueryInt(ServerDb(), "SELECT count(*) FROM ledger"), 0);
-  EXPECT_EQ(QueryInt(ServerDb(),
+  EXPECT_EQ(QuerySqliteInt(ServerDb(), "SELECT count(*) FROM reports"), 0);
+  EXPECT_EQ(QuerySqliteInt(ServerDb(), "SELECT count(*) FROM ledger"), 0);
+  EXPECT_EQ(
+      QuerySqliteInt(ServerDb(),
                      "SELECT count(*) FROM pragma_table_info('shuffled_"
                      "reports') WHERE name NOT IN ('round_id', 'question', "
                      "'report_id', 'payload')"),
-            0);
-  const std::string log = ReadAll(server_.directory() + "/server.log");
+      0);
+  const std::string log = ReadFileOrEmpty(server_.directory() + "/server.log");
   for (const v1::ShuffleSubmission& s : prepared) {
     v1::ShuffleTicket ticket;
     ticket.ParseFromString(s.ticket().ticket());
@@ -414,8 +395,9 @@ TEST_F(ShuffledStudyTest, KillingTheShufflerLosesAndDoublesNothing) {
   const std::string shuffler_db = shuffler_->directory() + "/data/shuffler.db";
   int64_t counted = 0, held = 0, outbox = 0;
   for (int i = 0; i < 300; ++i) {
-    outbox = QueryInt(shuffler_db, "SELECT count(*) FROM outbox_payloads");
-    held = QueryInt(shuffler_db, "SELECT count(*) FROM pending");
+    outbox =
+        QuerySqliteInt(shuffler_db, "SELECT count(*) FROM outbox_payloads");
+    held = QuerySqliteInt(shuffler_db, "SELECT count(*) FROM pending");
     counted = ServerReports(0);
     if (outbox == 0 && counted + held == 3 * kMinBatch) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -423,7 +405,7 @@ TEST_F(ShuffledStudyTest, KillingTheShufflerLosesAndDoublesNothing) {
   EXPECT_EQ(outbox, 0);
   EXPECT_GE(counted, 2 * kMinBatch);
   EXPECT_EQ(counted + held, 3 * kMinBatch) << shuffler_->Log();
-  EXPECT_EQ(QueryInt(ServerDb(), "SELECT count(*) FROM shuffled_reports"),
+  EXPECT_EQ(QuerySqliteInt(ServerDb(), "SELECT count(*) FROM shuffled_reports"),
             counted);
 }
 

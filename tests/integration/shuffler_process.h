@@ -4,14 +4,13 @@
 #ifndef LDP_TESTS_INTEGRATION_SHUFFLER_PROCESS_H_
 #define LDP_TESTS_INTEGRATION_SHUFFLER_PROCESS_H_
 
-#include <sys/types.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/integration/child_process.h"
 
 namespace ldp::testing {
 
@@ -39,7 +38,7 @@ class ShufflerProcess {
  private:
   std::string directory_;
   std::vector<std::string> flags_;
-  pid_t pid_ = -1;
+  ChildProcess process_;
   int port_ = 0;
 };
 

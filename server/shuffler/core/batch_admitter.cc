@@ -13,6 +13,9 @@
 #include "server/shuffler/core/permutation.h"
 
 namespace ldp::shuffler_internal {
+
+using sqlite::Transaction;
+
 namespace {
 
 constexpr size_t kBatchIdBytes = 16;

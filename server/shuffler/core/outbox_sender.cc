@@ -10,6 +10,8 @@
 
 namespace ldp::shuffler_internal {
 
+using sqlite::Transaction;
+
 absl::StatusOr<DeliveryOutcome> OutboxSender::DeliverOldest() {
   absl::MutexLock delivering(&deliver_mutex_);
   std::optional<OutboxBatch> batch;

@@ -9,6 +9,10 @@
 #include "common/base/status_macros.h"
 
 namespace ldp::shuffler_internal {
+
+using sqlite::QueryInt;
+using sqlite::Transaction;
+
 namespace {
 
 constexpr int kSchemaVersion = 1;
@@ -54,18 +58,11 @@ CREATE TABLE outbox_payloads (
 ) WITHOUT ROWID;
 )sql";
 
-absl::StatusOr<int64_t> QueryInt(SqliteDb& db, const char* sql) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Statement> statement,
-                   Statement::Prepare(db.handle(), sql));
-  Use s(*statement);
-  ASSIGN_OR_RETURN(const bool row, s->Step());
-  return row ? s->Int(0) : 0;
-}
-
 }  // namespace
 
 absl::Status EnsureShuffleSchema(SqliteDb& db) {
-  ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
+  ASSIGN_OR_RETURN(const int64_t version,
+                   QueryInt(db.handle(), "PRAGMA user_version"));
   if (version == kSchemaVersion) return absl::OkStatus();
   if (version > kSchemaVersion) {
     return absl::FailedPreconditionError(
@@ -74,14 +71,14 @@ absl::Status EnsureShuffleSchema(SqliteDb& db) {
                      "); run a newer ldp-shuffler"));
   }
   ASSIGN_OR_RETURN(const int64_t tables,
-                   QueryInt(db, "SELECT count(*) FROM sqlite_master"));
+                   QueryInt(db.handle(), "SELECT count(*) FROM sqlite_master"));
   if (tables != 0) {
     return absl::FailedPreconditionError(
         "the database file holds tables but is not a shuffler database; "
         "give --data_dir a directory of its own");
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
-                   Transaction::Begin(db));
+                   Transaction::Begin(db.handle()));
   RETURN_IF_ERROR(db.Exec(kSchema));
   RETURN_IF_ERROR(
       db.Exec(absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str()));

@@ -9,6 +9,10 @@
 
 namespace ldp::shuffler_internal {
 
+using sqlite::Statement;
+using sqlite::Transaction;
+using sqlite::Use;
+
 struct ShuffleStore::Statements {
   std::unique_ptr<Statement> find_key, insert_key, keys_due, delete_key,
       delete_key_pending, delete_key_seen, seen, pending_digest, insert_pending,
@@ -91,7 +95,7 @@ absl::StatusOr<std::unique_ptr<ShuffleStore>> ShuffleStore::Open(
 }
 
 absl::StatusOr<std::unique_ptr<Transaction>> ShuffleStore::Begin() {
-  return Transaction::Begin(*db_);
+  return Transaction::Begin(db_->handle());
 }
 
 absl::StatusOr<std::optional<KeyRow>> ShuffleStore::FindKey(

@@ -52,7 +52,7 @@ class ShuffleStore {
       const std::string& path);
   ~ShuffleStore();
 
-  absl::StatusOr<std::unique_ptr<Transaction>> Begin();
+  absl::StatusOr<std::unique_ptr<sqlite::Transaction>> Begin();
 
   absl::StatusOr<std::optional<KeyRow>> FindKey(const std::string& key);
   absl::Status InsertKey(const std::string& key, const KeyRow& row);

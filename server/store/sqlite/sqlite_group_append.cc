@@ -10,6 +10,10 @@
 #include "server/store/append_decision.h"
 
 namespace ldp::sqlite_internal {
+
+using sqlite::Statement;
+using sqlite::Use;
+
 namespace {
 
 int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }

@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "server/store/sqlite/sqlite_statement.h"
+#include "common/sqlite/sqlite_statement.h"
 #include "server/store/store.h"
 
 namespace ldp::sqlite_internal {
@@ -36,7 +36,7 @@ std::string MultiRowInsert(absl::string_view table,
 
 // The columns InsertReport and the group insert bind, in order.
 inline constexpr int kReportColumns = 6;
-void BindReport(Statement& s, int offset, const ReportRow& row);
+void BindReport(sqlite::Statement& s, int offset, const ReportRow& row);
 
 // Whether `group` may be tried as first charges at all: every ε > 0 and
 // within its cap from zero, no task and no (agent, study) twice.
@@ -54,7 +54,8 @@ class GroupAppender {
  private:
   GroupAppender() = default;
 
-  std::unique_ptr<Statement> savepoint_, release_, rollback_, reports_, ledger_;
+  std::unique_ptr<sqlite::Statement> savepoint_, release_, rollback_, reports_,
+      ledger_;
 };
 
 }  // namespace ldp::sqlite_internal

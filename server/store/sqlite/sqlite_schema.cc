@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,11 +12,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/sqlite/sqlite_statement.h"
 #include "server/store/legacy_codec.h"
 #include "server/store/sqlite/sqlite_shuffled.h"
-#include "server/store/sqlite/sqlite_statement.h"
 
 namespace ldp::sqlite_internal {
+
+using sqlite::EnableWal;
+using sqlite::Exec;
+using sqlite::QueryInt;
+using sqlite::Statement;
+using sqlite::Transaction;
+using sqlite::Use;
+
 namespace {
 
 // Rewrites, in chunks, every blob of one column that reads as a legacy
@@ -131,25 +140,6 @@ CREATE TABLE ledger(
 
 constexpr int kSchemaVersion = kMigrations[std::size(kMigrations) - 1].version;
 
-absl::Status EnableWal(sqlite3* db) {
-  // The pragma answers with the mode in force; it does not fail when the
-  // file cannot use WAL, so check the answer.
-  sqlite3_stmt* stmt = nullptr;
-  int code =
-      sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr);
-  if (code != SQLITE_OK) return SqliteError(db, "PRAGMA journal_mode", code);
-  code = sqlite3_step(stmt);
-  const bool wal =
-      code == SQLITE_ROW && std::string_view(reinterpret_cast<const char*>(
-                                sqlite3_column_text(stmt, 0))) == "wal";
-  sqlite3_finalize(stmt);
-  if (!wal) {
-    return absl::FailedPreconditionError(
-        "the database cannot use write-ahead logging (WAL)");
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Status Configure(sqlite3* db, int cache_kib) {
@@ -165,17 +155,6 @@ absl::Status Configure(sqlite3* db, int cache_kib) {
   RETURN_IF_ERROR(Exec(db, "PRAGMA journal_size_limit=67108864"));
   return Exec(db, absl::StrCat("PRAGMA cache_size=-", cache_kib).c_str());
 }
-
-namespace {
-
-absl::StatusOr<int64_t> QueryInt(sqlite3* db, const char* sql) {
-  ASSIGN_OR_RETURN(auto statement, Statement::Prepare(db, sql));
-  Use s(*statement);
-  ASSIGN_OR_RETURN(const bool row, s->Step());
-  return row ? s->Int(0) : 0;
-}
-
-}  // namespace
 
 absl::Status EnsureSchema(sqlite3* db) {
   ASSIGN_OR_RETURN(const int64_t version, QueryInt(db, "PRAGMA user_version"));
@@ -197,23 +176,16 @@ absl::Status EnsureSchema(sqlite3* db) {
   }
   // All pending migrations in one transaction: a crash leaves the old
   // version whole.
-  RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE"));
-  absl::Status status;
+  ASSIGN_OR_RETURN(std::unique_ptr<Transaction> transaction,
+                   Transaction::Begin(db));
   for (const Migration& migration : kMigrations) {
     if (migration.version <= version) continue;
-    status = Exec(db, migration.sql);
-    if (status.ok() && migration.rewrite != nullptr) {
-      status = migration.rewrite(db);
-    }
-    if (!status.ok()) break;
+    RETURN_IF_ERROR(Exec(db, migration.sql));
+    if (migration.rewrite != nullptr) RETURN_IF_ERROR(migration.rewrite(db));
   }
-  if (status.ok()) {
-    status =
-        Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str());
-  }
-  if (status.ok()) return Exec(db, "COMMIT");
-  (void)Exec(db, "ROLLBACK");
-  return status;
+  RETURN_IF_ERROR(
+      Exec(db, absl::StrCat("PRAGMA user_version=", kSchemaVersion).c_str()));
+  return transaction->Commit();
 }
 
 }  // namespace ldp::sqlite_internal

@@ -7,6 +7,10 @@
 #include "common/base/status_macros.h"
 
 namespace ldp::sqlite_internal {
+
+using sqlite::Statement;
+using sqlite::Use;
+
 namespace {
 
 std::string_view Bytes(const ReportId& id) {
@@ -110,18 +114,13 @@ absl::StatusOr<ShuffledAppendResult> ShuffledAppender::Append(
 absl::Status ForEachShuffledBatch(
     sqlite3* db,
     absl::FunctionRef<absl::Status(const ShuffledBatchSummary&)> visit) {
-  ASSIGN_OR_RETURN(auto statement,
-                   Statement::Prepare(db,
-                                      "SELECT round_id, question, accepted "
-                                      "FROM shuffled_batches"));
-  Use s(*statement);
-  for (;;) {
-    ASSIGN_OR_RETURN(const bool row, s->Step());
-    if (!row) return absl::OkStatus();
-    RETURN_IF_ERROR(visit({.round_id = static_cast<uint64_t>(s->Int(0)),
-                           .question = static_cast<uint32_t>(s->Int(1)),
-                           .accepted = s->Int(2)}));
-  }
+  return sqlite::ForEachRow(
+      db, "SELECT round_id, question, accepted FROM shuffled_batches",
+      [&](Statement& s) {
+        return visit({.round_id = static_cast<uint64_t>(s.Int(0)),
+                      .question = static_cast<uint32_t>(s.Int(1)),
+                      .accepted = s.Int(2)});
+      });
 }
 
 absl::Status ForEachShuffledReport(
@@ -129,17 +128,12 @@ absl::Status ForEachShuffledReport(
     absl::FunctionRef<absl::Status(uint64_t round_id, uint32_t question,
                                    std::string_view payload)>
         visit) {
-  ASSIGN_OR_RETURN(auto statement,
-                   Statement::Prepare(db,
-                                      "SELECT round_id, question, payload "
-                                      "FROM shuffled_reports"));
-  Use s(*statement);
-  for (;;) {
-    ASSIGN_OR_RETURN(const bool row, s->Step());
-    if (!row) return absl::OkStatus();
-    RETURN_IF_ERROR(visit(static_cast<uint64_t>(s->Int(0)),
-                          static_cast<uint32_t>(s->Int(1)), s->Blob(2)));
-  }
+  return sqlite::ForEachRow(
+      db, "SELECT round_id, question, payload FROM shuffled_reports",
+      [&](Statement& s) {
+        return visit(static_cast<uint64_t>(s.Int(0)),
+                     static_cast<uint32_t>(s.Int(1)), s.Blob(2));
+      });
 }
 
 }  // namespace ldp::sqlite_internal

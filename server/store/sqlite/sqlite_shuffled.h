@@ -17,7 +17,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "server/store/sqlite/sqlite_statement.h"
+#include "common/sqlite/sqlite_statement.h"
 #include "server/store/store.h"
 
 namespace ldp::sqlite_internal {
@@ -55,7 +55,7 @@ class ShuffledAppender {
   absl::StatusOr<bool> ReportExists(const ShuffledBatchRow& row,
                                     const ShuffledReportRow& report);
 
-  std::unique_ptr<Statement> find_batch_, find_report_, insert_batch_,
+  std::unique_ptr<sqlite::Statement> find_batch_, find_report_, insert_batch_,
       insert_report_;
 };
 

@@ -10,11 +10,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/sqlite/sqlite_statement.h"
 #include "server/store/append_decision.h"
 #include "server/store/sqlite/sqlite_group_append.h"
 #include "server/store/sqlite/sqlite_schema.h"
 #include "server/store/sqlite/sqlite_shuffled.h"
-#include "server/store/sqlite/sqlite_statement.h"
 
 namespace ldp {
 namespace {
@@ -36,10 +36,11 @@ namespace sqlite_internal {
 struct Connection {
   sqlite3* db = nullptr;
   struct Statements {
-    std::unique_ptr<Statement> insert_agent, insert_agents, insert_study,
-        find_study, set_study_state, insert_round, set_round_state,
-        insert_report, select_report, delete_report, ledger_read, ledger_insert,
-        ledger_insert_new, ledger_update, ledger_all, ledger_one;
+    std::unique_ptr<sqlite::Statement> insert_agent, insert_agents,
+        insert_study, find_study, set_study_state, insert_round,
+        set_round_state, insert_report, select_report, delete_report,
+        ledger_read, ledger_insert, ledger_insert_new, ledger_update,
+        ledger_all, ledger_one;
     std::unique_ptr<GroupAppender> group_append;
     std::unique_ptr<ShuffledAppender> shuffled_append;
   } s;
@@ -51,19 +52,20 @@ struct Connection {
 
 }  // namespace sqlite_internal
 
+using sqlite::Exec;
+using sqlite::ForEachRow;
+using sqlite::SqliteError;
+using sqlite::Statement;
+using sqlite::Use;
 using sqlite_internal::BindReport;
 using sqlite_internal::Configure;
 using sqlite_internal::Connection;
 using sqlite_internal::EnsureSchema;
-using sqlite_internal::Exec;
 using sqlite_internal::GroupAppender;
 using sqlite_internal::kRowsPerGroup;
 using sqlite_internal::MayBeFirstCharges;
 using sqlite_internal::MultiRowInsert;
 using sqlite_internal::ShuffledAppender;
-using sqlite_internal::SqliteError;
-using sqlite_internal::Statement;
-using sqlite_internal::Use;
 
 namespace {
 
@@ -417,92 +419,81 @@ absl::Status SqliteStore::Transact(
 
 absl::Status SqliteStore::ForEachAgent(
     absl::FunctionRef<absl::Status(const AgentRow&)> visit) {
-  ASSIGN_OR_RETURN(
-      auto statement,
-      Statement::Prepare(writer_->db,
-                         "SELECT agent_id, credential_hash, enrolled_at, "
-                         "enrollment_batch FROM agents ORDER BY agent_id"));
-  Use s(*statement);
-  for (;;) {
-    ASSIGN_OR_RETURN(const bool row, s->Step());
-    if (!row) return absl::OkStatus();
-    AgentRow agent{.agent_id = static_cast<uint64_t>(s->Int(0)),
-                   .enrolled_at = FromNanos(s->Int(2))};
-    const std::string_view hash = s->Blob(1);
-    if (hash.size() != agent.credential_hash.size()) {
-      return absl::DataLossError(absl::StrCat(
-          "agent ", agent.agent_id, " has a malformed credential hash"));
-    }
-    std::memcpy(agent.credential_hash.data(), hash.data(), hash.size());
-    agent.enrollment_batch = std::string(s->Blob(3));
-    RETURN_IF_ERROR(visit(agent));
-  }
+  return ForEachRow(
+      writer_->db,
+      "SELECT agent_id, credential_hash, enrolled_at, enrollment_batch "
+      "FROM agents ORDER BY agent_id",
+      [&](Statement& s) {
+        AgentRow agent{.agent_id = static_cast<uint64_t>(s.Int(0)),
+                       .enrolled_at = FromNanos(s.Int(2))};
+        const std::string_view hash = s.Blob(1);
+        if (hash.size() != agent.credential_hash.size()) {
+          return absl::DataLossError(absl::StrCat(
+              "agent ", agent.agent_id, " has a malformed credential hash"));
+        }
+        std::memcpy(agent.credential_hash.data(), hash.data(), hash.size());
+        agent.enrollment_batch = std::string(s.Blob(3));
+        return visit(agent);
+      });
 }
 
 absl::StatusOr<std::vector<StudyRow>> SqliteStore::LoadStudies() {
-  ASSIGN_OR_RETURN(auto statement,
-                   Statement::Prepare(writer_->db,
-                                      "SELECT study_id, spec, request_id, "
-                                      "state, created_at FROM studies "
-                                      "ORDER BY study_id"));
-  Use s(*statement);
   std::vector<StudyRow> studies;
-  for (;;) {
-    ASSIGN_OR_RETURN(const bool row, s->Step());
-    if (!row) return studies;
-    studies.push_back({.study_id = static_cast<uint64_t>(s->Int(0)),
-                       .spec = std::string(s->Blob(1)),
-                       .request_id = std::string(s->Blob(2)),
-                       .state = static_cast<StudyState>(s->Int(3)),
-                       .created_at = FromNanos(s->Int(4))});
-  }
+  RETURN_IF_ERROR(ForEachRow(
+      writer_->db,
+      "SELECT study_id, spec, request_id, state, created_at FROM studies "
+      "ORDER BY study_id",
+      [&](Statement& s) {
+        studies.push_back({.study_id = static_cast<uint64_t>(s.Int(0)),
+                           .spec = std::string(s.Blob(1)),
+                           .request_id = std::string(s.Blob(2)),
+                           .state = static_cast<StudyState>(s.Int(3)),
+                           .created_at = FromNanos(s.Int(4))});
+        return absl::OkStatus();
+      }));
+  return studies;
 }
 
 absl::StatusOr<std::vector<RoundRow>> SqliteStore::LoadRounds() {
-  ASSIGN_OR_RETURN(auto statement,
-                   Statement::Prepare(writer_->db,
-                                      "SELECT round_id, study_id, state, "
-                                      "start_time, deadline, plan FROM rounds "
-                                      "ORDER BY round_id"));
-  Use s(*statement);
   std::vector<RoundRow> rounds;
-  for (;;) {
-    ASSIGN_OR_RETURN(const bool row, s->Step());
-    if (!row) return rounds;
-    rounds.push_back({.round_id = static_cast<uint64_t>(s->Int(0)),
-                      .study_id = static_cast<uint64_t>(s->Int(1)),
-                      .state = static_cast<RoundState>(s->Int(2)),
-                      .start_time = FromNanos(s->Int(3)),
-                      .deadline = FromNanos(s->Int(4)),
-                      .plan = std::string(s->Blob(5))});
-  }
+  RETURN_IF_ERROR(ForEachRow(
+      writer_->db,
+      "SELECT round_id, study_id, state, start_time, deadline, plan "
+      "FROM rounds ORDER BY round_id",
+      [&](Statement& s) {
+        rounds.push_back({.round_id = static_cast<uint64_t>(s.Int(0)),
+                          .study_id = static_cast<uint64_t>(s.Int(1)),
+                          .state = static_cast<RoundState>(s.Int(2)),
+                          .start_time = FromNanos(s.Int(3)),
+                          .deadline = FromNanos(s.Int(4)),
+                          .plan = std::string(s.Blob(5))});
+        return absl::OkStatus();
+      }));
+  return rounds;
 }
 
 absl::Status SqliteStore::ForEachReport(
     absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
-  ASSIGN_OR_RETURN(auto statement,
-                   Statement::Prepare(writer_->db,
-                                      "SELECT task_id, round_id, agent_id, "
-                                      "report_id, payload, received_at "
-                                      "FROM reports ORDER BY task_id"));
-  Use s(*statement);
-  ReportRow report;
-  for (;;) {
-    ASSIGN_OR_RETURN(const bool row, s->Step());
-    if (!row) return absl::OkStatus();
-    report.task_id = static_cast<uint64_t>(s->Int(0));
-    report.round_id = static_cast<uint64_t>(s->Int(1));
-    report.agent_id = static_cast<uint64_t>(s->Int(2));
-    const std::string_view id = s->Blob(3);
-    if (id.size() != report.report_id.size()) {
-      return absl::DataLossError(absl::StrCat(
-          "report for task ", report.task_id, " has a malformed report id"));
-    }
-    std::memcpy(report.report_id.data(), id.data(), id.size());
-    report.payload.assign(s->Blob(4));
-    report.received_at = FromNanos(s->Int(5));
-    RETURN_IF_ERROR(visit(report));
-  }
+  ReportRow report;  // one buffer for every row's payload
+  return ForEachRow(
+      writer_->db,
+      "SELECT task_id, round_id, agent_id, report_id, payload, received_at "
+      "FROM reports ORDER BY task_id",
+      [&](Statement& s) {
+        report.task_id = static_cast<uint64_t>(s.Int(0));
+        report.round_id = static_cast<uint64_t>(s.Int(1));
+        report.agent_id = static_cast<uint64_t>(s.Int(2));
+        const std::string_view id = s.Blob(3);
+        if (id.size() != report.report_id.size()) {
+          return absl::DataLossError(
+              absl::StrCat("report for task ", report.task_id,
+                           " has a malformed report id"));
+        }
+        std::memcpy(report.report_id.data(), id.data(), id.size());
+        report.payload.assign(s.Blob(4));
+        report.received_at = FromNanos(s.Int(5));
+        return visit(report);
+      });
 }
 
 absl::Status SqliteStore::ForEachShuffledBatch(
@@ -517,20 +508,18 @@ absl::Status SqliteStore::ForEachShuffledReport(
 }
 
 absl::StatusOr<std::vector<LedgerSummary>> SqliteStore::SummarizeLedger() {
-  ASSIGN_OR_RETURN(auto statement,
-                   Statement::Prepare(writer_->db,
-                                      "SELECT study_id, count(*), "
-                                      "max(spent_nanos) FROM ledger "
-                                      "GROUP BY study_id ORDER BY study_id"));
-  Use s(*statement);
   std::vector<LedgerSummary> summaries;
-  for (;;) {
-    ASSIGN_OR_RETURN(const bool row, s->Step());
-    if (!row) return summaries;
-    summaries.push_back({.study_id = static_cast<uint64_t>(s->Int(0)),
-                         .num_agents = s->Int(1),
-                         .max_spent_nanos = s->Int(2)});
-  }
+  RETURN_IF_ERROR(ForEachRow(
+      writer_->db,
+      "SELECT study_id, count(*), max(spent_nanos) FROM ledger "
+      "GROUP BY study_id ORDER BY study_id",
+      [&](Statement& s) {
+        summaries.push_back({.study_id = static_cast<uint64_t>(s.Int(0)),
+                             .num_agents = s.Int(1),
+                             .max_spent_nanos = s.Int(2)});
+        return absl::OkStatus();
+      }));
+  return summaries;
 }
 
 absl::StatusOr<std::vector<LedgerEntry>> SqliteStore::GetLedger(

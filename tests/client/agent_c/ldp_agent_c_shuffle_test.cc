@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.pb.h"
 #include "proto/ldp/v1/shuffle_service.pb.h"
+#include "tests/client/agent_c/app_storage.h"
 #include "tests/client/core/color_tasks.h"
 #include "tests/client/core/shuffle_tasks.h"
 
@@ -21,31 +22,7 @@ namespace {
 constexpr uint64_t kAppAgentId = 77;
 constexpr int64_t kAppHalf = testing::kHalfEpsilonNanos;
 
-// The app's storage, always durable.
-struct SealedAppStorage {
-  std::string blob, written;
-
-  static int Load(void* c, const uint8_t** data, size_t* size) {
-    auto* s = static_cast<SealedAppStorage*>(c);
-    *data = reinterpret_cast<const uint8_t*>(s->blob.data());
-    *size = s->blob.size();
-    return 0;
-  }
-  static int Write(void* c, const uint8_t* data, size_t size) {
-    static_cast<SealedAppStorage*>(c)->written.assign(
-        reinterpret_cast<const char*>(data), size);
-    return 0;
-  }
-  static int Sync(void* c) {
-    auto* s = static_cast<SealedAppStorage*>(c);
-    s->blob = s->written;
-    return 0;
-  }
-};
-
-const uint8_t* AsBytes(const std::string& s) {
-  return reinterpret_cast<const uint8_t*>(s.data());
-}
+const auto& AsBytes = testing::AppBytes;
 
 class LdpAgentCShuffleTest : public ::testing::Test {
  protected:
@@ -59,10 +36,7 @@ class LdpAgentCShuffleTest : public ::testing::Test {
     options.record_json = R"({"color": "c2"})";
     options.insecure_simulation = 1;  // a test: repeatable coins
     options.simulation_seed = 11;
-    const ldp_storage callbacks{.context = &storage_,
-                                .load = &SealedAppStorage::Load,
-                                .write = &SealedAppStorage::Write,
-                                .sync = &SealedAppStorage::Sync};
+    const ldp_storage callbacks = storage_.callbacks();
     ldp_status status{};
     ASSERT_EQ(ldp_agent_open(&options, &callbacks, &agent_, &status), LDP_OK)
         << status.message;
@@ -116,7 +90,7 @@ class LdpAgentCShuffleTest : public ::testing::Test {
                                 keys_);
   }
 
-  SealedAppStorage storage_;
+  testing::AppStorage storage_;  // always durable
   ldp_agent* agent_ = nullptr;
   ldp_status status_{};
   testing::ShuffleKeys keys_ = testing::NewShuffleKeys();

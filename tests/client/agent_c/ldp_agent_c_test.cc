@@ -14,51 +14,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/ldp/v1/agent_service.pb.h"
+#include "tests/client/agent_c/app_storage.h"
 #include "tests/client/core/color_tasks.h"
 
 namespace ldp {
 namespace {
 
 constexpr int64_t kHalf = testing::kHalfEpsilonNanos;  // ε = 0.5
+using testing::AppStorage;
 using testing::ColorTask;
 const auto& Poll = testing::PollBytes;
-
-// The app's storage: `blob` is what is durable; a write lands in `written`
-// and becomes durable on sync. Each callback can be made to fail, and the
-// write can be held until the test lets it go.
-struct AppStorage {
-  std::string blob, written;
-  bool fail_load = false, fail_write = false, fail_sync = false;
-  absl::Notification* in_write = nullptr;
-  absl::Notification* release_write = nullptr;
-
-  static int Load(void* c, const uint8_t** data, size_t* size) {
-    auto* s = static_cast<AppStorage*>(c);
-    if (s->fail_load) return 1;
-    *data = reinterpret_cast<const uint8_t*>(s->blob.data());
-    *size = s->blob.size();
-    return 0;
-  }
-  static int Write(void* c, const uint8_t* data, size_t size) {
-    auto* s = static_cast<AppStorage*>(c);
-    if (s->in_write != nullptr) {
-      s->in_write->Notify();
-      s->release_write->WaitForNotification();
-    }
-    if (s->fail_write) return 1;
-    s->written.assign(reinterpret_cast<const char*>(data), size);
-    return 0;
-  }
-  static int Sync(void* c) {
-    auto* s = static_cast<AppStorage*>(c);
-    if (s->fail_sync) return 1;
-    s->blob = s->written;
-    return 0;
-  }
-  ldp_storage callbacks() {
-    return {.context = this, .load = &Load, .write = &Write, .sync = &Sync};
-  }
-};
+const auto& Bytes = testing::AppBytes;
 
 ldp_agent_options Options() {
   ldp_agent_options options{};
@@ -66,10 +32,6 @@ ldp_agent_options Options() {
   options.insecure_simulation = 1;  // a test: repeatable coins
   options.simulation_seed = 7;
   return options;
-}
-
-const uint8_t* Bytes(const std::string& s) {
-  return reinterpret_cast<const uint8_t*>(s.data());
 }
 
 class LdpAgentCTest : public ::testing::Test {

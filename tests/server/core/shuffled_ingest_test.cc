@@ -3,13 +3,13 @@
 // guarantee every estimate states, and all of it again after a restart.
 #include "server/core/shuffled_ingest.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/amplification/epsilon0_planner.h"
 #include "common/amplification/numerical_bound.h"
 #include "gmock/gmock.h"
@@ -19,6 +19,7 @@
 #include "server/store/sqlite/sqlite_store.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/fake_clock.h"
+#include "tests/testing/sqlite_query.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
@@ -92,17 +93,8 @@ class ShuffledIngestTest : public ::testing::Test {
     return info.ok() ? info->num_reports : -1;
   }
   int64_t RowCount(const char* table) {
-    sqlite3* db = nullptr;
-    EXPECT_EQ(sqlite3_open((dir_ + "/ldp.db").c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    const std::string sql = std::string("SELECT count(*) FROM ") + table;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr),
-              SQLITE_OK);
-    EXPECT_EQ(sqlite3_step(stmt), SQLITE_ROW);
-    const int64_t count = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return count;
+    return testing::QuerySqliteInt(
+        dir_ + "/ldp.db", absl::StrCat("SELECT count(*) FROM ", table));
   }
 
   std::string dir_;

@@ -2,43 +2,31 @@
 // their deadline, well-formed payloads, and one report per agent and batch
 // key (an identical retry is OK, another report is ALREADY_EXISTS).
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "server/shuffler/core/shuffler.h"
 #include "tests/server/shuffler/shuffler_test_support.h"
+#include "tests/testing/sqlite_query.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
 namespace {
 
-using ::ldp::shuffler_testing::FakeBatchSink;
-using ::ldp::shuffler_testing::TestShufflerConfig;
+using ::ldp::shuffler_testing::ShufflerFixture;
 using ::ldp::shuffler_testing::TicketFactory;
 using ::ldp::testing::StatusIs;
 using ::testing::HasSubstr;
 
-class ShufflerAdmissionTest : public ::testing::Test {
+class ShufflerAdmissionTest : public ShufflerFixture {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::unique_ptr<Shuffler>> shuffler = Shuffler::Create(
-        TestShufflerConfig(dir_.path(), tickets_, &clock_), &sink_, gen_);
-    ASSERT_OK(shuffler);
-    shuffler_ = *std::move(shuffler);
-  }
+  ShufflerAdmissionTest() : ShufflerFixture(/*seed=*/20240601) {}
+
   absl::Status SubmitOne(const v1::ShuffleSubmission& submission) {
     std::vector<absl::Status> statuses = shuffler_->Submit({submission});
     EXPECT_EQ(statuses.size(), 1u);
     return statuses.empty() ? absl::InternalError("no ack") : statuses[0];
   }
-
-  ldp::testing::TempDirectory dir_;
-  FakeClock clock_;
-  TicketFactory tickets_{&clock_};
-  std::mt19937_64 gen_{20240601};
-  FakeBatchSink sink_;
-  std::unique_ptr<Shuffler> shuffler_;
 };
 
 TEST_F(ShufflerAdmissionTest, AcceptsATicketSignedByTheServersKey) {
@@ -132,8 +120,8 @@ TEST_F(ShufflerAdmissionTest, ConcurrentCallsAreAllDurable) {
     for (const absl::Status& ack : call) EXPECT_OK(ack);
   }
   EXPECT_EQ(shuffler_->Stats().pending_reports, 100u);
-  EXPECT_EQ(shuffler_testing::QueryShufflerDb(dir_.path() + "/shuffler.db",
-                                              "SELECT count(*) FROM pending"),
+  EXPECT_EQ(testing::QuerySqliteInt(dir_.path() + "/shuffler.db",
+                                    "SELECT count(*) FROM pending"),
             100);
 }
 

@@ -6,7 +6,6 @@
 #include <iterator>
 #include <map>
 #include <memory>
-#include <random>
 #include <set>
 #include <vector>
 
@@ -16,6 +15,7 @@
 #include "server/shuffler/core/batch_key.h"
 #include "server/shuffler/core/shuffler.h"
 #include "tests/server/shuffler/shuffler_test_support.h"
+#include "tests/testing/sqlite_query.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -23,35 +23,15 @@ namespace {
 
 using ::ldp::shuffler_testing::AgentOf;
 using ::ldp::shuffler_testing::FakeBatchSink;
-using ::ldp::shuffler_testing::QueryShufflerDb;
-using ::ldp::shuffler_testing::TestShufflerConfig;
-using ::ldp::shuffler_testing::TicketFactory;
+using ::ldp::shuffler_testing::ShufflerFixture;
 using ::ldp::testing::IsOkAndHolds;
+using ::ldp::testing::QuerySqliteInt;
 using ::ldp::testing::StatusIs;
 
-class ShufflerDeliveryTest : public ::testing::Test {
+class ShufflerDeliveryTest : public ShufflerFixture {
  protected:
-  void SetUp() override { Reopen(); }
-  void Reopen() {
-    shuffler_.reset();
-    absl::StatusOr<std::unique_ptr<Shuffler>> shuffler =
-        Shuffler::Create(config_, &sink_, gen_);
-    ASSERT_OK(shuffler);
-    shuffler_ = *std::move(shuffler);
-  }
-  std::vector<v1::ShuffleSubmission> Agents(uint64_t first, uint64_t last,
-                                            uint64_t task = 11) {
-    std::vector<v1::ShuffleSubmission> submissions;
-    for (uint64_t agent = first; agent <= last; ++agent) {
-      submissions.push_back(tickets_.Submission(agent, task, 5));
-    }
-    return submissions;
-  }
-  void SubmitOk(const std::vector<v1::ShuffleSubmission>& submissions) {
-    for (const absl::Status& ack : shuffler_->Submit(submissions)) {
-      EXPECT_OK(ack);
-    }
-  }
+  ShufflerDeliveryTest() : ShufflerFixture(/*seed=*/11) {}
+
   // (task, agent) of every delivered payload, with its count.
   std::map<std::pair<uint64_t, uint64_t>, int> Delivered() const {
     std::map<std::pair<uint64_t, uint64_t>, int> seen;
@@ -62,14 +42,6 @@ class ShufflerDeliveryTest : public ::testing::Test {
     }
     return seen;
   }
-
-  ldp::testing::TempDirectory dir_;
-  FakeClock clock_;
-  TicketFactory tickets_{&clock_};
-  ShufflerConfig config_ = TestShufflerConfig(dir_.path(), tickets_, &clock_);
-  std::mt19937_64 gen_{11};
-  FakeBatchSink sink_;
-  std::unique_ptr<Shuffler> shuffler_;
 };
 
 TEST_F(ShufflerDeliveryTest, RestartLosesNoAcknowledgedReport) {
@@ -152,16 +124,15 @@ TEST_F(ShufflerDeliveryTest, KeepsNoAgentIdBesidePayloadsAfterRelease) {
   // Four committed while pending (rows with agent id, payload and digest
   // in the file), then the fifth releases them.
   SubmitOk({submissions.begin(), submissions.begin() + 4});
-  EXPECT_EQ(QueryShufflerDb(config_.db_path, "SELECT count(*) FROM pending"),
-            4);
+  EXPECT_EQ(QuerySqliteInt(config_.db_path, "SELECT count(*) FROM pending"), 4);
   SubmitOk({submissions.back()});
   const std::string db = config_.db_path;
-  EXPECT_EQ(QueryShufflerDb(db, "SELECT count(*) FROM pending"), 0);
-  EXPECT_EQ(QueryShufflerDb(db, "SELECT count(*) FROM outbox_payloads"), 5);
-  EXPECT_EQ(QueryShufflerDb(db, "SELECT count(*) FROM seen"), 5);
+  EXPECT_EQ(QuerySqliteInt(db, "SELECT count(*) FROM pending"), 0);
+  EXPECT_EQ(QuerySqliteInt(db, "SELECT count(*) FROM outbox_payloads"), 5);
+  EXPECT_EQ(QuerySqliteInt(db, "SELECT count(*) FROM seen"), 5);
   // Tables with agent ids hold no payload, and none records a time.
   EXPECT_EQ(
-      QueryShufflerDb(
+      QuerySqliteInt(
           db,
           "SELECT count(*) FROM sqlite_master m, pragma_table_info(m.name) "
           "c WHERE m.type = 'table' AND c.name IN ('enc', 'ciphertext', "
@@ -169,10 +140,10 @@ TEST_F(ShufflerDeliveryTest, KeepsNoAgentIdBesidePayloadsAfterRelease) {
           "pragma_table_info(m2.name) c2 WHERE c2.name = 'agent_id') AND "
           "m.name != 'pending'"),
       0);
-  EXPECT_EQ(QueryShufflerDb(db,
-                            "SELECT count(*) FROM sqlite_master m, "
-                            "pragma_table_info(m.name) c WHERE m.type = "
-                            "'table' AND c.name LIKE '%time%'"),
+  EXPECT_EQ(QuerySqliteInt(db,
+                           "SELECT count(*) FROM sqlite_master m, "
+                           "pragma_table_info(m.name) c WHERE m.type = "
+                           "'table' AND c.name LIKE '%time%'"),
             0);
   std::string bytes;
   for (const std::string& file : {db, db + "-wal"}) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <random>
 #include <set>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "server/shuffler/core/shuffler.h"
 #include "tests/server/shuffler/shuffler_test_support.h"
+#include "tests/testing/sqlite_query.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
@@ -20,48 +20,27 @@ namespace {
 
 using ::ldp::shuffler_testing::AgentOf;
 using ::ldp::shuffler_testing::FakeBatchSink;
-using ::ldp::shuffler_testing::QueryShufflerDb;
-using ::ldp::shuffler_testing::TestShufflerConfig;
-using ::ldp::shuffler_testing::TicketFactory;
+using ::ldp::shuffler_testing::ShufflerFixture;
 using ::ldp::testing::IsOkAndHolds;
+using ::ldp::testing::QuerySqliteInt;
 using ::ldp::testing::StatusIs;
 
-class ShufflerReleaseTest : public ::testing::Test {
+class ShufflerReleaseTest : public ShufflerFixture {
  protected:
-  void SetUp() override { Reopen(); }
-  void Reopen() {
-    shuffler_.reset();
-    absl::StatusOr<std::unique_ptr<Shuffler>> shuffler =
-        Shuffler::Create(config_, &sink_, gen_);
-    ASSERT_OK(shuffler);
-    shuffler_ = *std::move(shuffler);
-  }
+  ShufflerReleaseTest() : ShufflerFixture(/*seed=*/7) {}
+
   // Agents first..last for `task`, all expected OK.
   void SubmitAgents(uint64_t first, uint64_t last, uint64_t task = 11,
                     uint64_t min_batch = 5) {
-    std::vector<v1::ShuffleSubmission> submissions;
-    for (uint64_t agent = first; agent <= last; ++agent) {
-      submissions.push_back(tickets_.Submission(agent, task, min_batch));
-    }
-    for (const absl::Status& ack : shuffler_->Submit(submissions)) {
-      EXPECT_OK(ack);
-    }
+    SubmitOk(Agents(first, last, task, min_batch));
   }
   int64_t Threshold(uint64_t task) {
-    return QueryShufflerDb(
-        db(), absl::StrCat("SELECT threshold FROM batch_keys WHERE "
-                           "substr(batch_key, 17, 8) = x'",
-                           absl::StrFormat("%016x", task), "'"));
+    return QuerySqliteInt(db(),
+                          absl::StrCat("SELECT threshold FROM batch_keys WHERE "
+                                       "substr(batch_key, 17, 8) = x'",
+                                       absl::StrFormat("%016x", task), "'"));
   }
   std::string db() const { return config_.db_path; }
-
-  ldp::testing::TempDirectory dir_;
-  FakeClock clock_;
-  TicketFactory tickets_{&clock_};
-  ShufflerConfig config_ = TestShufflerConfig(dir_.path(), tickets_, &clock_);
-  std::mt19937_64 gen_{7};
-  FakeBatchSink sink_;
-  std::unique_ptr<Shuffler> shuffler_;
 };
 
 TEST_F(ShufflerReleaseTest, HoldsABatchBelowItsThreshold) {
@@ -176,7 +155,7 @@ TEST_F(ShufflerReleaseTest, AtTheDeadlineReleasesFromTheMinimumAndDropsBelow) {
   EXPECT_EQ(shuffler_->Stats().pending_reports, 0u);
   for (const char* table : {"pending", "seen", "batch_keys"}) {
     EXPECT_EQ(
-        QueryShufflerDb(db(), absl::StrCat("SELECT count(*) FROM ", table)), 0)
+        QuerySqliteInt(db(), absl::StrCat("SELECT count(*) FROM ", table)), 0)
         << table;
   }
 }

@@ -1,13 +1,13 @@
 // What the shuffler's tests share: a BatchSink that records (or fails)
 // deliveries, signed tickets and well-formed payloads that say whose they
-// are, and a read-only look into the shuffler's SQLite file.
+// are, and a fixture that runs a shuffler on them and restarts it.
 #ifndef LDP_TESTS_SERVER_SHUFFLER_SHUFFLER_TEST_SUPPORT_H_
 #define LDP_TESTS_SERVER_SHUFFLER_SHUFFLER_TEST_SUPPORT_H_
 
-#include <sqlite3.h>
-
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,8 +18,10 @@
 #include "proto/ldp/v1/shuffle_service.pb.h"
 #include "proto/sealing/sealed_report.h"
 #include "server/shuffler/core/batch_sink.h"
+#include "server/shuffler/core/shuffler.h"
 #include "server/shuffler/core/shuffler_config.h"
 #include "tests/testing/fake_clock.h"
+#include "tests/testing/status_matchers.h"
 #include "tests/testing/temp_directory.h"
 
 namespace ldp::shuffler_testing {
@@ -129,24 +131,6 @@ inline uint64_t AgentOf(const v1::SealedPayload& payload) {
   return std::stoull(c.substr(start, c.find('/', start) - start));
 }
 
-// One integer from the shuffler's database, through a second connection.
-inline int64_t QueryShufflerDb(const std::string& path,
-                               const std::string& sql) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
-            SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  int64_t value = -1;
-  if (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
-    value = sqlite3_column_int64(stmt, 0);
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return value;
-}
-
 // A config for tests: a fresh file, the fake clock, batches of exactly the
 // ticket's minimum (no extra, floor 1), no sender thread.
 inline ShufflerConfig TestShufflerConfig(const std::string& dir,
@@ -161,6 +145,46 @@ inline ShufflerConfig TestShufflerConfig(const std::string& dir,
   config.run_sender = false;
   return config;
 }
+
+// A shuffler on a fresh file with the fake clock, sink and tickets above.
+// A test may change config_ and Reopen: a restart on the same file. `seed`
+// fixes the thresholds and permutations it draws.
+class ShufflerFixture : public ::testing::Test {
+ protected:
+  explicit ShufflerFixture(uint64_t seed) : gen_(seed) {}
+  void SetUp() override { Reopen(); }
+  void Reopen() {
+    shuffler_.reset();
+    absl::StatusOr<std::unique_ptr<Shuffler>> shuffler =
+        Shuffler::Create(config_, &sink_, gen_);
+    ASSERT_OK(shuffler);
+    shuffler_ = *std::move(shuffler);
+  }
+  // One submission from each agent first..last for `task`.
+  std::vector<v1::ShuffleSubmission> Agents(uint64_t first, uint64_t last,
+                                            uint64_t task = 11,
+                                            uint64_t min_batch = 5) const {
+    std::vector<v1::ShuffleSubmission> submissions;
+    for (uint64_t agent = first; agent <= last; ++agent) {
+      submissions.push_back(tickets_.Submission(agent, task, min_batch));
+    }
+    return submissions;
+  }
+  // Submits them all, each expected OK.
+  void SubmitOk(const std::vector<v1::ShuffleSubmission>& submissions) {
+    for (const absl::Status& ack : shuffler_->Submit(submissions)) {
+      EXPECT_OK(ack);
+    }
+  }
+
+  ldp::testing::TempDirectory dir_;
+  FakeClock clock_;
+  TicketFactory tickets_{&clock_};
+  ShufflerConfig config_ = TestShufflerConfig(dir_.path(), tickets_, &clock_);
+  std::mt19937_64 gen_;
+  FakeBatchSink sink_;
+  std::unique_ptr<Shuffler> shuffler_;
+};
 
 }  // namespace ldp::shuffler_testing
 
