@@ -16,8 +16,11 @@
 // fetch the estimates. The truth each estimate is
 // compared with is computed over the agents whose report for that question
 // was acknowledged, which is exactly the population the estimate describes.
+// With --shuffler the study is shuffled: the agents seal their reports for
+// an ldp-shuffler, and the estimates are read once the server has counted
+// its batches (loadtest_shuffle).
 // The flags live here and are read once into LoadtestConfig,
-// LoadtestRunOptions and EstimateReportOptions; the work is in
+// LoadtestRunOptions and RunReportOptions; the work is in
 // loadtest_study (the study), loadtest_sessions (the agents) and
 // loadtest_report (what is printed).
 #include <unistd.h>
@@ -47,6 +50,7 @@
 #include "tools/analyst_client/analyst_client.h"
 #include "tools/loadtest/loadtest_report.h"
 #include "tools/loadtest/loadtest_sessions.h"
+#include "tools/loadtest/loadtest_shuffle.h"
 #include "tools/loadtest/loadtest_study.h"
 #include "tools/loadtest_core/loadtest_output.h"
 #include "tools/loadtest_core/population_source.h"
@@ -136,6 +140,24 @@ ABSL_FLAG(std::string, out, "",
 ABSL_FLAG(std::string, progress, "auto",
           "Progress on stderr: 'bar' (redrawn in place), 'lines' (every 5 s), "
           "'none', or 'auto' (bar on a terminal, lines otherwise).");
+ABSL_FLAG(std::string, shuffler, "",
+          "HOST:PORT of an ldp-shuffler in front of --server: the study is "
+          "then shuffled, (--epsilon, --shuffle_delta)-DP against the server "
+          "alone, and its cap and the agents' are 10 so that the planner's "
+          "local epsilon0 fits (the largest meeting the target at "
+          "--shuffle_min_batch, at most 10). Sealed reports go to the "
+          "shuffler. The server needs SQLite, TLS, --tls_client_ca_file and "
+          "--trusted_shufflers. Not with --in_flight.");
+ABSL_FLAG(std::string, shuffler_ca_file, "",
+          "CA (PEM) of --shuffler's certificate; unset: plaintext, loopback "
+          "only.");
+ABSL_FLAG(double, shuffle_delta, 1e-8, "--shuffler: the target's delta.");
+ABSL_FLAG(int64_t, shuffle_min_batch, 1000,
+          "--shuffler: the study's min_batch (>= 100); up to ~1.1x as many "
+          "reports per question may wait in the shuffler for a full batch.");
+ABSL_FLAG(int, shuffle_wait_seconds, 300,
+          "--shuffler: wait up to this long for the server to count the "
+          "shuffler's batches; 0 = no wait and no estimates.");
 ABSL_FLAG(std::string, truth_out, "",
           "With --workload: write the true answers (over the agents whose "
           "report was acknowledged) to this JSON file, for `ldp results "
@@ -228,6 +250,15 @@ absl::StatusOr<LoadtestConfig> ConfigFromFlags() {
   config.epsilon_nanos = static_cast<int64_t>(epsilon * kNanosPerEpsilon + 0.5);
   RETURN_IF_ERROR(ValidateConfidence(config.confidence));
   RETURN_IF_ERROR(CheckRunFlags());
+  RETURN_IF_ERROR(
+      SetShuffle({.shuffler = absl::GetFlag(FLAGS_shuffler),
+                  .ca_file = absl::GetFlag(FLAGS_shuffler_ca_file),
+                  .target_epsilon = epsilon,
+                  .delta = absl::GetFlag(FLAGS_shuffle_delta),
+                  .min_batch = absl::GetFlag(FLAGS_shuffle_min_batch),
+                  .wait_seconds = absl::GetFlag(FLAGS_shuffle_wait_seconds),
+                  .callback_sessions = absl::GetFlag(FLAGS_in_flight) > 0},
+                 config));
   ASSIGN_OR_RETURN(std::optional<std::string> token,
                    ReadFileIfExists(absl::GetFlag(FLAGS_analyst_token_file)));
   if (!token.has_value() || absl::StripAsciiWhitespace(*token).empty()) {
@@ -255,7 +286,8 @@ LoadtestRunOptions RunOptionsFromFlags() {
           .streams = absl::GetFlag(FLAGS_streams),
           .batch = absl::GetFlag(FLAGS_batch),
           .rate = absl::GetFlag(FLAGS_rate),
-          .servers = Servers()};
+          .servers = Servers(),
+          .shuffler = absl::GetFlag(FLAGS_shuffler)};
 }
 
 // The flags summary.json records, with their values.
@@ -264,7 +296,8 @@ std::map<std::string, std::string> FlagValues() {
   for (const char* flag :
        {"server", "mode", "agents", "rate", "threads", "channels", "in_flight",
         "streams", "batch", "distribution", "domain", "zipf", "epsilon", "seed",
-        "workload", "strategy"}) {
+        "workload", "strategy", "shuffler", "shuffle_delta",
+        "shuffle_min_batch"}) {
     if (const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag)) {
       values[flag] = f->CurrentValue();
     }
@@ -282,46 +315,6 @@ absl::StatusOr<bool> ProgressBarWanted() {
       "--progress must be auto, bar, lines or none, got '", mode, "'"));
 }
 
-// One analyst client per --server replica (at least one).
-absl::StatusOr<std::vector<std::unique_ptr<AnalystClient>>> ConnectReplicas(
-    const LoadtestConfig& config,
-    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
-  if (Servers().empty()) return absl::InvalidArgumentError("--server is empty");
-  std::vector<std::unique_ptr<AnalystClient>> replicas;
-  for (const std::string& server : Servers()) {
-    replicas.push_back(
-        AnalystClient::Connect({.server = server,
-                                .bearer_token = config.analyst_token,
-                                .credentials = credentials,
-                                .timeout = absl::Seconds(60),
-                                // Planning an optimized workload strategy at
-                                // CreateStudy can take minutes the first time.
-                                .create_study_timeout = absl::Minutes(15)}));
-  }
-  return replicas;
-}
-
-// The study just created, and the population it asks.
-void PrintStudyCreated(const Shared& shared, const LoadtestConfig& config,
-                       const PopulationSource& population,
-                       const PopulationOptions& options) {
-  std::printf(
-      "Created study %llu%s: %lld agents, %s items over [0, %u), epsilon %g\n",
-      static_cast<unsigned long long>(shared.study_id),
-      config.workload.has_value()
-          ? absl::StrCat(" (", absl::GetFlag(FLAGS_workload), " workload)")
-                .c_str()
-          : "",
-      static_cast<long long>(population.num_agents()),
-      absl::GetFlag(FLAGS_distribution).c_str(), population.domain_size(),
-      absl::GetFlag(FLAGS_epsilon));
-  if (options.kind == PopulationKind::kMaskedParity) {
-    std::printf(
-        "Masked parity: label = parity(x & 0x%x) flipped with probability %g\n",
-        population.parity_mask(), options.parity_noise);
-  }
-}
-
 absl::Status Run() {
   ASSIGN_OR_RETURN(const LoadtestConfig config, ConfigFromFlags());
   ASSIGN_OR_RETURN(const PopulationOptions options, PopulationFromFlags());
@@ -330,17 +323,18 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ChannelCredentials> credentials,
                    ChannelCredentialsFromFlags());
   ASSIGN_OR_RETURN(std::vector<std::unique_ptr<AnalystClient>> replicas,
-                   ConnectReplicas(config, credentials));
-  const AnalystClient& analyst = *replicas.front();
+                   ConnectReplicas(Servers(), config, credentials));
   const LoadtestRunOptions run = RunOptionsFromFlags();
   Shared shared{.config = config,
                 .run = run,
                 .population = *population,
                 .totals = Totals(population->domain_size())};
-  ASSIGN_OR_RETURN(shared.study_id, CreateStudy(analyst, spec));
-  PrintStudyCreated(shared, config, *population, options);
+  RETURN_IF_ERROR(
+      OpenChannels(credentials, absl::GetFlag(FLAGS_shuffler_ca_file), shared));
+  ASSIGN_OR_RETURN(shared.study_id, CreateStudy(*replicas.front(), spec));
+  PrintStudyCreated(shared, options, absl::GetFlag(FLAGS_distribution),
+                    absl::GetFlag(FLAGS_epsilon));
   RETURN_IF_ERROR(WaitForStudyOnReplicas(replicas, shared.study_id));
-  MakeStubs(credentials, shared);
   ASSIGN_OR_RETURN(const bool bar, ProgressBarWanted());
   std::optional<ProgressMeter> progress;
   if (absl::GetFlag(FLAGS_progress) != "none") {
@@ -354,30 +348,13 @@ absl::Status Run() {
   const absl::Duration elapsed = RunSessions(shared);
   if (progress.has_value()) progress->Finish();
   PrintThroughput(shared, elapsed);
-  if (shared.totals.accepted == 0) {
-    // Nothing to estimate; say why instead of printing empty estimates.
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no report was accepted",
-        shared.totals.first_error.empty()
-            ? std::string()
-            : absl::StrCat(" (first error: ", shared.totals.first_error, ")")));
-  }
-  std::vector<EstimateSeries> series;
-  RETURN_IF_ERROR(PrintEstimates(analyst, shared,
-                                 {.top = absl::GetFlag(FLAGS_top),
-                                  .truth_out = absl::GetFlag(FLAGS_truth_out)},
-                                 series));
-  RETURN_IF_ERROR(CheckReplicasAgree(replicas, shared.study_id));
-  if (const std::string dir = absl::GetFlag(FLAGS_out); !dir.empty()) {
-    RETURN_IF_ERROR(WriteLoadtestOutput(dir,
-                                        Summary(shared, elapsed, FlagValues()),
-                                        timeline.PerSecond(), series));
-    std::printf(
-        "\nReport written to %s/ (summary.json, throughput.csv/.svg, "
-        "estimates.csv, one SVG per question)\n",
-        dir.c_str());
-  }
-  return absl::OkStatus();
+  return ReportRun(
+      replicas, shared, elapsed, timeline,
+      {.estimates = {.top = absl::GetFlag(FLAGS_top),
+                     .truth_out = absl::GetFlag(FLAGS_truth_out)},
+       .out_dir = absl::GetFlag(FLAGS_out),
+       .shuffle_wait_seconds = absl::GetFlag(FLAGS_shuffle_wait_seconds),
+       .flag_values = FlagValues()});
 }
 
 }  // namespace
@@ -395,6 +372,8 @@ int main(int argc, char** argv) {
       "[--domain=N] [--epsilon=E] "
       "[--workload=prefix|all_range|histogram|marginals|parities "
       "[--workload_order=K] [--strategy=KIND] [--truth_out=FILE.json]] "
+      "[--shuffler=HOST:PORT [--shuffler_ca_file=PEM] [--shuffle_delta=D] "
+      "[--shuffle_min_batch=N] [--shuffle_wait_seconds=S]] "
       "[--out=DIR] [--progress=auto|bar|lines|none]");
   ldp::ShowOnlyFlagsFromWithTls("loadtest_main");
   absl::ParseCommandLine(argc, argv);

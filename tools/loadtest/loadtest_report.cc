@@ -13,6 +13,7 @@
 #include "common/workload/strategies/workload.h"
 #include "proto/convert/estimate_convert.h"
 #include "proto/ldp/v1/analyst_service.pb.h"
+#include "tools/loadtest/loadtest_shuffle.h"
 #include "tools/loadtest_core/estimate_comparison.h"
 
 namespace ldp {
@@ -164,6 +165,28 @@ absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared,
 
 }  // namespace
 
+void PrintStudyCreated(const Shared& shared, const PopulationOptions& options,
+                       const std::string& distribution, double epsilon) {
+  const LoadtestConfig& config = shared.config;
+  const PopulationSource& population = shared.population;
+  std::printf(
+      "Created study %llu%s: %lld agents, %s items over [0, %u), epsilon %g\n",
+      static_cast<unsigned long long>(shared.study_id),
+      config.workload.has_value()
+          ? absl::StrCat(" (", config.workload_name, " workload)").c_str()
+          : "",
+      static_cast<long long>(population.num_agents()), distribution.c_str(),
+      population.domain_size(), epsilon);
+  if (config.shuffle.has_value()) {
+    PrintShuffledStudy(shared.run.shuffler, config);
+  }
+  if (options.kind == PopulationKind::kMaskedParity) {
+    std::printf(
+        "Masked parity: label = parity(x & 0x%x) flipped with probability %g\n",
+        population.parity_mask(), options.parity_noise);
+  }
+}
+
 void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
   const Totals& t = shared.totals;
   const double seconds = absl::ToDoubleSeconds(elapsed);
@@ -197,7 +220,9 @@ void PrintThroughput(const Shared& shared, absl::Duration elapsed) {
   }
   if (!t.first_error.empty())
     std::printf("  first error: %s\n", t.first_error.c_str());
-  std::printf("  throughput: %.0f reports/s (incl. enroll and poll)\n",
+  std::printf("  %s: %.0f reports/s (incl. enroll and poll)\n",
+              shared.run.shuffler.empty() ? "throughput"
+                                          : "submit throughput to the shuffler",
               seconds > 0 ? t.accepted / seconds : 0.0);
   std::printf(
       "  ack latency per upload message: p50 %s, p90 %s, p99 %s, max %s over "
@@ -241,14 +266,69 @@ absl::Status PrintEstimates(const AnalystClient& analyst, const Shared& shared,
   if (!shared.config.workload.has_value()) {
     std::printf(
         "\nEstimates of study %llu (truth = the agents whose report was "
-        "acknowledged):\n",
-        static_cast<unsigned long long>(shared.study_id));
+        "acknowledged%s):\n",
+        static_cast<unsigned long long>(shared.study_id),
+        shared.run.shuffler.empty() ? "" : " by the shuffler");
   }
   for (const v1::QuestionEstimate& proto : response.estimates()) {
     ASSIGN_OR_RETURN(NamedEstimate named, QuestionEstimateFromProto(proto));
     RETURN_IF_ERROR(PrintEstimate(named, shared, options, series));
+    if (proto.has_shuffled()) PrintShuffledGuarantee(proto.shuffled());
   }
   return absl::OkStatus();
+}
+
+absl::Status ReportRun(
+    const std::vector<std::unique_ptr<AnalystClient>>& replicas,
+    const Shared& shared, absl::Duration elapsed,
+    const ThroughputTimeline& timeline, const RunReportOptions& options) {
+  if (shared.totals.accepted == 0) {
+    // Nothing to estimate; say why instead of printing empty estimates.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no report was accepted",
+        shared.totals.first_error.empty()
+            ? std::string()
+            : absl::StrCat(" (first error: ", shared.totals.first_error, ")")));
+  }
+  bool estimates = true;
+  if (shared.config.shuffle.has_value()) {
+    ASSIGN_OR_RETURN(estimates, WaitForShuffler(*replicas.front(), shared,
+                                                options.shuffle_wait_seconds));
+  }
+  std::vector<EstimateSeries> series;
+  if (estimates) {
+    RETURN_IF_ERROR(
+        PrintEstimates(*replicas.front(), shared, options.estimates, series));
+    RETURN_IF_ERROR(CheckReplicasAgree(replicas, shared.study_id));
+  }
+  if (const std::string& dir = options.out_dir; !dir.empty()) {
+    RETURN_IF_ERROR(
+        WriteLoadtestOutput(dir, Summary(shared, elapsed, options.flag_values),
+                            timeline.PerSecond(), series));
+    std::printf(
+        "\nReport written to %s/ (summary.json, throughput.csv/.svg, "
+        "estimates.csv, one SVG per question)\n",
+        dir.c_str());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<AnalystClient>>> ConnectReplicas(
+    const std::vector<std::string>& servers, const LoadtestConfig& config,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+  if (servers.empty()) return absl::InvalidArgumentError("--server is empty");
+  std::vector<std::unique_ptr<AnalystClient>> replicas;
+  for (const std::string& server : servers) {
+    replicas.push_back(
+        AnalystClient::Connect({.server = server,
+                                .bearer_token = config.analyst_token,
+                                .credentials = credentials,
+                                .timeout = absl::Seconds(60),
+                                // Planning an optimized workload strategy at
+                                // CreateStudy can take minutes the first time.
+                                .create_study_timeout = absl::Minutes(15)}));
+  }
+  return replicas;
 }
 
 absl::Status WaitForStudyOnReplicas(

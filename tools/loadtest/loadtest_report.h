@@ -17,6 +17,7 @@
 #include "tools/analyst_client/analyst_client.h"
 #include "tools/loadtest/loadtest_sessions.h"
 #include "tools/loadtest_core/loadtest_output.h"
+#include "tools/loadtest_core/population_source.h"
 
 namespace ldp {
 
@@ -26,6 +27,23 @@ struct EstimateReportOptions {
   // With a workload: write the true answers here as JSON (--truth_out).
   std::string truth_out{};
 };
+
+struct RunReportOptions {
+  EstimateReportOptions estimates{};
+  // --out: the directory for the run's files; empty = none.
+  std::string out_dir{};
+  // A shuffled study: how long to wait for the shuffler's batches (0: no
+  // estimates, see WaitForShuffler).
+  int shuffle_wait_seconds = 0;
+  // summary.json's configuration: flag names and values.
+  std::map<std::string, std::string> flag_values{};
+};
+
+// "Created study ...": the study just created, the population it asks
+// (--distribution `distribution`), --epsilon `epsilon`, and for a shuffled
+// study its shuffler and target.
+void PrintStudyCreated(const Shared& shared, const PopulationOptions& options,
+                       const std::string& distribution, double epsilon);
 
 // Sessions or bulk: counts, failures, errors, throughput, ack latency.
 void PrintThroughput(const Shared& shared, absl::Duration elapsed);
@@ -40,6 +58,19 @@ LoadtestSummary Summary(const Shared& shared, absl::Duration elapsed,
 absl::Status PrintEstimates(const AnalystClient& analyst, const Shared& shared,
                             const EstimateReportOptions& options,
                             std::vector<EstimateSeries>& series);
+
+// After the agents: the estimates beside the truth (for a shuffled study
+// once the server has counted the shuffler's batches), that the replicas
+// agree, and the --out files. FailedPrecondition if no report was accepted.
+absl::Status ReportRun(
+    const std::vector<std::unique_ptr<AnalystClient>>& replicas,
+    const Shared& shared, absl::Duration elapsed,
+    const ThroughputTimeline& timeline, const RunReportOptions& options);
+
+// One analyst client per --server replica; InvalidArgument for none.
+absl::StatusOr<std::vector<std::unique_ptr<AnalystClient>>> ConnectReplicas(
+    const std::vector<std::string>& servers, const LoadtestConfig& config,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials);
 
 // Replicas after the first learn of a new study from their database within
 // their follow interval; asking each for it makes them catch up now, so no

@@ -10,6 +10,7 @@
 #include "absl/types/span.h"
 #include "client/agent_client/agent_client.h"
 #include "client/agent_client/relay_client.h"
+#include "client/agent_wire/shuffled_reports.h"
 #include "client/core/agent.h"
 #include "common/crypto/secure_random.h"
 #include "grpcpp/create_channel.h"
@@ -19,6 +20,31 @@
 
 namespace ldp {
 namespace {
+
+// Submit calls to the shuffler carry up to --batch reports; a sealed report
+// with its ticket is well under 1 KiB, and the shuffler takes 16 MiB.
+constexpr int64_t kMaxSubmitBytes = 4 << 20;
+
+// A shuffled study's sealed reports, to the agent's own shuffler.
+void SubmitSealed(int64_t index, AgentClient& client, const Agent& agent,
+                  const TaskBatch& batch, Shared& shared, Totals& totals) {
+  const std::vector<SealedReport> sealed = agent.PendingSealed();
+  if (sealed.empty()) return;
+  const absl::Time start = absl::Now();
+  auto acks = client.Submit(sealed);
+  shared.ack_latency.Record(absl::Now() - start);
+  if (!acks.ok()) {
+    totals.upload_failures += static_cast<int64_t>(sealed.size());
+    return totals.Error("submit", acks.status());
+  }
+  int64_t accepted = 0;
+  for (size_t i = 0; i < sealed.size(); ++i) {
+    accepted += TallySealed((*acks)[i], FindTask(batch, sealed[i].task_id),
+                            index, shared, totals);
+  }
+  if (shared.timeline != nullptr)
+    shared.timeline->Record(absl::Now(), accepted);
+}
 
 void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
                 Shared& shared, Totals& totals) {
@@ -35,6 +61,7 @@ void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
     return totals.Error("poll", !agent.ok() ? agent.status() : batch.status());
   }
   AnswerTasks(**agent, *batch, shared.study_id, totals);
+  SubmitSealed(index, client, **agent, *batch, shared, totals);
   const std::vector<TaskReport> pending = (*agent)->PendingReports();
   if (pending.empty()) return;
   const absl::Time start = absl::Now();
@@ -67,6 +94,10 @@ void Worker(int worker, Shared& shared) {
         totals.Error("setup", client.status());
         break;
       }
+      if (!shared.shuffler_stubs.empty()) {
+        (*client)->set_shuffler(
+            shared.shuffler_stubs[worker % shared.shuffler_stubs.size()]);
+      }
       Pace(i, shared);
       RunSession(i, **client, **random, shared, totals);
       if (shared.progress != nullptr) shared.progress->Add(1);
@@ -86,6 +117,10 @@ class BulkWorker {
         totals_(shared.population.domain_size()),
         relay_(shared.relay_stubs[worker % shared.relay_stubs.size()],
                absl::Seconds(60)),
+        shuffler_(
+            shared.shuffler_stubs.empty()
+                ? nullptr
+                : shared.shuffler_stubs[worker % shared.shuffler_stubs.size()]),
         batch_(shared.run.batch) {}
 
   void Run() {
@@ -113,6 +148,16 @@ class BulkWorker {
     shared_.totals.Merge(totals_);
   }
 
+  // What one batch of agents answered: reports for the server, or a
+  // shuffled study's sealed reports for the shuffler, each with its agent.
+  struct Answered {
+    std::vector<RelayedTaskReport> reports;
+    std::vector<int64_t> owner;
+    std::vector<SealedReport> sealed;
+    std::vector<int64_t> sealed_owner;
+    std::vector<const Task*> sealed_task;
+  };
+
   // False when no later batch can do better (no relay API on the server).
   bool RunBatch(int64_t first, int count, SecureRandom& random) {
     totals_.sessions += count;
@@ -124,17 +169,30 @@ class BulkWorker {
     }
     std::vector<const RelayedAgent*> polled;
     for (const RelayedAgent& agent : *agents) polled.push_back(&agent);
-    auto batches = relay_.GetTasksBatch(polled);
+    auto batches = relay_.GetTasksBatch(polled, shuffler_ != nullptr);
     if (!batches.ok()) {
       totals_.poll_failures += count;
       totals_.Error("poll", batches.status());
       return true;
     }
-    std::vector<RelayedTaskReport> reports;
-    std::vector<int64_t> owner;  // agent index of each report
-    for (int k = 0; k < count; ++k) {
+    const Answered answered = Answer(first, *agents, *batches, random);
+    for (size_t begin = 0; begin < answered.reports.size(); begin += batch_) {
+      const size_t end = std::min(answered.reports.size(), begin + batch_);
+      Upload(absl::MakeConstSpan(answered.reports).subspan(begin, end - begin),
+             absl::MakeConstSpan(answered.owner).subspan(begin, end - begin));
+    }
+    if (!answered.sealed.empty()) SubmitAll(answered);
+    return true;
+  }
+
+  // Each agent of the batch (agent `first` + k) answers its tasks.
+  Answered Answer(int64_t first, const std::vector<RelayedAgent>& agents,
+                  const std::vector<absl::StatusOr<TaskBatch>>& batches,
+                  SecureRandom& random) {
+    Answered out;
+    for (size_t k = 0; k < agents.size(); ++k) {
       auto agent = MakeAgent(first + k, shared_, random);
-      const absl::StatusOr<TaskBatch>& tasks = (*batches)[k];
+      const absl::StatusOr<TaskBatch>& tasks = batches[k];
       if (!agent.ok() || !tasks.ok()) {
         ++totals_.poll_failures;
         totals_.Error("poll", !agent.ok() ? agent.status() : tasks.status());
@@ -142,17 +200,63 @@ class BulkWorker {
       }
       AnswerTasks(**agent, *tasks, shared_.study_id, totals_);
       for (TaskReport& report : (*agent)->PendingReports()) {
-        reports.push_back(
-            {.agent = &(*agents)[k], .report = std::move(report)});
-        owner.push_back(first + k);
+        out.reports.push_back(
+            {.agent = &agents[k], .report = std::move(report)});
+        out.owner.push_back(first + k);
+      }
+      for (SealedReport& sealed : (*agent)->PendingSealed()) {
+        out.sealed_task.push_back(FindTask(*tasks, sealed.task_id));
+        out.sealed.push_back(std::move(sealed));
+        out.sealed_owner.push_back(first + k);
       }
     }
-    for (size_t begin = 0; begin < reports.size(); begin += batch_) {
-      const size_t end = std::min(reports.size(), begin + batch_);
-      Upload(absl::MakeConstSpan(reports).subspan(begin, end - begin),
-             absl::MakeConstSpan(owner).subspan(begin, end - begin));
+    return out;
+  }
+
+  // The sealed reports to the shuffler, --batch per Submit call.
+  void SubmitAll(const Answered& answered) {
+    auto requests = MakeSubmitBatches(
+        answered.sealed,
+        {.max_reports_per_batch = batch_, .max_batch_bytes = kMaxSubmitBytes});
+    if (!requests.ok()) {
+      totals_.upload_failures += static_cast<int64_t>(answered.sealed.size());
+      return totals_.Error("submit", requests.status());
     }
-    return true;
+    size_t at = 0;
+    for (const v1::SubmitRequest& request : *requests) {
+      SubmitOne(request, absl::MakeConstSpan(answered.sealed_owner).subspan(at),
+                absl::MakeConstSpan(answered.sealed_task).subspan(at));
+      at += static_cast<size_t>(request.submissions_size());
+    }
+  }
+
+  // One Submit call; `owner` and `task` start at its first submission.
+  void SubmitOne(const v1::SubmitRequest& request,
+                 absl::Span<const int64_t> owner,
+                 absl::Span<const Task* const> task) {
+    const size_t n = static_cast<size_t>(request.submissions_size());
+    // No bearer token: the shuffler is not the server's to know it.
+    auto context = AgentCallContext("", absl::Seconds(60));
+    v1::SubmitResponse response;
+    const absl::Time start = absl::Now();
+    const grpc::Status status =
+        shuffler_->Submit(context.get(), request, &response);
+    shared_.ack_latency.Record(absl::Now() - start);
+    absl::StatusOr<std::vector<absl::Status>> acks =
+        status.ok()
+            ? SubmitAcksToStatuses(response, n)
+            : absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                           status.error_message());
+    if (!acks.ok()) {
+      totals_.upload_failures += static_cast<int64_t>(n);
+      return totals_.Error("submit", acks.status());
+    }
+    int64_t accepted = 0;
+    for (size_t i = 0; i < n; ++i) {
+      accepted += TallySealed((*acks)[i], task[i], owner[i], shared_, totals_);
+    }
+    if (shared_.timeline != nullptr)
+      shared_.timeline->Record(absl::Now(), accepted);
   }
 
   void Upload(absl::Span<const RelayedTaskReport> chunk,
@@ -178,14 +282,18 @@ class BulkWorker {
   Shared& shared_;
   Totals totals_;
   RelayClient relay_;
+  // The shuffler's stub for a shuffled study; null otherwise.
+  std::shared_ptr<v1::ShufflerService::StubInterface> shuffler_;
   const int batch_;
   std::unique_ptr<RelayClient::UploadStream> stream_;
 };
 
 }  // namespace
 
-void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
-               Shared& shared) {
+void MakeStubs(
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+    const std::shared_ptr<grpc::ChannelCredentials>& shuffler_credentials,
+    Shared& shared) {
   const LoadtestRunOptions& run = shared.run;
   const int channels = run.bulk ? run.streams : run.channels;
   for (int c = 0; c < channels; ++c) {
@@ -202,6 +310,11 @@ void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
     shared.relay_stubs.push_back(v1::RelayService::NewStub(channel));
     shared.generic_stubs.push_back(
         std::make_shared<grpc::GenericStub>(channel));
+    if (!run.shuffler.empty()) {
+      shared.shuffler_stubs.push_back(
+          v1::ShufflerService::NewStub(grpc::CreateCustomChannel(
+              run.shuffler, shuffler_credentials, arguments)));
+    }
   }
 }
 

@@ -25,6 +25,7 @@
 #include "grpcpp/security/credentials.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
 #include "proto/ldp/v1/relay_service.grpc.pb.h"
+#include "proto/ldp/v1/shuffle_service.grpc.pb.h"
 #include "tools/loadtest/loadtest_study.h"
 #include "tools/loadtest_core/latency_stats.h"
 #include "tools/loadtest_core/loadtest_output.h"
@@ -46,6 +47,10 @@ struct LoadtestRunOptions {
   double rate = 0;   // agents started per second at most; 0 = no limit
   // The replicas' addresses; channels take them in turn.
   std::vector<std::string> servers{};
+  // --shuffler: a shuffled study's sealed reports go there (sessions: each
+  // AgentClient's shuffler; bulk: Submit calls of up to --batch reports).
+  // Empty for a local study.
+  std::string shuffler{};
 };
 
 // What the workers add up; merged under a mutex at the end of each worker.
@@ -95,6 +100,9 @@ struct Shared {
   std::vector<std::shared_ptr<v1::RelayService::StubInterface>> relay_stubs{};
   // The same channels for raw calls (the task poll's bytes).
   std::vector<std::shared_ptr<grpc::GenericStub>> generic_stubs{};
+  // With run.shuffler: one per agent channel, each its own connection.
+  std::vector<std::shared_ptr<v1::ShufflerService::StubInterface>>
+      shuffler_stubs{};
   std::atomic<int64_t> next_agent{0};
   // With run.rate, agent i starts no earlier than start + i / rate.
   absl::Time start = absl::Now();
@@ -105,9 +113,12 @@ struct Shared {
 };
 
 // Opens the agents' channels: --channels (bulk: one per stream), each
-// with its own connection, taking the servers in turn.
-void MakeStubs(const std::shared_ptr<grpc::ChannelCredentials>& credentials,
-               Shared& shared);
+// with its own connection, taking the servers in turn; with run.shuffler as
+// many to the shuffler, over `shuffler_credentials`.
+void MakeStubs(
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+    const std::shared_ptr<grpc::ChannelCredentials>& shuffler_credentials,
+    Shared& shared);
 
 // Runs every session (or every bulk batch); returns the wall time they took.
 absl::Duration RunSessions(Shared& shared);

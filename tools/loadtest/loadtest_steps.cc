@@ -22,8 +22,11 @@ void AnswerTasks(Agent& agent, const TaskBatch& batch, uint64_t study_id,
   }
 }
 
-int64_t Tally(const absl::Status& ack, const ReportPayload& payload,
-              int64_t index, const Shared& shared, Totals& totals) {
+namespace {
+
+// Counts an ack; an accepted one adds agent `index` to `truth`.
+int64_t Count(const absl::Status& ack, PopulationTruth& truth, int64_t index,
+              const Shared& shared, Totals& totals) {
   if (!ack.ok()) {
     ++totals.rejected;
     totals.Error("ack", ack);
@@ -31,13 +34,43 @@ int64_t Tally(const absl::Status& ack, const ReportPayload& payload,
   }
   ++totals.accepted;
   const uint32_t item = shared.population.ItemOf(index);
+  truth.Add(item, shared.population.ValueOf(item));
+  return 1;
+}
+
+}  // namespace
+
+int64_t Tally(const absl::Status& ack, const ReportPayload& payload,
+              int64_t index, const Shared& shared, Totals& totals) {
   PopulationTruth& truth = std::holds_alternative<WorkloadReport>(payload)
                                ? totals.workload_truth
                            : std::holds_alternative<FrequencyReport>(payload)
                                ? totals.histogram_truth
                                : totals.mean_truth;
-  truth.Add(item, shared.population.ValueOf(item));
-  return 1;
+  return Count(ack, truth, index, shared, totals);
+}
+
+int64_t TallySealed(const absl::Status& ack, const Task* task, int64_t index,
+                    const Shared& shared, Totals& totals) {
+  if (task == nullptr) {
+    return Count(absl::InternalError("a sealed report for a task the agent "
+                                     "was not given"),
+                 totals.mean_truth, index, shared, totals);
+  }
+  PopulationTruth& truth =
+      std::holds_alternative<WorkloadTask>(task->question)
+          ? totals.workload_truth
+      : std::holds_alternative<HistogramTask>(task->question)
+          ? totals.histogram_truth
+          : totals.mean_truth;
+  return Count(ack, truth, index, shared, totals);
+}
+
+const Task* FindTask(const TaskBatch& batch, uint64_t task_id) {
+  for (const AgentTask& task : batch.tasks) {
+    if (task.task.task_id == task_id) return &task.task;
+  }
+  return nullptr;
 }
 
 void Pace(int64_t index, const Shared& shared) {

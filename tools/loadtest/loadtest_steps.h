@@ -32,6 +32,14 @@ void AnswerTasks(Agent& agent, const TaskBatch& batch, uint64_t study_id,
 // truth of its question. Returns 1 if accepted.
 int64_t Tally(const absl::Status& ack, const ReportPayload& payload,
               int64_t index, const Shared& shared, Totals& totals);
+// The same for a sealed report, whose payload the load test cannot read:
+// its question is the task's. A null task (not in the agent's batch)
+// counts as a rejection.
+int64_t TallySealed(const absl::Status& ack, const Task* task, int64_t index,
+                    const Shared& shared, Totals& totals);
+
+// The task `task_id` of `batch`; null if it holds none.
+const Task* FindTask(const TaskBatch& batch, uint64_t task_id);
 
 // Blocks until agent `index` may start (--rate; no wait without one).
 void Pace(int64_t index, const Shared& shared);

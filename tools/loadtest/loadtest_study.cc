@@ -41,7 +41,8 @@ absl::StatusOr<StudySpec> MakeWorkloadStudySpec(
                                                 .workload = *config.workload,
                                                 .strategy = config.strategy}}},
                    .confidence = config.confidence,
-                   .round_duration = config.round_duration};
+                   .round_duration = config.round_duration,
+                   .shuffle = config.shuffle};
 }
 
 }  // namespace
@@ -149,7 +150,8 @@ absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
                                      .query = std::move(mean),
                                      .mechanism = RealMechanismKind::kHybrid}}},
       .confidence = config.confidence,
-      .round_duration = config.round_duration};
+      .round_duration = config.round_duration,
+      .shuffle = config.shuffle};
 }
 
 absl::StatusOr<uint64_t> CreateStudy(const AnalystClient& analyst,

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "common/queries/record_schema.h"
 #include "common/tasks/study_spec.h"
+#include "common/tasks/task.h"
 #include "common/workload/specs/strategy_spec.h"
 #include "common/workload/specs/workload_spec.h"
 #include "tools/analyst_client/analyst_client.h"
@@ -39,6 +40,9 @@ struct LoadtestConfig {
   std::optional<WorkloadSpec> workload{};
   std::optional<StrategyChoice> strategy{};
   uint32_t num_bits = 0;
+  // --shuffler: the study is shuffled, --epsilon its central target, and
+  // epsilon_nanos the cap from which the planner takes ε0.
+  std::optional<ShuffleSpec> shuffle{};
 };
 
 // --strategy: a fixed strategy kind by name; nullopt (the server's planner
@@ -55,6 +59,11 @@ absl::Status SetWorkload(const std::string& name, uint32_t n, int order,
 // field its most significant bit (the product encoding's order).
 RecordSchema BitSchema(uint32_t num_bits);
 Record BitRecord(uint32_t item, uint32_t num_bits);
+
+// The cap of a shuffled load-test study, and of its simulated agents: the
+// planner runs every question at the largest ε0 that meets the target at
+// min_batch, at most this.
+inline constexpr int64_t kShuffledStudyCapNanos = 10 * kNanosPerEpsilon;
 
 // The noninteractive study of this run.
 absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
