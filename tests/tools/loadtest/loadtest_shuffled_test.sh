@@ -47,7 +47,7 @@ pki=$dir/pki
 server_pid=$!
 wait_for "$dir/port" "$server_pid" "$dir/server.log" ldp-server
 "$shuffler" --data_dir="$dir/shuffler" --listen=127.0.0.1:0 --port_file="$dir/shuffler.port" \
-  --server="localhost:$(cat "$dir/port")" --server_ca="$pki/ca.pem" \
+  --server="127.0.0.1:$(cat "$dir/port")" --server_ca="$pki/ca.pem" \
   --client_cert="$pki/shuffler.pem" --client_key="$pki/shuffler.key" \
   --ticket_key_file="$dir/ldp.db.shuffle_keys.ticket_key" > "$dir/shuffler.log" 2>&1 &
 shuffler_pid=$!
@@ -57,7 +57,7 @@ wait_for "$dir/shuffler.port" "$shuffler_pid" "$dir/shuffler.log" ldp-shuffler
 field() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 run() {  # run NAME [FLAGS...]: ldp-loadtest through the shuffler
   local name=$1; shift
-  timeout 300 "$loadtest" --server="localhost:$(cat "$dir/port")" \
+  timeout 300 "$loadtest" --server="127.0.0.1:$(cat "$dir/port")" \
     --tls_ca_file="$pki/ca.pem" --analyst_token_file="$dir/ldp.db.analyst_token" \
     --shuffler="127.0.0.1:$(cat "$dir/shuffler.port")" --shuffle_min_batch=100 \
     --epsilon=1 --round_seconds=600 --progress=none --out="$dir/$name" "$@" \
@@ -99,7 +99,7 @@ fi
 
 bad_run() {  # bad_run FLAG_NAMED FLAGS...: must fail naming FLAG_NAMED
   local named=$1; shift
-  if "$loadtest" --server="localhost:$(cat "$dir/port")" --tls_ca_file="$pki/ca.pem" \
+  if "$loadtest" --server="127.0.0.1:$(cat "$dir/port")" --tls_ca_file="$pki/ca.pem" \
       --analyst_token_file="$dir/ldp.db.analyst_token" --agents=1 "$@" > "$dir/bad.out" 2>&1; then
     fail "$* was accepted"
   elif ! grep -q -- "$named" "$dir/bad.out"; then
