@@ -181,14 +181,13 @@ grpc::ServerUnaryReactor* AgentServiceImpl::GetTasks(
       static_cast<int>(std::min<uint32_t>(request->max_tasks(), 1 << 16)));
   if (!tasks.ok()) return FinishWith(context, tasks.status());
   for (const TaskAssignment& assignment : *tasks) {
-    const std::shared_ptr<const v1::Task> question =
-        wire_questions_.Get(assignment);
     v1::Task* wire = response->add_tasks();
-    *wire = *question;
+    *wire = *wire_questions_.Get(assignment);
     wire->set_task_id(assignment.task_id);
     if (assignment.study->shuffle.has_value()) {
       absl::Status shuffle = AttachShuffle(options_.shuffle_tickets, assignment,
-                                           *question, *agent, *wire);
+                                           wire_questions_.Digest(assignment),
+                                           *agent, *wire->mutable_shuffle());
       if (!shuffle.ok()) return FinishWith(context, shuffle);
     }
   }

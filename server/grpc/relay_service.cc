@@ -265,10 +265,9 @@ grpc::ServerUnaryReactor* RelayServiceImpl::GetTasksBatch(
       task->set_question(QuestionIndex(assignment, batch));
       task->set_task_id(assignment.task_id);
       if (!assignment.study->shuffle.has_value()) continue;
-      absl::Status shuffle =
-          AttachShuffle(options_.shuffle_tickets, assignment,
-                        response->questions(static_cast<int>(task->question())),
-                        *agent, *task->mutable_shuffle());
+      absl::Status shuffle = AttachShuffle(options_.shuffle_tickets, assignment,
+                                           wire_questions_.Digest(assignment),
+                                           *agent, *task->mutable_shuffle());
       if (!shuffle.ok()) return FinishWith(context, shuffle);
     }
   }

@@ -8,6 +8,7 @@
 #define LDP_SERVER_GRPC_SHUFFLE_TICKETS_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "proto/ldp/v1/types.pb.h"
@@ -22,10 +23,10 @@ class ShuffleTicketIssuer {
   explicit ShuffleTicketIssuer(const ShuffleKeyring& keys) : keys_(keys) {}
 
   // For an assignment of a shuffled study (assignment.study->shuffle set):
-  // the parameters for `agent_id`, whose question's wire form is `question`
-  // (task_id unset).
+  // the parameters for `agent_id`. `question_digest` is QuestionDigest of
+  // the question's wire form (WireQuestionCache::Digest).
   absl::StatusOr<v1::ShuffleParams> Issue(const TaskAssignment& assignment,
-                                          const v1::Task& question,
+                                          std::string_view question_digest,
                                           uint64_t agent_id) const;
 
  private:
@@ -36,15 +37,8 @@ class ShuffleTicketIssuer {
 // server has no issuer (no shuffle keys).
 absl::Status AttachShuffle(const ShuffleTicketIssuer* issuer,
                            const TaskAssignment& assignment,
-                           const v1::Task& question, uint64_t agent_id,
+                           std::string_view question_digest, uint64_t agent_id,
                            v1::ShuffleParams& wire);
-inline absl::Status AttachShuffle(const ShuffleTicketIssuer* issuer,
-                                  const TaskAssignment& assignment,
-                                  const v1::Task& question, uint64_t agent_id,
-                                  v1::Task& wire) {
-  return AttachShuffle(issuer, assignment, question, agent_id,
-                       *wire.mutable_shuffle());
-}
 
 }  // namespace ldp
 

@@ -3,6 +3,7 @@
 
 #include "proto/convert/task_convert.h"
 #include "proto/convert/time_convert.h"
+#include "proto/sealing/sealed_report.h"
 
 namespace ldp {
 
@@ -14,17 +15,29 @@ void WireQuestionToProto(const TaskAssignment& assignment, v1::Task* wire) {
   }
 }
 
-std::shared_ptr<const v1::Task> WireQuestionCache::Get(
+const WireQuestionCache::Entry& WireQuestionCache::Find(
     const TaskAssignment& assignment) {
-  absl::MutexLock lock(&mu_);
   auto it = entries_.find(assignment.question.get());
-  if (it != entries_.end()) return it->second.second;
+  if (it != entries_.end()) return it->second;
   if (entries_.size() >= kMaxEntries) entries_.clear();
   auto wire = std::make_shared<v1::Task>();
   WireQuestionToProto(assignment, wire.get());
-  entries_.emplace(assignment.question.get(),
-                   std::make_pair(assignment.question, wire));
-  return wire;
+  std::string digest = QuestionDigest(*wire);
+  return entries_
+      .emplace(assignment.question.get(),
+               Entry{assignment.question, std::move(wire), std::move(digest)})
+      .first->second;
+}
+
+std::shared_ptr<const v1::Task> WireQuestionCache::Get(
+    const TaskAssignment& assignment) {
+  absl::MutexLock lock(&mu_);
+  return Find(assignment).wire;
+}
+
+std::string WireQuestionCache::Digest(const TaskAssignment& assignment) {
+  absl::MutexLock lock(&mu_);
+  return Find(assignment).digest;
 }
 
 }  // namespace ldp

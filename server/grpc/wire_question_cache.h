@@ -6,6 +6,7 @@
 #define LDP_SERVER_GRPC_WIRE_QUESTION_CACHE_H_
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
@@ -26,13 +27,22 @@ class WireQuestionCache {
   // round's deadline set (if any). Holds the question alive while cached;
   // cleared when it outgrows kMaxEntries (old rounds' questions).
   std::shared_ptr<const v1::Task> Get(const TaskAssignment& assignment);
+  // QuestionDigest of Get's task (proto/sealing): what a shuffled task's
+  // ticket names, computed once per question rather than once per agent.
+  std::string Digest(const TaskAssignment& assignment);
 
  private:
+  struct Entry {
+    std::shared_ptr<const Task> question;
+    std::shared_ptr<const v1::Task> wire;
+    std::string digest;
+  };
+  const Entry& Find(const TaskAssignment& assignment)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   static constexpr size_t kMaxEntries = 4096;
   absl::Mutex mu_;
-  absl::flat_hash_map<const Task*, std::pair<std::shared_ptr<const Task>,
-                                             std::shared_ptr<const v1::Task>>>
-      entries_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<const Task*, Entry> entries_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ldp

@@ -62,7 +62,8 @@ class ShuffledBatchOpenerTest : public ::testing::Test {
     const TaskAssignment task = (*aggregator_->GetTasks(agent))[0];
     v1::Task wire;
     WireQuestionToProto(task, &wire);
-    v1::ShuffleParams params = *issuer_->Issue(task, wire, agent);
+    v1::ShuffleParams params =
+        *issuer_->Issue(task, QuestionDigest(wire), agent);
     v1::ShuffleTicket ticket;
     EXPECT_TRUE(ticket.ParseFromString(params.ticket().ticket()));
     auto mechanism = *TaskMechanism::Create(task.MakeTask());
