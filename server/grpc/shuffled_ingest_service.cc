@@ -70,7 +70,6 @@ class DeliverReactor final
             absl::StrCat("a batch holds at most ", max_reports_,
                          " payloads, the header says ", header_.num_reports()));
       }
-      payloads_.reserve(header_.num_reports());
     }
     if (!has_header_) {
       return absl::InvalidArgumentError(
