@@ -195,6 +195,13 @@ absl::StatusOr<v1::Report> UnpadReport(std::string_view padded) {
     return absl::InvalidArgumentError(
         "padded report's plaintext does not parse as an ldp.v1.Report");
   }
+  // Two encodings of one report would be two paddings of it; only the
+  // deterministic one PadReport writes is accepted.
+  if (DeterministicBytes(report) != body.substr(0, length)) {
+    return absl::InvalidArgumentError(
+        "padded report's plaintext is not the deterministic encoding of "
+        "its report (fields out of order, repeated, or set to defaults)");
+  }
   if (padded.size() != PaddedLength(report)) {
     return absl::InvalidArgumentError(
         absl::StrCat("padded report has ", padded.size(),

@@ -307,6 +307,15 @@ TEST_F(SealedReportTest, UnpadRefusesMalformedPlaintexts) {
   garbage[4] = garbage[5] = garbage[6] = '\xff';
   EXPECT_THAT(UnpadReport(garbage), StatusIs(absl::StatusCode::kInvalidArgument,
                                              HasSubstr("does not parse")));
+
+  // Field 1 written as an explicit zero: it parses to the empty report, whose
+  // one encoding is zero bytes, so a second padding of it must be refused.
+  std::string explicit_default(4 + 64, '\0');
+  explicit_default[3] = 2;
+  explicit_default[4] = '\x08';
+  EXPECT_THAT(UnpadReport(explicit_default),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("not the deterministic encoding")));
 }
 
 TEST(SealedReportIds, QuestionDigestIgnoresTaskIdAndShuffle) {
