@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +9,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
+
+#ifndef LDP_SOURCE_DIR
+#error "LDP_SOURCE_DIR must name the repository (for tests/data/csv/)"
+#endif
 
 namespace ldp {
 namespace {
@@ -30,8 +33,7 @@ bool SchemaAccepts(const std::vector<std::string>& names) {
 
 absl::StatusOr<TabularData> Parse(const std::string& csv,
                                   const std::string& label = "label") {
-  std::istringstream in(csv);
-  return ParseTabularCsv(in, "t.csv", label);
+  return ParseTabularCsv(csv, "t.csv", label);
 }
 
 std::vector<size_t> AllRows(const TabularData& data) {
@@ -102,12 +104,13 @@ TEST(ParseTabularCsvTest, MapsTheLabelsNameToo) {
 }
 
 TEST(ParseTabularCsvTest, RefusesBadNumbersNamingTheColumn) {
-  EXPECT_THAT(Parse("a,b,label\n1,2,0\n1,x,1\n"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("t.csv:3: column \"b\": bad number \"x\"")));
+  EXPECT_THAT(
+      Parse("a,b,label\n1,2,0\n1,x,1\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("t.csv:3: column 2 (\"b\"): bad number \"x\"")));
   EXPECT_THAT(Parse("a,label\nnan,0\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("column \"a\": bad number \"nan\"")));
+                       HasSubstr("column 1 (\"a\"): bad number \"nan\"")));
   EXPECT_THAT(
       Parse("a,label\n1e999,0\n"),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bad number")));
@@ -117,19 +120,21 @@ TEST(ParseTabularCsvTest, RefusesLabelsOtherThanZeroOrOne) {
   EXPECT_THAT(
       Parse("a,label\n1,2\n"),
       StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("label column \"label\" is 2; it must be 0 or 1")));
+               HasSubstr(
+                   "column 2 (\"label\"): the label is 2; it must be 0 or 1")));
   EXPECT_THAT(Parse("a,label\n1,0.5\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("must be 0 or 1")));
   EXPECT_THAT(Parse("a,label\n1,yes\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("column \"label\": bad number \"yes\"")));
+                       HasSubstr("column 2 (\"label\"): bad number \"yes\"")));
 }
 
 TEST(ParseTabularCsvTest, RefusesMalformedFiles) {
   EXPECT_THAT(Parse("a,b\n1,0\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("no label column \"label\"")));
+                       HasSubstr("t.csv:1: the header has no label column "
+                                 "\"label\" (it has \"a\", \"b\")")));
   EXPECT_THAT(Parse("label\n1\n"), StatusIs(absl::StatusCode::kInvalidArgument,
                                             HasSubstr("no feature column")));
   EXPECT_THAT(Parse("a,label\n"), StatusIs(absl::StatusCode::kInvalidArgument,
@@ -138,13 +143,61 @@ TEST(ParseTabularCsvTest, RefusesMalformedFiles) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty")));
   EXPECT_THAT(Parse("a,label\n1,0,3\n"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("t.csv:2: 3 cells, want 2")));
+                       HasSubstr("t.csv:2: 3 fields, the header has 2")));
 }
 
 TEST(ReadTabularCsvTest, MissingFileIsNotFound) {
-  EXPECT_THAT(ReadTabularCsv("/nonexistent/x.csv", "label"),
-              StatusIs(absl::StatusCode::kNotFound,
-                       HasSubstr("cannot read /nonexistent/x.csv")));
+  EXPECT_THAT(
+      ReadTabularCsv("/nonexistent/x.csv", "label"),
+      StatusIs(absl::StatusCode::kNotFound, HasSubstr("/nonexistent/x.csv")));
+}
+
+TEST(ParseTabularCsvTest, ReadsQuotedHeadersAndFields) {
+  const absl::StatusOr<TabularData> data = Parse(
+      "\xEF\xBB\xBF\"mean, radius\",\"a \"\"b\"\"\",\"label\"\r\n"
+      "\"1.5\",2,\"1\"\r\n-3,4,0\r\n\r\n");
+  ASSERT_OK(data);
+  EXPECT_THAT(data->headers, ElementsAre("mean, radius", "a \"b\""));
+  EXPECT_THAT(data->features, ElementsAre("mean__radius", "a__b_"));
+  EXPECT_THAT(data->y, ElementsAre(1, 0));
+  EXPECT_THAT(data->x, ElementsAre(ElementsAre(1.5, 2), ElementsAre(-3, 4)));
+}
+
+TEST(ParseTabularCsvTest, MalformedCsvErrorNamesItsLineAndColumn) {
+  EXPECT_THAT(Parse("a,label\n1,0\n\"2,1\n3,0\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t.csv:3: column 1: unterminated quoted "
+                                 "field")));
+  EXPECT_THAT(Parse("a,b,label\r\n1,2,0\r\n1,\"2\"x,1\r\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("t.csv:3: column 2: 'x' after the closing "
+                                 "quote")));
+}
+
+// tests/data/csv/: the same six rows as R's write.csv, pandas with
+// QUOTE_NONNUMERIC and a spreadsheet (CRLF, BOM) write them
+// (make_fixtures.sh), read unmodified into one table.
+TEST(ReadTabularCsvTest, ReadsWhatRAndPandasWriteIntoOneTable) {
+  const std::string dir = LDP_SOURCE_DIR "/tests/data/csv/";
+  for (const char* name :
+       {"r_write_csv.csv", "pandas_quoted.csv", "crlf_bom.csv"}) {
+    const absl::StatusOr<TabularData> data =
+        ReadTabularCsv(dir + name, "label");
+    ASSERT_OK(data) << name;
+    EXPECT_THAT(data->headers, ElementsAre("pregnant", "glucose", "bmi"))
+        << name;
+    EXPECT_THAT(data->features, ElementsAre("pregnant", "glucose", "bmi"))
+        << name;
+    EXPECT_EQ(data->label_field, "label") << name;
+    EXPECT_THAT(data->y, ElementsAre(1, 0, 1, 0, 1, 0)) << name;
+    EXPECT_EQ(data->x, (std::vector<std::vector<double>>{{6, 148, 33.6},
+                                                         {1, 85, 26.6},
+                                                         {8, 183, 23.3},
+                                                         {1, 89, 28.1},
+                                                         {0, 137, 43.1},
+                                                         {5, 116, 25.6}}))
+        << name;
+  }
 }
 
 const std::vector<std::string> kHeaders = {"a", "od280/od315", "c"};

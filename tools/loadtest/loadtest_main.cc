@@ -194,6 +194,7 @@ absl::StatusOr<PopulationOptions> PopulationFromFlags() {
           "--csv file '", absl::GetFlag(FLAGS_csv), "' not found"));
     }
     options.csv_text = *std::move(text);
+    options.csv_source = absl::GetFlag(FLAGS_csv);
   }
   return options;
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/base/status_macros.h"
+#include "common/csv/csv_reader.h"
 #include "common/estimation/confidence_interval.h"
 #include "common/estimation/population.h"
 
@@ -179,24 +180,39 @@ absl::StatusOr<MixtureComponent> ParseComponent(absl::string_view text) {
   return c;
 }
 
-absl::StatusOr<std::vector<uint32_t>> ParseCsv(absl::string_view text,
-                                               uint32_t domain_size) {
+// The items of a CSV population (common/csv/csv_reader.h): one field per
+// record, the first record "item" or already an item.
+absl::StatusOr<std::vector<uint32_t>> ParseItems(absl::string_view text,
+                                                 absl::string_view source,
+                                                 uint32_t domain_size) {
+  if (absl::StripAsciiWhitespace(text).empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": the CSV population has no rows"));
+  }
+  ASSIGN_OR_RETURN(CsvTable csv, ParseCsv(text, source));
+  if (csv.header.size() != 1) {
+    return CsvError(source, csv.header_line, 0,
+                    absl::StrCat(csv.header.size(),
+                                 " fields; a CSV population has one item (and "
+                                 "no comma) per line"));
+  }
+  if (absl::StripAsciiWhitespace(csv.header[0]) != "item") {
+    csv.rows.insert(csv.rows.begin(), csv.header);
+    csv.row_lines.insert(csv.row_lines.begin(), csv.header_line);
+  }
   std::vector<uint32_t> rows;
-  int line_number = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    ++line_number;
-    line = absl::StripAsciiWhitespace(line);
-    if (line.empty() || (line_number == 1 && line == "item")) continue;
+  for (size_t r = 0; r < csv.rows.size(); ++r) {
     uint32_t item = 0;
-    if (!absl::SimpleAtoi(line, &item) || item >= domain_size) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("CSV line ", line_number, ": expected an item in [0, ",
-                       domain_size, "), got '", line, "'"));
+    if (!absl::SimpleAtoi(csv.rows[r][0], &item) || item >= domain_size) {
+      return CsvError(source, csv.row_lines[r], 1,
+                      absl::StrCat("expected an item in [0, ", domain_size,
+                                   "), got '", csv.rows[r][0], "'"));
     }
     rows.push_back(item);
   }
   if (rows.empty()) {
-    return absl::InvalidArgumentError("the CSV population has no rows");
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": the CSV population has no rows"));
   }
   return rows;
 }
@@ -410,7 +426,8 @@ absl::StatusOr<std::unique_ptr<PopulationSource>> PopulationSource::Create(
     }
     case PopulationKind::kCsv:
       ASSIGN_OR_RETURN(source->rows_,
-                       ParseCsv(checked.csv_text, checked.domain_size));
+                       ParseItems(checked.csv_text, checked.csv_source,
+                                  checked.domain_size));
       break;
   }
   if (checked.kind != PopulationKind::kMaskedParity)

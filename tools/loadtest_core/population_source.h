@@ -12,7 +12,9 @@
 // with item drawn from a uniform, bounded Zipf (P(i) ∝ (i+1)^−s), or
 // discretized Gaussian distribution, a weighted mixture of those three, the
 // masked-parity learning example (below), or read from a CSV file (one item
-// per row, an optional header line "item"; agent i takes row i mod rows).
+// per row, an optional header line "item"; agent i takes row i mod rows;
+// read as RFC 4180, common/csv/csv_reader.h, so quoted fields, CRLF and a
+// UTF-8 BOM are fine).
 //
 // Masked parity (domain_size = 2^d, d ≥ 2). The bit workloads read the item
 // as bool fields bit0..bit(d−1), bit0 the MOST significant bit. Here
@@ -92,6 +94,9 @@ struct PopulationOptions {
   double gaussian_stddev = std::numeric_limits<double>::quiet_NaN();
   // kCsv: the file's contents; every item must be in [0, domain_size).
   std::string csv_text{};
+  // kCsv: what errors call the file ("source:line: column C: …"), e.g. its
+  // path.
+  std::string csv_source = "CSV";
   uint64_t seed = 1;
   // kMixture: at least one component (ignored for other kinds).
   std::vector<MixtureComponent> components{};

@@ -4,7 +4,7 @@
 // split.
 //
 // Data: any CSV with a header line, real feature columns and a 0/1 label
-// column (--label), comma-separated, unquoted
+// column (--label), comma-separated, quoted or not (RFC 4180)
 // (bench/studies/logistic/tabular_data.h); default
 // bench/studies/logistic/data/breast_cancer.csv.
 // bench/studies/logistic/data/export_sklearn_datasets.py exports it, wine.csv
@@ -72,7 +72,8 @@
 #include "bench/studies/logistic/logistic_selection.h"
 
 ABSL_FLAG(std::string, csv, "bench/studies/logistic/data/breast_cancer.csv",
-          "CSV with a header line, comma-separated, unquoted; every column "
+          "CSV with a header line, comma-separated, quoted or not (RFC "
+          "4180, as R and pandas write it); every column "
           "but --label is a real feature.");
 ABSL_FLAG(std::string, label, "label",
           "The 0/1 label column (its CSV header).");

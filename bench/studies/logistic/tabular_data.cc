@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <utility>
 
@@ -15,6 +14,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/base/status_macros.h"
+#include "common/csv/csv_reader.h"
 #include "common/queries/record_schema.h"
 
 namespace ldp {
@@ -52,65 +53,91 @@ std::string UnusedName(const std::string& base,
   return name;
 }
 
-std::vector<std::string> SplitCells(absl::string_view line) {
-  std::vector<std::string> cells = absl::StrSplit(line, ',');
-  for (std::string& cell : cells) absl::StripAsciiWhitespace(&cell);
-  return cells;
+// Up to five headers, quoted, then "…" if there are more.
+std::string FirstHeaders(const std::vector<std::string>& headers) {
+  std::vector<std::string> quoted;
+  for (size_t k = 0; k < headers.size() && k < 5; ++k) {
+    quoted.push_back(absl::StrCat("\"", headers[k], "\""));
+  }
+  if (headers.size() > 5) quoted.push_back("…");
+  return absl::StrJoin(quoted, ", ");
 }
 
 // The header line: the label's column index, and the features' headers.
-absl::StatusOr<size_t> ParseHeader(const std::string& line,
+absl::StatusOr<size_t> ParseHeader(const CsvTable& csv,
                                    const std::string& source,
                                    const std::string& label,
                                    std::vector<std::string>& headers) {
-  headers = SplitCells(line);
+  headers = csv.header;
+  for (std::string& h : headers) absl::StripAsciiWhitespace(&h);
   const auto it = std::find(headers.begin(), headers.end(), label);
   if (it == headers.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        source, ": the header has no label column \"", label, "\""));
+    return CsvError(source, csv.header_line, 0,
+                    absl::StrCat("the header has no label column \"", label,
+                                 "\" (it has ", FirstHeaders(headers), ")"));
   }
   if (headers.size() < 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ": no feature column besides the label"));
+    return CsvError(source, csv.header_line, 0,
+                    "no feature column besides the label");
   }
   const size_t label_col = it - headers.begin();
   headers.erase(headers.begin() + label_col);
   return label_col;
 }
 
-// One data row (`row` = its line number) appended to `data`.
-absl::Status ParseRow(const std::string& line, int row,
+// One data row (`line` = the line it starts on) appended to `data`; the
+// reader has checked its width.
+absl::Status ParseRow(const std::vector<std::string>& cells, int line,
                       const std::string& source, size_t label_col,
                       TabularData& data) {
-  const std::vector<std::string> cells = SplitCells(line);
-  const size_t width = data.headers.size() + 1;
-  const std::string where = absl::StrCat(source, ":", row, ": ");
-  if (cells.size() != width) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, cells.size(), " cells, want ", width, " (no quoting is read)"));
-  }
   std::vector<double> x;
   for (size_t c = 0; c < cells.size(); ++c) {
     const std::string& column = c == label_col
                                     ? data.label_header
                                     : data.headers[c < label_col ? c : c - 1];
+    const int number = static_cast<int>(c) + 1;
     double v = 0;
     if (!absl::SimpleAtod(cells[c], &v) || !std::isfinite(v)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "column \"", column, "\": bad number \"", cells[c], "\""));
+      return CsvError(source, line, number,
+                      absl::StrCat("bad number \"", cells[c], "\""), column);
     }
     if (c != label_col) {
       x.push_back(v);
     } else if (v == 0 || v == 1) {
       data.y.push_back(static_cast<int>(v));
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(where, "label column \"",
-                                                     column, "\" is ", cells[c],
-                                                     "; it must be 0 or 1"));
+      return CsvError(
+          source, line, number,
+          absl::StrCat("the label is ", cells[c], "; it must be 0 or 1"),
+          column);
     }
   }
   data.x.push_back(std::move(x));
   return absl::OkStatus();
+}
+
+// The table read from `source` as TabularData.
+absl::StatusOr<TabularData> FromCsvTable(const CsvTable& csv,
+                                         const std::string& source,
+                                         const std::string& label) {
+  TabularData data{.label_header = label};
+  ASSIGN_OR_RETURN(const size_t label_col,
+                   ParseHeader(csv, source, label, data.headers));
+  for (size_t r = 0; r < csv.rows.size(); ++r) {
+    RETURN_IF_ERROR(
+        ParseRow(csv.rows[r], csv.row_lines[r], source, label_col, data));
+  }
+  if (data.y.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, " has no data rows"));
+  }
+  std::vector<std::string> all = data.headers;
+  all.push_back(label);
+  all = FieldNamesFor(all);
+  data.label_field = all.back();
+  all.pop_back();
+  data.features = std::move(all);
+  return data;
 }
 
 // "LO:HI" of a --bounds entry.
@@ -179,15 +206,12 @@ absl::Status ApplyBoundsEntry(const std::string& entry,
   return absl::OkStatus();
 }
 
-// Up to five of `columns`' headers, quoted, then "…" if there are more.
+// Up to five of `columns`' headers, as FirstHeaders.
 std::string SomeHeaders(const TabularData& data,
                         const std::vector<size_t>& columns) {
-  std::vector<std::string> quoted;
-  for (size_t k = 0; k < columns.size() && k < 5; ++k) {
-    quoted.push_back(absl::StrCat("\"", data.headers[columns[k]], "\""));
-  }
-  if (columns.size() > 5) quoted.push_back("…");
-  return absl::StrJoin(quoted, ", ");
+  std::vector<std::string> headers;
+  for (size_t j : columns) headers.push_back(data.headers[j]);
+  return FirstHeaders(headers);
 }
 
 // min and max of column j over rows.
@@ -244,40 +268,17 @@ std::string DescribeRenames(const std::vector<std::string>& headers,
   return out;
 }
 
-absl::StatusOr<TabularData> ParseTabularCsv(std::istream& in,
+absl::StatusOr<TabularData> ParseTabularCsv(absl::string_view text,
                                             const std::string& source,
                                             const std::string& label) {
-  std::string line;
-  if (!std::getline(in, line)) {
-    return absl::InvalidArgumentError(absl::StrCat(source, " is empty"));
-  }
-  TabularData data{.label_header = label};
-  absl::StatusOr<size_t> label_col =
-      ParseHeader(line, source, label, data.headers);
-  if (!label_col.ok()) return label_col.status();
-  for (int row = 2; std::getline(in, line); ++row) {
-    if (absl::StripAsciiWhitespace(line).empty()) continue;
-    const absl::Status status = ParseRow(line, row, source, *label_col, data);
-    if (!status.ok()) return status;
-  }
-  if (data.y.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, " has no data rows"));
-  }
-  std::vector<std::string> all = data.headers;
-  all.push_back(label);
-  all = FieldNamesFor(all);
-  data.label_field = all.back();
-  all.pop_back();
-  data.features = std::move(all);
-  return data;
+  ASSIGN_OR_RETURN(const CsvTable csv, ParseCsv(text, source));
+  return FromCsvTable(csv, source, label);
 }
 
 absl::StatusOr<TabularData> ReadTabularCsv(const std::string& path,
                                            const std::string& label) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  return ParseTabularCsv(in, path, label);
+  ASSIGN_OR_RETURN(const CsvTable csv, ReadCsvFile(path));
+  return FromCsvTable(csv, path, label);
 }
 
 absl::StatusOr<DeclaredBounds> ParseDeclaredBounds(

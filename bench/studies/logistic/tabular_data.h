@@ -9,12 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace ldp {
 
@@ -41,17 +41,20 @@ std::vector<std::string> FieldNamesFor(const std::vector<std::string>& headers);
 std::string DescribeRenames(const std::vector<std::string>& headers,
                             const std::vector<std::string>& names);
 
-// A CSV (one header line, then rows of numbers, comma-separated, no
-// quoting; cells are trimmed of ASCII whitespace, so CRLF files read too)
-// from `in`; `source` names it in errors ("source:row: …"). `label` is
-// the label column's header; its cells must be 0 or 1. InvalidArgument on
-// a missing label column, no feature column, no data row, a row of the
-// wrong width, a cell that is not a finite number or a label not 0 or 1.
-absl::StatusOr<TabularData> ParseTabularCsv(std::istream& in,
+// A CSV (common/csv/csv_reader.h: RFC 4180, so quoted headers and fields
+// as R's write.csv or pandas write them, CRLF line ends and a UTF-8 BOM
+// read too; header cells are trimmed of ASCII whitespace) of one header
+// line, then rows of numbers; `source` names it in errors ("source:line:
+// column C (\"header\"): …"). `label` is the label column's header; its
+// cells must be 0 or 1. InvalidArgument on malformed CSV, a missing label
+// column, no feature column, no data row, a row of the wrong width, a cell
+// that is not a finite number or a label not 0 or 1.
+absl::StatusOr<TabularData> ParseTabularCsv(absl::string_view text,
                                             const std::string& source,
                                             const std::string& label);
 
-// The file at `path` (NotFound if it cannot be opened), as ParseTabularCsv.
+// The file at `path` (NotFound if there is none; ReadCsvFile), as
+// ParseTabularCsv.
 absl::StatusOr<TabularData> ReadTabularCsv(const std::string& path,
                                            const std::string& label);
 

@@ -134,6 +134,36 @@ TEST(PopulationSource, ReadsACsvAndCyclesThroughItsRows) {
   }
 }
 
+// A CSV as a spreadsheet or R writes it: BOM, quoted header and items,
+// CRLF, blank trailing lines; errors name the file, line and column.
+TEST(PopulationSource, ReadsAQuotedCrlfCsvAndNamesLinesInErrors) {
+  auto source = Make({.kind = PopulationKind::kCsv,
+                      .num_agents = 4,
+                      .domain_size = 4,
+                      .csv_text = "\xEF\xBB\xBF\"item\"\r\n\"3\"\r\n0\r\n"
+                                  "\"2\"\r\n\r\n",
+                      .csv_source = "items.csv"});
+  const uint32_t expected[] = {3, 0, 2, 3};
+  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(source->ItemOf(i), expected[i]);
+  const std::pair<const char*, const char*> bad[] = {
+      {"item\r\n1\r\n\"x\"\r\n",
+       "items.csv:3: column 1: expected an item in [0, 4), got 'x'"},
+      {"\"item\r\n1\r\n", "items.csv:1: column 1: unterminated quoted"},
+      {"item\n1\n2,3\n", "items.csv:3: 2 fields, the header has 1"},
+      {"item,value\n1,0\n", "items.csv:1: 2 fields; a CSV population has one"},
+  };
+  for (const auto& [text, message] : bad) {
+    EXPECT_THAT(
+        PopulationSource::Create({.kind = PopulationKind::kCsv,
+                                  .num_agents = 1,
+                                  .domain_size = 4,
+                                  .csv_text = text,
+                                  .csv_source = "items.csv"}),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)))
+        << text;
+  }
+}
+
 TEST(PopulationTruth, AddsMergesAndAverages) {
   PopulationTruth a(3), b(3);
   EXPECT_EQ(a.MeanValue(), 0);
