@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
@@ -33,10 +34,14 @@ class FakeAnalystService final : public v1::AnalystService::Service {
   grpc::Status GetEstimates(grpc::ServerContext*,
                             const v1::GetEstimatesRequest*,
                             v1::GetEstimatesResponse* response) override {
-    absl::SleepFor(absl::Milliseconds(500));
+    // Held until the test ends, so it outlasts any deadline however slow
+    // the machine.
+    released_.WaitForNotificationWithTimeout(absl::Seconds(60));
     response->set_round_id(1);
     return grpc::Status::OK;
   }
+
+  void Release() { released_.Notify(); }
 
   grpc::Status CreateStudy(grpc::ServerContext*, const v1::CreateStudyRequest*,
                            v1::Study* study) override {
@@ -46,6 +51,8 @@ class FakeAnalystService final : public v1::AnalystService::Service {
   }
 
  private:
+  absl::Notification released_;
+
   static std::string Authorization(const grpc::ServerContext& context) {
     const auto it = context.client_metadata().find("authorization");
     if (it == context.client_metadata().end()) return "";
@@ -63,13 +70,19 @@ class AnalystClientTest : public ::testing::Test {
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
   }
-  void TearDown() override { server_->Shutdown(); }
+  void TearDown() override {
+    service_.Release();
+    server_->Shutdown();
+  }
 
-  std::unique_ptr<AnalystClient> Client(std::string token) const {
+  // A call's deadline is `timeout`: generous unless a test is about it, so
+  // a loaded machine does not miss it.
+  std::unique_ptr<AnalystClient> Client(
+      std::string token, absl::Duration timeout = absl::Seconds(30)) const {
     return AnalystClient::Connect(
         {.server = "127.0.0.1:" + std::to_string(port_),
          .bearer_token = std::move(token),
-         .timeout = absl::Milliseconds(100),
+         .timeout = timeout,
          .create_study_timeout = absl::Seconds(30)});
   }
 
@@ -96,11 +109,14 @@ TEST_F(AnalystClientTest, ReturnsTheServersStatusAsAbslStatus) {
 }
 
 TEST_F(AnalystClientTest, EveryCallHasADeadlineAndCreateStudyItsOwn) {
-  EXPECT_EQ(
-      Client("secret")->GetEstimates(v1::GetEstimatesRequest()).status().code(),
-      absl::StatusCode::kDeadlineExceeded);
+  // The fake's GetEstimates never answers while the test runs; its
+  // CreateStudy answers after 500 ms, past the 100 ms of other calls.
+  const std::unique_ptr<AnalystClient> client =
+      Client("secret", absl::Milliseconds(100));
+  EXPECT_EQ(client->GetEstimates(v1::GetEstimatesRequest()).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
   absl::StatusOr<v1::Study> created =
-      Client("secret")->CreateStudy(v1::CreateStudyRequest());
+      client->CreateStudy(v1::CreateStudyRequest());
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_EQ(created->study_id(), 8u);
 }
