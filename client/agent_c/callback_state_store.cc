@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "client/agent_c/state_blob.h"
 #include "client/core/state_lines.h"
 
 namespace ldp {
@@ -19,8 +20,10 @@ absl::StatusOr<AgentState> CallbackStateStore::Load() {
   if (data == nullptr) {
     return absl::DataLossError("the storage callback loaded a null blob");
   }
-  absl::StatusOr<AgentState> state = ParseAgentState(
+  const absl::StatusOr<absl::string_view> text = OpenStateBlob(
       absl::string_view(reinterpret_cast<const char*>(data), size));
+  if (!text.ok()) return text.status();
+  absl::StatusOr<AgentState> state = ParseAgentState(*text);
   if (!state.ok()) {
     return absl::DataLossError(absl::StrCat(
         "the agent's saved state is damaged: ", state.status().message()));
@@ -29,10 +32,12 @@ absl::StatusOr<AgentState> CallbackStateStore::Load() {
 }
 
 absl::Status CallbackStateStore::Save(const AgentState& state) {
-  const std::string text = SerializeAgentState(state);
+  const absl::StatusOr<std::string> blob =
+      SealStateBlob(SerializeAgentState(state));
+  if (!blob.ok()) return blob.status();
   if (storage_.write(storage_.context,
-                     reinterpret_cast<const uint8_t*>(text.data()),
-                     text.size()) != 0) {
+                     reinterpret_cast<const uint8_t*>(blob->data()),
+                     blob->size()) != 0) {
     return absl::UnavailableError(
         "the storage callback could not write the agent's state");
   }

@@ -1,7 +1,8 @@
 // The agent's state kept by the embedding app through the C ABI's storage
 // callbacks (ldp_agent.h, ldp_storage): one blob, loaded once, replaced and
-// synced on every save. The blob is the same text the file store writes
-// (agent_state.h), so a damaged one is refused the same way.
+// synced on every save. The blob is the text the file store writes
+// (agent_state.h) sealed with a SHA-256 (state_blob.h), so damage the text
+// parser would miss is refused too.
 #ifndef LDP_CLIENT_AGENT_C_CALLBACK_STATE_STORE_H_
 #define LDP_CLIENT_AGENT_C_CALLBACK_STATE_STORE_H_
 
@@ -18,7 +19,8 @@ class CallbackStateStore : public AgentStateStore {
   // `storage`'s callbacks must be set; its context outlives the store.
   explicit CallbackStateStore(const ldp_storage& storage) : storage_(storage) {}
 
-  // Unavailable if `load` fails; DataLoss if the blob is damaged.
+  // Unavailable if `load` fails; DataLoss if the blob is damaged (any
+  // changed bit of a sealed blob).
   absl::StatusOr<AgentState> Load() override;
   // Unavailable if `write` or `sync` fails: the save did not happen.
   absl::Status Save(const AgentState& state) override;

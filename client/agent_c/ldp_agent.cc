@@ -1,7 +1,9 @@
 // The C ABI over the agent core (ldp_agent.h): each function takes the
 // handle's lock (or refuses with ABORTED), converts bytes with the same
-// pieces ldp_agent_client uses (task_batch.h, upload_batches.h), and turns
-// every absl::Status, and any exception, into a status code and message.
+// pieces ldp_agent_client uses (task_batch.h, upload_batches.h) once
+// quiet_parse.h has made sure protobuf will not print about them, and
+// turns every absl::Status, and any exception, into a status code and
+// message.
 #include "client/agent_c/ldp_agent.h"
 
 #include <algorithm>
@@ -18,8 +20,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "client/agent_c/callback_state_store.h"
+#include "client/agent_c/enroll_request.h"
+#include "client/agent_c/quiet_parse.h"
+#include "client/agent_c/server_upload.h"
 #include "client/agent_c/shuffled_upload.h"
-#include "client/agent_c/upload_acks.h"
 #include "client/agent_wire/shuffled_reports.h"
 #include "client/agent_wire/task_batch.h"
 #include "client/agent_wire/upload_batches.h"
@@ -128,21 +132,36 @@ absl::Status Open(const ldp_agent_options* c, const ldp_storage* storage,
   return absl::OkStatus();
 }
 
-absl::Status AnswerPoll(ldp_agent& handle, const uint8_t* bytes, size_t size,
-                        int* answered, int* refused) {
+// The poll's tasks, decoded without protobuf printing (quiet_parse.h);
+// `unreadable` counts the tasks dropped before decoding.
+absl::StatusOr<TaskBatch> DecodePoll(const ldp_agent& handle,
+                                     const uint8_t* bytes, size_t size,
+                                     int& unreadable) {
   if (bytes == nullptr && size > 0) {
     return absl::InvalidArgumentError("response is null");
   }
-  Agent& agent = *handle.agent;
-  absl::StatusOr<TaskBatch> batch = DecodeTaskBatch(
-      std::string_view(reinterpret_cast<const char*>(bytes), size),
-      handle.shuffle);
+  absl::StatusOr<std::string> poll = WithoutUnparsableTasks(
+      std::string_view(reinterpret_cast<const char*>(bytes), size), unreadable);
+  absl::StatusOr<TaskBatch> batch =
+      poll.ok() ? DecodeTaskBatch(*poll, handle.shuffle)
+                : absl::StatusOr<TaskBatch>(poll.status());
   if (!batch.ok()) {
     return absl::Status(batch.status().code(),
                         absl::StrCat("the poll is not a GetTasksResponse: ",
                                      batch.status().message()));
   }
-  int yes = 0, no = static_cast<int>(batch->malformed.size());
+  return batch;
+}
+
+absl::Status AnswerPoll(ldp_agent& handle, const uint8_t* bytes, size_t size,
+                        int* answered, int* refused) {
+  if (answered != nullptr) *answered = 0;
+  if (refused != nullptr) *refused = 0;
+  int unreadable = 0;
+  absl::StatusOr<TaskBatch> batch = DecodePoll(handle, bytes, size, unreadable);
+  if (!batch.ok()) return batch.status();
+  Agent& agent = *handle.agent;
+  int yes = 0, no = unreadable + static_cast<int>(batch->malformed.size());
   absl::Status store_error;
   for (const auto& answer : agent.AnswerAll(batch->tasks)) {
     if (answer.ok()) {
@@ -160,38 +179,6 @@ absl::Status AnswerPoll(ldp_agent& handle, const uint8_t* bytes, size_t size,
   if (answered != nullptr) *answered = yes;
   if (refused != nullptr) *refused = no;
   return store_error;
-}
-
-absl::Status RecordUpload(Agent& agent, const uint8_t* request,
-                          size_t request_size, const uint8_t* response,
-                          size_t response_size, int* accepted, int* rejected) {
-  absl::StatusOr<v1::UploadReportsRequest> sent =
-      ParseAppBytes<v1::UploadReportsRequest>(request, request_size,
-                                              "UploadReportsRequest");
-  if (!sent.ok()) return sent.status();
-  absl::StatusOr<v1::UploadReportsResponse> acks =
-      ParseAppBytes<v1::UploadReportsResponse>(response, response_size,
-                                               "UploadReportsResponse");
-  if (!acks.ok()) return acks.status();
-  std::vector<TaskReport> reports(sent->reports_size());
-  for (int i = 0; i < sent->reports_size(); ++i) {
-    const v1::Report& r = sent->reports(i);
-    if (r.report_id().size() != reports[i].report_id.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("report ", i, " has no 16-byte report_id"));
-    }
-    reports[i].task_id = r.task_id();
-    std::memcpy(reports[i].report_id.data(), r.report_id().data(), 16);
-  }
-  absl::StatusOr<std::vector<absl::Status>> verdicts =
-      AcksToStatuses(*acks, reports);
-  if (!verdicts.ok()) return verdicts.status();
-  std::vector<std::pair<uint64_t, absl::Status>> settled;
-  for (size_t i = 0; i < reports.size(); ++i) {
-    settled.emplace_back(reports[i].task_id, (*verdicts)[i]);
-  }
-  CountSettled(settled, accepted, rejected);
-  return agent.RecordAcks(settled);
 }
 
 }  // namespace
@@ -303,6 +290,27 @@ int ldp_agent_spent(ldp_agent* agent, uint64_t study_id, int64_t* total_nanos,
     }
     return absl::OkStatus();
   });
+}
+
+int ldp_agent_enroll_request(const char* token, size_t token_size,
+                             const char* csr_pem, size_t csr_size,
+                             ldp_buffer* out, ldp_status* status) {
+  try {
+    if (out != nullptr) *out = {nullptr, 0};
+    if ((token == nullptr && token_size > 0) ||
+        (csr_pem == nullptr && csr_size > 0)) {
+      return ldp::Fill(status, absl::InvalidArgumentError(
+                                   "the token or CSR is null with a size"));
+    }
+    absl::StatusOr<std::string> request =
+        ldp::EnrollRequestBytes(std::string_view(token, token_size),
+                                std::string_view(csr_pem, csr_size));
+    return ldp::Fill(
+        status, request.ok() ? ldp::CopyOut(*request, out) : request.status());
+  } catch (...) {
+    return ldp::Fill(
+        status, absl::InternalError("ldp_agent_enroll_request: exception"));
+  }
 }
 
 void ldp_buffer_free(ldp_buffer* buffer) {

@@ -9,7 +9,9 @@
  * AgentService, by gRPC or by any other means:
  *
  *   1. Enroll (AgentService.Enroll) once and keep the agent id and bearer
- *      token; the library does not hold credentials.
+ *      token; the library does not hold credentials. The request to send
+ *      comes from ldp_agent_enroll_request: save it before the first try
+ *      and resend exactly it on every retry until a reply arrives.
  *   2. Poll: send a GetTasksRequest (ldp_agent_get_tasks_request builds
  *      one) and hand the GetTasksResponse bytes to ldp_agent_answer_poll.
  *      Every task the agent accepts is answered and its spend saved through
@@ -20,7 +22,10 @@
  *      the one message of an UploadReports stream and hand the request and
  *      the UploadReportsResponse to ldp_agent_record_upload. Repeat until
  *      ldp_agent_next_upload has nothing to send. A report that was not
- *      acknowledged stays pending and is sent again, byte for byte.
+ *      acknowledged stays pending and is sent again, byte for byte. Only
+ *      acks for a request the library produced settle anything: a request
+ *      built or changed by the app, or one already settled, is refused
+ *      (LDP_NOT_FOUND) and settles nothing.
  *      Shuffled studies (proto/ldp/v1/shuffle_service.proto): their reports
  *      never go to the server, and ldp_agent_next_upload never holds one.
  *      An app with a shuffler of its own (the server never names one: a
@@ -48,7 +53,11 @@
  * are freed with ldp_buffer_free. A handle may be used from any thread but
  * by one call at a time: a call made while another is running on the same
  * handle returns LDP_ABORTED and changes nothing. No C++ exception crosses
- * this boundary.
+ * this boundary, and the library never writes to stdout or stderr (not
+ * even protobuf's own messages about malformed bytes): all it has to say
+ * is in the status. (One exception, not caused by any input: if OpenSSL's
+ * ChaCha20 itself fails mid-stream, the coin generator fails closed,
+ * printing why and aborting, rather than draw weaker coins.)
  */
 #ifndef LDP_CLIENT_AGENT_C_LDP_AGENT_H_
 #define LDP_CLIENT_AGENT_C_LDP_AGENT_H_
@@ -97,7 +106,12 @@ typedef struct ldp_buffer {
 /* Where the agent's state lives: one opaque blob the app keeps in its own
  * sandbox. Each callback returns 0 on success and anything else on
  * failure (the library then reports LDP_UNAVAILABLE and keeps its last
- * durable state). */
+ * durable state). The blob carries a SHA-256 of itself: a blob with any
+ * bit changed, cut short or grown opens as LDP_DATA_LOSS, never as a
+ * different budget. Blobs saved by a library from before the digest (the
+ * bare state text) are still read, and rewritten with it on the next
+ * save; such an older library refuses the new blobs as LDP_DATA_LOSS (it
+ * does not start afresh). */
 typedef struct ldp_storage {
   void* context; /* passed back to every callback */
   /* Sets *data and *size to the saved blob (size 0: nothing saved yet).
@@ -140,7 +154,8 @@ LDP_AGENT_API int ldp_agent_abi_version(void);
 /* Opens an agent: loads its state through `storage` (copied; the context
  * must outlive the handle). On success *out is a handle to close with
  * ldp_agent_close. LDP_INVALID_ARGUMENT for bad options, LDP_DATA_LOSS
- * for a damaged blob, LDP_UNAVAILABLE if `load` fails. */
+ * for a damaged blob (see ldp_storage), LDP_UNAVAILABLE if `load`
+ * fails. */
 LDP_AGENT_API int ldp_agent_open(const ldp_agent_options* options,
                                  const ldp_storage* storage, ldp_agent** out,
                                  ldp_status* status);
@@ -161,9 +176,11 @@ LDP_AGENT_API int ldp_agent_get_tasks_request(ldp_agent* agent,
 /* Answers the tasks of a serialized GetTasksResponse. *answered and
  * *refused (either may be NULL) count the tasks answered (fresh, from the
  * memo or again) and those refused; a refusal is never an error of the
- * call. LDP_INVALID_ARGUMENT if the bytes are not a GetTasksResponse at
- * all; LDP_UNAVAILABLE if the state could not be saved (then nothing was
- * answered and nothing was spent). */
+ * call (a task whose bytes do not parse, e.g. a string field that is not
+ * UTF-8, is refused alone). LDP_INVALID_ARGUMENT if the bytes are not a
+ * GetTasksResponse at all; LDP_UNAVAILABLE if the state could not be
+ * saved (then nothing was answered and nothing was spent). The counts are
+ * 0 when the call fails. */
 LDP_AGENT_API int ldp_agent_answer_poll(ldp_agent* agent,
                                         const uint8_t* response, size_t size,
                                         int* answered, int* refused,
@@ -178,8 +195,21 @@ LDP_AGENT_API int ldp_agent_next_upload(ldp_agent* agent, uint64_t agent_id,
 /* Settles the reports of a sent UploadReportsRequest from the server's
  * UploadReportsResponse: acknowledged or permanently refused reports are
  * settled, transiently failed ones stay pending. *accepted and *rejected
- * (either may be NULL) count them. LDP_INTERNAL if the acks do not answer
- * exactly the request's reports in order (nothing is settled then). */
+ * (either may be NULL) count them. The request must be one the library
+ * produced: every report in it exactly (byte for byte) the report the
+ * agent holds pending for its task, as ldp_agent_next_upload wrote it,
+ * each task once, and nothing else in the request. When the call fails,
+ * nothing is settled and both counts are 0:
+ *   LDP_INVALID_ARGUMENT  either byte string is not the message it should
+ *                         be;
+ *   LDP_NOT_FOUND         the request is not one the library produced, or
+ *                         its reports are settled already (the message
+ *                         names the report): drop it and ask
+ *                         ldp_agent_next_upload for the next one;
+ *   LDP_INTERNAL          the acks do not answer exactly the request's
+ *                         reports in order (a response to another
+ *                         request, or a confused server);
+ *   LDP_UNAVAILABLE       the settlement could not be saved. */
 LDP_AGENT_API int ldp_agent_record_upload(ldp_agent* agent,
                                           const uint8_t* request,
                                           size_t request_size,
@@ -207,9 +237,15 @@ LDP_AGENT_API int ldp_agent_next_shuffled_upload(ldp_agent* agent,
  * SubmitResponse: acknowledged reports (ALREADY_EXISTS too: an earlier try
  * got through) and permanently refused ones are settled, transiently failed
  * ones stay pending. *accepted and *rejected (either may be NULL) count
- * them. LDP_INTERNAL if the acks do not answer the request's submissions
- * one for one (nothing is settled then); LDP_NOT_FOUND if a submission is
- * not one of the agent's pending sealed reports (the others settle). */
+ * them. As for ldp_agent_record_upload, the request must be one the
+ * library produced: every submission exactly one of the agent's pending
+ * sealed reports as ldp_agent_next_shuffled_upload wrote it, each once,
+ * and nothing else. When the call fails, nothing is settled and both
+ * counts are 0: LDP_INVALID_ARGUMENT for bytes that are not the messages
+ * they should be; LDP_NOT_FOUND for a request the library did not produce
+ * or whose submissions are settled already (drop it and ask for the next
+ * one); LDP_INTERNAL if the acks do not answer the request's submissions
+ * one for one; LDP_UNAVAILABLE if the settlement could not be saved. */
 LDP_AGENT_API int ldp_agent_record_shuffled_upload(
     ldp_agent* agent, const uint8_t* request, size_t request_size,
     const uint8_t* response, size_t response_size, int* accepted, int* rejected,
@@ -220,6 +256,24 @@ LDP_AGENT_API int ldp_agent_record_shuffled_upload(
 LDP_AGENT_API int ldp_agent_spent(ldp_agent* agent, uint64_t study_id,
                                   int64_t* total_nanos, int64_t* study_nanos,
                                   ldp_status* status);
+
+/* A serialized ldp.v1.EnrollRequest for AgentService.Enroll: the one-time
+ * `token` (token_size bytes, required), the PEM CSR (csr_size bytes; 0 for
+ * a bearer-token credential, and csr_pem may then be NULL) and a fresh
+ * 32-byte request_id from the operating system's CSPRNG. It takes no
+ * handle, so it may be called before any agent is opened. Each call
+ * draws a new request id, so call it once per enrollment: save the bytes
+ * durably before the first try and resend them unchanged on every retry
+ * (even after a restart) until a reply arrives; the server then answers
+ * every retry with the same agent and credential. Keep the bytes secret like
+ * the credential (the bearer token is derived from the request id) and delete
+ * them once enrolled. LDP_INVALID_ARGUMENT for an empty token, or a token or
+ * CSR that is not UTF-8; LDP_INTERNAL if the CSPRNG fails. Exported under the
+ * symbol version LDP_AGENT_1.1: an app that calls it does not load against an
+ * older library that lacks it. */
+LDP_AGENT_API int ldp_agent_enroll_request(const char* token, size_t token_size,
+                                           const char* csr_pem, size_t csr_size,
+                                           ldp_buffer* out, ldp_status* status);
 
 /* Frees a buffer the library returned (NULL or empty is fine) and clears
  * it. */

@@ -22,10 +22,12 @@ absl::StatusOr<std::string> NextShuffledUpload(const Agent& agent);
 // Settles the submissions of a sent SubmitRequest from the shuffler's
 // SubmitResponse: OK and ALREADY_EXISTS (an earlier try got through) and
 // other final refusals settle, transient failures stay pending. *accepted
-// and *rejected (either may be null) count them. InvalidArgument for bytes
-// that do not parse; Internal if the acks do not answer the request one
-// for one (nothing is settled then); NotFound if a submission is none of
-// the agent's pending sealed reports (the others still settle).
+// and *rejected (either may be null) count them, and are 0 whenever the
+// call fails. Nothing is settled unless both byte strings parse (else
+// InvalidArgument), every submission is byte for byte one of the agent's
+// pending sealed reports, each once, and the request holds nothing else
+// (else NotFound, naming the submission), and the acks answer the request
+// one for one (else Internal).
 absl::Status RecordShuffledUpload(Agent& agent, const uint8_t* request,
                                   size_t request_size, const uint8_t* response,
                                   size_t response_size, int* accepted,
