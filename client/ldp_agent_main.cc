@@ -195,19 +195,28 @@ absl::StatusOr<std::string> ReadRecordFile() {
   return *json;
 }
 
-// The saved credential, or a new enrollment saved before first use.
+// The saved credential, or a new enrollment saved before first use. The
+// enrollment's request id is saved before the first try and reused by every
+// try, in this run or the next (after a crash or a failed --once run), so
+// a reply lost on the way never leaves the server an agent no one holds.
 absl::Status EnsureCredential(const std::string& dir, AgentClient& client) {
   const std::string path = absl::StrCat(dir, "/credential");
+  const std::string request_path = absl::StrCat(dir, "/enrollment_request");
   ASSIGN_OR_RETURN(std::optional<StoredCredential> saved, LoadCredential(path));
   if (saved.has_value()) {
     client.set_credential({saved->agent_id, saved->bearer_token});
-    return absl::OkStatus();
+    return RemoveEnrollmentRequest(request_path);  // left by a crash
   }
-  ASSIGN_OR_RETURN(AgentCredential fresh,
-                   client.Enroll(absl::GetFlag(FLAGS_enrollment_token)));
+  ASSIGN_OR_RETURN(const std::string fresh_id, NewEnrollmentRequestId());
+  ASSIGN_OR_RETURN(const std::string request_id,
+                   LoadOrSaveEnrollmentRequest(request_path, fresh_id));
+  ASSIGN_OR_RETURN(
+      AgentCredential fresh,
+      client.Enroll(absl::GetFlag(FLAGS_enrollment_token), request_id));
   std::fprintf(stderr, "ldp-agent: enrolled as agent %llu\n",
                static_cast<unsigned long long>(fresh.agent_id));
-  return SaveCredential(path, {fresh.agent_id, fresh.bearer_token});
+  RETURN_IF_ERROR(SaveCredential(path, {fresh.agent_id, fresh.bearer_token}));
+  return RemoveEnrollmentRequest(request_path);
 }
 
 void LogShuffler(const CycleResult& r) {

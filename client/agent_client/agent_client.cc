@@ -15,6 +15,7 @@
 #include "client/agent_wire/upload_batches.h"
 #include "common/base/file_text.h"
 #include "common/base/status_macros.h"
+#include "common/crypto/random_bytes.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/grpc_convert/grpc_status.h"
@@ -121,6 +122,12 @@ std::unique_ptr<grpc::ClientContext> AgentCallContext(
   return context;
 }
 
+absl::StatusOr<std::string> NewEnrollmentRequestId() {
+  std::string id(32, '\0');
+  RETURN_IF_ERROR(FillRandomBytes(id.data(), id.size()));
+  return id;
+}
+
 absl::StatusOr<AgentCredential> CredentialFromEnrollment(
     const v1::EnrollResponse& response) {
   if (!response.credential().has_bearer_token() ||
@@ -154,8 +161,15 @@ absl::Status AgentClient::WithRetries(
 
 absl::StatusOr<AgentCredential> AgentClient::Enroll(
     absl::string_view enrollment_token) {
+  ASSIGN_OR_RETURN(const std::string request_id, NewEnrollmentRequestId());
+  return Enroll(enrollment_token, request_id);
+}
+
+absl::StatusOr<AgentCredential> AgentClient::Enroll(
+    absl::string_view enrollment_token, absl::string_view request_id) {
   v1::EnrollRequest request;
   request.set_enrollment_token(std::string(enrollment_token));
+  request.set_request_id(std::string(request_id));
   v1::EnrollResponse response;
   RETURN_IF_ERROR(WithRetries([&] {
     auto context = NewContext();

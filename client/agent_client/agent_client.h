@@ -78,6 +78,11 @@ inline constexpr char kGetTasksMethod[] = "/ldp.v1.AgentService/GetTasks";
 // when `bearer_token` is not empty, the agent's credential.
 std::unique_ptr<grpc::ClientContext> AgentCallContext(
     absl::string_view bearer_token, absl::Duration timeout);
+// A request id for one enrollment (EnrollRequest.request_id): 32 bytes
+// from the system CSPRNG. Draw it once per enrollment and send it on every
+// try, so a retry after a lost reply gets the agent the first try made;
+// keep it as secret as the credential (the bearer token derives from it).
+absl::StatusOr<std::string> NewEnrollmentRequestId();
 // The credential an Enroll answer carries; UNIMPLEMENTED when it holds no
 // bearer token (this client supports no other kind).
 absl::StatusOr<AgentCredential> CredentialFromEnrollment(
@@ -142,7 +147,12 @@ class AgentClient {
       absl::BitGenRef gen);
 
   // Exchanges an enrollment token for an id and bearer token and starts
-  // using them.
+  // using them. Every try sends `request_id` (NewEnrollmentRequestId), so
+  // retries never enroll a second agent; a caller that may try again after
+  // this returns (a crash, a failed run) keeps the id and passes it again.
+  absl::StatusOr<AgentCredential> Enroll(absl::string_view enrollment_token,
+                                         absl::string_view request_id);
+  // As above with an id drawn for this call: its own retries are safe.
   absl::StatusOr<AgentCredential> Enroll(absl::string_view enrollment_token);
   // Uses an earlier enrollment's credential.
   void set_credential(AgentCredential credential) {

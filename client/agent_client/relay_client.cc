@@ -85,10 +85,12 @@ std::unique_ptr<grpc::ClientContext> RelayClient::NewContext() const {
 }
 
 absl::StatusOr<std::vector<RelayedAgent>> RelayClient::EnrollBatch(
-    absl::string_view enrollment_token, int count) {
+    absl::string_view enrollment_token, int count,
+    absl::string_view request_id) {
   v1::EnrollBatchRequest request;
   request.set_enrollment_token(std::string(enrollment_token));
   request.set_count(static_cast<uint32_t>(count));
+  request.set_request_id(std::string(request_id));
   v1::EnrollBatchResponse response;
   auto context = NewContext();
   const absl::Status status =

@@ -40,9 +40,12 @@ class RelayClient {
               absl::Duration timeout);
 
   // `count` (1 to 1000) new agents. UNIMPLEMENTED from a server started
-  // without --relay_service.
+  // without --relay_service. One try: a caller that retries passes the
+  // same `request_id` (NewEnrollmentRequestId, agent_client.h) and count
+  // each time, and gets the same agents; "" = not safe to retry.
   absl::StatusOr<std::vector<RelayedAgent>> EnrollBatch(
-      absl::string_view enrollment_token, int count);
+      absl::string_view enrollment_token, int count,
+      absl::string_view request_id = "");
 
   // Each agent's open tasks (or why its call failed), in order; a question
   // the agent could not parse is one malformed entry of its TaskBatch. A

@@ -1,4 +1,5 @@
-// The agent's enrollment credential on disk (<state_dir>/credential).
+// The agent's enrollment credential on disk (<state_dir>/credential), and
+// the request id of an enrollment in progress.
 //
 // Enrolling once and keeping the credential is what makes an agent one
 // agent: re-enrolling on every start would present the server with a fresh
@@ -31,6 +32,21 @@ absl::Status SaveCredential(const std::string& path,
 // nullopt if the file does not exist; DataLoss if it is damaged.
 absl::StatusOr<std::optional<StoredCredential>> LoadCredential(
     const std::string& path);
+
+// The request id of an enrollment not yet finished
+// (<state_dir>/enrollment_request, one line of hex, mode 0600): saved
+// before the first try and sent on every try until the credential is
+// saved, so that a retry, even by an agent restarted after a crash, names
+// the same enrollment and gets the agent a lost reply carried. It stands
+// for the credential (the bearer token derives from it): the file goes once
+// the credential is saved.
+//
+// The saved id, or `fresh` (16 to 64 bytes) saved first if there is none;
+// InvalidArgument for a bad `fresh`, DataLoss for a damaged file.
+absl::StatusOr<std::string> LoadOrSaveEnrollmentRequest(
+    const std::string& path, const std::string& fresh);
+// Removes the file; OK if there is none.
+absl::Status RemoveEnrollmentRequest(const std::string& path);
 
 }  // namespace ldp
 

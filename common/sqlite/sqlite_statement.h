@@ -55,6 +55,14 @@ class Statement {
     sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
                       SQLITE_STATIC);
   }
+  // Empty → NULL (a UNIQUE column's "none", which may repeat).
+  void BindBlobOrNull(int i, std::string_view v) {
+    if (v.empty()) {
+      sqlite3_bind_null(stmt_, i);
+    } else {
+      BindBlob(i, v);
+    }
+  }
   void BindTextOrNull(int i, std::string_view v) {
     if (v.empty()) {
       sqlite3_bind_null(stmt_, i);

@@ -11,111 +11,11 @@
 #include "server/core/task_id.h"
 
 namespace ldp {
-namespace {
-
-// The refusal of an enrollment past its token's quota, whoever counted.
-absl::Status QuotaUsedUp(int64_t max_agents, int64_t enrolled, int64_t asked) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "this enrollment token admits ", max_agents, " agents and has ",
-      std::max<int64_t>(max_agents - enrolled, 0), " left, fewer than the ",
-      asked, " asked for; ask the operator for a new token"));
-}
-
-}  // namespace
 
 std::string EnrollmentBatchKey(std::string_view token) {
   const CredentialHash hash = Sha256(token);
   return std::string(hash.begin(), hash.end());
 }
-
-// Stores one or more agents in one transaction: a relay's EnrollBatch is
-// one job, so a thousand enrollments cost one commit, not a thousand.
-class EnrollJob final : public CommitJob {
- public:
-  // `rows` (non-empty) share one enrollment batch; tokens[i] is rows[i]'s.
-  // max_agents: the batch's quota (0 = none), for a store that counts it.
-  EnrollJob(
-      AgentRegistry* registry, std::vector<AgentRow> rows,
-      std::vector<std::string> tokens, int64_t max_agents,
-      absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done)
-      : registry_(registry),
-        rows_(std::move(rows)),
-        tokens_(std::move(tokens)),
-        max_agents_(max_agents),
-        done_(std::move(done)) {}
-
-  int64_t NumWrites() const override {
-    return static_cast<int64_t>(rows_.size());
-  }
-
-  // A run again (CommitJob::Apply) overwrites the decision.
-  absl::Status Apply(StoreTransaction& transaction) override {
-    if (max_agents_ == 0) return transaction.InsertAgents(rows_);
-    ASSIGN_OR_RETURN(decision_,
-                     transaction.InsertAgentsWithinQuota(rows_, max_agents_));
-    return absl::OkStatus();
-  }
-
-  // Never submitted (backpressure): answer `status` instead.
-  void Refuse(absl::Status status) {
-    registry_->ReleaseEnrollment(batch(), NumWrites());
-    context().stats.RecordEnrollment(false, NumWrites());
-    std::move(done_)(std::move(status));
-  }
-
-  void Finish(const absl::Status& commit_status) override {
-    if (commit_status.ok() && !decision_.admitted) return RefuseOverQuota();
-    context().stats.RecordEnrollment(commit_status.ok(), NumWrites());
-    if (!commit_status.ok()) {
-      context().Log(LogLevel::kWarning, "store_commit_failed",
-                    {{"job", "enroll"},
-                     {"agents", absl::StrCat(rows_.size())},
-                     {"error", std::string(commit_status.message())}});
-      registry_->ReleaseEnrollment(batch(), NumWrites());
-      std::move(done_)(absl::UnavailableError(absl::StrCat(
-          "enrollment was not stored (", commit_status.message(), "); retry")));
-      return;
-    }
-    if (decision_.enrolled_before >= 0) {
-      registry_->NoteStoredEnrollments(batch(),
-                                       decision_.enrolled_before + NumWrites());
-    }
-    std::vector<Enrollment> enrollments;
-    enrollments.reserve(rows_.size());
-    for (size_t i = 0; i < rows_.size(); ++i) {
-      registry_->directory_.Add(rows_[i].agent_id, rows_[i].credential_hash);
-      enrollments.push_back({.agent_id = rows_[i].agent_id,
-                             .bearer_token = std::move(tokens_[i])});
-    }
-    std::move(done_)(std::move(enrollments));
-  }
-
- private:
-  const AggregatorContext& context() const { return registry_->context_; }
-  const std::string& batch() const { return rows_.front().enrollment_batch; }
-
-  // The store counted every server's agents of the batch and found no
-  // room: nothing was stored. This server learns the count, so that its
-  // own pre-check refuses the next such call without asking the database.
-  void RefuseOverQuota() {
-    context().Log(LogLevel::kInfo, "enrollment_refused",
-                  {{"reason", "quota_used_up"},
-                   {"quota", absl::StrCat(max_agents_)},
-                   {"counted_by", "database"}});
-    registry_->ReleaseEnrollment(batch(), NumWrites());
-    registry_->NoteStoredEnrollments(batch(), decision_.enrolled_before);
-    context().stats.RecordEnrollment(false, NumWrites());
-    std::move(done_)(
-        QuotaUsedUp(max_agents_, decision_.enrolled_before, NumWrites()));
-  }
-
-  AgentRegistry* registry_;
-  std::vector<AgentRow> rows_;
-  std::vector<std::string> tokens_;
-  const int64_t max_agents_;
-  QuotaDecision decision_;
-  absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done_;
-};
 
 AgentRegistry::AgentRegistry(const AggregatorContext& context,
                              std::unique_ptr<SecureRandom> random)
@@ -165,7 +65,8 @@ absl::Status AgentRegistry::LoadFromStore() {
 // this server's own enrollments in flight, once committed, leave no room
 // (as with one server), and spares the database calls that must fail.
 absl::StatusOr<int64_t> AgentRegistry::ReserveEnrollment(
-    std::string_view enrollment_token, int count, std::string& batch) {
+    std::string_view enrollment_token, int count, std::string& batch,
+    bool quiet_over_quota) {
   if (open_enrollment_) return 0;
   batch = EnrollmentBatchKey(enrollment_token);
   absl::MutexLock lock(&enrollment_mutex_);
@@ -177,9 +78,11 @@ absl::StatusOr<int64_t> AgentRegistry::ReserveEnrollment(
   }
   EnrollmentBatch& quota = it->second;
   if (quota.max_agents > 0 && quota.enrolled + count > quota.max_agents) {
-    context_.Log(LogLevel::kInfo, "enrollment_refused",
-                 {{"reason", "quota_used_up"},
-                  {"quota", absl::StrCat(quota.max_agents)}});
+    if (!quiet_over_quota) {
+      context_.Log(LogLevel::kInfo, "enrollment_refused",
+                   {{"reason", "quota_used_up"},
+                    {"quota", absl::StrCat(quota.max_agents)}});
+    }
     return QuotaUsedUp(quota.max_agents, quota.enrolled, count);
   }
   quota.enrolled += count;
@@ -222,66 +125,117 @@ absl::StatusOr<uint64_t> AgentRegistry::NextAgentIds(int64_t count) {
 
 std::vector<AgentRow> AgentRegistry::IssueCredentials(
     uint64_t first_id, int count, const std::string& batch,
-    std::vector<std::string>& tokens) {
+    const DerivedEnrollment* derived, std::vector<std::string>& tokens) {
   std::vector<AgentRow> rows;
   rows.reserve(count);
   tokens.reserve(count);
   const absl::Time now = context_.clock().Now();
   absl::MutexLock lock(&random_mutex_);
   for (int i = 0; i < count; ++i) {
-    IssuedCredential credential = IssueCredential(first_id + i, *random_);
-    rows.push_back({.agent_id = first_id + i,
-                    .credential_hash = credential.hash,
-                    .enrolled_at = now,
-                    .enrollment_batch = batch});
+    IssuedCredential credential =
+        derived == nullptr
+            ? IssueCredential(first_id + i, *random_)
+            : CredentialFromSecret(first_id + i, derived->secrets[i]);
+    rows.push_back(
+        {.agent_id = first_id + i,
+         .credential_hash = credential.hash,
+         .enrolled_at = now,
+         .enrollment_batch = batch,
+         .enrollment_request = derived == nullptr ? "" : derived->digests[i]});
     tokens.push_back(std::move(credential.bearer_token));
   }
   return rows;
 }
 
-void AgentRegistry::EnrollManyAsync(
-    std::string_view enrollment_token, int count,
-    absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {
-  const int max_count = context_.options.max_reports_per_call;
-  if (count < 1 || count > max_count) {
-    std::move(done)(absl::InvalidArgumentError(absl::StrCat(
-        "enroll 1 to ", max_count, " agents per call, not ", count)));
-    return;
+void AgentRegistry::Submit(std::unique_ptr<EnrollJob> job) {
+  std::unique_ptr<CommitJob> pending = std::move(job);
+  if (!context_.queue.TrySubmit(pending)) {
+    // Overloaded: refuse now (the ids are simply never used).
+    static_cast<EnrollJob&>(*pending).Refuse(CommitQueueFull());
   }
-  const auto refuse = [&](absl::Status status) {
-    context_.stats.RecordEnrollment(false, count);
-    std::move(done)(std::move(status));
-  };
-  std::string batch;
-  const absl::StatusOr<int64_t> max_agents =
-      ReserveEnrollment(enrollment_token, count, batch);
-  if (!max_agents.ok()) return refuse(max_agents.status());
+}
+
+void AgentRegistry::SubmitNew(int count, std::string batch, int64_t max_agents,
+                              std::optional<EnrollJob::Retry> retry,
+                              EnrollJob::Done done) {
   absl::StatusOr<uint64_t> first = NextAgentIds(count);
   if (!first.ok() || *first + count - 1 > kMaxAgentId) {
     ReleaseEnrollment(batch, count);
-    return refuse(
+    context_.stats.RecordEnrollment(false, count);
+    std::move(done)(
         first.ok() ? absl::ResourceExhaustedError("the server has enrolled the "
                                                   "largest number of agents it "
                                                   "supports")
                    : absl::UnavailableError(
                          absl::StrCat("cannot reserve agent ids (",
                                       first.status().message(), "); retry")));
+    return;
   }
   std::vector<std::string> tokens;
-  std::vector<AgentRow> rows = IssueCredentials(*first, count, batch, tokens);
-  std::unique_ptr<CommitJob> job = std::make_unique<EnrollJob>(
-      this, std::move(rows), std::move(tokens), *max_agents, std::move(done));
-  if (!context_.queue.TrySubmit(job)) {
-    // Overloaded: refuse now (the ids are simply never used).
-    static_cast<EnrollJob&>(*job).Refuse(CommitQueueFull());
+  std::vector<AgentRow> rows =
+      IssueCredentials(*first, count, batch,
+                       retry.has_value() ? &retry->derived : nullptr, tokens);
+  Submit(std::make_unique<EnrollJob>(
+      this, std::move(batch), count, std::move(rows), std::move(tokens),
+      max_agents, std::move(retry), std::move(done)));
+}
+
+// With a request id, the store is asked before anything is refused for
+// the quota: a first attempt whose reply was lost holds its slots, and its
+// retry must get its agents, not RESOURCE_EXHAUSTED.
+void AgentRegistry::EnrollManyAsync(std::string_view enrollment_token,
+                                    int count, const EnrollRetry& retry,
+                                    EnrollJob::Done done) {
+  const int max_count = context_.options.max_reports_per_call;
+  if (count < 1 || count > max_count) {
+    std::move(done)(absl::InvalidArgumentError(absl::StrCat(
+        "enroll 1 to ", max_count, " agents per call, not ", count)));
+    return;
   }
+  if (absl::Status id = CheckEnrollmentRequestId(retry.request_id); !id.ok()) {
+    std::move(done)(std::move(id));
+    return;
+  }
+  const auto refuse = [&](absl::Status status) {
+    context_.stats.RecordEnrollment(false, count);
+    std::move(done)(std::move(status));
+  };
+  // The token first: a wrong one costs no derivation.
+  const bool named = !retry.request_id.empty();
+  std::string batch;
+  const absl::StatusOr<int64_t> max_agents =
+      ReserveEnrollment(enrollment_token, count, batch, named);
+  if (!max_agents.ok() &&
+      (!named || !absl::IsResourceExhausted(max_agents.status()))) {
+    return refuse(max_agents.status());
+  }
+  std::optional<EnrollJob::Retry> derived;
+  if (named) {
+    absl::StatusOr<DerivedEnrollment> made =
+        DeriveEnrollment(EnrollmentBatchKey(enrollment_token), retry.request_id,
+                         count, retry.csr_pem);
+    if (!made.ok()) {
+      if (max_agents.ok()) ReleaseEnrollment(batch, count);
+      return refuse(made.status());
+    }
+    derived = EnrollJob::Retry{.derived = *std::move(made)};
+  }
+  if (max_agents.ok()) {
+    return SubmitNew(count, std::move(batch), *max_agents, std::move(derived),
+                     std::move(done));
+  }
+  // No room here: only the first attempt's agents can be answered.
+  derived->refusal = max_agents.status();
+  Submit(std::make_unique<EnrollJob>(
+      this, std::move(batch), count, std::vector<AgentRow>(),
+      std::vector<std::string>(), 0, std::move(derived), std::move(done)));
 }
 
 void AgentRegistry::EnrollAsync(
-    std::string_view enrollment_token,
+    std::string_view enrollment_token, const EnrollRetry& retry,
     absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
   EnrollManyAsync(
-      enrollment_token, 1,
+      enrollment_token, 1, retry,
       [done = std::move(done)](
           absl::StatusOr<std::vector<Enrollment>> enrolled) mutable {
         if (!enrolled.ok()) return std::move(done)(enrolled.status());

@@ -3,15 +3,18 @@
 //
 // Why a class of its own: enrollment is the one path where a leaked token
 // could mint agents without bound, so its quota bookkeeping (reserved
-// before writing, given back on failure, raised by what a shared database
-// counted) must be readable and testable apart from ingestion. The agents'
-// credential hashes live in an AgentDirectory, read without a lock.
+// before writing, given back on failure or for a retry, raised by what a
+// shared database counted) must be readable and testable apart from
+// ingestion. The agents' credential hashes live in an AgentDirectory, read
+// without a lock. A call with a request id is safe to retry
+// (credential.h): its EnrollJob finds what a first attempt stored.
 #ifndef LDP_SERVER_CORE_AGENT_REGISTRY_H_
 #define LDP_SERVER_CORE_AGENT_REGISTRY_H_
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,14 +29,13 @@
 #include "server/core/agent_directory.h"
 #include "server/core/aggregator_context.h"
 #include "server/core/aggregator_types.h"
+#include "server/core/enroll_job.h"
 
 namespace ldp {
 
 // An enrollment token's key in AgentRegistry's quotas and in
 // AgentRow::enrollment_batch: its SHA-256, so the store never holds a token.
 std::string EnrollmentBatchKey(std::string_view token);
-
-class EnrollJob;
 
 // Thread-safe. The contract of each call is Aggregator's (aggregator.h).
 class AgentRegistry {
@@ -49,12 +51,24 @@ class AgentRegistry {
   absl::Status LoadFromStore();
 
   void EnrollAsync(
-      std::string_view enrollment_token,
+      std::string_view enrollment_token, const EnrollRetry& retry,
       absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
+  void EnrollManyAsync(
+      std::string_view enrollment_token, int count, const EnrollRetry& retry,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
+          done);
+  // Without a request id: not safe to retry.
+  void EnrollAsync(
+      std::string_view enrollment_token,
+      absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
+    EnrollAsync(enrollment_token, {}, std::move(done));
+  }
   void EnrollManyAsync(
       std::string_view enrollment_token, int count,
       absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
-          done);
+          done) {
+    EnrollManyAsync(enrollment_token, count, {}, std::move(done));
+  }
   absl::StatusOr<uint64_t> Authenticate(std::string_view bearer_token);
 
   // Enrolled here (no store lookup; for every task poll).
@@ -86,9 +100,11 @@ class AgentRegistry {
 
   // Takes `count` slots in the token's quota; sets `batch` and returns the
   // token's max_agents (0: no quota, or open enrollment). UNAUTHENTICATED
-  // for a wrong token, RESOURCE_EXHAUSTED when the slots are not there.
+  // for a wrong token, RESOURCE_EXHAUSTED when the slots are not there
+  // (logged unless `quiet_over_quota`: a retry may still be answered).
   absl::StatusOr<int64_t> ReserveEnrollment(std::string_view enrollment_token,
-                                            int count, std::string& batch);
+                                            int count, std::string& batch,
+                                            bool quiet_over_quota);
   // Gives back `count` slots reserved in `batch` for agents that were not
   // stored after all.
   void ReleaseEnrollment(const std::string& batch, int64_t count);
@@ -98,10 +114,16 @@ class AgentRegistry {
   // `count` fresh agent ids, the first returned: from memory, or from the
   // shared store in blocks.
   absl::StatusOr<uint64_t> NextAgentIds(int64_t count);
-  // `count` credentials for agents first_id.., as rows of `batch`.
+  // `count` credentials for agents first_id.., as rows of `batch`: drawn,
+  // or those `derived` from a request id.
   std::vector<AgentRow> IssueCredentials(uint64_t first_id, int count,
                                          const std::string& batch,
+                                         const DerivedEnrollment* derived,
                                          std::vector<std::string>& tokens);
+  // The agent ids and rows of a call that passed the quota, submitted.
+  void SubmitNew(int count, std::string batch, int64_t max_agents,
+                 std::optional<EnrollJob::Retry> retry, EnrollJob::Done done);
+  void Submit(std::unique_ptr<EnrollJob> job);
 
   const AggregatorContext& context_;
   // Neither a single token nor quotas are configured: anyone may enroll.

@@ -444,11 +444,11 @@ absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
 Aggregator::Aggregator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Aggregator::~Aggregator() = default;
 
-absl::StatusOr<Enrollment> Aggregator::Enroll(
-    std::string_view enrollment_token) {
+absl::StatusOr<Enrollment> Aggregator::Enroll(std::string_view enrollment_token,
+                                              const EnrollRetry& retry) {
   absl::StatusOr<Enrollment> result;
   absl::Notification done;
-  impl_->agents().EnrollAsync(enrollment_token,
+  impl_->agents().EnrollAsync(enrollment_token, retry,
                               [&](absl::StatusOr<Enrollment> enrollment) {
                                 result = std::move(enrollment);
                                 done.Notify();
@@ -458,9 +458,9 @@ absl::StatusOr<Enrollment> Aggregator::Enroll(
 }
 
 void Aggregator::EnrollAsync(
-    std::string_view enrollment_token,
+    std::string_view enrollment_token, const EnrollRetry& retry,
     absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
-  impl_->agents().EnrollAsync(enrollment_token, std::move(done));
+  impl_->agents().EnrollAsync(enrollment_token, retry, std::move(done));
 }
 
 int Aggregator::max_reports_per_call() const {
@@ -468,9 +468,9 @@ int Aggregator::max_reports_per_call() const {
 }
 
 void Aggregator::EnrollManyAsync(
-    std::string_view enrollment_token, int count,
+    std::string_view token, int count, const EnrollRetry& retry,
     absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&> done) {
-  impl_->agents().EnrollManyAsync(enrollment_token, count, std::move(done));
+  impl_->agents().EnrollManyAsync(token, count, retry, std::move(done));
 }
 
 absl::StatusOr<uint64_t> Aggregator::AuthenticateAgent(

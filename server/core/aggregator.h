@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
@@ -65,10 +66,23 @@ class Aggregator {
   // only the token's SHA-256 is stored. UNAUTHENTICATED for a wrong
   // enrollment token, RESOURCE_EXHAUSTED for one whose quota is used up.
   // The agent exists once this returns.
-  absl::StatusOr<Enrollment> Enroll(std::string_view enrollment_token);
+  //
+  // With a request id (`retry`, credential.h) the call is safe to
+  // retry: the bearer secret is derived from the id, and the same token,
+  // id and CSR again (after a lost reply, a crash, on another replica, or
+  // at the same time) get the same agent and token, counted once against
+  // the quota. INVALID_ARGUMENT for an id of 1 to 15 or over 64 bytes;
+  // FAILED_PRECONDITION for an id first used with another CSR (or count).
+  absl::StatusOr<Enrollment> Enroll(std::string_view enrollment_token,
+                                    const EnrollRetry& retry = {});
+  void EnrollAsync(
+      std::string_view enrollment_token, const EnrollRetry& retry,
+      absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
   void EnrollAsync(
       std::string_view enrollment_token,
-      absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done);
+      absl::AnyInvocable<void(absl::StatusOr<Enrollment>) &&> done) {
+    EnrollAsync(enrollment_token, {}, std::move(done));
+  }
   // The most reports one upload call, and agents one batch enrollment, may
   // carry (AggregatorOptions::max_reports_per_call).
   int max_reports_per_call() const;
@@ -76,10 +90,18 @@ class Aggregator {
   // `count` agents (1 to max_reports_per_call) in one commit, for relays;
   // all or none: INVALID_ARGUMENT for a bad count, and as Enroll otherwise
   // (RESOURCE_EXHAUSTED if the token's quota has fewer than `count` left).
+  // The same agents, in the same order, for the same token, count and
+  // request id again.
+  void EnrollManyAsync(
+      std::string_view enrollment_token, int count, const EnrollRetry& retry,
+      absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
+          done);
   void EnrollManyAsync(
       std::string_view enrollment_token, int count,
       absl::AnyInvocable<void(absl::StatusOr<std::vector<Enrollment>>) &&>
-          done);
+          done) {
+    EnrollManyAsync(enrollment_token, count, {}, std::move(done));
+  }
 
   // The agent the token belongs to; UNAUTHENTICATED otherwise. Constant
   // time in the secret.

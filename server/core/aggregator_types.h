@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -29,6 +30,16 @@ struct Enrollment {
   uint64_t agent_id = 0;
   // "<agent_id>.<64 hex digits>"; present it to AuthenticateAgent.
   std::string bearer_token{};
+};
+
+// What makes an Enroll or EnrollBatch call safe to retry
+// (agent_service.proto, EnrollRequest.request_id). Views, read only during
+// the call that takes them.
+struct EnrollRetry {
+  // 16 to 64 bytes the client drew once per enrollment; "" = none.
+  std::string_view request_id{};
+  // The CSR the client sent ("" = none): a retry must send the same.
+  std::string_view csr_pem{};
 };
 
 // One report with the authenticated agent it comes from: a relay uploads

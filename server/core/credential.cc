@@ -5,10 +5,13 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 
 #include "absl/random/distributions.h"
 #include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/crypto/constant_time.h"
+#include "common/crypto/hmac_sha256.h"
 #include "common/crypto/sha256.h"
 
 namespace ldp {
@@ -82,12 +85,18 @@ bool SameCredentialHash(const CredentialHash& a, const CredentialHash& b) {
 }
 
 IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {
-  std::array<char, kSecretBytes> secret;
+  CredentialSecret secret;
   for (size_t i = 0; i < kSecretBytes / 8; ++i) {
     const uint64_t word = absl::Uniform<uint64_t>(gen);
     for (int b = 0; b < 8; ++b)
-      secret[8 * i + b] = static_cast<char>(word >> (8 * b));
+      secret[8 * i + b] = static_cast<uint8_t>(word >> (8 * b));
   }
+  return CredentialFromSecret(agent_id, secret);
+}
+
+IssuedCredential CredentialFromSecret(uint64_t agent_id,
+                                      const CredentialSecret& secret) {
+  static_assert(std::tuple_size_v<CredentialSecret> == kSecretBytes);
   // Written in place, by arithmetic: a lookup table indexed by the secret's
   // bytes (BytesToHexString's spans several cache lines) would let the
   // secret's value show in which lines were touched.
@@ -95,12 +104,13 @@ IssuedCredential IssueCredential(uint64_t agent_id, absl::BitGenRef gen) {
   const size_t start = token.size();
   token.resize(start + 2 * kSecretBytes);
   for (size_t i = 0; i < kSecretBytes; ++i) {
-    const auto byte = static_cast<unsigned char>(secret[i]);
+    const unsigned byte = secret[i];
     token[start + 2 * i] = HexDigit(byte >> 4);
     token[start + 2 * i + 1] = HexDigit(byte & 0x0F);
   }
   return {.bearer_token = std::move(token),
-          .hash = Sha256(std::string_view(secret.data(), secret.size()))};
+          .hash = Sha256(std::string_view(
+              reinterpret_cast<const char*>(secret.data()), secret.size()))};
 }
 
 absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {
@@ -129,6 +139,84 @@ absl::StatusOr<ParsedToken> ParseBearerToken(std::string_view token) {
   if (invalid != 0) return Malformed();
   parsed.hash = Sha256(std::string_view(secret.data(), secret.size()));
   return parsed;
+}
+
+// ---- Retry-safe enrollment --------------------------------------------
+
+namespace {
+
+// Domain separation: neither value can stand for the other, or for any
+// other SHA-256 or HMAC input in the project.
+constexpr std::string_view kDigestLabel{"ldp.v1 enroll request\0", 22};
+constexpr std::string_view kSecretLabel{"ldp.v1 enroll bearer\0", 21};
+
+void AppendBe32(uint32_t value, std::string& out) {
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out.push_back(static_cast<char>((value >> shift) & 0xFF));
+  }
+}
+
+}  // namespace
+
+absl::Status CheckEnrollmentRequestId(std::string_view request_id) {
+  if (request_id.empty() ||
+      (request_id.size() >= kMinEnrollmentRequestIdBytes &&
+       request_id.size() <= kMaxEnrollmentRequestIdBytes)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "request_id has ", request_id.size(), " bytes; send ",
+      kMinEnrollmentRequestIdBytes, " to ", kMaxEnrollmentRequestIdBytes,
+      " bytes drawn from a CSPRNG once per enrollment (32 is usual), or none "
+      "for an enrollment that is not safe to retry"));
+}
+
+absl::StatusOr<DerivedEnrollment> DeriveEnrollment(std::string_view batch_key,
+                                                   std::string_view request_id,
+                                                   int count,
+                                                   std::string_view csr_pem) {
+  RETURN_IF_ERROR(CheckEnrollmentRequestId(request_id));
+  if (request_id.empty() || count < 1) {
+    return absl::InvalidArgumentError(
+        "DeriveEnrollment needs a request id and at least one agent");
+  }
+  const char id_length = static_cast<char>(request_id.size());
+  std::string digest_input(kDigestLabel);
+  digest_input.append(batch_key);
+  digest_input.push_back(id_length);
+  digest_input.append(request_id);
+  ASSIGN_OR_RETURN(const Sha256Digest csr, Sha256Of(csr_pem));
+  std::string secret_input(kSecretLabel);
+  secret_input.append(batch_key);
+  secret_input.push_back(id_length);
+  AppendBe32(static_cast<uint32_t>(count), secret_input);
+  const size_t digest_prefix = digest_input.size();
+  const size_t secret_prefix = secret_input.size();
+
+  DerivedEnrollment derived;
+  derived.digests.reserve(count);
+  derived.secrets.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    digest_input.resize(digest_prefix);
+    AppendBe32(static_cast<uint32_t>(i), digest_input);
+    ASSIGN_OR_RETURN(const Sha256Digest digest, Sha256Of(digest_input));
+    derived.digests.emplace_back(DigestBytes(digest));
+
+    secret_input.resize(secret_prefix);
+    AppendBe32(static_cast<uint32_t>(i), secret_input);
+    secret_input.append(DigestBytes(csr));
+    ASSIGN_OR_RETURN(const Sha256Digest secret,
+                     HmacSha256(request_id, secret_input));
+    derived.secrets.push_back(secret);
+  }
+  return derived;
+}
+
+absl::Status EnrollmentRequestReused() {
+  return absl::FailedPreconditionError(
+      "this request_id already enrolled agents with another count or CSR: "
+      "a retry must repeat the first request exactly (same token, count and "
+      "CSR); draw a new request_id for a new enrollment");
 }
 
 }  // namespace ldp

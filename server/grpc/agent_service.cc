@@ -159,6 +159,7 @@ grpc::ServerUnaryReactor* AgentServiceImpl::Enroll(
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   aggregator_->EnrollAsync(
       request->enrollment_token(),
+      {.request_id = request->request_id(), .csr_pem = request->csr_pem()},
       [reactor, response](absl::StatusOr<Enrollment> enrollment) {
         if (enrollment.ok()) {
           response->set_agent_id(enrollment->agent_id);

@@ -190,9 +190,11 @@ grpc::ServerUnaryReactor* RelayServiceImpl::EnrollBatch(
   }
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   aggregator_->EnrollManyAsync(
-      // The aggregator checks the count (1 to max_reports_per_call).
+      // The aggregator checks the count (1 to max_reports_per_call) and the
+      // request id.
       request->enrollment_token(),
       static_cast<int>(std::min<uint32_t>(request->count(), INT32_MAX)),
+      {.request_id = request->request_id()},
       [reactor, response](absl::StatusOr<std::vector<Enrollment>> enrolled) {
         if (enrolled.ok()) {
           for (Enrollment& enrollment : *enrolled) {

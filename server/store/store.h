@@ -55,6 +55,12 @@ struct AgentRow {
   // SHA-256; "" = open enrollment). Counting agents per batch at load is
   // what makes enrollment quotas survive restarts.
   std::string enrollment_batch{};
+  // The client's name for the enrollment that created the agent, as a
+  // 32-byte digest (server/core/credential.h): unique among agents,
+  // so a retried enrollment finds its agent instead of making another. ""
+  // = none (stored as NULL). Written by InsertAgent(s) and read back by
+  // FindEnrolledAgents only: the loads at start leave it empty.
+  std::string enrollment_request{};
 };
 
 struct StudyRow {
@@ -206,6 +212,17 @@ class StoreTransaction {
     absl::Status status = InsertAgents(rows);
     if (!status.ok()) return status;
     return QuotaDecision{};
+  }
+  // The stored agents (this transaction's inserts included) whose
+  // enrollment_request is one of `requests` (32-byte digests, non-empty),
+  // in no particular order; empty when none is. A shared store first takes
+  // a lock on requests.front() held until the commit, so that servers
+  // enrolling under one request at once take turns: the second finds what
+  // the first committed. Inserting an agent whose enrollment_request is
+  // stored already fails the transaction (a UNIQUE index).
+  virtual absl::StatusOr<std::vector<AgentRow>> FindEnrolledAgents(
+      absl::Span<const std::string> requests) {
+    return absl::UnimplementedError("this store keeps no enrollment requests");
   }
   // Returns the id of the study that holds `row.request_id`: `row.study_id`
   // if inserted, or the earlier study's id (and nothing is written) when a

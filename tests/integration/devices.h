@@ -8,7 +8,9 @@
 #include <atomic>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "client/agent_client/agent_client.h"
@@ -21,8 +23,30 @@ struct Device {
   std::unique_ptr<std::mt19937_64> gen;
   std::unique_ptr<Agent> agent;
   AgentCredential credential;  // agent_id 0 until enrolled
-  int accepted = 0;            // reports the server acknowledged
+  // Drawn before the first Enroll and sent on every try until one answers,
+  // as ldp-agent does: a try whose reply was lost (a killed server) is
+  // answered again with the same agent, never a second one.
+  std::string enroll_request{};
+  int accepted = 0;  // reports the server acknowledged
 };
+
+// Enrolls `d` on `client` unless it is enrolled; false if this try failed.
+inline bool EnsureEnrolled(Device& d, AgentClient& client) {
+  if (d.credential.agent_id != 0) {
+    client.set_credential(d.credential);
+    return true;
+  }
+  if (d.enroll_request.empty()) {
+    absl::StatusOr<std::string> id = NewEnrollmentRequestId();
+    if (!id.ok()) return false;
+    d.enroll_request = *std::move(id);
+  }
+  absl::StatusOr<AgentCredential> credential =
+      client.Enroll("", d.enroll_request);
+  if (!credential.ok()) return false;
+  d.credential = *std::move(credential);
+  return true;
+}
 
 // One poll-answer-upload cycle for each device in [begin, end), on a fresh
 // channel; a device enrolls on its first cycle. `acked` (if set) counts
@@ -39,14 +63,7 @@ inline void RunDevices(const ServerProcess& server,
                                        .rpc_timeout = absl::Seconds(5),
                                        .sleep = [](absl::Duration) {}},
                                       channel, *d.gen);
-    if (!client.ok()) continue;
-    if (d.credential.agent_id == 0) {
-      auto credential = (*client)->Enroll("");
-      if (!credential.ok()) continue;
-      d.credential = *credential;
-    } else {
-      (*client)->set_credential(d.credential);
-    }
+    if (!client.ok() || !EnsureEnrolled(d, **client)) continue;
     const int accepted = (*client)->RunOnce(*d.agent).reports_accepted;
     d.accepted += accepted;
     if (acked != nullptr) *acked += accepted;

@@ -107,6 +107,17 @@ class CallbackSession final
   void Start() {
     ++totals_.Local().sessions;
     enroll_request_.set_enrollment_token(shared_.config.enrollment_token);
+    // Named like every client's enrollment, so that the server's cost per
+    // session is a real agent's. This driver makes no retries (see
+    // MakeStubs); a failed Enroll ends the session.
+    absl::StatusOr<std::string> request_id = NewEnrollmentRequestId();
+    if (!request_id.ok()) {
+      Totals& totals = totals_.Local();
+      ++totals.enroll_failures;
+      totals.Error("enroll", request_id.status());
+      return End();
+    }
+    enroll_request_.set_request_id(*std::move(request_id));
     context_ = AgentCallContext("", kCallTimeout);
     shared_.stubs[channel_]->async()->Enroll(
         context_.get(), &enroll_request_, &enroll_response_,

@@ -7,11 +7,14 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/types/span.h"
 #include "client/agent_client/agent_client.h"
 #include "client/agent_client/relay_client.h"
 #include "client/agent_wire/shuffled_reports.h"
 #include "client/core/agent.h"
+#include "client/core/retry.h"
+#include "common/base/status_macros.h"
 #include "common/crypto/secure_random.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -49,6 +52,8 @@ void SubmitSealed(int64_t index, AgentClient& client, const Agent& agent,
 void RunSession(int64_t index, AgentClient& client, SecureRandom& random,
                 Shared& shared, Totals& totals) {
   ++totals.sessions;
+  // AgentClient draws the enrollment's request id and sends it on every
+  // try, so its retries never enroll an agent twice.
   if (auto enrolled = client.Enroll(shared.config.enrollment_token);
       !enrolled.ok()) {
     ++totals.enroll_failures;
@@ -158,10 +163,27 @@ class BulkWorker {
     std::vector<const Task*> sealed_task;
   };
 
+  // One request id for the batch, sent on every try: a retry after a lost
+  // reply gets the agents the first try enrolled, not a second set.
+  absl::StatusOr<std::vector<RelayedAgent>> EnrollBatch(int count,
+                                                        SecureRandom& random) {
+    constexpr int kAttempts = 4;
+    ASSIGN_OR_RETURN(const std::string request_id, NewEnrollmentRequestId());
+    Backoff backoff = *Backoff::Create({});  // the defaults are valid
+    absl::StatusOr<std::vector<RelayedAgent>> agents;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      if (attempt > 0) absl::SleepFor(backoff.NextDelay(random));
+      agents = relay_.EnrollBatch(shared_.config.enrollment_token, count,
+                                  request_id);
+      if (agents.ok() || !IsTransient(agents.status().code())) break;
+    }
+    return agents;
+  }
+
   // False when no later batch can do better (no relay API on the server).
   bool RunBatch(int64_t first, int count, SecureRandom& random) {
     totals_.sessions += count;
-    auto agents = relay_.EnrollBatch(shared_.config.enrollment_token, count);
+    auto agents = EnrollBatch(count, random);
     if (!agents.ok()) {
       totals_.enroll_failures += count;
       totals_.Error("enroll", agents.status());

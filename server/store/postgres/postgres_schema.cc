@@ -81,6 +81,17 @@ CREATE TABLE enrollment_counts(
   enrolled bigint NOT NULL CHECK (enrolled >= 0));
 )sql";
 
+// Retry-safe enrollment: the digest of the client's request id per agent
+// (NULL for agents enrolled without one), unique, so that a retry, on any
+// replica, finds the agent its first attempt stored. Adding a column with
+// no default rewrites nothing; the index is built in the migration's
+// transaction (CONCURRENTLY cannot run in one), which holds writes to
+// agents for as long as one pass over the table takes.
+constexpr const char* kV4 = R"sql(
+ALTER TABLE agents ADD COLUMN enrollment_request bytea;
+CREATE UNIQUE INDEX agents_enrollment_request ON agents(enrollment_request);
+)sql";
+
 using postgres_internal::Connection;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -143,6 +154,7 @@ constexpr Migration kMigrations[] = {
     {1, kV1},
     {2, kV2},
     {3, "", &RewriteLegacyPayloadsAndPlans},
+    {4, kV4},
 };
 
 }  // namespace

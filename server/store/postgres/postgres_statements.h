@@ -21,11 +21,18 @@ namespace ldp::postgres_internal {
 // Every agent insert also adds what it inserted to its batch's row of
 // enrollment_counts, if the batch has one (a token with a quota): the
 // count stays exact whichever path, or server, enrolls the agent.
+//
+// An empty enrollment_request is stored as NULL (the UNIQUE index lets
+// NULLs repeat). Its conflicts are not caught: FindEnrolledAgents's lock
+// and lookup come first, so a duplicate here is a bug that should fail the
+// transaction rather than be skipped.
 inline constexpr Statement kInsertAgent = {"ldp_insert_agent",
                                            R"sql(
 WITH ins AS (
-  INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch)
-  VALUES($1, $2, $3, $4) ON CONFLICT (agent_id) DO NOTHING
+  INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch,
+                     enrollment_request)
+  VALUES($1, $2, $3, $4, NULLIF($5, ''::bytea))
+  ON CONFLICT (agent_id) DO NOTHING
   RETURNING enrollment_batch
 )
 UPDATE enrollment_counts c SET enrolled = c.enrolled + 1
@@ -37,8 +44,11 @@ FROM ins WHERE c.batch = ins.enrollment_batch
 inline constexpr Statement kInsertAgents = {"ldp_insert_agents",
                                             R"sql(
 WITH ins AS (
-  INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch)
-  SELECT * FROM unnest($1::int8[], $2::bytea[], $3::int8[], $4::bytea[])
+  INSERT INTO agents(agent_id, credential_hash, enrolled_at, enrollment_batch,
+                     enrollment_request)
+  SELECT a, h, t, b, NULLIF(r, ''::bytea)
+  FROM unnest($1::int8[], $2::bytea[], $3::int8[], $4::bytea[], $5::bytea[])
+    AS u(a, h, t, b, r)
   WHERE NOT EXISTS (SELECT 1 FROM agents WHERE agent_id = ($1::int8[])[1])
   RETURNING enrollment_batch
 )
@@ -65,6 +75,20 @@ inline constexpr Statement kLockEnrollmentCount = {
     "ldp_lock_enrollment_count",
     "SELECT c.enrolled, EXISTS(SELECT 1 FROM agents WHERE agent_id = $2) "
     "FROM enrollment_counts c WHERE c.batch = $1 FOR UPDATE"};
+// Retry-safe enrollment (FindEnrolledAgents): a transaction-scoped
+// advisory lock named by the first 8 bytes of the request's first digest,
+// so every server's enrollment under one request waits for the one before
+// it to commit or roll back; then, in a statement of its own (READ
+// COMMITTED: a fresh snapshot, taken after the wait), the agents stored
+// under the request's digests. Another request sharing the lock only
+// waits its turn.
+inline constexpr Statement kLockEnrollmentRequest = {
+    "ldp_lock_enrollment_request", "SELECT pg_advisory_xact_lock($1)"};
+inline constexpr Statement kFindEnrolledAgents = {
+    "ldp_find_enrolled_agents",
+    "SELECT agent_id, credential_hash, enrolled_at, enrollment_batch, "
+    "enrollment_request FROM agents "
+    "WHERE enrollment_request = ANY($1::bytea[])"};
 // No conflict target: neither a repeated request id nor a re-run of the
 // same insert (study_id) writes anything.
 inline constexpr Statement kInsertStudy = {

@@ -65,6 +65,7 @@ std::string RedactPostgresUrl(std::string_view url) {
   return out;
 }
 
+using postgres_internal::AgentFromRow;
 using postgres_internal::Backoff;
 using postgres_internal::Connection;
 using postgres_internal::Final;
@@ -96,19 +97,6 @@ absl::Status CheckReportId(std::string_view id, uint64_t task_id,
   }
   std::memcpy(out.data(), id.data(), id.size());
   return absl::OkStatus();
-}
-
-absl::StatusOr<AgentRow> AgentFromRow(const Result& r, int row) {
-  AgentRow agent{.agent_id = static_cast<uint64_t>(r.Int(row, 0)),
-                 .enrolled_at = FromNanos(r.Int(row, 2))};
-  const std::string_view hash = r.Bytes(row, 1);
-  if (hash.size() != agent.credential_hash.size()) {
-    return absl::DataLossError(absl::StrCat(
-        "agent ", agent.agent_id, " has a malformed credential hash"));
-  }
-  std::memcpy(agent.credential_hash.data(), hash.data(), hash.size());
-  agent.enrollment_batch = std::string(r.Bytes(row, 3));
-  return agent;
 }
 
 // A random positive id per store instance (and per failed transaction):

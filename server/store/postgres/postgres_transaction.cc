@@ -1,6 +1,7 @@
 // The PostgreSQL writer's transaction; see the header.
 #include "server/store/postgres/postgres_transaction.h"
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,19 @@ absl::Status CheckQuotaCall(absl::Span<const AgentRow> rows,
 
 }  // namespace
 
+absl::StatusOr<AgentRow> AgentFromRow(const Result& r, int row) {
+  AgentRow agent{.agent_id = static_cast<uint64_t>(r.Int(row, 0)),
+                 .enrolled_at = FromNanos(r.Int(row, 2))};
+  const std::string_view hash = r.Bytes(row, 1);
+  if (hash.size() != agent.credential_hash.size()) {
+    return absl::DataLossError(absl::StrCat(
+        "agent ", agent.agent_id, " has a malformed credential hash"));
+  }
+  std::memcpy(agent.credential_hash.data(), hash.data(), hash.size());
+  agent.enrollment_batch = std::string(r.Bytes(row, 3));
+  return agent;
+}
+
 absl::StatusOr<Result> Transaction::Run(const Statement& s, Params& p) {
   if (!failure_.ok()) return failure_;
   absl::StatusOr<Result> result = c_.Run(s, p);
@@ -46,25 +60,29 @@ absl::Status Transaction::InsertAgent(const AgentRow& row) {
   p.Int(Signed(row.agent_id))
       .Bytes(AsBytes(row.credential_hash))
       .Int(Nanos(row.enrolled_at))
-      .Bytes(row.enrollment_batch);
+      .Bytes(row.enrollment_batch)
+      .Bytes(row.enrollment_request);
   return Run(kInsertAgent, p).status();
 }
 
 absl::Status Transaction::InsertAgents(absl::Span<const AgentRow> rows) {
   std::vector<int64_t> ids, times;
-  std::vector<std::string_view> hashes, batches;
+  std::vector<std::string_view> hashes, batches, requests;
   ids.reserve(rows.size());
   times.reserve(rows.size());
   hashes.reserve(rows.size());
   batches.reserve(rows.size());
+  requests.reserve(rows.size());
   for (const AgentRow& row : rows) {
     ids.push_back(Signed(row.agent_id));
     hashes.push_back(AsBytes(row.credential_hash));
     times.push_back(Nanos(row.enrolled_at));
     batches.push_back(row.enrollment_batch);
+    requests.push_back(row.enrollment_request);
   }
   Params p;
   p.IntArray(ids).BytesArray(hashes).IntArray(times).BytesArray(batches);
+  p.BytesArray(requests);
   return Run(kInsertAgents, p).status();
 }
 
@@ -93,6 +111,33 @@ absl::StatusOr<QuotaDecision> Transaction::InsertAgentsWithinQuota(
   }
   RETURN_IF_ERROR(InsertAgents(rows));
   return QuotaDecision{.enrolled_before = enrolled};
+}
+
+absl::StatusOr<std::vector<AgentRow>> Transaction::FindEnrolledAgents(
+    absl::Span<const std::string> requests) {
+  if (requests.empty() || requests.front().size() < sizeof(uint64_t)) {
+    return absl::InvalidArgumentError(
+        "FindEnrolledAgents needs at least one enrollment request digest");
+  }
+  uint64_t key = 0;
+  for (size_t i = 0; i < sizeof(key); ++i) {
+    key = (key << 8) | static_cast<uint8_t>(requests.front()[i]);
+  }
+  Params lock;
+  lock.Int(static_cast<int64_t>(key));
+  RETURN_IF_ERROR(Run(kLockEnrollmentRequest, lock).status());
+  const std::vector<std::string_view> views(requests.begin(), requests.end());
+  Params find;
+  find.BytesArray(views);
+  ASSIGN_OR_RETURN(const Result found, Run(kFindEnrolledAgents, find));
+  std::vector<AgentRow> agents;
+  agents.reserve(found.rows());
+  for (int i = 0; i < found.rows(); ++i) {
+    ASSIGN_OR_RETURN(AgentRow agent, AgentFromRow(found, i));
+    agent.enrollment_request = std::string(found.Bytes(i, 4));
+    agents.push_back(std::move(agent));
+  }
+  return agents;
 }
 
 absl::StatusOr<uint64_t> Transaction::InsertStudy(const StudyRow& row) {

@@ -10,6 +10,8 @@
 #define LDP_SERVER_STORE_POSTGRES_POSTGRES_TRANSACTION_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -18,6 +20,10 @@
 #include "server/store/store.h"
 
 namespace ldp::postgres_internal {
+
+// Row `row` of a result whose columns start agent_id, credential_hash,
+// enrolled_at, enrollment_batch; DataLoss for a malformed hash.
+absl::StatusOr<AgentRow> AgentFromRow(const Result& r, int row);
 
 class Transaction final : public StoreTransaction {
  public:
@@ -44,6 +50,10 @@ class Transaction final : public StoreTransaction {
   // again.
   absl::StatusOr<QuotaDecision> InsertAgentsWithinQuota(
       absl::Span<const AgentRow> rows, int64_t max_agents) override;
+  // Takes the request's advisory lock (held until commit), then reads
+  // (kLockEnrollmentRequest, kFindEnrolledAgents).
+  absl::StatusOr<std::vector<AgentRow>> FindEnrolledAgents(
+      absl::Span<const std::string> requests) override;
   absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) override;
   absl::Status SetStudyState(uint64_t study_id, StudyState state) override;
   absl::Status InsertRound(const RoundRow& row) override;

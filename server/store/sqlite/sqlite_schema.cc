@@ -136,6 +136,13 @@ CREATE TABLE ledger(
     {3, "", &RewriteLegacyPayloadsAndPlans},
     // Shuffled batches and their reports, with no agent and no time.
     {4, kShuffledTablesSql},
+    // Retry-safe enrollment: the digest of the client's request id per
+    // agent (NULL for agents enrolled without one), unique, so a retry
+    // finds the agent its first attempt stored.
+    {5,
+     "ALTER TABLE agents ADD COLUMN enrollment_request BLOB;"
+     "CREATE UNIQUE INDEX agents_enrollment_request "
+     "ON agents(enrollment_request);"},
 };
 
 constexpr int kSchemaVersion = kMigrations[std::size(kMigrations) - 1].version;

@@ -12,6 +12,7 @@
 #include "common/base/status_macros.h"
 #include "common/sqlite/sqlite_statement.h"
 #include "server/store/append_decision.h"
+#include "server/store/sqlite/sqlite_agents.h"
 #include "server/store/sqlite/sqlite_group_append.h"
 #include "server/store/sqlite/sqlite_schema.h"
 #include "server/store/sqlite/sqlite_shuffled.h"
@@ -23,12 +24,6 @@ int64_t Nanos(absl::Time t) { return absl::ToUnixNanos(t); }
 absl::Time FromNanos(int64_t n) { return absl::FromUnixNanos(n); }
 int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
 
-// Enrollments arrive a thousand at a time (RelayService.EnrollBatch); one
-// statement per 64 of them spends SQLite's per-statement work (bind, step,
-// reset) once per 64 rows instead of once per row.
-constexpr int kAgentsPerInsert = 64;
-constexpr int kAgentColumns = 4;
-
 }  // namespace
 
 namespace sqlite_internal {
@@ -36,11 +31,11 @@ namespace sqlite_internal {
 struct Connection {
   sqlite3* db = nullptr;
   struct Statements {
-    std::unique_ptr<sqlite::Statement> insert_agent, insert_agents,
-        insert_study, find_study, set_study_state, insert_round,
-        set_round_state, insert_report, select_report, delete_report,
-        ledger_read, ledger_insert, ledger_insert_new, ledger_update,
-        ledger_all, ledger_one;
+    std::unique_ptr<sqlite::Statement> insert_study, find_study,
+        set_study_state, insert_round, set_round_state, insert_report,
+        select_report, delete_report, ledger_read, ledger_insert,
+        ledger_insert_new, ledger_update, ledger_all, ledger_one;
+    std::unique_ptr<AgentWriter> agents;
     std::unique_ptr<GroupAppender> group_append;
     std::unique_ptr<ShuffledAppender> shuffled_append;
   } s;
@@ -57,6 +52,7 @@ using sqlite::ForEachRow;
 using sqlite::SqliteError;
 using sqlite::Statement;
 using sqlite::Use;
+using sqlite_internal::AgentWriter;
 using sqlite_internal::BindReport;
 using sqlite_internal::Configure;
 using sqlite_internal::Connection;
@@ -64,7 +60,6 @@ using sqlite_internal::EnsureSchema;
 using sqlite_internal::GroupAppender;
 using sqlite_internal::kRowsPerGroup;
 using sqlite_internal::MayBeFirstCharges;
-using sqlite_internal::MultiRowInsert;
 using sqlite_internal::ShuffledAppender;
 
 namespace {
@@ -78,24 +73,16 @@ class SqliteStore::Transaction final : public StoreTransaction {
   explicit Transaction(Connection::Statements& s) : s_(s) {}
 
   absl::Status InsertAgent(const AgentRow& row) override {
-    Use s(*s_.insert_agent);
-    BindAgent(*s, 0, row);
-    return s->Run();
+    return s_.agents->Insert(row);
   }
-
-  // Whole groups of kAgentsPerInsert rows per statement, the rest one by
-  // one; a failure fails the caller's transaction either way.
   absl::Status InsertAgents(absl::Span<const AgentRow> rows) override {
-    size_t next = 0;
-    for (; rows.size() - next >= kAgentsPerInsert; next += kAgentsPerInsert) {
-      Use s(*s_.insert_agents);
-      for (int r = 0; r < kAgentsPerInsert; ++r) {
-        BindAgent(*s, r * kAgentColumns, rows[next + r]);
-      }
-      RETURN_IF_ERROR(s->Run());
-    }
-    for (; next < rows.size(); ++next) RETURN_IF_ERROR(InsertAgent(rows[next]));
-    return absl::OkStatus();
+    return s_.agents->InsertMany(rows);
+  }
+  // One writer per database: no lock is needed for the lookup to see every
+  // committed enrollment, and this transaction's own.
+  absl::StatusOr<std::vector<AgentRow>> FindEnrolledAgents(
+      absl::Span<const std::string> requests) override {
+    return s_.agents->FindByRequests(requests);
   }
 
   absl::StatusOr<uint64_t> InsertStudy(const StudyRow& row) override {
@@ -214,16 +201,6 @@ class SqliteStore::Transaction final : public StoreTransaction {
     return s->Changes() == 1;  // 0: the task already has a report
   }
 
-  // Binds one agents row's four columns after parameter `offset`.
-  static void BindAgent(Statement& s, int offset, const AgentRow& row) {
-    s.Bind(offset + 1, Signed(row.agent_id));
-    s.BindBlob(offset + 2, std::string_view(reinterpret_cast<const char*>(
-                                                row.credential_hash.data()),
-                                            row.credential_hash.size()));
-    s.Bind(offset + 3, Nanos(row.enrolled_at));
-    s.BindBlob(offset + 4, row.enrollment_batch);
-  }
-
   // The agent's first charge in the study, which is most reports' case,
   // in one statement instead of a read and an insert: the row goes in only
   // if none exists, and only when ε fits the cap from zero, exactly what
@@ -280,9 +257,6 @@ namespace {
 
 absl::Status PrepareWriterStatements(sqlite3* db, Connection::Statements& s) {
   const std::pair<std::unique_ptr<Statement>*, const char*> all[] = {
-      {&s.insert_agent,
-       "INSERT INTO agents(agent_id, credential_hash, enrolled_at, "
-       "enrollment_batch) VALUES(?1, ?2, ?3, ?4)"},
       {&s.insert_study,
        "INSERT INTO studies(study_id, spec, request_id, state, created_at) "
        "VALUES(?1, ?2, ?3, ?4, ?5)"},
@@ -315,13 +289,7 @@ absl::Status PrepareWriterStatements(sqlite3* db, Connection::Statements& s) {
   for (const auto& [slot, sql] : all) {
     ASSIGN_OR_RETURN(*slot, Statement::Prepare(db, sql));
   }
-  constexpr absl::string_view kAgents[] = {"agent_id", "credential_hash",
-                                           "enrolled_at", "enrollment_batch"};
-  static_assert(std::size(kAgents) == kAgentColumns);
-  ASSIGN_OR_RETURN(
-      s.insert_agents,
-      Statement::Prepare(
-          db, MultiRowInsert("agents", kAgents, kAgentsPerInsert).c_str()));
+  ASSIGN_OR_RETURN(s.agents, AgentWriter::Prepare(db));
   ASSIGN_OR_RETURN(s.group_append, GroupAppender::Prepare(db));
   ASSIGN_OR_RETURN(s.shuffled_append, ShuffledAppender::Prepare(db));
   return absl::OkStatus();

@@ -49,5 +49,38 @@ TEST(CredentialFile, RejectsBadTokensAndDamagedFiles) {
   }
 }
 
+// The first call saves the fresh id; later calls (a retry, a restarted
+// agent) get the saved one, whatever they draw; removal is idempotent.
+TEST(CredentialFile, KeepsAnEnrollmentRequestUntilRemoved) {
+  testing::TempDirectory dir;
+  const std::string path = dir.path() + "/enrollment_request";
+  const std::string first(32, '\x01');
+  EXPECT_THAT(LoadOrSaveEnrollmentRequest(path, first),
+              testing::IsOkAndHolds(first));
+  EXPECT_THAT(LoadOrSaveEnrollmentRequest(path, std::string(32, '\x02')),
+              testing::IsOkAndHolds(first));
+  struct stat info {};
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  ASSERT_OK(RemoveEnrollmentRequest(path));
+  ASSERT_OK(RemoveEnrollmentRequest(path));
+  const std::string second(16, '\xfe');
+  EXPECT_THAT(LoadOrSaveEnrollmentRequest(path, second),
+              testing::IsOkAndHolds(second));
+}
+
+TEST(CredentialFile, RefusesBadEnrollmentRequests) {
+  testing::TempDirectory dir;
+  const std::string path = dir.path() + "/enrollment_request";
+  EXPECT_THAT(LoadOrSaveEnrollmentRequest(path, "short"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  for (const char* text : {"", "xyz\n", "0123\n", "0g" /* not hex */}) {
+    ASSERT_OK(WriteFileAtomically(path, text));
+    EXPECT_THAT(LoadOrSaveEnrollmentRequest(path, std::string(32, 'a')),
+                StatusIs(absl::StatusCode::kDataLoss))
+        << text;
+  }
+}
+
 }  // namespace
 }  // namespace ldp

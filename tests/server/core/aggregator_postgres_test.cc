@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -93,10 +94,11 @@ class SharedStoreTest : public ::testing::Test {
   }
 
   static absl::StatusOr<std::vector<Enrollment>> EnrollMany(
-      Aggregator& replica, const std::string& token, int count) {
+      Aggregator& replica, const std::string& token, int count,
+      const EnrollRetry& retry = {}) {
     absl::StatusOr<std::vector<Enrollment>> result;
     absl::Notification done;
-    replica.EnrollManyAsync(token, count,
+    replica.EnrollManyAsync(token, count, retry,
                             [&](absl::StatusOr<std::vector<Enrollment>> e) {
                               result = std::move(e);
                               done.Notify();
@@ -288,6 +290,43 @@ TEST_F(SharedStoreTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
                 StatusIs(absl::StatusCode::kResourceExhausted,
                          ::testing::HasSubstr("has 0 left")));
   }
+}
+
+// One request sent to both replicas at once (a client that gave up on one
+// and tried the other while its first call was still queued): the request's
+// lock makes one wait for the other, so both answer the same agents with
+// the same tokens, counted once against the quota.
+TEST_F(SharedStoreTest, ARequestSentToBothReplicasEnrollsItsAgentsOnce) {
+  constexpr int kRounds = 10;
+  const std::string token = "retry-token-0123456789";
+  std::unique_ptr<Aggregator> c =
+      Start(url_, absl::Hours(1), {{token, 3 * kRounds}});
+  std::unique_ptr<Aggregator> d =
+      Start(url_, absl::Hours(1), {{token, 3 * kRounds}});
+  ASSERT_NE(c, nullptr);
+  ASSERT_NE(d, nullptr);
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string id = absl::StrCat("request-id-of-round-", round);
+    absl::StatusOr<std::vector<Enrollment>> on_c, on_d;
+    std::thread tc(
+        [&] { on_c = EnrollMany(*c, token, 3, {.request_id = id}); });
+    std::thread td(
+        [&] { on_d = EnrollMany(*d, token, 3, {.request_id = id}); });
+    tc.join();
+    td.join();
+    ASSERT_OK(on_c);
+    ASSERT_OK(on_d);
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ((*on_c)[i].agent_id, (*on_d)[i].agent_id) << round;
+      EXPECT_EQ((*on_c)[i].bearer_token, (*on_d)[i].bearer_token) << round;
+      EXPECT_OK(c->AuthenticateAgent((*on_d)[i].bearer_token));
+      EXPECT_OK(d->AuthenticateAgent((*on_c)[i].bearer_token));
+    }
+  }
+  // 3 agents a round, counted once: the quota is used up exactly, and the
+  // requests are still answered.
+  EXPECT_THAT(c->Enroll(token), StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_OK(EnrollMany(*d, token, 3, {.request_id = "request-id-of-round-0"}));
 }
 
 }  // namespace

@@ -91,6 +91,11 @@ TEST(Credential, TakesExactlyTheLowercaseHexDigits) {
   }
 }
 
+std::string Sha256String(const std::string& text) {
+  const CredentialHash hash = Sha256(text);
+  return std::string(hash.begin(), hash.end());
+}
+
 TEST(Credential, Sha256MatchesTheStandardVector) {
   const CredentialHash hash = Sha256("abc");
   // FIPS 180-2 test vector: ba7816bf 8f01cfea ...
@@ -98,6 +103,69 @@ TEST(Credential, Sha256MatchesTheStandardVector) {
   EXPECT_EQ(hash[1], 0x78);
   EXPECT_EQ(hash[2], 0x16);
   EXPECT_EQ(hash[31], 0xad);
+}
+
+// A retry-safe enrollment's derivations: the same call derives the same
+// digests and secrets; each agent of a call its own; the digest (the key a
+// retry is found by) depends on the token, id and index only, the secret
+// also on the count and the CSR, so a changed retry no longer matches.
+TEST(Credential, EnrollmentDerivationsBindWhatARetryMustRepeat) {
+  const std::string token = Sha256String("token");
+  const std::string id(32, 'i');
+  const auto derive = [](const std::string& batch, const std::string& id,
+                         int count, const std::string& csr) {
+    absl::StatusOr<DerivedEnrollment> d =
+        DeriveEnrollment(batch, id, count, csr);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return d.ok() ? *d : DerivedEnrollment{};
+  };
+  const DerivedEnrollment base = derive(token, id, 3, "");
+  ASSERT_EQ(base.digests.size(), 3u);
+  ASSERT_EQ(base.secrets.size(), 3u);
+  const DerivedEnrollment again = derive(token, id, 3, "");
+  EXPECT_EQ(again.digests, base.digests);
+  EXPECT_EQ(again.secrets, base.secrets);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(base.digests[i].size(), 32u);
+    for (int j = 0; j < i; ++j) {
+      EXPECT_NE(base.digests[i], base.digests[j]);
+      EXPECT_NE(base.secrets[i], base.secrets[j]);
+    }
+  }
+  const DerivedEnrollment more = derive(token, id, 4, "");
+  EXPECT_EQ(more.digests[0], base.digests[0]);
+  EXPECT_NE(more.secrets[0], base.secrets[0]);
+  const DerivedEnrollment csr = derive(token, id, 3, "csr");
+  EXPECT_EQ(csr.digests[0], base.digests[0]);
+  EXPECT_NE(csr.secrets[0], base.secrets[0]);
+  const DerivedEnrollment other_token = derive(Sha256String("t2"), id, 3, "");
+  EXPECT_NE(other_token.digests[0], base.digests[0]);
+  EXPECT_NE(other_token.secrets[0], base.secrets[0]);
+  // An id one zero byte longer is another id (HMAC pads short keys with
+  // zeros; the id's length is in both inputs).
+  const DerivedEnrollment longer = derive(token, id + '\0', 3, "");
+  EXPECT_NE(longer.digests[0], base.digests[0]);
+  EXPECT_NE(longer.secrets[0], base.secrets[0]);
+
+  // The derived secret is an ordinary bearer token.
+  const IssuedCredential issued = CredentialFromSecret(77, base.secrets[1]);
+  absl::StatusOr<ParsedToken> parsed = ParseBearerToken(issued.bearer_token);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->agent_id, 77u);
+  EXPECT_TRUE(SameCredentialHash(parsed->hash, issued.hash));
+}
+
+TEST(Credential, EnrollmentRequestIdsHave16To64Bytes) {
+  EXPECT_TRUE(CheckEnrollmentRequestId("").ok());
+  EXPECT_TRUE(CheckEnrollmentRequestId(std::string(16, 'x')).ok());
+  EXPECT_TRUE(CheckEnrollmentRequestId(std::string(64, 'x')).ok());
+  for (size_t size : {1, 15, 65}) {
+    EXPECT_EQ(CheckEnrollmentRequestId(std::string(size, 'x')).code(),
+              absl::StatusCode::kInvalidArgument)
+        << size;
+  }
+  EXPECT_FALSE(DeriveEnrollment("b", "", 1, "").ok());
+  EXPECT_FALSE(DeriveEnrollment("b", std::string(16, 'x'), 0, "").ok());
 }
 
 }  // namespace

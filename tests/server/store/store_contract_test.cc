@@ -32,7 +32,7 @@
 #include "gtest/gtest.h"
 #include "server/store/postgres/postgres_store.h"
 #include "server/store/sqlite/sqlite_store.h"
-#include "tests/server/store/postgres/postgres_test_database.h"
+#include "tests/server/store/store_backends.h"
 #include "tests/server/store/store_testing.h"
 #include "tests/testing/status_matchers.h"
 
@@ -48,73 +48,10 @@ using store_testing::Spent;
 using testing::IsOkAndHolds;
 using testing::StatusIs;
 
-// Where a SQLite store of one test lives: a file in a fresh directory.
-class SqliteBackend {
- public:
-  void SetUp() {
-    std::string pattern = ::testing::TempDir() + "ldp_store_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() { std::filesystem::remove_all(dir_); }
-  absl::StatusOr<std::unique_ptr<Store>> Open() {
-    ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> store,
-                     SqliteStore::Open({.path = dir_ + "/ldp.db"}));
-    return store;
-  }
+using store_testing::BackendNames;
+using store_testing::Backends;
+using store_testing::StoreContractTest;
 
- private:
-  std::string dir_;
-};
-
-// Where a PostgreSQL store of one test lives: a fresh database.
-class PostgresBackend {
- public:
-  void SetUp() { db_.Create(); }
-  void TearDown() {}
-  absl::StatusOr<std::unique_ptr<Store>> Open() {
-    ASSIGN_OR_RETURN(std::unique_ptr<PostgresStore> store,
-                     PostgresStore::Open({.url = db_.url()}));
-    return store;
-  }
-
- private:
-  store_testing::PostgresTestDatabase db_;
-};
-
-template <typename Backend>
-class StoreContractTest : public ::testing::Test {
- protected:
-  void SetUp() override { backend_.SetUp(); }
-  void TearDown() override { backend_.TearDown(); }
-
-  // A store on this test's database; the first one creates round 1, open
-  // (a shared store takes reports only into an open round).
-  std::unique_ptr<Store> Open() {
-    absl::StatusOr<std::unique_ptr<Store>> store = backend_.Open();
-    EXPECT_OK(store);
-    if (!store.ok()) return nullptr;
-    if (!round_created_) {
-      EXPECT_OK((*store)->Transact([](StoreTransaction& t) {
-        return t.InsertRound({.round_id = 1, .study_id = 1, .plan = "p"});
-      }));
-      round_created_ = true;
-    }
-    return *std::move(store);
-  }
-
-  Backend backend_;
-  bool round_created_ = false;
-};
-
-struct BackendNames {
-  template <typename Backend>
-  static std::string GetName(int) {
-    return std::is_same_v<Backend, SqliteBackend> ? "Sqlite" : "Postgres";
-  }
-};
-
-using Backends = ::testing::Types<SqliteBackend, PostgresBackend>;
 TYPED_TEST_SUITE(StoreContractTest, Backends, BackendNames);
 
 TYPED_TEST(StoreContractTest, StoresAReportAndChargesItOnce) {

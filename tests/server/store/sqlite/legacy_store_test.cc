@@ -144,7 +144,7 @@ TEST(LegacyStore, MigrationRewritesEveryRowToWhatTheOldCodeStored) {
     ASSERT_OK(store);
   }
   const Rows after = ReadRows(path);
-  EXPECT_EQ(after.user_version, 4);  // every migration applied
+  EXPECT_EQ(after.user_version, 5);  // every migration applied
   ASSERT_EQ(after.plans.size(), plans.size());
   for (const auto& [round_id, bytes] : after.plans) {
     absl::StatusOr<PlanDecisions> plan = DecodePlan(bytes);
@@ -165,7 +165,7 @@ TEST(LegacyStore, MigrationRewritesEveryRowToWhatTheOldCodeStored) {
     ASSERT_OK(store);
   }
   const Rows again = ReadRows(path);
-  EXPECT_EQ(again.user_version, 4);
+  EXPECT_EQ(again.user_version, 5);
   EXPECT_EQ(again.plans, after.plans);
   EXPECT_EQ(again.payloads, after.payloads);
 }

@@ -99,12 +99,34 @@ TEST_F(SqliteStoreTest, MigratesAVersionOneDatabaseInPlace) {
   ASSERT_EQ(agents.size(), 1u);
   EXPECT_EQ(agents[0].agent_id, 7u);
   EXPECT_EQ(agents[0].enrollment_batch, "");
-  // Migrated once: the new column takes writes, and reopening is a no-op.
-  ASSERT_OK(store->Transact([](StoreTransaction& t) {
-    return t.InsertAgent({.agent_id = 8, .enrollment_batch = "batch"});
+  // Migrated once: the new columns take writes (an enrollment request
+  // unique, version 5), and reopening is a no-op.
+  const std::string request(32, 'r');
+  ASSERT_OK(store->Transact([&](StoreTransaction& t) {
+    return t.InsertAgent({.agent_id = 8,
+                          .enrollment_batch = "batch",
+                          .enrollment_request = request});
   }));
+  EXPECT_FALSE(store
+                   ->Transact([&](StoreTransaction& t) {
+                     return t.InsertAgent(
+                         {.agent_id = 9, .enrollment_request = request});
+                   })
+                   .ok());
   store.reset();
   EXPECT_OK(SqliteStore::Open({.path = path_}));
+  sqlite3* check = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &check), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(check,
+                               "SELECT count(*) FROM agents WHERE "
+                               "enrollment_request IS NULL",
+                               -1, &s, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(s, 0), 1);  // agent 7, from version 1
+  sqlite3_finalize(s);
+  sqlite3_close(check);
 }
 
 // A commit that leaves more than checkpoint_pages in the log wakes the
