@@ -186,7 +186,7 @@ absl::Status AnswerPoll(ldp_agent& handle, const uint8_t* bytes, size_t size,
 
 extern "C" {
 
-const char* ldp_agent_version(void) { return "1.0.0"; }
+const char* ldp_agent_version(void) { return "1.1.0"; }
 
 int ldp_agent_abi_version(void) { return LDP_AGENT_ABI_VERSION; }
 

@@ -147,7 +147,7 @@ typedef struct ldp_agent_options {
 
 typedef struct ldp_agent ldp_agent; /* opaque */
 
-/* The library's version ("1.0.0") and ABI version. */
+/* The library's version ("1.1.0") and ABI version. */
 LDP_AGENT_API const char* ldp_agent_version(void);
 LDP_AGENT_API int ldp_agent_abi_version(void);
 

@@ -53,7 +53,7 @@ def test_device_agents_answer_a_study_through_the_c_library(build_dir, tmp_path)
                        for d in devices}
     assert len(devices) == 6
     for device in devices:
-        assert device["version"] == ["1.0.0", 1]
+        assert device["version"] == ["1.1.0", 1]
         first, second = device["cycles"]
         # The first poll gets the study's one task; the report is accepted.
         assert (first["answered"], first["refused"]) == (1, 0)

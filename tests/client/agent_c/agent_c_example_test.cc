@@ -55,7 +55,7 @@ TEST(AgentCExample, AnswersAPollAndResendsTheSameReports) {
 
   const ExampleRun first = RunExample(arguments);
   ASSERT_EQ(first.exit_code, 0) << first.out;
-  EXPECT_THAT(first.out, ::testing::HasSubstr("1.0.0 (ABI 1)"));
+  EXPECT_THAT(first.out, ::testing::HasSubstr("1.1.0 (ABI 1)"));
   EXPECT_THAT(first.out, ::testing::HasSubstr("answered 2, refused 0, upload"));
   EXPECT_THAT(first.out, ::testing::HasSubstr("spent 1000000000 nano-epsilon"));
   const std::string sent = ReadAll(upload);

@@ -86,7 +86,7 @@ class LdpAgentCTest : public ::testing::Test {
 };
 
 TEST_F(LdpAgentCTest, VersionsAndNullArguments) {
-  EXPECT_STREQ(ldp_agent_version(), "1.0.0");
+  EXPECT_STREQ(ldp_agent_version(), "1.1.0");
   EXPECT_EQ(ldp_agent_abi_version(), LDP_AGENT_ABI_VERSION);
   ldp_status status{};
   EXPECT_EQ(
