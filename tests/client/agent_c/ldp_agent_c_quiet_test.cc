@@ -211,6 +211,7 @@ TEST_F(AgentCQuietTest, SavedStatesAndEnrollmentPrintNothing) {
     ldp_status status{};
     ldp_agent_enroll_request(in.data(), in.size(), in.data(), in.size(), &out,
                              &status);
+    ldp_buffer_free(&out);
     ldp_agent_enroll_request("token", 5, in.data(), in.size(), &out, &status);
     ldp_buffer_free(&out);
   });
