@@ -176,9 +176,11 @@ absl::Status AnswerPoll(ldp_agent& handle, const uint8_t* bytes, size_t size,
       store_error = answer.status();
     }
   }
+  // A failed save answered nothing (the header): the counts stay 0.
+  if (!store_error.ok()) return store_error;
   if (answered != nullptr) *answered = yes;
   if (refused != nullptr) *refused = no;
-  return store_error;
+  return absl::OkStatus();
 }
 
 }  // namespace

@@ -120,8 +120,9 @@ void FuzzPayloads(std::string_view bytes) {
   }
   if (payloads.empty()) return;  // accumulators are costly to build: skip
   std::vector<TaskAccumulator> accumulators;
-  for (const auto& mechanism : Mechanisms())
-    accumulators.emplace_back(mechanism);
+  for (size_t i = 0; i < Mechanisms().size(); ++i) {
+    accumulators.emplace_back(Mechanisms()[i], Estimation(i));
+  }
   std::vector<int64_t> accepted(accumulators.size(), 0);
   for (const ReportPayload& payload : payloads) {
     for (size_t i = 0; i < accumulators.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
 #include "proto/convert/study_convert.h"
 #include "tests/testing/survey_study.h"
@@ -92,7 +93,23 @@ Task IncomeTaskWith(RealMechanismKind kind) {
                   .mechanism = {.kind = kind, .epsilon = 1, .bound = 100}}};
 }
 
+// protobuf logs an ERROR line for every string field of invalid UTF-8 it
+// refuses to parse: most fuzzed inputs. Writing them cost the targets more
+// than parsing did, and a campaign's logs would run to gigabytes. Every
+// target links this file (Check), so this runs before any input; FATAL
+// messages (a protobuf CHECK failing, which then aborts) are still printed.
+void QuietLog(google::protobuf::LogLevel level, const char* file, int line,
+              const std::string& message) {
+  if (level < google::protobuf::LOGLEVEL_FATAL) return;
+  std::fprintf(stderr, "[libprotobuf FATAL %s:%d] %s\n", file, line,
+               message.c_str());
+}
+google::protobuf::LogHandler* const kDefaultLog =
+    google::protobuf::SetLogHandler(&QuietLog);
+
 }  // namespace
+
+void RestoreProtobufLogging() { google::protobuf::SetLogHandler(kDefaultLog); }
 
 void Check(bool ok, const char* what) {
   if (ok) return;
@@ -162,15 +179,24 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
     for (K kind :
          {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
           K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
-          K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
-          K::kHadamardCountMeanSketch}) {
+          K::kSubsetSelection, K::kHadamardResponse}) {
       out->push_back(Build(HistogramTaskWith({.kind = kind})));
     }
+    // Sketches of 8 × 128 cells rather than 64 × 1024 (512 KiB of counters,
+    // and as much again per estimate): see fuzz_fixtures.h.
+    for (K kind : {K::kCountMeanSketch, K::kHadamardCountMeanSketch}) {
+      out->push_back(Build(HistogramTaskWith(
+          {.kind = kind, .num_hashes = 8, .num_columns = 128})));
+    }
     for (K kind : {K::kLongitudinalUnaryEncoding, K::kLongitudinalGrr,
-                   K::kLongitudinalLocalHashing, K::kRappor}) {
+                   K::kLongitudinalLocalHashing}) {
       out->push_back(
           Build(HistogramTaskWith({.kind = kind, .epsilon_permanent = 2})));
     }
+    // 8 cohorts rather than 64: the decode's design has a row block per
+    // cohort, and every estimate refits it.
+    out->push_back(Build(HistogramTaskWith(
+        {.kind = K::kRappor, .epsilon_permanent = 2, .num_cohorts = 8})));
     out->push_back(Build(HistogramTaskWith({.kind = K::kDBitFlip})));
     using R = RealMechanismKind;
     for (R kind : {R::kDiscreteLaplace, R::kDuchi, R::kPiecewise, R::kHybrid}) {
@@ -182,6 +208,21 @@ const std::vector<std::shared_ptr<const TaskMechanism>>& Mechanisms() {
     return out;
   }();
   return *mechanisms;
+}
+
+const WorkloadEstimation& Estimation(size_t i) {
+  static const auto* estimations = [] {
+    auto* out = new std::vector<WorkloadEstimation>();
+    for (const auto& mechanism : Mechanisms()) {
+      out->emplace_back();
+      if (mechanism->strategy_randomizer() == nullptr) continue;
+      auto strategy = TaskStrategy(*mechanism);
+      Check(strategy.ok(), "fixture strategy not built");
+      out->back().strategy = *std::move(strategy);
+    }
+    return out;
+  }();
+  return estimations->at(i);
 }
 
 const StudySpec& Study() {

@@ -16,9 +16,13 @@
 #include "proto/convert/query_convert.h"
 #include "proto/convert/report_convert.h"
 #include "proto/convert/study_convert.h"
+#include "proto/convert/task_convert.h"
 #include "proto/ldp/v1/agent_service.pb.h"
+#include "proto/ldp/v1/relay_service.pb.h"
+#include "server/core/task_id.h"
 #include "server/store/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
+#include "tests/fuzz/relay_fixture.h"
 
 namespace ldp::fuzz {
 namespace {
@@ -146,6 +150,8 @@ void Studies(const fs::path& seeds, const fs::path& corpus) {
     Write(corpus / "study_parsing_fuzzer", stem + ".textproto", text);
     Write(corpus / "study_parsing_fuzzer", stem + ".binpb",
           proto.SerializeAsString());
+    Write(corpus / "study_convert_fuzzer", stem + ".binpb",
+          proto.SerializeAsString());
   }
   auto plan = RoundPlan::Create(Study());
   if (!plan.ok()) {
@@ -154,6 +160,94 @@ void Studies(const fs::path& seeds, const fs::path& corpus) {
   }
   Write(corpus / "estimator_decoding_fuzzer", "plan",
         EncodePlan(plan->decisions()));
+}
+
+// agent_c_fuzzer's input: flags, 2-byte length, poll, acks.
+std::string AgentInput(uint8_t flags, const std::string& poll,
+                       const std::string& acks) {
+  std::string input(1, static_cast<char>(flags));
+  input += static_cast<char>((poll.size() >> 8) & 0xff);
+  input += static_cast<char>(poll.size() & 0xff);
+  return input + poll + acks;
+}
+
+// Polls of one task per fixture mechanism (each its own study, charging
+// its randomizer's ε, so the agent answers), a poll of all of them (over
+// the caps), and acks: derived ones (flag 4) of every code, and raw ones.
+void AgentPolls(const fs::path& corpus) {
+  const fs::path dir = corpus / "agent_c_fuzzer";
+  const auto& mechanisms = Mechanisms();
+  v1::GetTasksResponse all;
+  for (size_t i = 0; i < mechanisms.size(); ++i) {
+    Task task = mechanisms[i]->task();
+    task.study_id = 100 + i;
+    task.round_id = 1;
+    task.task_id = 1000 + i;
+    v1::GetTasksResponse one;
+    v1::Task* wire = one.add_tasks();
+    TaskToProto(task, Schema(), wire);
+    wire->set_epsilon_nanos(wire->randomizer().epsilon_nanos());
+    // The matrix strategies' tasks are 32 KiB: they would raise the
+    // fuzzer's -max_len (and cost) for every input.
+    if (wire->ByteSizeLong() > 4096) continue;
+    *all.add_tasks() = *wire;
+    // Acks for the pending reports (the fixture's and this one): OK and
+    // UNAVAILABLE (transient), or INVALID_ARGUMENT and a dropped id.
+    const std::string codes =
+        i % 2 == 0 ? std::string("\x00\x0e", 2) : std::string("\x03\x80", 2);
+    Write(dir, "task_" + std::to_string(i),
+          AgentInput(i % 3 == 0 ? 4 : 4 | 8, one.SerializeAsString(), codes));
+  }
+  v1::UploadReportsResponse raw;
+  raw.add_acks()->set_report_id(std::string(16, '\x01'));
+  Write(dir, "all_tasks_raw_acks",
+        AgentInput(0, all.SerializeAsString(), raw.SerializeAsString()));
+  Write(dir, "failing_write",
+        AgentInput(1 | 4, all.SerializeAsString(), std::string(1, '\0')));
+  Write(dir, "failing_sync", AgentInput(2 | 4, all.SerializeAsString(), ""));
+  Write(dir, "garbage",
+        AgentInput(4, "not a GetTasksResponse", std::string("\x05\x00", 2)));
+}
+
+// Relay batches: every fixture agent's reports (valid for its tasks) under
+// its token's placeholder, one under another agent's token, one with a
+// near-miss token; and a GetTasksBatch of every agent.
+void RelayBatches(const fs::path& corpus, std::mt19937_64& gen) {
+  const fs::path dir = corpus / "relay_batch_fuzzer";
+  RelayFixture fixture;
+  v1::RelayUploadRequest uploads;
+  v1::GetTasksBatchRequest polls;
+  for (int i = 0; i < kRelayAgents; ++i) {
+    const std::string placeholder = "@" + std::to_string(i);
+    v1::AgentTasksRequest* poll = polls.add_agents();
+    poll->set_bearer_token(placeholder);
+    poll->set_max_tasks(i);
+    const uint64_t agent = static_cast<uint64_t>(i + 1);
+    auto tasks = fixture.aggregator().GetTasks(agent);
+    if (!tasks.ok()) std::exit(1);
+    for (const TaskAssignment& assignment : *tasks) {
+      // Round 1 stands for the fuzzer's current round (relay_fixture.h).
+      if (UnpackTaskId(assignment.task_id).round_id != 1) continue;
+      auto mechanism = TaskMechanism::Create(assignment.MakeTask());
+      if (!mechanism.ok()) std::exit(1);
+      TaskReport report{.task_id = assignment.task_id,
+                        .payload = (*mechanism)->Randomize(Records()[0], gen)};
+      report.report_id[0] = static_cast<uint8_t>(i + 1);
+      report.report_id[1] = static_cast<uint8_t>(uploads.reports_size());
+      v1::RelayedReport* item = uploads.add_reports();
+      item->set_bearer_token(placeholder);
+      ReportToProto(report, agent, item->mutable_report());
+    }
+  }
+  Write(dir, "upload_every_agent", uploads.SerializeAsString());
+  Write(dir, "poll_every_agent", polls.SerializeAsString());
+  v1::RelayUploadRequest wrong = uploads;
+  wrong.mutable_reports(0)->set_bearer_token("@1");
+  wrong.mutable_reports(1)->set_bearer_token("@1x");
+  Write(dir, "upload_wrong_tokens", wrong.SerializeAsString());
+  v1::RelayUploadRequest twice = uploads;
+  *twice.add_reports() = uploads.reports(0);
+  Write(dir, "upload_twice", twice.SerializeAsString());
 }
 
 }  // namespace
@@ -170,5 +264,7 @@ int main(int argc, char** argv) {
   ldp::fuzz::Uploads(root / "corpus", gen);
   ldp::fuzz::Queries(root / "corpus");
   ldp::fuzz::Studies(root / "seeds", root / "corpus");
+  ldp::fuzz::AgentPolls(root / "corpus");
+  ldp::fuzz::RelayBatches(root / "corpus", gen);
   return 0;
 }

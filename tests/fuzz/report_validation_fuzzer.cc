@@ -47,9 +47,10 @@ void CheckFinite(const TaskAccumulator& accumulator) {
 }
 
 void ValidateEverywhere(const ReportPayload& payload) {
-  for (const auto& mechanism : Mechanisms()) {
+  for (size_t i = 0; i < Mechanisms().size(); ++i) {
+    const auto& mechanism = Mechanisms()[i];
     const absl::Status valid = mechanism->Validate(payload);
-    TaskAccumulator accumulator(mechanism);
+    TaskAccumulator accumulator(mechanism, Estimation(i));
     const absl::Status added = accumulator.Add(payload);
     Check(valid.ok() == added.ok(), "Validate and Add disagree");
     Check(accumulator.num_reports() == (added.ok() ? 1 : 0),
