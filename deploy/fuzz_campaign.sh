@@ -22,7 +22,9 @@
 #   --runs N       executions per target (libFuzzer -runs); with --seconds,
 #                  a target stops at whichever comes first
 #   --jobs N       targets run at once (default 1; one core each)
-#   --targets ...  a subset, e.g. --targets "agent_c_fuzzer relay_batch_fuzzer"
+#   --targets ...  a subset, e.g. --targets "agent_c_fuzzer relay_batch_fuzzer";
+#                  TARGET:N runs that target N executions instead of --runs
+#                  (to top up a target that an earlier campaign left short)
 #   --no-merge     leave the committed corpus alone
 #
 # LDP_FUZZ_FLAGS adds libFuzzer flags for every target (e.g. -max_len=8192).
@@ -30,7 +32,7 @@
 # The fuzzers are (re)built first, holding /tmp/ldp-build.lock (LDP_BUILD_LOCK)
 # so that builds on a shared machine do not overlap. Work files go to
 # DIR/fuzz-campaign/<target>/ (log, new inputs, artifacts), replaced by the
-# next run; a second campaign on the same DIR while one runs is refused.
+# next run; a campaign is refused a target that another one is fuzzing.
 # Safe to run again: the merge only adds inputs with new coverage.
 # On a shared machine: nice -n 10 bash deploy/fuzz_campaign.sh ...
 set -euo pipefail
@@ -38,7 +40,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 build=build-fuzz configure=0 seconds="" runs="" jobs=1 merge=1
-targets=(report_validation_fuzzer query_evaluation_fuzzer study_parsing_fuzzer
+specs=(report_validation_fuzzer query_evaluation_fuzzer study_parsing_fuzzer
          estimator_decoding_fuzzer upload_stream_fuzzer sealed_payload_fuzzer
          agent_c_fuzzer relay_batch_fuzzer study_convert_fuzzer)
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 2; }
@@ -49,13 +51,19 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    --targets) read -r -a targets <<<"$2"; shift 2 ;;
+    --targets) read -r -a specs <<<"$2"; shift 2 ;;
     --no-merge) merge=0; shift ;;
     -h|--help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
 lock="${LDP_BUILD_LOCK:-/tmp/ldp-build.lock}"
+targets=()
+declare -A own_runs=()
+for spec in "${specs[@]}"; do
+  targets+=("${spec%%:*}")
+  if [[ "$spec" == *:* ]]; then own_runs["${spec%%:*}"]="${spec#*:}"; fi
+done
 
 if [ "$configure" = 1 ] || [ ! -f "$build/build.ninja" ]; then
   flock "$lock" cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -70,19 +78,30 @@ build="$(cd "$build" && pwd)"
 
 work="$build/fuzz-campaign"
 mkdir -p "$work"
-exec 9>"$work/.lock"
-if ! flock -n 9; then
-  echo "another fuzz campaign is running on $build" >&2
-  exit 1
-fi
+# A lock per target, held until the campaign ends: two campaigns may share
+# a build, but never fuzz the same target (its work files and corpus).
+for target in "${targets[@]}"; do
+  exec {fd}>"$work/$target.lock"
+  if ! flock -n "$fd"; then
+    echo "another fuzz campaign is running $target on $build" >&2
+    exit 1
+  fi
+done
 
 if [ -z "$seconds" ] && [ -z "$runs" ]; then seconds=600; fi
-limit=()
-if [ -n "$seconds" ]; then limit+=(-max_total_time="$seconds"); fi
-if [ -n "$runs" ]; then limit+=(-runs="$runs"); fi
+limits() {  # limits TARGET: its libFuzzer -max_total_time and -runs
+  if [ -n "$seconds" ]; then echo -max_total_time="$seconds"; fi
+  local n="${own_runs[$1]:-$runs}"
+  if [ -n "$n" ]; then echo -runs="$n"; fi
+}
 # As tests/fuzz/run_fuzzers.sh: one BLAS thread, and no per-input leak
 # check for the relay target (its aggregator's thread allocates meanwhile).
 export OPENBLAS_NUM_THREADS=1
+# ASan's cost per allocation, cut where detection loses little: no
+# allocation stacks kept (a crash is replayed with the defaults for them),
+# no fill of fresh memory, a 16 MB quarantine for use-after-free. Set
+# ASAN_OPTIONS to override.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0:max_malloc_fill_size=0:quarantine_size_mb=16}"
 read -r -a extra <<<"${LDP_FUZZ_FLAGS:-}"
 target_flags() {
   case "$1" in
@@ -98,7 +117,7 @@ run_one() {  # run_one TARGET: fuzz, then merge what is new
   # -timeout: one input taking 10 s is a finding, not a slow machine.
   local status=0
   # shellcheck disable=SC2046
-  "$bin" "${limit[@]}" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+  "$bin" $(limits "$1") -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
       -artifact_prefix="$dir/artifacts/" $(target_flags "$1") "${extra[@]}" \
       "$dir/new" "$corpus" >"$dir/log" 2>&1 || status=$?
   echo "$status" >"$dir/status"

@@ -49,12 +49,14 @@ run_one() {
       "$dir/new" "$root/tests/fuzz/corpus/$target" >"$dir/log" 2>&1
 }
 
-pids=() status=0
+# The next target starts when any running one ends (wait -n), not the oldest.
+running=0 status=0
 for target in "${targets[@]}"; do
-  run_one "$target" & pids+=($!)
-  if [ ${#pids[@]} -ge "$jobs" ]; then wait "${pids[0]}" || status=1; pids=("${pids[@]:1}"); fi
+  run_one "$target" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then wait -n || status=1; running=$((running - 1)); fi
 done
-for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+while [ "$running" -gt 0 ]; do wait -n || status=1; running=$((running - 1)); done
 
 stat() { sed -n "s/^stat::$1: *//p" "$runs/$2/log" | tail -1; }
 printf '%-28s %12s %10s %8s %8s  %s\n' target executions exec/s new_inputs rss_mb result
