@@ -50,8 +50,7 @@ absl::StatusOr<ChosenStrategy> BuildNamedStrategy(const StrategyChoice& choice,
     }
     spec.level_weights.assign(spec.order, 1.0);
   }
-  if (choice.kind == StrategyKind::kRandomSamplingFakeData ||
-      choice.kind == StrategyKind::kAttributeSampling) {
+  if (IsAttributeKind(choice.kind)) {
     spec.attribute_sizes = WorkloadAttributeSizes(workload);
     if (spec.attribute_sizes.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -77,6 +76,17 @@ absl::StatusOr<ChosenStrategy> BuildNamedStrategy(const StrategyChoice& choice,
                                      .v_max = variance.worst(),
                                      .v_avg = variance.v_avg},
                         .estimator = *std::move(estimator)};
+}
+
+// Whether the analyst's choice names `spec`: its kind (SAMPLING_FAKE_DATA
+// names all three RS+FD forms, the planner taking the most accurate) and,
+// if given, its branching.
+bool Names(const StrategyChoice& choice, const StrategySpec& spec) {
+  if (choice.kind == StrategyKind::kRandomSamplingFakeData) {
+    return IsFakeDataKind(spec.kind);
+  }
+  return spec.kind == choice.kind &&
+         (choice.branching == 0 || spec.branching == choice.branching);
 }
 
 // Fills in what the chosen strategy is measured against (StrategyDecision).
@@ -120,10 +130,7 @@ absl::StatusOr<ChosenStrategy> PlanWorkload(
       base.include_factorization && choice.kind == StrategyKind::kFactorization;
   ASSIGN_OR_RETURN(StrategyPlan plan, PlanStrategy(workload, epsilon, options));
   for (const StrategyCandidate& c : plan.candidates) {
-    if (c.spec.kind != choice.kind ||
-        (choice.branching != 0 && c.spec.branching != choice.branching)) {
-      continue;
-    }
+    if (!Names(choice, c.spec)) continue;
     return WithComparison(
         FromCandidate(c, c.spec == plan.chosen.spec ? plan.estimator : nullptr),
         plan);

@@ -8,7 +8,8 @@
 // an unbiased estimate of the mean per-report variance; closed form = mean of
 // Variance(x_i). A ratio near 1 says the stated error bars are honest.
 //
-// Several attributes: RS+FD[GRR] (fake_data_strategy.h) on four independent
+// Several attributes: RS+FD with GRR, zero-vector (OUE-z) and one-hot
+// (OUE-r) fakes (fake_data_strategy.h) on four independent
 // Zipf(1.1) attributes of sizes 16, 8, 8 and 4 (N = 4096); measured = mean
 // over the 36 marginal cells of (ŷ − m)², closed form = the mean cell
 // variance at the true marginals. Attribute sampling (SMP) on the same data
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -49,6 +51,8 @@ ABSL_FLAG(int, attribute_runs, 100,
           "Runs averaged per several-attribute cell (36 marginal cells "
           "dominated by the largest attribute's: 3 runs leave the ratio "
           "±15%, 100 about ±4%).");
+ABSL_FLAG(bool, attributes_only, false,
+          "Print only the several-attribute table.");
 
 namespace ldp {
 namespace {
@@ -200,16 +204,16 @@ void AttributeRow(StrategyKind kind, const std::vector<uint32_t>& sizes,
     }
     measured /= runs;
     const StrategyRandomizer* randomizer = (*strategy)->randomizer().get();
-    const auto* fake = dynamic_cast<const FakeDataRandomizer*>(randomizer);
     const auto* smp = dynamic_cast<const GroupedRandomizer*>(randomizer);
     double closed = 0;
     size_t cell = 0;
     for (uint32_t j = 0; j < sizes.size(); ++j) {
       for (uint32_t v = 0; v < sizes[j]; ++v, ++cell) {
-        closed +=
-            fake != nullptr
-                ? FakeDataCellVariance(*fake, j, truth[cell], users)
-                : AttributeSamplingCellVariance(*smp, j, truth[cell], users);
+        const std::optional<double> fake =
+            FakeDataCellVariance(*randomizer, j, truth[cell], users);
+        closed += fake.has_value() ? *fake
+                                   : AttributeSamplingCellVariance(
+                                         *smp, j, truth[cell], users);
       }
     }
     closed /= static_cast<double>(truth.size());
@@ -235,24 +239,29 @@ int main(int argc, char** argv) {
   if (!zipf.ok()) return 1;
   const auto items = ldp::SampleItems(*zipf, users, gen);
   const auto truth = ldp::EmpiricalFrequencies(items, domain);
-  std::printf(
-      "Frequency oracles, N = %u, n = %lld, Zipf(1.1); cells: measured MSE / "
-      "closed form (ratio), mean of %d runs\n\n",
-      domain, static_cast<long long>(users), absl::GetFlag(FLAGS_runs));
-  std::printf(
-      "| oracle | eps=0.5 | eps=1 | eps=2 | eps=4 |\n|---|---|---|---|---|\n");
-  using K = ldp::FrequencyOracleKind;
-  for (K kind : {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
-                 K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
-                 K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
-                 K::kHadamardCountMeanSketch, K::kLongitudinalUnaryEncoding,
-                 K::kLongitudinalGrr, K::kLongitudinalLocalHashing,
-                 K::kDBitFlip, K::kRappor}) {
-    ldp::FrequencyRow(kind, false, domain, items, truth,
+  const bool all = !absl::GetFlag(FLAGS_attributes_only);
+  if (all) {
+    std::printf(
+        "Frequency oracles, N = %u, n = %lld, Zipf(1.1); cells: measured MSE / "
+        "closed form (ratio), mean of %d runs\n\n",
+        domain, static_cast<long long>(users), absl::GetFlag(FLAGS_runs));
+    std::printf(
+        "| oracle | eps=0.5 | eps=1 | eps=2 | eps=4 "
+        "|\n|---|---|---|---|---|\n");
+    using K = ldp::FrequencyOracleKind;
+    for (K kind :
+         {K::kGeneralizedRandomizedResponse, K::kOptimizedUnaryEncoding,
+          K::kSymmetricUnaryEncoding, K::kOptimizedLocalHashing,
+          K::kSubsetSelection, K::kHadamardResponse, K::kCountMeanSketch,
+          K::kHadamardCountMeanSketch, K::kLongitudinalUnaryEncoding,
+          K::kLongitudinalGrr, K::kLongitudinalLocalHashing, K::kDBitFlip,
+          K::kRappor}) {
+      ldp::FrequencyRow(kind, false, domain, items, truth,
+                        absl::GetFlag(FLAGS_runs), gen);
+    }
+    ldp::FrequencyRow(K::kHadamardResponse, true, domain, items, truth,
                       absl::GetFlag(FLAGS_runs), gen);
   }
-  ldp::FrequencyRow(K::kHadamardResponse, true, domain, items, truth,
-                    absl::GetFlag(FLAGS_runs), gen);
   std::printf(
       "\nSeveral attributes: independent Zipf(1.1) attributes, n = %lld; "
       "cells: mean marginal-cell MSE / closed form (ratio), mean of %d "
@@ -262,10 +271,13 @@ int main(int argc, char** argv) {
       "| strategy | eps=0.5 | eps=1 | eps=2 | eps=4 "
       "|\n|---|---|---|---|---|\n");
   for (ldp::StrategyKind kind : {ldp::StrategyKind::kRandomSamplingFakeData,
+                                 ldp::StrategyKind::kFakeDataUnaryZero,
+                                 ldp::StrategyKind::kFakeDataUnaryRandom,
                                  ldp::StrategyKind::kAttributeSampling}) {
     ldp::AttributeRow(kind, {16, 8, 8, 4}, users,
                       absl::GetFlag(FLAGS_attribute_runs), gen);
   }
+  if (!all) return 0;
   std::vector<double> values(users);
   for (int64_t i = 0; i < users; ++i) {
     values[i] = -1.0 + 2.0 * (static_cast<double>(i) + 0.5) / users;

@@ -92,6 +92,8 @@ StrategySpec CanonicalStrategy(const StrategySpec& given,
       spec.matrix = given.matrix;
       break;
     case StrategyKind::kRandomSamplingFakeData:
+    case StrategyKind::kFakeDataUnaryZero:
+    case StrategyKind::kFakeDataUnaryRandom:
     case StrategyKind::kAttributeSampling:
       spec.attribute_sizes = given.attribute_sizes;
       break;

@@ -377,11 +377,15 @@ absl::StatusOr<StrategyKind> StrategyKindFromProto(int kind) {
       return StrategyKind::kRandomSamplingFakeData;
     case v1::StrategySpec::ATTRIBUTE_SAMPLING:
       return StrategyKind::kAttributeSampling;
+    case v1::StrategySpec::SAMPLING_FAKE_DATA_OUE_Z:
+      return StrategyKind::kFakeDataUnaryZero;
+    case v1::StrategySpec::SAMPLING_FAKE_DATA_OUE_R:
+      return StrategyKind::kFakeDataUnaryRandom;
     default:
       return absl::InvalidArgumentError(absl::StrCat(
           "strategy kind must be IDENTITY, HIERARCHICAL, HAAR, FOURIER, "
-          "MATRIX, FACTORIZATION, SAMPLING_FAKE_DATA or ATTRIBUTE_SAMPLING, "
-          "got ",
+          "MATRIX, FACTORIZATION, SAMPLING_FAKE_DATA, ATTRIBUTE_SAMPLING, "
+          "SAMPLING_FAKE_DATA_OUE_Z or SAMPLING_FAKE_DATA_OUE_R, got ",
           kind));
   }
 }
@@ -404,6 +408,10 @@ v1::StrategySpec::Kind StrategyKindToProto(StrategyKind kind) {
       return v1::StrategySpec::SAMPLING_FAKE_DATA;
     case StrategyKind::kAttributeSampling:
       return v1::StrategySpec::ATTRIBUTE_SAMPLING;
+    case StrategyKind::kFakeDataUnaryZero:
+      return v1::StrategySpec::SAMPLING_FAKE_DATA_OUE_Z;
+    case StrategyKind::kFakeDataUnaryRandom:
+      return v1::StrategySpec::SAMPLING_FAKE_DATA_OUE_R;
   }
   return v1::StrategySpec::KIND_UNSPECIFIED;
 }

@@ -28,7 +28,7 @@ constexpr uint32_t kLastRealKind =
 constexpr uint32_t kLastOracleKind =
     static_cast<uint32_t>(FrequencyOracleKind::kRappor);
 constexpr uint32_t kLastStrategyKind =
-    static_cast<uint32_t>(StrategyKind::kAttributeSampling);
+    static_cast<uint32_t>(StrategyKind::kFakeDataUnaryRandom);
 constexpr uint32_t kLastSplitStrategy =
     static_cast<uint32_t>(SplitStrategy::kEpsilonSplitting);
 constexpr int kMaxLevelWeights = 64;

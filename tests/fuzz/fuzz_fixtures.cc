@@ -54,7 +54,7 @@ Task WorkloadTaskWith(StrategySpec strategy) {
 
 std::vector<StrategySpec> WorkloadStrategies() {
   constexpr uint32_t kN = 64;
-  std::vector<StrategySpec> specs(7);
+  std::vector<StrategySpec> specs(8);
   specs[0].kind = StrategyKind::kIdentity;
   specs[1].kind = StrategyKind::kHierarchical;
   specs[1].branching = 4;
@@ -80,6 +80,9 @@ std::vector<StrategySpec> WorkloadStrategies() {
   }
   specs[6].kind = StrategyKind::kRandomSamplingFakeData;
   specs[6].attribute_sizes = {8, 8};  // region × age in 8 buckets
+  // The unary forms share one decoder; OUE-r has the more involved coins.
+  specs[7].kind = StrategyKind::kFakeDataUnaryRandom;
+  specs[7].attribute_sizes = {4, 16};
   return specs;
 }
 

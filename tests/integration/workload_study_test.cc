@@ -260,9 +260,29 @@ TEST(WorkloadStudy, SamplingFakeDataAnswersMarginalsThroughTheRealServer) {
 }
 
 // ATTRIBUTE_MARGINALS of a categorical and an int field (sizes 4 and 3),
-// RS+FD named: the answers are labelled with the fields' values and land
-// within 5 standard errors of the population's marginals.
-TEST(WorkloadStudy, CategoricalAttributeMarginalsThroughTheRealServer) {
+// RS+FD named (the planner's form, or OUE-z or OUE-r fakes): the answers
+// are labelled with the fields' values and land within 5 standard errors
+// of the population's marginals.
+struct FakeDataCase {
+  v1::StrategySpec::Kind kind;
+  const char* described;  // in the estimate's strategy
+};
+
+class FakeDataForms : public ::testing::TestWithParam<FakeDataCase> {};
+
+INSTANTIATE_TEST_SUITE_P(
+    Forms, FakeDataForms,
+    ::testing::Values(FakeDataCase{v1::StrategySpec::SAMPLING_FAKE_DATA,
+                                   "sampling_fake_data d=2 (4×3)"},
+                      FakeDataCase{v1::StrategySpec::SAMPLING_FAKE_DATA_OUE_Z,
+                                   "sampling_fake_data d=2 (4×3), OUE-z"},
+                      FakeDataCase{v1::StrategySpec::SAMPLING_FAKE_DATA_OUE_R,
+                                   "sampling_fake_data d=2 (4×3), OUE-r"}),
+    [](const auto& info) {
+      return v1::StrategySpec::Kind_Name(info.param.kind);
+    });
+
+TEST_P(FakeDataForms, CategoricalAttributeMarginalsThroughTheRealServer) {
 #if LDP_UNDER_SANITIZER
   constexpr int kCategoricalAgents = 1'000;
 #else
@@ -308,6 +328,8 @@ TEST(WorkloadStudy, CategoricalAttributeMarginalsThroughTheRealServer) {
           randomizer { epsilon_nanos: 2000000000 }
         }
       )pb");
+  spec.mutable_questions(0)->mutable_workload()->mutable_strategy()->set_kind(
+      GetParam().kind);
   auto study = analyst.CreateStudy(spec);
   ASSERT_OK(study);
 
@@ -328,8 +350,7 @@ TEST(WorkloadStudy, CategoricalAttributeMarginalsThroughTheRealServer) {
   ASSERT_OK(estimates);
   ASSERT_TRUE(estimates->estimates(0).has_workload());
   const v1::WorkloadEstimate& w = estimates->estimates(0).workload();
-  EXPECT_NE(w.strategy().find("sampling_fake_data d=2 (4×3)"),
-            std::string::npos)
+  EXPECT_NE(w.strategy().find(GetParam().described), std::string::npos)
       << w.strategy();
   ASSERT_EQ(w.labels_size(), 7);
   EXPECT_NE(w.labels(1).find("de"), std::string::npos) << w.labels(1);

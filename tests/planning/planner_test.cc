@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/workload/strategies/strategy_planner.h"
 #include "common/workload/strategies/workload.h"
 #include "common/workload/strategies/workload_estimator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planning/workload_choice.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/status_matchers.h"
 
@@ -408,6 +410,46 @@ TEST(Planner, HonoursANamedStrategy) {
               double(q.task->epsilon_nanos) / kNano);
     ASSERT_NE(q.workload.estimator, nullptr);
     EXPECT_LT(q.workload.estimator->ReconstructionError(), 1e-6);
+  }
+}
+
+// SAMPLING_FAKE_DATA names RS+FD in all three forms: the planner takes the
+// one its own candidates score lowest (here, at large attributes, a unary
+// form); the unary kinds name their form.
+TEST(Planner, NamedFakeDataTakesItsMostAccurateForm) {
+  const WorkloadSpec marginals = {.kind = WorkloadKind::kAttributeMarginals,
+                                  .attribute_sizes = {16, 16}};
+  const StrategyPlannerOptions options = StructuredStrategiesOnly();
+  absl::StatusOr<Workload> workload = Workload::Create(marginals);
+  ASSERT_OK(workload);
+  absl::StatusOr<StrategyPlan> all = PlanStrategy(*workload, 1.0, options);
+  ASSERT_OK(all);
+  const StrategyCandidate* best = nullptr;
+  for (const StrategyCandidate& c : all->candidates) {
+    if (!IsFakeDataKind(c.spec.kind)) continue;
+    if (best == nullptr || c.variance.worst() < best->variance.worst()) {
+      best = &c;
+    }
+  }
+  ASSERT_NE(best, nullptr);
+  EXPECT_NE(best->spec.kind, StrategyKind::kRandomSamplingFakeData);
+  // PlanWorkload reads the workload and the choice; the encoding is any.
+  WorkloadQuestion question =
+      std::get<WorkloadQuestion>(BucketWorkload("fake").kind);
+  question.workload = marginals;
+  question.strategy =
+      StrategyChoice{.kind = StrategyKind::kRandomSamplingFakeData};
+  absl::StatusOr<ChosenStrategy> family = PlanWorkload(question, 1.0, options);
+  ASSERT_OK(family);
+  EXPECT_EQ(family->decision.spec.kind, best->spec.kind);
+  EXPECT_DOUBLE_EQ(family->decision.v_max, best->variance.worst());
+  for (StrategyKind form :
+       {StrategyKind::kFakeDataUnaryZero, StrategyKind::kFakeDataUnaryRandom}) {
+    question.strategy = StrategyChoice{.kind = form};
+    absl::StatusOr<ChosenStrategy> named = PlanWorkload(question, 1.0, options);
+    ASSERT_OK(named);
+    EXPECT_EQ(named->decision.spec.kind, form);
+    EXPECT_GE(named->decision.v_max, best->variance.worst());
   }
 }
 

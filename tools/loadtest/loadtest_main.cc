@@ -131,8 +131,9 @@ ABSL_FLAG(int, workload_order, 2,
 ABSL_FLAG(std::string, strategy, "",
           "With --workload: identity, hierarchical, haar, fourier, matrix, "
           "factorization, or (marginals with --workload_order=1) "
-          "attribute_sampling or sampling_fake_data; empty = the server's "
-          "planner chooses.");
+          "attribute_sampling, sampling_fake_data (the server picks the "
+          "RS+FD form), sampling_fake_data_oue_z or sampling_fake_data_oue_r; "
+          "empty = the server's planner chooses.");
 ABSL_FLAG(std::string, out, "",
           "If set, a directory for the run's report as files: summary.json, "
           "throughput.csv/.svg, estimates.csv and one estimate-vs-truth SVG "

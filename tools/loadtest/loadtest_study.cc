@@ -54,12 +54,15 @@ absl::StatusOr<std::optional<StrategyChoice>> ParseStrategy(
        {StrategyKind::kIdentity, StrategyKind::kHierarchical,
         StrategyKind::kHaar, StrategyKind::kFourier, StrategyKind::kMatrix,
         StrategyKind::kFactorization, StrategyKind::kAttributeSampling,
-        StrategyKind::kRandomSamplingFakeData}) {
+        StrategyKind::kRandomSamplingFakeData, StrategyKind::kFakeDataUnaryZero,
+        StrategyKind::kFakeDataUnaryRandom}) {
     if (StrategyKindName(kind) == name) return StrategyChoice{.kind = kind};
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "--strategy must be identity, hierarchical, haar, fourier, matrix, "
-      "factorization, attribute_sampling or sampling_fake_data (or empty), "
+      "factorization, attribute_sampling, sampling_fake_data (any RS+FD "
+      "form), sampling_fake_data_oue_z or sampling_fake_data_oue_r (or "
+      "empty), "
       "got '",
       name, "'"));
 }

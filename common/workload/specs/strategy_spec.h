@@ -43,7 +43,28 @@ enum class StrategyKind {
   // attribute hidden behind fake values, so at the same ε this one is at
   // least as accurate.
   kAttributeSampling,
+  // RS+FD with unary-encoded fake data (unary_fake_data_randomizer.h): the
+  // agent reports every attribute as a block of k_j OUE bits, the sampled
+  // one from its value and the others from fake data: a zero vector
+  // (kFakeDataUnaryZero, RS+FD[OUE-z]) or a uniform one-hot vector
+  // (kFakeDataUnaryRandom, RS+FD[OUE-r]). Same marginals as
+  // kRandomSamplingFakeData; which of the three forms is most accurate
+  // depends on ε and the sizes.
+  kFakeDataUnaryZero,
+  kFakeDataUnaryRandom,
 };
+
+// The three RS+FD forms.
+inline bool IsFakeDataKind(StrategyKind kind) {
+  return kind == StrategyKind::kRandomSamplingFakeData ||
+         kind == StrategyKind::kFakeDataUnaryZero ||
+         kind == StrategyKind::kFakeDataUnaryRandom;
+}
+
+// The strategies over d categorical attributes (attribute_sizes).
+inline bool IsAttributeKind(StrategyKind kind) {
+  return IsFakeDataKind(kind) || kind == StrategyKind::kAttributeSampling;
+}
 
 std::string_view StrategyKindName(StrategyKind kind);
 
@@ -56,7 +77,7 @@ inline constexpr uint64_t kMaxStrategyMatrixEntries = uint64_t{1} << 18;
 inline constexpr uint64_t kMaxInProcessStrategyMatrixEntries = uint64_t{1}
                                                                << 23;
 
-// kRandomSamplingFakeData, kAttributeSampling: 1 to this many attributes,
+// IsAttributeKind: 1 to this many attributes,
 // each of 2 or more values (so 2^12 = kMaxWorkloadDomainSize bounds the
 // count).
 inline constexpr uint32_t kMaxStrategyAttributes = 12;
@@ -71,7 +92,7 @@ struct StrategySpec {
   std::vector<double> level_weights;      // kFourier: k positive weights
   uint32_t rows = 0;                      // kMatrix, kFactorization
   std::vector<double> matrix;             // row-major rows × N
-  std::vector<uint32_t> attribute_sizes;  // kRandomSamplingFakeData: k_j
+  std::vector<uint32_t> attribute_sizes;  // IsAttributeKind: k_j
   friend bool operator==(const StrategySpec&, const StrategySpec&) = default;
 };
 

@@ -45,6 +45,10 @@ std::string_view StrategyKindName(StrategyKind kind) {
       return "sampling_fake_data";
     case StrategyKind::kAttributeSampling:
       return "attribute_sampling";
+    case StrategyKind::kFakeDataUnaryZero:
+      return "sampling_fake_data_oue_z";
+    case StrategyKind::kFakeDataUnaryRandom:
+      return "sampling_fake_data_oue_r";
   }
   return "unknown";
 }

@@ -43,6 +43,10 @@ absl::StatusOr<std::unique_ptr<StrategyMechanism>> StrategyForRandomizer(
           std::dynamic_pointer_cast<const FakeDataRandomizer>(randomizer)) {
     return FakeDataStrategyFor(std::move(fake));
   }
+  if (auto fake = std::dynamic_pointer_cast<const UnaryFakeDataRandomizer>(
+          randomizer)) {
+    return FakeDataStrategyFor(std::move(fake));
+  }
   if (auto strategy =
           std::dynamic_pointer_cast<const StrategyMechanism>(randomizer)) {
     return StrategyForRandomizer(strategy->randomizer());

@@ -408,16 +408,19 @@ std::vector<uint32_t> WorkloadAttributeSizes(const Workload& workload) {
 
 namespace {
 
-// Attribute sampling (SMP) and random sampling plus fake data (RS+FD) for
-// 1-way marginals. At the same ε RS+FD never beats SMP, whose report it is
-// with the attribute hidden; it is scored so that analysts see by how much
-// (fake_data_randomizer.h says why its ε is not the paper's smaller one).
+// Attribute sampling (SMP) and random sampling plus fake data (RS+FD, with
+// GRR, zero-vector or one-hot unary fakes) for 1-way marginals. At the same
+// ε RS+FD never beats SMP, whose report it is with the attribute hidden; its
+// forms are scored so that analysts see by how much, and so that an analyst
+// who asks for RS+FD gets its most accurate form (fake_data_randomizer.h
+// says why its ε is not the paper's smaller one).
 void AddAttributeCandidates(const Workload& workload, const StrategySpec& base,
                             Candidates& scored) {
   const std::vector<uint32_t> sizes = WorkloadAttributeSizes(workload);
   if (sizes.empty()) return;
-  for (StrategyKind kind : {StrategyKind::kAttributeSampling,
-                            StrategyKind::kRandomSamplingFakeData}) {
+  for (StrategyKind kind :
+       {StrategyKind::kAttributeSampling, StrategyKind::kRandomSamplingFakeData,
+        StrategyKind::kFakeDataUnaryZero, StrategyKind::kFakeDataUnaryRandom}) {
     StrategySpec spec = base;
     spec.kind = kind;
     spec.attribute_sizes = sizes;

@@ -13,6 +13,7 @@
 #include "common/workload/strategy_randomizers/fake_data_randomizer.h"
 #include "common/workload/strategy_randomizers/grouped_randomizer.h"
 #include "common/workload/strategy_randomizers/matrix_randomizer.h"
+#include "common/workload/strategy_randomizers/unary_fake_data_randomizer.h"
 #include "common/workload/strategy_randomizers/vector_randomizer.h"
 
 namespace ldp {
@@ -40,6 +41,9 @@ CreateStrategyRandomizer(const StrategySpec& spec) {
       return CreateVectorRandomizer(spec);
     case StrategyKind::kRandomSamplingFakeData:
       return CreateFakeDataRandomizer(spec);
+    case StrategyKind::kFakeDataUnaryZero:
+    case StrategyKind::kFakeDataUnaryRandom:
+      return CreateUnaryFakeDataRandomizer(spec);
   }
   return absl::InvalidArgumentError(
       absl::StrCat("strategy: unknown kind ", static_cast<int>(spec.kind)));

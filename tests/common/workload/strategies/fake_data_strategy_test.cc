@@ -210,7 +210,7 @@ TEST(FakeDataStrategy, MeasuredVarianceMatchesClosedFormWithinTenPercent) {
   for (uint32_t j = 0; j < 3; ++j) {
     for (uint32_t v = 0; v < r.spec().attribute_sizes[j]; ++v) {
       const uint32_t row = offsets[j] + v;
-      EXPECT_NEAR(FakeDataCellVariance(r, j, marginals[row], n), closed[row],
+      EXPECT_NEAR(*FakeDataCellVariance(r, j, marginals[row], n), closed[row],
                   1e-12 * closed[row]);
     }
   }

@@ -102,6 +102,11 @@ std::vector<Case> EnumerableCases() {
     StrategySpec fake = Spec(StrategyKind::kRandomSamplingFakeData, epsilon, 6);
     fake.attribute_sizes = {3, 2};
     cases.push_back({"fake_data3x2" + e, fake});
+    // K = 5 bits: 32 reports.
+    fake.kind = StrategyKind::kFakeDataUnaryZero;
+    cases.push_back({"fake_data_oue_z3x2" + e, fake});
+    fake.kind = StrategyKind::kFakeDataUnaryRandom;
+    cases.push_back({"fake_data_oue_r3x2" + e, fake});
     StrategySpec smp = Spec(StrategyKind::kAttributeSampling, epsilon, 12);
     smp.attribute_sizes = {3, 4};
     cases.push_back({"attribute_sampling3x4" + e, smp});
@@ -264,6 +269,9 @@ TEST(StrategyRandomizer, FactoryBuildsEveryKind) {
       {StrategyKind::kMatrix, "optimized matrix"},
       {StrategyKind::kFactorization, "factorization"},
       {StrategyKind::kRandomSamplingFakeData, "sampling_fake_data"},
+      {StrategyKind::kFakeDataUnaryZero, "sampling_fake_data d=2 (3×2), OUE-z"},
+      {StrategyKind::kFakeDataUnaryRandom,
+       "sampling_fake_data d=2 (3×2), OUE-r"},
       {StrategyKind::kAttributeSampling, "attribute_sampling"}};
   std::map<StrategyKind, bool> seen;
   for (const Case& c : EnumerableCases()) {
