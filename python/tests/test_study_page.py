@@ -30,12 +30,14 @@ LOADTEST_AGENTS, LOADTEST_RATE = 600, 20
 
 class PageFields(html.parser.HTMLParser):
     """The text of every data-field element, per study section
-    (data-study-id; "page" outside any), and the charts of each section."""
+    (data-study-id; "page" outside any), and the charts of each section:
+    how many, and how many bars and error bars they hold."""
 
     def __init__(self):
         super().__init__()
         self.fields = {"page": {}}
         self.charts = {}
+        self.marks = {}
         self.body_state = None
         self._study = "page"
         self._field = None
@@ -49,8 +51,11 @@ class PageFields(html.parser.HTMLParser):
             self._study = int(attrs["data-study-id"])
             self.fields[self._study] = {}
             self.charts[self._study] = 0
+            self.marks[self._study] = {"bar": 0, "interval": 0}
         if tag == "svg" and self._study != "page":
             self.charts[self._study] += 1
+        if self._study != "page" and attrs.get("class") in ("bar", "interval"):
+            self.marks[self._study][attrs["class"]] += 1
         if "data-field" in attrs:
             self._field, self._text = attrs["data-field"], []
 
@@ -184,6 +189,14 @@ def test_a_browser_sees_the_study_fill_during_a_load_test(
         assert int(after.fields[study_id]["reports"][0]) == LOADTEST_AGENTS
         assert after.fields[study_id]["estimate"], "the mean's estimate is shown"
         assert after.charts[study_id] >= 2, "progress and the histogram are drawn"
+        # The histogram's items are categories: one bar and one error bar
+        # each.
+        items = sum(len(e.histogram.frequencies)
+                    for e in client.estimates(study_id).response.estimates
+                    if e.HasField("histogram"))
+        assert items > 0
+        assert after.marks[study_id]["bar"] == items
+        assert after.marks[study_id]["interval"] == items
         shot = tmp_path / "page.png"
         browse(url, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1200,1600")
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

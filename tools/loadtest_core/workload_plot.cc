@@ -20,15 +20,21 @@ constexpr double kTop = 60;
 constexpr double kBottom = 70;
 constexpr int kTicks = 6;
 
-// Maps query index and value to pixels.
+// Maps query index and value to pixels. Lines run from edge to edge; bars
+// sit in the middle of m equal slots.
 class Frame {
  public:
-  Frame(size_t m, double lo, double hi) : m_(m), lo_(lo), hi_(hi) {}
+  Frame(size_t m, double lo, double hi, bool slots = false)
+      : m_(m), lo_(lo), hi_(hi), slots_(slots) {}
   double X(size_t j) const {
     const double width = kWidth - kLeft - kRight;
+    if (slots_) return kLeft + SlotWidth() * (static_cast<double>(j) + 0.5);
     return m_ == 1 ? kLeft + width / 2
                    : kLeft + width * static_cast<double>(j) /
                                  static_cast<double>(m_ - 1);
+  }
+  double SlotWidth() const {
+    return (kWidth - kLeft - kRight) / static_cast<double>(m_);
   }
   double Y(double v) const {
     const double height = kHeight - kTop - kBottom;
@@ -39,6 +45,7 @@ class Frame {
  private:
   size_t m_;
   double lo_, hi_;
+  bool slots_;
 };
 
 std::string Points(const Frame& f, const std::vector<double>& values) {
@@ -66,6 +73,7 @@ std::pair<double, double> Range(const WorkloadPlot& p) {
     take(p.upper[j]);
     if (!p.truth.empty()) take(p.truth[j]);
   }
+  if (p.bars) take(0);  // bars rise from 0
   if (!(hi > lo)) {
     lo -= 0.5;
     hi += 0.5;
@@ -139,8 +147,40 @@ void AppendAxes(const WorkloadPlot& p, const Frame& f, double lo, double hi,
                          EscapeMarkup(p.last_label), ")"));
 }
 
+// One bar per value, from 0, and its interval as an error bar with caps;
+// the truth (if given) as a dashed mark across each bar.
+void AppendBars(const WorkloadPlot& p, const Frame& f, std::string& svg) {
+  const double width = std::max(1.0, 0.7 * f.SlotWidth());
+  const double cap = std::min(8.0, width / 2);
+  absl::StrAppend(&svg, "<g class=\"bars\">\n");
+  for (size_t j = 0; j < p.estimates.size(); ++j) {
+    const double x = f.X(j), top = f.Y(std::max(0.0, p.estimates[j]));
+    const double bottom = f.Y(std::min(0.0, p.estimates[j]));
+    const double lo = f.Y(p.lower[j]), hi = f.Y(p.upper[j]);
+    absl::StrAppendFormat(
+        &svg,
+        "<rect class=\"bar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+        "height=\"%.2f\" fill=\"#6baed6\"/>"
+        "<path class=\"interval\" d=\"M%.2f %.2fV%.2fM%.2f %.2fH%.2fM%.2f "
+        "%.2fH%.2f\" stroke=\"#08306b\" stroke-width=\"1.5\" "
+        "fill=\"none\"/>\n",
+        x - width / 2, top, width, bottom - top, x, hi, lo, x - cap, hi,
+        x + cap, x - cap, lo, x + cap);
+    if (!p.truth.empty()) {
+      absl::StrAppendFormat(
+          &svg,
+          "<line class=\"truth\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+          "y2=\"%.2f\" stroke=\"#d62728\" stroke-width=\"2\" "
+          "stroke-dasharray=\"4,2\"/>\n",
+          x - width / 2, f.Y(p.truth[j]), x + width / 2, f.Y(p.truth[j]));
+    }
+  }
+  absl::StrAppend(&svg, "</g>\n");
+}
+
 // The band (if named), the truth (if given) and the estimates.
 void AppendSeries(const WorkloadPlot& p, const Frame& f, std::string& svg) {
+  if (p.bars) return AppendBars(p, f, svg);
   const size_t m = p.estimates.size();
   // The band: upper ends left to right, then lower ends back.
   std::string band = Points(f, p.upper);
@@ -163,8 +203,8 @@ void AppendSeries(const WorkloadPlot& p, const Frame& f, std::string& svg) {
                     Points(f, p.truth), "\"/>\n");
   }
   absl::StrAppend(&svg,
-                  "<polyline fill=\"none\" stroke=\"#08519c\" "
-                  "stroke-width=\"1.5\" points=\"",
+                  "<polyline class=\"estimate\" fill=\"none\" "
+                  "stroke=\"#08519c\" stroke-width=\"1.5\" points=\"",
                   Points(f, p.estimates), "\"/>\n");
 }
 
@@ -185,21 +225,34 @@ void AppendLegend(const WorkloadPlot& p, std::string& svg) {
   if (!p.truth.empty()) width += LegendWidth(p.truth_name);
   double x = kWidth - kRight - width;
   absl::StrAppend(&svg, "<g>");
+  // Keys: the band's shade or an error bar; the line or a bar.
   if (!p.band_name.empty()) {
-    absl::StrAppendFormat(
-        &svg,
-        "<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" height=\"10\" "
-        "fill=\"#9ecae1\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>",
-        x, ly, x + 20, ly + 10, EscapeMarkup(p.band_name));
+    absl::StrAppend(
+        &svg, p.bars
+                  ? absl::StrFormat("<path d=\"M%.0f %.0fV%.0fM%.0f %.0fH%.0f"
+                                    "M%.0f %.0fH%.0f\" stroke=\"#08306b\" "
+                                    "stroke-width=\"1.5\"/>",
+                                    x + 7, ly, ly + 10, x + 3, ly, x + 11,
+                                    x + 3, ly + 10, x + 11)
+                  : absl::StrFormat("<rect x=\"%.0f\" y=\"%.0f\" "
+                                    "width=\"14\" height=\"10\" "
+                                    "fill=\"#9ecae1\"/>",
+                                    x, ly));
+    absl::StrAppendFormat(&svg, "<text x=\"%.0f\" y=\"%.0f\">%s</text>", x + 20,
+                          ly + 10, EscapeMarkup(p.band_name));
     x += LegendWidth(p.band_name);
   }
-  absl::StrAppendFormat(
-      &svg,
-      "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
-      "stroke=\"#08519c\" stroke-width=\"2\"/><text x=\"%.0f\" "
-      "y=\"%.0f\">%s</text>",
-      x, ly + 5, x + 14, ly + 5, x + 20, ly + 10,
-      EscapeMarkup(p.estimate_name));
+  absl::StrAppend(
+      &svg, p.bars
+                ? absl::StrFormat("<rect x=\"%.0f\" y=\"%.0f\" width=\"14\" "
+                                  "height=\"10\" fill=\"#6baed6\"/>",
+                                  x, ly)
+                : absl::StrFormat("<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
+                                  "y2=\"%.0f\" stroke=\"#08519c\" "
+                                  "stroke-width=\"2\"/>",
+                                  x, ly + 5, x + 14, ly + 5));
+  absl::StrAppendFormat(&svg, "<text x=\"%.0f\" y=\"%.0f\">%s</text>", x + 20,
+                        ly + 10, EscapeMarkup(p.estimate_name));
   x += LegendWidth(p.estimate_name);
   if (!p.truth.empty()) {
     absl::StrAppendFormat(
@@ -218,7 +271,7 @@ absl::StatusOr<std::string> WorkloadPlotSvg(const WorkloadPlot& p) {
   if (absl::Status valid = ValidatePlot(p); !valid.ok()) return valid;
   const size_t m = p.estimates.size();
   const auto [lo, hi] = Range(p);
-  const Frame f(m, lo, hi);
+  const Frame f(m, lo, hi, p.bars);
   std::string svg = absl::StrFormat(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
       "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "

@@ -1,7 +1,8 @@
 // An SVG plot of a workload's answers: the estimate as a line, its
 // simultaneous confidence band as a shaded area, and (when known, e.g.
 // from ldp-loadtest's truth file) the true answers as a second line, over
-// the query index. Hand-written SVG text: no plotting dependency, and the
+// the query index. A histogram's items have no order a line could follow:
+// it is drawn as bars, each with its interval as an error bar. Hand-written SVG text: no plotting dependency, and the
 // file opens in any browser.
 #ifndef LDP_TOOLS_LOADTEST_CORE_WORKLOAD_PLOT_H_
 #define LDP_TOOLS_LOADTEST_CORE_WORKLOAD_PLOT_H_
@@ -33,6 +34,9 @@ struct WorkloadPlot {
   std::string band_name = "simultaneous band";
   std::string estimate_name = "estimate";
   std::string truth_name = "truth";
+  // Bars from 0 with each value's interval as an error bar (categories),
+  // instead of a line through the values inside a band (ordered queries).
+  bool bars = false;
 };
 
 // InvalidArgument for no queries, arrays of unequal lengths, or a

@@ -74,7 +74,8 @@ WorkloadPlot HistogramEstimatePlot(const std::string& question_id,
       .upper = Head(h.interval_upper(), shown),
       .x_name = "item",
       .band_name = "interval of each item",
-      .estimate_name = "frequency"};
+      .estimate_name = "frequency",
+      .bars = true};
   SetLabels(h.labels(), shown, plot);
   return plot;
 }

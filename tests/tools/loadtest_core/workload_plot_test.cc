@@ -1,6 +1,7 @@
 #include "tools/loadtest_core/workload_plot.h"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -61,6 +62,40 @@ TEST(WorkloadPlot, WithoutTruthDrawsOneLine) {
   ASSERT_OK(svg);
   EXPECT_EQ(Count(*svg, "<polyline"), 1);
   EXPECT_THAT(*svg, Not(HasSubstr(">truth<")));
+}
+
+// A histogram as bars: one bar per item, from 0 (a negative estimate hangs
+// below the 0 line), each with its interval as an error bar from lower to
+// upper; no line through the items and no band.
+TEST(WorkloadPlot, DrawsCategoriesAsBarsWithIntervals) {
+  WorkloadPlot plot = Cdf();
+  plot.estimates = {0.5, -0.05, 0.3, 0.25};
+  plot.lower = {0.4, -0.1, 0.2, 0.1};
+  plot.upper = {0.6, 0.02, 0.4, 0.4};
+  plot.band_name = "interval of each item";
+  plot.bars = true;
+  absl::StatusOr<std::string> svg = WorkloadPlotSvg(plot);
+  ASSERT_OK(svg);
+  EXPECT_EQ(Count(*svg, "<rect class=\"bar\""), 4);
+  EXPECT_EQ(Count(*svg, "<path class=\"interval\""), 4);
+  EXPECT_EQ(Count(*svg, "<line class=\"truth\""), 4);
+  EXPECT_EQ(Count(*svg, "<polyline"), 0);
+  EXPECT_EQ(Count(*svg, "<polygon"), 0);
+  EXPECT_THAT(*svg, HasSubstr(">interval of each item<"));
+  // Every bar has a positive height, and the bars' x ranges do not overlap.
+  double previous_right = -1;
+  for (size_t at = svg->find("<rect class=\"bar\""); at != std::string::npos;
+       at = svg->find("<rect class=\"bar\"", at + 1)) {
+    double x = 0, y = 0, width = 0, height = 0;
+    ASSERT_EQ(std::sscanf(svg->c_str() + at,
+                          "<rect class=\"bar\" x=\"%lf\" y=\"%lf\" "
+                          "width=\"%lf\" height=\"%lf\"",
+                          &x, &y, &width, &height),
+              4);
+    EXPECT_GT(height, 0);
+    EXPECT_GT(x, previous_right);
+    previous_right = x + width;
+  }
 }
 
 // Before any report the band is infinite: it is clipped, never NaN.

@@ -131,6 +131,33 @@ TEST(StudyPageView, DrawsProgressAgainstQuorumAndEveryChartedEstimate) {
   EXPECT_THAT(html, HasSubstr("data-question=\"cdf\""));
 }
 
+// The histogram's items are categories: three bars with their intervals.
+// The CDF's queries are ordered: a line in a band.
+TEST(StudyPageView, DrawsAHistogramAsBarsAndAWorkloadAsALine) {
+  const std::string html = RenderPageFragment(FullSnapshot());
+  auto chart = [&](const std::string& question) {
+    const size_t at = html.find(
+        "<div class=\"estimate\" data-question=\"" + question + "\"");
+    EXPECT_NE(at, std::string::npos) << question;
+    const size_t end = html.find("</svg>", at);
+    return html.substr(at, end - at);
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos;
+         at = text.find(what, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  const std::string histogram = chart("item"), cdf = chart("cdf");
+  EXPECT_EQ(count(histogram, "class=\"bar\""), 3);
+  EXPECT_EQ(count(histogram, "class=\"interval\""), 3);
+  EXPECT_EQ(count(histogram, "<polyline"), 0);
+  EXPECT_EQ(count(cdf, "class=\"bar\""), 0);
+  EXPECT_EQ(count(cdf, "<polyline class=\"estimate\""), 1);
+}
+
 TEST(StudyPageView, DrawsOnlyTheFirstValuesOfAHugeEstimateAndSaysSo) {
   const int m = static_cast<int>(kPageMaxPlottedValues) + 500;
   const std::string html = RenderPageFragment(FullSnapshot(m));
