@@ -2,8 +2,8 @@
 // simultaneous confidence band as a shaded area, and (when known, e.g.
 // from ldp-loadtest's truth file) the true answers as a second line, over
 // the query index. A histogram's items have no order a line could follow:
-// it is drawn as bars, each with its interval as an error bar. Hand-written SVG text: no plotting dependency, and the
-// file opens in any browser.
+// it is drawn as bars, each with its interval as an error bar. Hand-written SVG
+// text: no plotting dependency, and the file opens in any browser.
 #ifndef LDP_TOOLS_LOADTEST_CORE_WORKLOAD_PLOT_H_
 #define LDP_TOOLS_LOADTEST_CORE_WORKLOAD_PLOT_H_
 

@@ -1,8 +1,8 @@
 // What a released estimate looks like as a WorkloadPlot (tools/
 // workload_plot.h): a workload's answers with their simultaneous band, or a
-// histogram's frequencies as bars with each item's interval. `ldp results --plot`
-// and the live study page (tools/study_page/study_page_view.h) draw the same
-// picture of the same message through these.
+// histogram's frequencies as bars with each item's interval. `ldp results
+// --plot` and the live study page (tools/study_page/study_page_view.h) draw the
+// same picture of the same message through these.
 #ifndef LDP_TOOLS_STUDY_PAGE_ESTIMATE_PLOTS_H_
 #define LDP_TOOLS_STUDY_PAGE_ESTIMATE_PLOTS_H_
 

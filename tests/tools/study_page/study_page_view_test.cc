@@ -136,8 +136,8 @@ TEST(StudyPageView, DrawsProgressAgainstQuorumAndEveryChartedEstimate) {
 TEST(StudyPageView, DrawsAHistogramAsBarsAndAWorkloadAsALine) {
   const std::string html = RenderPageFragment(FullSnapshot());
   auto chart = [&](const std::string& question) {
-    const size_t at = html.find(
-        "<div class=\"estimate\" data-question=\"" + question + "\"");
+    const size_t at =
+        html.find("<div class=\"estimate\" data-question=\"" + question + "\"");
     EXPECT_NE(at, std::string::npos) << question;
     const size_t end = html.find("</svg>", at);
     return html.substr(at, end - at);

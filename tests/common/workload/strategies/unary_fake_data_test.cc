@@ -26,11 +26,11 @@ namespace ldp {
 namespace {
 
 constexpr StrategyKind kUnaryForms[] = {StrategyKind::kFakeDataUnaryZero,
-                                   StrategyKind::kFakeDataUnaryRandom};
+                                        StrategyKind::kFakeDataUnaryRandom};
 
 std::unique_ptr<StrategyMechanism> MakeUnary(StrategyKind kind,
-                                        std::vector<uint32_t> sizes,
-                                        double epsilon) {
+                                             std::vector<uint32_t> sizes,
+                                             double epsilon) {
   StrategySpec spec;
   spec.kind = kind;
   spec.epsilon = epsilon;
@@ -83,8 +83,9 @@ TEST(UnaryFakeData, ChargedEpsilonIsTheOueEpsilonAttained) {
           MakeUnary(kind, {2, 3, 4}, epsilon);
       ASSERT_NE(s, nullptr);
       SCOPED_TRACE(s->Describe());
-      testing::ExpectStrategyPrivacy(*s, EveryUnaryReport(UnaryRandomizerOf(*s)), epsilon,
-                                     /*complete=*/true);
+      testing::ExpectStrategyPrivacy(
+          *s, EveryUnaryReport(UnaryRandomizerOf(*s)), epsilon,
+          /*complete=*/true);
       EXPECT_NEAR(s->epsilon(), epsilon, 1e-6);
     }
   }
@@ -100,7 +101,8 @@ TEST(UnaryFakeData, AttributeEpsilonIsTheEnumeratedOne) {
       ASSERT_NE(s, nullptr);
       const UnaryFakeDataRandomizer& r = UnaryRandomizerOf(*s);
       SCOPED_TRACE(r.Describe());
-      EXPECT_NEAR(EnumeratedUnaryAttributeEpsilon(r), r.attribute_epsilon(), 1e-9);
+      EXPECT_NEAR(EnumeratedUnaryAttributeEpsilon(r), r.attribute_epsilon(),
+                  1e-9);
       EXPECT_LT(r.attribute_epsilon(), r.epsilon());
       if (kind == StrategyKind::kFakeDataUnaryZero) {
         EXPECT_NEAR(r.attribute_epsilon(),
@@ -114,7 +116,8 @@ TEST(UnaryFakeData, AttributeEpsilonIsTheEnumeratedOne) {
 // report distribution: the variance forms' closed form must equal it.
 TEST(UnaryFakeData, VarianceFormsEqualTheBruteForceCovariance) {
   for (StrategyKind kind : kUnaryForms) {
-    const std::unique_ptr<StrategyMechanism> s = MakeUnary(kind, {2, 3, 4}, 1.3);
+    const std::unique_ptr<StrategyMechanism> s =
+        MakeUnary(kind, {2, 3, 4}, 1.3);
     ASSERT_NE(s, nullptr);
     const UnaryFakeDataRandomizer& r = UnaryRandomizerOf(*s);
     SCOPED_TRACE(r.Describe());
@@ -148,7 +151,8 @@ TEST(UnaryFakeData, VarianceFormsEqualTheBruteForceCovariance) {
 
 TEST(UnaryFakeData, PassesSharedChecks) {
   for (StrategyKind kind : kUnaryForms) {
-    const std::unique_ptr<StrategyMechanism> s = MakeUnary(kind, {2, 3, 4}, 1.0);
+    const std::unique_ptr<StrategyMechanism> s =
+        MakeUnary(kind, {2, 3, 4}, 1.0);
     ASSERT_NE(s, nullptr);
     SCOPED_TRACE(s->Describe());
     EXPECT_EQ(s->output_dimension(), 9u);
@@ -172,7 +176,8 @@ TEST(UnaryFakeData, PassesSharedChecks) {
     const std::unique_ptr<StrategyMechanism> other_epsilon =
         MakeUnary(kind, {2, 3, 4}, 2.0);
     const std::unique_ptr<StrategyMechanism> other_form =
-        MakeUnary(kind == kUnaryForms[0] ? kUnaryForms[1] : kUnaryForms[0], {2, 3, 4}, 1.0);
+        MakeUnary(kind == kUnaryForms[0] ? kUnaryForms[1] : kUnaryForms[0],
+                  {2, 3, 4}, 1.0);
     testing::ExpectStrategyMergeEqualsSingleAccumulator(
         *s, {other_epsilon.get(), other_form.get()}, 300);
   }
@@ -184,7 +189,8 @@ TEST(UnaryFakeData, PassesSharedChecks) {
 // equal Variances() there (every f(1 − f) is 0).
 TEST(UnaryFakeData, MeasuredVarianceMatchesClosedForm) {
   for (StrategyKind kind : kUnaryForms) {
-    const std::unique_ptr<StrategyMechanism> s = MakeUnary(kind, {2, 3, 4}, 2.0);
+    const std::unique_ptr<StrategyMechanism> s =
+        MakeUnary(kind, {2, 3, 4}, 2.0);
     ASSERT_NE(s, nullptr);
     SCOPED_TRACE(s->Describe());
     const UnaryFakeDataRandomizer& r = UnaryRandomizerOf(*s);
