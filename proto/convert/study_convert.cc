@@ -19,6 +19,7 @@
 #include "google/protobuf/stubs/common.h"
 #include "proto/convert/deterministic_bytes.h"
 #include "proto/convert/encoding_convert.h"
+#include "proto/convert/marginals_expansion.h"
 #include "proto/convert/query_convert.h"
 #include "proto/convert/randomizer_convert.h"
 #include "proto/convert/schema_convert.h"
@@ -162,11 +163,16 @@ absl::StatusOr<QuestionKind> KindFromProto(const v1::Question& proto,
                                                  proto.randomizer(), schema));
       return QuestionKind(std::move(q));
     }
+    case v1::Question::kMarginals:
+      return absl::InvalidArgumentError(
+          "a marginals question stands for several histogram questions: "
+          "read it with the round's other questions (QuestionsFromProto)");
     case v1::Question::KIND_NOT_SET:
       break;
   }
   return absl::InvalidArgumentError(
-      "question has no kind (set statistical_query, histogram or workload)");
+      "question has no kind (set statistical_query, histogram, workload or "
+      "marginals)");
 }
 
 // proto3 will not parse a string field holding invalid UTF-8, so a spec
@@ -315,14 +321,19 @@ void ToProto(const Question& question, v1::Question* proto) {
 absl::StatusOr<std::vector<Question>> QuestionsFromProto(
     const google::protobuf::RepeatedPtrField<v1::Question>& proto,
     const RecordSchema& schema) {
-  if (proto.empty() || proto.size() > kMaxQuestionsPerRound) {
+  ASSIGN_OR_RETURN(const std::vector<v1::Question> expanded,
+                   ExpandMarginals(proto));
+  if (expanded.empty() || expanded.size() > kMaxQuestionsPerRound) {
     return absl::InvalidArgumentError(
         absl::StrCat("a round needs 1 to ", kMaxQuestionsPerRound,
-                     " questions, got ", proto.size()));
+                     " questions, got ", expanded.size(),
+                     expanded.size() == static_cast<size_t>(proto.size())
+                         ? ""
+                         : " once its marginals questions are expanded"));
   }
   std::vector<Question> questions;
   absl::flat_hash_set<std::string> ids;
-  for (const v1::Question& q : proto) {
+  for (const v1::Question& q : expanded) {
     RETURN_IF_ERROR(CheckStringsAreUtf8(q, "question"));
     if (!ids.insert(q.question_id()).second) {
       return absl::InvalidArgumentError(absl::StrCat(
