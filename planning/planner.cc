@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "absl/container/flat_hash_set.h"
@@ -117,7 +118,11 @@ std::optional<std::vector<int64_t>> Epsilons(const StudySpec& spec,
   int64_t explicit_sum = 0;
   int64_t num_free = 0;
   for (const Question& q : spec.questions) {
-    explicit_sum += q.epsilon_nanos;
+    // A program round's εₜ may add up past 2^63 (its questions go to
+    // different agents): saturate, which leaves free questions nothing.
+    if (__builtin_add_overflow(explicit_sum, q.epsilon_nanos, &explicit_sum)) {
+      explicit_sum = std::numeric_limits<int64_t>::max();
+    }
     num_free += q.epsilon_nanos == 0;
   }
   const int64_t free_share =

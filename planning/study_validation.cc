@@ -129,20 +129,24 @@ absl::Status ValidateStudy(const StudySpec& spec, bool program_round) {
   RETURN_IF_ERROR(ValidateRoundLimits(spec));
   if (spec.shuffle.has_value()) RETURN_IF_ERROR(ValidateShuffle(spec));
   absl::flat_hash_set<std::string> ids;
-  int64_t explicit_sum = 0;  // each term ≤ cap, so stop once past it
+  // At most the cap: a term is compared with what the cap leaves before it
+  // is added, so the sum never overflows (a cap may be 2^63 − 1). A program
+  // round's questions are not summed.
+  int64_t explicit_sum = 0;
   for (const Question& q : spec.questions) {
     RETURN_IF_ERROR(ValidateQuestion(spec, q));
     if (!ids.insert(q.id).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("question id \"", q.id, "\" appears twice"));
     }
-    explicit_sum += q.epsilon_nanos;
-    if (!program_round && explicit_sum > spec.epsilon_cap_nanos) {
+    if (program_round) continue;
+    if (q.epsilon_nanos > spec.epsilon_cap_nanos - explicit_sum) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the questions' explicit epsilon_nanos add up to more than the "
           "study's cap of ",
           spec.epsilon_cap_nanos, " nano-epsilon; lower them or the cap"));
     }
+    explicit_sum += q.epsilon_nanos;
   }
   return absl::OkStatus();
 }

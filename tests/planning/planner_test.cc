@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "common/workload/strategies/workload_estimator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planning/study_validation.h"
 #include "planning/workload_choice.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/status_matchers.h"
@@ -451,6 +453,23 @@ TEST(Planner, NamedFakeDataTakesItsMostAccurateForm) {
     EXPECT_EQ(named->decision.spec.kind, form);
     EXPECT_GE(named->decision.v_max, best->variance.worst());
   }
+}
+
+// Explicit εₜ that add up past the cap are refused, even where the sum
+// would pass 2^63 (a cap may be 2^63 − 1); a program round's questions,
+// answered by different agents, are not summed at all (found by the study
+// fuzzer as a signed overflow).
+TEST(Planner, SumsExplicitEpsilonsWithoutOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  Question a = BucketWorkload("a"), b = BucketWorkload("b");
+  a.epsilon_nanos = b.epsilon_nanos = kMax / 4 * 3;
+  const StudySpec spec = MakeStudy(kMax, {a, b});
+  const absl::Status status = ValidateStudy(spec);
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(status.message(), HasSubstr("add up to more than"));
+  EXPECT_OK(ValidateStudy(spec, /*program_round=*/true));
+  a.epsilon_nanos = b.epsilon_nanos = kMax / 2;
+  EXPECT_OK(ValidateStudy(MakeStudy(kMax, {a, b})));
 }
 
 TEST(Planner, RefusesWorkloadsItCannotPlanNamingTheQuestion) {
