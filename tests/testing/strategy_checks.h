@@ -286,6 +286,33 @@ inline std::vector<double> ExpectSampleEstimateMatchesAgents(
   return ratios;
 }
 
+// `reps` draws of SampleEstimate(counts): each of the first closed.size()
+// cells' sample variance within 5 standard errors of a sample variance of
+// `closed` (5·√(2/(reps − 1)), and within 10%), and its mean within 5σ of
+// `truth`. At a point mass the population is the i.i.d. model, so `closed`
+// can be Variances(I, h)/n there.
+inline void ExpectSampledCellsMatchClosedForm(
+    const StrategyMechanism& strategy, const std::vector<int64_t>& counts,
+    const Eigen::VectorXd& closed, const Eigen::VectorXd& truth, int reps,
+    uint64_t seed) {
+  const Eigen::Index cells = closed.size();
+  SeededGenerator gen(seed);
+  std::vector<RunningMoments> moments(cells);
+  for (int i = 0; i < reps; ++i) {
+    const Eigen::VectorXd y = strategy.SampleEstimate(counts, gen);
+    for (Eigen::Index c = 0; c < cells; ++c) moments[c].Add(y[c]);
+  }
+  for (Eigen::Index c = 0; c < cells; ++c) {
+    const double ratio = moments[c].variance() / closed[c];
+    EXPECT_LE(std::abs(ratio - 1), 5 * std::sqrt(2.0 / (reps - 1)))
+        << "cell " << c;
+    EXPECT_LE(std::abs(ratio - 1), 0.1) << "cell " << c;
+    EXPECT_LE(std::abs(moments[c].mean() - truth[c]),
+              5 * std::sqrt(closed[c] / reps))
+        << "cell " << c;
+  }
+}
+
 }  // namespace ldp::testing
 
 #endif  // LDP_TESTS_TESTING_STRATEGY_CHECKS_H_

@@ -214,22 +214,8 @@ TEST(FakeDataStrategy, MeasuredVarianceMatchesClosedFormWithinTenPercent) {
                   1e-12 * closed[row]);
     }
   }
-  const int reps = 20000;
-  testing::SeededGenerator gen(31);
-  std::vector<testing::RunningMoments> moments(9);
-  for (int i = 0; i < reps; ++i) {
-    const Eigen::VectorXd y = s->SampleEstimate(counts, gen);
-    for (int c = 0; c < 9; ++c) moments[c].Add(y[c]);
-  }
-  for (int c = 0; c < 9; ++c) {
-    const double ratio = moments[c].variance() / closed[c];
-    EXPECT_LE(std::abs(ratio - 1), 5 * std::sqrt(2.0 / (reps - 1)))
-        << "cell " << c;
-    EXPECT_LE(std::abs(ratio - 1), 0.1) << "cell " << c;
-    EXPECT_LE(std::abs(moments[c].mean() - marginals[c]),
-              5 * std::sqrt(closed[c] / reps))
-        << "cell " << c;
-  }
+  testing::ExpectSampledCellsMatchClosedForm(*s, counts, closed, marginals,
+                                             20000, 31);
 }
 
 // One agent's influence (the table in influence_bound_test.cc): cell
