@@ -257,7 +257,7 @@ TEST(StorageCodecPlan, RejectsCorruptPlans) {
       .mutable_decisions()
       ->mutable_questions(1)
       ->mutable_strategy()
-      ->set_kind(static_cast<uint32_t>(StrategyKind::kAttributeSampling) + 1);
+      ->set_kind(static_cast<uint32_t>(StrategyKind::kFakeDataUnaryRandom) + 1);
   bad.push_back(AsMessage(testing::ExamplePlan()));
   for (int i = 0; i < 13; ++i) {
     bad.back()
