@@ -10,12 +10,14 @@
 // (StudySpecToBytes) read back to the same bytes; ToProto gives back what
 // the client set, with only the documented defaults filled in (confidence
 // 0.95, 3600 s rounds, shuffle min_batch clamped): name, cap, mode, quorum,
-// schema fields, each question's id, kind, ε and target, the program, the
+// schema fields, each question's id, kind, ε and target (a MARGINALS
+// question's as its expansion into histogram questions), the program, the
 // deadline and the shuffle; the limits hold (name length, question ids,
 // question count, program name and parameters). The same questions against
 // the fixed schema (fuzz_fixtures.h, as program rounds are read back):
-// QuestionsFromProto refuses with INVALID_ARGUMENT and a reason, or each
-// question converts to a proto that converts back to the same bytes.
+// QuestionsFromProto refuses with INVALID_ARGUMENT and a reason, or gives
+// one question per expanded question, each converting to a proto that
+// converts back to the same bytes.
 // ProgramSpecFromProto alone: refuses with a reason or keeps its limits.
 #include <algorithm>
 #include <cmath>
@@ -23,8 +25,10 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "proto/convert/deterministic_bytes.h"
+#include "proto/convert/marginals_expansion.h"
 #include "proto/convert/study_convert.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 
@@ -75,6 +79,15 @@ void CheckProgram(const v1::AnalystProgramSpec& proto) {
   }
 }
 
+// The questions as the server reads them: MARGINALS expanded (which must
+// succeed for anything the converters accepted).
+std::vector<v1::Question> Expanded(const v1::StudySpec& sent) {
+  absl::StatusOr<std::vector<v1::Question>> expanded =
+      ExpandMarginals(sent.questions());
+  Check(expanded.ok(), "accepted questions whose marginals do not expand");
+  return *std::move(expanded);
+}
+
 // What the client set is what ToProto shows back, defaults filled in.
 void CheckKept(const v1::StudySpec& sent, const v1::StudySpec& shown) {
   Check(shown.display_name() == sent.display_name() &&
@@ -94,10 +107,11 @@ void CheckKept(const v1::StudySpec& sent, const v1::StudySpec& shown) {
     Check(shown.schema().fields(i).name() == sent.schema().fields(i).name(),
           "schema fields were renamed or reordered");
   }
-  Check(shown.questions_size() == sent.questions_size(),
+  const std::vector<v1::Question> questions = Expanded(sent);
+  Check(static_cast<size_t>(shown.questions_size()) == questions.size(),
         "questions were lost or added");
   for (int i = 0; i < shown.questions_size(); ++i) {
-    const v1::Question& a = sent.questions(i);
+    const v1::Question& a = questions[i];
     const v1::Question& b = shown.questions(i);
     Check(a.question_id() == b.question_id() &&
               a.kind_case() == b.kind_case() &&
@@ -156,8 +170,7 @@ void FuzzQuestions(const v1::StudySpec& proto) {
           "refused questions are not INVALID_ARGUMENT with a reason");
     return;
   }
-  Check(questions->size() == static_cast<size_t>(proto.questions_size()),
-        "questions were lost");
+  Check(questions->size() == Expanded(proto).size(), "questions were lost");
   for (const Question& question : *questions) {
     v1::Question shown;
     ToProto(question, &shown);
