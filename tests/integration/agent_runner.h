@@ -40,7 +40,7 @@ inline std::vector<AgentOutcome> RunAgents(
   std::atomic<size_t> next{0};
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
+    workers.emplace_back([&] {
       auto channel = server.NewChannel();
       for (size_t i = next++; i < records.size(); i = next++) {
         std::mt19937_64 gen(1000 + i);
