@@ -286,6 +286,22 @@ inline std::vector<double> ExpectSampleEstimateMatchesAgents(
   return ratios;
 }
 
+// The variance forms, unbiasedness and the sampler of a marginal strategy
+// over three attributes of sizes 2, 3 and 4 (24 items, 9 cells), at uneven
+// counts, on the 9 cells and one row spread over them.
+inline void ExpectAttributeStrategyChecks(const StrategyMechanism& strategy) {
+  EXPECT_EQ(strategy.output_dimension(), 9u);
+  std::vector<int64_t> counts(24);
+  for (uint32_t x = 0; x < 24; ++x) counts[x] = 10 + 7 * (x % 5);
+  const Eigen::VectorXd h = HistogramOfCounts(counts);
+  Eigen::MatrixXd rows = Eigen::MatrixXd::Identity(9, 9);
+  rows.conservativeResize(10, 9);
+  rows.row(9) = Eigen::RowVectorXd::LinSpaced(9, -1, 1);
+  ExpectVarianceFormsConsistent(strategy, rows, h);
+  ExpectStrategyUnbiased(strategy, counts, 40, 11);
+  ExpectSampleEstimateMatchesAgents(strategy, counts, 300, 12, rows);
+}
+
 // `reps` draws of SampleEstimate(counts): each of the first closed.size()
 // cells' sample variance within 5 standard errors of a sample variance of
 // `closed` (5·√(2/(reps − 1)), and within 10%), and its mean within 5σ of

@@ -167,16 +167,7 @@ TEST(FakeDataRandomizer, RefusesBadAttributeSizes) {
 TEST(FakeDataStrategy, PassesSharedChecks) {
   const std::unique_ptr<StrategyMechanism> s = MakeFakeData({2, 3, 4}, 1.0);
   ASSERT_NE(s, nullptr);
-  EXPECT_EQ(s->output_dimension(), 9u);
-  std::vector<int64_t> counts(24);
-  for (uint32_t x = 0; x < 24; ++x) counts[x] = 10 + 7 * (x % 5);
-  const Eigen::VectorXd h = testing::HistogramOfCounts(counts);
-  Eigen::MatrixXd rows = Eigen::MatrixXd::Identity(9, 9);
-  rows.conservativeResize(10, 9);
-  rows.row(9) = Eigen::RowVectorXd::LinSpaced(9, -1, 1);
-  testing::ExpectVarianceFormsConsistent(*s, rows, h);
-  testing::ExpectStrategyUnbiased(*s, counts, 40, 11);
-  testing::ExpectSampleEstimateMatchesAgents(*s, counts, 300, 12, rows);
+  testing::ExpectAttributeStrategyChecks(*s);
   testing::ExpectStrategyRejectsMalformed(
       *s, {{.group = 1, .inner = ItemReport{0}},
            {.group = 0, .inner = ItemReport{24}},
