@@ -286,6 +286,18 @@ inline std::vector<double> ExpectSampleEstimateMatchesAgents(
   return ratios;
 }
 
+// A strategy over attributes of the given sizes (their product is N).
+inline StrategySpec AttributeSpec(StrategyKind kind,
+                                  std::vector<uint32_t> sizes, double epsilon) {
+  StrategySpec spec;
+  spec.kind = kind;
+  spec.epsilon = epsilon;
+  spec.domain_size = 1;
+  for (uint32_t k : sizes) spec.domain_size *= k;
+  spec.attribute_sizes = std::move(sizes);
+  return spec;
+}
+
 // The variance forms, unbiasedness and the sampler of a marginal strategy
 // over three attributes of sizes 2, 3 and 4 (24 items, 9 cells), at uneven
 // counts, on the 9 cells and one row spread over them.

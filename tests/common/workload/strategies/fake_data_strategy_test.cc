@@ -33,22 +33,11 @@ namespace {
 using ::testing::HasSubstr;
 using testing::StatusIs;
 
-StrategySpec AttributeSpec(StrategyKind kind, std::vector<uint32_t> sizes,
-                           double epsilon) {
-  StrategySpec spec;
-  spec.kind = kind;
-  spec.epsilon = epsilon;
-  spec.domain_size = 1;
-  for (uint32_t k : sizes) spec.domain_size *= k;
-  spec.attribute_sizes = std::move(sizes);
-  return spec;
-}
-
 std::unique_ptr<StrategyMechanism> MakeFakeData(std::vector<uint32_t> sizes,
                                                 double epsilon) {
   absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
-      CreateStrategy(AttributeSpec(StrategyKind::kRandomSamplingFakeData,
-                                   std::move(sizes), epsilon));
+      CreateStrategy(testing::AttributeSpec(
+          StrategyKind::kRandomSamplingFakeData, std::move(sizes), epsilon));
   EXPECT_OK(s);
   return s.ok() ? *std::move(s) : nullptr;
 }
@@ -56,15 +45,15 @@ std::unique_ptr<StrategyMechanism> MakeFakeData(std::vector<uint32_t> sizes,
 std::unique_ptr<StrategyMechanism> MakeAttributeSampling(
     std::vector<uint32_t> sizes, double epsilon) {
   absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
-      CreateStrategy(AttributeSpec(StrategyKind::kAttributeSampling,
-                                   std::move(sizes), epsilon));
+      CreateStrategy(testing::AttributeSpec(StrategyKind::kAttributeSampling,
+                                            std::move(sizes), epsilon));
   EXPECT_OK(s);
   return s.ok() ? *std::move(s) : nullptr;
 }
 
 StrategySpec FakeDataSpec(std::vector<uint32_t> sizes, double epsilon) {
-  return AttributeSpec(StrategyKind::kRandomSamplingFakeData, std::move(sizes),
-                       epsilon);
+  return testing::AttributeSpec(StrategyKind::kRandomSamplingFakeData,
+                                std::move(sizes), epsilon);
 }
 
 const FakeDataRandomizer& RandomizerOf(const StrategyMechanism& s) {

@@ -31,13 +31,8 @@ constexpr StrategyKind kUnaryForms[] = {StrategyKind::kFakeDataUnaryZero,
 std::unique_ptr<StrategyMechanism> MakeUnary(StrategyKind kind,
                                              std::vector<uint32_t> sizes,
                                              double epsilon) {
-  StrategySpec spec;
-  spec.kind = kind;
-  spec.epsilon = epsilon;
-  spec.domain_size = 1;
-  for (uint32_t k : sizes) spec.domain_size *= k;
-  spec.attribute_sizes = std::move(sizes);
-  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s = CreateStrategy(spec);
+  absl::StatusOr<std::unique_ptr<StrategyMechanism>> s =
+      CreateStrategy(testing::AttributeSpec(kind, std::move(sizes), epsilon));
   EXPECT_OK(s);
   return s.ok() ? *std::move(s) : nullptr;
 }
