@@ -287,13 +287,14 @@ struct AttributeCoins {
 
 std::shared_ptr<FakeData> BuildFakeData(
     std::shared_ptr<const StrategyRandomizer> randomizer,
-    const StrategySpec& spec, bool unary, bool one_hot_fakes,
-    const std::vector<AttributeCoins>& coins) {
+    const StrategySpec& spec, const std::vector<AttributeCoins>& coins) {
   auto data = std::make_shared<FakeData>();
   const std::vector<uint32_t>& sizes = spec.attribute_sizes;
   data->spec = spec;
-  data->unary = unary;
-  data->one_hot_fakes = one_hot_fakes;
+  // Both follow from the form, kept as flags for the per-report paths.
+  data->unary = spec.kind != StrategyKind::kRandomSamplingFakeData;
+  data->one_hot_fakes = spec.kind == StrategyKind::kFakeDataUnaryRandom;
+  const bool one_hot_fakes = data->one_hot_fakes;
   data->d = static_cast<int>(sizes.size());
   data->n = spec.domain_size;
   data->offset.push_back(0);
@@ -354,8 +355,7 @@ std::unique_ptr<StrategyMechanism> FakeDataStrategyFor(
   const std::vector<AttributeCoins> coins = CoinsOf(*randomizer);
   const StrategySpec spec = randomizer->spec();
   return std::make_unique<FakeDataStrategy>(
-      BuildFakeData(std::move(randomizer), spec, /*unary=*/false,
-                    /*one_hot_fakes=*/false, coins));
+      BuildFakeData(std::move(randomizer), spec, coins));
 }
 
 std::unique_ptr<StrategyMechanism> FakeDataStrategyFor(
@@ -363,8 +363,7 @@ std::unique_ptr<StrategyMechanism> FakeDataStrategyFor(
   const std::vector<AttributeCoins> coins = CoinsOf(*randomizer);
   const StrategySpec spec = randomizer->spec();
   return std::make_unique<FakeDataStrategy>(
-      BuildFakeData(std::move(randomizer), spec, /*unary=*/true,
-                    spec.kind == StrategyKind::kFakeDataUnaryRandom, coins));
+      BuildFakeData(std::move(randomizer), spec, coins));
 }
 
 std::optional<double> FakeDataCellVariance(const StrategyRandomizer& randomizer,
