@@ -59,6 +59,14 @@ absl::Status CheckSimulation(const StudySpec& spec,
         "depend on its answers (simulate those with the program's own "
         "experiment in bench/)");
   }
+  for (const Question& q : spec.questions) {
+    const auto* h = std::get_if<HistogramQuestion>(&q.kind);
+    if (h != nullptr && h->candidates.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--simulate does not draw strings for rappor question ", q.id,
+          " (bench/studies/rappor_decoding measures the candidate decode)"));
+    }
+  }
   if (options.num_agents < 1 || options.runs < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a simulation needs at least 1 agent and 1 run, got ",

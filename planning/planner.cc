@@ -78,6 +78,10 @@ absl::StatusOr<Randomizer> ChooseRandomizer(const Question& q,
     FrequencyOracleSpec spec = *histogram.oracle;
     spec.epsilon = epsilon;
     spec.domain_size = n;
+    // A RAPPOR question's documented default ε∞.
+    if (histogram.candidates.has_value() && spec.epsilon_permanent == 0) {
+      spec.epsilon_permanent = 2 * epsilon;
+    }
     return spec;
   }
   if (histogram.epsilon_permanent > 0) {
@@ -354,9 +358,23 @@ std::optional<ConsistencyMethod> PostProcessing(const Question& q) {
 // the task's randomizer for every accumulator of the question, and the
 // planning's estimator for this very strategy, or one built now (after a
 // restart, or for a strategy the planning did not keep).
-absl::StatusOr<WorkloadEstimation> EstimationFor(
-    const Question& q, const TaskMechanism& mechanism,
-    const EstimatorMap& estimators) {
+absl::StatusOr<WorkloadEstimation> EstimationFor(const Question& q,
+                                                 const TaskMechanism& mechanism,
+                                                 const EstimatorMap& estimators,
+                                                 const RecordSchema& schema) {
+  if (const auto* h = std::get_if<HistogramQuestion>(&q.kind);
+      h != nullptr && h->candidates.has_value()) {
+    const FieldSpec* field =
+        schema.Find(std::get<DigestEncoding>(h->encoding.spec()).field);
+    if (field == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id, ": its string field is not in the schema"));
+    }
+    WorkloadEstimation result;
+    ASSIGN_OR_RETURN(result.candidates,
+                     MakeCandidateDecoding(*h, field->bit_length));
+    return result;
+  }
   const auto* w = std::get_if<WorkloadQuestion>(&q.kind);
   if (w == nullptr) return WorkloadEstimation{};
   WorkloadEstimation result{.consistency = w->consistency};
@@ -402,7 +420,7 @@ absl::StatusOr<RoundPlan> RoundPlan::Build(const StudySpec& spec,
     ASSIGN_OR_RETURN(auto mechanism, TaskMechanism::Create(task));
     ASSIGN_OR_RETURN(const double unit, UnitVariance(decision.randomizer));
     ASSIGN_OR_RETURN(WorkloadEstimation workload,
-                     EstimationFor(q, *mechanism, estimators));
+                     EstimationFor(q, *mechanism, estimators, spec.schema));
     plan.questions_.push_back(
         {.question_id = q.id,
          .task = std::make_shared<const Task>(std::move(task)),

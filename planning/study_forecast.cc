@@ -203,12 +203,13 @@ absl::Status ForecastQuery(const StatisticalQueryTask& sq, double epsilon,
   return absl::OkStatus();
 }
 
-absl::Status ForecastHistogram(const HistogramTask& h, double epsilon,
-                               const ForecastContext& c,
+// `items`: the domain's, or a RAPPOR question's candidates.
+absl::Status ForecastHistogram(const HistogramTask& h, uint64_t items,
+                               double epsilon, const ForecastContext& c,
                                QuestionForecast& out) {
   ASSIGN_OR_RETURN(auto oracle, CreateFrequencyOracle(h.oracle));
   out.kind = "histogram";
-  out.num_estimates = h.encoding.domain_size();
+  out.num_estimates = items;
   out.unit_variance = WorstHistogramUnitVariance(*oracle, out.share);
   out.local =
       LocalSide(std::string(FrequencyOracleKindName(h.oracle.kind)), epsilon,
@@ -277,7 +278,12 @@ absl::StatusOr<QuestionForecast> ForecastQuestion(const RoundPlan& plan,
     RETURN_IF_ERROR(ForecastQuery(*sq, epsilon, c, out));
   } else if (const auto* h =
                  std::get_if<HistogramTask>(&planned.task->question)) {
-    RETURN_IF_ERROR(ForecastHistogram(*h, epsilon, c, out));
+    const auto& candidates = planned.workload.candidates;
+    RETURN_IF_ERROR(ForecastHistogram(*h,
+                                      candidates != nullptr
+                                          ? candidates->items.size()
+                                          : h->encoding.domain_size(),
+                                      epsilon, c, out));
   } else {
     RETURN_IF_ERROR(ForecastWorkload(
         planned,

@@ -78,6 +78,17 @@ absl::Status ValidateQuestion(const StudySpec& spec, const Question& q) {
           ": the server supports simplex_projection and clip_and_normalize "
           "post-processing, not iterative_bayesian_update"));
     }
+    const bool digest =
+        std::holds_alternative<DigestEncoding>(histogram.encoding.spec());
+    const bool rappor = histogram.oracle.has_value() &&
+                        histogram.oracle->kind == FrequencyOracleKind::kRappor;
+    if (digest != histogram.candidates.has_value() ||
+        (digest && (!rappor || histogram.post_processing.has_value()))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "question ", q.id,
+          ": a digest encoding is for rappor questions only (RAPPOR over "
+          "candidate strings, no post-processing)"));
+    }
   }
   return absl::OkStatus();
 }
@@ -111,7 +122,7 @@ absl::Status ValidateShuffle(const StudySpec& spec) {
   for (const Question& q : spec.questions) {
     const auto* h = std::get_if<HistogramQuestion>(&q.kind);
     if (h != nullptr &&
-        (h->epsilon_permanent > 0 ||
+        (h->epsilon_permanent > 0 || h->candidates.has_value() ||
          (h->oracle.has_value() && h->oracle->epsilon_permanent > 0))) {
       return absl::InvalidArgumentError(absl::StrCat(
           "question ", q.id,

@@ -4,9 +4,22 @@
 #define LDP_COMMON_ESTIMATION_HISTOGRAM_ESTIMATE_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace ldp {
+
+// A candidate list tested against the reports (RAPPOR questions): the
+// histogram's items are the candidates, in order.
+struct CandidateTest {
+  std::vector<std::string> labels;  // the candidate strings
+  // One-sided p-value of H0 "nobody holds it" (1 where not selected).
+  std::vector<double> p_values;
+  // Benjamini–Hochberg at false_discovery_rate over every candidate.
+  std::vector<bool> discovered;
+  double false_discovery_rate = 0;
+};
 
 struct HistogramEstimate {
   int64_t num_reports = 0;
@@ -20,6 +33,8 @@ struct HistogramEstimate {
   // report, or for RAPPOR when the cohorts that have reports cannot tell the
   // items apart (rappor_decoder.h). Never NaN, never negative.
   std::vector<double> variances;
+  // Set for a candidate decode only.
+  std::optional<CandidateTest> candidates{};
 };
 
 }  // namespace ldp

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/base/status_macros.h"
+#include "common/queries/string_digest.h"
 
 namespace ldp {
 namespace {
@@ -214,15 +215,6 @@ std::string DescribeDigit(const Digit& d, uint32_t i) {
   return name;
 }
 
-// The first `length` bits packed 8 to a byte: the candidate index's key.
-std::string PackBits(const std::vector<bool>& bits, uint32_t length) {
-  std::string key((length + 7) / 8, '\0');
-  for (uint32_t i = 0; i < length && i < bits.size(); ++i) {
-    if (bits[i]) key[i / 8] |= static_cast<char>(1 << (i % 8));
-  }
-  return key;
-}
-
 }  // namespace
 
 struct DomainEncoding::PrefixLookup {
@@ -278,8 +270,7 @@ MakePrefixLookup(const PrefixEncoding& p, const RecordSchema& schema) {
           lookup->old_bits));
     }
     if (!lookup->index
-             .emplace(PackBits(p.candidates[c], lookup->old_bits),
-                      static_cast<uint32_t>(c))
+             .emplace(PackedBytes(p.candidates[c]), static_cast<uint32_t>(c))
              .second) {
       return absl::InvalidArgumentError(
           absl::StrCat("prefix candidate ", c, " (", BitString(p.candidates[c]),
@@ -308,6 +299,16 @@ absl::StatusOr<DomainEncoding> DomainEncoding::Create(
         1 + static_cast<uint32_t>(p->candidates.size() << p->extension_bits);
     return DomainEncoding(spec, {}, std::nullopt, std::move(lookup), size);
   }
+  if (const auto* d = std::get_if<DigestEncoding>(&spec)) {
+    const FieldSpec* field = schema.Find(d->field);
+    if (field == nullptr || field->kind != FieldKind::kBitVector) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a digest encoding needs a bit-vector field; \"", d->field, "\" ",
+          field == nullptr ? "is not in the schema" : "is not a bit vector"));
+    }
+    return DomainEncoding(spec, {Digit{.spec = *field}}, std::nullopt, nullptr,
+                          kDigestDomainSize);
+  }
   const std::vector<FieldEncoding> fields =
       std::holds_alternative<FieldEncoding>(spec)
           ? std::vector<FieldEncoding>{std::get<FieldEncoding>(spec)}
@@ -321,6 +322,9 @@ absl::StatusOr<DomainEncoding> DomainEncoding::Create(
 
 uint32_t DomainEncoding::Encode(const Record& sanitized) const {
   if (prefix_ != nullptr) return EncodePrefix(sanitized);
+  if (std::holds_alternative<DigestEncoding>(spec_)) {
+    return EncodeDigest(sanitized);
+  }
   if (query_.has_value()) {
     const double v = std::nearbyint(query_->Evaluate(sanitized));
     return static_cast<uint32_t>(
@@ -343,6 +347,9 @@ std::string DomainEncoding::Describe(uint32_t index) const {
   }
   if (query_.has_value()) return absl::StrCat("value=", index);
   if (prefix_ != nullptr) return DescribePrefix(index);
+  if (std::holds_alternative<DigestEncoding>(spec_)) {
+    return absl::StrCat(digits_[0].spec.name, " digest=", index);
+  }
   std::vector<std::string> parts(digits_.size());
   for (size_t k = digits_.size(); k-- > 0;) {
     parts[k] = DescribeDigit(digits_[k], index % digits_[k].radix);
@@ -361,13 +368,26 @@ uint32_t DomainEncoding::EncodePrefix(const Record& sanitized) const {
   const auto* sane = std::get_if<std::vector<bool>>(&value);
   if (sane == nullptr || sane->size() < p.old_bits + p.extension_bits) return 0;
   const std::vector<bool>& bits = *sane;
-  const auto candidate = p.index.find(PackBits(bits, p.old_bits));
+  const auto candidate =
+      p.index.find(PackedBytes({bits.begin(), bits.begin() + p.old_bits}));
   if (candidate == p.index.end()) return 0;
   uint32_t extension = 0;
   for (uint32_t i = 0; i < p.extension_bits; ++i) {
     extension = (extension << 1) | (bits[p.old_bits + i] ? 1 : 0);
   }
   return 1 + (candidate->second << p.extension_bits) + extension;
+}
+
+uint32_t DomainEncoding::EncodeDigest(const Record& sanitized) const {
+  const FieldSpec& field = digits_[0].spec;
+  const auto it = sanitized.values.find(field.name);
+  const FieldValue value = SanitizeValue(
+      field, it == sanitized.values.end() ? nullptr : &it->second);
+  const auto* bits = std::get_if<std::vector<bool>>(&value);
+  return StringDigest(
+      PackedBytes(bits == nullptr ? std::vector<bool>(field.bit_length)
+                                  : *bits),
+      std::get<DigestEncoding>(spec_).seed);
 }
 
 std::string DomainEncoding::DescribePrefix(uint32_t index) const {

@@ -67,12 +67,21 @@ struct PrefixEncoding {
   uint32_t extension_bits = 0;
 };
 
+// A string in a bit-vector field as its 31-bit digest (string_digest.h):
+// N = kDigestDomainSize. Only RAPPOR questions use it: their server tests
+// candidate strings against the digests' Bloom filters.
+struct DigestEncoding {
+  std::string field{};
+  uint64_t seed = 0;
+};
+
 // Most candidates a prefix encoding may list (bounds the agent's memory for
 // a task, whatever the wire says).
 inline constexpr uint32_t kMaxPrefixCandidates = uint32_t{1} << 16;
 
-using DomainEncodingSpec = std::variant<FieldEncoding, ProductEncoding,
-                                        QueryValueEncoding, PrefixEncoding>;
+using DomainEncodingSpec =
+    std::variant<FieldEncoding, ProductEncoding, QueryValueEncoding,
+                 PrefixEncoding, DigestEncoding>;
 
 // Immutable, copyable, thread-safe.
 class DomainEncoding {
@@ -84,7 +93,8 @@ class DomainEncoding {
   // prefix encoding of a field that is not a bit vector, longer than the
   // field, with extension_bits > prefix_bits, no candidates or more than
   // kMaxPrefixCandidates, a candidate of the wrong length or listed twice,
-  // or a domain size outside [1, kMaxDomainSize].
+  // a digest of a field that is not a bit vector, or a domain size outside
+  // [1, kMaxDomainSize].
   static absl::StatusOr<DomainEncoding> Create(const DomainEncodingSpec& spec,
                                                const RecordSchema& schema);
 
@@ -123,10 +133,13 @@ class DomainEncoding {
         domain_size_(domain_size) {}
 
   uint32_t EncodePrefix(const Record& sanitized) const;
+  uint32_t EncodeDigest(const Record& sanitized) const;
   std::string DescribePrefix(uint32_t index) const;
 
   DomainEncodingSpec spec_;
-  std::vector<Digit> digits_;  // empty for query-value and prefix encodings
+  // One digit (the bit-vector field, radix 0) for a digest encoding; none
+  // for query-value and prefix encodings.
+  std::vector<Digit> digits_;
   std::optional<Query> query_;
   // Shared between copies: the candidate index can be large.
   std::shared_ptr<const PrefixLookup> prefix_;

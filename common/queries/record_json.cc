@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/queries/string_digest.h"
 #include "nlohmann/json.hpp"
 
 namespace ldp {
@@ -40,8 +41,22 @@ std::optional<FieldValue> BitsFromString(const std::string& s) {
   return bits;
 }
 
-std::optional<FieldValue> BitsValue(const Json& j) {
+// {"utf8": S}: the field holding the string S (string_digest.h), or
+// nothing if S is longer than the field.
+std::optional<FieldValue> BitsFromText(const Json& j, uint32_t bit_length) {
+  const auto text = j.find("utf8");
+  if (j.size() != 1 || text == j.end() || !text->is_string()) {
+    return std::nullopt;
+  }
+  absl::StatusOr<std::vector<bool>> bits =
+      StringBits(text->get_ref<const std::string&>(), bit_length);
+  if (!bits.ok()) return std::nullopt;
+  return *std::move(bits);
+}
+
+std::optional<FieldValue> BitsValue(const Json& j, uint32_t bit_length) {
   if (j.is_string()) return BitsFromString(j.get_ref<const std::string&>());
+  if (j.is_object()) return BitsFromText(j, bit_length);
   if (!j.is_array()) return std::nullopt;
   std::vector<bool> bits;
   bits.reserve(j.size());
@@ -69,7 +84,7 @@ std::optional<FieldValue> ConvertValue(const FieldSpec& spec, const Json& j) {
       if (j.is_string()) return j.get<std::string>();
       return std::nullopt;
     case FieldKind::kBitVector:
-      return BitsValue(j);
+      return BitsValue(j, spec.bit_length);
   }
   return std::nullopt;
 }
@@ -84,7 +99,8 @@ const char* Expectation(FieldKind kind) {
     case FieldKind::kCategorical:
       return "a category name (string)";
     case FieldKind::kBitVector:
-      return "an array of 0/1 or booleans, or a string of '0'/'1'";
+      return "an array of 0/1 or booleans, a string of '0'/'1', or "
+             "{\"utf8\": text} with text no longer than the field's bytes";
   }
   return "a value";
 }

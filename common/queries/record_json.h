@@ -29,8 +29,10 @@ inline constexpr size_t kMaxRecordJsonBytes = size_t{1} << 20;
 // Accepted per field kind: bool — true/false; int and real — any JSON
 // number (ints keep 64-bit precision; reals in an int field and ints beyond
 // 64 bits are kept as doubles for `Sanitize` to round and clamp);
-// categorical — a string; bit vector — an array of booleans or 0/1, or a
-// string of '0'/'1' characters (element 0 first).
+// categorical — a string; bit vector — an array of booleans or 0/1, a
+// string of '0'/'1' characters (element 0 first), or {"utf8": text}: the
+// field holding that text (its bytes, then zeros; string_digest.h), as a
+// RAPPOR question reads it.
 absl::StatusOr<Record> ParseRecordJson(std::string_view json,
                                        const RecordSchema& schema);
 

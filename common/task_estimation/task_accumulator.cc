@@ -88,7 +88,12 @@ std::vector<double> TaskAccumulator::StrategyEstimate() const {
 }
 
 TaskEstimate TaskAccumulator::Estimate(double confidence) const {
-  if (histogram_ != nullptr) return histogram_->Estimate();
+  if (histogram_ != nullptr) {
+    if (workload_.candidates != nullptr) {
+      return EstimateCandidates(*histogram_, *workload_.candidates);
+    }
+    return histogram_->Estimate();
+  }
   if (mechanism_->strategy_randomizer() != nullptr) {
     const int64_t n = num_reports();
     if (workload_.estimator == nullptr || strategy_ == nullptr) {

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/mechanisms/real/mean_accumulator.h"
+#include "common/task_estimation/candidate_estimate.h"
 #include "common/task_estimation/task_estimate.h"
 #include "common/tasks/task.h"
 #include "common/tasks/task_mechanism.h"
@@ -24,7 +25,8 @@ class StrategyAccumulator;  // workload/strategy.h
 class StrategyMechanism;    // workload/strategy.h
 class WorkloadEstimator;    // workload/workload_estimator.h
 
-// How a workload task's estimate is answered. The task carries only the
+// What the server adds to a task's reports to answer it: a workload
+// task's estimator, or a RAPPOR task's candidates. The task carries only the
 // strategy A; the workload W lives in the study, so the server supplies the
 // estimator it built for the question (once: building it is O(N³)).
 struct WorkloadEstimation {
@@ -35,6 +37,9 @@ struct WorkloadEstimation {
   // question and shared by its accumulators; null: each accumulator builds
   // its own around the task's randomizer.
   std::shared_ptr<const StrategyMechanism> strategy{};
+  // A RAPPOR question's candidates: the estimate covers these (and only
+  // these) items of the open domain.
+  std::shared_ptr<const CandidateDecoding> candidates{};
 };
 
 // The strategy around a workload task's randomizer (sharing it), for

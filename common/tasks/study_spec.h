@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "common/estimation/consistency.h"
 #include "common/mechanisms/frequency_oracle_factory.h"
+#include "common/mechanisms/rappor/rappor_sparse_decoder.h"
 #include "common/mechanisms/real/real_mechanism_factory.h"
 #include "common/queries/domain_encoding.h"
 #include "common/queries/query_expression.h"
@@ -35,6 +36,18 @@ struct StatisticalQueryQuestion {
   RealMechanismKind mechanism = RealMechanismKind::kHybrid;
 };
 
+// A RAPPOR question's candidates (RapporQuestion in analyst_service.proto):
+// strings tested against the reports' Bloom filters of their digests.
+struct CandidateStrings {
+  std::vector<std::string> strings{};
+  double false_discovery_rate = 0.05;
+  friend bool operator==(const CandidateStrings&,
+                         const CandidateStrings&) = default;
+};
+
+// Most candidates a RAPPOR question may list: what the sparse decode takes.
+inline constexpr size_t kMaxRapporCandidates = kMaxCandidates;
+
 // The histogram of an encoded domain.
 struct HistogramQuestion {
   DomainEncoding encoding;
@@ -47,6 +60,9 @@ struct HistogramQuestion {
   // planner picks the longitudinal oracle (L-GRR, L-UE or L-OLH) with the
   // lowest variance at (ε, ε∞, N). 0: a one-off question.
   double epsilon_permanent = 0;
+  // Set: a RAPPOR question. The encoding is a DigestEncoding, the oracle
+  // RAPPOR over its open domain, and the estimate covers these strings only.
+  std::optional<CandidateStrings> candidates{};
 };
 
 // An analyst's choice of workload strategy; the planner fills in ε, N and,

@@ -113,6 +113,8 @@ void CollectFields(const DomainEncodingSpec& spec,
     for (const FieldEncoding& f : product->fields) read.insert(f.field);
   } else if (const auto* prefix = std::get_if<PrefixEncoding>(&spec)) {
     read.insert(prefix->field);
+  } else if (const auto* digest = std::get_if<DigestEncoding>(&spec)) {
+    read.insert(digest->field);
   } else {
     CollectFields(std::get<QueryValueEncoding>(spec).query.root(), read);
   }
@@ -159,6 +161,9 @@ void WriteEncoding(const DomainEncodingSpec& spec, CanonicalWriter& w) {
     w.Int(prefix->extension_bits);
     w.Int(prefix->candidates.size());
     for (const std::vector<bool>& c : prefix->candidates) w.Bits(c);
+  } else if (const auto* digest = std::get_if<DigestEncoding>(&spec)) {
+    w.String(digest->field);
+    w.Int(digest->seed);
   } else {
     const auto& value = std::get<QueryValueEncoding>(spec);
     WriteQuery(value.query, w);

@@ -85,12 +85,15 @@ absl::StatusOr<DomainEncodingSpec> EncodingSpecFromProto(
       ASSIGN_OR_RETURN(PrefixEncoding prefix, PrefixFromProto(proto.prefix()));
       return DomainEncodingSpec(std::move(prefix));
     }
+    case v1::DomainEncoding::kDigest:
+      return DomainEncodingSpec(DigestEncoding{.field = proto.digest().field(),
+                                               .seed = proto.digest().seed()});
     case v1::DomainEncoding::KIND_NOT_SET:
       break;
   }
   return absl::InvalidArgumentError(
       "domain encoding has no kind set (one of field, product, query_value, "
-      "prefix)");
+      "prefix, digest)");
 }
 
 absl::StatusOr<DomainEncoding> EncodingFromProto(
@@ -117,6 +120,9 @@ void ToProto(const DomainEncodingSpec& spec, v1::DomainEncoding* proto) {
     }
   } else if (const auto* prefix = std::get_if<PrefixEncoding>(&spec)) {
     PrefixToProto(*prefix, proto->mutable_prefix());
+  } else if (const auto* digest = std::get_if<DigestEncoding>(&spec)) {
+    proto->mutable_digest()->set_field(digest->field);
+    proto->mutable_digest()->set_seed(digest->seed);
   } else {
     const auto& q = std::get<QueryValueEncoding>(spec);
     ToProto(q.query, proto->mutable_query_value()->mutable_query());

@@ -72,6 +72,32 @@ absl::StatusOr<PostProcessedFrequencies> PostProcessedFromProto(
       .frequencies = {proto.frequencies().begin(), proto.frequencies().end()}};
 }
 
+// A candidate test's arrays: both or neither, one entry per item, p-values
+// in [0, 1], and a rate in (0, 1).
+absl::Status CheckCandidateArrays(const v1::HistogramEstimate& proto) {
+  const int n = proto.frequencies_size();
+  if (proto.p_values_size() == 0 && proto.discovered_size() == 0) {
+    return absl::OkStatus();
+  }
+  if (proto.p_values_size() != n || proto.discovered_size() != n) {
+    return Invalid("p_values and discovered",
+                   absl::StrCat("have ", proto.p_values_size(), " and ",
+                                proto.discovered_size(),
+                                " entries; expected both 0 or ", n));
+  }
+  for (const double p : proto.p_values()) {
+    if (!(p >= 0 && p <= 1)) {
+      return Invalid("p_values", absl::StrCat("must be in [0, 1], got ", p));
+    }
+  }
+  const double q = proto.false_discovery_rate();
+  if (!(q > 0 && q < 1)) {
+    return Invalid("false_discovery_rate",
+                   absl::StrCat("must be in (0, 1), got ", q));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckHistogramArrays(const v1::HistogramEstimate& proto) {
   const int n = proto.frequencies_size();
   const std::pair<int, const char*> sizes[] = {
@@ -89,6 +115,7 @@ absl::Status CheckHistogramArrays(const v1::HistogramEstimate& proto) {
     return Invalid("labels", absl::StrCat("has ", proto.labels_size(),
                                           " entries; expected 0 or ", n));
   }
+  RETURN_IF_ERROR(CheckCandidateArrays(proto));
   for (int i = 0; i < n; ++i) {
     RETURN_IF_ERROR(CheckFinite(proto.frequencies(i), "frequencies"));
     RETURN_IF_ERROR(
@@ -178,6 +205,12 @@ void ToProto(const HistogramRelease& release, v1::HistogramEstimate* proto) {
   proto->set_epsilon_nanos(static_cast<uint64_t>(release.epsilon_nanos));
   proto->set_implemented_epsilon(e.epsilon);
   proto->set_mechanism(release.mechanism);
+  if (const auto& test = e.candidates; test.has_value()) {
+    proto->mutable_p_values()->Add(test->p_values.begin(),
+                                   test->p_values.end());
+    for (const bool d : test->discovered) proto->add_discovered(d);
+    proto->set_false_discovery_rate(test->false_discovery_rate);
+  }
   if (release.post_processed.has_value()) {
     v1::PostProcessedHistogram* p = proto->mutable_post_processed();
     p->set_method(
@@ -280,6 +313,13 @@ absl::StatusOr<HistogramRelease> HistogramEstimateFromProto(
     ASSIGN_OR_RETURN(release.post_processed,
                      PostProcessedFromProto(proto.post_processed(),
                                             proto.frequencies_size()));
+  }
+  if (proto.p_values_size() != 0 || proto.discovered_size() != 0) {
+    release.estimate.candidates = CandidateTest{
+        .labels = release.labels,
+        .p_values = {proto.p_values().begin(), proto.p_values().end()},
+        .discovered = {proto.discovered().begin(), proto.discovered().end()},
+        .false_discovery_rate = proto.false_discovery_rate()};
   }
   return release;
 }

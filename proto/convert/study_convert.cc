@@ -22,6 +22,7 @@
 #include "proto/convert/marginals_expansion.h"
 #include "proto/convert/query_convert.h"
 #include "proto/convert/randomizer_convert.h"
+#include "proto/convert/rappor_question_convert.h"
 #include "proto/convert/schema_convert.h"
 #include "proto/convert/time_convert.h"
 #include "proto/convert/workload_convert.h"
@@ -104,6 +105,11 @@ absl::StatusOr<HistogramQuestion> HistogramFromProto(
   if (!h.has_encoding()) {
     return absl::InvalidArgumentError("histogram.encoding is missing");
   }
+  if (h.encoding().has_digest()) {
+    return absl::InvalidArgumentError(
+        "histogram.encoding: a digest encoding is for rappor questions only "
+        "(ask a rappor question with the string field and candidates)");
+  }
   ASSIGN_OR_RETURN(DomainEncoding encoding,
                    EncodingFromProto(h.encoding(), schema));
   ASSIGN_OR_RETURN(auto oracle,
@@ -163,6 +169,11 @@ absl::StatusOr<QuestionKind> KindFromProto(const v1::Question& proto,
                                                  proto.randomizer(), schema));
       return QuestionKind(std::move(q));
     }
+    case v1::Question::kRappor: {
+      ASSIGN_OR_RETURN(HistogramQuestion q,
+                       RapporQuestionFromProto(proto, schema));
+      return QuestionKind(std::move(q));
+    }
     case v1::Question::kMarginals:
       return absl::InvalidArgumentError(
           "a marginals question stands for several histogram questions: "
@@ -171,8 +182,8 @@ absl::StatusOr<QuestionKind> KindFromProto(const v1::Question& proto,
       break;
   }
   return absl::InvalidArgumentError(
-      "question has no kind (set statistical_query, histogram, workload or "
-      "marginals)");
+      "question has no kind (set statistical_query, histogram, workload, "
+      "marginals or rappor)");
 }
 
 // proto3 will not parse a string field holding invalid UTF-8, so a spec
@@ -304,6 +315,10 @@ void ToProto(const Question& question, v1::Question* proto) {
     return;
   }
   const auto& h = std::get<HistogramQuestion>(question.kind);
+  if (h.candidates.has_value()) {
+    RapporQuestionToProto(h, proto);
+    return;
+  }
   v1::HistogramQuestion* histogram = proto->mutable_histogram();
   ToProto(h.encoding, histogram->mutable_encoding());
   if (h.post_processing.has_value()) {

@@ -195,12 +195,16 @@ EstimateRelease ToRelease(const QuestionEstimate& q, double confidence) {
                            .confidence = confidence,
                            .epsilon_nanos = q.epsilon_nanos,
                            .mechanism = q.mechanism};
-  if (q.question != nullptr) {
+  if (const auto& test = release.estimate.candidates; test.has_value()) {
+    release.labels = test->labels;
+  } else if (q.question != nullptr) {
     if (const auto* h = std::get_if<HistogramTask>(&q.question->question)) {
-      const uint32_t n = h->encoding.domain_size();
+      const size_t n = release.estimate.frequencies.size();
       release.labels.reserve(n);
-      for (uint32_t v = 0; v < n; ++v)
-        release.labels.push_back(h->encoding.Describe(v));
+      for (size_t v = 0; v < n; ++v) {
+        release.labels.push_back(
+            h->encoding.Describe(static_cast<uint32_t>(v)));
+      }
     }
   }
   if (q.post_processing.has_value()) {

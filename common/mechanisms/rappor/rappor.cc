@@ -25,8 +25,11 @@ uint32_t OrDefault(uint32_t value, uint32_t fallback) {
 }
 
 absl::Status CheckShape(uint32_t domain_size, const RapporBloom& bloom) {
-  RETURN_IF_ERROR(
-      ValidateDomainSize(kRapporName, domain_size, 2, Rappor::kMaxDomainSize));
+  if (domain_size != Rappor::kOpenDomainSize) {
+    RETURN_IF_ERROR(ValidateDomainSize(kRapporName, domain_size, 2,
+                                       Rappor::kMaxDomainSize,
+                                       "or exactly 2^31 for an open domain"));
+  }
   if (bloom.num_bits() > RapporBloom::kMaxBits ||
       bloom.num_hashes() > RapporBloom::kMaxHashes ||
       bloom.num_cohorts() > RapporBloom::kMaxCohorts) {
@@ -35,7 +38,8 @@ absl::Status CheckShape(uint32_t domain_size, const RapporBloom& bloom) {
                      ", num_hashes at most ", RapporBloom::kMaxHashes,
                      " and num_cohorts at most ", RapporBloom::kMaxCohorts));
   }
-  if (uint64_t{bloom.num_bits()} * bloom.num_cohorts() < domain_size) {
+  if (domain_size != Rappor::kOpenDomainSize &&
+      uint64_t{bloom.num_bits()} * bloom.num_cohorts() < domain_size) {
     return absl::InvalidArgumentError(absl::StrCat(
         "rappor: the server cannot tell ", domain_size, " items apart with ",
         bloom.num_cohorts(), " cohorts of ", bloom.num_bits(),
@@ -125,6 +129,14 @@ std::unique_ptr<FrequencyAccumulator> Rappor::NewAccumulator() const {
 double Rappor::Variance(double frequency, int64_t num_reports) const {
   if (num_reports <= 0) return std::numeric_limits<double>::infinity();
   absl::call_once(mean_inverse_once_, [this] {
+    if (open_domain()) {
+      // Each item sets about h bits in each of the C cohorts; a handful of
+      // candidates among C·k bits are nearly orthogonal.
+      mean_inverse_diagonal_ =
+          1.0 /
+          (static_cast<double>(bloom_.num_cohorts()) * bloom_.num_hashes());
+      return;
+    }
     std::vector<uint32_t> items(domain_size_);
     std::iota(items.begin(), items.end(), 0);
     const absl::StatusOr<double> mean =

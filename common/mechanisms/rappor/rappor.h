@@ -43,11 +43,12 @@ namespace ldp {
 struct RapporOptions {
   double epsilon_permanent = 0;  // ε∞ in (0, kMaxEpsilon]
   double epsilon_report = 0;     // ε1 in (0, ε∞)
-  uint32_t domain_size = 0;      // N in [2, kMaxDomainSize], ≤ C·k
-  uint32_t num_bits = 0;         // k in [1, 4096]; 0: 128
-  uint32_t num_hashes = 0;       // h in [1, 16]; 0: 2
-  uint32_t num_cohorts = 0;      // C in [1, 1024]; 0: 64
-  uint64_t hash_seed = 0;        // the public hash family
+  // N in [2, kMaxDomainSize], ≤ C·k, or kOpenDomainSize.
+  uint32_t domain_size = 0;
+  uint32_t num_bits = 0;     // k in [1, 4096]; 0: 128
+  uint32_t num_hashes = 0;   // h in [1, 16]; 0: 2
+  uint32_t num_cohorts = 0;  // C in [1, 1024]; 0: 64
+  uint64_t hash_seed = 0;    // the public hash family
   UnaryEncodingVariant permanent = UnaryEncodingVariant::kOptimized;
   UnaryEncodingVariant instantaneous = UnaryEncodingVariant::kSymmetric;
 };
@@ -59,6 +60,10 @@ class Rappor final : public FrequencyOracle, public LongitudinalOracle {
   // The server's decode is a dense regression over every item: N² memory
   // and N³ time.
   static constexpr uint32_t kMaxDomainSize = 1024;
+  // An open domain: items are 31-bit digests of strings (DigestEncoding),
+  // decoded only against a candidate list (rappor_sparse_decoder.h). The
+  // accumulator's whole-domain estimate is then empty.
+  static constexpr uint32_t kOpenDomainSize = uint32_t{1} << 31;
   static constexpr uint32_t kDefaultBits = 128;
   static constexpr uint32_t kDefaultHashes = 2;
   static constexpr uint32_t kDefaultCohorts = 64;
@@ -70,6 +75,7 @@ class Rappor final : public FrequencyOracle, public LongitudinalOracle {
     return FrequencyOracleKind::kRappor;
   }
   uint32_t domain_size() const override { return domain_size_; }
+  bool open_domain() const { return domain_size_ == kOpenDomainSize; }
   double epsilon() const override {
     return bloom_.num_hashes() * layers_.epsilon();
   }
@@ -89,7 +95,8 @@ class Rappor final : public FrequencyOracle, public LongitudinalOracle {
   // For equal cohorts and the other items' bits at the filter's mean rate
   // h/k: [C·ḡ·(V0 + V1·h/k) + V1·f]/n, with V0 = Q(1 − Q)/(P − Q)²,
   // V1 = (1 − P − Q)/(P − Q) the per-bit terms and ḡ the mean diagonal of
-  // (Σ_c X_cᵀX_c)⁻¹ (computed once, on first use). The estimate's own
+  // (Σ_c X_cᵀX_c)⁻¹ (computed once, on first use; 1/(C·h) for an open
+  // domain, as if the candidates' filters were orthogonal). The estimate's own
   // variances (rappor_decoder.h) are exact for the population at hand.
   double Variance(double frequency, int64_t num_reports) const override;
 

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "common/base/status_macros.h"
+#include "common/mechanisms/rappor/rappor.h"
 
 namespace ldp {
 
@@ -66,6 +67,7 @@ HistogramEstimate RapporAccumulator::Estimate() const {
   HistogramEstimate estimate;
   estimate.num_reports = num_reports_;
   estimate.epsilon = epsilon_;
+  if (domain_size_ == Rappor::kOpenDomainSize) return estimate;
   std::vector<uint32_t> items(domain_size_);
   std::iota(items.begin(), items.end(), 0);
   absl::StatusOr<RapporFit> fit = decoder_.Fit(counts_, items);

@@ -28,6 +28,7 @@ class RapporAccumulator final : public FrequencyAccumulator {
   HistogramEstimate Estimate() const override;
 
   const RapporCounts& counts() const { return counts_; }
+  const RapporDecoder& decoder() const { return decoder_; }
   // A decode over `candidates` only (items of [N]), for dictionary
   // questions and the significance cut (RapporDiscoveries).
   absl::StatusOr<RapporFit> FitCandidates(

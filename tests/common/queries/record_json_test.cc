@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/queries/string_digest.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/status_matchers.h"
@@ -48,6 +49,23 @@ TEST(ParseRecordJson, ReadsBitStringsAndIntegerReals) {
             FieldValue(std::vector<bool>{false, true, true, false}));
   // Kept as an int; Sanitize converts it for the real field.
   EXPECT_EQ(Sanitize(*record, Schema()).values.at("income"), FieldValue(7.0));
+}
+
+TEST(ParseRecordJson, ReadsTextIntoABitVectorField) {
+  const RecordSchema schema =
+      *RecordSchema::Create({FieldSpec::BitVector("text", 24)});
+  const absl::StatusOr<Record> record =
+      ParseRecordJson(R"({"text": {"utf8": "hi"}})", schema);
+  ASSERT_OK(record);
+  EXPECT_EQ(record->values.at("text"), FieldValue(*StringBits("hi", 24)));
+  for (const char* text :
+       {R"({"text": {"utf8": "four"}})", R"({"text": {"utf8": 7}})",
+        R"({"text": {"utf8": "a", "more": 1}})",
+        R"({"text": {"text": "a"}})"}) {
+    EXPECT_THAT(ParseRecordJson(text, schema),
+                StatusIs(kInvalid, HasSubstr("utf8")))
+        << text;
+  }
 }
 
 // Missing and out-of-range values are data, not errors (invariant 8):

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/estimation/confidence_interval.h"
 #include "gmock/gmock.h"
@@ -352,6 +354,61 @@ TEST(EstimateConvert, RejectsMalformedHistograms) {
         HistogramEstimateFromProto(proto);
     EXPECT_THAT(release, StatusIs(kInvalid)) << c.name;
     EXPECT_THAT(release.status().message(), HasSubstr(c.message)) << c.name;
+  }
+}
+
+// A RAPPOR question's answer: the candidates as labels, with p-values and
+// discoveries.
+HistogramRelease CandidateHistogram() {
+  HistogramRelease release = Histogram();
+  release.post_processed.reset();
+  release.estimate.candidates =
+      CandidateTest{.labels = release.labels,
+                    .p_values = {1e-9, 0.4, 1},
+                    .discovered = {true, false, false},
+                    .false_discovery_rate = 0.1};
+  return release;
+}
+
+TEST(EstimateConvert, CandidateTestsRoundTrip) {
+  v1::HistogramEstimate proto;
+  ToProto(CandidateHistogram(), &proto);
+  EXPECT_EQ(proto.p_values_size(), 3);
+  EXPECT_TRUE(proto.discovered(0));
+  EXPECT_EQ(proto.false_discovery_rate(), 0.1);
+  absl::StatusOr<HistogramRelease> back = HistogramEstimateFromProto(proto);
+  ASSERT_OK(back);
+  ASSERT_TRUE(back->estimate.candidates.has_value());
+  const CandidateTest& test = *back->estimate.candidates;
+  EXPECT_EQ(test.labels, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(test.p_values, (std::vector<double>{1e-9, 0.4, 1}));
+  EXPECT_EQ(test.discovered, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(test.false_discovery_rate, 0.1);
+  v1::HistogramEstimate plain;
+  ToProto(Histogram(), &plain);
+  EXPECT_EQ(plain.p_values_size(), 0);
+  EXPECT_FALSE(HistogramEstimateFromProto(plain)->estimate.candidates);
+}
+
+TEST(EstimateConvert, RejectsMalformedCandidateTests) {
+  const std::pair<void (*)(v1::HistogramEstimate*), const char*> cases[] = {
+      {[](v1::HistogramEstimate* p) { p->mutable_p_values()->RemoveLast(); },
+       "p_values and discovered have 2 and 3 entries"},
+      {[](v1::HistogramEstimate* p) { p->clear_discovered(); },
+       "have 3 and 0 entries"},
+      {[](v1::HistogramEstimate* p) { p->set_p_values(1, 1.5); },
+       "p_values must be in [0, 1]"},
+      {[](v1::HistogramEstimate* p) { p->set_p_values(1, NAN); },
+       "p_values must be in [0, 1]"},
+      {[](v1::HistogramEstimate* p) { p->set_false_discovery_rate(0); },
+       "false_discovery_rate must be in (0, 1)"},
+  };
+  for (const auto& [mutate, message] : cases) {
+    v1::HistogramEstimate proto;
+    ToProto(CandidateHistogram(), &proto);
+    mutate(&proto);
+    EXPECT_THAT(HistogramEstimateFromProto(proto),
+                StatusIs(kInvalid, HasSubstr(message)));
   }
 }
 
