@@ -134,6 +134,14 @@ ABSL_FLAG(std::string, strategy, "",
           "attribute_sampling, sampling_fake_data (the server picks the "
           "RS+FD form), sampling_fake_data_oue_z or sampling_fake_data_oue_r; "
           "empty = the server's planner chooses.");
+ABSL_FLAG(uint32_t, rappor_candidates, 0,
+          "Instead of the histogram and mean study, ask one RAPPOR question: "
+          "agent i holds the string 'string-<item>' in a 128-bit field, and "
+          "the server tests this many candidates (the --domain strings, then "
+          "decoys nobody holds; --domain to 100000). Prints the discoveries, "
+          "the realized false-discovery proportion and the recall.");
+ABSL_FLAG(double, rappor_fdr, 0.05,
+          "With --rappor_candidates: the false-discovery rate q, in (0, 1).");
 ABSL_FLAG(std::string, out, "",
           "If set, a directory for the run's report as files: summary.json, "
           "throughput.csv/.svg, estimates.csv and one estimate-vs-truth SVG "
@@ -272,6 +280,17 @@ absl::StatusOr<LoadtestConfig> ConfigFromFlags() {
                               absl::GetFlag(FLAGS_domain),
                               absl::GetFlag(FLAGS_workload_order),
                               absl::GetFlag(FLAGS_strategy), config));
+  if (const uint32_t candidates = absl::GetFlag(FLAGS_rappor_candidates);
+      candidates > 0) {
+    if (config.workload.has_value() || config.shuffle.has_value()) {
+      return absl::InvalidArgumentError(
+          "--rappor_candidates asks its own study: not with --workload or "
+          "--shuffler");
+    }
+    ASSIGN_OR_RETURN(config.rappor,
+                     MakeRapporRun(candidates, absl::GetFlag(FLAGS_domain),
+                                   absl::GetFlag(FLAGS_rappor_fdr)));
+  }
   return config;
 }
 
@@ -295,11 +314,27 @@ LoadtestRunOptions RunOptionsFromFlags() {
 // The flags summary.json records, with their values.
 std::map<std::string, std::string> FlagValues() {
   std::map<std::string, std::string> values;
-  for (const char* flag :
-       {"server", "mode", "agents", "rate", "threads", "channels", "in_flight",
-        "streams", "batch", "distribution", "domain", "zipf", "epsilon", "seed",
-        "workload", "strategy", "shuffler", "shuffle_delta",
-        "shuffle_min_batch"}) {
+  for (const char* flag : {"server",
+                           "mode",
+                           "agents",
+                           "rate",
+                           "threads",
+                           "channels",
+                           "in_flight",
+                           "streams",
+                           "batch",
+                           "distribution",
+                           "domain",
+                           "zipf",
+                           "epsilon",
+                           "seed",
+                           "workload",
+                           "strategy",
+                           "shuffler",
+                           "shuffle_delta",
+                           "shuffle_min_batch",
+                           "rappor_candidates",
+                           "rappor_fdr"}) {
     if (const absl::CommandLineFlag* f = absl::FindCommandLineFlag(flag)) {
       values[flag] = f->CurrentValue();
     }

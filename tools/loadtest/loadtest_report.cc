@@ -124,6 +124,18 @@ absl::Status PrintEstimate(const NamedEstimate& named, const Shared& shared,
     return PrintWorkloadEstimate(named.question_id, *w, shared, options,
                                  series);
   }
+  if (const auto* h = std::get_if<HistogramRelease>(&named.estimate);
+      h != nullptr && h->estimate.candidates.has_value()) {
+    std::printf("\n%s: RAPPOR over %zu candidates, n = %lld, epsilon %.4g\n",
+                named.question_id.c_str(), h->estimate.frequencies.size(),
+                static_cast<long long>(h->estimate.num_reports),
+                h->estimate.epsilon);
+    std::printf("%s", FormatRapporOutcome(
+                          CompareRappor(*h, t.histogram_truth.Frequencies()),
+                          h->estimate.candidates->false_discovery_rate)
+                          .c_str());
+    return absl::OkStatus();
+  }
   if (const auto* h = std::get_if<HistogramRelease>(&named.estimate)) {
     ASSIGN_OR_RETURN(
         HistogramComparison comparison,

@@ -90,6 +90,8 @@ absl::StatusOr<std::unique_ptr<Agent>> MakeAgent(int64_t index,
       {.record =
            config.num_bits > 0
                ? BitRecord(shared.population.ItemOf(index), config.num_bits)
+           : config.rappor.has_value()
+               ? RapporRecord(shared.population.ItemOf(index))
                : shared.population.RecordOf(index),
        .max_epsilon_per_study_nanos = config.epsilon_nanos,
        // A simulated agent lives for this one study: its caps are the

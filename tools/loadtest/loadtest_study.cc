@@ -129,6 +129,14 @@ absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
                                         const LoadtestConfig& config) {
   if (config.workload.has_value())
     return MakeWorkloadStudySpec(population, config);
+  if (config.rappor.has_value()) {
+    return MakeRapporStudySpec(
+        *config.rappor,
+        absl::StrCat("ldp-loadtest: RAPPOR over ",
+                     config.rappor->num_candidates, " candidates, ",
+                     population.num_agents(), " agents"),
+        config.epsilon_nanos, config.confidence, config.round_duration);
+  }
   const RecordSchema& schema = population.schema();
   ASSIGN_OR_RETURN(
       DomainEncoding encoding,

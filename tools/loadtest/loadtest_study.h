@@ -19,6 +19,7 @@
 #include "common/workload/specs/strategy_spec.h"
 #include "common/workload/specs/workload_spec.h"
 #include "tools/analyst_client/analyst_client.h"
+#include "tools/loadtest/loadtest_rappor.h"
 #include "tools/loadtest_core/population_source.h"
 
 namespace ldp {
@@ -43,6 +44,8 @@ struct LoadtestConfig {
   // --shuffler: the study is shuffled, --epsilon its central target, and
   // epsilon_nanos the cap from which the planner takes ε0.
   std::optional<ShuffleSpec> shuffle{};
+  // --rappor_candidates: one RAPPOR question over the agents' strings.
+  std::optional<RapporRun> rappor{};
 };
 
 // --strategy: a fixed strategy kind by name; nullopt (the server's planner

@@ -16,7 +16,8 @@ namespace ldp {
 
 // Every value unless max_values > 0 is smaller than the estimate: then the
 // first max_values (a page stays light; the subtitle says how many of how
-// many are drawn).
+// many are drawn). A RAPPOR question's histogram draws only the candidates
+// its decode selected, largest first.
 WorkloadPlot WorkloadEstimatePlot(const std::string& question_id,
                                   const v1::WorkloadEstimate& estimate,
                                   size_t max_values = 0);

@@ -3,6 +3,7 @@
 // are the SVG `ldp results --plot` draws, and a failure shows as text.
 #include "tools/study_page/study_page_view.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -163,6 +164,35 @@ TEST(StudyPageView, DrawsOnlyTheFirstValuesOfAHugeEstimateAndSaysSo) {
   const std::string html = RenderPageFragment(FullSnapshot(m));
   EXPECT_THAT(html, HasSubstr(absl::StrCat("first ", kPageMaxPlottedValues,
                                            " of ", m, " drawn")));
+}
+
+// A RAPPOR question's 3 candidates, of which the decode selected two
+// (the third has no interval): two bars, the larger first.
+TEST(StudyPageView, DrawsTheSelectedCandidatesOfARapporQuestion) {
+  PageSnapshot page = FullSnapshot();
+  auto estimates =
+      std::make_shared<v1::GetEstimatesResponse>(*page.studies[0].estimates);
+  v1::HistogramEstimate* h =
+      estimates->mutable_estimates(1)->mutable_histogram();
+  h->set_frequencies(2, 0);
+  h->set_interval_lower(2, -INFINITY);
+  h->set_interval_upper(2, INFINITY);
+  for (const double se : {0.02, 0.02, double{INFINITY}})
+    h->add_standard_errors(se);
+  for (const bool d : {true, false, false}) h->add_discovered(d);
+  for (const double p : {1e-9, 0.2, 1.0}) h->add_p_values(p);
+  h->set_false_discovery_rate(0.05);
+  page.studies[0].estimates = estimates;
+  const std::string html = RenderPageFragment(page);
+  EXPECT_THAT(html, HasSubstr("2 of 3 candidates selected, 1 discovered"));
+  const size_t at = html.find("<div class=\"estimate\" data-question=\"item\"");
+  const std::string chart = html.substr(at, html.find("</svg>", at) - at);
+  int bars = 0;
+  for (size_t i = chart.find("class=\"bar\""); i != std::string::npos;
+       i = chart.find("class=\"bar\"", i + 1)) {
+    ++bars;
+  }
+  EXPECT_EQ(bars, 2);
 }
 
 TEST(StudyPageView, ShowsFailuresAsText) {
