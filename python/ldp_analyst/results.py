@@ -20,6 +20,12 @@ band_upper          answer of the question lies in its band at once with
                     probability >= confidence
 post_processed      a histogram's post-processed frequency or a workload's
                     consistent answer, when the question asked for one
+p_value             a RAPPOR question's candidate: its one-sided p-value for
+                    "nobody holds it" (NaN for other questions)
+discovered          a RAPPOR question's candidate: whether Benjamini–Hochberg
+                    at the question's ``false_discovery_rate`` (a column of
+                    :attr:`Estimates.questions`) counts it as held (None for
+                    other questions)
 ==================  ==========================================================
 
 Per-question facts (mechanism or strategy, reports, ε, the workload's γ₂
@@ -42,13 +48,13 @@ NAN = math.nan
 
 ANSWER_COLUMNS = ["question_id", "kind", "index", "label", "estimate", "standard_error",
                   "interval_lower", "interval_upper", "band_lower", "band_upper",
-                  "post_processed"]
+                  "post_processed", "p_value", "discovered"]
 QUESTION_COLUMNS = ["question_id", "kind", "num_answers", "num_reports", "epsilon",
                     "implemented_epsilon", "confidence", "mechanism", "strategy",
                     "workload", "band_z", "gamma2_lower", "gamma2_upper",
                     "best_fixed_strategy", "best_fixed_v_max", "predicted_v_max",
                     "predicted_v_avg", "central_epsilon", "central_delta", "num_batches",
-                    "smallest_batch"]
+                    "smallest_batch", "false_discovery_rate"]
 
 
 def _at(values, i):
@@ -69,17 +75,20 @@ def _scalar(qid, s):
 
 def _histogram(qid, h):
     post = list(h.post_processed.frequencies) if h.HasField("post_processed") else []
+    tested = len(h.discovered) == len(h.frequencies) and len(h.discovered) > 0
     answers = [dict(question_id=qid, kind="histogram", index=i,
                     label=h.labels[i] if i < len(h.labels) else str(i), estimate=f,
                     standard_error=_at(h.standard_errors, i),
                     interval_lower=_at(h.interval_lower, i),
                     interval_upper=_at(h.interval_upper, i), band_lower=NAN, band_upper=NAN,
-                    post_processed=_at(post, i))
+                    post_processed=_at(post, i), p_value=_at(h.p_values, i),
+                    discovered=bool(h.discovered[i]) if tested else None)
                for i, f in enumerate(h.frequencies)]
     question = dict(question_id=qid, kind="histogram", num_answers=len(h.frequencies),
                     num_reports=h.num_reports, epsilon=h.epsilon_nanos / NANOS_PER_EPSILON,
                     implemented_epsilon=h.implemented_epsilon, confidence=h.confidence,
-                    mechanism=h.mechanism)
+                    mechanism=h.mechanism,
+                    false_discovery_rate=h.false_discovery_rate if tested else NAN)
     return answers, question
 
 
@@ -163,6 +172,23 @@ class Estimates:
             raise ValueError(f"question {question_id!r} is a {row.kind} (mechanism "
                              f"{row.mechanism}), not a workload with a strategy")
         return row.strategy
+
+
+    def discoveries(self, question_id):
+        """A RAPPOR question's discovered candidates, most frequent first.
+
+        Rows of :attr:`answers` (label = the string); the expected share of
+        strings nobody holds among them is at most the question's
+        ``false_discovery_rate``. Raises ``ValueError`` for a question that
+        tests no candidates, ``KeyError`` for an unknown one.
+        """
+        row = self._question(question_id)
+        if math.isnan(row.false_discovery_rate):
+            raise ValueError(f"question {question_id!r} is a {row.kind} that tests no "
+                             "candidates (ask a rappor question)")
+        rows = self.answers[(self.answers.question_id == question_id) &
+                            (self.answers.discovered == True)]  # noqa: E712
+        return rows.sort_values("estimate", ascending=False)
 
 
 def _enum_name(enum, value):

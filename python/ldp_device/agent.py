@@ -125,11 +125,17 @@ class _FileStorage:
 class DeviceAgent:
     """One device's agent: its record, its state file, its budget."""
 
-    def __init__(self, record, state_path, *, simulation_seed=None, library=None):
+    def __init__(self, record, state_path, *, simulation_seed=None, library=None,
+                 max_epsilon_per_study_nanos=0, lifetime_cap_nanos=0, period_cap_nanos=0):
+        """The caps are the library's (0: its safe defaults, 1 ε per study,
+        10 ε for life, 2 ε per day); only the device's owner sets them."""
         self._lib = _declare(ctypes.CDLL(str(library or library_path())))
         self._storage = _FileStorage(state_path)
         self._record = json.dumps(record).encode()
-        options = _Options(record_json=self._record)
+        options = _Options(record_json=self._record,
+                           max_epsilon_per_study_nanos=max_epsilon_per_study_nanos,
+                           lifetime_cap_nanos=lifetime_cap_nanos,
+                           period_cap_nanos=period_cap_nanos)
         if simulation_seed is not None:  # repeatable coins: tests only
             options.insecure_simulation, options.simulation_seed = 1, simulation_seed
         self._handle = ctypes.c_void_p()

@@ -5,7 +5,11 @@ Run as its own process by test_device_agent.py: an ASan build's library
 needs the sanitizer runtime preloaded, which the server processes the
 tests start must not inherit.
 
-usage: device_agents.py ADDRESS STATE_DIR AGENTS CYCLES
+usage: device_agents.py ADDRESS STATE_DIR AGENTS CYCLES [RECORDS]
+RECORDS: a JSON file {"records": [...], "caps": {...}}: agent i holds
+record i mod their number, and the caps are DeviceAgent's keyword
+arguments (default: {"smoker": true} for even i, false for odd, and the
+library's default caps).
 Prints one JSON object per agent: its id, what each cycle answered,
 refused, uploaded and had accepted, and what it spent.
 """
@@ -23,13 +27,13 @@ from ldp_device import DeviceAgent
 agent_grpc = importlib.import_module("proto.ldp.v1.agent_service_pb2_grpc")
 
 
-def run_device(stub, state_dir, index, cycles):
+def run_device(stub, state_dir, index, cycles, record, caps):
     enrolled = stub.Enroll(agent_pb2.EnrollRequest())
     metadata = [("authorization", "Bearer " + enrolled.credential.bearer_token)]
     agent_id = enrolled.agent_id
     result = {"agent_id": agent_id, "cycles": []}
-    with DeviceAgent({"smoker": index % 2 == 0}, Path(state_dir) / f"agent{index}",
-                     simulation_seed=index + 1) as agent:
+    with DeviceAgent(record, Path(state_dir) / f"agent{index}",
+                     simulation_seed=index + 1, **caps) as agent:
         result["version"] = list(agent.version)
         for _ in range(cycles):
             poll = stub.GetTasks(agent_pb2.GetTasksRequest(agent_id=agent_id),
@@ -50,11 +54,16 @@ def run_device(stub, state_dir, index, cycles):
     return result
 
 
-def main(address, state_dir, agents, cycles):
+def main(address, state_dir, agents, cycles, records=None):
+    given = json.loads(Path(records).read_text()) if records else {}
+    caps = given.get("caps", {})
+    records = given.get("records", [{"smoker": True}, {"smoker": False}])
     with grpc.insecure_channel(address) as channel:
         stub = agent_grpc.AgentServiceStub(channel)
         for index in range(int(agents)):
-            print(json.dumps(run_device(stub, state_dir, index, int(cycles))), flush=True)
+            record = records[index % len(records)]
+            print(json.dumps(run_device(stub, state_dir, index, int(cycles), record,
+                                        caps)), flush=True)
 
 
 if __name__ == "__main__":

@@ -30,10 +30,17 @@ def device_environment():
     return env
 
 
-def run_devices(server, tmp_path, agents, cycles):
+def run_devices(server, tmp_path, agents, cycles, records=None, caps=None):
+    """device_agents.py's JSON lines; `records` and `caps` as it reads them."""
+    extra = []
+    if records is not None or caps is not None:
+        path = tmp_path / "records.json"
+        path.write_text(json.dumps({"records": records or [{"smoker": True}],
+                                    "caps": caps or {}}))
+        extra = [str(path)]
     out = subprocess.run(
         [sys.executable, str(TESTS / "device_agents.py"), server.address,
-         str(tmp_path), str(agents), str(cycles)],
+         str(tmp_path), str(agents), str(cycles)] + extra,
         env=device_environment(), capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-4000:]
     return [json.loads(line) for line in out.stdout.splitlines()]
