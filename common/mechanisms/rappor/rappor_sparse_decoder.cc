@@ -204,10 +204,30 @@ std::vector<double> Leaks(const SparseDesign& design,
   return leak;
 }
 
-// The median and 1.4826·MAD, floored at 0 and 1, of (ρ_v − κ·L_v)/s_v over
-// the unselected v: the empirical null.
+// The scale the upper tail of the null implies: (Q(1 − α) − median)/z_α
+// at the smallest α with kTailSamples values above its quantile. Strings
+// left out leak into some decoys far more than into most (those sharing
+// many bits with a heavy one), a right tail the MAD does not see.
+double TailScale(std::vector<double>& z, double median) {
+  double scale = 0;
+  for (const double alpha : {0.01, 0.002}) {
+    if (alpha * static_cast<double>(z.size()) < kTailSamples) break;
+    const auto at =
+        z.begin() +
+        static_cast<ptrdiff_t>((1 - alpha) * static_cast<double>(z.size()));
+    std::nth_element(z.begin(), at, z.end());
+    scale = std::max(scale, (*at - median) / NormalQuantile(1 - alpha));
+  }
+  return scale;
+}
+
+// The median and the larger of 1.4826·MAD and (`tail`) the tail's scale,
+// floored at 0 and 1, of (ρ_v − κ·L_v)/s_v over the unselected v: the
+// empirical null. The tail is read only at the path's last level: above
+// it, strings the path has yet to select still sit in the tail.
 std::pair<double, double> EmpiricalNull(const SparseDesign& design,
-                                        const LassoState& s, double kappa) {
+                                        const LassoState& s, double kappa,
+                                        bool tail) {
   std::vector<double> z;
   for (size_t v = 0; v < design.size(); ++v) {
     if (s.f[v] > 0) continue;
@@ -218,9 +238,10 @@ std::pair<double, double> EmpiricalNull(const SparseDesign& design,
   const auto middle = z.begin() + static_cast<ptrdiff_t>(z.size() / 2);
   std::nth_element(z.begin(), middle, z.end());
   const double median = *middle;
+  const double tail_scale = tail ? TailScale(z, median) : 0.0;
   for (double& x : z) x = std::abs(x - median);
   std::nth_element(z.begin(), middle, z.end());  // the MAD
-  return {std::max(0.0, median), std::max(1.0, 1.4826 * *middle)};
+  return {std::max(0.0, median), std::max({1.0, 1.4826 * *middle, tail_scale})};
 }
 
 void SetPenalties(double kappa, LassoState& s, RapporLasso& out) {
@@ -242,7 +263,8 @@ bool SolveAtLevel(const SparseDesign& design, double level, bool last,
     RunCoordinateDescent(design, state, out);
     std::vector<uint32_t> support = Support(state.f);
     state.leak = Leaks(design, support, state);
-    const auto [shift, scale] = EmpiricalNull(design, state, out.multiplier);
+    const auto [shift, scale] =
+        EmpiricalNull(design, state, out.multiplier, last);
     const double kappa = shift + level * scale;
     if (support == used && std::abs(kappa - out.multiplier) <= kNullTolerance) {
       return true;

@@ -51,10 +51,15 @@
 //    mass on their bits, which lifts every decoy's statistic about alike,
 //    as does noise the cohorts share (0.4 to 1.2 standard errors over
 //    Zipf populations of 100 strings). The decoys, nearly all of a
-//    dictionary, measure it (Efron's empirical null, JASA 2004): μ̂ and σ̂
-//    are the median and 1.4826·MAD of (ρ_v − κ·L_v)/s_v over the unselected,
-//    floored at 0 and 1 (never a quieter null than derived), and
-//    κ = μ̂ + z·σ̂.
+//    dictionary, measure it (Efron's empirical null, JASA 2004): μ̂ is the
+//    median of (ρ_v − κ·L_v)/s_v over the unselected and σ̂ the largest of
+//    1.4826·MAD, the scale their upper tail implies ((Q(1 − α) − μ̂)/z_α at
+//    α = 0.01 and 0.002, where at least 10 values lie above; at the
+//    path's last level only, once the strong strings are selected), and 1;
+//    μ̂ is floored at 0 (never a quieter null than derived); κ = μ̂ + z·σ̂.
+//    The tail matters: a decoy sharing many bits with a heavy string left
+//    out gets far more of its mass than most, which the MAD does not see
+//    (bench/reports/RAPPOR.md has the realized rates with and without).
 // The solver looks for a fixed point (S and κ those of its own solution)
 // along a path: the level t in place of z starts at the largest ρ_v/s_v at
 // f = 0 and falls by kLassoPathStep to z, one warm solve per level, each
@@ -98,6 +103,8 @@ inline constexpr int kMaxLassoRounds = 10;
 // unselected candidates than kMinEmpiricalNull it is the theoretical one.
 inline constexpr double kNullTolerance = 0.01;
 inline constexpr size_t kMinEmpiricalNull = 100;
+// Values above a quantile the null's tail is read from (TailScale).
+inline constexpr double kTailSamples = 10;
 // The bit table (m × cohorts with reports × h uint16) is at most this many
 // entries, 256 MiB: about 100,000 candidates at C·h ≤ 1,342.
 inline constexpr size_t kMaxLassoTableEntries = size_t{1} << 27;
