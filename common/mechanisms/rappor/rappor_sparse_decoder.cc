@@ -339,6 +339,21 @@ absl::StatusOr<RapporFit> RefitLongestPrefix(
   return good == 0 ? RapporFit{} : fit_prefix(good);
 }
 
+// After the selected (`ranked`), the unselected above the null's
+// kRefitLevel, largest statistic first.
+void AddRefitCandidates(const RapporLasso& lasso,
+                        std::vector<uint32_t>& ranked) {
+  const double bar = lasso.null_shift + kRefitLevel * lasso.null_scale;
+  const std::vector<double>& stat = lasso.statistics;
+  std::vector<uint32_t> extra;
+  for (uint32_t v = 0; v < stat.size(); ++v) {
+    if (lasso.coefficients[v] == 0 && stat[v] >= bar) extra.push_back(v);
+  }
+  std::stable_sort(extra.begin(), extra.end(),
+                   [&](uint32_t a, uint32_t b) { return stat[a] > stat[b]; });
+  ranked.insert(ranked.end(), extra.begin(), extra.end());
+}
+
 // The Lasso's selection, at most kMaxDenseCandidates, and its refit, with
 // p-values against the Lasso's empirical null.
 absl::StatusOr<RapporFit> LassoRefit(const RapporDecoder& decoder,
@@ -352,6 +367,7 @@ absl::StatusOr<RapporFit> LassoRefit(const RapporDecoder& decoder,
   ranked = Support(f);  // largest first; more than `cells` is singular
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](uint32_t a, uint32_t b) { return f[a] > f[b]; });
+  AddRefitCandidates(lasso, ranked);
   ranked.resize(std::min({ranked.size(), kMaxDenseCandidates, cells}));
   if (ranked.empty()) return RapporFit{};
   ASSIGN_OR_RETURN(RapporFit fit,
@@ -377,6 +393,12 @@ absl::StatusOr<RapporLasso> FitRapporLasso(
       MakeLassoState(design, counts, cohorts, bloom.num_bits(), decoder.bit());
   RapporLasso out{.converged = cohorts.empty()};  // no reports: all zero
   if (!cohorts.empty()) SolveAlongPath(design, state, out);
+  out.statistics.resize(design.size());
+  for (size_t v = 0; v < design.size(); ++v) {
+    out.statistics[v] = (SumOnBits(design, v, state.residual) -
+                         out.multiplier * state.leak[v]) /
+                        std::max(state.noise_sd[v], kTiny);
+  }
   out.coefficients = std::move(state.f);
   out.penalties = std::move(state.penalty);
   out.noise_sds = std::move(state.noise_sd);

@@ -103,6 +103,12 @@ inline constexpr int kMaxLassoRounds = 10;
 // unselected candidates than kMinEmpiricalNull it is the theoretical one.
 inline constexpr double kNullTolerance = 0.01;
 inline constexpr size_t kMinEmpiricalNull = 100;
+// Unselected candidates whose statistic is above the null's quantile at
+// this level (μ̂ + kRefitLevel·σ̂, the 99.9th percentile) join the refit, up
+// to kMaxDenseCandidates in all: the heaviest strings too weak to select
+// then hold their own mass instead of lending it to the decoys that share
+// their bits. Their p-values are the refit's like the others'.
+inline constexpr double kRefitLevel = 3.09;
 // Values above a quantile the null's tail is read from (TailScale).
 inline constexpr double kTailSamples = 10;
 // The bit table (m × cohorts with reports × h uint16) is at most this many
@@ -127,12 +133,15 @@ struct RapporLasso {
   std::vector<double> coefficients;  // f_v ≥ 0 per candidate
   std::vector<double> penalties;     // λ_v of the last solve
   std::vector<double> noise_sds;     // s_v
-  double null_shift = 0;             // μ̂ behind the last solve's λ
-  double null_scale = 1;             // σ̂ behind it
-  double multiplier = 0;             // κ = μ̂ + z·σ̂
-  int sweeps = 0;                    // coordinate sweeps, full or active
-  int rounds = 0;                    // solves, over all levels
-  bool converged = false;            // the last solve within kLassoTolerance
+  // (ρ_v − κ·L_v)/s_v at the solution: κ for the selected, the null's
+  // statistic for the others.
+  std::vector<double> statistics;
+  double null_shift = 0;     // μ̂ behind the last solve's λ
+  double null_scale = 1;     // σ̂ behind it
+  double multiplier = 0;     // κ = μ̂ + z·σ̂
+  int sweeps = 0;            // coordinate sweeps, full or active
+  int rounds = 0;            // solves, over all levels
+  bool converged = false;    // the last solve within kLassoTolerance
   bool fixed_point = false;  // its S and κ are those of its own solution
 };
 
