@@ -71,7 +71,8 @@ struct SparseDesign {
   // visit(cell = a·k + i, a) for each bit i of v in the a-th cohort.
   template <typename Visit>
   void ForEachBit(size_t v, Visit visit) const {
-    const uint16_t* slots = &bits[v * stride];
+    // data() + offset: with no cohorts there is no element to bind to.
+    const uint16_t* slots = bits.data() + v * stride;
     for (size_t slot = 0; slot < stride; ++slot) {
       if (slots[slot] != kNoBit) {
         visit(slot / hashes * cohort_bits + slots[slot], slot / hashes);
