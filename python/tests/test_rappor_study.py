@@ -2,7 +2,7 @@
 agents (the C library) holding strings, and read back as discoveries.
 
 300 agents hold "apple" or "pear" (half each) in a 64-bit field; the study
-tests 1,200 candidates (those two and 1,198 decoys), past the dense
+tests 10,000 candidates (those two and 9,998 decoys), past the dense
 decode's 1,024, so the server selects by Lasso and refits. At ε = 4 a share
 of 0.5 is many standard errors (about 0.05 at n = 300), so both are found;
 at q = 0.01 the expected number of false discoveries is at most 0.02, so
@@ -13,7 +13,7 @@ from ldp_analyst import Client
 from server_process import running_server, wait_until_serving
 from test_device_agent import run_devices
 
-DECOYS = [f"d{i}" for i in range(1198)]
+DECOYS = [f"d{i}" for i in range(9998)]
 STRINGS = {
     "display_name": "pytest: which fruit",
     "epsilon_cap_nanos": "4000000000",
@@ -46,7 +46,7 @@ def test_a_rappor_study_from_python_finds_the_held_strings(build_dir, tmp_path):
             estimates = client.estimates(study.study_id)
     assert sum(d["cycles"][0]["accepted"] for d in devices) == 300
     question = estimates.questions.set_index("question_id").loc["fruit"]
-    assert question.num_answers == 1200
+    assert question.num_answers == 10000
     assert question.false_discovery_rate == 0.01
     assert question.mechanism == "rappor"
     found = estimates.discoveries("fruit")
