@@ -18,6 +18,9 @@ PACKAGES=(
   libjemalloc-dev
   # The shared store (libpq) and the PostgreSQL 15 server its tests run on.
   postgresql libpq-dev
+  # Failover: Patroni on etcd keeps a synchronous standby and promotes it
+  # (deploy/postgres/patroni_cluster.py, the failover test).
+  patroni etcd-server
   # The /metrics endpoint: prometheus-cpp's text format and its civetweb
   # HTTP exposer (a well-kept server instead of an HTTP parser of our own).
   prometheus-cpp-dev

@@ -57,11 +57,13 @@ absl::Status Connection::Connect(absl::Time deadline) {
         absl::ToInt64Seconds(absl::Ceil(left, absl::Seconds(1))), 2, 10);
     const std::string timeout = absl::StrCat(seconds);
     // Defaults before the URL, which may override them (libpq applies
-    // keywords in order).
-    const char* keywords[] = {"application_name", "connect_timeout", "dbname",
-                              nullptr};
-    const char* values[] = {"ldp-server", timeout.c_str(), url_.c_str(),
-                            nullptr};
+    // keywords in order). read-write: of the hosts a URL lists (a primary
+    // and its standbys), only the primary takes the connection, so after a
+    // failover the reconnect finds the new one.
+    const char* keywords[] = {"application_name", "connect_timeout",
+                              "target_session_attrs", "dbname", nullptr};
+    const char* values[] = {"ldp-server", timeout.c_str(), "read-write",
+                            url_.c_str(), nullptr};
     conn_ = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
     if (healthy()) {
       PGresult* set = PQexec(conn_, kStatementTimeout);
@@ -160,8 +162,11 @@ absl::Status Connection::Error(const PGresult* r, const char* what) {
   if (code == "40001" || code == "40P01") {
     return Retryable(absl::AbortedError(message));
   }
+  // 25006: a write on a server that is (now) a standby, as when the
+  // primary this connection reached was demoted; a new connection finds
+  // the primary.
   if (absl::StartsWith(code, "08") || code == "57P01" || code == "57P02" ||
-      code == "57P03") {
+      code == "57P03" || code == "25006") {
     Close();
     return Retryable(absl::UnavailableError(message));
   }

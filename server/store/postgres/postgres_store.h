@@ -50,8 +50,10 @@ struct PostgresStoreOptions {
   std::string url;
   // How often Transact re-runs a body after a serialization failure,
   // deadlock or lost connection before giving up (Unavailable). Backoff
-  // doubles from 10 ms up to 1 s between attempts.
-  int max_retries = 20;
+  // doubles from 10 ms up to 1 s between attempts, so the default waits
+  // about 45 s: longer than a failover to a synchronous standby takes
+  // under deploy/postgres/patroni.yml.example (its ttl plus loop_wait).
+  int max_retries = 50;
   // How long Open keeps trying to reach the database, so a server started
   // next to a database that is still coming up waits for it.
   absl::Duration connect_timeout = absl::Seconds(10);
