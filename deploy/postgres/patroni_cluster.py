@@ -91,10 +91,6 @@ def loopback(config, node, state, home):
     # runs): a promoted standby re-archives segments the old primary had.
     dcs["archive_command"] = ("test ! -f ../wal-archive/%f && "
                               "cp %p ../wal-archive/%f")
-    config["bootstrap"]["pg_hba"] = [
-        "local all all trust",
-        "host replication replicator 127.0.0.1/32 scram-sha-256",
-        "host all all 127.0.0.1/32 scram-sha-256"]
     pg = config["postgresql"]
     address = f"127.0.0.1:{port + index}"
     pg.update({"listen": address, "connect_address": address,
