@@ -3,6 +3,10 @@
 #   1. its embedded SQLite store (one server),
 #   2. PostgreSQL with one replica,
 #   3. PostgreSQL with two replicas on the same database,
+#   4. with --patroni, PostgreSQL under Patroni with one replica: a primary
+#      and a synchronous standby on this machine
+#      (deploy/postgres/patroni_cluster.py, same shared_buffers), so every
+#      commit also waits for the standby's flush,
 # each driven by ldp-loadtest --mode=bulk with AGENTS agents (one report
 # each) over STREAMS relay streams (with two replicas the streams alternate
 # between them, and ldp-loadtest checks that both give the same estimates).
@@ -11,10 +15,10 @@
 # gets a fresh database. Prints one table with the machine it ran on.
 #
 # Usage: bench/ingest/run_replicas_benchmark.sh [--agents=N] [--streams=S]
-#          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build]
+#          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build] [--patroni]
 # Environment: AGENTS (default 1000000), STREAMS (32), BATCH (1000), BUILD
 # (build), OUT_DIR (ldp-loadtest reports and the table go there if set),
-# NO_BUILD=1, REPEAT (3: rounds of all three runs, interleaved), SERVER_FLAGS
+# NO_BUILD=1, PATRONI=1, REPEAT (3: rounds of all three runs, interleaved), SERVER_FLAGS
 # (added to every ldp-server). Run it on a quiet machine: the load
 # generator, the replicas and PostgreSQL share its CPUs, and a shared VM
 # still varies by ±10 % from run to run, hence the repeats.
@@ -29,6 +33,7 @@ for arg in "$@"; do
     --build=*) BUILD="${arg#*=}" ;;
     --out_dir=*) OUT_DIR="${arg#*=}" ;;
     --no_build) NO_BUILD=1 ;;
+    --patroni) PATRONI=1 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run_replicas_benchmark.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
@@ -36,7 +41,7 @@ done
 cd "$(dirname "$0")/../.."
 export AGENTS="${AGENTS:-1000000}" STREAMS="${STREAMS:-32}" BATCH="${BATCH:-1000}"
 export BUILD="${BUILD:-build}" OUT_DIR="${OUT_DIR:-}" NO_BUILD="${NO_BUILD:-0}"
-export REPEAT="${REPEAT:-3}"
+export REPEAT="${REPEAT:-3}" PATRONI="${PATRONI:-0}"
 for v in AGENTS STREAMS BATCH REPEAT; do
   if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
     echo "run_replicas_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
@@ -59,8 +64,13 @@ fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/replicas-bench.XXXXXX")"
 PIDS=()
+# Its own directory, which the postgres user (under root) can reach.
+PATRONI_DIR="$(mktemp -d "${TMPDIR:-/tmp}/replicas-bench-patroni.XXXXXX")"
+chmod 755 "$PATRONI_DIR"
 cleanup() {
   local rc=$?
+  [ "$PATRONI" != 1 ] || /usr/bin/python3 deploy/postgres/patroni_cluster.py down "$PATRONI_DIR" || true
+  rm -rf "$PATRONI_DIR"
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
   if [ "$rc" -ne 0 ]; then
@@ -109,6 +119,19 @@ fresh_database() {  # fresh_database NAME: prints its URL
   echo "$BASE_URL/$1"
 }
 
+# The Patroni cluster, once for all rounds; a fresh database on its primary
+# per round, as above.
+if [ "$PATRONI" = 1 ]; then
+  PATRONI_URL="$(/usr/bin/python3 deploy/postgres/patroni_cluster.py up "$PATRONI_DIR" \
+    --port=$((27000 + RANDOM % 2000)) --shared_buffers=1GB)"
+fi
+fresh_patroni_database() {  # prints its URL
+  local rw="${PATRONI_URL%/*}/postgres?target_session_attrs=read-write"
+  psql -q -d "$rw" -c "DROP DATABASE IF EXISTS bench_sync" -c "CHECKPOINT" \
+    -c "CREATE DATABASE bench_sync" >&2
+  echo "${PATRONI_URL%/*}/bench_sync"
+}
+
 ROWS=()
 run() {  # run LABEL SERVERS: one ldp-loadtest run, appends a table row
   local label="$1" servers="$2" out="$WORK/out-$1-$ROUND"
@@ -128,7 +151,7 @@ EOF
   if [ -n "$OUT_DIR" ]; then mkdir -p "$OUT_DIR"; cp -r "$out" "$OUT_DIR/$label-$ROUND"; fi
 }
 
-# REPEAT rounds of the three, interleaved, so that a slow spell of a shared
+# REPEAT rounds of the three (four), interleaved, so that a slow spell of a shared
 # machine hits all three alike; every run is a row.
 for ROUND in $(seq 1 "$REPEAT"); do
   rm -f "$WORK/ldp.db"*
@@ -147,6 +170,13 @@ for ROUND in $(seq 1 "$REPEAT"); do
   start_server pg2b "$url"
   run postgresql-2-replicas "127.0.0.1:$port_a,127.0.0.1:$PORT"
   stop_servers
+
+  if [ "$PATRONI" = 1 ]; then
+    url="$(fresh_patroni_database)"
+    start_server sync "$url"
+    run patroni-sync-1-replica "127.0.0.1:$PORT"
+    stop_servers
+  fi
 done
 
 TABLE=/dev/null

@@ -2,7 +2,8 @@
 """A PostgreSQL 15 cluster under Patroni on loopback: etcd plus two or
 three nodes, a primary and synchronous standbys, for tests and the demo.
 
-  patroni_cluster.py up DIR [--nodes N] [--port P]   start; print the URL
+  patroni_cluster.py up DIR [--nodes N] [--port P] [--shared_buffers B]
+                                                      start; print the URL
   patroni_cluster.py url DIR                          the server's URL
   patroni_cluster.py leader DIR                       the primary, as JSON
   patroni_cluster.py kill DIR --what postmaster|node  SIGKILL the primary's
@@ -83,10 +84,10 @@ def loopback(config, node, state, home):
     config["etcd3"] = {"hosts": [f"127.0.0.1:{port + 20}"]}
     dcs = config["bootstrap"]["dcs"]["postgresql"]["parameters"]
     # Sized for a test machine running several nodes, not a database host.
-    dcs.update({"max_connections": 100, "shared_buffers": "128MB",
+    dcs.update({"max_connections": 100,
+                "shared_buffers": state.get("shared_buffers", "128MB"),
                 "effective_cache_size": "512MB",
-                "maintenance_work_mem": "64MB", "max_wal_size": "1GB",
-                "wal_keep_size": "128MB"})
+                "maintenance_work_mem": "64MB", "wal_keep_size": "128MB"})
     # Each node's own archive, beside its data directory (where the command
     # runs): a promoted standby re-archives segments the old primary had.
     dcs["archive_command"] = ("test ! -f ../wal-archive/%f && "
@@ -247,7 +248,7 @@ def up(args):
     os.makedirs(directory, exist_ok=True)
     chown(directory)
     state = {"dir": directory, "nodes": args.nodes, "port": args.port,
-             "pids": {}, "passwords": {
+             "shared_buffers": args.shared_buffers, "pids": {}, "passwords": {
                  role: secrets.token_hex(16)
                  for role in ("superuser", "replication", "rewind")}}
     save(state)
@@ -322,6 +323,8 @@ def main():
     start = commands.add_parser("up", help="start etcd and the nodes")
     start.add_argument("--nodes", type=int, default=2)
     start.add_argument("--port", type=int, default=25432)
+    start.add_argument("--shared_buffers", default="128MB",
+                       help="each node's (PostgreSQL units, e.g. 1GB)")
     start.add_argument("--seconds", type=int, default=120,
                        help="how long to wait for a ready cluster")
     wait = commands.add_parser("wait", help="wait for a ready cluster")
