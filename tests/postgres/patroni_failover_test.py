@@ -17,13 +17,15 @@ What must hold for each run, read from the database itself:
   - no acknowledged report lost: the study's stored reports are exactly
     the acknowledged ones, one per agent;
   - none counted or charged twice: one ledger row per agent, each charged
-    exactly the study's epsilon once;
+    exactly the study's epsilon once, and the server's estimates count
+    each report once;
   - ingest back within 30 s: no acknowledgment waited 30 s or more.
 It prints the measured gap (the longest wait for an acknowledgment, and
 the seconds with none).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -109,10 +111,16 @@ def run(name, loadtest_argv, url, kill_what, agents, work):
     if ledger != f"{agents},{EPSILON_NANOS},{EPSILON_NANOS}":
         failures.append(f"ledger (rows, min, max spent) {ledger}, want "
                         f"{agents} rows each charged {EPSILON_NANOS}")
+    # What the server's estimates count, from GetEstimates (the load test
+    # prints each question's n): each stored report exactly once.
+    with open(os.path.join(work, f"{name}.log")) as f:
+        counted = sum(int(n) for n in re.findall(r", n = (\d+),", f.read()))
+    if counted != agents:
+        failures.append(f"the estimates count {counted} reports, want {agents}")
     gap = summary["ack_latency_seconds"]["max"]
     quiet = longest_quiet(os.path.join(out, "throughput.csv"))
     print(f"{name}: {summary['reports_accepted']} acknowledged, stored "
-          f"{row}, ledger {ledger}; longest wait for an ack {gap:.1f} s, "
+          f"{row}, ledger {ledger}, estimates count {counted}; longest wait for an ack {gap:.1f} s, "
           f"{quiet} s with none", flush=True)
     if gap >= GAP_LIMIT_SECONDS:
         failures.append(f"an acknowledgment waited {gap:.1f} s")
