@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""A PostgreSQL 15 cluster under Patroni on loopback: etcd plus two or
-three nodes, a primary and synchronous standbys, for tests and the demo.
+"""A PostgreSQL 15 cluster under Patroni on loopback: etcd plus three (or
+two) nodes, a primary and its standbys, for tests and the demo.
 
   patroni_cluster.py up DIR [--nodes N] [--port P] [--shared_buffers B]
                                                       start; print the URL
@@ -12,12 +12,13 @@ three nodes, a primary and synchronous standbys, for tests and the demo.
                                                       Patroni too (a lost
                                                       machine: the standby is
                                                       promoted)
-  patroni_cluster.py wait DIR [--seconds S]           until a primary and a
-                                                      streaming sync standby
+  patroni_cluster.py wait DIR [--seconds S]           until every node is up,
+                                                      with a primary and a
+                                                      sync standby
   patroni_cluster.py down DIR                         stop everything
 
 Every node runs deploy/postgres/patroni.yml.example itself, with only what
-differs on one machine replaced (LOOPBACK below): names, addresses, ports,
+differs on one machine replaced (loopback() below): names, addresses, ports,
 directories, passwords, and memory sized for a test machine. So what the
 tests kill is the configuration an operator copies.
 
@@ -164,23 +165,25 @@ def cluster_view(state):
     return None
 
 
-def ready(view):
+def ready(view, nodes):
+    """Every node up, one primary, and a synchronous standby."""
     if view is None:
         return False
-    roles = {(m.get("role"), m.get("state")) for m in view["members"]}
+    members = view["members"]
     # Patroni before 3.0.4 says "running" of a streaming standby.
-    return (("leader", "running") in roles and
-            bool({("sync_standby", "streaming"),
-                  ("sync_standby", "running")} & roles))
+    up = [m for m in members if m.get("state") in ("running", "streaming")]
+    roles = {m.get("role") for m in up}
+    return len(up) == nodes and {"leader", "sync_standby"} <= roles
 
 
 def wait_ready(state, seconds):
     deadline = time.time() + seconds
     while time.time() < deadline:
-        if ready(cluster_view(state)):
+        if ready(cluster_view(state), state["nodes"]):
             return
         time.sleep(0.5)
-    fail(f"no primary with a streaming synchronous standby after {seconds} s;"
+    fail(f"not all nodes up with a primary and a synchronous standby after "
+         f"{seconds} s;"
          f" see {state['dir']}/pg*/patroni.log")
 
 
@@ -321,7 +324,9 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     start = commands.add_parser("up", help="start etcd and the nodes")
-    start.add_argument("--nodes", type=int, default=2)
+    start.add_argument("--nodes", type=int, default=3,
+                       help="3, or 2 (then losing one stops writes: the "
+                       "example's synchronous_mode_strict)")
     start.add_argument("--port", type=int, default=25432)
     start.add_argument("--shared_buffers", default="128MB",
                        help="each node's (PostgreSQL units, e.g. 1GB)")

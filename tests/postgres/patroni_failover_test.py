@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""Failover under load: ldp-server on a Patroni cluster (a primary and a
-synchronous standby, deploy/postgres/patroni_cluster.py) while
+"""Failover under load: ldp-server on a Patroni cluster (three nodes: a
+primary, a synchronous standby and one more, deploy/postgres/
+patroni_cluster.py, with the example's strict synchronous mode) while
 ldp-loadtest drives it, and the primary is SIGKILLed in the middle.
 
   patroni_failover_test.py LDP_SERVER LDP_LOADTEST
 
 Two runs on one cluster:
   1. relay bulk; the primary's machine is lost (Patroni and postmaster
-     SIGKILLed): the synchronous standby is promoted and the server finds it.
+     SIGKILLed): the synchronous standby is promoted, the third node becomes
+     its synchronous standby, and the server finds the new primary.
   2. agent sessions; the new primary's postmaster alone is SIGKILLed:
      Patroni restarts it.
 Each run kills once a quarter of its agents' reports are in the database.
@@ -19,7 +21,8 @@ What must hold for each run, read from the database itself:
   - none counted or charged twice: one ledger row per agent, each charged
     exactly the study's epsilon once, and the server's estimates count
     each report once;
-  - ingest back within 30 s: no acknowledgment waited 30 s or more.
+  - ingest back within 30 s: no run of whole seconds without an
+    acknowledgment longer than 28 s, and no upload waited 30 s.
 It prints the measured gap (the longest wait for an acknowledgment, and
 the seconds with none).
 """
@@ -122,8 +125,11 @@ def run(name, loadtest_argv, url, kill_what, agents, work):
     print(f"{name}: {summary['reports_accepted']} acknowledged, stored "
           f"{row}, ledger {ledger}, estimates count {counted}; longest wait for an ack {gap:.1f} s, "
           f"{quiet} s with none", flush=True)
-    if gap >= GAP_LIMIT_SECONDS:
-        failures.append(f"an acknowledgment waited {gap:.1f} s")
+    # A wait may fall on any call (enroll, poll or upload), and the quiet
+    # whole seconds undercount the gap by less than two.
+    if gap >= GAP_LIMIT_SECONDS or quiet + 2 > GAP_LIMIT_SECONDS:
+        failures.append(f"ingest stopped for {quiet} to {quiet + 2} s (an "
+                        f"acknowledgment waited {gap:.1f} s)")
     return failures
 
 
@@ -147,7 +153,7 @@ def main():
     port = 26000 + (os.getpid() % 200) * 25
     server = None
     try:
-        url = cluster("up", "--port", str(port), work)
+        url = cluster("up", "--nodes", "3", "--port", str(port), work)
         token = os.path.join(work, "analyst_token")
         with open(token, "w") as f:
             f.write(os.urandom(16).hex())

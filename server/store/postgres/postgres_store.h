@@ -52,7 +52,7 @@ struct PostgresStoreOptions {
   // deadlock or lost connection before giving up (Unavailable). Backoff
   // doubles from 10 ms up to 1 s between attempts, so the default waits
   // about 45 s: longer than a failover to a synchronous standby takes
-  // under deploy/postgres/patroni.yml.example (its ttl plus loop_wait).
+  // under deploy/postgres/patroni.yml.example (its ttl and loop_wait).
   int max_retries = 50;
   // How long Open keeps trying to reach the database, so a server started
   // next to a database that is still coming up waits for it.
