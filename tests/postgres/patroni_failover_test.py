@@ -77,6 +77,7 @@ def newest_study(url):
 
 
 def run(name, loadtest_argv, url, kill_what, agents, work):
+    """One load test, with the primary SIGKILLed a quarter of the way."""
     out = os.path.join(work, name)
     before = newest_study(url)
     with open(os.path.join(work, f"{name}.log"), "w") as log:
@@ -92,16 +93,23 @@ def run(name, loadtest_argv, url, kill_what, agents, work):
             print(f"{name}: SIGKILLed the {kill_what} of primary "
                   f"{killed['name']} after {count} reports", flush=True)
         time.sleep(0.2)
+    return check(name, url, before, agents, killed, load.returncode, work)
+
+
+def check(name, url, before, agents, killed, returncode, work):
+    """What must hold after a run, from the database, the load test's
+    summary and the estimates it printed."""
     failures = []
     study = newest_study(url)
     if study == before:
         failures.append("the load test made no study")
     if killed is None:
         failures.append("the run ended before the kill")
+    out = os.path.join(work, name)
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
-    if load.returncode != 0 or summary["errors"]:
-        failures.append(f"load test exit {load.returncode}, errors "
+    if returncode != 0 or summary["errors"]:
+        failures.append(f"load test exit {returncode}, errors "
                         f"{summary['errors']}")
     if summary["reports_accepted"] != agents:
         failures.append(f"acknowledged {summary['reports_accepted']} of "
@@ -125,8 +133,8 @@ def run(name, loadtest_argv, url, kill_what, agents, work):
     gap = summary["ack_latency_seconds"]["max"]
     quiet = longest_quiet(os.path.join(out, "throughput.csv"))
     print(f"{name}: {summary['reports_accepted']} acknowledged, stored "
-          f"{row}, ledger {ledger}, estimates count {counted}; longest wait for an ack {gap:.1f} s, "
-          f"{quiet} s with none", flush=True)
+          f"{row}, ledger {ledger}, estimates count {counted}; longest "
+          f"wait for an ack {gap:.1f} s, {quiet} s with none", flush=True)
     # A wait may fall on any call (enroll, poll or upload), and the quiet
     # whole seconds undercount the gap by less than two.
     if gap >= GAP_LIMIT_SECONDS or quiet + 2 > GAP_LIMIT_SECONDS:
