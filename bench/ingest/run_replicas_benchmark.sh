@@ -14,6 +14,11 @@
 # fsync on; LDP_PG_SETTINGS, default below, sizes it); each PostgreSQL run
 # gets a fresh database. Prints one table with the machine it ran on.
 #
+# Besides reports/s and the ack latency, each row gives CPU µs per report
+# on the server side (the ldp-server processes) and the database side
+# (every process of the postgres user, so an idle cluster adds its little;
+# on SQLite the store is inside the server).
+#
 # Usage: bench/ingest/run_replicas_benchmark.sh [--agents=N] [--streams=S]
 #          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build] [--patroni]
 # Environment: AGENTS (default 1000000), STREAMS (32), BATCH (1000), BUILD
@@ -132,20 +137,48 @@ fresh_patroni_database() {  # prints its URL
   echo "${PATRONI_URL%/*}/bench_sync"
 }
 
+# CPU seconds (user + system) so far of the processes PIDS (the servers),
+# or of every process of the postgres user (each PostgreSQL cluster, and
+# with --patroni its Patroni and etcd too), with what their exited children
+# used (a postmaster's reaped backends).
+cpu_seconds() {  # cpu_seconds pids PID... | cpu_seconds user NAME
+  python3 - "$@" <<'EOF'
+import os, pwd, sys
+kind, args = sys.argv[1], sys.argv[2:]
+uid = pwd.getpwnam(args[0]).pw_uid if kind == "user" else None
+ticks = 0
+for pid in (args if kind == "pids" else filter(str.isdigit, os.listdir("/proc"))):
+    try:
+        if uid is not None and os.stat(f"/proc/{pid}").st_uid != uid:
+            continue
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        continue
+    ticks += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+print(ticks / os.sysconf("SC_CLK_TCK"))
+EOF
+}
+
 ROWS=()
 run() {  # run LABEL SERVERS: one ldp-loadtest run, appends a table row
   local label="$1" servers="$2" out="$WORK/out-$1-$ROUND"
   echo "== $label: ldp-loadtest --mode=bulk --agents=$AGENTS --server=$servers" >&2
+  local server0 db0 server1 db1
+  server0="$(cpu_seconds pids "${PIDS[@]}")" db0="$(cpu_seconds user postgres)"
   "$BUILD/tools/ldp-loadtest" --server="$servers" --analyst_token_file="$WORK/analyst_token" \
     --mode=bulk --agents="$AGENTS" --streams="$STREAMS" --batch="$BATCH" \
     --out="$out" --progress=lines >&2
-  ROWS+=("$(python3 - "$out/summary.json" "$label" "$AGENTS" <<'EOF'
+  server1="$(cpu_seconds pids "${PIDS[@]}")" db1="$(cpu_seconds user postgres)"
+  ROWS+=("$(python3 - "$out/summary.json" "$label" "$AGENTS" "$server0" "$server1" "$db0" "$db1" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
 if s["reports_accepted"] != int(sys.argv[3]):
     sys.exit(f"{sys.argv[2]}: {s['reports_accepted']} of {sys.argv[3]} reports accepted")
 lat = s["ack_latency_seconds"]
-print(f"{sys.argv[2]:<28} {s['reports_per_second']:>12.0f} {lat['p50']*1e3:>9.1f} {lat['p99']*1e3:>9.1f}")
+server0, server1, db0, db1 = map(float, sys.argv[4:8])
+per = 1e6 / int(sys.argv[3])  # CPU seconds -> µs per report
+print(f"{sys.argv[2]:<28} {s['reports_per_second']:>12.0f} {lat['p50']*1e3:>9.1f} {lat['p99']*1e3:>9.1f}"
+      f" {(server1 - server0) * per:>10.1f} {(db1 - db0) * per:>10.1f}")
 EOF
 )")
   if [ -n "$OUT_DIR" ]; then mkdir -p "$OUT_DIR"; cp -r "$out" "$OUT_DIR/$label-$ROUND"; fi
@@ -188,7 +221,7 @@ CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
   echo "machine: $(nproc) CPUs, ${CPU:-unknown CPU}, $(uname -sr); PostgreSQL $(postgres --version 2>/dev/null || "$(ls -d /usr/lib/postgresql/*/bin | tail -n 1)/postgres" --version)"
   echo "commit: $REV; $AGENTS agents x 1 report, $STREAMS streams, $BATCH reports/batch, $REPEAT rounds"
   echo
-  printf '%-28s %12s %9s %9s\n' system reports/s p50_ms p99_ms
+  printf '%-28s %12s %9s %9s %10s %10s\n' system reports/s p50_ms p99_ms server_us db_us
   printf '%s\n' "${ROWS[@]}"
   echo
   echo "median of the rounds:"
@@ -196,11 +229,12 @@ CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 import statistics, sys
 runs = {}
 for line in sys.stdin:
-    name, rps, p50, p99 = line.split()
-    runs.setdefault(name, []).append((float(rps), float(p50), float(p99)))
+    name, *values = line.split()
+    runs.setdefault(name, []).append(tuple(map(float, values)))
 for name, rows in runs.items():
     med = [statistics.median(col) for col in zip(*rows)]
-    print(f"{name:<28} {med[0]:>12.0f} {med[1]:>9.1f} {med[2]:>9.1f}   "
+    print(f"{name:<28} {med[0]:>12.0f} {med[1]:>9.1f} {med[2]:>9.1f} "
+          f"{med[3]:>10.1f} {med[4]:>10.1f}   "
           f"(reports/s {min(r[0] for r in rows):.0f} to {max(r[0] for r in rows):.0f})")
 ' 
 } | tee "$TABLE"

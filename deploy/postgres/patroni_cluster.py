@@ -306,6 +306,17 @@ def down(args):
     for pid in nodes + [state["pids"].get("etcd", 0)]:
         if pid:
             stop_pid(pid, signal.SIGKILL)
+    # A PostgreSQL that Patroni was starting as it stopped has no pid file
+    # yet; anything still running from this directory goes too.
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if directory.encode() + b"/" in f.read():
+                    os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
     os.remove(os.path.join(directory, "cluster.json"))
 
 
