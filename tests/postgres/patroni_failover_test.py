@@ -180,7 +180,7 @@ def main():
              "--relay_service", f"--analyst_token_file={token}"],
             stdout=open(os.path.join(work, "server.log"), "w"),
             stderr=subprocess.STDOUT)
-        base = [loadtest_bin, f"--server=localhost:{server_port}",
+        base = [loadtest_bin, f"--server=127.0.0.1:{server_port}",
                 f"--analyst_token_file={token}"]
         failures = run("bulk", base + ["--mode=bulk", "--streams=2"], url,
                        "node", args.bulk_agents, work)
