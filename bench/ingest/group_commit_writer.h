@@ -1,4 +1,4 @@
-// The server's durability policy (server/core/commit_queue.h) minus the
+// The server's durability policy (server/commit/commit_queue.h) minus the
 // database, for the ingest baselines (bench/reports/INGEST.md): one writer
 // thread takes whatever is queued when it comes round, writes it with one write
 // call and one fdatasync, and only then completes those jobs. So a sink

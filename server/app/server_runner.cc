@@ -26,6 +26,7 @@
 #include "server/keys/shuffle_keyring.h"
 #include "server/metrics/metrics_endpoint.h"
 #include "server/store/postgres/postgres_store.h"
+#include "server/store/sharded/sharded_store.h"
 #include "server/store/sqlite/sqlite_store.h"
 #include "server/telemetry/event_log.h"
 
@@ -37,6 +38,11 @@ void WritePortFile(const std::string& path, int port) {
 }
 
 absl::StatusOr<std::unique_ptr<Store>> OpenStore(const std::string& db) {
+  if (std::vector<std::string> urls = SplitShardUrls(db); urls.size() > 1) {
+    ASSIGN_OR_RETURN(std::unique_ptr<ShardedStore> store,
+                     ShardedStore::Open({.urls = std::move(urls)}));
+    return std::unique_ptr<Store>(std::move(store));
+  }
   if (IsPostgresUrl(db)) {
     ASSIGN_OR_RETURN(std::unique_ptr<PostgresStore> store,
                      PostgresStore::Open({.url = db}));

@@ -105,8 +105,22 @@ void AgentRegistry::NoteStoredEnrollments(const std::string& batch,
   }
 }
 
-absl::StatusOr<uint64_t> AgentRegistry::NextAgentIds(int64_t count) {
+std::optional<uint64_t> AgentRegistry::Placement(
+    const std::string& batch, int64_t max_agents,
+    const std::optional<EnrollJob::Retry>& retry) {
+  if (max_agents > 0) return PlacementOfDigest(batch);
+  if (retry.has_value() && !retry->derived.digests.empty()) {
+    return PlacementOfDigest(retry->derived.digests.front());
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<uint64_t> AgentRegistry::NextAgentIds(
+    int64_t count, std::optional<uint64_t> placement) {
   if (!context_.store.shared()) return next_agent_id_.fetch_add(count);
+  if (context_.store.shard_map() != nullptr) {
+    return context_.store.ReserveAgentIds(placement, count);
+  }
   // Agents come in bursts: reserve blocks, one database round trip per
   // thousand enrollments. A restart forfeits the rest of a block; 2^32
   // agent ids leave room for that.
@@ -147,9 +161,9 @@ std::vector<AgentRow> AgentRegistry::IssueCredentials(
   return rows;
 }
 
-void AgentRegistry::Submit(std::unique_ptr<EnrollJob> job) {
+void AgentRegistry::Submit(std::unique_ptr<EnrollJob> job, int shard) {
   std::unique_ptr<CommitJob> pending = std::move(job);
-  if (!context_.queue.TrySubmit(pending)) {
+  if (!context_.lanes.ForShard(shard).TrySubmit(pending)) {
     // Overloaded: refuse now (the ids are simply never used).
     static_cast<EnrollJob&>(*pending).Refuse(CommitQueueFull());
   }
@@ -158,7 +172,8 @@ void AgentRegistry::Submit(std::unique_ptr<EnrollJob> job) {
 void AgentRegistry::SubmitNew(int count, std::string batch, int64_t max_agents,
                               std::optional<EnrollJob::Retry> retry,
                               EnrollJob::Done done) {
-  absl::StatusOr<uint64_t> first = NextAgentIds(count);
+  absl::StatusOr<uint64_t> first =
+      NextAgentIds(count, Placement(batch, max_agents, retry));
   if (!first.ok() || *first + count - 1 > kMaxAgentId) {
     ReleaseEnrollment(batch, count);
     context_.stats.RecordEnrollment(false, count);
@@ -176,8 +191,9 @@ void AgentRegistry::SubmitNew(int count, std::string batch, int64_t max_agents,
       IssueCredentials(*first, count, batch,
                        retry.has_value() ? &retry->derived : nullptr, tokens);
   Submit(std::make_unique<EnrollJob>(
-      this, std::move(batch), count, std::move(rows), std::move(tokens),
-      max_agents, std::move(retry), std::move(done)));
+             this, std::move(batch), count, std::move(rows), std::move(tokens),
+             max_agents, std::move(retry), std::move(done)),
+         context_.lanes.ShardOfAgent(*first));
 }
 
 // With a request id, the store is asked before anything is refused for
@@ -226,9 +242,15 @@ void AgentRegistry::EnrollManyAsync(std::string_view enrollment_token,
   }
   // No room here: only the first attempt's agents can be answered.
   derived->refusal = max_agents.status();
-  Submit(std::make_unique<EnrollJob>(
-      this, std::move(batch), count, std::vector<AgentRow>(),
-      std::vector<std::string>(), 0, std::move(derived), std::move(done)));
+  // Refused for its quota, so the first attempt was placed by its token.
+  const ShardMap* map = context_.store.shard_map();
+  const int shard =
+      map == nullptr ? 0 : map->ShardOfPlacement(PlacementOfDigest(batch));
+  Submit(std::make_unique<EnrollJob>(this, std::move(batch), count,
+                                     std::vector<AgentRow>(),
+                                     std::vector<std::string>(), 0,
+                                     std::move(derived), std::move(done)),
+         shard);
 }
 
 void AgentRegistry::EnrollAsync(

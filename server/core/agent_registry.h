@@ -111,9 +111,18 @@ class AgentRegistry {
   // A shared store counted `stored` agents in `batch` (every server's):
   // raises this server's count to it, so its early refusals see them too.
   void NoteStoredEnrollments(const std::string& batch, int64_t stored);
-  // `count` fresh agent ids, the first returned: from memory, or from the
-  // shared store in blocks.
-  absl::StatusOr<uint64_t> NextAgentIds(int64_t count);
+  // `count` fresh agent ids, the first returned: from memory, from the
+  // shared store in blocks, or from a sharded store on `placement`'s shard.
+  absl::StatusOr<uint64_t> NextAgentIds(int64_t count,
+                                        std::optional<uint64_t> placement);
+  // Where a sharded store keeps an enrollment's agents: a token whose
+  // quota the store counts keeps all its agents on one shard (so that one
+  // row counts them), a named request on its digest's shard (so that a
+  // retry finds its first attempt there), anything else where the store
+  // picks.
+  static std::optional<uint64_t> Placement(
+      const std::string& batch, int64_t max_agents,
+      const std::optional<EnrollJob::Retry>& retry);
   // `count` credentials for agents first_id.., as rows of `batch`: drawn,
   // or those `derived` from a request id.
   std::vector<AgentRow> IssueCredentials(uint64_t first_id, int count,
@@ -123,7 +132,8 @@ class AgentRegistry {
   // The agent ids and rows of a call that passed the quota, submitted.
   void SubmitNew(int count, std::string batch, int64_t max_agents,
                  std::optional<EnrollJob::Retry> retry, EnrollJob::Done done);
-  void Submit(std::unique_ptr<EnrollJob> job);
+  // Into shard `shard`'s lane (CommitLanes).
+  void Submit(std::unique_ptr<EnrollJob> job, int shard);
 
   const AggregatorContext& context_;
   // Neither a single token nor quotas are configured: anyone may enroll.

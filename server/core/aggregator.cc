@@ -145,13 +145,13 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
     : options_(options),
       analyst_hash_(Sha256(options.analyst_token)),
       store_(std::move(store)),
-      queue_(std::make_unique<CommitQueue>(
+      lanes_(std::make_unique<CommitLanes>(
           store_.get(), options.max_writes_per_commit, options.clock,
           [this](absl::Duration commit) { stats_.RecordCommit(commit); },
           options.max_queued_writes)),
       context_{.options = options_,
                .store = *store_,
-               .queue = *queue_,
+               .lanes = *lanes_,
                .stats = stats_},
       agents_(context_, std::move(random)),
       studies_(*store_),
@@ -170,7 +170,7 @@ Aggregator::Impl::Impl(const AggregatorOptions& options,
 // queued write while everything the jobs touch is alive.
 Aggregator::Impl::~Impl() {
   follower_.Stop();
-  queue_->Stop();
+  lanes_->Stop();
 }
 
 absl::Status Aggregator::Impl::Start() {
@@ -361,7 +361,7 @@ absl::StatusOr<StudyInfo> Aggregator::Impl::CreateStudy(
   RoundRow row = RoundRowOf(*study->LatestRound());
   absl::StatusOr<uint64_t> result;
   absl::Notification done;
-  queue_->Submit(std::make_unique<CreateStudyJob>(
+  lanes_->catalog().Submit(std::make_unique<CreateStudyJob>(
       context_, studies_, std::move(study), std::move(row), &result, &done));
   done.WaitForNotification();
   if (!result.ok()) return result.status();
@@ -575,7 +575,7 @@ absl::StatusOr<RoundEstimates> Aggregator::GetEstimates(uint64_t study_id,
 void Aggregator::CloseExpiredRounds() { impl_->rounds().CloseExpiredRounds(); }
 
 CommitQueueStats Aggregator::commit_stats() const {
-  return impl_->queue().stats();
+  return impl_->lanes().stats();
 }
 
 AggregatorStats Aggregator::Stats() const { return impl_->Stats(); }
@@ -583,8 +583,8 @@ AggregatorStats Aggregator::Stats() const { return impl_->Stats(); }
 AggregatorStats Aggregator::Impl::Stats() const {
   AggregatorStats out{.counters = stats_.Read(),
                       .agents_enrolled = agents_.size(),
-                      .commits = queue_->stats(),
-                      .queued_writes = queue_->queued_writes()};
+                      .commits = lanes_->stats(),
+                      .queued_writes = lanes_->queued_writes()};
   for (const auto& study : studies_.AllStudies()) {
     ++(study->state.load() == StudyState::kActive ? out.studies_active
                                                   : out.studies_closed);

@@ -42,9 +42,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "server/commit/commit_queue.h"
 #include "server/core/aggregator_options.h"
 #include "server/core/aggregator_types.h"
-#include "server/core/commit_queue.h"
 #include "server/store/store.h"
 
 namespace ldp {

@@ -1,5 +1,5 @@
 // What every part of the aggregator core shares: its options, the store,
-// the writer queue, the counters and the event log.
+// the writer queues, the counters and the event log.
 //
 // Why a struct: the collaborators behind Aggregator (agent registry, report
 // ingest, round lifecycle, program driver, restore, store follower) each
@@ -13,8 +13,8 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "server/commit/commit_lanes.h"
 #include "server/core/aggregator_options.h"
-#include "server/core/commit_queue.h"
 #include "server/store/store.h"
 #include "server/telemetry/event_log.h"
 #include "server/telemetry/server_stats.h"
@@ -24,8 +24,9 @@ namespace ldp {
 struct AggregatorContext {
   const AggregatorOptions& options;
   Store& store;
-  // Every durable write goes through it, on its writer thread.
-  CommitQueue& queue;
+  // Every durable write goes through one of its queues, on that queue's
+  // writer thread.
+  CommitLanes& lanes;
   ServerStats& stats;
 
   const Clock& clock() const { return *options.clock; }

@@ -22,10 +22,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/crypto/secure_random.h"
+#include "server/commit/commit_queue.h"
 #include "server/core/agent_registry.h"
 #include "server/core/aggregator.h"
 #include "server/core/aggregator_context.h"
-#include "server/core/commit_queue.h"
 #include "server/core/credential.h"
 #include "server/core/program_driver.h"
 #include "server/core/report_ingest.h"
@@ -60,7 +60,7 @@ class Aggregator::Impl {
   AggregatorStats Stats() const;
 
   const AggregatorContext& context() const { return context_; }
-  const CommitQueue& queue() const { return *queue_; }
+  const CommitLanes& lanes() const { return *lanes_; }
   AgentRegistry& agents() { return agents_; }
   StudyRegistry& studies() { return studies_; }
   RoundLifecycle& rounds() { return lifecycle_; }
@@ -79,7 +79,7 @@ class Aggregator::Impl {
   std::unique_ptr<Store> store_;
   ServerStats stats_;
   // Stopped by ~Impl before any member is destroyed.
-  std::unique_ptr<CommitQueue> queue_;
+  std::unique_ptr<CommitLanes> lanes_;
   AggregatorContext context_;
 
   AgentRegistry agents_;

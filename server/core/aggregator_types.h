@@ -20,7 +20,7 @@
 #include "common/tasks/study_spec.h"
 #include "common/tasks/task.h"
 #include "planning/planner.h"
-#include "server/core/commit_queue.h"
+#include "server/commit/commit_queue.h"
 #include "server/store/store.h"
 #include "server/telemetry/server_stats.h"
 

@@ -18,9 +18,9 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "server/commit/commit_queue.h"
 #include "server/core/aggregator_context.h"
 #include "server/core/aggregator_types.h"
-#include "server/core/commit_queue.h"
 #include "server/core/credential.h"
 #include "server/store/store.h"
 

@@ -10,6 +10,7 @@
 #include "server/core/report_ingest.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <utility>
 
@@ -33,24 +34,36 @@ struct PendingReport {
   AppendResult result{};
 };
 
+// One Upload call: the statuses its jobs fill in, and the callback that
+// the last of them to finish calls. On a sharded store a call's reports go
+// to their shards' lanes as one job each (CommitLanes).
+struct UploadCall {
+  UploadCall(size_t num_reports, absl::Time started,
+             absl::AnyInvocable<void(std::vector<absl::Status>) &&> done)
+      : started(started), statuses(num_reports), done(std::move(done)) {}
+
+  const absl::Time started;
+  std::vector<absl::Status> statuses;
+  // Jobs still to finish; each writes only its own reports' statuses.
+  std::atomic<int> parts_left{1};
+  absl::AnyInvocable<void(std::vector<absl::Status>) &&> done;
+};
+
 class UploadJob final : public CommitJob {
  public:
-  UploadJob(ReportIngest* ingest, size_t num_reports,
-            absl::AnyInvocable<void(std::vector<absl::Status>) &&> done)
-      : ingest_(ingest),
-        started_(ingest->context_.clock().Now()),
-        statuses_(num_reports),
-        done_(std::move(done)) {
-    // Most reports are admitted: one allocation, not a dozen regrowths
-    // (each moving the pending rows and their payloads).
-    pending_.reserve(num_reports);
-  }
+  UploadJob(ReportIngest* ingest, std::shared_ptr<UploadCall> call,
+            std::vector<PendingReport> pending)
+      : ingest_(ingest), call_(std::move(call)), pending_(std::move(pending)) {}
 
-  std::vector<absl::Status>& statuses() { return statuses_; }
+  std::vector<absl::Status>& statuses() { return call_->statuses; }
   std::vector<PendingReport>& pending() { return pending_; }
+  // This job's part of the call is answered; the last part answers it.
   void CompleteNow() {
-    context().stats.RecordUpload(statuses_, context().clock().Now() - started_);
-    std::move(done_)(std::move(statuses_));
+    if (call_->parts_left.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    UploadCall& call = *call_;
+    context().stats.RecordUpload(call.statuses,
+                                 context().clock().Now() - call.started);
+    std::move(call.done)(std::move(call.statuses));
   }
 
   int64_t NumWrites() const override {
@@ -92,9 +105,9 @@ class UploadJob final : public CommitJob {
                      {"error", std::string(commit_status.message())}});
     }
     for (PendingReport& p : pending_) {
-      statuses_[p.index] = Complete(p, commit_status);
-      if (statuses_[p.index].ok() &&
-          p.result.outcome == AppendOutcome::kStored) {
+      absl::Status& status = call_->statuses[p.index];
+      status = Complete(p, commit_status);
+      if (status.ok() && p.result.outcome == AppendOutcome::kStored) {
         context().stats.AddCharged(p.row.epsilon_nanos);
       }
     }
@@ -163,10 +176,8 @@ class UploadJob final : public CommitJob {
   }
 
   ReportIngest* ingest_;
-  const absl::Time started_;
-  std::vector<absl::Status> statuses_;
+  std::shared_ptr<UploadCall> call_;
   std::vector<PendingReport> pending_;
-  absl::AnyInvocable<void(std::vector<absl::Status>) &&> done_;
 };
 
 std::vector<ReportIngest::OpenRound> ReportIngest::OpenRoundsAt(
@@ -253,40 +264,73 @@ void ReportIngest::UploadAsync(
 void ReportIngest::UploadAsync(
     std::vector<AgentReport> reports,
     absl::AnyInvocable<void(std::vector<absl::Status>) &&> done) {
-  auto job = std::make_unique<UploadJob>(this, reports.size(), std::move(done));
+  auto call = std::make_shared<UploadCall>(
+      reports.size(), context_.clock().Now(), std::move(done));
   const int max_reports = context_.options.max_reports_per_call;
   if (reports.size() > static_cast<size_t>(max_reports)) {
-    for (absl::Status& status : job->statuses()) {
+    for (absl::Status& status : call->statuses) {
       status = absl::InvalidArgumentError(
           absl::StrCat("at most ", max_reports, " reports per call"));
     }
-    job->CompleteNow();
+    UploadJob(this, std::move(call), {}).CompleteNow();
     return;
   }
   const absl::Time now = context_.clock().Now();
   RoundEntry cache;
+  std::vector<PendingReport> pending;
+  // Most reports are admitted: one allocation, not a dozen regrowths (each
+  // moving the pending rows and their payloads).
+  pending.reserve(reports.size());
   for (size_t i = 0; i < reports.size(); ++i) {
-    absl::Status status =
-        AdmitReport(reports[i].agent_id, std::move(reports[i].report), now,
-                    cache, job->pending());
+    absl::Status status = AdmitReport(
+        reports[i].agent_id, std::move(reports[i].report), now, cache, pending);
     if (!status.ok()) {
-      job->statuses()[i] = std::move(status);
+      call->statuses[i] = std::move(status);
     } else {
-      job->pending().back().index = static_cast<int>(i);
+      pending.back().index = static_cast<int>(i);
     }
   }
-  if (job->pending().empty()) {
-    job->CompleteNow();
-    return;
-  }
-  std::unique_ptr<CommitJob> submitted = std::move(job);
-  if (!context_.queue.TrySubmit(submitted)) {
-    auto& refused = static_cast<UploadJob&>(*submitted);
-    for (const PendingReport& p : refused.pending()) {
-      refused.statuses()[p.index] = CommitQueueFull();
+  std::vector<std::vector<PendingReport>> lanes =
+      SplitByShard(std::move(pending));
+  call->parts_left.store(static_cast<int>(lanes.size()));
+  for (std::vector<PendingReport>& part : lanes) {
+    const int shard =
+        part.empty() ? 0
+                     : context_.lanes.ShardOfAgent(part.front().row.agent_id);
+    auto job = std::make_unique<UploadJob>(this, call, std::move(part));
+    if (job->pending().empty()) {
+      job->CompleteNow();
+      continue;
     }
-    refused.CompleteNow();
+    std::unique_ptr<CommitJob> submitted = std::move(job);
+    if (!context_.lanes.ForShard(shard).TrySubmit(submitted)) {
+      auto& refused = static_cast<UploadJob&>(*submitted);
+      for (const PendingReport& p : refused.pending()) {
+        refused.statuses()[p.index] = CommitQueueFull();
+      }
+      refused.CompleteNow();
+    }
   }
+}
+
+std::vector<std::vector<PendingReport>> ReportIngest::SplitByShard(
+    std::vector<PendingReport> pending) const {
+  std::vector<std::vector<PendingReport>> lanes;
+  if (context_.lanes.num_shards() == 1) {
+    lanes.push_back(std::move(pending));
+    return lanes;
+  }
+  std::vector<std::vector<PendingReport>> by_shard(context_.lanes.num_shards());
+  for (PendingReport& p : pending) {
+    by_shard[context_.lanes.ShardOfAgent(p.row.agent_id)].push_back(
+        std::move(p));
+  }
+  for (auto& part : by_shard) {
+    if (!part.empty()) lanes.push_back(std::move(part));
+  }
+  // A call whose reports were all refused at admission still answers once.
+  if (lanes.empty()) lanes.emplace_back();
+  return lanes;
 }
 
 absl::Status ReportIngest::AdmitReport(

@@ -74,6 +74,10 @@ class ReportIngest {
   absl::Status AdmitReport(uint64_t agent_id, TaskReport report, absl::Time now,
                            RoundEntry& cache,
                            std::vector<PendingReport>& pending) const;
+  // The admitted reports, one list per shard lane that has any (one list,
+  // maybe empty, when none has).
+  std::vector<std::vector<PendingReport>> SplitByShard(
+      std::vector<PendingReport> pending) const;
 
   const AggregatorContext& context_;
   const StudyRegistry& studies_;

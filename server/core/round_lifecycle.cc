@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "common/base/status_macros.h"
 
 namespace ldp {
@@ -32,17 +31,6 @@ int64_t TotalReports(const RoundRuntime& round) {
   for (int q = 0; q < round.num_questions(); ++q) total += round.num_reports(q);
   return total;
 }
-
-class BarrierJob final : public CommitJob {
- public:
-  explicit BarrierJob(absl::Notification* done) : done_(done) {}
-  int64_t NumWrites() const override { return 0; }
-  absl::Status Apply(StoreTransaction&) override { return absl::OkStatus(); }
-  void Finish(const absl::Status&) override { done_->Notify(); }
-
- private:
-  absl::Notification* done_;
-};
 
 }  // namespace
 
@@ -116,6 +104,10 @@ class CloseRoundJob final : public CommitJob {
                                 StoreTransaction& transaction) {
     // The program must see every report of the round, also those other
     // servers stored: the close above waited for their transactions.
+    // On a sharded store this server's own reports commit in the shards'
+    // lanes: the round is closed on every shard now, so what each lane has
+    // in flight is all it will store, and waiting for it counts it here.
+    context().lanes.WaitForShards();
     if (context().shared_store()) RETURN_IF_ERROR(lifecycle_->read_others_());
     absl::StatusOr<std::shared_ptr<RoundRuntime>> next =
         lifecycle_->programs_.PlanNextRound(study, context().clock().Now());
@@ -136,7 +128,8 @@ class CloseRoundJob final : public CommitJob {
 };
 
 void RoundLifecycle::QueueClose(const RoundEntry& entry, RoundState state) {
-  context_.queue.Submit(std::make_unique<CloseRoundJob>(this, entry, state));
+  context_.lanes.catalog().Submit(
+      std::make_unique<CloseRoundJob>(this, entry, state));
 }
 
 void RoundLifecycle::CheckQuorum(const RoundEntry& entry) {
@@ -165,10 +158,6 @@ void RoundLifecycle::CloseExpiredRounds() {
   Barrier();
 }
 
-void RoundLifecycle::Barrier() {
-  absl::Notification done;
-  context_.queue.Submit(std::make_unique<BarrierJob>(&done));
-  done.WaitForNotification();
-}
+void RoundLifecycle::Barrier() { context_.lanes.catalog().WaitForSubmitted(); }
 
 }  // namespace ldp

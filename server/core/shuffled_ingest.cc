@@ -183,7 +183,7 @@ void ShuffledIngest::DeliverAsync(
   std::unique_ptr<CommitJob> job = std::make_unique<ShuffledBatchJob>(
       this, *std::move(entry), std::move(row), std::move(payloads),
       std::move(outcome), std::move(done));
-  if (!context_.queue.TrySubmit(job)) {
+  if (!context_.lanes.catalog().TrySubmit(job)) {
     static_cast<ShuffledBatchJob&>(*job).Finish(CommitQueueFull());
   }
 }

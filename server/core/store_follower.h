@@ -89,7 +89,7 @@ class StoreFollower {
 
   // One Follow at a time, from where the last one stopped.
   absl::Mutex follow_mutex_;
-  uint64_t report_cursor_ ABSL_GUARDED_BY(follow_mutex_) = 0;
+  ReportCursor report_cursor_ ABSL_GUARDED_BY(follow_mutex_);
 
   absl::Mutex thread_mutex_;
   bool stop_ ABSL_GUARDED_BY(thread_mutex_) = false;

@@ -32,6 +32,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "common/tasks/task.h"
+#include "server/store/shard_map.h"
 
 namespace ldp {
 
@@ -265,6 +266,10 @@ class StoreTransaction {
 
 enum class IdKind { kAgent = 1, kStudy = 2, kRound = 3 };
 
+// Where a shared store's PollReports stands: one position per database it
+// reads (a sharded store has several). Empty = from the beginning.
+using ReportCursor = std::vector<uint64_t>;
+
 // Writes (`Transact`) and loads come from one thread at a time; `GetLedger`
 // may be called from any thread concurrently with them. Shared stores also
 // take loads, polls and the calls below from a second thread concurrently
@@ -294,14 +299,38 @@ class Store {
   // visited more than once; callers dedupe by task id. epsilon_nanos,
   // cap_nanos and study_id are 0.
   virtual absl::Status PollReports(
-      uint64_t* cursor,
+      ReportCursor* cursor,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
     return absl::UnimplementedError("this store is not shared");
   }
 
+  // Sharded stores (sharded_store.h): how agent ids map onto the
+  // databases. Null for a store on one database, whose every write goes
+  // through Transact.
+  virtual const ShardMap* shard_map() const { return nullptr; }
+  // Sharded stores: `count` (1 to ShardMap::kAgentBlock) consecutive agent
+  // ids that no other server will use, all on the shard of `placement`
+  // (ShardMap::ShardOfPlacement) if given, else on a shard the store picks
+  // in turn; returns the first.
+  virtual absl::StatusOr<uint64_t> ReserveAgentIds(
+      std::optional<uint64_t> placement, int64_t count) {
+    return ReserveIds(IdKind::kAgent, count);
+  }
+  // Sharded stores: as Transact, on shard `shard` alone, whose agents'
+  // enrollments, reports and ledger rows are the only writes it takes
+  // (anything else fails the transaction). One shard's outage then fails
+  // only its own transactions. Other stores: Transact.
+  virtual absl::Status TransactShard(
+      int shard, absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
+    return Transact(body);
+  }
+
   // Runs `body` in one transaction and commits it durably if `body` returns
   // OK; otherwise, or if the commit fails, rolls everything back and
-  // returns the error.
+  // returns the error. A sharded store runs one transaction per database
+  // and commits the catalog's last, so a failure can leave the other
+  // databases' writes committed; every write being idempotent, running
+  // the body again completes them.
   virtual absl::Status Transact(
       absl::FunctionRef<absl::Status(StoreTransaction&)> body) = 0;
 

@@ -92,6 +92,16 @@ ALTER TABLE agents ADD COLUMN enrollment_request bytea;
 CREATE UNIQUE INDEX agents_enrollment_request ON agents(enrollment_request);
 )sql";
 
+// Which shard of a sharded store the database is (sharded_store.h): one
+// row, written when a sharded store first opens it (ClaimShardPlacement).
+// No row: a database of an unsharded store, or never opened as a shard.
+constexpr const char* kV5 = R"sql(
+CREATE TABLE shard_placement(
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  shard integer NOT NULL,
+  shards integer NOT NULL);
+)sql";
+
 using postgres_internal::Connection;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -151,10 +161,8 @@ absl::Status RewriteLegacyPayloadsAndPlans(Connection& c) {
 }
 
 constexpr Migration kMigrations[] = {
-    {1, kV1},
-    {2, kV2},
-    {3, "", &RewriteLegacyPayloadsAndPlans},
-    {4, kV4},
+    {1, kV1}, {2, kV2}, {3, "", &RewriteLegacyPayloadsAndPlans},
+    {4, kV4}, {5, kV5},
 };
 
 }  // namespace

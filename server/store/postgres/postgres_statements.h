@@ -229,6 +229,12 @@ inline constexpr Statement kReserveIds = {
     "ldp_reserve_ids",
     "UPDATE id_blocks SET next_id = next_id + $2 WHERE kind = $1 "
     "RETURNING next_id - $2"};
+// $1: the counter's kind, $2: its first value + $3, $3: the stride.
+inline constexpr Statement kReserveAgentBlock = {
+    "ldp_reserve_agent_block",
+    "INSERT INTO id_blocks(kind, next_id) VALUES($1, $2) "
+    "ON CONFLICT (kind) DO UPDATE SET next_id = id_blocks.next_id + $3 "
+    "RETURNING next_id - $3"};
 inline constexpr Statement kFindAgent = {
     "ldp_find_agent",
     "SELECT agent_id, credential_hash, enrolled_at, enrollment_batch "

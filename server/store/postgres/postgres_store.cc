@@ -25,6 +25,7 @@
 #include "common/crypto/random_bytes.h"
 #include "server/store/postgres/postgres_connection.h"
 #include "server/store/postgres/postgres_schema.h"
+#include "server/store/postgres/postgres_shard_placement.h"
 #include "server/store/postgres/postgres_statements.h"
 #include "server/store/postgres/postgres_transaction.h"
 
@@ -75,6 +76,7 @@ using postgres_internal::kFindAgent;
 using postgres_internal::kLedgerAll;
 using postgres_internal::kLedgerOne;
 using postgres_internal::kReadRetries;
+using postgres_internal::kReserveAgentBlock;
 using postgres_internal::kReserveIds;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -182,6 +184,8 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
   absl::MutexLock lock(&store->misc_mutex_);
   store->misc_ = std::make_unique<Connection>(options.url, redacted);
   RETURN_IF_ERROR(Final(store->misc_->Connect(deadline)));
+  RETURN_IF_ERROR(Final(
+      postgres_internal::ClaimShardPlacement(*store->misc_, options.shard)));
   return store;
 }
 
@@ -377,12 +381,14 @@ absl::Status PostgresStore::ForEachReport(
 // with ids ≥ X that this poll saw are read again by the next one: callers
 // dedupe by task id.
 absl::Status PostgresStore::PollReports(
-    uint64_t* cursor, absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+    ReportCursor* cursor,
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
   uint64_t xmin = 0;
   ReportRow report;
+  cursor->resize(1);
   // This store's own rows are skipped: its caller counted them when their
   // transaction committed (or counts them from the retry that finds them).
-  const uint64_t from = rescan_.exchange(false) ? 0 : *cursor;
+  const uint64_t from = rescan_.exchange(false) ? 0 : cursor->front();
   RETURN_IF_ERROR(Read(
       absl::StrCat("SELECT task_id, round_id, agent_id, report_id, payload, "
                    "received_at FROM reports WHERE xid >= '",
@@ -390,7 +396,7 @@ absl::Status PostgresStore::PollReports(
       /*revisit_ok=*/true, &xmin,
       [&](const Result& r, int i) { return VisitReport(r, i, report, visit); },
       [] {}));
-  *cursor = xmin;
+  cursor->front() = xmin;
   return absl::OkStatus();
 }
 
@@ -425,6 +431,25 @@ absl::StatusOr<uint64_t> PostgresStore::ReserveIds(IdKind kind, int64_t count) {
     return absl::DataLossError(absl::StrCat(
         "table id_blocks has no row for id kind ", static_cast<int>(kind)));
   }
+  return static_cast<uint64_t>(r.Int(0, 0));
+}
+
+absl::StatusOr<uint64_t> PostgresStore::ReserveAgentBlock(int logical) {
+  if (logical < 0 || logical >= ShardMap::kLogicalShards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ReserveAgentBlock: no logical shard ", logical));
+  }
+  // Logical shard l's blocks are l, l + 256, l + 512, ... (ShardMap); its
+  // counter is id_blocks row 100 + l, created at its first use. Block l
+  // itself is skipped so that no block holds id 0.
+  constexpr int64_t kStride = int64_t{ShardMap::kLogicalShards} *
+                              static_cast<int64_t>(ShardMap::kAgentBlock);
+  Params p;
+  p.Int(100 + logical)
+      .Int(static_cast<int64_t>(logical) * ShardMap::kAgentBlock + kStride)
+      .Int(kStride);
+  absl::MutexLock lock(&misc_mutex_);
+  ASSIGN_OR_RETURN(Result r, RunWithRetries(*misc_, kReserveAgentBlock, p));
   return static_cast<uint64_t>(r.Int(0, 0));
 }
 

@@ -37,6 +37,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "server/store/shard_map.h"
 #include "server/store/store.h"
 
 namespace ldp {
@@ -57,6 +58,11 @@ struct PostgresStoreOptions {
   // How long Open keeps trying to reach the database, so a server started
   // next to a database that is still coming up waits for it.
   absl::Duration connect_timeout = absl::Seconds(10);
+  // Which database of a sharded store this is (sharded_store.h), as
+  // "shard of shards". {0, 1}: a store on one database. Open refuses a
+  // database that was opened before as another shard, and a database
+  // holding agents as a shard of several it was not made as.
+  ShardPosition shard{};
 };
 
 // Whether `text` is a PostgreSQL connection URI (postgresql:// or
@@ -81,7 +87,7 @@ class PostgresStore final : public Store {
   absl::StatusOr<uint64_t> ReserveIds(IdKind kind, int64_t count) override;
   absl::StatusOr<std::optional<AgentRow>> FindAgent(uint64_t agent_id) override;
   absl::Status PollReports(
-      uint64_t* cursor,
+      ReportCursor* cursor,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
 
   absl::Status Transact(
@@ -95,6 +101,11 @@ class PostgresStore final : public Store {
   absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() override;
   absl::StatusOr<std::vector<LedgerEntry>> GetLedger(
       uint64_t agent_id, uint64_t study_id) override;
+
+  // The first id of a new block of ShardMap::kAgentBlock agent ids of
+  // logical shard `logical`, which this database must hold: the counters
+  // of a logical shard's blocks live on its database. Thread-safe.
+  absl::StatusOr<uint64_t> ReserveAgentBlock(int logical);
 
  private:
   PostgresStore() = default;

@@ -46,11 +46,12 @@ class AgentRegistryTest : public ::testing::Test {
     auto store = SqliteStore::Open({.path = dir_ + "/ldp.db"});
     ASSERT_OK(store);
     store_ = *std::move(store);
-    queue_ = std::make_unique<CommitQueue>(store_.get(), 100);
+    queue_ =
+        std::make_unique<CommitLanes>(store_.get(), 100, nullptr, nullptr, 0);
     context_ = std::make_unique<AggregatorContext>(
         AggregatorContext{.options = options_,
                           .store = *store_,
-                          .queue = *queue_,
+                          .lanes = *queue_,
                           .stats = stats_});
     auto random = SecureRandom::Create();
     ASSERT_OK(random);
@@ -93,7 +94,7 @@ class AgentRegistryTest : public ::testing::Test {
   AggregatorOptions options_;
   ServerStats stats_;
   std::unique_ptr<SqliteStore> store_;
-  std::unique_ptr<CommitQueue> queue_;
+  std::unique_ptr<CommitLanes> queue_;
   std::unique_ptr<AggregatorContext> context_;
   std::unique_ptr<AgentRegistry> registry_;
 };

@@ -93,11 +93,12 @@ class CoreTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Store>> store = OpenStore();
     ASSERT_OK(store);
     store_ = *std::move(store);
-    queue_ = std::make_unique<CommitQueue>(store_.get(), 100);
+    queue_ =
+        std::make_unique<CommitLanes>(store_.get(), 100, nullptr, nullptr, 0);
     context_ = std::make_unique<AggregatorContext>(
         AggregatorContext{.options = options_,
                           .store = *store_,
-                          .queue = *queue_,
+                          .lanes = *queue_,
                           .stats = stats_});
     auto random = SecureRandom::Create();
     ASSERT_OK(random);
@@ -155,7 +156,7 @@ class CoreTest : public ::testing::Test {
     study_->AddRound(
         std::make_shared<RoundRuntime>(row, study_->spec, *std::move(plan)));
     absl::Notification done;
-    queue_->Submit(std::make_unique<InsertStudyJob>(
+    queue_->catalog().Submit(std::make_unique<InsertStudyJob>(
         StudyRow{
             .study_id = 1,
             .spec = EncodeStudySpec(*study_->spec),  // what a restart reads
@@ -205,7 +206,7 @@ class CoreTest : public ::testing::Test {
   std::string dir_;
   std::mt19937_64 gen_{7};
   std::unique_ptr<Store> store_;
-  std::unique_ptr<CommitQueue> queue_;
+  std::unique_ptr<CommitLanes> queue_;
   std::unique_ptr<AggregatorContext> context_;
   std::unique_ptr<AgentRegistry> agents_;
   std::unique_ptr<StudyRegistry> studies_;

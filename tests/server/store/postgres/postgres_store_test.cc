@@ -442,7 +442,7 @@ TEST_F(PostgresStoreTest, LoadsStreamLargeTables) {
   EXPECT_EQ(count, kReports);
   // Another instance (say this replica restarted) polls them all.
   auto reader = Open();
-  uint64_t cursor = 0;
+  ReportCursor cursor;
   count = 0;
   ASSERT_OK(reader->PollReports(&cursor, [&](const ReportRow&) {
     ++count;
@@ -713,7 +713,7 @@ TEST_F(PostgresStoreTest, AnEnrollmentRunAgainIsCountedOnce) {
   EXPECT_FALSE(more->admitted);
 }
 
-absl::flat_hash_set<uint64_t> Poll(Store& store, uint64_t* cursor) {
+absl::flat_hash_set<uint64_t> Poll(Store& store, ReportCursor* cursor) {
   absl::flat_hash_set<uint64_t> tasks;
   EXPECT_OK(store.PollReports(cursor, [&](const ReportRow& row) {
     EXPECT_EQ(row.round_id, 1u);
@@ -731,10 +731,11 @@ TEST_F(PostgresStoreTest, PollingMissesNoCommit) {
   Append(*b, Report(2, 1, 1));
   // Each instance's polls skip what it wrote itself (its caller counted
   // that at commit) and bring what the other wrote.
-  uint64_t cursor = 0;
+  ReportCursor cursor;
   EXPECT_THAT(Poll(*b, &cursor), ::testing::UnorderedElementsAre(1));
-  EXPECT_GT(cursor, 0u);
-  uint64_t cursor_a = 0;
+  ASSERT_EQ(cursor.size(), 1u);
+  EXPECT_GT(cursor.front(), 0u);
+  ReportCursor cursor_a;
   EXPECT_THAT(Poll(*a, &cursor_a), ::testing::UnorderedElementsAre(2));
   Append(*a, Report(3, 1, 1));
   Append(*b, Report(4, 1, 1));
@@ -763,7 +764,7 @@ TEST_F(PostgresStoreTest, PollingMissesNoCommit) {
   other.agent_id = 8;
   Append(*b, other);
   auto c = Open();  // a third replica follows both
-  uint64_t cursor_c = 0;
+  ReportCursor cursor_c;
   const absl::flat_hash_set<uint64_t> during = Poll(*c, &cursor_c);
   EXPECT_TRUE(during.contains(6));
   EXPECT_FALSE(during.contains(5));
@@ -790,7 +791,7 @@ TEST_F(PostgresStoreTest, ReconnectsAfterItsConnectionsAreKilled) {
   EXPECT_THAT(store->ReserveIds(IdKind::kRound, 1), IsOkAndHolds(1u));
   KillConnections();
   auto other = Open();
-  uint64_t cursor = 0;
+  ReportCursor cursor;
   EXPECT_EQ(Poll(*other, &cursor).size(), 2u);
   KillConnections();
   EXPECT_EQ(Poll(*other, &cursor).size(), 0u);
@@ -823,7 +824,7 @@ TEST_F(PostgresStoreTest, AFailedTransactionMakesTheNextPollReadOwnRowsToo) {
   ASSERT_OK(opened);
   PostgresStore& store = **opened;
   EXPECT_EQ(Append(store, Report(1, 1)).outcome, AppendOutcome::kStored);
-  uint64_t cursor = 0;
+  ReportCursor cursor;
   EXPECT_TRUE(Poll(store, &cursor).empty());  // its own row
   EXPECT_THAT(store.Transact([&](StoreTransaction& t) -> absl::Status {
     (void)t.AppendReport(Report(2, 2));

@@ -1,4 +1,4 @@
-#include "server/core/commit_queue.h"
+#include "server/commit/commit_queue.h"
 
 #include <atomic>
 #include <memory>

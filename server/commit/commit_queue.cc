@@ -1,16 +1,33 @@
 // The group-commit writer thread; see the header.
-#include "server/core/commit_queue.h"
+#include "server/commit/commit_queue.h"
 
 #include <algorithm>
 #include <utility>
 
+#include "absl/synchronization/notification.h"
+
 namespace ldp {
+namespace {
+
+class BarrierJob final : public CommitJob {
+ public:
+  explicit BarrierJob(absl::Notification* done) : done_(done) {}
+  int64_t NumWrites() const override { return 0; }
+  absl::Status Apply(StoreTransaction&) override { return absl::OkStatus(); }
+  void Finish(const absl::Status&) override { done_->Notify(); }
+
+ private:
+  absl::Notification* done_;
+};
+
+}  // namespace
 
 CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit,
                          const Clock* clock,
                          std::function<void(absl::Duration)> observe_commit,
-                         int64_t max_queued_writes)
+                         int64_t max_queued_writes, int shard)
     : store_(store),
+      shard_(shard),
       max_writes_per_commit_(std::max<int64_t>(1, max_writes_per_commit)),
       clock_(clock),
       observe_commit_(std::move(observe_commit)),
@@ -60,6 +77,18 @@ int64_t CommitQueue::queued_writes() const {
   return queued_writes_;
 }
 
+void CommitQueue::WaitForSubmitted() {
+  absl::Notification done;
+  Submit(std::make_unique<BarrierJob>(&done));
+  done.WaitForNotification();
+}
+
+absl::Status CommitQueue::Commit(
+    absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
+  return shard_ < 0 ? store_->Transact(body)
+                    : store_->TransactShard(shard_, body);
+}
+
 CommitQueueStats CommitQueue::stats() const {
   absl::MutexLock lock(&mutex_);
   return stats_;
@@ -98,7 +127,7 @@ void CommitQueue::Run() {
 void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
   const absl::Time started =
       clock_ != nullptr ? clock_->Now() : absl::InfinitePast();
-  absl::Status status = store_->Transact([&](StoreTransaction& transaction) {
+  absl::Status status = Commit([&](StoreTransaction& transaction) {
     for (auto& job : group) {
       absl::Status applied = job->Apply(transaction);
       if (!applied.ok()) return applied;
@@ -120,7 +149,7 @@ void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
     return;
   }
   for (auto& job : group) {
-    job->Finish(store_->Transact([&](StoreTransaction& transaction) {
+    job->Finish(Commit([&](StoreTransaction& transaction) {
       return job->Apply(transaction);
     }));
   }

@@ -10,8 +10,8 @@
 //
 // If a group's transaction fails, each of its jobs is retried in a
 // transaction of its own, so one bad write cannot fail its neighbours.
-#ifndef LDP_SERVER_CORE_COMMIT_QUEUE_H_
-#define LDP_SERVER_CORE_COMMIT_QUEUE_H_
+#ifndef LDP_SERVER_COMMIT_COMMIT_QUEUE_H_
+#define LDP_SERVER_COMMIT_COMMIT_QUEUE_H_
 
 #include <cstdint>
 #include <deque>
@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -55,11 +56,12 @@ class CommitQueue {
   // `store` must outlive the queue. max_writes_per_commit ≥ 1. With a
   // clock, every transaction's duration goes to `observe_commit` (on the
   // writer thread). max_queued_writes > 0 bounds the writes waiting for a
-  // commit (TrySubmit refuses beyond it); 0 = no bound.
+  // commit (TrySubmit refuses beyond it); 0 = no bound. shard ≥ 0: the
+  // queue commits with Store::TransactShard(shard), else Store::Transact.
   CommitQueue(Store* store, int64_t max_writes_per_commit,
               const Clock* clock = nullptr,
               std::function<void(absl::Duration)> observe_commit = nullptr,
-              int64_t max_queued_writes = 0);
+              int64_t max_queued_writes = 0, int shard = -1);
   // Stop()s.
   ~CommitQueue();
   CommitQueue(const CommitQueue&) = delete;
@@ -75,6 +77,9 @@ class CommitQueue {
   bool TrySubmit(std::unique_ptr<CommitJob>& job);
   // Writes waiting for a commit now.
   int64_t queued_writes() const;
+  // Blocks until every job submitted before has finished. Not from the
+  // writer thread.
+  void WaitForSubmitted();
 
   // Commits every job submitted so far (and any their Finish submits), then
   // joins the writer thread. Idempotent.
@@ -87,8 +92,10 @@ class CommitQueue {
   bool Enqueue(std::unique_ptr<CommitJob>& job, bool bounded);
   void Run();
   void CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group);
+  absl::Status Commit(absl::FunctionRef<absl::Status(StoreTransaction&)> body);
 
   Store* const store_;
+  const int shard_;
   const int64_t max_writes_per_commit_;
   const Clock* const clock_;
   const std::function<void(absl::Duration)> observe_commit_;
@@ -104,4 +111,4 @@ class CommitQueue {
 
 }  // namespace ldp
 
-#endif  // LDP_SERVER_CORE_COMMIT_QUEUE_H_
+#endif  // LDP_SERVER_COMMIT_COMMIT_QUEUE_H_

@@ -1,0 +1,179 @@
+// The sharded PostgreSQL store; see the header.
+#include "server/store/sharded/sharded_store.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/base/status_macros.h"
+#include "server/store/sharded/sharded_transaction.h"
+
+namespace ldp {
+
+using sharded_internal::FanoutTransaction;
+using sharded_internal::ShardTransaction;
+
+std::vector<std::string> SplitShardUrls(std::string_view text) {
+  return absl::StrSplit(absl::string_view(text.data(), text.size()),
+                        absl::ByAnyChar(" \t\n"), absl::SkipEmpty());
+}
+
+absl::StatusOr<std::unique_ptr<ShardedStore>> ShardedStore::Open(
+    const ShardedStoreOptions& options) {
+  const int shards = static_cast<int>(options.urls.size());
+  if (shards < 2 || shards > ShardMap::kLogicalShards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a sharded store takes 2 to ", ShardMap::kLogicalShards,
+                     " database URLs, got ", shards));
+  }
+  std::unique_ptr<ShardedStore> store(new ShardedStore(shards));
+  for (int k = 0; k < shards; ++k) {
+    PostgresStoreOptions one{.url = options.urls[k],
+                             .max_retries = options.max_retries,
+                             .connect_timeout = options.connect_timeout,
+                             .shard = {.shard = k, .shards = shards}};
+    for (auto* into : {&store->lanes_, &store->catalog_}) {
+      absl::StatusOr<std::unique_ptr<PostgresStore>> opened =
+          PostgresStore::Open(one);
+      if (!opened.ok()) {
+        return absl::Status(opened.status().code(),
+                            absl::StrCat("shard ", k + 1, " of ", shards, ": ",
+                                         opened.status().message()));
+      }
+      into->push_back(*std::move(opened));
+    }
+  }
+  return store;
+}
+
+absl::StatusOr<uint64_t> ShardedStore::ReserveIds(IdKind kind, int64_t count) {
+  if (kind == IdKind::kAgent) {
+    return absl::InvalidArgumentError(
+        "a sharded store places agent ids by shard: use ReserveAgentIds");
+  }
+  return lanes_[0]->ReserveIds(kind, count);
+}
+
+absl::StatusOr<uint64_t> ShardedStore::ReserveAgentIds(
+    std::optional<uint64_t> placement, int64_t count) {
+  if (count < 1 || count > static_cast<int64_t>(ShardMap::kAgentBlock)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ReserveAgentIds: count must be 1 to ",
+                     ShardMap::kAgentBlock, ", got ", count));
+  }
+  absl::MutexLock lock(&ids_mutex_);
+  const int logical = ShardMap::LogicalOfPlacement(
+      placement.has_value() ? *placement : next_placement_++);
+  IdBlock& block = blocks_[logical];
+  if (block.end - block.next < static_cast<uint64_t>(count)) {
+    // The rest of the block is forfeited: one call's ids stay in one block.
+    ASSIGN_OR_RETURN(
+        const uint64_t first,
+        lanes_[map_.ShardOfLogical(logical)]->ReserveAgentBlock(logical));
+    block = {.next = first, .end = first + ShardMap::kAgentBlock};
+  }
+  const uint64_t first = block.next;
+  block.next += static_cast<uint64_t>(count);
+  return first;
+}
+
+absl::StatusOr<std::optional<AgentRow>> ShardedStore::FindAgent(
+    uint64_t agent_id) {
+  return lanes_[map_.ShardOfAgent(agent_id)]->FindAgent(agent_id);
+}
+
+absl::Status ShardedStore::PollReports(
+    ReportCursor* cursor,
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+  cursor->resize(lanes_.size());
+  absl::Status first_error;
+  for (size_t k = 0; k < lanes_.size(); ++k) {
+    ReportCursor one = {(*cursor)[k]};
+    absl::Status status = lanes_[k]->PollReports(&one, visit);
+    if (status.ok()) {
+      (*cursor)[k] = one.front();
+    } else if (first_error.ok()) {
+      first_error = absl::Status(
+          status.code(), absl::StrCat("shard ", k + 1, ": ", status.message()));
+    }
+  }
+  return first_error;
+}
+
+absl::Status ShardedStore::Nest(
+    size_t k, std::vector<StoreTransaction*>& open,
+    absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
+  if (k == open.size()) {
+    FanoutTransaction all(open, map_);
+    return body(all);
+  }
+  // Shard k's transaction commits after every later shard's: the catalog
+  // (k = 0) commits last.
+  return catalog_[k]->Transact([&](StoreTransaction& transaction) {
+    open[k] = &transaction;
+    return Nest(k + 1, open, body);
+  });
+}
+
+absl::Status ShardedStore::Transact(
+    absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
+  std::vector<StoreTransaction*> open(catalog_.size(), nullptr);
+  return Nest(0, open, body);
+}
+
+absl::Status ShardedStore::TransactShard(
+    int shard, absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
+  if (shard < 0 || shard >= map_.num_shards()) {
+    return absl::InternalError(absl::StrCat("no shard ", shard + 1));
+  }
+  return lanes_[shard]->Transact([&](StoreTransaction& transaction) {
+    ShardTransaction lane(transaction, map_, shard);
+    return body(lane);
+  });
+}
+
+absl::Status ShardedStore::ForEachAgent(
+    absl::FunctionRef<absl::Status(const AgentRow&)> visit) {
+  for (auto& lane : lanes_) RETURN_IF_ERROR(lane->ForEachAgent(visit));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<StudyRow>> ShardedStore::LoadStudies() {
+  return lanes_[0]->LoadStudies();
+}
+
+absl::StatusOr<std::vector<RoundRow>> ShardedStore::LoadRounds() {
+  return lanes_[0]->LoadRounds();
+}
+
+absl::Status ShardedStore::ForEachReport(
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+  for (auto& lane : lanes_) RETURN_IF_ERROR(lane->ForEachReport(visit));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<LedgerSummary>> ShardedStore::SummarizeLedger() {
+  std::map<uint64_t, LedgerSummary> merged;
+  for (auto& lane : lanes_) {
+    ASSIGN_OR_RETURN(std::vector<LedgerSummary> part, lane->SummarizeLedger());
+    for (const LedgerSummary& s : part) {
+      LedgerSummary& into = merged[s.study_id];
+      into.study_id = s.study_id;
+      into.num_agents += s.num_agents;
+      into.max_spent_nanos = std::max(into.max_spent_nanos, s.max_spent_nanos);
+    }
+  }
+  std::vector<LedgerSummary> summaries;
+  summaries.reserve(merged.size());
+  for (auto& [id, summary] : merged) summaries.push_back(summary);
+  return summaries;
+}
+
+absl::StatusOr<std::vector<LedgerEntry>> ShardedStore::GetLedger(
+    uint64_t agent_id, uint64_t study_id) {
+  return lanes_[map_.ShardOfAgent(agent_id)]->GetLedger(agent_id, study_id);
+}
+
+}  // namespace ldp
