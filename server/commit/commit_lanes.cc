@@ -15,9 +15,9 @@ CommitLanes::CommitLanes(Store* store, int64_t max_writes_per_commit,
                                              max_queued_writes)) {
   if (map_ == nullptr) return;
   for (int k = 0; k < map_->num_shards(); ++k) {
-    shards_.push_back(
-        std::make_unique<CommitQueue>(store, max_writes_per_commit, clock,
-                                      observe_commit, max_queued_writes, k));
+    shards_.push_back(std::make_unique<CommitQueue>(
+        store, max_writes_per_commit, clock, observe_commit, max_queued_writes,
+        ShardLane{.shard = k, .refuse_after_stall = kShardStall}));
   }
 }
 

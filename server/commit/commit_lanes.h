@@ -7,7 +7,10 @@
 // agent's report behind it. So each shard's enrollments and reports go
 // through that shard's lane (Store::TransactShard), and studies and rounds
 // through the catalog's (Store::Transact), each with its own writer
-// thread.
+// thread. A lane whose database stops answering refuses new work at
+// once (UNAVAILABLE) while what it holds waits for the database, so that
+// agents of a down shard retry and nothing they were told is stored is
+// lost.
 #ifndef LDP_SERVER_COMMIT_COMMIT_LANES_H_
 #define LDP_SERVER_COMMIT_COMMIT_LANES_H_
 
@@ -25,6 +28,12 @@ namespace ldp {
 
 class CommitLanes {
  public:
+  // A shard's lane whose commit has run this long refuses new work with
+  // UNAVAILABLE (ShardLane): its database is down or failing over, and
+  // its agents retry rather than wait. Long past any healthy commit, even
+  // of a full group under a sanitizer; short beside a client's deadline.
+  static constexpr absl::Duration kShardStall = absl::Seconds(5);
+
   // As CommitQueue's, for each lane; max_queued_writes bounds each lane.
   CommitLanes(Store* store, int64_t max_writes_per_commit, const Clock* clock,
               std::function<void(absl::Duration)> observe_commit,

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/base/status_macros.h"
 
 namespace ldp {
 namespace {
@@ -25,9 +27,9 @@ class BarrierJob final : public CommitJob {
 CommitQueue::CommitQueue(Store* store, int64_t max_writes_per_commit,
                          const Clock* clock,
                          std::function<void(absl::Duration)> observe_commit,
-                         int64_t max_queued_writes, int shard)
+                         int64_t max_queued_writes, ShardLane lane)
     : store_(store),
-      shard_(shard),
+      lane_(lane),
       max_writes_per_commit_(std::max<int64_t>(1, max_writes_per_commit)),
       clock_(clock),
       observe_commit_(std::move(observe_commit)),
@@ -46,30 +48,47 @@ void CommitQueue::Stop() {
 }
 
 void CommitQueue::Submit(std::unique_ptr<CommitJob> job) {
-  Enqueue(job, /*bounded=*/false);
+  // Unbounded: never refused.
+  Enqueue(job, /*bounded=*/false).IgnoreError();
 }
 
-bool CommitQueue::TrySubmit(std::unique_ptr<CommitJob>& job) {
+absl::Status CommitQueue::TrySubmit(std::unique_ptr<CommitJob>& job) {
   return Enqueue(job, /*bounded=*/true);
 }
 
-bool CommitQueue::Enqueue(std::unique_ptr<CommitJob>& job, bool bounded) {
+absl::Status CommitQueue::Refusal(int64_t writes) const {
+  if (max_queued_writes_ > 0 && queued_writes_ > 0 &&
+      queued_writes_ + writes > max_queued_writes_) {
+    return absl::ResourceExhaustedError(
+        "the server is overloaded (its commit queue is full); nothing was "
+        "stored, retry with backoff");
+  }
+  if (clock_ != nullptr &&
+      lane_.refuse_after_stall != absl::InfiniteDuration() &&
+      clock_->Now() - commit_started_ > lane_.refuse_after_stall) {
+    return absl::UnavailableError(
+        absl::StrCat("shard ", lane_.shard + 1,
+                     " of the database is not answering; "
+                     "nothing was stored, retry with backoff"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CommitQueue::Enqueue(std::unique_ptr<CommitJob>& job,
+                                  bool bounded) {
   {
     absl::MutexLock lock(&mutex_);
     if (!stopped_) {
       const int64_t writes = job->NumWrites();
-      if (bounded && max_queued_writes_ > 0 && queued_writes_ > 0 &&
-          queued_writes_ + writes > max_queued_writes_) {
-        return false;
-      }
+      if (bounded) RETURN_IF_ERROR(Refusal(writes));
       queued_writes_ += writes;
       queue_.push_back(std::move(job));
-      return true;
+      return absl::OkStatus();
     }
   }
   std::unique_ptr<CommitJob> refused = std::move(job);
   refused->Finish(absl::UnavailableError("the server is shutting down"));
-  return true;
+  return absl::OkStatus();
 }
 
 int64_t CommitQueue::queued_writes() const {
@@ -85,8 +104,8 @@ void CommitQueue::WaitForSubmitted() {
 
 absl::Status CommitQueue::Commit(
     absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
-  return shard_ < 0 ? store_->Transact(body)
-                    : store_->TransactShard(shard_, body);
+  return lane_.shard < 0 ? store_->Transact(body)
+                         : store_->TransactShard(lane_.shard, body);
 }
 
 CommitQueueStats CommitQueue::stats() const {
@@ -110,6 +129,7 @@ void CommitQueue::Run() {
         stopped_ = true;
         return;
       }
+      if (clock_ != nullptr) commit_started_ = clock_->Now();
       int64_t writes = 0;
       while (!queue_.empty() &&
              (group.empty() || writes < max_writes_per_commit_)) {
@@ -136,10 +156,12 @@ void CommitQueue::CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group) {
   });
   if (clock_ != nullptr && observe_commit_)
     observe_commit_(clock_->Now() - started);
-  const bool isolate = !status.ok() && group.size() > 1;
+  const bool isolate =
+      !status.ok() && group.size() > 1 && !absl::IsUnavailable(status);
   {
     // Before any Finish, so a completed caller sees its own commit counted.
     absl::MutexLock lock(&mutex_);
+    commit_started_ = absl::InfiniteFuture();
     stats_.transactions +=
         1 + (isolate ? static_cast<int64_t>(group.size()) : 0);
     stats_.jobs += static_cast<int64_t>(group.size());

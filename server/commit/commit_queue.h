@@ -9,7 +9,8 @@
 // transaction is durable (DESIGN invariant 5).
 //
 // If a group's transaction fails, each of its jobs is retried in a
-// transaction of its own, so one bad write cannot fail its neighbours.
+// transaction of its own, so one bad write cannot fail its neighbours;
+// unless the store is unavailable, which no smaller transaction mends.
 #ifndef LDP_SERVER_COMMIT_COMMIT_QUEUE_H_
 #define LDP_SERVER_COMMIT_COMMIT_QUEUE_H_
 
@@ -46,6 +47,15 @@ class CommitJob {
   virtual void Finish(const absl::Status& commit_status) = 0;
 };
 
+// What a queue of a sharded store's shard commits through (commit_lanes.h).
+struct ShardLane {
+  int shard = -1;  // ≥ 0: Store::TransactShard(shard); < 0: Store::Transact
+  // Once the commit in progress has run this long (by the queue's clock),
+  // TrySubmit refuses with UNAVAILABLE: its database is not answering, and
+  // new work would only wait behind it.
+  absl::Duration refuse_after_stall = absl::InfiniteDuration();
+};
+
 struct CommitQueueStats {
   int64_t transactions = 0;
   int64_t jobs = 0;
@@ -56,12 +66,11 @@ class CommitQueue {
   // `store` must outlive the queue. max_writes_per_commit ≥ 1. With a
   // clock, every transaction's duration goes to `observe_commit` (on the
   // writer thread). max_queued_writes > 0 bounds the writes waiting for a
-  // commit (TrySubmit refuses beyond it); 0 = no bound. shard ≥ 0: the
-  // queue commits with Store::TransactShard(shard), else Store::Transact.
+  // commit (TrySubmit refuses beyond it); 0 = no bound.
   CommitQueue(Store* store, int64_t max_writes_per_commit,
               const Clock* clock = nullptr,
               std::function<void(absl::Duration)> observe_commit = nullptr,
-              int64_t max_queued_writes = 0, int shard = -1);
+              int64_t max_queued_writes = 0, ShardLane lane = {});
   // Stop()s.
   ~CommitQueue();
   CommitQueue(const CommitQueue&) = delete;
@@ -72,9 +81,11 @@ class CommitQueue {
   void Submit(std::unique_ptr<CommitJob> job);
   // As Submit, unless the writes already waiting plus the job's would pass
   // max_queued_writes (and some are waiting): then the job is left with the
-  // caller and false returned. This is the server's backpressure: under
-  // overload it refuses work instead of queueing without limit.
-  bool TrySubmit(std::unique_ptr<CommitJob>& job);
+  // caller and RESOURCE_EXHAUSTED returned. This is the server's
+  // backpressure: under overload it refuses work instead of queueing
+  // without limit. UNAVAILABLE (the job left with the caller too) when the
+  // commit in progress has stalled past the lane's refuse_after_stall.
+  absl::Status TrySubmit(std::unique_ptr<CommitJob>& job);
   // Writes waiting for a commit now.
   int64_t queued_writes() const;
   // Blocks until every job submitted before has finished. Not from the
@@ -88,14 +99,16 @@ class CommitQueue {
   CommitQueueStats stats() const;
 
  private:
-  // Submit and TrySubmit under one lock; false only when bounded and full.
-  bool Enqueue(std::unique_ptr<CommitJob>& job, bool bounded);
+  // Submit and TrySubmit under one lock; not OK only when bounded.
+  absl::Status Enqueue(std::unique_ptr<CommitJob>& job, bool bounded);
+  absl::Status Refusal(int64_t writes) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void Run();
   void CommitGroup(std::deque<std::unique_ptr<CommitJob>>& group);
   absl::Status Commit(absl::FunctionRef<absl::Status(StoreTransaction&)> body);
 
   Store* const store_;
-  const int shard_;
+  const ShardLane lane_;
   const int64_t max_writes_per_commit_;
   const Clock* const clock_;
   const std::function<void(absl::Duration)> observe_commit_;
@@ -106,6 +119,8 @@ class CommitQueue {
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
   CommitQueueStats stats_ ABSL_GUARDED_BY(mutex_);
+  // When the commit in progress began; InfiniteFuture when none is.
+  absl::Time commit_started_ ABSL_GUARDED_BY(mutex_) = absl::InfiniteFuture();
   std::thread writer_;
 };
 

@@ -163,9 +163,10 @@ std::vector<AgentRow> AgentRegistry::IssueCredentials(
 
 void AgentRegistry::Submit(std::unique_ptr<EnrollJob> job, int shard) {
   std::unique_ptr<CommitJob> pending = std::move(job);
-  if (!context_.lanes.ForShard(shard).TrySubmit(pending)) {
+  if (absl::Status taken = context_.lanes.ForShard(shard).TrySubmit(pending);
+      !taken.ok()) {
     // Overloaded: refuse now (the ids are simply never used).
-    static_cast<EnrollJob&>(*pending).Refuse(CommitQueueFull());
+    static_cast<EnrollJob&>(*pending).Refuse(std::move(taken));
   }
 }
 

@@ -40,14 +40,6 @@ struct AggregatorContext {
   }
 };
 
-// The backpressure answer when the commit queue is full: nothing was
-// stored, the caller retries later.
-inline absl::Status CommitQueueFull() {
-  return absl::ResourceExhaustedError(
-      "the server is overloaded (its commit queue is full); nothing was "
-      "stored, retry with backoff");
-}
-
 }  // namespace ldp
 
 #endif  // LDP_SERVER_CORE_AGGREGATOR_CONTEXT_H_

@@ -303,10 +303,12 @@ void ReportIngest::UploadAsync(
       continue;
     }
     std::unique_ptr<CommitJob> submitted = std::move(job);
-    if (!context_.lanes.ForShard(shard).TrySubmit(submitted)) {
+    if (absl::Status taken =
+            context_.lanes.ForShard(shard).TrySubmit(submitted);
+        !taken.ok()) {
       auto& refused = static_cast<UploadJob&>(*submitted);
       for (const PendingReport& p : refused.pending()) {
-        refused.statuses()[p.index] = CommitQueueFull();
+        refused.statuses()[p.index] = taken;
       }
       refused.CompleteNow();
     }

@@ -183,8 +183,9 @@ void ShuffledIngest::DeliverAsync(
   std::unique_ptr<CommitJob> job = std::make_unique<ShuffledBatchJob>(
       this, *std::move(entry), std::move(row), std::move(payloads),
       std::move(outcome), std::move(done));
-  if (!context_.lanes.catalog().TrySubmit(job)) {
-    static_cast<ShuffledBatchJob&>(*job).Finish(CommitQueueFull());
+  if (absl::Status taken = context_.lanes.catalog().TrySubmit(job);
+      !taken.ok()) {
+    static_cast<ShuffledBatchJob&>(*job).Finish(taken);
   }
 }
 

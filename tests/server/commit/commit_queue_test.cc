@@ -7,11 +7,15 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/fake_clock.h"
 #include "tests/testing/status_matchers.h"
 
 namespace ldp {
 namespace {
+
+using testing::StatusIs;
 
 // Counts transactions; can hold the first one open until released, so tests
 // can queue jobs behind it deterministically.
@@ -92,11 +96,12 @@ struct Log {
 
 class RecordingJob final : public CommitJob {
  public:
-  RecordingJob(Log* log, int id, int64_t writes = 1, bool fail = false)
-      : log_(log), id_(id), writes_(writes), fail_(fail) {}
+  RecordingJob(Log* log, int id, int64_t writes = 1, bool fail = false,
+               absl::StatusCode failure = absl::StatusCode::kInternal)
+      : log_(log), id_(id), writes_(writes), fail_(fail), failure_(failure) {}
   int64_t NumWrites() const override { return writes_; }
   absl::Status Apply(StoreTransaction&) override {
-    return fail_ ? absl::InternalError("disk on fire") : absl::OkStatus();
+    return fail_ ? absl::Status(failure_, "disk on fire") : absl::OkStatus();
   }
   void Finish(const absl::Status& status) override {
     absl::MutexLock lock(&log_->mutex);
@@ -109,6 +114,7 @@ class RecordingJob final : public CommitJob {
   int id_;
   int64_t writes_;
   bool fail_;
+  absl::StatusCode failure_;
 };
 
 // Notifies when finished: a marker that everything before it committed.
@@ -195,14 +201,15 @@ TEST(CommitQueue, TrySubmitRefusesBeyondTheQueueBound) {
     store.WaitUntilHeld();  // job 0 is in the held commit, not queued
     EXPECT_EQ(queue.queued_writes(), 0);
     std::unique_ptr<CommitJob> job = std::make_unique<RecordingJob>(&log, 1, 6);
-    EXPECT_TRUE(queue.TrySubmit(job));
+    EXPECT_OK(queue.TrySubmit(job));
     EXPECT_EQ(job, nullptr);
     job = std::make_unique<RecordingJob>(&log, 2, 4);
-    EXPECT_TRUE(queue.TrySubmit(job));  // 6 + 4 = 10: at the bound
+    EXPECT_OK(queue.TrySubmit(job));  // 6 + 4 = 10: at the bound
     EXPECT_EQ(queue.queued_writes(), 10);
     job = std::make_unique<RecordingJob>(&log, 3, 1);
-    EXPECT_FALSE(queue.TrySubmit(job));  // 11 > 10
-    ASSERT_NE(job, nullptr);             // still the caller's
+    EXPECT_THAT(queue.TrySubmit(job),  // 11 > 10
+                StatusIs(absl::StatusCode::kResourceExhausted));
+    ASSERT_NE(job, nullptr);  // still the caller's
     store.Release();
     // Drained: a job larger than the whole bound still goes when the
     // queue is empty (it could never go otherwise).
@@ -211,7 +218,7 @@ TEST(CommitQueue, TrySubmitRefusesBeyondTheQueueBound) {
     drained.WaitForNotification();
     EXPECT_EQ(queue.queued_writes(), 0);
     job = std::make_unique<RecordingJob>(&log, 4, 50);
-    EXPECT_TRUE(queue.TrySubmit(job));
+    EXPECT_OK(queue.TrySubmit(job));
   }
   EXPECT_EQ(log.finished, (std::vector<int>{0, 1, 2, 4}));
 }
@@ -234,6 +241,59 @@ TEST(CommitQueue, AFailingJobDoesNotFailItsGroup) {
   EXPECT_OK(log.statuses[1]);
   EXPECT_EQ(log.statuses[2].code(), absl::StatusCode::kInternal);
   EXPECT_OK(log.statuses[3]);
+}
+
+// An unavailable store fails every job of the group at once: running each
+// alone would only wait out the same outage once per job.
+TEST(CommitQueue, AnUnavailableStoreFailsTheGroupWithoutIsolating) {
+  FakeStore store;
+  store.HoldFirstTransaction();
+  Log log;
+  {
+    CommitQueue queue(&store, 100);
+    queue.Submit(std::make_unique<RecordingJob>(&log, 0));
+    store.WaitUntilHeld();
+    queue.Submit(std::make_unique<RecordingJob>(&log, 1));
+    queue.Submit(std::make_unique<RecordingJob>(
+        &log, 2, 1, /*fail=*/true, absl::StatusCode::kUnavailable));
+    queue.Submit(std::make_unique<RecordingJob>(&log, 3));
+    store.Release();
+  }
+  ASSERT_EQ(log.finished, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(store.transactions(), 2);
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(log.statuses[i].code(), absl::StatusCode::kUnavailable) << i;
+  }
+}
+
+// A shard's lane whose commit has stalled refuses new work at once, with
+// UNAVAILABLE, leaving the job with the caller; what was queued still
+// waits for the commit.
+TEST(CommitQueue, AStalledLaneRefusesNewWork) {
+  FakeStore store;
+  store.HoldFirstTransaction();
+  FakeClock clock;
+  Log log;
+  {
+    CommitQueue queue(&store, 100, &clock, nullptr, 0,
+                      {.shard = 1, .refuse_after_stall = absl::Seconds(2)});
+    queue.Submit(std::make_unique<RecordingJob>(&log, 0));
+    store.WaitUntilHeld();
+    std::unique_ptr<CommitJob> job = std::make_unique<RecordingJob>(&log, 1);
+    EXPECT_OK(queue.TrySubmit(job));
+    clock.Advance(absl::Seconds(3));
+    job = std::make_unique<RecordingJob>(&log, 2);
+    EXPECT_THAT(queue.TrySubmit(job),
+                StatusIs(absl::StatusCode::kUnavailable,
+                         ::testing::HasSubstr("shard 2")));
+    ASSERT_NE(job, nullptr);
+    store.Release();
+    absl::Notification drained;
+    queue.Submit(std::make_unique<Signal>(&drained));
+    drained.WaitForNotification();
+    EXPECT_OK(queue.TrySubmit(job));  // no commit in progress now
+  }
+  EXPECT_EQ(log.finished, (std::vector<int>{0, 1, 2}));
 }
 
 TEST(CommitQueue, JobsMaySubmitJobsFromFinish) {
