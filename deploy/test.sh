@@ -104,7 +104,7 @@ tsan_targets() {
   # Single-threaded units (codecs, ids, credentials, config parsing, the
   # planner and the program driver, which start no thread and are called
   # from one) give TSan nothing to check; the ASan job runs them.
-  local single_threaded='^server_(config|credential|legacy_codec|storage_codec|study_codec|task_id|tokens|planner|program_driver)_test$'
+  local single_threaded='^server_(config|credential|legacy_codec|storage_codec|study_codec|task_id|tokens|planner|program_driver|shard_map)_test$'
   ninja -C build-tsan -t targets all |
       sed -n 's|^tests/\(server_[a-z0-9_]*_test\): .*|\1|p' |
       grep -Ev "$single_threaded"

@@ -84,6 +84,12 @@ ABSL_FLAG(int, batch, 1000,
           "--mode=bulk: agents per EnrollBatch/GetTasksBatch call and reports "
           "per upload message (1 to 1000).");
 ABSL_FLAG(int, channels, 2, "gRPC channels shared by the workers (>= 1).");
+ABSL_FLAG(int, agent_attempts, 8,
+          "--mode=sessions with --threads: tries per call of each agent "
+          "(>= 1), the first included, as ldp-agent's own default; "
+          "UNAVAILABLE and other transient answers are tried again after a "
+          "backoff that doubles from 0.1 s up to 30 s. More rides out a "
+          "longer outage (say of one shard).");
 ABSL_FLAG(int, in_flight, 0,
           "--mode=sessions: 0 runs --threads blocking workers, each agent "
           "a real AgentClient (with its retries). N > 0 runs N sessions at "
@@ -208,8 +214,12 @@ absl::StatusOr<PopulationOptions> PopulationFromFlags() {
   return options;
 }
 
-// --threads, --channels, --streams, --round_seconds, --mode, --rate, --batch.
+// --agent_attempts, --threads, --channels, --streams, --round_seconds,
+// --mode, --rate, --batch.
 absl::Status CheckRunFlags() {
+  if (absl::GetFlag(FLAGS_agent_attempts) < 1) {
+    return absl::InvalidArgumentError("--agent_attempts must be >= 1");
+  }
   if (absl::GetFlag(FLAGS_threads) < 1 || absl::GetFlag(FLAGS_channels) < 1 ||
       absl::GetFlag(FLAGS_streams) < 1 ||
       absl::GetFlag(FLAGS_round_seconds) < 1) {
@@ -303,6 +313,7 @@ LoadtestRunOptions RunOptionsFromFlags() {
   return {.bulk = absl::GetFlag(FLAGS_mode) == "bulk",
           .threads = absl::GetFlag(FLAGS_threads),
           .channels = absl::GetFlag(FLAGS_channels),
+          .agent_attempts = absl::GetFlag(FLAGS_agent_attempts),
           .in_flight = absl::GetFlag(FLAGS_in_flight),
           .streams = absl::GetFlag(FLAGS_streams),
           .batch = absl::GetFlag(FLAGS_batch),
@@ -320,6 +331,7 @@ std::map<std::string, std::string> FlagValues() {
                            "rate",
                            "threads",
                            "channels",
+                           "agent_attempts",
                            "in_flight",
                            "streams",
                            "batch",

@@ -94,7 +94,8 @@ void Worker(int worker, Shared& shared) {
     auto stub = shared.stubs[worker % shared.stubs.size()];
     for (int64_t i = shared.next_agent++; i < shared.population.num_agents();
          i = shared.next_agent++) {
-      auto client = AgentClient::Create({}, stub, **random);
+      auto client = AgentClient::Create(
+          {.max_attempts = shared.run.agent_attempts}, stub, **random);
       if (!client.ok()) {
         totals.Error("setup", client.status());
         break;

@@ -21,6 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "client/agent_client/agent_client.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/ldp/v1/agent_service.grpc.pb.h"
@@ -39,6 +40,7 @@ struct LoadtestRunOptions {
   bool bulk = false;  // --mode=bulk: relay streams instead of sessions
   int threads = 8;    // sessions: worker threads
   int channels = 2;   // sessions: gRPC channels shared by the workers
+  int agent_attempts = AgentClientOptions{}.max_attempts;  // sessions
   // sessions: > 0 drives this many sessions at a time with gRPC's callback
   // API (loadtest_callback_sessions.h) instead of --threads workers.
   int in_flight = 0;

@@ -440,13 +440,14 @@ absl::StatusOr<uint64_t> PostgresStore::ReserveAgentBlock(int logical) {
         absl::StrCat("ReserveAgentBlock: no logical shard ", logical));
   }
   // Logical shard l's blocks are l, l + 256, l + 512, ... (ShardMap); its
-  // counter is id_blocks row 100 + l, created at its first use. Block l
-  // itself is skipped so that no block holds id 0.
+  // counter is id_blocks row 100 + l, created at its first use and
+  // answering l + 256 first: block l itself is skipped, so that no block
+  // holds id 0.
   constexpr int64_t kStride = int64_t{ShardMap::kLogicalShards} *
                               static_cast<int64_t>(ShardMap::kAgentBlock);
   Params p;
   p.Int(100 + logical)
-      .Int(static_cast<int64_t>(logical) * ShardMap::kAgentBlock + kStride)
+      .Int(static_cast<int64_t>(logical) * ShardMap::kAgentBlock + 2 * kStride)
       .Int(kStride);
   absl::MutexLock lock(&misc_mutex_);
   ASSIGN_OR_RETURN(Result r, RunWithRetries(*misc_, kReserveAgentBlock, p));

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "common/base/status_macros.h"
 #include "server/store/sharded/sharded_transaction.h"
 
@@ -56,6 +57,34 @@ absl::StatusOr<uint64_t> ShardedStore::ReserveIds(IdKind kind, int64_t count) {
   return lanes_[0]->ReserveIds(kind, count);
 }
 
+bool ShardedStore::Resting(int shard) const {
+  return absl::ToUnixNanos(absl::Now()) < down_until_[shard].load();
+}
+
+void ShardedStore::Rest(int shard) {
+  down_until_[shard].store(absl::ToUnixNanos(absl::Now() + kShardRest));
+}
+
+absl::StatusOr<uint64_t> ShardedStore::TakeIds(int logical, int64_t count) {
+  IdBlock& block = blocks_[logical];
+  absl::MutexLock lock(&block.mutex);
+  if (block.end - block.next < static_cast<uint64_t>(count)) {
+    // The rest of the block is forfeited: one call's ids stay in one block.
+    const int shard = map_.ShardOfLogical(logical);
+    absl::StatusOr<uint64_t> first = lanes_[shard]->ReserveAgentBlock(logical);
+    if (!first.ok()) {
+      Rest(shard);
+      return absl::UnavailableError(absl::StrCat(
+          "shard ", shard + 1, " of the database: ", first.status().message()));
+    }
+    block.next = *first;
+    block.end = *first + ShardMap::kAgentBlock;
+  }
+  const uint64_t first = block.next;
+  block.next += static_cast<uint64_t>(count);
+  return first;
+}
+
 absl::StatusOr<uint64_t> ShardedStore::ReserveAgentIds(
     std::optional<uint64_t> placement, int64_t count) {
   if (count < 1 || count > static_cast<int64_t>(ShardMap::kAgentBlock)) {
@@ -63,20 +92,29 @@ absl::StatusOr<uint64_t> ShardedStore::ReserveAgentIds(
         absl::StrCat("ReserveAgentIds: count must be 1 to ",
                      ShardMap::kAgentBlock, ", got ", count));
   }
-  absl::MutexLock lock(&ids_mutex_);
-  const int logical = ShardMap::LogicalOfPlacement(
-      placement.has_value() ? *placement : next_placement_++);
-  IdBlock& block = blocks_[logical];
-  if (block.end - block.next < static_cast<uint64_t>(count)) {
-    // The rest of the block is forfeited: one call's ids stay in one block.
-    ASSIGN_OR_RETURN(
-        const uint64_t first,
-        lanes_[map_.ShardOfLogical(logical)]->ReserveAgentBlock(logical));
-    block = {.next = first, .end = first + ShardMap::kAgentBlock};
+  if (placement.has_value()) {
+    const int logical = ShardMap::LogicalOfPlacement(*placement);
+    const int shard = map_.ShardOfLogical(logical);
+    if (Resting(shard)) {
+      return absl::UnavailableError(absl::StrCat(
+          "shard ", shard + 1, " of the database is not answering; retry"));
+    }
+    return TakeIds(logical, count);
   }
-  const uint64_t first = block.next;
-  block.next += static_cast<uint64_t>(count);
-  return first;
+  // Anywhere: logical shards in turn, past shards at rest, trying each
+  // database at most once.
+  absl::Status last = absl::UnavailableError("no shard of the database is up");
+  int tried = 0;
+  for (int step = 0;
+       step < ShardMap::kLogicalShards && tried < map_.num_shards(); ++step) {
+    const int logical = ShardMap::LogicalOfPlacement(next_placement_++);
+    if (Resting(map_.ShardOfLogical(logical))) continue;
+    ++tried;
+    absl::StatusOr<uint64_t> first = TakeIds(logical, count);
+    if (first.ok()) return first;
+    last = first.status();
+  }
+  return last;
 }
 
 absl::StatusOr<std::optional<AgentRow>> ShardedStore::FindAgent(

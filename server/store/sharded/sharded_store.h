@@ -31,6 +31,7 @@
 #define LDP_SERVER_STORE_SHARDED_SHARDED_STORE_H_
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -95,22 +96,36 @@ class ShardedStore final : public Store {
       uint64_t agent_id, uint64_t study_id) override;
 
  private:
+  // A logical shard's current block of agent ids, under its own mutex:
+  // a reservation waiting on one database holds up no other.
   struct IdBlock {
-    uint64_t next = 0;
-    uint64_t end = 0;
+    absl::Mutex mutex;
+    uint64_t next ABSL_GUARDED_BY(mutex) = 0;
+    uint64_t end ABSL_GUARDED_BY(mutex) = 0;
   };
 
-  explicit ShardedStore(int shards) : map_(shards) {}
+  explicit ShardedStore(int shards)
+      : map_(shards), down_until_(static_cast<size_t>(shards)) {}
   absl::Status Nest(size_t k, std::vector<StoreTransaction*>& open,
                     absl::FunctionRef<absl::Status(StoreTransaction&)> body);
+  // `count` ids from logical shard `logical`'s block, reserving a new
+  // block on its database when this one has no room.
+  absl::StatusOr<uint64_t> TakeIds(int logical, int64_t count);
+  // Reservations are made on the callers' threads (gRPC's): a shard that
+  // just failed one is not asked again for kShardRest, and unplaced
+  // enrollments go to the other shards meanwhile.
+  bool Resting(int shard) const;
+  void Rest(int shard);
+
+  static constexpr absl::Duration kShardRest = absl::Seconds(2);
 
   const ShardMap map_;
   std::vector<std::unique_ptr<PostgresStore>> lanes_;
   std::vector<std::unique_ptr<PostgresStore>> catalog_;
-  absl::Mutex ids_mutex_;
-  std::array<IdBlock, ShardMap::kLogicalShards> blocks_
-      ABSL_GUARDED_BY(ids_mutex_){};
-  uint64_t next_placement_ ABSL_GUARDED_BY(ids_mutex_) = 0;
+  std::array<IdBlock, ShardMap::kLogicalShards> blocks_;
+  std::atomic<uint64_t> next_placement_{0};
+  // Per shard, until when it rests (unix nanoseconds).
+  std::vector<std::atomic<int64_t>> down_until_;
 };
 
 }  // namespace ldp

@@ -210,7 +210,7 @@ TEST_F(ShardedStoreTest, AgentIdsStayInOneBlockOfThePlacementsShard) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
   const ShardMap& map = *store->shard_map();
-  for (uint64_t placement : {5u, 130u}) {
+  for (uint64_t placement : {0u, 5u, 130u}) {
     absl::StatusOr<uint64_t> first_call =
         store->ReserveAgentIds(placement, 1000);
     absl::StatusOr<uint64_t> second_call =
@@ -225,6 +225,8 @@ TEST_F(ShardedStoreTest, AgentIdsStayInOneBlockOfThePlacementsShard) {
       EXPECT_EQ(map.ShardOfAgent(first), map.ShardOfPlacement(placement));
     }
     EXPECT_EQ(a % ShardMap::kAgentBlock, 0u);
+    // No block holds id 0, which names no agent.
+    EXPECT_GE(a, ShardMap::kAgentBlock * ShardMap::kLogicalShards);
     // 100 more do not fit in the first block's 24 left: a new block.
     EXPECT_EQ(b % ShardMap::kAgentBlock, 0u);
     EXPECT_NE(a, b);
