@@ -37,7 +37,11 @@ ABSL_FLAG(std::string, db, "ldp.db",
           "present. A postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?PARAMS] "
           "URL (libpq syntax): PostgreSQL, which several ldp-server replicas "
           "may share (then --analyst_token_file is required, so that all "
-          "replicas accept the same analyst). Schema migrations are applied "
+          "replicas accept the same analyst). Several such URLs separated by "
+          "spaces: one database per shard, agents spread over them by id, "
+          "the first also holding studies and rounds; give every replica "
+          "the same list in the same order (a database refuses to be "
+          "another shard than it first was). Schema migrations are applied "
           "at start-up either way.");
 ABSL_FLAG(int, health_port, -1,
           "If >= 0, a second, plaintext listener on --listen at this port "
@@ -211,7 +215,7 @@ int main(int argc, char** argv) {
       "keeps every agent's privacy budget in its store, and serves "
       "estimates with confidence intervals.\n"
       "Usage: ldp-server [--listen=ADDR] [--port=N] "
-      "[--db=PATH|postgresql://URL] "
+      "[--db=PATH|'postgresql://URL [postgresql://URL...]'] "
       "[--tls_cert_file=PEM --tls_key_file=PEM [--tls_client_ca_file=PEM "
       "[--require_client_cert]]] [--analyst_token_file=PATH] "
       "[--enrollment_token_file=PATH] [--enrollment_tokens_file=PATH] "

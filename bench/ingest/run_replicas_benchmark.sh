@@ -3,7 +3,10 @@
 #   1. its embedded SQLite store (one server),
 #   2. PostgreSQL with one replica,
 #   3. PostgreSQL with two replicas on the same database,
-#   4. with --patroni, PostgreSQL under Patroni with one replica: a primary
+#   4. with --shards, PostgreSQL as two shards (two databases of the same
+#      cluster: agents spread by id, --db listing both) with one replica
+#      and with two,
+#   5. with --patroni, PostgreSQL under Patroni with one replica: a primary
 #      and a synchronous standby on this machine
 #      (deploy/postgres/patroni_cluster.py, same shared_buffers), so every
 #      commit also waits for the standby's flush,
@@ -20,10 +23,11 @@
 # on SQLite the store is inside the server).
 #
 # Usage: bench/ingest/run_replicas_benchmark.sh [--agents=N] [--streams=S]
-#          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build] [--patroni]
+#          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build] [--shards]
+#          [--patroni]
 # Environment: AGENTS (default 1000000), STREAMS (32), BATCH (1000), BUILD
 # (build), OUT_DIR (ldp-loadtest reports and the table go there if set),
-# NO_BUILD=1, PATRONI=1, REPEAT (3: rounds of all three runs, interleaved), SERVER_FLAGS
+# NO_BUILD=1, SHARDS=1, PATRONI=1, REPEAT (3: rounds of all three runs, interleaved), SERVER_FLAGS
 # (added to every ldp-server). Run it on a quiet machine: the load
 # generator, the replicas and PostgreSQL share its CPUs, and a shared VM
 # still varies by ±10 % from run to run, hence the repeats.
@@ -38,6 +42,7 @@ for arg in "$@"; do
     --build=*) BUILD="${arg#*=}" ;;
     --out_dir=*) OUT_DIR="${arg#*=}" ;;
     --no_build) NO_BUILD=1 ;;
+    --shards) SHARDS=1 ;;
     --patroni) PATRONI=1 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run_replicas_benchmark.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
@@ -46,7 +51,7 @@ done
 cd "$(dirname "$0")/../.."
 export AGENTS="${AGENTS:-1000000}" STREAMS="${STREAMS:-32}" BATCH="${BATCH:-1000}"
 export BUILD="${BUILD:-build}" OUT_DIR="${OUT_DIR:-}" NO_BUILD="${NO_BUILD:-0}"
-export REPEAT="${REPEAT:-3}" PATRONI="${PATRONI:-0}"
+export REPEAT="${REPEAT:-3}" PATRONI="${PATRONI:-0}" SHARDS="${SHARDS:-0}"
 for v in AGENTS STREAMS BATCH REPEAT; do
   if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
     echo "run_replicas_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
@@ -118,10 +123,17 @@ stop_servers() {
 
 # Each PostgreSQL run starts alike: the previous run's database dropped and
 # its dirty pages checkpointed, so no run pays for another's writes.
-fresh_database() {  # fresh_database NAME: prints its URL
-  psql -q -d "$BASE_URL/postgres" -c "DROP DATABASE IF EXISTS bench_one" \
-    -c "DROP DATABASE IF EXISTS bench_two" -c "CHECKPOINT" -c "CREATE DATABASE $1" >&2
-  echo "$BASE_URL/$1"
+fresh_database() {  # fresh_database NAME...: prints their URLs, one line
+  local drops=() creates=() urls=() db
+  for db in bench_one bench_two bench_s1 bench_s2; do
+    drops+=(-c "DROP DATABASE IF EXISTS $db")
+  done
+  for db in "$@"; do
+    creates+=(-c "CREATE DATABASE $db")
+    urls+=("$BASE_URL/$db")
+  done
+  psql -q -d "$BASE_URL/postgres" "${drops[@]}" -c "CHECKPOINT" "${creates[@]}" >&2
+  echo "${urls[*]}"
 }
 
 # The Patroni cluster, once for all rounds; a fresh database on its primary
@@ -203,6 +215,20 @@ for ROUND in $(seq 1 "$REPEAT"); do
   start_server pg2b "$url"
   run postgresql-2-replicas "127.0.0.1:$port_a,127.0.0.1:$PORT"
   stop_servers
+
+  if [ "$SHARDS" = 1 ]; then
+    url="$(fresh_database bench_s1 bench_s2)"
+    start_server s1 "$url"
+    run postgresql-2-shards-1-repl "127.0.0.1:$PORT"
+    stop_servers
+
+    url="$(fresh_database bench_s1 bench_s2)"
+    start_server s2a "$url"
+    port_a="$PORT"
+    start_server s2b "$url"
+    run postgresql-2-shards-2-repl "127.0.0.1:$port_a,127.0.0.1:$PORT"
+    stop_servers
+  fi
 
   if [ "$PATRONI" = 1 ]; then
     url="$(fresh_patroni_database)"

@@ -1,8 +1,12 @@
 // ServerConfig's rules; see the header.
 #include "server/app/server_config.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "server/store/postgres/postgres_store.h"
+#include "server/store/sharded/sharded_store.h"
 
 namespace ldp {
 namespace {
@@ -51,7 +55,10 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
 }
 
 std::string PrintableDb(const std::string& db) {
-  return IsPostgresUrl(db) ? RedactPostgresUrl(db) : db;
+  if (!IsPostgresUrl(db)) return db;
+  std::vector<std::string> urls = SplitShardUrls(db);
+  for (std::string& url : urls) url = RedactPostgresUrl(url);
+  return absl::StrJoin(urls, " ");
 }
 
 std::string StrategyCacheDir(const ServerConfig& config) {

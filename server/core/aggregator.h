@@ -12,9 +12,10 @@
 // question's accumulator. A round closes when every question has `quorum`
 // reports or at its deadline; closed rounds refuse reports.
 //
-// Ingestion group-commits: every write goes to one writer thread
+// Ingestion group-commits: every write goes to a writer thread
 // (commit_queue.h), which applies all writes queued by concurrent callers in
-// one SQLite transaction and one fsync, then completes each caller. The
+// one transaction and one fsync, then completes each caller; a sharded
+// store has one writer per shard and one for the catalog (commit_lanes.h). The
 // `...Async` methods complete through a callback on that thread instead of
 // blocking, for the gRPC callback API; the plain methods wait for it.
 //

@@ -159,7 +159,8 @@ class UploadJob final : public CommitJob {
         p.row.study_id, " (already spent ", p.result.spent_nanos, ")"));
   }
 
-  // Writer thread only, so plain load-then-store suffices for the counters.
+  // On a writer thread; a sharded store has one per shard, so the
+  // counters take concurrent updates.
   static void Count(PendingReport& p) {
     StudyRuntime& study = *p.entry.study;
     // Fails only when a server following a shared store already counted
@@ -170,8 +171,10 @@ class UploadJob final : public CommitJob {
     if (p.result.first_charge) {
       study.num_agents.fetch_add(1, std::memory_order_relaxed);
     }
-    if (p.result.spent_nanos > study.max_spent_nanos.load()) {
-      study.max_spent_nanos.store(p.result.spent_nanos);
+    int64_t seen = study.max_spent_nanos.load();
+    while (p.result.spent_nanos > seen &&
+           !study.max_spent_nanos.compare_exchange_weak(seen,
+                                                        p.result.spent_nanos)) {
     }
   }
 

@@ -2,8 +2,9 @@
 // per question, which tasks already have a stored report, and whether it
 // still accepts reports.
 //
-// Threading: the aggregator's writer thread adds reports and changes the
-// state (with a shared store, so does the thread following the database);
+// Threading: the aggregator's writer threads (one, or one per shard) add
+// reports and change the state (with a shared store, so does the thread
+// following the database);
 // request threads read concurrently. Each
 // question's accumulator has its own lock, taken once per stored report by
 // the writer and briefly by estimate readers, so ingestion never contends

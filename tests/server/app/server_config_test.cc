@@ -75,6 +75,12 @@ TEST(ServerConfig, ThePrintableDbHidesAUrlsPassword) {
   const std::string url = "postgresql://ldp:s3cret@db.example:5432/ldp";
   EXPECT_THAT(PrintableDb(url), ::testing::Not(HasSubstr("s3cret")));
   EXPECT_THAT(PrintableDb(url), HasSubstr("db.example"));
+  // Every shard's password, not only the first's.
+  const std::string shards =
+      url + " postgresql://ldp:t0psecret@pg2a:5432,pg2b:5432/ldp";
+  EXPECT_THAT(PrintableDb(shards), ::testing::Not(HasSubstr("s3cret")));
+  EXPECT_THAT(PrintableDb(shards), ::testing::Not(HasSubstr("t0psecret")));
+  EXPECT_THAT(PrintableDb(shards), HasSubstr("pg2a:5432,pg2b:5432/ldp"));
 }
 
 TEST(ServerConfig, TheStrategyCacheSitsBesideTheDatabaseUnlessNamed) {
