@@ -105,7 +105,10 @@ inline constexpr Statement kInsertRound = {
     "VALUES($1, $2, $3, $4, $5, $6) ON CONFLICT (round_id) DO NOTHING"};
 // Only an open round closes: replicas racing to close one round all
 // succeed, and the first one's state stays. The row lock this takes waits
-// for batches holding the round FOR SHARE, and they for it.
+// for batches holding the round FOR SHARE; a batch that comes while it is
+// held finds the round closing and refuses its reports at once (SKIP
+// LOCKED), so nothing that waits for a shard's batches from inside a
+// closing transaction waits on itself.
 inline constexpr Statement kSetRoundState = {
     "ldp_set_round_state",
     "UPDATE rounds SET state = $1 WHERE round_id = $2 AND state = 1"};
@@ -121,7 +124,8 @@ inline constexpr Statement kCloseRound = {
 // RETURNING passes rows between them. So:
 //  - input: the batch (one row per task: the caller dedupes), numbered.
 //  - open_rounds locks the batch's rounds that are open FOR SHARE until
-//    commit (a concurrent close waits for us, or we see it closed).
+//    commit (a concurrent close waits for us; a round a close holds is
+//    skipped, as closed).
 //  - ins inserts the reports of open rounds in task order (replicas lock
 //    tasks in the same order: no deadlock between their batches); a task
 //    that already has a report, committed or being committed by another
@@ -143,7 +147,7 @@ WITH input AS (
 ), open_rounds AS (
   SELECT round_id FROM rounds
   WHERE round_id = ANY($2::int8[]) AND state = 1
-  ORDER BY round_id FOR SHARE
+  ORDER BY round_id FOR SHARE SKIP LOCKED
 ), ins AS (
   INSERT INTO reports(task_id, round_id, agent_id, report_id, payload,
                       received_at, writer)
@@ -190,7 +194,8 @@ inline constexpr Statement kLedgerSpent = {
 inline constexpr Statement kAppendOne = {"ldp_append_one",
                                          R"sql(
 WITH open_round AS (
-  SELECT round_id FROM rounds WHERE round_id = $2 AND state = 1 FOR SHARE
+  SELECT round_id FROM rounds WHERE round_id = $2 AND state = 1
+  FOR SHARE SKIP LOCKED
 ), ins AS (
   INSERT INTO reports(task_id, round_id, agent_id, report_id, payload,
                       received_at, writer)

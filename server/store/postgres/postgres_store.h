@@ -7,7 +7,8 @@
 // conditional upsert of the ledger row, which serializes charges of one
 // agent across replicas on that row's lock; a report into a round another
 // replica closed is refused because a batch holds the open rounds' rows
-// FOR SHARE until it commits, and closing takes their update lock; an
+// FOR SHARE until it commits, and closing takes their update lock (a batch
+// meeting a close in progress refuses that round's reports); an
 // enrollment token's quota is a count row (enrollment_counts) that every
 // quota'd enrollment locks and checks in the transaction that inserts its
 // agents. Every

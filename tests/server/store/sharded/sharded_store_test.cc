@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -161,6 +162,26 @@ TEST_F(ShardedStoreTest, AClosedRoundRefusesReportsOnEveryShard) {
               IsOkAndHolds(::testing::Field(&AppendResult::outcome,
                                             AppendOutcome::kRoundClosed)));
   EXPECT_EQ(Count(1, "rounds WHERE state = 3"), "1");
+}
+
+// Closing an interactive study's round waits, inside the closing
+// transaction, for the shards' lanes to finish what they have: an append
+// there meeting the close must not wait for that transaction in turn.
+TEST_F(ShardedStoreTest, AnAppendMeetingACloseIsRefusedWithoutWaiting) {
+  auto store = OpenWithRound();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<AppendResult> during = absl::UnknownError("not run");
+  ASSERT_OK(store->Transact([&](StoreTransaction& t) {
+    RETURN_IF_ERROR(t.CloseRound(1, RoundState::kClosedQuorum).status());
+    std::thread lane(
+        [&] { during = AppendOn(*store, 1, ReportOf(AgentOf(200), 5)); });
+    lane.join();
+    return absl::OkStatus();
+  }));
+  EXPECT_THAT(during,
+              IsOkAndHolds(::testing::Field(&AppendResult::outcome,
+                                            AppendOutcome::kRoundClosed)));
+  EXPECT_EQ(Count(1, "reports"), "0");
 }
 
 TEST_F(ShardedStoreTest, PollsMergeEveryShardWithACursorEach) {
