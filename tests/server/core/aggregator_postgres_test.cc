@@ -1,6 +1,8 @@
 // Two aggregators in one process, each on its own PostgresStore over one
 // database (two replicas without gRPC, so the TSan job sees the follower
-// thread meet the writer): run through tests/postgres/with_postgres.sh.
+// thread meet the writer), and again each on a ShardedStore over two
+// databases (then the shards' writer threads meet too): run through
+// tests/postgres/with_postgres.sh.
 //
 // What the database must decide rather than a replica's memory: an agent
 // enrolled on one replica authenticates on the other; a report sent to
@@ -16,11 +18,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "common/base/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/core/aggregator.h"
 #include "server/store/postgres/postgres_store.h"
+#include "server/store/sharded/sharded_store.h"
 #include "tests/server/core/test_studies.h"
+#include "tests/server/store/postgres/postgres_test_database.h"
 #include "tests/testing/fake_clock.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
@@ -36,24 +41,33 @@ using testing::StatusIs;
 constexpr int64_t kNano = kNanosPerEpsilon;
 constexpr char kAnalystToken[] = "analyst-secret-0123456789";
 
-class SharedStoreTest : public ::testing::Test {
+// The parameter: whether the replicas' store is two shards.
+class SharedStoreTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     const char* url = std::getenv("LDP_TEST_POSTGRES_URL");
     ASSERT_NE(url, nullptr) << "run through tests/postgres/with_postgres.sh";
     url_ = url;
-    a_ = Start(url, absl::Milliseconds(20));
+    if (GetParam()) {
+      for (auto& shard : shards_) {
+        shard.Create();
+        if (HasFatalFailure()) return;
+      }
+      url_ = shards_[0].url() + " " + shards_[1].url();
+    }
+    a_ = Start(url_, absl::Milliseconds(20));
     // B follows only when an analyst asks: what it has not heard of yet,
     // the database must still get right.
-    b_ = Start(url, absl::Hours(1));
+    b_ = Start(url_, absl::Hours(1));
     ASSERT_NE(a_, nullptr);
     ASSERT_NE(b_, nullptr);
   }
 
-  std::unique_ptr<Aggregator> Start(const std::string& url,
+  // A replica on `db`: one URL, or the shards' URLs separated by spaces.
+  std::unique_ptr<Aggregator> Start(const std::string& db,
                                     absl::Duration follow,
                                     std::vector<EnrollmentQuota> quotas = {}) {
-    auto store = PostgresStore::Open({.url = url});
+    absl::StatusOr<std::unique_ptr<Store>> store = OpenStore(db);
     EXPECT_OK(store);
     if (!store.ok()) return nullptr;
     auto aggregator =
@@ -82,6 +96,19 @@ class SharedStoreTest : public ::testing::Test {
 
   // The agent's one task in `study_id` (the other test's study may be
   // open too).
+  static absl::StatusOr<std::unique_ptr<Store>> OpenStore(
+      const std::string& db) {
+    std::vector<std::string> urls = SplitShardUrls(db);
+    if (urls.size() > 1) {
+      ASSIGN_OR_RETURN(std::unique_ptr<ShardedStore> store,
+                       ShardedStore::Open({.urls = std::move(urls)}));
+      return std::unique_ptr<Store>(std::move(store));
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<PostgresStore> store,
+                     PostgresStore::Open({.url = db}));
+    return std::unique_ptr<Store>(std::move(store));
+  }
+
   static std::vector<TaskAssignment> TasksOf(
       absl::StatusOr<std::vector<TaskAssignment>> tasks, uint64_t study_id) {
     EXPECT_OK(tasks);
@@ -107,6 +134,8 @@ class SharedStoreTest : public ::testing::Test {
     return result;
   }
 
+  // Declared before the replicas, so the databases outlive them.
+  store_testing::PostgresTestDatabase shards_[2];
   std::string url_;
   FakeClock clock_;
   SeededGenerator gen_{8};
@@ -114,7 +143,7 @@ class SharedStoreTest : public ::testing::Test {
   std::unique_ptr<Aggregator> b_;
 };
 
-TEST_F(SharedStoreTest, TwoReplicasCountEveryAgentOnceAndAgree) {
+TEST_P(SharedStoreTest, TwoReplicasCountEveryAgentOnceAndAgree) {
   constexpr int kAgentsEach = 150;
   const StudySpec spec = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
   absl::StatusOr<StudyInfo> study = a_->CreateStudy(spec, "req-1");
@@ -187,7 +216,7 @@ TEST_F(SharedStoreTest, TwoReplicasCountEveryAgentOnceAndAgree) {
   }
 }
 
-TEST_F(SharedStoreTest, ARoundClosedOnOneReplicaRefusesReportsOnTheOther) {
+TEST_P(SharedStoreTest, ARoundClosedOnOneReplicaRefusesReportsOnTheOther) {
   StudySpec quorum = MakeStudy(kNano, {MeanQuestion("m", "x", -1, 1)});
   quorum.quorum = 2;
   absl::StatusOr<StudyInfo> study = a_->CreateStudy(std::move(quorum));
@@ -228,7 +257,7 @@ TEST_F(SharedStoreTest, ARoundClosedOnOneReplicaRefusesReportsOnTheOther) {
 // N replicas admit N times a token's quota. The database counts: two
 // replicas enrolling with one token from several threads at once admit
 // the quota exactly once, and a restart keeps the count.
-TEST_F(SharedStoreTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
+TEST_P(SharedStoreTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
   constexpr int kQuota = 40;
   constexpr int kThreadsEach = 3;
   constexpr int kAttemptsEach = 25;  // per thread: 150 attempts in all
@@ -296,7 +325,7 @@ TEST_F(SharedStoreTest, TwoReplicasTogetherAdmitATokensQuotaOnce) {
 // and tried the other while its first call was still queued): the request's
 // lock makes one wait for the other, so both answer the same agents with
 // the same tokens, counted once against the quota.
-TEST_F(SharedStoreTest, ARequestSentToBothReplicasEnrollsItsAgentsOnce) {
+TEST_P(SharedStoreTest, ARequestSentToBothReplicasEnrollsItsAgentsOnce) {
   constexpr int kRounds = 10;
   const std::string token = "retry-token-0123456789";
   std::unique_ptr<Aggregator> c =
@@ -328,6 +357,11 @@ TEST_F(SharedStoreTest, ARequestSentToBothReplicasEnrollsItsAgentsOnce) {
   EXPECT_THAT(c->Enroll(token), StatusIs(absl::StatusCode::kResourceExhausted));
   EXPECT_OK(EnrollMany(*d, token, 3, {.request_id = "request-id-of-round-0"}));
 }
+
+INSTANTIATE_TEST_SUITE_P(Store, SharedStoreTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "TwoShards" : "OneDatabase";
+                         });
 
 }  // namespace
 }  // namespace ldp
