@@ -180,8 +180,10 @@ def main():
              "--relay_service", f"--analyst_token_file={token}"],
             stdout=open(os.path.join(work, "server.log"), "w"),
             stderr=subprocess.STDOUT)
+        # Calls that fail during the failover are tried again for longer
+        # than it lasts.
         base = [loadtest_bin, f"--server=127.0.0.1:{server_port}",
-                f"--analyst_token_file={token}"]
+                f"--analyst_token_file={token}", "--agent_attempts=12"]
         failures = run("bulk", base + ["--mode=bulk", "--streams=2"], url,
                        "node", args.bulk_agents, work)
         failures += run("sessions", base + ["--mode=sessions", "--threads=16"],

@@ -85,8 +85,9 @@ ABSL_FLAG(int, batch, 1000,
           "per upload message (1 to 1000).");
 ABSL_FLAG(int, channels, 2, "gRPC channels shared by the workers (>= 1).");
 ABSL_FLAG(int, agent_attempts, 8,
-          "--mode=sessions with --threads: tries per call of each agent "
-          "(>= 1), the first included, as ldp-agent's own default; "
+          "Tries (>= 1, the first included) per call of each agent with "
+          "--mode=sessions and --threads (ldp-agent's own default), and per "
+          "relay enrollment with --mode=bulk; "
           "UNAVAILABLE and other transient answers are tried again after a "
           "backoff that doubles from 0.1 s up to 30 s. More rides out a "
           "longer outage (say of one shard).");

@@ -168,11 +168,11 @@ class BulkWorker {
   // reply gets the agents the first try enrolled, not a second set.
   absl::StatusOr<std::vector<RelayedAgent>> EnrollBatch(int count,
                                                         SecureRandom& random) {
-    constexpr int kAttempts = 4;
+    const int attempts = shared_.run.agent_attempts;
     ASSIGN_OR_RETURN(const std::string request_id, NewEnrollmentRequestId());
     Backoff backoff = *Backoff::Create({});  // the defaults are valid
     absl::StatusOr<std::vector<RelayedAgent>> agents;
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < attempts; ++attempt) {
       if (attempt > 0) absl::SleepFor(backoff.NextDelay(random));
       agents = relay_.EnrollBatch(shared_.config.enrollment_token, count,
                                   request_id);
