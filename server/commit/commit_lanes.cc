@@ -27,10 +27,6 @@ CommitQueue& CommitLanes::ForShard(int shard) const {
   return shards_.empty() ? *catalog_ : *shards_[shard];
 }
 
-CommitQueue& CommitLanes::ForAgent(uint64_t agent_id) const {
-  return ForShard(ShardOfAgent(agent_id));
-}
-
 int CommitLanes::num_shards() const {
   return shards_.empty() ? 1 : static_cast<int>(shards_.size());
 }

@@ -46,8 +46,6 @@ class CommitLanes {
   // Studies, rounds, shuffled batches; every write when the store is not
   // sharded.
   CommitQueue& catalog() const { return *catalog_; }
-  // The lane of the agent's shard (the catalog's when not sharded).
-  CommitQueue& ForAgent(uint64_t agent_id) const;
   // The lane of shard `shard` (the catalog's when not sharded).
   CommitQueue& ForShard(int shard) const;
   // Shard lanes (1 when not sharded: the catalog's).

@@ -4,13 +4,10 @@
 namespace ldp {
 
 int ShardMap::ShardOfLogical(int logical) const {
-  // The largest shard whose range starts at or before `logical`: ranges
-  // are contiguous and FirstLogical is nondecreasing.
-  int shard = static_cast<int>((static_cast<int64_t>(logical) * shards_) /
-                               kLogicalShards);
-  while (shard + 1 < shards_ && FirstLogical(shard + 1) <= logical) ++shard;
-  while (shard > 0 && FirstLogical(shard) > logical) --shard;
-  return shard;
+  // The largest s with FirstLogical(s) = floor(s·L/P) <= l, i.e. with
+  // s·L/P < l + 1: s = floor(((l + 1)·P − 1) / L).
+  return static_cast<int>(((static_cast<int64_t>(logical) + 1) * shards_ - 1) /
+                          kLogicalShards);
 }
 
 uint64_t PlacementOfDigest(std::string_view digest) {

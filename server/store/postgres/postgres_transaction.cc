@@ -119,10 +119,9 @@ absl::StatusOr<std::vector<AgentRow>> Transaction::FindEnrolledAgents(
     return absl::InvalidArgumentError(
         "FindEnrolledAgents needs at least one enrollment request digest");
   }
-  uint64_t key = 0;
-  for (size_t i = 0; i < sizeof(key); ++i) {
-    key = (key << 8) | static_cast<uint8_t>(requests.front()[i]);
-  }
+  // The lock's key: the digest's first eight bytes, as a placement reads
+  // them.
+  const uint64_t key = PlacementOfDigest(requests.front());
   Params lock;
   lock.Int(static_cast<int64_t>(key));
   RETURN_IF_ERROR(Run(kLockEnrollmentRequest, lock).status());
