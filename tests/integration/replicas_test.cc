@@ -197,10 +197,10 @@ class ReplicasTest : public ::testing::Test {
   Replica b_;
 };
 
-// 10^5 agents, half enrolled on each replica, every tenth also sending its
-// report to the other replica at the same time.
+// 5·10^4 agents, half enrolled on each replica, every tenth also sending
+// its report to the other replica at the same time.
 TEST_F(ReplicasTest, AStudyThroughTwoReplicasCountsEveryAgentOnce) {
-  constexpr int64_t kAgents = 100'000;
+  constexpr int64_t kAgents = 50'000;
   const uint64_t study_id = CreateStudyOnBoth("two replicas");
   ASSERT_NE(study_id, 0u);
   std::atomic<int64_t> failures{0};

@@ -161,8 +161,8 @@ def main():
     parser.add_argument("loadtest_bin")
     # The defaults suit the sanitizer build of CI; a Release build ingests
     # them before the kill, so measuring there takes more.
-    parser.add_argument("--bulk_agents", type=int, default=60_000)
-    parser.add_argument("--session_agents", type=int, default=12_000)
+    parser.add_argument("--bulk_agents", type=int, default=40_000)
+    parser.add_argument("--session_agents", type=int, default=8_000)
     args = parser.parse_args()
     server_bin, loadtest_bin = args.server_bin, args.loadtest_bin
     work = tempfile.mkdtemp(prefix="ldp-failover.")
