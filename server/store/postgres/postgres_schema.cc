@@ -102,6 +102,17 @@ CREATE TABLE shard_placement(
   shards integer NOT NULL);
 )sql";
 
+// Agents enrolled without a request id (NULL) leave the request index: a
+// unique index keeps NULLs apart anyway, and every bulk enrollment paid an
+// index entry per agent that no lookup could find. Lookups by request id
+// (= ANY) still use it. Rebuilt in the migration's transaction, as in
+// version 4.
+constexpr const char* kV6 = R"sql(
+DROP INDEX agents_enrollment_request;
+CREATE UNIQUE INDEX agents_enrollment_request ON agents(enrollment_request)
+  WHERE enrollment_request IS NOT NULL;
+)sql";
+
 using postgres_internal::Connection;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -162,7 +173,7 @@ absl::Status RewriteLegacyPayloadsAndPlans(Connection& c) {
 
 constexpr Migration kMigrations[] = {
     {1, kV1}, {2, kV2}, {3, "", &RewriteLegacyPayloadsAndPlans},
-    {4, kV4}, {5, kV5},
+    {4, kV4}, {5, kV5}, {6, kV6},
 };
 
 }  // namespace

@@ -120,6 +120,12 @@ TEST_F(PostgresStoreTest, AppliesMigrationsOnceAndReopeningIsANoOp) {
                      "SELECT string_agg(kind || ':' || next_id, ',' "
                      "ORDER BY kind) FROM id_blocks"),
             "1:1,2:1,3:1");
+  // Agents enrolled without a request id stay out of the request index.
+  EXPECT_EQ(SqlValue(url_,
+                     "SELECT pg_get_expr(indpred, indrelid) FROM pg_index "
+                     "WHERE indexrelid = "
+                     "'agents_enrollment_request'::regclass"),
+            "(enrollment_request IS NOT NULL)");
   first.reset();
   // Two replicas starting together on the migrated database, then again.
   std::vector<absl::StatusOr<std::unique_ptr<PostgresStore>>> stores(2);
