@@ -130,20 +130,11 @@ inline constexpr Statement kCloseRound = {
 //    tasks in the same order: no deadlock between their batches); a task
 //    that already has a report, committed or being committed by another
 //    replica (ON CONFLICT waits for it), is skipped.
-//  - groups sums what ins inserted per (agent, study), each group within
-//    the cap.
-//  - charged adds a group to its ledger row if the snapshot has one and
-//    the whole group fits. The rows are locked in (agent, study) order
-//    first (replicas charging the same agents cannot deadlock); UPDATE
-//    then re-reads a row another replica changed meanwhile and checks the
-//    cap against its latest spend.
-//  - opened inserts the rows of agents new to the study. A plain INSERT
-//    with DO NOTHING costs less than an upsert's DO UPDATE, which is why
-//    the two paths are apart; a row that exists (charged's, or one another
-//    replica inserted after the snapshot) is skipped.
-//  - charge is either. No row for a group: it did not fit, or another
-//    replica opened its row meanwhile; the caller takes its reports back
-//    out and redoes them one at a time.
+//  - charge sums what ins inserted per (agent, study) and adds it to the
+//    ledger only if the whole group fits: a new row within the cap, or an
+//    update that ON CONFLICT applies to the latest committed spend, under
+//    the row's lock. No RETURNING row: the group did not fit, and the
+//    caller takes its reports back out and redoes them one at a time.
 // The charge is checked as "ε ≤ cap − spent" so that no sum overflows.
 inline constexpr Statement kAppendBatch = {"ldp_append_batch",
                                            R"sql(
@@ -165,24 +156,17 @@ WITH input AS (
   ORDER BY task_id
   ON CONFLICT (task_id) DO NOTHING
   RETURNING task_id
-), groups AS (
-  SELECT i.agent_id, i.study_id, sum(i.eps) AS eps, min(i.cap) AS cap
+), charge AS (
+  INSERT INTO ledger AS l (agent_id, study_id, spent_nanos, cap_nanos)
+  SELECT i.agent_id, i.study_id, sum(i.eps), min(i.cap)
   FROM input i JOIN ins USING (task_id)
   GROUP BY 1, 2 HAVING sum(i.eps) <= min(i.cap)
-), charged AS (
-  UPDATE ledger l SET spent_nanos = l.spent_nanos + g.eps
-  FROM (SELECT g.* FROM groups g JOIN ledger x USING (agent_id, study_id)
-        ORDER BY g.agent_id, g.study_id FOR UPDATE OF x) g
-  WHERE l.agent_id = g.agent_id AND l.study_id = g.study_id
-    AND g.eps <= least(l.cap_nanos, g.cap) - l.spent_nanos
-  RETURNING l.agent_id, l.study_id, l.spent_nanos
-), opened AS (
-  INSERT INTO ledger(agent_id, study_id, spent_nanos, cap_nanos)
-  SELECT agent_id, study_id, eps, cap FROM groups ORDER BY 1, 2
-  ON CONFLICT (agent_id, study_id) DO NOTHING
+  ORDER BY 1, 2
+  ON CONFLICT (agent_id, study_id) DO UPDATE
+    SET spent_nanos = l.spent_nanos + excluded.spent_nanos
+    WHERE excluded.spent_nanos <=
+          least(l.cap_nanos, excluded.cap_nanos) - l.spent_nanos
   RETURNING agent_id, study_id, spent_nanos
-), charge AS (
-  SELECT * FROM charged UNION ALL SELECT * FROM opened
 )
 SELECT i.ord,
        i.round_id IN (SELECT round_id FROM open_rounds),
