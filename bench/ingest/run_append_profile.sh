@@ -82,24 +82,9 @@ fresh_database() {
     -c "CREATE EXTENSION pg_stat_statements SCHEMA pgss" >&2
 }
 
-# CPU seconds so far: of process PID, or of every process of the postgres
-# user with what their reaped children used.
-cpu_seconds() {  # cpu_seconds pid PID | cpu_seconds user NAME
-  python3 - "$@" <<'EOF'
-import os, pwd, sys
-kind, arg = sys.argv[1], sys.argv[2]
-uid = pwd.getpwnam(arg).pw_uid if kind == "user" else None
-ticks = 0
-for pid in ([arg] if kind == "pid" else filter(str.isdigit, os.listdir("/proc"))):
-    try:
-        if uid is not None and os.stat(f"/proc/{pid}").st_uid != uid:
-            continue
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except OSError:
-        continue
-    ticks += sum(int(f) for f in fields[11:15])
-print(ticks / os.sysconf("SC_CLK_TCK"))
-EOF
+# CPU seconds so far of the processes PIDS or of the postgres user's.
+cpu_seconds() {  # cpu_seconds pids PID... | cpu_seconds user NAME
+  python3 bench/ingest/cpu_seconds.py "$@"
 }
 
 # Executor ms of the append, the enrollment and the rest, one line.
@@ -130,11 +115,11 @@ run() {  # run LABEL DIR: one load test on a fresh database, appends a row
   psql -q -d "$BASE_URL/bench" -c "SELECT pgss.pg_stat_statements_reset()" >/dev/null
   echo "== $label, round $ROUND: ldp-loadtest --mode=bulk --agents=$AGENTS" >&2
   local s0 d0 s1 d1
-  s0="$(cpu_seconds pid "$SERVER_PID")" d0="$(cpu_seconds user postgres)"
+  s0="$(cpu_seconds pids "$SERVER_PID")" d0="$(cpu_seconds user postgres)"
   "$dir/tools/ldp-loadtest" --server="127.0.0.1:$(cat "$WORK/port")" \
     --analyst_token_file="$WORK/analyst_token" --mode=bulk --agents="$AGENTS" \
     --streams="$STREAMS" --batch="$BATCH" --out="$out" --progress=none >&2
-  s1="$(cpu_seconds pid "$SERVER_PID")" d1="$(cpu_seconds user postgres)"
+  s1="$(cpu_seconds pids "$SERVER_PID")" d1="$(cpu_seconds user postgres)"
   local statements
   statements="$(statement_ms)"
   kill "$SERVER_PID"

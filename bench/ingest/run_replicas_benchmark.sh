@@ -149,26 +149,9 @@ fresh_patroni_database() {  # prints its URL
   echo "${PATRONI_URL%/*}/bench_sync"
 }
 
-# CPU seconds (user + system) so far of the processes PIDS (the servers),
-# or of every process of the postgres user (each PostgreSQL cluster, and
-# with --patroni its Patroni and etcd too), with what their exited children
-# used (a postmaster's reaped backends).
+# CPU seconds so far of the processes PIDS or of the postgres user's.
 cpu_seconds() {  # cpu_seconds pids PID... | cpu_seconds user NAME
-  python3 - "$@" <<'EOF'
-import os, pwd, sys
-kind, args = sys.argv[1], sys.argv[2:]
-uid = pwd.getpwnam(args[0]).pw_uid if kind == "user" else None
-ticks = 0
-for pid in (args if kind == "pids" else filter(str.isdigit, os.listdir("/proc"))):
-    try:
-        if uid is not None and os.stat(f"/proc/{pid}").st_uid != uid:
-            continue
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except OSError:
-        continue
-    ticks += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
-print(ticks / os.sysconf("SC_CLK_TCK"))
-EOF
+  python3 bench/ingest/cpu_seconds.py "$@"
 }
 
 ROWS=()
