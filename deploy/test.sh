@@ -101,13 +101,14 @@ fuzz() {
 # here (OPENBLAS_NUM_THREADS=1): the threads under test are ours. Each
 # binary runs all its tests in one process.
 tsan_targets() {
-  # Single-threaded units (codecs, ids, credentials, config parsing, the
-  # planner and the program driver, which start no thread and are called
-  # from one) give TSan nothing to check; the ASan job runs them. The
-  # sharded store's own test is left out too: its threads meet only in
-  # PostgreSQL's locks, and its writers meet in memory in
+  # Tests that start no thread, of code that starts none (codecs, ids,
+  # credentials, config parsing, the planner, the program driver, the
+  # append decision, the keyring, the rate limiter's and the registries'
+  # single-threaded tests) give TSan nothing to check; the ASan job runs
+  # them. The sharded store's own test is left out too: its threads meet
+  # only in PostgreSQL's locks, and its writers meet in memory in
   # server_aggregator_postgres_test, which TSan runs.
-  local single_threaded='^server_(config|credential|legacy_codec|storage_codec|study_codec|task_id|tokens|planner|program_driver|shard_map|sharded_postgres)_test$'
+  local single_threaded='^server_(config|credential|legacy_codec|storage_codec|study_codec|task_id|tokens|planner|program_driver|shard_map|sharded_postgres|append_decision|shuffle_keyring|rate_limiter|round_runtime|study_registry)_test$'
   ninja -C build-tsan -t targets all |
       sed -n 's|^tests/\(server_[a-z0-9_]*_test\): .*|\1|p' |
       grep -Ev "$single_threaded"
