@@ -103,8 +103,8 @@ fuzz() {
 tsan_targets() {
   # Tests that start no thread, of code that starts none (codecs, ids,
   # credentials, config parsing, the planner, the program driver, the
-  # append decision, the keyring, the rate limiter's and the registries'
-  # single-threaded tests) give TSan nothing to check; the ASan job runs
+  # append decision, the keyring, and the rate limiter's, round runtime's
+  # and study registry's single-threaded tests) give TSan nothing to check; the ASan job runs
   # them. The sharded store's own test is left out too: its threads meet
   # only in PostgreSQL's locks, and its writers meet in memory in
   # server_aggregator_postgres_test, which TSan runs.
