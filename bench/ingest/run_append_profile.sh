@@ -167,14 +167,6 @@ CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
   printf '%s\n' "${ROWS[@]}"
   echo
   echo "median of the rounds:"
-  printf '%s\n' "${ROWS[@]}" | python3 -c '
-import statistics, sys
-runs = {}
-for line in sys.stdin:
-    name, *values = line.split()
-    runs.setdefault(name, []).append(tuple(map(float, values)))
-for name, rows in runs.items():
-    m = [statistics.median(col) for col in zip(*rows)]
-    print(f"{name:<10} {m[0]:>10.0f} {m[1]:>9.1f} {m[2]:>9.1f} {m[3]:>10.2f} {m[4]:>10.2f} {m[5]:>9.2f}")
-'
+  printf '%s\n' "${ROWS[@]}" |
+    python3 bench/ingest/median_rows.py 10 10.0f 9.1f 9.1f 10.2f 10.2f 9.2f
 } | tee "$TABLE"

@@ -234,16 +234,6 @@ CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
   printf '%s\n' "${ROWS[@]}"
   echo
   echo "median of the rounds:"
-  printf '%s\n' "${ROWS[@]}" | python3 -c '
-import statistics, sys
-runs = {}
-for line in sys.stdin:
-    name, *values = line.split()
-    runs.setdefault(name, []).append(tuple(map(float, values)))
-for name, rows in runs.items():
-    med = [statistics.median(col) for col in zip(*rows)]
-    print(f"{name:<28} {med[0]:>12.0f} {med[1]:>9.1f} {med[2]:>9.1f} "
-          f"{med[3]:>10.1f} {med[4]:>10.1f}   "
-          f"(reports/s {min(r[0] for r in rows):.0f} to {max(r[0] for r in rows):.0f})")
-' 
+  printf '%s\n' "${ROWS[@]}" |
+    python3 bench/ingest/median_rows.py --range 28 12.0f 9.1f 9.1f 10.1f 10.1f
 } | tee "$TABLE"
