@@ -11,9 +11,12 @@
 #define LDP_COMMON_ESTIMATION_SUPPORT_COUNTS_H_
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "common/estimation/accumulator_state.h"
 #include "common/estimation/histogram_estimate.h"
 #include "common/estimation/pure_protocol.h"
 
@@ -41,6 +44,16 @@ class SupportCounts {
   // Adds the counts of `other`, which the caller has checked comes from the
   // same oracle (so it has the same num_items and protocol).
   void Merge(const SupportCounts& other);
+
+  // counts: C_v for every item (num_items values).
+  AccumulatorState State() const;
+  // Adds a State() of the same oracle: `state` must be num_items counts,
+  // each in [0, num_reports], that sum to items_per_report · num_reports
+  // (every report supports exactly that many items). InvalidArgument, and
+  // no change, otherwise; the message starts with `accumulator`.
+  absl::Status MergeState(const AccumulatorState& state,
+                          std::string_view accumulator,
+                          int64_t items_per_report);
 
   int64_t num_reports() const { return num_reports_; }
   absl::Span<const int64_t> counts() const { return counts_; }

@@ -1,8 +1,8 @@
 // Checks every frequency oracle must pass (frequency_oracle.h contract):
 // exact ε by enumeration, samples that follow Probability(), an unbiased
 // estimator with its closed-form variance, rejection of malformed reports,
-// and mergeable accumulators. Thresholds follow statistics.h (5 standard
-// errors, χ² at 1 − 1e-6).
+// and mergeable accumulators and stored states. Thresholds follow
+// statistics.h (5 standard errors, χ² at 1 − 1e-6).
 #ifndef LDP_TESTS_TESTING_FREQUENCY_ORACLE_CHECKS_H_
 #define LDP_TESTS_TESTING_FREQUENCY_ORACLE_CHECKS_H_
 
@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "absl/random/bit_gen_ref.h"
+#include "common/estimation/accumulator_state.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "gtest/gtest.h"
+#include "tests/testing/accumulator_state_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
 
@@ -239,9 +241,35 @@ inline void ExpectMalformedReportsRejected(
   ExpectMalformedReportsRejectedBy(oracle, *accumulator, malformed);
 }
 
+// Stored states (accumulator_state.h), for accumulators of `oracle` where
+// `all` holds the reports of `left` and `right` together: all.State()
+// merged into an empty accumulator reproduces `all` exactly; the halves'
+// states merged into `via_states` (empty), with an empty accumulator's
+// state, estimate exactly what `all` does; and every malformed state
+// (MalformedStates) is InvalidArgument and changes nothing.
+inline void ExpectStatesMergeLikeAccumulators(
+    const FrequencyOracle& oracle, const FrequencyAccumulator& all,
+    const FrequencyAccumulator& left, const FrequencyAccumulator& right,
+    FrequencyAccumulator& via_states) {
+  const AccumulatorState state = all.State();
+  EXPECT_EQ(state.num_reports, all.num_reports());
+  const std::unique_ptr<FrequencyAccumulator> copy = oracle.NewAccumulator();
+  ASSERT_OK(copy->MergeState(state));
+  EXPECT_TRUE(copy->State() == state);
+  ExpectSameEstimate(copy->Estimate(), all.Estimate());
+  ASSERT_OK(via_states.MergeState(left.State()));
+  ASSERT_OK(via_states.MergeState(right.State()));
+  ASSERT_OK(via_states.MergeState(oracle.NewAccumulator()->State()));
+  ExpectSameEstimate(via_states.Estimate(), all.Estimate());
+  ExpectMalformedStatesRejected(*copy, state);
+  ExpectSameEstimate(copy->Estimate(), all.Estimate());
+}
+
 // `num_reports` reports of items i mod `num_items`, added to `all` and split
 // 1:2 over `left` and `right` (empty accumulators of `oracle`): merging
-// `right` into `left` estimates exactly what `all` does.
+// `right` into `left` estimates exactly what `all` does, and merging their
+// states (ExpectStatesMergeLikeAccumulators) leaves exactly what the merge
+// does.
 inline void ExpectMergedSplitEqualsAll(const FrequencyOracle& oracle,
                                        FrequencyAccumulator& all,
                                        FrequencyAccumulator& left,
@@ -254,9 +282,16 @@ inline void ExpectMergedSplitEqualsAll(const FrequencyOracle& oracle,
     ASSERT_OK(all.Add(report));
     ASSERT_OK((i % 3 == 0 ? left : right).Add(report));
   }
+  const std::unique_ptr<FrequencyAccumulator> via_states =
+      oracle.NewAccumulator();
+  ExpectStatesMergeLikeAccumulators(oracle, all, left, right, *via_states);
+  if (::testing::Test::HasFatalFailure()) return;
   ASSERT_OK(left.Merge(right));
   EXPECT_EQ(left.num_reports(), num_reports);
   ExpectSameEstimate(left.Estimate(), all.Estimate());
+  // a.MergeState(b.State()) is a.Merge(b).
+  EXPECT_TRUE(via_states->State() == left.State());
+  ExpectSameEstimate(via_states->Estimate(), left.Estimate());
 }
 
 // Reports split over two accumulators and merged estimate exactly what one

@@ -123,9 +123,13 @@ absl::Status BitSlicedCounter::Merge(const BitSlicedCounter& other) {
         absl::StrCat("cannot merge a counter of ", other.num_bits_,
                      " positions into one of ", num_bits_));
   }
-  const std::vector<int64_t> counts = other.Counts();
-  for (size_t i = 0; i < num_bits_; ++i) flushed_[i] += counts[i];
+  AddCounts(other.Counts());
   return absl::OkStatus();
+}
+
+void BitSlicedCounter::AddCounts(absl::Span<const int64_t> counts) {
+  assert(counts.size() == num_bits_);
+  for (size_t i = 0; i < num_bits_; ++i) flushed_[i] += counts[i];
 }
 
 std::vector<int64_t> BitSlicedCounter::Counts() const {

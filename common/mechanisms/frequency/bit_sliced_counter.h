@@ -54,6 +54,10 @@ class BitSlicedCounter {
 
   // Adds every count of `other`; InvalidArgument if num_bits differ.
   absl::Status Merge(const BitSlicedCounter& other);
+  // Adds counts[i] to position i: a stored Counts() merged back in.
+  // Precondition: counts.size() == num_bits(), each count checked by the
+  // caller (they are added as they are).
+  void AddCounts(absl::Span<const int64_t> counts);
 
   // Total count per position.
   std::vector<int64_t> Counts() const;

@@ -162,6 +162,13 @@ class CountMeanSketchAccumulator final : public FrequencyAccumulator {
   // ≥ N gets an estimate like any other (its true frequency is 0).
   HistogramEstimate EstimateItems(absl::Span<const uint32_t> candidates) const;
 
+  // counts: the reports per row n_j (num_hashes values, summing to
+  // num_reports), then per row j and column c at num_hashes + j·m + c the
+  // CMS column sum (in [0, n_j]) or the HCMS signed sum T[j·m + c] (in
+  // [−n_j, n_j]). In count_mean_sketch_state.cc.
+  AccumulatorState State() const override;
+  absl::Status MergeState(const AccumulatorState& state) override;
+
  private:
   friend class CountMeanSketch;
   // Only CountMeanSketch makes one, from validated parameters.

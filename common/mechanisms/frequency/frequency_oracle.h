@@ -10,7 +10,9 @@
 //
 // Accumulators are the server side: mergeable sufficient statistics (counts)
 // that turn into unbiased estimates with closed-form variances. They are
-// thread-compatible; shard one per ingest thread and `Merge`.
+// thread-compatible; shard one per ingest thread and `Merge`. Their
+// statistics also read out as plain numbers (`State`) to be stored and
+// merged back in later (`MergeState`).
 #ifndef LDP_COMMON_MECHANISMS_FREQUENCY_FREQUENCY_ORACLE_H_
 #define LDP_COMMON_MECHANISMS_FREQUENCY_FREQUENCY_ORACLE_H_
 
@@ -20,6 +22,7 @@
 
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
+#include "common/estimation/accumulator_state.h"
 #include "common/estimation/histogram_estimate.h"
 #include "common/mechanisms/frequency/frequency_report.h"
 
@@ -86,6 +89,21 @@ class FrequencyAccumulator {
   virtual absl::Status Merge(const FrequencyAccumulator& other) = 0;
   virtual int64_t num_reports() const = 0;
   virtual HistogramEstimate Estimate() const = 0;
+
+  // The sufficient statistics as plain numbers (accumulator_state.h), so a
+  // shard's statistics can be stored and merged later. Each accumulator
+  // documents its layout; none holds oracle parameters.
+  virtual AccumulatorState State() const = 0;
+  // Adds a state read from an accumulator of the same oracle:
+  // a.MergeState(b.State()) leaves `a` exactly as a.Merge(b) would (the same
+  // Estimate, bit for bit). The state may come from a damaged or hostile
+  // store, so this is a trust boundary: InvalidArgument, and no change,
+  // unless it has exactly this accumulator's shape (the lengths this
+  // oracle's parameters fix), num_reports ≥ 0, no negative count that
+  // cannot be negative, no count beyond what num_reports allows (where
+  // that is cheap to check) and finite reals. Which oracle wrote the state
+  // it cannot tell: as with Merge, that is the caller's to know.
+  virtual absl::Status MergeState(const AccumulatorState& state) = 0;
 };
 
 }  // namespace ldp

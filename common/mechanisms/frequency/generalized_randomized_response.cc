@@ -59,6 +59,12 @@ class ItemSupportAccumulator : public FrequencyAccumulator {
   int64_t num_reports() const override { return support_.num_reports(); }
   HistogramEstimate Estimate() const override { return support_.Estimate(); }
 
+  // counts: the item counts (domain_size values), summing to num_reports.
+  AccumulatorState State() const override { return support_.State(); }
+  absl::Status MergeState(const AccumulatorState& state) override {
+    return support_.MergeState(state, mechanism_, 1);
+  }
+
  private:
   std::string mechanism_;
   uint32_t domain_size_;

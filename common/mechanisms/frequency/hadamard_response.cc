@@ -92,6 +92,25 @@ class HadamardResponseAccumulator final : public FrequencyAccumulator {
 
   int64_t num_reports() const override { return num_reports_; }
 
+  // counts: the reports per output (output_size values), summing to
+  // num_reports.
+  AccumulatorState State() const override {
+    return {.num_reports = num_reports_, .counts = counts_};
+  }
+
+  absl::Status MergeState(const AccumulatorState& state) override {
+    constexpr char kName[] = "Hadamard response";
+    RETURN_IF_ERROR(ValidateStateShape(state, kName, {.counts = counts_.size()},
+                                       num_reports_));
+    RETURN_IF_ERROR(ValidateStateRange(state.counts, kName, "output count", 0,
+                                       state.num_reports));
+    RETURN_IF_ERROR(ValidateStateSum(state.counts, kName, "output counts",
+                                     state.num_reports));
+    for (size_t y = 0; y < counts_.size(); ++y) counts_[y] += state.counts[y];
+    num_reports_ += state.num_reports;
+    return absl::OkStatus();
+  }
+
   HistogramEstimate Estimate() const override {
     // T[a] = Σ_y H[a][y]·counts[y]; an item's support is the mean of T
     // over its row space (hadamard_subspaces.h).

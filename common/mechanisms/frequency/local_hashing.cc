@@ -141,15 +141,39 @@ class LocalHashingAccumulator final : public FrequencyAccumulator {
 
   int64_t num_reports() const override { return num_reports_; }
 
+  // counts: the support counts (domain_size values, each ≤ num_reports),
+  // pending and flushed together.
+  AccumulatorState State() const override {
+    return {.num_reports = num_reports_, .counts = Support()};
+  }
+
+  absl::Status MergeState(const AccumulatorState& state) override {
+    constexpr char kName[] = "local hashing";
+    RETURN_IF_ERROR(ValidateStateShape(
+        state, kName, {.counts = flushed_.size()}, num_reports_));
+    RETURN_IF_ERROR(ValidateStateRange(state.counts, kName, "support count", 0,
+                                       state.num_reports));
+    for (size_t v = 0; v < flushed_.size(); ++v) {
+      flushed_[v] += state.counts[v];
+    }
+    num_reports_ += state.num_reports;
+    return absl::OkStatus();
+  }
+
   HistogramEstimate Estimate() const override {
-    std::vector<int64_t> support(flushed_);
-    for (size_t v = 0; v < support.size(); ++v) support[v] += pending_[v];
+    const std::vector<int64_t> support = Support();
     const PureProtocol protocol{.p = params_.p, .q = 1.0 / params_.num_buckets};
     return protocol.Estimate(support, num_reports_, params_.epsilon);
   }
 
  private:
   static constexpr uint32_t kMaxPending = std::numeric_limits<uint32_t>::max();
+
+  std::vector<int64_t> Support() const {
+    std::vector<int64_t> support(flushed_);
+    for (size_t v = 0; v < support.size(); ++v) support[v] += pending_[v];
+    return support;
+  }
 
   void Flush() {
     for (size_t v = 0; v < flushed_.size(); ++v) {

@@ -195,6 +195,13 @@ class SubsetAccumulator : public FrequencyAccumulator {
   int64_t num_reports() const override { return support_.num_reports(); }
   HistogramEstimate Estimate() const override { return support_.Estimate(); }
 
+  // counts: the support counts (domain_size values), summing to
+  // subset_size · num_reports.
+  AccumulatorState State() const override { return support_.State(); }
+  absl::Status MergeState(const AccumulatorState& state) override {
+    return support_.MergeState(state, "subset selection", subset_size_);
+  }
+
  private:
   // The merge key.
   uint32_t domain_size_;

@@ -202,6 +202,22 @@ absl::Status UnaryEncodingAccumulator::Merge(
   return absl::OkStatus();
 }
 
+AccumulatorState UnaryEncodingAccumulator::State() const {
+  return {.num_reports = num_reports_, .counts = counter_.Counts()};
+}
+
+absl::Status UnaryEncodingAccumulator::MergeState(
+    const AccumulatorState& state) {
+  const std::string name = KindName(kind_);
+  RETURN_IF_ERROR(
+      ValidateStateShape(state, name, {.counts = domain_size_}, num_reports_));
+  RETURN_IF_ERROR(ValidateStateRange(state.counts, name, "column sum", 0,
+                                     state.num_reports));
+  counter_.AddCounts(state.counts);
+  num_reports_ += state.num_reports;
+  return absl::OkStatus();
+}
+
 HistogramEstimate UnaryEncodingAccumulator::Estimate() const {
   return protocol_.Estimate(counter_.Counts(), num_reports_, epsilon_);
 }

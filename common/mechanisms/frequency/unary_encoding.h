@@ -132,6 +132,9 @@ class UnaryEncodingAccumulator : public FrequencyAccumulator {
   absl::Status Merge(const FrequencyAccumulator& other) override;
   int64_t num_reports() const override { return num_reports_; }
   HistogramEstimate Estimate() const override;
+  // counts: the column sums (domain_size values, each ≤ num_reports).
+  AccumulatorState State() const override;
+  absl::Status MergeState(const AccumulatorState& state) override;
 
  private:
   FrequencyOracleKind kind_;

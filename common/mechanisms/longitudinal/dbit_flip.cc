@@ -126,6 +126,42 @@ class DBitFlipAccumulator final : public FrequencyAccumulator {
 
   int64_t num_reports() const override { return num_reports_; }
 
+  // counts: m_v for every bucket v (domain_size values, summing to
+  // sampled_buckets · num_reports), then c_v (each in [0, m_v]).
+  AccumulatorState State() const override {
+    AccumulatorState state{.num_reports = num_reports_, .counts = sampled_};
+    state.counts.insert(state.counts.end(), ones_.begin(), ones_.end());
+    return state;
+  }
+
+  absl::Status MergeState(const AccumulatorState& state) override {
+    const size_t n = sampled_.size();
+    RETURN_IF_ERROR(
+        ValidateStateShape(state, kDBitName, {.counts = 2 * n}, num_reports_));
+    const absl::Span<const int64_t> sampled =
+        absl::MakeConstSpan(state.counts).first(n);
+    const absl::Span<const int64_t> ones =
+        absl::MakeConstSpan(state.counts).subspan(n);
+    RETURN_IF_ERROR(ValidateStateRange(sampled, kDBitName, "sampled count", 0,
+                                       state.num_reports));
+    RETURN_IF_ERROR(ValidateStateSum(
+        sampled, kDBitName, "sampled counts",
+        static_cast<__int128>(params_.sampled_buckets) * state.num_reports));
+    for (size_t v = 0; v < n; ++v) {
+      if (ones[v] < 0 || ones[v] > sampled[v]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            kDBitName, " state: the ones count of bucket ", v, " is ", ones[v],
+            ", outside [0, ", sampled[v], "] (its sampled count)"));
+      }
+    }
+    for (size_t v = 0; v < n; ++v) {
+      sampled_[v] += sampled[v];
+      ones_[v] += ones[v];
+    }
+    num_reports_ += state.num_reports;
+    return absl::OkStatus();
+  }
+
   HistogramEstimate Estimate() const override {
     HistogramEstimate estimate;
     estimate.num_reports = num_reports_;

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <variant>
 
+#include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/mechanisms/rappor/rappor.h"
 
@@ -49,6 +50,39 @@ absl::Status RapporAccumulator::Merge(const FrequencyAccumulator& other) {
     counts_.ones[i] += same->counts_.ones[i];
   }
   num_reports_ += same->num_reports_;
+  return absl::OkStatus();
+}
+
+AccumulatorState RapporAccumulator::State() const {
+  AccumulatorState state{.num_reports = num_reports_,
+                         .counts = counts_.reports};
+  state.counts.insert(state.counts.end(), counts_.ones.begin(),
+                      counts_.ones.end());
+  return state;
+}
+
+absl::Status RapporAccumulator::MergeState(const AccumulatorState& state) {
+  constexpr char kName[] = "rappor";
+  const size_t cohorts = counts_.reports.size();
+  const size_t bits = decoder_.bloom().num_bits();
+  RETURN_IF_ERROR(ValidateStateShape(
+      state, kName, {.counts = cohorts + counts_.ones.size()}, num_reports_));
+  const absl::Span<const int64_t> reports =
+      absl::MakeConstSpan(state.counts).first(cohorts);
+  RETURN_IF_ERROR(ValidateStateRange(reports, kName, "cohort report count", 0,
+                                     state.num_reports));
+  RETURN_IF_ERROR(ValidateStateSum(reports, kName, "cohort report counts",
+                                   state.num_reports));
+  for (size_t c = 0; c < cohorts; ++c) {
+    RETURN_IF_ERROR(ValidateStateRange(
+        absl::MakeConstSpan(state.counts).subspan(cohorts + c * bits, bits),
+        kName, absl::StrCat("ones count of cohort ", c), 0, reports[c]));
+  }
+  for (size_t c = 0; c < cohorts; ++c) counts_.reports[c] += reports[c];
+  for (size_t i = 0; i < counts_.ones.size(); ++i) {
+    counts_.ones[i] += state.counts[cohorts + i];
+  }
+  num_reports_ += state.num_reports;
   return absl::OkStatus();
 }
 

@@ -26,6 +26,11 @@ class RapporAccumulator final : public FrequencyAccumulator {
   // with reports cannot yet tell the items apart (few reports), every
   // frequency is 0 with an infinite variance.
   HistogramEstimate Estimate() const override;
+  // counts: the reports per cohort n_c (num_cohorts values, summing to
+  // num_reports), then the ones y_ci of every cohort's bits at
+  // num_cohorts + c·k + i (each in [0, n_c]).
+  AccumulatorState State() const override;
+  absl::Status MergeState(const AccumulatorState& state) override;
 
   const RapporCounts& counts() const { return counts_; }
   const RapporDecoder& decoder() const { return decoder_; }
