@@ -3,9 +3,9 @@
 // sizes and seeds): the randomizer's checks (randomizer_checks.h: the exact
 // e^ε ratio by enumeration, samples that follow Probability()), plus an
 // unbiased ŷ ≈ A·h with the strategy's own closed-form variances, rejection
-// of malformed reports, mergeable accumulators, and a SampleEstimate that
-// agrees with agents randomizing one by one. Thresholds follow
-// statistics.h (5 standard errors, χ² at 1 − 1e-6).
+// of malformed reports, mergeable accumulators and stored states, and a
+// SampleEstimate that agrees with agents randomizing one by one.
+// Thresholds follow statistics.h (5 standard errors, χ² at 1 − 1e-6).
 #ifndef LDP_TESTS_TESTING_STRATEGY_CHECKS_H_
 #define LDP_TESTS_TESTING_STRATEGY_CHECKS_H_
 
@@ -23,8 +23,10 @@
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/estimation/accumulator_state.h"
 #include "common/workload/strategies/strategy.h"
 #include "gtest/gtest.h"
+#include "tests/testing/accumulator_state_checks.h"
 #include "tests/testing/randomizer_checks.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"
@@ -171,10 +173,38 @@ inline void ExpectSameStrategyEstimate(const Eigen::VectorXd& a,
   }
 }
 
+// Stored states (accumulator_state.h), for accumulators of `strategy`
+// where `all` holds the reports of `left` and `right` together:
+// all.State() merged into an empty accumulator reproduces `all` exactly;
+// the halves' states merged into `via_states` (empty), with an empty
+// accumulator's state, estimate what `all` does (as a merge does); and
+// every malformed state (MalformedStates) is InvalidArgument and changes
+// nothing.
+inline void ExpectStrategyStatesMergeLikeAccumulators(
+    const StrategyMechanism& strategy, const StrategyAccumulator& all,
+    const StrategyAccumulator& left, const StrategyAccumulator& right,
+    StrategyAccumulator& via_states) {
+  const AccumulatorState state = all.State();
+  EXPECT_EQ(state.num_reports, all.num_reports());
+  const std::unique_ptr<StrategyAccumulator> copy = strategy.NewAccumulator();
+  ASSERT_OK(copy->MergeState(state));
+  EXPECT_TRUE(copy->State() == state);
+  EXPECT_EQ(copy->Estimate(), all.Estimate());
+  ASSERT_OK(via_states.MergeState(left.State()));
+  ASSERT_OK(via_states.MergeState(right.State()));
+  ASSERT_OK(via_states.MergeState(strategy.NewAccumulator()->State()));
+  EXPECT_EQ(via_states.num_reports(), all.num_reports());
+  ExpectSameStrategyEstimate(via_states.Estimate(), all.Estimate());
+  ExpectMalformedStatesRejected(*copy, state);
+  EXPECT_EQ(copy->Estimate(), all.Estimate());
+}
+
 // (e) `num_reports` reports of items i mod N split 1:2 over two
 // accumulators and merged estimate what one accumulator of all of them
-// does; merging an accumulator of any strategy in `others` (different kind
-// or parameters) is InvalidArgument and changes nothing.
+// does, and merging their states (ExpectStrategyStatesMergeLikeAccumulators)
+// leaves exactly what the merge does; merging an accumulator of any
+// strategy in `others` (different kind or parameters) is InvalidArgument
+// and changes nothing.
 inline void ExpectStrategyMergeEqualsSingleAccumulator(
     const StrategyMechanism& strategy,
     const std::vector<const StrategyMechanism*>& others, int num_reports) {
@@ -188,9 +218,17 @@ inline void ExpectStrategyMergeEqualsSingleAccumulator(
     ASSERT_OK(all->Add(report));
     ASSERT_OK((i % 3 == 0 ? *left : *right).Add(report));
   }
+  const std::unique_ptr<StrategyAccumulator> via_states =
+      strategy.NewAccumulator();
+  ExpectStrategyStatesMergeLikeAccumulators(strategy, *all, *left, *right,
+                                            *via_states);
+  if (::testing::Test::HasFatalFailure()) return;
   ASSERT_OK(left->Merge(*right));
   EXPECT_EQ(left->num_reports(), num_reports);
   ExpectSameStrategyEstimate(left->Estimate(), all->Estimate());
+  // a.MergeState(b.State()) is a.Merge(b), bit for bit.
+  EXPECT_TRUE(via_states->State() == left->State());
+  EXPECT_EQ(via_states->Estimate(), left->Estimate());
   const Eigen::VectorXd merged = left->Estimate();
   for (const StrategyMechanism* other : others) {
     SCOPED_TRACE(other->Describe());

@@ -23,6 +23,8 @@
 
 #include "Eigen/Core"
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/workload/strategies/binomial_draw.h"
 
 namespace ldp {
@@ -138,6 +140,32 @@ class FakeDataAccumulator final : public StrategyAccumulator {
 
   Eigen::VectorXd Estimate() const override {
     return Decode(*data_, counts_, num_reports_);
+  }
+
+  // counts: the reports setting each cell (K values, each ≤ num_reports;
+  // a tuple report sets one cell per attribute, so there each attribute's
+  // cells sum to num_reports).
+  AccumulatorState State() const override {
+    return {.num_reports = num_reports_, .counts = counts_};
+  }
+
+  absl::Status MergeState(const AccumulatorState& state) override {
+    constexpr char kName[] = "sampling_fake_data strategy";
+    RETURN_IF_ERROR(ValidateStateShape(state, kName, {.counts = counts_.size()},
+                                       num_reports_));
+    RETURN_IF_ERROR(ValidateStateRange(state.counts, kName, "cell count", 0,
+                                       state.num_reports));
+    for (int j = 0; j < data_->d && !data_->unary; ++j) {
+      RETURN_IF_ERROR(ValidateStateSum(
+          absl::MakeConstSpan(state.counts)
+              .subspan(data_->offset[j],
+                       data_->offset[j + 1] - data_->offset[j]),
+          kName, absl::StrCat("cell counts of attribute ", j),
+          state.num_reports));
+    }
+    for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += state.counts[i];
+    num_reports_ += state.num_reports;
+    return absl::OkStatus();
   }
 
   // ŷ from the cells' report counts.

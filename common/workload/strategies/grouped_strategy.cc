@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/coin.h"
+#include "common/base/status_macros.h"
 #include "common/mechanisms/frequency/frequency_oracle.h"
 #include "common/workload/strategies/binomial_draw.h"
 #include "common/workload/strategies/grouped_variance.h"
@@ -126,6 +127,45 @@ class GroupedAccumulator : public StrategyAccumulator {
     }
     if (num_reports_ > 0) y[layout_->total_row()] = 1;
     return y;
+  }
+
+  // parts: each group's inner accumulator state, in group order (their
+  // num_reports sum to num_reports); no counts or reals of its own.
+  AccumulatorState State() const override {
+    AccumulatorState state{.num_reports = num_reports_};
+    state.parts.reserve(groups_.size());
+    for (const auto& group : groups_) state.parts.push_back(group->State());
+    return state;
+  }
+
+  absl::Status MergeState(const AccumulatorState& state) override {
+    const std::string name =
+        absl::StrCat(KindName(layout_->spec.kind), " strategy");
+    RETURN_IF_ERROR(ValidateStateShape(state, name, {.parts = groups_.size()},
+                                       num_reports_));
+    // Each part goes into an empty accumulator of its group's oracle first,
+    // which checks it: a bad part must leave every group unchanged.
+    std::vector<std::unique_ptr<FrequencyAccumulator>> staged;
+    std::vector<int64_t> group_reports;
+    for (uint32_t g = 0; g < groups_.size(); ++g) {
+      staged.push_back(
+          layout_->levels[layout_->level_of[g]].oracle->NewAccumulator());
+      if (absl::Status s = staged.back()->MergeState(state.parts[g]); !s.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(name, " state, group ", g, ": ", s.message()));
+      }
+      group_reports.push_back(state.parts[g].num_reports);
+    }
+    RETURN_IF_ERROR(ValidateStateSum(group_reports, name, "groups' num_reports",
+                                     state.num_reports));
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      if (absl::Status s = groups_[g]->Merge(*staged[g]); !s.ok()) {
+        return absl::InternalError(absl::StrCat(
+            "grouped strategy: inner merge failed: ", s.message()));
+      }
+    }
+    num_reports_ += state.num_reports;
+    return absl::OkStatus();
   }
 
  private:

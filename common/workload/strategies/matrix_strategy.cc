@@ -18,6 +18,7 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/base/status_macros.h"
 #include "common/workload/strategies/binomial_draw.h"
 
 namespace ldp {
@@ -60,6 +61,24 @@ class MatrixAccumulator final : public StrategyAccumulator {
   }
 
   int64_t num_reports() const override { return num_reports_; }
+
+  // counts: the reports per output (K values, summing to num_reports).
+  AccumulatorState State() const override {
+    return {.num_reports = num_reports_, .counts = counts_};
+  }
+
+  absl::Status MergeState(const AccumulatorState& state) override {
+    constexpr char kName[] = "matrix strategy";
+    RETURN_IF_ERROR(ValidateStateShape(state, kName, {.counts = counts_.size()},
+                                       num_reports_));
+    RETURN_IF_ERROR(ValidateStateRange(state.counts, kName, "output count", 0,
+                                       state.num_reports));
+    RETURN_IF_ERROR(ValidateStateSum(state.counts, kName, "output counts",
+                                     state.num_reports));
+    for (size_t o = 0; o < counts_.size(); ++o) counts_[o] += state.counts[o];
+    num_reports_ += state.num_reports;
+    return absl::OkStatus();
+  }
 
   Eigen::VectorXd Estimate() const override {
     Eigen::VectorXd y = Eigen::VectorXd::Zero(data_->k);

@@ -29,6 +29,7 @@
 #include "absl/random/bit_gen_ref.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "common/estimation/accumulator_state.h"
 #include "common/workload/specs/workload_report.h"
 #include "common/workload/strategy_randomizers/strategy_randomizer.h"
 
@@ -48,6 +49,18 @@ class StrategyAccumulator {
   // normalize each group by its own report count (a group with no reports
   // estimates zeros). Empty accumulator: zeros.
   virtual Eigen::VectorXd Estimate() const = 0;
+
+  // The sufficient statistics as plain numbers (accumulator_state.h), so a
+  // shard's statistics can be stored and merged later. Each accumulator
+  // documents its layout; none holds strategy parameters.
+  virtual AccumulatorState State() const = 0;
+  // Adds a state read from an accumulator of the same strategy:
+  // a.MergeState(b.State()) leaves `a` exactly as a.Merge(b) would (the same
+  // Estimate, bit for bit). A trust boundary, as for frequency
+  // accumulators (frequency_oracle.h): InvalidArgument, and no change,
+  // unless the state has exactly this accumulator's shape, num_reports ≥ 0,
+  // counts within what num_reports allows and finite reals.
+  virtual absl::Status MergeState(const AccumulatorState& state) = 0;
 };
 
 class StrategyMechanism : public StrategyRandomizer {

@@ -20,6 +20,7 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/base/status_macros.h"
 #include "common/workload/strategy_randomizers/vector_randomizer.h"
 
 namespace ldp {
@@ -69,6 +70,21 @@ class VectorAccumulator final : public StrategyAccumulator {
   Eigen::VectorXd Estimate() const override {
     if (num_reports_ == 0) return Eigen::VectorXd::Zero(data_->d);
     return sum_ / static_cast<double>(num_reports_);
+  }
+
+  // reals: the sum of the decoded reports (rank values).
+  AccumulatorState State() const override {
+    return {.num_reports = num_reports_,
+            .reals = std::vector<double>(sum_.begin(), sum_.end())};
+  }
+
+  absl::Status MergeState(const AccumulatorState& state) override {
+    RETURN_IF_ERROR(ValidateStateShape(state, "vector strategy",
+                                       {.reals = static_cast<size_t>(data_->d)},
+                                       num_reports_));
+    sum_ += Eigen::Map<const Eigen::VectorXd>(state.reals.data(), data_->d);
+    num_reports_ += state.num_reports;
+    return absl::OkStatus();
   }
 
  private:
