@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
 #include "common/estimation/confidence_interval.h"
 
 namespace ldp {
@@ -36,10 +38,34 @@ absl::Status MeanAccumulator::Merge(const MeanAccumulator& other) {
   }
   const MeanAccumulator snapshot = other;  // `other` may be *this
   num_reports_ += snapshot.num_reports_;
-  sum_.Add(snapshot.sum_.sum);
-  sum_.Add(snapshot.sum_.compensation);
-  sum_of_squares_.Add(snapshot.sum_of_squares_.sum);
-  sum_of_squares_.Add(snapshot.sum_of_squares_.compensation);
+  sum_.Merge(snapshot.sum_.sum, snapshot.sum_.compensation);
+  sum_of_squares_.Merge(snapshot.sum_of_squares_.sum,
+                        snapshot.sum_of_squares_.compensation);
+  return absl::OkStatus();
+}
+
+AccumulatorState MeanAccumulator::State() const {
+  return {.num_reports = num_reports_,
+          .reals = {sum_.sum, sum_.compensation, sum_of_squares_.sum,
+                    sum_of_squares_.compensation}};
+}
+
+absl::Status MeanAccumulator::MergeState(const AccumulatorState& state) {
+  constexpr char kName[] = "mean";
+  RETURN_IF_ERROR(ValidateStateShape(state, kName, {.reals = 4}, num_reports_));
+  const double squares = state.reals[2] + state.reals[3];
+  if (!(squares >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mean state: the sum of squares is ", squares, ", negative"));
+  }
+  if (state.num_reports == 0 &&
+      (state.reals[0] != 0 || state.reals[1] != 0 || squares != 0)) {
+    return absl::InvalidArgumentError(
+        "mean state: no reports, yet non-zero sums");
+  }
+  num_reports_ += state.num_reports;
+  sum_.Merge(state.reals[0], state.reals[1]);
+  sum_of_squares_.Merge(state.reals[2], state.reals[3]);
   return absl::OkStatus();
 }
 

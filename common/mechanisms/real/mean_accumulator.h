@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "common/estimation/accumulator_state.h"
 #include "common/estimation/estimate.h"
 #include "common/mechanisms/real/real_mechanism.h"
 
@@ -39,6 +40,19 @@ class MeanAccumulator {
 
   int64_t num_reports() const { return num_reports_; }
 
+  // The sums as plain numbers (accumulator_state.h), so a shard's
+  // statistics can be stored and merged later. reals: the sum of the
+  // decoded values and its compensation, then the sum of their squares and
+  // its compensation.
+  AccumulatorState State() const;
+  // Adds a State() of an accumulator of the same mechanism:
+  // a.MergeState(b.State()) leaves `a` exactly as a.Merge(b) would. The
+  // state may come from a damaged or hostile store: InvalidArgument, and no
+  // change, unless it holds exactly four finite reals and no counts or
+  // parts, num_reports ≥ 0, a non-negative sum of squares, and zero sums
+  // when it has no reports. The mechanism is the caller's to know.
+  absl::Status MergeState(const AccumulatorState& state);
+
   // `confidence` is 1 − β, in (0, 1). With fewer than two reports there is
   // no sample variance, so the standard error falls back to the largest
   // possible per-report spread, √(WorstCaseVariance + b²) / √n (infinite
@@ -52,6 +66,12 @@ class MeanAccumulator {
     double sum = 0;
     double compensation = 0;
     void Add(double x);
+    // Adds another compensated sum: its sum as a term, its compensation to
+    // this one's, so merging into an empty sum copies it exactly.
+    void Merge(double other_sum, double other_compensation) {
+      Add(other_sum);
+      compensation += other_compensation;
+    }
     double Total() const { return sum + compensation; }
   };
 
