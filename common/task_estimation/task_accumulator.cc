@@ -81,6 +81,20 @@ int64_t TaskAccumulator::num_reports() const {
   return 0;
 }
 
+AccumulatorState TaskAccumulator::State() const {
+  if (histogram_ != nullptr) return histogram_->State();
+  if (strategy_ != nullptr) return strategy_->State();
+  if (mean_ != nullptr) return mean_->State();
+  return {};
+}
+
+absl::Status TaskAccumulator::MergeState(const AccumulatorState& state) {
+  if (histogram_ != nullptr) return histogram_->MergeState(state);
+  if (strategy_ != nullptr) return strategy_->MergeState(state);
+  if (mean_ != nullptr) return mean_->MergeState(state);
+  return absl::InternalError("the workload task's strategy could not be built");
+}
+
 std::vector<double> TaskAccumulator::StrategyEstimate() const {
   if (strategy_ == nullptr) return {};
   const Eigen::VectorXd y = strategy_->Estimate();

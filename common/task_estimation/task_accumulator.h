@@ -72,6 +72,18 @@ class TaskAccumulator {
   // A workload task's ŷ ≈ A·h (empty for other tasks).
   std::vector<double> StrategyEstimate() const;
 
+  // The sufficient statistics as plain numbers (accumulator_state.h): the
+  // state of the histogram, mean or strategy accumulator the task uses, in
+  // that accumulator's layout, for storing per-shard statistics and merging
+  // them later. A workload task whose strategy could not be built has
+  // none: an empty state.
+  AccumulatorState State() const;
+  // Adds a State() of a TaskAccumulator of the same task (the state does
+  // not say which task wrote it). InvalidArgument, and no change, when the
+  // state does not fit the task's accumulator (see its MergeState);
+  // Internal for a workload task whose strategy could not be built.
+  absl::Status MergeState(const AccumulatorState& state);
+
  private:
   std::shared_ptr<const TaskMechanism> mechanism_;
   WorkloadEstimation workload_;

@@ -4,7 +4,11 @@
 #include "common/task_estimation/task_accumulator.h"
 
 #include <cmath>
+#include <memory>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "common/workload/strategies/strategy.h"
 #include "common/workload/strategies/workload.h"
@@ -201,6 +205,62 @@ TEST(TaskAccumulator, EstimatesAHistogram) {
   for (int v = 0; v < 4; ++v) {
     EXPECT_NEAR(estimate.frequencies[v], truth[v],
                 5 * std::sqrt(estimate.variances[v]));
+  }
+}
+
+// Per-shard statistics of each kind of task (histogram, mean, workload)
+// stored and merged later: the shards' states merged into an empty
+// accumulator estimate what one accumulator of every report does, and a
+// state of another kind of task is refused and changes nothing.
+TEST(TaskAccumulator, ShardStatesMergeIntoOneEstimate) {
+  const Task tasks[] = {HistogramTaskFor(kNanosPerEpsilon, 1), IncomeTask(),
+                        WorkloadTaskFor(kNanosPerEpsilon, Hierarchical(1))};
+  std::vector<std::shared_ptr<const TaskMechanism>> mechanisms;
+  std::vector<AccumulatorState> states;
+  for (const Task& task : tasks) {
+    SCOPED_TRACE(task.task_id);
+    auto mechanism = TaskMechanism::Create(task);
+    ASSERT_OK(mechanism);
+    TaskAccumulator all(*mechanism), left(*mechanism), right(*mechanism);
+    SeededGenerator gen(15);
+    const char* colors[] = {"red", "green", "blue", "red"};
+    for (int i = 0; i < 900; ++i) {
+      const ReportPayload report =
+          (*mechanism)->Randomize(RecordWith(i % 10, colors[i % 4]), gen);
+      ASSERT_OK(all.Add(report));
+      ASSERT_OK((i % 3 == 0 ? left : right).Add(report));
+    }
+    TaskAccumulator copy(*mechanism), merged(*mechanism);
+    ASSERT_OK(copy.MergeState(all.State()));
+    EXPECT_TRUE(copy.State() == all.State());
+    ASSERT_OK(merged.MergeState(left.State()));
+    ASSERT_OK(merged.MergeState(right.State()));
+    EXPECT_EQ(merged.num_reports(), 900);
+    EXPECT_EQ(merged.StrategyEstimate(), all.StrategyEstimate());
+    const TaskEstimate want = all.Estimate(0.9);
+    const TaskEstimate got = merged.Estimate(0.9);
+    ASSERT_EQ(got.index(), want.index());
+    if (const auto* h = std::get_if<HistogramEstimate>(&want)) {
+      EXPECT_EQ(std::get<HistogramEstimate>(got).frequencies, h->frequencies);
+    } else if (const auto* x = std::get_if<ScalarEstimate>(&want)) {
+      // Sums of doubles, grouped otherwise: equal up to rounding.
+      EXPECT_DOUBLE_EQ(std::get<ScalarEstimate>(got).value, x->value);
+    } else {
+      EXPECT_EQ(std::get<WorkloadAnswer>(got).num_reports, 900);
+    }
+    mechanisms.push_back(*std::move(mechanism));
+    states.push_back(all.State());
+  }
+  for (size_t t = 0; t < mechanisms.size(); ++t) {
+    TaskAccumulator accumulator(mechanisms[t]);
+    ASSERT_OK(accumulator.MergeState(states[t]));
+    for (size_t other = 0; other < states.size(); ++other) {
+      if (other == t) continue;
+      EXPECT_THAT(accumulator.MergeState(states[other]),
+                  StatusIs(absl::StatusCode::kInvalidArgument))
+          << "task #" << t << " given the state of task #" << other;
+      EXPECT_TRUE(accumulator.State() == states[t]);
+    }
   }
 }
 
