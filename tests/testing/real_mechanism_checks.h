@@ -174,6 +174,18 @@ inline void ExpectLevelsRejected(
   }
 }
 
+// DecodeBound() is the largest |Decode| over `levels`: levels Validate
+// accepts, which must include the extreme ones.
+inline void ExpectDecodeBoundAttained(const RealMechanism& m,
+                                      const std::vector<ScalarReport>& levels) {
+  double largest = 0;
+  for (const ScalarReport& w : levels) {
+    ASSERT_OK(m.Validate(w)) << w.level;
+    largest = std::max(largest, std::fabs(m.Decode(w)));
+  }
+  EXPECT_EQ(largest, m.DecodeBound());
+}
+
 // DESIGN invariant 8: NaN, infinite and out-of-range inputs take the same
 // code path as their clamped value: equal Probability over `outputs` and
 // identical draws from identically seeded generators.

@@ -243,6 +243,10 @@ double DiscreteLaplaceMechanism::Decode(const ScalarReport& report) const {
   return static_cast<double>(report.level) * lattice_step_;
 }
 
+double DiscreteLaplaceMechanism::DecodeBound() const {
+  return std::fabs(Decode({.level = max_level_}));
+}
+
 double DiscreteLaplaceMechanism::NoiseVariance() const {
   const double inverse_scale = static_cast<double>(scale_denominator_) /
                                static_cast<double>(scale_numerator_);

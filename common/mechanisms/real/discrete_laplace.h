@@ -78,6 +78,7 @@ class DiscreteLaplaceMechanism final : public RealMechanism {
   double Probability(double x, const ScalarReport& report) const override;
   absl::Status Validate(const ScalarReport& report) const override;
   double Decode(const ScalarReport& report) const override;
+  double DecodeBound() const override;
   double Variance(double x) const override;
   double WorstCaseVariance() const override;
 

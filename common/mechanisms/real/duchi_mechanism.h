@@ -52,6 +52,7 @@ class DuchiMechanism final : public RealMechanism {
   double Probability(double x, const ScalarReport& report) const override;
   absl::Status Validate(const ScalarReport& report) const override;
   double Decode(const ScalarReport& report) const override;
+  double DecodeBound() const override { return output_magnitude_; }
   // C'²b² − x²: every report decodes to ±C'b, so E[Decode²] = C'²b².
   double Variance(double x) const override;
   double WorstCaseVariance() const override;

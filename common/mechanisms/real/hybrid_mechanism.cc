@@ -102,6 +102,13 @@ double HybridMechanism::Decode(const ScalarReport& report) const {
   return duchi_->Decode(DuchiReport(report.level));
 }
 
+// Validate accepts piecewise cells only when that branch is used.
+double HybridMechanism::DecodeBound() const {
+  const double duchi = duchi_->DecodeBound();
+  return alpha_.numerator() == 0 ? duchi
+                                 : std::max(duchi, piecewise_->DecodeBound());
+}
+
 double HybridMechanism::Variance(double x) const {
   const double alpha = alpha_.value();
   return alpha * piecewise_->Variance(x) + (1 - alpha) * duchi_->Variance(x);

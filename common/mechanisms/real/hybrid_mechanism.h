@@ -52,6 +52,7 @@ class HybridMechanism final : public RealMechanism {
   double Probability(double x, const ScalarReport& report) const override;
   absl::Status Validate(const ScalarReport& report) const override;
   double Decode(const ScalarReport& report) const override;
+  double DecodeBound() const override;
   // α·Var_PM(x) + (1 − α)·Var_Duchi(x). Both branches are unbiased up to
   // their rounding coins' 2^-32 resolution, so the mixture's between-branch
   // term, α(1 − α)(mean_PM − mean_Duchi)², is below 1e-18·b² and omitted.

@@ -187,6 +187,12 @@ double PiecewiseMechanism::Decode(const ScalarReport& report) const {
   return decode_scale_ * centred + decode_offset_;
 }
 
+// Decode is affine in the cell, so the ends bound it.
+double PiecewiseMechanism::DecodeBound() const {
+  return std::max(std::fabs(Decode({.level = 0})),
+                  std::fabs(Decode({.level = num_cells_ - 1})));
+}
+
 double PiecewiseMechanism::Variance(double x) const {
   const RandomizedRounding rounding =
       RoundToPosition(x, bound_, num_positions());

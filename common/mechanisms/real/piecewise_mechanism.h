@@ -67,6 +67,7 @@ class PiecewiseMechanism final : public RealMechanism {
   double Probability(double x, const ScalarReport& report) const override;
   absl::Status Validate(const ScalarReport& report) const override;
   double Decode(const ScalarReport& report) const override;
+  double DecodeBound() const override;
   double Variance(double x) const override;
   // Exact (O(grid) evaluations), computed on first use: agents build a
   // mechanism per task and never ask. Remembered across objects with the

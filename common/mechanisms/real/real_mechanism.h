@@ -62,6 +62,10 @@ class RealMechanism {
   // x in [-bound, bound].
   virtual double Decode(const ScalarReport& report) const = 0;
 
+  // The largest |Decode(report)| over the reports Validate accepts: the
+  // range the server's fixed-point sums (mean_accumulator.h) must cover.
+  virtual double DecodeBound() const = 0;
+
   // Var[Decode(R(x))] and its maximum over [-bound, bound].
   virtual double Variance(double x) const = 0;
   virtual double WorstCaseVariance() const = 0;

@@ -254,6 +254,9 @@ TEST(DiscreteLaplaceMechanism, ValidateAcceptsExactlyTheDocumentedWindow) {
   // An honest report beyond the window has probability below e^-64.
   EXPECT_LT(m->Probability(1.0, {.level = m->max_level() + 1}),
             std::exp(-64.0));
+  testing::ExpectDecodeBoundAttained(
+      *m,
+      {{.level = -m->max_level()}, {.level = 0}, {.level = m->max_level()}});
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.

@@ -120,6 +120,7 @@ TEST(DuchiMechanism, ValidateAcceptsOnlyTheTwoSigns) {
   testing::ExpectLevelsRejected(*m, {int64_t{0}, int64_t{2}, int64_t{-2},
                                      std::numeric_limits<int64_t>::max(),
                                      std::numeric_limits<int64_t>::min()});
+  testing::ExpectDecodeBoundAttained(*m, {kMinus, kPlus});
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.

@@ -61,6 +61,7 @@ TEST(HybridMechanism, UsesThePiecewiseBranchOnlyAboveThePapersThreshold) {
     EXPECT_EQ(m->piecewise_probability().numerator(), 0u);
     EXPECT_EQ(m->epsilon(), m->duchi().epsilon());
     EXPECT_EQ(m->WorstCaseVariance(), m->duchi().WorstCaseVariance());
+    EXPECT_EQ(m->DecodeBound(), m->duchi().DecodeBound());
     EXPECT_THAT(m->Validate({.level = 0}),
                 StatusIs(absl::StatusCode::kInvalidArgument));
   }
@@ -162,6 +163,7 @@ TEST(HybridMechanism, ValidateAcceptsExactlyTheLevelsOfBothBranches) {
       {int64_t{-1}, int64_t{102}, std::numeric_limits<int64_t>::max(),
        std::numeric_limits<int64_t>::min()},
       /*impossible_from=*/0.5);
+  testing::ExpectDecodeBoundAttained(*m, AllLevels(*m));
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.

@@ -173,6 +173,10 @@ TEST(PiecewiseMechanism, ValidateAcceptsExactlyTheCells) {
       {int64_t{-1}, int64_t{100}, std::numeric_limits<int64_t>::max(),
        std::numeric_limits<int64_t>::min()},
       /*impossible_from=*/0.5);
+  for (double epsilon : {0.5, 4.0}) {
+    auto other = MakePiecewise({.epsilon = epsilon, .bound = 3.0});
+    testing::ExpectDecodeBoundAttained(*other, AllCells(*other));
+  }
 }
 
 // Invariant 8: odd inputs take the same code path as their clamped value.
