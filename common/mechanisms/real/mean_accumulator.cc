@@ -3,30 +3,56 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/estimation/confidence_interval.h"
 
 namespace ldp {
+namespace {
 
-void MeanAccumulator::CompensatedSum::Add(double x) {
-  const double total = sum + x;
-  // Neumaier: recover the low-order bits of whichever operand was smaller.
-  compensation +=
-      std::fabs(sum) >= std::fabs(x) ? (sum - total) + x : (x - total) + sum;
-  sum = total;
+// Bits of the fixed-point fraction: a grid value has magnitude below 2^61,
+// so n of them sum below 2^124 for any int64 n.
+constexpr int kFractionBits = 61;
+
+// A 128-bit sum as two int64 halves (high, then low bits), and back.
+void AppendHalves(__int128 value, std::vector<int64_t>& out) {
+  const auto bits = static_cast<unsigned __int128>(value);
+  out.push_back(static_cast<int64_t>(static_cast<uint64_t>(bits >> 64)));
+  out.push_back(static_cast<int64_t>(static_cast<uint64_t>(bits)));
 }
+__int128 FromHalves(int64_t high, int64_t low) {
+  return static_cast<__int128>(
+      (static_cast<unsigned __int128>(static_cast<uint64_t>(high)) << 64) |
+      static_cast<uint64_t>(low));
+}
+
+}  // namespace
+
+MeanAccumulator::MeanAccumulator(const RealMechanism& mechanism)
+    : mechanism_(&mechanism),
+      exponent_(std::ilogb(mechanism.DecodeBound()) + 1) {}
 
 absl::Status MeanAccumulator::Add(const ScalarReport& report) {
   if (absl::Status status = mechanism_->Validate(report); !status.ok()) {
     return status;
   }
   const double value = mechanism_->Decode(report);
+  // |half| < 2^30, so its square needs no care about range.
+  const double half = std::ldexp(value, kFractionBits / 2 - exponent_);
+  if (!(std::fabs(half) < std::ldexp(1.0, kFractionBits / 2))) {
+    return absl::InternalError(
+        absl::StrCat(std::string(RealMechanismKindName(mechanism_->kind())),
+                     " decoded a valid report to ", value,
+                     ", beyond its DecodeBound ", mechanism_->DecodeBound()));
+  }
   ++num_reports_;
-  sum_.Add(value);
-  sum_of_squares_.Add(value * value);
+  sum_ += std::llrint(std::ldexp(value, kFractionBits - exponent_));
+  sum_of_squares_ += std::llrint(2 * half * half);
   return absl::OkStatus();
 }
 
@@ -36,37 +62,53 @@ absl::Status MeanAccumulator::Merge(const MeanAccumulator& other) {
         "cannot merge mean accumulators of different mechanisms (build every "
         "shard from the same mechanism object)");
   }
-  const MeanAccumulator snapshot = other;  // `other` may be *this
-  num_reports_ += snapshot.num_reports_;
-  sum_.Merge(snapshot.sum_.sum, snapshot.sum_.compensation);
-  sum_of_squares_.Merge(snapshot.sum_of_squares_.sum,
-                        snapshot.sum_of_squares_.compensation);
+  num_reports_ += other.num_reports_;  // `other` may be *this
+  sum_ += other.sum_;
+  sum_of_squares_ += other.sum_of_squares_;
   return absl::OkStatus();
 }
 
 AccumulatorState MeanAccumulator::State() const {
-  return {.num_reports = num_reports_,
-          .reals = {sum_.sum, sum_.compensation, sum_of_squares_.sum,
-                    sum_of_squares_.compensation}};
+  AccumulatorState state{.num_reports = num_reports_};
+  AppendHalves(sum_of_squares_, state.counts);
+  AppendHalves(sum_, state.counts);
+  state.counts.push_back(exponent_);
+  return state;
 }
 
 absl::Status MeanAccumulator::MergeState(const AccumulatorState& state) {
   constexpr char kName[] = "mean";
-  RETURN_IF_ERROR(ValidateStateShape(state, kName, {.reals = 4}, num_reports_));
-  const double squares = state.reals[2] + state.reals[3];
-  if (!(squares >= 0)) {
+  RETURN_IF_ERROR(
+      ValidateStateShape(state, kName, {.counts = 5}, num_reports_));
+  if (state.counts[4] != exponent_) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "mean state: the sum of squares is ", squares, ", negative"));
+        "mean state: its sums are on a grid for values below 2^",
+        state.counts[4], ", this accumulator's below 2^", exponent_,
+        " (a state of another mechanism or parameters)"));
   }
-  if (state.num_reports == 0 &&
-      (state.reals[0] != 0 || state.reals[1] != 0 || squares != 0)) {
+  const __int128 squares = FromHalves(state.counts[0], state.counts[1]);
+  const __int128 sum = FromHalves(state.counts[2], state.counts[3]);
+  // Each report adds at most 2^61 to either sum, in magnitude.
+  const __int128 most = static_cast<__int128>(state.num_reports)
+                        << kFractionBits;
+  if (squares < 0 || squares > most || sum < -most || sum > most) {
     return absl::InvalidArgumentError(
-        "mean state: no reports, yet non-zero sums");
+        absl::StrCat("mean state: its sums are beyond what ", state.num_reports,
+                     " reports within the mechanism's bound can add up to"));
   }
   num_reports_ += state.num_reports;
-  sum_.Merge(state.reals[0], state.reals[1]);
-  sum_of_squares_.Merge(state.reals[2], state.reals[3]);
+  sum_ += sum;
+  sum_of_squares_ += squares;
   return absl::OkStatus();
+}
+
+double MeanAccumulator::Sum() const {
+  return std::ldexp(static_cast<double>(sum_), exponent_ - kFractionBits);
+}
+
+double MeanAccumulator::SumOfSquares() const {
+  return std::ldexp(static_cast<double>(sum_of_squares_),
+                    2 * exponent_ - kFractionBits);
 }
 
 double MeanAccumulator::StandardError() const {
@@ -75,18 +117,17 @@ double MeanAccumulator::StandardError() const {
     const double b = mechanism_->bound();
     return std::sqrt((mechanism_->WorstCaseVariance() + b * b) / n);
   }
-  const double mean = sum_.Total() / n;
+  const double mean = Sum() / n;
   const double sample_variance =
-      std::max(0.0, (sum_of_squares_.Total() - n * mean * mean) / (n - 1));
+      std::max(0.0, (SumOfSquares() - n * mean * mean) / (n - 1));
   return std::sqrt(sample_variance / n);
 }
 
 ScalarEstimate MeanAccumulator::Estimate(double confidence) const {
   const double b = mechanism_->bound();
   ScalarEstimate estimate{
-      .value = num_reports_ > 0
-                   ? sum_.Total() / static_cast<double>(num_reports_)
-                   : 0.0,
+      .value =
+          num_reports_ > 0 ? Sum() / static_cast<double>(num_reports_) : 0.0,
       .standard_error = StandardError(),
       .interval = {.lower = -b, .upper = b},
       .confidence = confidence,

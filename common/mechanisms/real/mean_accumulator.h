@@ -9,10 +9,15 @@
 // larger population, and conservative otherwise). The interval is the
 // normal interval, intersected with [−b, b], where the true mean lies.
 //
-// Sums are kept with Neumaier's compensated summation, so estimates are
-// accurate to a few ulps whatever the number and order of reports, and
-// shards merge without loss. Thread-compatible: shard one accumulator per
-// ingest thread and Merge.
+// Sums are exact, so they do not depend on the order or grouping of the
+// reports: shards merged in any order, directly or through stored states,
+// give one accumulator's estimate bit for bit. Each decoded value is
+// rounded once to a fixed-point grid of step 2^(e − 61), 2^e the power of
+// two above the mechanism's DecodeBound, and summed in 128 bits (its
+// square, as a double, likewise on a grid of step 2^(2e − 61)). A value of
+// at least 2^(e − 9) is on the grid already; a smaller one moves by at most
+// 2^(e − 62), about 2e-19 of the bound. Thread-compatible: shard one
+// accumulator per ingest thread and Merge.
 #ifndef LDP_COMMON_MECHANISMS_REAL_MEAN_ACCUMULATOR_H_
 #define LDP_COMMON_MECHANISMS_REAL_MEAN_ACCUMULATOR_H_
 
@@ -29,8 +34,7 @@ class MeanAccumulator {
  public:
   // `mechanism` is not owned and must outlive the accumulator (servers keep
   // one mechanism per task and share it between shards).
-  explicit MeanAccumulator(const RealMechanism& mechanism)
-      : mechanism_(&mechanism) {}
+  explicit MeanAccumulator(const RealMechanism& mechanism);
 
   // Validates and counts one report; an invalid report changes nothing.
   absl::Status Add(const ScalarReport& report);
@@ -41,16 +45,18 @@ class MeanAccumulator {
   int64_t num_reports() const { return num_reports_; }
 
   // The sums as plain numbers (accumulator_state.h), so a shard's
-  // statistics can be stored and merged later. reals: the sum of the
-  // decoded values and its compensation, then the sum of their squares and
-  // its compensation.
+  // statistics can be stored and merged later. counts: the sum of squares
+  // and the sum (each a 128-bit integer on its grid, as its high then low
+  // 64 bits), then the grid's exponent e (the grid step is 2^(e − 61),
+  // 2^(2e − 61) for squares).
   AccumulatorState State() const;
   // Adds a State() of an accumulator of the same mechanism:
   // a.MergeState(b.State()) leaves `a` exactly as a.Merge(b) would. The
   // state may come from a damaged or hostile store: InvalidArgument, and no
-  // change, unless it holds exactly four finite reals and no counts or
-  // parts, num_reports ≥ 0, a non-negative sum of squares, and zero sums
-  // when it has no reports. The mechanism is the caller's to know.
+  // change, unless it holds exactly five counts and no reals or parts,
+  // num_reports ≥ 0, this accumulator's grid, and sums no larger than
+  // num_reports values within the bound make (a non-negative sum of
+  // squares). The mechanism is the caller's to know.
   absl::Status MergeState(const AccumulatorState& state);
 
   // `confidence` is 1 − β, in (0, 1). With fewer than two reports there is
@@ -61,27 +67,18 @@ class MeanAccumulator {
   ScalarEstimate Estimate(double confidence) const;
 
  private:
-  // A compensated (Neumaier) running sum.
-  struct CompensatedSum {
-    double sum = 0;
-    double compensation = 0;
-    void Add(double x);
-    // Adds another compensated sum: its sum as a term, its compensation to
-    // this one's, so merging into an empty sum copies it exactly.
-    void Merge(double other_sum, double other_compensation) {
-      Add(other_sum);
-      compensation += other_compensation;
-    }
-    double Total() const { return sum + compensation; }
-  };
-
   // The standard error of the mean of the decoded values.
   double StandardError() const;
 
+  // The sums as doubles.
+  double Sum() const;
+  double SumOfSquares() const;
+
   const RealMechanism* mechanism_;  // not owned
+  int exponent_;                    // e: every |decoded value| is below 2^e
   int64_t num_reports_ = 0;
-  CompensatedSum sum_;
-  CompensatedSum sum_of_squares_;
+  __int128 sum_ = 0;             // Σ round(value · 2^(61 − e))
+  __int128 sum_of_squares_ = 0;  // Σ round(value² · 2^(61 − 2e))
 };
 
 }  // namespace ldp
