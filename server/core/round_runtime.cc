@@ -2,6 +2,8 @@
 #include "server/core/round_runtime.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "Eigen/Core"
 #include "common/base/status_macros.h"
@@ -64,16 +66,34 @@ absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,
     return absl::AlreadyExistsError("the task's report is already counted");
   }
   Question& question = *questions_[q];
-  {
-    absl::MutexLock lock(&question.mutex);
-    absl::Status status = question.accumulator.Add(payload);
-    if (!status.ok()) {
-      reported_.Erase(task_id);
-      return status;
-    }
+  absl::MutexLock lock(&question.mutex);
+  // The stored statistics count it already.
+  if (question.from_statistics) return absl::OkStatus();
+  absl::Status status = question.accumulator.Add(payload);
+  if (!status.ok()) {
+    reported_.Erase(task_id);
+    return status;
   }
+  // Under the lock, so that AdoptStatistics's count is never added to.
   question.num_reports.fetch_add(1, std::memory_order_relaxed);
   return absl::OkStatus();
+}
+
+TaskAccumulator RoundRuntime::NewAccumulator(int q) const {
+  const PlannedQuestion& planned = plan_.questions()[q];
+  return TaskAccumulator(planned.mechanism, planned.workload);
+}
+
+void RoundRuntime::AdoptStatistics(std::vector<TaskAccumulator> merged) {
+  for (int q = 0; q < num_questions(); ++q) {
+    Question& question = *questions_[q];
+    absl::MutexLock lock(&question.mutex);
+    question.accumulator = std::move(merged[q]);
+    question.from_statistics = true;
+    question.num_reports.store(question.accumulator.num_reports(),
+                               std::memory_order_relaxed);
+  }
+  from_statistics_.store(true, std::memory_order_release);
 }
 
 absl::Status RoundRuntime::AccumulateShuffled(int q,

@@ -92,6 +92,19 @@ class RoundRuntime {
 
   TaskEstimate Estimate(int q, double confidence) const;
 
+  // Shared stores: a closed round answers from its databases' stored
+  // statistics (round_folder.h) instead of the reports this server
+  // counted one by one. An empty accumulator for question q, of the kind
+  // the round's reports are counted in.
+  TaskAccumulator NewAccumulator(int q) const;
+  // Makes question q answer from `merged[q]` (one per question), which
+  // holds every report the round will ever have: a report counted after
+  // this only marks its task as reported. Thread-safe.
+  void AdoptStatistics(std::vector<TaskAccumulator> merged);
+  bool answers_from_statistics() const {
+    return from_statistics_.load(std::memory_order_acquire);
+  }
+
   // Repeated questions. An honest agent answers a question it answered
   // before (same canonical fingerprint, task_fingerprint.h) from memory,
   // so the server must not charge it again either (ledger_charge.h).
@@ -127,6 +140,9 @@ class RoundRuntime {
     mutable absl::Mutex mutex;
     TaskAccumulator accumulator ABSL_GUARDED_BY(mutex);
     ShuffledBatches shuffled ABSL_GUARDED_BY(mutex);
+    // The accumulator holds the round's stored statistics: nothing more
+    // is added to it.
+    bool from_statistics ABSL_GUARDED_BY(mutex) = false;
     std::atomic<int64_t> num_reports{0};
   };
 
@@ -140,6 +156,7 @@ class RoundRuntime {
   std::atomic<RoundState> state_;
   std::atomic<bool> close_claimed_{false};
   std::atomic<bool> advance_claimed_{false};
+  std::atomic<bool> from_statistics_{false};
   TaskIdSet reported_;
 };
 

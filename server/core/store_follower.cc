@@ -26,6 +26,7 @@ void StoreFollower::Start() {
         context_.Log(LogLevel::kWarning, "follow_failed",
                      {{"error", std::string(status.message())}});
       }
+      SettleClosedRounds();
       thread_mutex_.Lock();
     }
   });
@@ -65,9 +66,32 @@ absl::Status StoreFollower::FollowLedger() {
 
 absl::Status StoreFollower::CatchUp(bool with_ledger) {
   absl::Status status = Follow(with_ledger);
-  if (status.ok()) return status;
+  if (status.ok()) {
+    SettleClosedRounds();
+    return status;
+  }
   return absl::UnavailableError(absl::StrCat(
       "cannot read what other servers stored (", status.message(), "); retry"));
+}
+
+void StoreFollower::SettleClosedRounds() {
+  if (!context_.shared_store()) return;
+  // One pass at a time: two would fold the same round twice.
+  absl::MutexLock lock(&follow_mutex_);
+  for (const auto& study : studies_.AllStudies()) {
+    for (const auto& round : study->Rounds()) {
+      if (round->state() == RoundState::kOpen ||
+          round->answers_from_statistics()) {
+        continue;
+      }
+      absl::StatusOr<bool> settled = folder_.Settle(*round);
+      if (!settled.ok()) {
+        context_.Log(LogLevel::kWarning, "round_settle_failed",
+                     {{"round", absl::StrCat(round->round_id())},
+                      {"error", std::string(settled.status().message())}});
+      }
+    }
+  }
 }
 
 absl::Status StoreFollower::FollowStudiesAndRounds() {

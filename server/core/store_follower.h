@@ -25,6 +25,7 @@
 #include "server/core/aggregator_context.h"
 #include "server/core/program_driver.h"
 #include "server/core/restore.h"
+#include "server/core/round_folder.h"
 #include "server/core/round_lifecycle.h"
 #include "server/core/study_registry.h"
 
@@ -41,7 +42,8 @@ class StoreFollower {
         studies_(studies),
         programs_(programs),
         rounds_(rounds),
-        restorer_(restorer) {}
+        restorer_(restorer),
+        folder_(context.store) {}
   // Stop()s.
   ~StoreFollower();
   StoreFollower(const StoreFollower&) = delete;
@@ -59,8 +61,15 @@ class StoreFollower {
   // analyst calls, not every poll).
   absl::Status Follow(bool with_ledger);
   // Follow, for analyst calls: their answers include every server's
-  // reports. UNAVAILABLE if the database cannot be read.
+  // reports, and closed rounds answer from their stored statistics
+  // (SettleClosedRounds). UNAVAILABLE if the database cannot be read.
   absl::Status CatchUp(bool with_ledger);
+  // Makes the rounds closed in the store answer from their databases'
+  // statistics (round_folder.h), folding those not stored yet. A round
+  // that cannot be settled now (a database down) keeps answering from the
+  // reports followed so far and is tried again on the next call; the error
+  // is logged, not returned, so that analyst calls go on meanwhile.
+  void SettleClosedRounds();
   // At load: every stored report, so later polls pick up exactly where
   // this one ended.
   absl::Status ReadAllReports();
@@ -86,6 +95,7 @@ class StoreFollower {
   const ProgramDriver& programs_;
   RoundLifecycle& rounds_;
   const Restorer& restorer_;
+  const RoundFolder folder_;
 
   // One Follow at a time, from where the last one stopped.
   absl::Mutex follow_mutex_;

@@ -304,6 +304,38 @@ class Store {
     return absl::UnimplementedError("this store is not shared");
   }
 
+  // Shared stores keep, on each database that holds reports, the
+  // sufficient statistics of every closed round's reports stored there
+  // (statistics_codec.h; server/core/round_folder.h writes and merges
+  // them), so that no server reads a closed round's report rows to answer
+  // its estimates.
+  //
+  // How many databases hold reports: a sharded store's shards, else 1.
+  virtual int num_report_databases() const { return 1; }
+  // Visits the reports database `database` stored for round `round_id`, in
+  // task id order (epsilon_nanos, cap_nanos and study_id are 0), once the
+  // round is closed there: FailedPrecondition, visiting nothing, while it
+  // is open or not stored there. A round closed on a database takes no
+  // report there any more, so what this visits is final.
+  virtual absl::Status ForEachClosedRoundReport(
+      int database, uint64_t round_id,
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+    return absl::UnimplementedError("this store keeps no round statistics");
+  }
+  // Stores `statistics` as database `database`'s statistics of round
+  // `round_id`, unless it holds some already: then nothing is written (two
+  // servers folding one round write the same bytes, and the first stays).
+  virtual absl::Status SaveRoundStatistics(int database, uint64_t round_id,
+                                           std::string_view statistics) {
+    return absl::UnimplementedError("this store keeps no round statistics");
+  }
+  // Each database's statistics of round `round_id`, in database order;
+  // nullopt where none are stored yet.
+  virtual absl::StatusOr<std::vector<std::optional<std::string>>>
+  LoadRoundStatistics(uint64_t round_id) {
+    return absl::UnimplementedError("this store keeps no round statistics");
+  }
+
   // Sharded stores (sharded_store.h): how agent ids map onto the
   // databases. Null for a store on one database, whose every write goes
   // through Transact.

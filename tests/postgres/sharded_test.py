@@ -18,10 +18,14 @@ What must hold, read from the databases themselves:
   - no agent's enrollment, report or ledger row on another shard than
     its id maps to (ShardMap: logical shard (id / 1024) % 256, the first
     128 on the first database);
+  - the round (one RAPPOR question, so that its quorum can be every
+    agent) closes at its quorum and answers from per-shard statistics:
+    each shard stores one row of them, and a sharded ldp-server started
+    after every report row is deleted answers exactly as before;
   - one database gives the same estimates: the shards' rows copied into
-    a single database, an unsharded ldp-server on it answers the study's
-    results exactly as the sharded one did (JSON compared field for
-    field).
+    a single database (statistics left behind), an unsharded ldp-server
+    on it answers the study's results exactly as the sharded one did
+    (JSON compared field for field).
 """
 import argparse
 import json
@@ -175,6 +179,30 @@ def check_rows(first, second, agents, summary):
     return failures
 
 
+def wait_closed(url, study):
+    """Until the study's round is closed in the catalog (at quorum)."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if sql(url, f"SELECT count(*) FROM rounds WHERE study_id = {study} "
+               "AND state <> 1") == "1":
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def check_statistics(first, second, study):
+    """One row of statistics per shard for the study's round."""
+    failures = []
+    for shard, cluster in enumerate((first, second)):
+        rows = sql(cluster.url(), "SELECT count(*) FROM round_statistics s "
+                   "JOIN rounds r USING (round_id) WHERE r.study_id = "
+                   f"{study}")
+        if rows != "1":
+            failures.append(f"shard {shard + 1} holds {rows} rows of the "
+                            "round's statistics, want 1")
+    return failures
+
+
 def merge_into_one(first, second):
     """The shards' rows in a new database on the first server: the
     catalog's studies and rounds, every shard's agents, reports, ledger."""
@@ -231,6 +259,7 @@ def main():
              f"--analyst_token_file={token}", "--mode=sessions",
              f"--threads={THREADS}", "--agent_attempts=12",
              f"--agents={args.agents}", f"--rate={args.rate}",
+             f"--quorum={args.agents}", "--rappor_candidates=32",
              f"--out={out}", "--progress=none"],
             first, second, args.agents, args.outage_seconds, work)
         with open(os.path.join(out, "summary.json")) as f:
@@ -246,10 +275,22 @@ def main():
             failures.append(f"the first shard stored {grown} reports while "
                             f"the second was down, want at least {least:.0f}")
         study = int(sql(first.url(), "SELECT max(study_id) FROM studies"))
+        if not wait_closed(first.url(), study):
+            failures.append("the round did not close at its quorum")
         sharded = results(args.cli_bin, port, token, study)
         if not sharded.get("estimates"):
             failures.append(f"the study has no estimates: {sharded}")
+        failures += check_statistics(first, second, study)
         merged = merge_into_one(first, second)
+        for cluster in (first, second):
+            sql(cluster.url(), "DELETE FROM reports")
+        port_rows = free_port()
+        servers.append(start_server(
+            common + [f"--db={first.url()} {second.url()}"], port_rows,
+            os.path.join(work, "server-no-rows.log")))
+        if results(args.cli_bin, port_rows, token, study) != sharded:
+            failures.append("without report rows the sharded server answers "
+                            "differently: its estimates read rows")
         port_one = free_port()
         servers.append(start_server(common + [f"--db={merged}"], port_one,
                                     os.path.join(work, "server-one.log")))

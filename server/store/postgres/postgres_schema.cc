@@ -113,6 +113,15 @@ CREATE UNIQUE INDEX agents_enrollment_request ON agents(enrollment_request)
   WHERE enrollment_request IS NOT NULL;
 )sql";
 
+// Each closed round's sufficient statistics of the reports this database
+// holds (Store::SaveRoundStatistics): written once, after the round's
+// close, and never changed.
+constexpr const char* kV7 = R"sql(
+CREATE TABLE round_statistics(
+  round_id bigint PRIMARY KEY,
+  statistics bytea NOT NULL);
+)sql";
+
 using postgres_internal::Connection;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -174,6 +183,7 @@ absl::Status RewriteLegacyPayloadsAndPlans(Connection& c) {
 constexpr Migration kMigrations[] = {
     {1, kV1}, {2, kV2}, {3, "", &RewriteLegacyPayloadsAndPlans},
     {4, kV4}, {5, kV5}, {6, kV6},
+    {7, kV7},
 };
 
 }  // namespace

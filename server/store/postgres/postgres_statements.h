@@ -252,6 +252,18 @@ inline constexpr Statement kLedgerOne = {
     "ldp_ledger_one",
     "SELECT study_id, cap_nanos, spent_nanos FROM ledger "
     "WHERE agent_id = $1 AND study_id = $2"};
+// Round statistics (Store::SaveRoundStatistics): the round's state on
+// this database first, since its reports are final only once it is closed
+// here; then one insert that leaves a row another server stored alone.
+inline constexpr Statement kRoundState = {
+    "ldp_round_state", "SELECT state FROM rounds WHERE round_id = $1"};
+inline constexpr Statement kSaveRoundStatistics = {
+    "ldp_save_round_statistics",
+    "INSERT INTO round_statistics(round_id, statistics) VALUES ($1, $2) "
+    "ON CONFLICT (round_id) DO NOTHING"};
+inline constexpr Statement kLoadRoundStatistics = {
+    "ldp_load_round_statistics",
+    "SELECT statistics FROM round_statistics WHERE round_id = $1"};
 
 }  // namespace ldp::postgres_internal
 

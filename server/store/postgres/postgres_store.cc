@@ -75,9 +75,12 @@ using postgres_internal::IsRetryable;
 using postgres_internal::kFindAgent;
 using postgres_internal::kLedgerAll;
 using postgres_internal::kLedgerOne;
+using postgres_internal::kLoadRoundStatistics;
 using postgres_internal::kReadRetries;
 using postgres_internal::kReserveAgentBlock;
 using postgres_internal::kReserveIds;
+using postgres_internal::kRoundState;
+using postgres_internal::kSaveRoundStatistics;
 using postgres_internal::Params;
 using postgres_internal::Result;
 using postgres_internal::RunWithRetries;
@@ -398,6 +401,59 @@ absl::Status PostgresStore::PollReports(
       [] {}));
   cursor->front() = xmin;
   return absl::OkStatus();
+}
+
+absl::Status PostgresStore::ForEachClosedRoundReport(
+    int database, uint64_t round_id,
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+  if (database != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no database ", database, " in a store on one database"));
+  }
+  // Closed is for good, so a read that starts after this sees every report
+  // the round will ever have here.
+  Params p;
+  p.Int(Signed(round_id));
+  {
+    absl::MutexLock lock(&misc_mutex_);
+    ASSIGN_OR_RETURN(Result r, RunWithRetries(*misc_, kRoundState, p));
+    if (r.rows() == 0 ||
+        static_cast<RoundState>(r.Int(0, 0)) == RoundState::kOpen) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "round ", round_id, " is not closed in this database yet"));
+    }
+  }
+  ReportRow report;
+  return Read(
+      absl::StrCat("SELECT task_id, round_id, agent_id, report_id, payload, "
+                   "received_at FROM reports WHERE round_id = ",
+                   Signed(round_id), " ORDER BY task_id"),
+      /*revisit_ok=*/false, nullptr,
+      [&](const Result& r, int i) { return VisitReport(r, i, report, visit); },
+      [] {});
+}
+
+absl::Status PostgresStore::SaveRoundStatistics(int database, uint64_t round_id,
+                                                std::string_view statistics) {
+  if (database != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no database ", database, " in a store on one database"));
+  }
+  Params p;
+  p.Int(Signed(round_id)).Bytes(statistics);
+  absl::MutexLock lock(&misc_mutex_);
+  return RunWithRetries(*misc_, kSaveRoundStatistics, p).status();
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>>
+PostgresStore::LoadRoundStatistics(uint64_t round_id) {
+  Params p;
+  p.Int(Signed(round_id));
+  absl::MutexLock lock(&misc_mutex_);
+  ASSIGN_OR_RETURN(Result r, RunWithRetries(*misc_, kLoadRoundStatistics, p));
+  std::vector<std::optional<std::string>> statistics(1);
+  if (r.rows() == 1) statistics[0] = std::string(r.Bytes(0, 0));
+  return statistics;
 }
 
 absl::StatusOr<std::vector<LedgerSummary>> PostgresStore::SummarizeLedger() {

@@ -102,6 +102,14 @@ class PostgresStore final : public Store {
   absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() override;
   absl::StatusOr<std::vector<LedgerEntry>> GetLedger(
       uint64_t agent_id, uint64_t study_id) override;
+  // One database: `database` must be 0.
+  absl::Status ForEachClosedRoundReport(
+      int database, uint64_t round_id,
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
+  absl::Status SaveRoundStatistics(int database, uint64_t round_id,
+                                   std::string_view statistics) override;
+  absl::StatusOr<std::vector<std::optional<std::string>>> LoadRoundStatistics(
+      uint64_t round_id) override;
 
   // The first id of a new block of ShardMap::kAgentBlock agent ids of
   // logical shard `logical`, which this database must hold: the counters

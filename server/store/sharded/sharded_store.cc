@@ -192,6 +192,43 @@ absl::Status ShardedStore::ForEachReport(
   return absl::OkStatus();
 }
 
+absl::StatusOr<PostgresStore*> ShardedStore::Lane(int database) const {
+  if (database < 0 || database >= num_report_databases()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no database ", database, " among ", num_report_databases()));
+  }
+  return lanes_[static_cast<size_t>(database)].get();
+}
+
+absl::Status ShardedStore::ForEachClosedRoundReport(
+    int database, uint64_t round_id,
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+  ASSIGN_OR_RETURN(PostgresStore * lane, Lane(database));
+  return lane->ForEachClosedRoundReport(0, round_id, visit);
+}
+
+absl::Status ShardedStore::SaveRoundStatistics(int database, uint64_t round_id,
+                                               std::string_view statistics) {
+  ASSIGN_OR_RETURN(PostgresStore * lane, Lane(database));
+  return lane->SaveRoundStatistics(0, round_id, statistics);
+}
+
+absl::StatusOr<std::vector<std::optional<std::string>>>
+ShardedStore::LoadRoundStatistics(uint64_t round_id) {
+  std::vector<std::optional<std::string>> statistics;
+  for (size_t k = 0; k < lanes_.size(); ++k) {
+    absl::StatusOr<std::vector<std::optional<std::string>>> one =
+        lanes_[k]->LoadRoundStatistics(round_id);
+    if (!one.ok()) {
+      return absl::Status(
+          one.status().code(),
+          absl::StrCat("shard ", k + 1, ": ", one.status().message()));
+    }
+    statistics.push_back(std::move(one->front()));
+  }
+  return statistics;
+}
+
 absl::StatusOr<std::vector<LedgerSummary>> ShardedStore::SummarizeLedger() {
   std::map<uint64_t, LedgerSummary> merged;
   for (auto& lane : lanes_) {

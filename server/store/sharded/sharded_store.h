@@ -90,6 +90,17 @@ class ShardedStore final : public Store {
   absl::StatusOr<std::vector<RoundRow>> LoadRounds() override;
   absl::Status ForEachReport(
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
+  // Round statistics: database k is shard k + 1 (the catalog first).
+  int num_report_databases() const override {
+    return static_cast<int>(lanes_.size());
+  }
+  absl::Status ForEachClosedRoundReport(
+      int database, uint64_t round_id,
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
+  absl::Status SaveRoundStatistics(int database, uint64_t round_id,
+                                   std::string_view statistics) override;
+  absl::StatusOr<std::vector<std::optional<std::string>>> LoadRoundStatistics(
+      uint64_t round_id) override;
   // The shards' summaries merged: agents are disjoint, so counts add.
   absl::StatusOr<std::vector<LedgerSummary>> SummarizeLedger() override;
   absl::StatusOr<std::vector<LedgerEntry>> GetLedger(
@@ -115,6 +126,8 @@ class ShardedStore final : public Store {
   // just failed one is not asked again for kShardRest, and unplaced
   // enrollments go to the other shards meanwhile.
   bool Resting(int shard) const;
+  // The lane of database `database`; InvalidArgument past the last.
+  absl::StatusOr<PostgresStore*> Lane(int database) const;
   void Rest(int shard);
 
   static constexpr absl::Duration kShardRest = absl::Seconds(2);

@@ -2,10 +2,13 @@
 // another server (an Aggregator) on one PostgreSQL database. What the other
 // server stores reaches this one through Follow: its study, its round, its
 // reports counted once however often they are offered, and its round's
-// close. Run through tests/postgres/with_postgres.sh (ctest does).
+// close, and the statistics a closed round answers from. Run through
+// tests/postgres/with_postgres.sh (ctest does).
 #include "server/core/store_follower.h"
 
 #include <memory>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -19,6 +22,9 @@
 namespace ldp {
 namespace {
 
+using ::ldp::store_testing::Sql;
+using ::ldp::store_testing::SqlValue;
+using ::ldp::testing::BucketHistogram;
 using ::ldp::testing::MakeStudy;
 using ::ldp::testing::MeanQuestion;
 
@@ -72,6 +78,34 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
     return tasks->front();
   }
 
+  // A histogram and a mean, `agents` agents' reports to the other server,
+  // and the round closed there at its deadline; the study id.
+  uint64_t ClosedStudyOfAgents(int agents) {
+    absl::StatusOr<StudyInfo> study = other_->CreateStudy(
+        MakeStudy(kNanosPerEpsilon,
+                  {BucketHistogram("h"), MeanQuestion("m", "x", -1, 1)}));
+    EXPECT_OK(study);
+    if (!study.ok()) return 0;
+    for (int i = 0; i < agents; ++i) {
+      absl::StatusOr<Enrollment> agent = other_->Enroll("");
+      EXPECT_OK(agent);
+      if (!agent.ok()) return 0;
+      absl::StatusOr<std::vector<TaskAssignment>> tasks =
+          other_->GetTasks(agent->agent_id);
+      EXPECT_OK(tasks);
+      if (!tasks.ok()) return 0;
+      std::vector<TaskReport> reports;
+      for (const TaskAssignment& task : *tasks) reports.push_back(Answer(task));
+      for (const absl::Status& stored :
+           other_->UploadReports(agent->agent_id, reports)) {
+        EXPECT_OK(stored);
+      }
+    }
+    clock_.Advance(absl::Hours(2));
+    EXPECT_OK(other_->GetStudy(study->study_id));  // closes the round
+    return study->study_id;
+  }
+
   ::ldp::store_testing::PostgresTestDatabase database_;
   std::unique_ptr<Aggregator> other_;
 };
@@ -118,6 +152,103 @@ TEST_F(StoreFollowerTest, ARoundClosedByAnotherServerIsClosedHere) {
   ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
   EXPECT_EQ(study->LatestRound()->state(), RoundState::kClosedDeadline);
   EXPECT_EQ(study->state.load(), StudyState::kClosed);
+}
+
+// Estimates compared field for field: what the analyst would see.
+void ExpectSameEstimates(const RoundEstimates& a, const RoundEstimates& b) {
+  ASSERT_EQ(a.questions.size(), b.questions.size());
+  const auto& ha = std::get<HistogramEstimate>(a.questions[0].estimate);
+  const auto& hb = std::get<HistogramEstimate>(b.questions[0].estimate);
+  EXPECT_EQ(ha.num_reports, hb.num_reports);
+  EXPECT_EQ(ha.frequencies, hb.frequencies);
+  EXPECT_EQ(ha.variances, hb.variances);
+  const auto& ma = std::get<ScalarEstimate>(a.questions[1].estimate);
+  const auto& mb = std::get<ScalarEstimate>(b.questions[1].estimate);
+  EXPECT_EQ(ma.num_reports, mb.num_reports);
+  EXPECT_EQ(ma.value, mb.value);
+  EXPECT_EQ(ma.standard_error, mb.standard_error);
+}
+
+TEST_F(StoreFollowerTest, AnOpenRoundIsNotSettled) {
+  uint64_t study_id = 0;
+  ASSERT_NE(StudyWithOneReport(0, &study_id).task_id, 0u);
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  follower_->SettleClosedRounds();
+  const std::shared_ptr<StudyRuntime> study = studies_->FindStudy(study_id);
+  ASSERT_NE(study, nullptr);
+  EXPECT_FALSE(study->LatestRound()->answers_from_statistics());
+  EXPECT_EQ(SqlValue(database_.url(), "SELECT count(*) FROM round_statistics"),
+            "0");
+}
+
+TEST_F(StoreFollowerTest, AClosedRoundAnswersFromItsStoredStatistics) {
+  constexpr int kAgents = 12;
+  const uint64_t study_id = ClosedStudyOfAgents(kAgents);
+  ASSERT_NE(study_id, 0u);
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  const std::shared_ptr<StudyRuntime> study = studies_->FindStudy(study_id);
+  ASSERT_NE(study, nullptr);
+  const std::shared_ptr<RoundRuntime> round = study->LatestRound();
+  ASSERT_EQ(round->state(), RoundState::kClosedDeadline);
+  // Counted from the followed reports until settled; each agent answers
+  // one of the two questions.
+  ASSERT_FALSE(round->answers_from_statistics());
+  const int64_t histogram_reports = round->num_reports(0);
+  ASSERT_EQ(histogram_reports + round->num_reports(1), kAgents);
+  follower_->SettleClosedRounds();
+  ASSERT_TRUE(round->answers_from_statistics());
+  EXPECT_EQ(round->num_reports(0), histogram_reports);
+  EXPECT_EQ(round->num_reports(1), kAgents - histogram_reports);
+  EXPECT_EQ(SqlValue(database_.url(),
+                     "SELECT count(*) FROM round_statistics WHERE round_id = " +
+                         std::to_string(round->round_id())),
+            "1");
+  // A report offered again after that only marks its task.
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  EXPECT_EQ(round->num_reports(0), histogram_reports);
+
+  // The other server settles on its own analyst call; both answer alike.
+  absl::StatusOr<RoundEstimates> theirs = other_->GetEstimates(study_id);
+  ASSERT_OK(theirs);
+  const ScalarEstimate mean =
+      std::get<ScalarEstimate>(round->Estimate(1, 0.95));
+  EXPECT_EQ(mean.value,
+            std::get<ScalarEstimate>(theirs->questions[1].estimate).value);
+
+  // Without a single report row, a server started now answers the same:
+  // the estimates come from the statistics, not from the rows.
+  Sql(database_.url(), "DELETE FROM reports");
+  absl::StatusOr<std::unique_ptr<PostgresStore>> store =
+      PostgresStore::Open({.url = database_.url()});
+  ASSERT_OK(store);
+  absl::StatusOr<std::unique_ptr<Aggregator>> fresh =
+      Aggregator::Create({.clock = &clock_,
+                          .analyst_token = "analyst-secret-0123456789",
+                          .follow_interval = absl::Hours(1)},
+                         *std::move(store));
+  ASSERT_OK(fresh);
+  absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
+  ASSERT_OK(after);
+  ExpectSameEstimates(*after, *theirs);
+  EXPECT_EQ(
+      std::get<HistogramEstimate>(after->questions[0].estimate).num_reports,
+      histogram_reports);
+}
+
+TEST_F(StoreFollowerTest, DamagedStatisticsAreNotAnswered) {
+  const uint64_t study_id = ClosedStudyOfAgents(3);
+  ASSERT_NE(study_id, 0u);
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  const std::shared_ptr<RoundRuntime> round =
+      studies_->FindStudy(study_id)->LatestRound();
+  const int64_t followed = round->num_reports(0);
+  // Statistics some other writer left that do not fit the round's plan.
+  Sql(database_.url(),
+      "INSERT INTO round_statistics(round_id, statistics) VALUES (" +
+          std::to_string(round->round_id()) + ", '\\x0a00')");
+  follower_->SettleClosedRounds();
+  EXPECT_FALSE(round->answers_from_statistics());
+  EXPECT_EQ(round->num_reports(0), followed);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "server/store/sharded/sharded_store.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -162,6 +163,39 @@ TEST_F(ShardedStoreTest, AClosedRoundRefusesReportsOnEveryShard) {
               IsOkAndHolds(::testing::Field(&AppendResult::outcome,
                                             AppendOutcome::kRoundClosed)));
   EXPECT_EQ(Count(1, "rounds WHERE state = 3"), "1");
+}
+
+// Each shard's statistics of a closed round are its own: its reports only,
+// stored and read back on it.
+TEST_F(ShardedStoreTest, RoundStatisticsLiveOnTheShardTheyCount) {
+  auto store = OpenWithRound();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->num_report_databases(), 2);
+  ASSERT_OK(AppendOn(*store, 0, ReportOf(AgentOf(3), 1)));
+  ASSERT_OK(AppendOn(*store, 1, ReportOf(AgentOf(200), 2)));
+  ASSERT_OK(AppendOn(*store, 1, ReportOf(AgentOf(201), 3)));
+  ASSERT_OK(store->Transact([](StoreTransaction& t) {
+    return t.CloseRound(1, RoundState::kClosedDeadline).status();
+  }));
+  for (int shard = 0; shard < 2; ++shard) {
+    std::vector<uint64_t> tasks;
+    ASSERT_OK(
+        store->ForEachClosedRoundReport(shard, 1, [&](const ReportRow& row) {
+          tasks.push_back(row.task_id);
+          return absl::OkStatus();
+        }));
+    const std::vector<uint64_t> want =
+        shard == 0 ? std::vector<uint64_t>{1} : std::vector<uint64_t>{2, 3};
+    EXPECT_EQ(tasks, want);
+  }
+  ASSERT_OK(store->SaveRoundStatistics(1, 1, "second"));
+  const std::vector<std::optional<std::string>> stored = {std::nullopt,
+                                                          "second"};
+  EXPECT_THAT(store->LoadRoundStatistics(1), IsOkAndHolds(stored));
+  EXPECT_EQ(Count(1, "round_statistics"), "1");
+  EXPECT_EQ(Count(0, "round_statistics"), "0");
+  EXPECT_THAT(store->SaveRoundStatistics(2, 1, "none"),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 // Closing an interactive study's round waits, inside the closing
