@@ -126,6 +126,9 @@ ABSL_FLAG(uint64_t, seed, 1, "Seed of the synthetic population.");
 ABSL_FLAG(double, epsilon, 1.0, "Per-agent privacy budget of the study (> 0).");
 ABSL_FLAG(double, confidence, 0.95, "Confidence of every interval, in (0, 1).");
 ABSL_FLAG(int, round_seconds, 3600, "Round duration of the study (>= 1).");
+ABSL_FLAG(int64_t, quorum, 0,
+          "Close the study's round once every question has this many "
+          "reports (0: at its deadline only; >= 0).");
 ABSL_FLAG(int, top, 10, "Histogram rows to print (the most frequent items).");
 ABSL_FLAG(std::string, workload, "",
           "Instead of the histogram and mean study, ask one workload question "
@@ -262,7 +265,12 @@ absl::StatusOr<LoadtestConfig> ConfigFromFlags() {
   LoadtestConfig config{
       .enrollment_token = absl::GetFlag(FLAGS_enrollment_token),
       .confidence = absl::GetFlag(FLAGS_confidence),
-      .round_duration = absl::Seconds(absl::GetFlag(FLAGS_round_seconds))};
+      .round_duration = absl::Seconds(absl::GetFlag(FLAGS_round_seconds)),
+      .quorum = absl::GetFlag(FLAGS_quorum)};
+  if (config.quorum < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--quorum must be >= 0, got ", config.quorum));
+  }
   const double epsilon = absl::GetFlag(FLAGS_epsilon);
   if (!(epsilon > 0) || epsilon > 1e6) {
     return absl::InvalidArgumentError(

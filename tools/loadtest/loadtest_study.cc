@@ -125,8 +125,11 @@ Record BitRecord(uint32_t item, uint32_t num_bits) {
   return record;
 }
 
-absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
-                                        const LoadtestConfig& config) {
+namespace {
+
+// The study of the run's kind, without its quorum.
+absl::StatusOr<StudySpec> SpecOfKind(const PopulationSource& population,
+                                     const LoadtestConfig& config) {
   if (config.workload.has_value())
     return MakeWorkloadStudySpec(population, config);
   if (config.rappor.has_value()) {
@@ -163,6 +166,15 @@ absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
       .confidence = config.confidence,
       .round_duration = config.round_duration,
       .shuffle = config.shuffle};
+}
+
+}  // namespace
+
+absl::StatusOr<StudySpec> MakeStudySpec(const PopulationSource& population,
+                                        const LoadtestConfig& config) {
+  ASSIGN_OR_RETURN(StudySpec spec, SpecOfKind(population, config));
+  spec.quorum = config.quorum;
+  return spec;
 }
 
 absl::StatusOr<uint64_t> CreateStudy(const AnalystClient& analyst,

@@ -35,6 +35,9 @@ struct LoadtestConfig {
   int64_t epsilon_nanos = 0;
   double confidence = 0.95;
   absl::Duration round_duration = absl::Hours(1);
+  // The study's quorum: its round closes once every question has this many
+  // reports (0: at its deadline only).
+  int64_t quorum = 0;
   // --workload: its name, the workload asked (sized), its strategy choice,
   // and for bit workloads the number of bool fields the item is split into.
   std::string workload_name{};
