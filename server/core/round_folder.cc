@@ -22,9 +22,9 @@ std::vector<TaskAccumulator> EmptyAccumulators(const RoundRuntime& round) {
 }
 
 absl::Status Unfit(const ReportRow& row, const absl::Status& why) {
-  return absl::DataLossError(absl::StrCat("stored report for task ", row.task_id,
-                                          " does not fit its round: ",
-                                          why.message()));
+  return absl::DataLossError(
+      absl::StrCat("stored report for task ", row.task_id,
+                   " does not fit its round: ", why.message()));
 }
 
 }  // namespace
@@ -91,9 +91,8 @@ absl::StatusOr<std::vector<TaskAccumulator>> RoundFolder::Merge(
         DecodeRoundStatistics(*stored[k]);
     if (!states.ok()) return damaged(states.status());
     if (states->size() != merged.size()) {
-      return damaged(absl::InvalidArgumentError(
-          absl::StrCat(states->size(), " questions, the round has ",
-                       merged.size())));
+      return damaged(absl::InvalidArgumentError(absl::StrCat(
+          states->size(), " questions, the round has ", merged.size())));
     }
     for (size_t q = 0; q < merged.size(); ++q) {
       absl::Status status = merged[q].MergeState((*states)[q]);

@@ -78,18 +78,24 @@ void StoreFollower::SettleClosedRounds() {
   if (!context_.shared_store()) return;
   // One pass at a time: two would fold the same round twice.
   absl::MutexLock lock(&follow_mutex_);
+  const absl::Time now = context_.clock().Now();
   for (const auto& study : studies_.AllStudies()) {
     for (const auto& round : study->Rounds()) {
       if (round->state() == RoundState::kOpen ||
           round->answers_from_statistics()) {
         continue;
       }
+      const auto after = settle_after_.find(round->round_id());
+      if (after != settle_after_.end() && now < after->second) continue;
       absl::StatusOr<bool> settled = folder_.Settle(*round);
-      if (!settled.ok()) {
-        context_.Log(LogLevel::kWarning, "round_settle_failed",
-                     {{"round", absl::StrCat(round->round_id())},
-                      {"error", std::string(settled.status().message())}});
+      if (settled.ok()) {
+        settle_after_.erase(round->round_id());
+        continue;
       }
+      settle_after_[round->round_id()] = now + kSettleBackoff;
+      context_.Log(LogLevel::kWarning, "round_settle_failed",
+                   {{"round", absl::StrCat(round->round_id())},
+                    {"error", std::string(settled.status().message())}});
     }
   }
 }

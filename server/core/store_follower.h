@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "server/core/aggregator_context.h"
 #include "server/core/program_driver.h"
 #include "server/core/restore.h"
@@ -68,7 +69,9 @@ class StoreFollower {
   // statistics (round_folder.h), folding those not stored yet. A round
   // that cannot be settled now (a database down) keeps answering from the
   // reports followed so far and is tried again on the next call; the error
-  // is logged, not returned, so that analyst calls go on meanwhile.
+  // is logged, not returned, so that analyst calls go on meanwhile; it is
+  // not tried again for kSettleBackoff, so that a database that does not
+  // answer slows no call for long.
   void SettleClosedRounds();
   // At load: every stored report, so later polls pick up exactly where
   // this one ended.
@@ -97,9 +100,14 @@ class StoreFollower {
   const Restorer& restorer_;
   const RoundFolder folder_;
 
+  static constexpr absl::Duration kSettleBackoff = absl::Seconds(5);
+
   // One Follow at a time, from where the last one stopped.
   absl::Mutex follow_mutex_;
   ReportCursor report_cursor_ ABSL_GUARDED_BY(follow_mutex_);
+  // Rounds whose settling failed, and when to try again.
+  absl::flat_hash_map<uint64_t, absl::Time> settle_after_
+      ABSL_GUARDED_BY(follow_mutex_);
 
   absl::Mutex thread_mutex_;
   bool stop_ ABSL_GUARDED_BY(thread_mutex_) = false;

@@ -235,7 +235,7 @@ TEST_F(StoreFollowerTest, AClosedRoundAnswersFromItsStoredStatistics) {
       histogram_reports);
 }
 
-TEST_F(StoreFollowerTest, DamagedStatisticsAreNotAnswered) {
+TEST_F(StoreFollowerTest, DamagedStatisticsAreNotAnsweredAndRetriedLater) {
   const uint64_t study_id = ClosedStudyOfAgents(3);
   ASSERT_NE(study_id, 0u);
   ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
@@ -248,6 +248,15 @@ TEST_F(StoreFollowerTest, DamagedStatisticsAreNotAnswered) {
           std::to_string(round->round_id()) + ", '\\x0a00')");
   follower_->SettleClosedRounds();
   EXPECT_FALSE(round->answers_from_statistics());
+  EXPECT_EQ(round->num_reports(0), followed);
+
+  // Repaired, the round settles, but not before the backoff has passed.
+  Sql(database_.url(), "DELETE FROM round_statistics");
+  follower_->SettleClosedRounds();
+  EXPECT_FALSE(round->answers_from_statistics());
+  clock_.Advance(absl::Seconds(6));
+  follower_->SettleClosedRounds();
+  EXPECT_TRUE(round->answers_from_statistics());
   EXPECT_EQ(round->num_reports(0), followed);
 }
 

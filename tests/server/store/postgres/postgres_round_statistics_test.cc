@@ -75,12 +75,14 @@ TEST_F(PostgresRoundStatisticsTest, ReadsAClosedRoundsReportsInTaskOrder) {
 
 TEST_F(PostgresRoundStatisticsTest, TheFirstStatisticsStoredStay) {
   using Stored = std::vector<std::optional<std::string>>;
-  EXPECT_THAT(store_->LoadRoundStatistics(1), IsOkAndHolds(Stored{std::nullopt}));
+  EXPECT_THAT(store_->LoadRoundStatistics(1),
+              IsOkAndHolds(Stored{std::nullopt}));
   ASSERT_OK(store_->SaveRoundStatistics(0, 1, std::string("first\0", 6)));
   ASSERT_OK(store_->SaveRoundStatistics(0, 1, "second"));
   EXPECT_THAT(store_->LoadRoundStatistics(1),
               IsOkAndHolds(Stored{std::string("first\0", 6)}));
-  EXPECT_THAT(store_->LoadRoundStatistics(2), IsOkAndHolds(Stored{std::nullopt}));
+  EXPECT_THAT(store_->LoadRoundStatistics(2),
+              IsOkAndHolds(Stored{std::nullopt}));
   EXPECT_THAT(store_->SaveRoundStatistics(1, 1, "x"),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
