@@ -18,6 +18,7 @@
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
 #include "common/base/flags_usage.h"
+#include "common/base/shutdown_signals.h"
 #include "common/base/status_macros.h"
 #include "server/app/server_config.h"
 #include "server/app/server_runner.h"
@@ -223,12 +224,8 @@ int main(int argc, char** argv) {
       "Without TLS files the server speaks plaintext and listens only on "
       "loopback unless --allow_insecure is given.");
   ldp::ShowOnlyFlagsFrom("server/main");
-  // Block the shutdown signals in every thread; main waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Main waits for the shutdown signals, whichever thread they reach.
+  const sigset_t signals = ldp::BlockShutdownSignals();
   absl::ParseCommandLine(argc, argv);
   // Debian's Abseil checks every mutex acquisition for lock-order cycles
   // (about 1% of ingest time); the server's lock order is fixed by design.

@@ -17,6 +17,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "common/base/flags_usage.h"
+#include "common/base/shutdown_signals.h"
 #include "common/base/status_macros.h"
 #include "server/shuffler/shuffler_runner.h"
 
@@ -143,12 +144,8 @@ int main(int argc, char** argv) {
       "[--min_batch_floor=N] [--extra_max_fraction=F] [--health_port=N] "
       "[--metrics_port=N]");
   ldp::ShowOnlyFlagsFrom("shuffler_main");
-  // Block the shutdown signals in every thread; the runner waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // The runner waits for the shutdown signals, whichever thread they reach.
+  const sigset_t signals = ldp::BlockShutdownSignals();
   absl::ParseCommandLine(argc, argv);
   absl::StatusOr<ldp::ShufflerProgramConfig> config = ldp::ConfigFromFlags();
   if (!config.ok()) return ldp::Fail(config.status());

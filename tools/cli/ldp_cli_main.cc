@@ -39,6 +39,7 @@
 #include "absl/strings/strip.h"
 #include "client/tls_flags/tls_flags.h"
 #include "common/base/file_text.h"
+#include "common/base/shutdown_signals.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "grpcpp/security/credentials.h"
@@ -375,14 +376,10 @@ absl::Status Plan(const std::vector<char*>& args) {
                     absl::Minutes(absl::GetFlag(FLAGS_optimizer_minutes))});
 }
 
-// `ldp page`, from the page flags. The stop signals are blocked before the
-// channel starts any thread, so they reach only the waiting main thread.
+// `ldp page`, from the page flags. The stop signals are routed to the
+// main thread before the channel starts any thread; main waits for them.
 absl::Status Page() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const sigset_t signals = BlockShutdownSignals();
   const ClientTlsFiles tls = TlsFilesFromFlags();
   const PageCommandOptions options{
       .host = absl::GetFlag(FLAGS_page_host),
