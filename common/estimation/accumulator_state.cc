@@ -94,4 +94,24 @@ absl::Status ValidateStateSum(absl::Span<const int64_t> values,
   return absl::OkStatus();
 }
 
+absl::Status MergeOutputCounts(const AccumulatorState& state,
+                               std::string_view accumulator,
+                               std::vector<int64_t>* counts,
+                               int64_t* num_reports) {
+  absl::Status valid = ValidateStateShape(
+      state, accumulator, {.counts = counts->size()}, *num_reports);
+  if (valid.ok()) {
+    valid = ValidateStateRange(state.counts, accumulator, "output count", 0,
+                               state.num_reports);
+  }
+  if (valid.ok()) {
+    valid = ValidateStateSum(state.counts, accumulator, "output counts",
+                             state.num_reports);
+  }
+  if (!valid.ok()) return valid;
+  for (size_t o = 0; o < counts->size(); ++o) (*counts)[o] += state.counts[o];
+  *num_reports += state.num_reports;
+  return absl::OkStatus();
+}
+
 }  // namespace ldp

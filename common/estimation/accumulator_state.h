@@ -64,6 +64,15 @@ absl::Status ValidateStateSum(absl::Span<const int64_t> values,
                               std::string_view accumulator,
                               std::string_view what, __int128 expected);
 
+// Merges the state of an accumulator that counts, for each report, exactly
+// one of counts->size() outputs (counts: one per output, summing to
+// num_reports) into `*counts` and `*num_reports`, after the checks above;
+// InvalidArgument and no change otherwise.
+absl::Status MergeOutputCounts(const AccumulatorState& state,
+                               std::string_view accumulator,
+                               std::vector<int64_t>* counts,
+                               int64_t* num_reports);
+
 }  // namespace ldp
 
 #endif  // LDP_COMMON_ESTIMATION_ACCUMULATOR_STATE_H_

@@ -99,16 +99,8 @@ class HadamardResponseAccumulator final : public FrequencyAccumulator {
   }
 
   absl::Status MergeState(const AccumulatorState& state) override {
-    constexpr char kName[] = "Hadamard response";
-    RETURN_IF_ERROR(ValidateStateShape(state, kName, {.counts = counts_.size()},
-                                       num_reports_));
-    RETURN_IF_ERROR(ValidateStateRange(state.counts, kName, "output count", 0,
-                                       state.num_reports));
-    RETURN_IF_ERROR(ValidateStateSum(state.counts, kName, "output counts",
-                                     state.num_reports));
-    for (size_t y = 0; y < counts_.size(); ++y) counts_[y] += state.counts[y];
-    num_reports_ += state.num_reports;
-    return absl::OkStatus();
+    return MergeOutputCounts(state, "Hadamard response", &counts_,
+                             &num_reports_);
   }
 
   HistogramEstimate Estimate() const override {

@@ -68,16 +68,7 @@ class MatrixAccumulator final : public StrategyAccumulator {
   }
 
   absl::Status MergeState(const AccumulatorState& state) override {
-    constexpr char kName[] = "matrix strategy";
-    RETURN_IF_ERROR(ValidateStateShape(state, kName, {.counts = counts_.size()},
-                                       num_reports_));
-    RETURN_IF_ERROR(ValidateStateRange(state.counts, kName, "output count", 0,
-                                       state.num_reports));
-    RETURN_IF_ERROR(ValidateStateSum(state.counts, kName, "output counts",
-                                     state.num_reports));
-    for (size_t o = 0; o < counts_.size(); ++o) counts_[o] += state.counts[o];
-    num_reports_ += state.num_reports;
-    return absl::OkStatus();
+    return MergeOutputCounts(state, "matrix strategy", &counts_, &num_reports_);
   }
 
   Eigen::VectorXd Estimate() const override {
