@@ -78,8 +78,12 @@ absl::Status Restorer::LoadLedgerSummaries(const StudyMap& studies) const {
 
 absl::Status Restorer::LoadReports(StoreFollower& follower) const {
   // A shared store is read as the first step of following it, so that
-  // later polls pick up exactly where this one ended.
-  if (context_.shared_store()) return follower.ReadAllReports();
+  // later polls pick up exactly where this one ended; closed rounds answer
+  // from their statistics first, and their reports' payloads are not read.
+  if (context_.shared_store()) {
+    follower.SettleClosedRounds();
+    return follower.ReadAllReports();
+  }
   RoundEntry cache;
   return context_.store.ForEachReport(
       [&](const ReportRow& row) -> absl::Status {
@@ -201,6 +205,13 @@ absl::StatusOr<bool> Restorer::CountStoredReport(const ReportRow& row,
   const int q = static_cast<int>(key.question);
   if (cache.round == nullptr || q >= cache.round->num_questions()) return false;
   if (cache.round->HasReport(row.task_id)) return true;
+  // Counted by the round's statistics; its payload may not even be read.
+  if (cache.round->answers_from_statistics()) {
+    if (cache.round->MarkReported(row.task_id)) {
+      cache.study->num_reports.fetch_add(1, std::memory_order_relaxed);
+    }
+    return true;
+  }
   absl::StatusOr<ReportPayload> payload = DecodePayload(row.payload);
   if (!payload.ok()) {
     return Corrupt("report for task", row.task_id, payload.status());

@@ -104,6 +104,10 @@ class RoundRuntime {
   bool answers_from_statistics() const {
     return from_statistics_.load(std::memory_order_acquire);
   }
+  // A report of a round that answers from its statistics, which count it
+  // already: only marks its task as reported (for HasReport and the
+  // ledger's repeated-question rule). False if it was marked before.
+  bool MarkReported(uint64_t task_id) { return reported_.Insert(task_id); }
 
   // Repeated questions. An honest agent answers a question it answered
   // before (same canonical fingerprint, task_fingerprint.h) from memory,

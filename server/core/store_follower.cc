@@ -180,8 +180,16 @@ absl::Status StoreFollower::FollowReports() {
   std::vector<ReportRow> early;
   std::vector<RoundEntry> touched;
   RoundEntry cache;
+  // Closed rounds that answer from their statistics need no payloads.
+  std::vector<uint64_t> settled;
+  for (const auto& study : studies_.AllStudies()) {
+    for (const auto& round : study->Rounds()) {
+      if (round->answers_from_statistics())
+        settled.push_back(round->round_id());
+    }
+  }
   RETURN_IF_ERROR(context_.store.PollReports(
-      &report_cursor_, [&](const ReportRow& row) -> absl::Status {
+      &report_cursor_, settled, [&](const ReportRow& row) -> absl::Status {
         const RoundRuntime* before = cache.round.get();
         ASSIGN_OR_RETURN(const bool known,
                          restorer_.CountStoredReport(row, cache));

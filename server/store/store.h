@@ -297,11 +297,18 @@ class Store {
   // Shared stores: visits every report committed since `*cursor` (every
   // report from a zero cursor), then advances the cursor. A report may be
   // visited more than once; callers dedupe by task id. epsilon_nanos,
-  // cap_nanos and study_id are 0.
+  // cap_nanos and study_id are 0. The reports of rounds in
+  // `without_payload` come with an empty payload: the caller needs only
+  // that they exist (closed rounds that answer from their statistics).
   virtual absl::Status PollReports(
-      ReportCursor* cursor,
+      ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
     return absl::UnimplementedError("this store is not shared");
+  }
+  absl::Status PollReports(
+      ReportCursor* cursor,
+      absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+    return PollReports(cursor, {}, visit);
   }
 
   // Shared stores keep, on each database that holds reports, the

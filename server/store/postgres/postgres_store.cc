@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
@@ -384,7 +385,7 @@ absl::Status PostgresStore::ForEachReport(
 // with ids ≥ X that this poll saw are read again by the next one: callers
 // dedupe by task id.
 absl::Status PostgresStore::PollReports(
-    ReportCursor* cursor,
+    ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
     absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
   uint64_t xmin = 0;
   ReportRow report;
@@ -392,10 +393,16 @@ absl::Status PostgresStore::PollReports(
   // This store's own rows are skipped: its caller counted them when their
   // transaction committed (or counts them from the retry that finds them).
   const uint64_t from = rescan_.exchange(false) ? 0 : cursor->front();
+  const std::string payload =
+      without_payload.empty()
+          ? std::string("payload")
+          : absl::StrCat("CASE WHEN round_id IN (",
+                         absl::StrJoin(without_payload, ","),
+                         ") THEN ''::bytea ELSE payload END");
   RETURN_IF_ERROR(Read(
-      absl::StrCat("SELECT task_id, round_id, agent_id, report_id, payload, "
-                   "received_at FROM reports WHERE xid >= '",
-                   from, "'::xid8 AND writer <> ", writer_id_.load()),
+      absl::StrCat("SELECT task_id, round_id, agent_id, report_id, ", payload,
+                   ", received_at FROM reports WHERE xid >= '", from,
+                   "'::xid8 AND writer <> ", writer_id_.load()),
       /*revisit_ok=*/true, &xmin,
       [&](const Result& r, int i) { return VisitReport(r, i, report, visit); },
       [] {}));

@@ -87,8 +87,9 @@ class PostgresStore final : public Store {
   bool shared() const override { return true; }
   absl::StatusOr<uint64_t> ReserveIds(IdKind kind, int64_t count) override;
   absl::StatusOr<std::optional<AgentRow>> FindAgent(uint64_t agent_id) override;
+  using Store::PollReports;
   absl::Status PollReports(
-      ReportCursor* cursor,
+      ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
 
   absl::Status Transact(

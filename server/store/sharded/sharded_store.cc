@@ -123,13 +123,13 @@ absl::StatusOr<std::optional<AgentRow>> ShardedStore::FindAgent(
 }
 
 absl::Status ShardedStore::PollReports(
-    ReportCursor* cursor,
+    ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
     absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
   cursor->resize(lanes_.size());
   absl::Status first_error;
   for (size_t k = 0; k < lanes_.size(); ++k) {
     ReportCursor one = {(*cursor)[k]};
-    absl::Status status = lanes_[k]->PollReports(&one, visit);
+    absl::Status status = lanes_[k]->PollReports(&one, without_payload, visit);
     if (status.ok()) {
       (*cursor)[k] = one.front();
     } else if (first_error.ok()) {

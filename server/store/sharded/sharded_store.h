@@ -74,8 +74,9 @@ class ShardedStore final : public Store {
   absl::StatusOr<uint64_t> ReserveAgentIds(std::optional<uint64_t> placement,
                                            int64_t count) override;
   absl::StatusOr<std::optional<AgentRow>> FindAgent(uint64_t agent_id) override;
+  using Store::PollReports;
   absl::Status PollReports(
-      ReportCursor* cursor,
+      ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
 
   absl::Status Transact(

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/base/status_macros.h"
 #include "gtest/gtest.h"
 #include "server/core/aggregator.h"
 #include "server/store/postgres/postgres_store.h"
@@ -104,6 +105,16 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
     clock_.Advance(absl::Hours(2));
     EXPECT_OK(other_->GetStudy(study->study_id));  // closes the round
     return study->study_id;
+  }
+
+  // Another server on the database, started now.
+  absl::StatusOr<std::unique_ptr<Aggregator>> FreshServer() {
+    ASSIGN_OR_RETURN(std::unique_ptr<PostgresStore> store,
+                     PostgresStore::Open({.url = database_.url()}));
+    return Aggregator::Create({.clock = &clock_,
+                               .analyst_token = "analyst-secret-0123456789",
+                               .follow_interval = absl::Hours(1)},
+                              std::move(store));
   }
 
   ::ldp::store_testing::PostgresTestDatabase database_;
@@ -215,24 +226,21 @@ TEST_F(StoreFollowerTest, AClosedRoundAnswersFromItsStoredStatistics) {
   EXPECT_EQ(mean.value,
             std::get<ScalarEstimate>(theirs->questions[1].estimate).value);
 
-  // Without a single report row, a server started now answers the same:
-  // the estimates come from the statistics, not from the rows.
-  Sql(database_.url(), "DELETE FROM reports");
-  absl::StatusOr<std::unique_ptr<PostgresStore>> store =
-      PostgresStore::Open({.url = database_.url()});
-  ASSERT_OK(store);
-  absl::StatusOr<std::unique_ptr<Aggregator>> fresh =
-      Aggregator::Create({.clock = &clock_,
-                          .analyst_token = "analyst-secret-0123456789",
-                          .follow_interval = absl::Hours(1)},
-                         *std::move(store));
-  ASSERT_OK(fresh);
-  absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
-  ASSERT_OK(after);
-  ExpectSameEstimates(*after, *theirs);
-  EXPECT_EQ(
-      std::get<HistogramEstimate>(after->questions[0].estimate).num_reports,
-      histogram_reports);
+  // A server started now reads no payload of the closed round: with every
+  // one of them damaged, it starts and answers the same, and so it does
+  // without a single report row. Its estimates come from the statistics.
+  for (const char* damage :
+       {"UPDATE reports SET payload = '\\x00'", "DELETE FROM reports"}) {
+    Sql(database_.url(), damage);
+    absl::StatusOr<std::unique_ptr<Aggregator>> fresh = FreshServer();
+    ASSERT_OK(fresh) << damage;
+    absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
+    ASSERT_OK(after);
+    ExpectSameEstimates(*after, *theirs);
+    EXPECT_EQ(
+        std::get<HistogramEstimate>(after->questions[0].estimate).num_reports,
+        histogram_reports);
+  }
 }
 
 TEST_F(StoreFollowerTest, DamagedStatisticsAreNotAnsweredAndRetriedLater) {
