@@ -94,6 +94,18 @@ absl::Status ValidateStateSum(absl::Span<const int64_t> values,
   return absl::OkStatus();
 }
 
+void AppendInt128(__int128 value, std::vector<int64_t>& counts) {
+  const auto bits = static_cast<unsigned __int128>(value);
+  counts.push_back(static_cast<int64_t>(static_cast<uint64_t>(bits >> 64)));
+  counts.push_back(static_cast<int64_t>(static_cast<uint64_t>(bits)));
+}
+
+__int128 Int128At(absl::Span<const int64_t> counts, size_t i) {
+  return static_cast<__int128>(
+      (static_cast<unsigned __int128>(static_cast<uint64_t>(counts[i])) << 64) |
+      static_cast<uint64_t>(counts[i + 1]));
+}
+
 absl::Status MergeOutputCounts(const AccumulatorState& state,
                                std::string_view accumulator,
                                std::vector<int64_t>* counts,

@@ -64,6 +64,12 @@ absl::Status ValidateStateSum(absl::Span<const int64_t> values,
                               std::string_view accumulator,
                               std::string_view what, __int128 expected);
 
+// Exact sums are kept in 128 bits and stored as two counts: the high, then
+// the low 64 bits.
+void AppendInt128(__int128 value, std::vector<int64_t>& counts);
+// The 128-bit value at counts[i] and counts[i + 1] (which must exist).
+__int128 Int128At(absl::Span<const int64_t> counts, size_t i);
+
 // Merges the state of an accumulator that counts, for each report, exactly
 // one of counts->size() outputs (counts: one per output, summing to
 // num_reports) into `*counts` and `*num_reports`, after the checks above;

@@ -19,18 +19,6 @@ namespace {
 // so n of them sum below 2^124 for any int64 n.
 constexpr int kFractionBits = 61;
 
-// A 128-bit sum as two int64 halves (high, then low bits), and back.
-void AppendHalves(__int128 value, std::vector<int64_t>& out) {
-  const auto bits = static_cast<unsigned __int128>(value);
-  out.push_back(static_cast<int64_t>(static_cast<uint64_t>(bits >> 64)));
-  out.push_back(static_cast<int64_t>(static_cast<uint64_t>(bits)));
-}
-__int128 FromHalves(int64_t high, int64_t low) {
-  return static_cast<__int128>(
-      (static_cast<unsigned __int128>(static_cast<uint64_t>(high)) << 64) |
-      static_cast<uint64_t>(low));
-}
-
 }  // namespace
 
 MeanAccumulator::MeanAccumulator(const RealMechanism& mechanism)
@@ -70,8 +58,8 @@ absl::Status MeanAccumulator::Merge(const MeanAccumulator& other) {
 
 AccumulatorState MeanAccumulator::State() const {
   AccumulatorState state{.num_reports = num_reports_};
-  AppendHalves(sum_of_squares_, state.counts);
-  AppendHalves(sum_, state.counts);
+  AppendInt128(sum_of_squares_, state.counts);
+  AppendInt128(sum_, state.counts);
   state.counts.push_back(exponent_);
   return state;
 }
@@ -86,8 +74,8 @@ absl::Status MeanAccumulator::MergeState(const AccumulatorState& state) {
         state.counts[4], ", this accumulator's below 2^", exponent_,
         " (a state of another mechanism or parameters)"));
   }
-  const __int128 squares = FromHalves(state.counts[0], state.counts[1]);
-  const __int128 sum = FromHalves(state.counts[2], state.counts[3]);
+  const __int128 squares = Int128At(state.counts, 0);
+  const __int128 sum = Int128At(state.counts, 2);
   // Each report adds at most 2^61 to either sum, in magnitude.
   const __int128 most = static_cast<__int128>(state.num_reports)
                         << kFractionBits;

@@ -20,6 +20,7 @@
 #include "Eigen/Core"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/workload/strategy_randomizers/vector_randomizer.h"
 
@@ -34,10 +35,15 @@ struct VectorData {
   double scale = 0;   // B
 };
 
+// Sums are exact, so that accumulators merged in any order or grouping, or
+// through stored states, give one accumulator's estimate bit for bit: each
+// report adds ±U, whose coordinates lie in [−1, 1], and each coordinate is
+// rounded once to a grid of step 2^-61 and summed in 128 bits (n reports
+// stay below 2^124). B is applied in Estimate.
 class VectorAccumulator final : public StrategyAccumulator {
  public:
   explicit VectorAccumulator(std::shared_ptr<const VectorData> data)
-      : data_(std::move(data)), sum_(Eigen::VectorXd::Zero(data_->d)) {}
+      : data_(std::move(data)), sum_(static_cast<size_t>(data_->d), 0) {}
 
   absl::Status Add(const WorkloadReport& report) override {
     if (absl::Status s = data_->randomizer->Validate(report); !s.ok()) return s;
@@ -45,8 +51,9 @@ class VectorAccumulator final : public StrategyAccumulator {
     const double sign = hashed.bucket == 1 ? 1.0 : -1.0;
     // U, the public direction as the agent drew it from the seed.
     const std::vector<double> u = UnitDirection(hashed.seed, data_->d);
-    sum_ += (sign * data_->scale) *
-            Eigen::Map<const Eigen::VectorXd>(u.data(), data_->d);
+    for (size_t k = 0; k < sum_.size(); ++k) {
+      sum_[k] += std::llrint(std::ldexp(sign * u[k], kFractionBits));
+    }
     ++num_reports_;
     return absl::OkStatus();
   }
@@ -60,7 +67,7 @@ class VectorAccumulator final : public StrategyAccumulator {
           "vector strategy: can only merge an accumulator of the same "
           "strategy (epsilon, domain_size, rows and matrix)");
     }
-    sum_ += same->sum_;
+    for (size_t k = 0; k < sum_.size(); ++k) sum_[k] += same->sum_[k];
     num_reports_ += same->num_reports_;
     return absl::OkStatus();
   }
@@ -68,28 +75,51 @@ class VectorAccumulator final : public StrategyAccumulator {
   int64_t num_reports() const override { return num_reports_; }
 
   Eigen::VectorXd Estimate() const override {
-    if (num_reports_ == 0) return Eigen::VectorXd::Zero(data_->d);
-    return sum_ / static_cast<double>(num_reports_);
+    Eigen::VectorXd mean = Eigen::VectorXd::Zero(data_->d);
+    if (num_reports_ == 0) return mean;
+    const double factor = data_->scale / static_cast<double>(num_reports_);
+    for (size_t k = 0; k < sum_.size(); ++k) {
+      mean(static_cast<Eigen::Index>(k)) =
+          factor * std::ldexp(static_cast<double>(sum_[k]), -kFractionBits);
+    }
+    return mean;
   }
 
-  // reals: the sum of the decoded reports (rank values).
+  // counts: each coordinate's sum of ±U on the grid, shifted by n·2^61 so
+  // that it lies in [0, n·2^62], as 128 bits (the high, then the low 64
+  // bits), rank coordinates in order.
   AccumulatorState State() const override {
-    return {.num_reports = num_reports_,
-            .reals = std::vector<double>(sum_.begin(), sum_.end())};
+    AccumulatorState state{.num_reports = num_reports_};
+    const __int128 shift = static_cast<__int128>(num_reports_) << kFractionBits;
+    for (const __int128 sum : sum_) AppendInt128(sum + shift, state.counts);
+    return state;
   }
 
   absl::Status MergeState(const AccumulatorState& state) override {
-    RETURN_IF_ERROR(ValidateStateShape(state, "vector strategy",
-                                       {.reals = static_cast<size_t>(data_->d)},
-                                       num_reports_));
-    sum_ += Eigen::Map<const Eigen::VectorXd>(state.reals.data(), data_->d);
+    RETURN_IF_ERROR(ValidateStateShape(
+        state, "vector strategy", {.counts = 2 * sum_.size()}, num_reports_));
+    const __int128 shift = static_cast<__int128>(state.num_reports)
+                           << kFractionBits;
+    for (size_t k = 0; k < sum_.size(); ++k) {
+      const __int128 shifted = Int128At(state.counts, 2 * k);
+      if (shifted < 0 || shifted > 2 * shift) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "vector strategy state: coordinate ", k, "'s sum is beyond what ",
+            state.num_reports, " reports of unit vectors add up to"));
+      }
+    }
+    for (size_t k = 0; k < sum_.size(); ++k) {
+      sum_[k] += Int128At(state.counts, 2 * k) - shift;
+    }
     num_reports_ += state.num_reports;
     return absl::OkStatus();
   }
 
  private:
+  static constexpr int kFractionBits = 61;
+
   std::shared_ptr<const VectorData> data_;
-  Eigen::VectorXd sum_;
+  std::vector<__int128> sum_;  // Σ round(±U_k · 2^61)
   int64_t num_reports_ = 0;
 };
 
