@@ -105,6 +105,35 @@ void ExpectMalformedStatesRejected(Accumulator& target,
   }
 }
 
+// Stored states, for accumulators of one kind, `make()` giving an empty
+// one, where `all` holds the reports of `left` and `right` together:
+// all.State() merged into an empty accumulator reproduces `all` exactly;
+// the halves' states merged into `via_states` (empty), with an empty
+// accumulator's state, estimate exactly what `all` does; and every
+// malformed state (MalformedStates) is InvalidArgument and changes
+// nothing. `expect_same(a, b)` checks two estimates are equal.
+template <typename Accumulator, typename Make, typename ExpectSame>
+void ExpectStatesMergeLikeAccumulatorsOf(const Make& make,
+                                         const Accumulator& all,
+                                         const Accumulator& left,
+                                         const Accumulator& right,
+                                         Accumulator& via_states,
+                                         const ExpectSame& expect_same) {
+  const AccumulatorState state = all.State();
+  EXPECT_EQ(state.num_reports, all.num_reports());
+  const auto copy = make();
+  ASSERT_OK(copy->MergeState(state));
+  EXPECT_TRUE(copy->State() == state);
+  expect_same(copy->Estimate(), all.Estimate());
+  ASSERT_OK(via_states.MergeState(left.State()));
+  ASSERT_OK(via_states.MergeState(right.State()));
+  ASSERT_OK(via_states.MergeState(make()->State()));
+  EXPECT_EQ(via_states.num_reports(), all.num_reports());
+  expect_same(via_states.Estimate(), all.Estimate());
+  ExpectMalformedStatesRejected(*copy, state);
+  expect_same(copy->Estimate(), all.Estimate());
+}
+
 }  // namespace ldp::testing
 
 #endif  // LDP_TESTS_TESTING_ACCUMULATOR_STATE_CHECKS_H_

@@ -241,28 +241,18 @@ inline void ExpectMalformedReportsRejected(
   ExpectMalformedReportsRejectedBy(oracle, *accumulator, malformed);
 }
 
-// Stored states (accumulator_state.h), for accumulators of `oracle` where
-// `all` holds the reports of `left` and `right` together: all.State()
-// merged into an empty accumulator reproduces `all` exactly; the halves'
-// states merged into `via_states` (empty), with an empty accumulator's
-// state, estimate exactly what `all` does; and every malformed state
-// (MalformedStates) is InvalidArgument and changes nothing.
+// ExpectStatesMergeLikeAccumulatorsOf (accumulator_state_checks.h) for
+// accumulators of `oracle`.
 inline void ExpectStatesMergeLikeAccumulators(
     const FrequencyOracle& oracle, const FrequencyAccumulator& all,
     const FrequencyAccumulator& left, const FrequencyAccumulator& right,
     FrequencyAccumulator& via_states) {
-  const AccumulatorState state = all.State();
-  EXPECT_EQ(state.num_reports, all.num_reports());
-  const std::unique_ptr<FrequencyAccumulator> copy = oracle.NewAccumulator();
-  ASSERT_OK(copy->MergeState(state));
-  EXPECT_TRUE(copy->State() == state);
-  ExpectSameEstimate(copy->Estimate(), all.Estimate());
-  ASSERT_OK(via_states.MergeState(left.State()));
-  ASSERT_OK(via_states.MergeState(right.State()));
-  ASSERT_OK(via_states.MergeState(oracle.NewAccumulator()->State()));
-  ExpectSameEstimate(via_states.Estimate(), all.Estimate());
-  ExpectMalformedStatesRejected(*copy, state);
-  ExpectSameEstimate(copy->Estimate(), all.Estimate());
+  ExpectStatesMergeLikeAccumulatorsOf(
+      [&oracle] { return oracle.NewAccumulator(); }, all, left, right,
+      via_states,
+      [](const HistogramEstimate& a, const HistogramEstimate& b) {
+        ExpectSameEstimate(a, b);
+      });
 }
 
 // `num_reports` reports of items i mod `num_items`, added to `all` and split

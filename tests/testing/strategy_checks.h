@@ -173,30 +173,18 @@ inline void ExpectSameStrategyEstimate(const Eigen::VectorXd& a,
   }
 }
 
-// Stored states (accumulator_state.h), for accumulators of `strategy`
-// where `all` holds the reports of `left` and `right` together:
-// all.State() merged into an empty accumulator reproduces `all` exactly;
-// the halves' states merged into `via_states` (empty), with an empty
-// accumulator's state, estimate what `all` does (as a merge does); and
-// every malformed state (MalformedStates) is InvalidArgument and changes
-// nothing.
+// ExpectStatesMergeLikeAccumulatorsOf (accumulator_state_checks.h) for
+// accumulators of `strategy`.
 inline void ExpectStrategyStatesMergeLikeAccumulators(
     const StrategyMechanism& strategy, const StrategyAccumulator& all,
     const StrategyAccumulator& left, const StrategyAccumulator& right,
     StrategyAccumulator& via_states) {
-  const AccumulatorState state = all.State();
-  EXPECT_EQ(state.num_reports, all.num_reports());
-  const std::unique_ptr<StrategyAccumulator> copy = strategy.NewAccumulator();
-  ASSERT_OK(copy->MergeState(state));
-  EXPECT_TRUE(copy->State() == state);
-  EXPECT_EQ(copy->Estimate(), all.Estimate());
-  ASSERT_OK(via_states.MergeState(left.State()));
-  ASSERT_OK(via_states.MergeState(right.State()));
-  ASSERT_OK(via_states.MergeState(strategy.NewAccumulator()->State()));
-  EXPECT_EQ(via_states.num_reports(), all.num_reports());
-  ExpectSameStrategyEstimate(via_states.Estimate(), all.Estimate());
-  ExpectMalformedStatesRejected(*copy, state);
-  EXPECT_EQ(copy->Estimate(), all.Estimate());
+  ExpectStatesMergeLikeAccumulatorsOf(
+      [&strategy] { return strategy.NewAccumulator(); }, all, left, right,
+      via_states,
+      [](const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+        ExpectSameStrategyEstimate(a, b);
+      });
 }
 
 // (e) `num_reports` reports of items i mod N split 1:2 over two
