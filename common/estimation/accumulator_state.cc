@@ -106,19 +106,19 @@ __int128 Int128At(absl::Span<const int64_t> counts, size_t i) {
       static_cast<uint64_t>(counts[i + 1]));
 }
 
-absl::Status MergeOutputCounts(const AccumulatorState& state,
-                               std::string_view accumulator,
-                               std::vector<int64_t>* counts,
-                               int64_t* num_reports) {
+absl::Status MergeCounts(const AccumulatorState& state,
+                         std::string_view accumulator, int64_t per_report,
+                         std::vector<int64_t>* counts, int64_t* num_reports) {
   absl::Status valid = ValidateStateShape(
       state, accumulator, {.counts = counts->size()}, *num_reports);
   if (valid.ok()) {
-    valid = ValidateStateRange(state.counts, accumulator, "output count", 0,
+    valid = ValidateStateRange(state.counts, accumulator, "count", 0,
                                state.num_reports);
   }
   if (valid.ok()) {
-    valid = ValidateStateSum(state.counts, accumulator, "output counts",
-                             state.num_reports);
+    valid =
+        ValidateStateSum(state.counts, accumulator, "counts",
+                         static_cast<__int128>(per_report) * state.num_reports);
   }
   if (!valid.ok()) return valid;
   for (size_t o = 0; o < counts->size(); ++o) (*counts)[o] += state.counts[o];

@@ -71,13 +71,13 @@ void AppendInt128(__int128 value, std::vector<int64_t>& counts);
 __int128 Int128At(absl::Span<const int64_t> counts, size_t i);
 
 // Merges the state of an accumulator that counts, for each report, exactly
-// one of counts->size() outputs (counts: one per output, summing to
-// num_reports) into `*counts` and `*num_reports`, after the checks above;
-// InvalidArgument and no change otherwise.
-absl::Status MergeOutputCounts(const AccumulatorState& state,
-                               std::string_view accumulator,
-                               std::vector<int64_t>* counts,
-                               int64_t* num_reports);
+// `per_report` of counts->size() items or outputs (counts: one per item,
+// each at most num_reports, summing to per_report · num_reports) into
+// `*counts` and `*num_reports`, after the checks above; InvalidArgument
+// and no change otherwise.
+absl::Status MergeCounts(const AccumulatorState& state,
+                         std::string_view accumulator, int64_t per_report,
+                         std::vector<int64_t>* counts, int64_t* num_reports);
 
 }  // namespace ldp
 

@@ -99,8 +99,7 @@ class HadamardResponseAccumulator final : public FrequencyAccumulator {
   }
 
   absl::Status MergeState(const AccumulatorState& state) override {
-    return MergeOutputCounts(state, "Hadamard response", &counts_,
-                             &num_reports_);
+    return MergeCounts(state, "Hadamard response", 1, &counts_, &num_reports_);
   }
 
   HistogramEstimate Estimate() const override {

@@ -68,7 +68,7 @@ class MatrixAccumulator final : public StrategyAccumulator {
   }
 
   absl::Status MergeState(const AccumulatorState& state) override {
-    return MergeOutputCounts(state, "matrix strategy", &counts_, &num_reports_);
+    return MergeCounts(state, "matrix strategy", 1, &counts_, &num_reports_);
   }
 
   Eigen::VectorXd Estimate() const override {
