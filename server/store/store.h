@@ -92,6 +92,25 @@ struct ReportRow {
   int64_t epsilon_nanos = 0;  // εₜ charged for this task
   int64_t cap_nanos = 0;      // the study's per-agent cap
   absl::Time received_at = absl::UnixEpoch();
+  // Polls of a shared store (Store::PollReports): a stored delta
+  // (DeltaRow) counts this report in its round's statistics, so its
+  // payload is not read (empty). False for reports stored before deltas
+  // were (PostgreSQL schema 8), which each server counts from the payload.
+  bool in_delta = false;
+};
+
+// Shared stores: the sufficient statistics of the reports one transaction
+// stored for one round (statistics_codec.h), written in that transaction,
+// so that other servers merge one row per batch instead of reading each
+// report's payload (server/core/batch_statistics.h).
+struct DeltaRow {
+  // Unique among the database's deltas (the writer draws it at random; a
+  // repeat fails the transaction); servers count each delta once by it.
+  uint64_t delta_id = 0;
+  uint64_t round_id = 0;
+  // An agent whose reports it counts: names the shard of a sharded store.
+  uint64_t agent_id = 0;
+  std::string statistics{};
 };
 
 enum class AppendOutcome {
@@ -251,6 +270,11 @@ class StoreTransaction {
     return absl::UnimplementedError(
         "this store does not keep shuffled reports; use the SQLite store");
   }
+  // Shared stores: stores `row` (DeltaRow) beside the reports of this
+  // transaction it counts. Other stores keep no deltas (Unimplemented).
+  virtual absl::Status AppendDelta(const DeltaRow& row) {
+    return absl::UnimplementedError("this store keeps no deltas");
+  }
   // As AppendReport on each row in turn (results[i] is rows[i]'s); a store
   // that can charge a whole batch in one round trip overrides it.
   virtual absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
@@ -297,9 +321,11 @@ class Store {
   // Shared stores: visits every report committed since `*cursor` (every
   // report from a zero cursor), then advances the cursor. A report may be
   // visited more than once; callers dedupe by task id. epsilon_nanos,
-  // cap_nanos and study_id are 0. The reports of rounds in
-  // `without_payload` come with an empty payload: the caller needs only
-  // that they exist (closed rounds that answer from their statistics).
+  // cap_nanos and study_id are 0. A report that a delta counts (in_delta)
+  // comes without its payload, and so do the reports of rounds in
+  // `without_payload`: the caller needs only that they exist (closed
+  // rounds that answer from their statistics). Reports this store instance
+  // wrote under its current writer id are not visited.
   virtual absl::Status PollReports(
       ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
@@ -309,6 +335,16 @@ class Store {
       ReportCursor* cursor,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
     return PollReports(cursor, {}, visit);
+  }
+  // Shared stores: as PollReports, for deltas (DeltaRow, agent_id 0): every
+  // delta committed since `*cursor` that another store instance wrote (or
+  // this one, under a writer id it gave up when an attempt of a
+  // transaction failed, which may have committed), at least once; callers
+  // dedupe by delta id. A cursor of its own.
+  virtual absl::Status PollDeltas(
+      ReportCursor* cursor,
+      absl::FunctionRef<absl::Status(const DeltaRow&)> visit) {
+    return absl::UnimplementedError("this store is not shared");
   }
 
   // Shared stores keep, on each database that holds reports, the

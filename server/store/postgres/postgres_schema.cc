@@ -122,6 +122,32 @@ CREATE TABLE round_statistics(
   statistics bytea NOT NULL);
 )sql";
 
+// Deltas (Store::PollDeltas): per upload transaction and round, the
+// accumulator states of the reports it stored, written in that
+// transaction, so that other servers merge one row instead of decoding
+// every report. Followed by xid like reports, and skipped by writer. A
+// delta_id is drawn at random by its writer; a repeat fails the
+// transaction (no ON CONFLICT), since its reports would be counted twice.
+//
+// deltas_since holds the first transaction id whose reports are all
+// counted by deltas: upgrades with a schema change run with every old
+// server stopped (deploy/OPERATIONS.md, "Upgrading"), so every report
+// stored with an xid at or past it was written by a server that writes
+// deltas, and every earlier one must be counted from its payload.
+constexpr const char* kV8 = R"sql(
+CREATE TABLE report_deltas(
+  delta_id bigint PRIMARY KEY,
+  round_id bigint NOT NULL,
+  statistics bytea NOT NULL,
+  xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  writer bigint NOT NULL DEFAULT 0);
+CREATE INDEX report_deltas_xid ON report_deltas(xid);
+CREATE TABLE deltas_since(
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  xid xid8 NOT NULL);
+INSERT INTO deltas_since(xid) VALUES (pg_current_xact_id());
+)sql";
+
 using postgres_internal::Connection;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -183,7 +209,7 @@ absl::Status RewriteLegacyPayloadsAndPlans(Connection& c) {
 constexpr Migration kMigrations[] = {
     {1, kV1}, {2, kV2}, {3, "", &RewriteLegacyPayloadsAndPlans},
     {4, kV4}, {5, kV5}, {6, kV6},
-    {7, kV7},
+    {7, kV7}, {8, kV8},
 };
 
 }  // namespace
@@ -265,6 +291,17 @@ absl::Status Migrate(Connection& c) {
   if (status.ok()) status = c.Exec("commit migrations", "COMMIT").status();
   if (!status.ok()) c.Abandon();
   return status;
+}
+
+absl::StatusOr<uint64_t> DeltasSince(Connection& c) {
+  Params none;
+  ASSIGN_OR_RETURN(
+      Result since,
+      c.RunOnce("read deltas_since", "SELECT xid FROM deltas_since", none));
+  if (since.rows() != 1) {
+    return absl::DataLossError("table deltas_since has no row");
+  }
+  return static_cast<uint64_t>(since.Int(0, 0));
 }
 
 }  // namespace ldp::postgres_schema

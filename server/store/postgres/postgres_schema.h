@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
 namespace ldp::postgres_internal {
@@ -46,6 +47,11 @@ inline constexpr int64_t kMigrationLockKey = 0x4C44505343484D;
 // database with a newer schema than this binary knows, or with tables of
 // something else.
 absl::Status Migrate(postgres_internal::Connection& c);
+
+// deltas_since.xid of a migrated database (version 8): every report
+// stored by a transaction with this id or a later one is counted by a
+// delta (Store::PollDeltas), and earlier ones only by their payload.
+absl::StatusOr<uint64_t> DeltasSince(postgres_internal::Connection& c);
 
 }  // namespace ldp::postgres_schema
 

@@ -228,6 +228,15 @@ inline constexpr Statement kRemoveOne = {
     "SELECT (SELECT spent_nanos FROM ledger "
     "        WHERE agent_id = $2 AND study_id = $3)"};
 
+// A delta (Transaction::AppendDelta), the one write that is not
+// idempotent: its writer draws a new delta_id for every run of a body, so
+// a repeated id is a bug (or a collision) that must fail the transaction
+// rather than have its reports counted by two deltas, or by none.
+inline constexpr Statement kInsertDelta = {
+    "ldp_insert_delta",
+    "INSERT INTO report_deltas(delta_id, round_id, statistics, writer) "
+    "VALUES($1, $2, $3, $4)"};
+
 // ---- Statements of the small calls ------------------------------------------
 
 inline constexpr Statement kReserveIds = {

@@ -3,7 +3,8 @@
 // Every statement is sent with binary parameters and asks for binary
 // results: ids and times travel as 8 big-endian bytes and blobs as they
 // are, with no text escaping of payloads either way (postgres_connection.h).
-// This file opens the store, runs transactions and reads; the writes are in
+// This file opens the store, runs transactions and loads; the reads of
+// reports and deltas are in postgres_report_reads.cc, the writes in
 // postgres_transaction.cc and postgres_append.cc, the SQL in
 // postgres_statements.h.
 #include "server/store/postgres/postgres_store.h"
@@ -11,7 +12,6 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -19,7 +19,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/base/status_macros.h"
@@ -80,7 +79,6 @@ using postgres_internal::kLoadRoundStatistics;
 using postgres_internal::kReadRetries;
 using postgres_internal::kReserveAgentBlock;
 using postgres_internal::kReserveIds;
-using postgres_internal::kRoundState;
 using postgres_internal::kSaveRoundStatistics;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -94,16 +92,6 @@ namespace {
 // Reads per FETCH of a streaming load: large enough that round trips do
 // not dominate, small enough that one fetch of reports stays a few MiB.
 constexpr int kFetchRows = 10'000;
-
-absl::Status CheckReportId(std::string_view id, uint64_t task_id,
-                           ReportId& out) {
-  if (id.size() != out.size()) {
-    return absl::DataLossError(absl::StrCat("report for task ", task_id,
-                                            " has a malformed report id"));
-  }
-  std::memcpy(out.data(), id.data(), id.size());
-  return absl::OkStatus();
-}
 
 // A random positive id per store instance (and per failed transaction):
 // which rows a poll may skip. Not secret; the system generator is simply
@@ -179,6 +167,10 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
     store->writer_ = std::make_unique<Connection>(options.url, redacted);
     RETURN_IF_ERROR(Final(store->writer_->Connect(deadline)));
     RETURN_IF_ERROR(Final(postgres_schema::Migrate(*store->writer_)));
+    absl::StatusOr<uint64_t> since =
+        postgres_schema::DeltasSince(*store->writer_);
+    if (!since.ok()) return Final(since.status());
+    store->deltas_since_ = *since;
   }
   {
     absl::MutexLock lock(&store->reader_mutex_);
@@ -195,17 +187,25 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
 
 PostgresStore::~PostgresStore() = default;
 
+void PostgresStore::RenewWriterId() {
+  writer_id_ = NewWriterId();
+  rescan_reports_ = true;
+  rescan_deltas_ = true;
+}
+
 absl::Status PostgresStore::Transact(
     absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
   absl::MutexLock lock(&writer_mutex_);
   Connection& c = *writer_;
   for (int attempt = 0;; ++attempt) {
     absl::Status status;
+    bool ran = false;
     if (!c.healthy()) status = c.Connect(absl::Now());
     if (status.ok()) {
       status = c.Exec("begin", "BEGIN ISOLATION LEVEL READ COMMITTED").status();
     }
     if (status.ok()) {
+      ran = true;
       Transaction transaction(c, writer_id_.load());
       status = body(transaction);
       // A failed statement aborts the transaction whatever the body made
@@ -223,13 +223,16 @@ absl::Status PostgresStore::Transact(
       }
     }
     c.Abandon();
+    // An attempt that failed after its body ran may have committed after
+    // all (a lost COMMIT reply), and then nothing counts its rows: the
+    // caller counts what a later attempt returns, in which those reports
+    // are identical retries that its delta leaves out, or nothing if every
+    // attempt fails. The rows carry this writer id, which this store's
+    // polls skip; so the next attempt writes under a new one, and the next
+    // polls read everything not written under it, from the start (callers
+    // dedupe by task and delta id).
+    if (ran) RenewWriterId();
     if (!IsRetryable(status) || attempt >= max_retries_) {
-      // A lost COMMIT may have committed after all, and the caller counts
-      // nothing of a failed transaction. Such rows carry this writer id,
-      // which polls skip; so take a new id and have the next poll read
-      // everything not written under it (callers dedupe by task id).
-      writer_id_ = NewWriterId();
-      rescan_ = true;
       if (!IsRetryable(status)) return Final(status);
       return absl::UnavailableError(
           absl::StrCat("PostgreSQL transaction failed ", attempt + 1,
@@ -345,99 +348,6 @@ absl::StatusOr<std::vector<RoundRow>> PostgresStore::LoadRounds() {
       },
       [&] { rounds.clear(); }));
   return rounds;
-}
-
-namespace {
-
-absl::Status VisitReport(
-    const Result& r, int i, ReportRow& report,
-    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
-  report.task_id = static_cast<uint64_t>(r.Int(i, 0));
-  report.round_id = static_cast<uint64_t>(r.Int(i, 1));
-  report.agent_id = static_cast<uint64_t>(r.Int(i, 2));
-  RETURN_IF_ERROR(
-      CheckReportId(r.Bytes(i, 3), report.task_id, report.report_id));
-  report.payload.assign(r.Bytes(i, 4));
-  report.received_at = FromNanos(r.Int(i, 5));
-  return visit(report);
-}
-
-}  // namespace
-
-absl::Status PostgresStore::ForEachReport(
-    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
-  ReportRow report;
-  return Read(
-      "SELECT task_id, round_id, agent_id, report_id, payload, received_at "
-      "FROM reports ORDER BY task_id",
-      /*revisit_ok=*/false, nullptr,
-      [&](const Result& r, int i) { return VisitReport(r, i, report, visit); },
-      [] {});
-}
-
-// Exact change-following with the writers' transaction ids (reports.xid).
-// In one REPEATABLE READ snapshot we read X, the snapshot's xmin, and every
-// report whose writing transaction's id is ≥ the cursor; the next cursor
-// is X. Nothing is missed: every transaction with an id below X had ended
-// when the snapshot was taken, so what it committed is visible to this
-// poll; one still running then, or started since, has an id ≥ X, so the
-// next poll reads its reports once it commits. Reports of transactions
-// with ids ≥ X that this poll saw are read again by the next one: callers
-// dedupe by task id.
-absl::Status PostgresStore::PollReports(
-    ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
-    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
-  uint64_t xmin = 0;
-  ReportRow report;
-  cursor->resize(1);
-  // This store's own rows are skipped: its caller counted them when their
-  // transaction committed (or counts them from the retry that finds them).
-  const uint64_t from = rescan_.exchange(false) ? 0 : cursor->front();
-  const std::string payload =
-      without_payload.empty()
-          ? std::string("payload")
-          : absl::StrCat("CASE WHEN round_id IN (",
-                         absl::StrJoin(without_payload, ","),
-                         ") THEN ''::bytea ELSE payload END");
-  RETURN_IF_ERROR(Read(
-      absl::StrCat("SELECT task_id, round_id, agent_id, report_id, ", payload,
-                   ", received_at FROM reports WHERE xid >= '", from,
-                   "'::xid8 AND writer <> ", writer_id_.load()),
-      /*revisit_ok=*/true, &xmin,
-      [&](const Result& r, int i) { return VisitReport(r, i, report, visit); },
-      [] {}));
-  cursor->front() = xmin;
-  return absl::OkStatus();
-}
-
-absl::Status PostgresStore::ForEachClosedRoundReport(
-    int database, uint64_t round_id,
-    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
-  if (database != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no database ", database, " in a store on one database"));
-  }
-  // Closed is for good, so a read that starts after this sees every report
-  // the round will ever have here.
-  Params p;
-  p.Int(Signed(round_id));
-  {
-    absl::MutexLock lock(&misc_mutex_);
-    ASSIGN_OR_RETURN(Result r, RunWithRetries(*misc_, kRoundState, p));
-    if (r.rows() == 0 ||
-        static_cast<RoundState>(r.Int(0, 0)) == RoundState::kOpen) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "round ", round_id, " is not closed in this database yet"));
-    }
-  }
-  ReportRow report;
-  return Read(
-      absl::StrCat("SELECT task_id, round_id, agent_id, report_id, payload, "
-                   "received_at FROM reports WHERE round_id = ",
-                   Signed(round_id), " ORDER BY task_id"),
-      /*revisit_ok=*/false, nullptr,
-      [&](const Result& r, int i) { return VisitReport(r, i, report, visit); },
-      [] {});
 }
 
 absl::Status PostgresStore::SaveRoundStatistics(int database, uint64_t round_id,

@@ -13,7 +13,10 @@
 // quota'd enrollment locks and checks in the transaction that inserts its
 // agents. Every
 // write is idempotent, so a transaction whose commit was lost with the
-// connection is simply run again.
+// connection is simply run again. The one exception is a delta
+// (StoreTransaction::AppendDelta): the re-run writes its own, under a new
+// id, counting what it stored itself, and this store's polls find the
+// first run's if it did commit (see Transact).
 //
 // Why batch statements: one group commit appends thousands of reports, and
 // a round trip per report would cap a replica at a few thousand reports a
@@ -91,6 +94,9 @@ class PostgresStore final : public Store {
   absl::Status PollReports(
       ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
+  absl::Status PollDeltas(
+      ReportCursor* cursor,
+      absl::FunctionRef<absl::Status(const DeltaRow&)> visit) override;
 
   absl::Status Transact(
       absl::FunctionRef<absl::Status(StoreTransaction&)> body) override;
@@ -133,12 +139,30 @@ class PostgresStore final : public Store {
           visit,
       absl::FunctionRef<void()> restart);
 
+  // A poll (PollReports, PollDeltas): visits the rows of `select` (a
+  // SELECT ... FROM a table with columns xid and writer) committed since
+  // `*cursor` by other writer ids, then advances the cursor; from the
+  // start instead when `rescan` is set, which it clears once that
+  // succeeded. postgres_report_reads.cc says why nothing is missed.
+  absl::Status Follow(
+      std::atomic<bool>& rescan, ReportCursor* cursor, absl::string_view select,
+      absl::FunctionRef<absl::Status(const postgres_internal::Result&, int)>
+          visit);
+  // A new writer id, and a rescan for each poll (see Transact).
+  void RenewWriterId();
+
   int max_retries_ = 0;
-  // Stamped on the report rows this instance writes (reports.writer), so
-  // that PollReports skips them; renewed, with a full rescan, after a
-  // failed transaction (see Transact).
+  // Stamped on the report and delta rows this instance writes (column
+  // writer), so that its polls skip them; renewed after every attempt of
+  // a transaction that failed once its body ran (see Transact), and then
+  // each poll reads everything once more: a flag per poll, since each has
+  // its own cursor.
   std::atomic<int64_t> writer_id_{0};
-  std::atomic<bool> rescan_{false};
+  std::atomic<bool> rescan_reports_{false};
+  std::atomic<bool> rescan_deltas_{false};
+  // deltas_since.xid, read at Open: PollReports leaves out the payloads
+  // of reports from this transaction id on, which deltas count.
+  uint64_t deltas_since_ = 0;
   absl::Mutex writer_mutex_;
   std::unique_ptr<postgres_internal::Connection> writer_
       ABSL_GUARDED_BY(writer_mutex_);

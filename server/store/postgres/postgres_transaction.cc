@@ -200,4 +200,13 @@ absl::Status Transaction::AppendReports(absl::Span<const ReportRow* const> rows,
   return AppendBatch(*this, rows, results);
 }
 
+absl::Status Transaction::AppendDelta(const DeltaRow& row) {
+  Params p;
+  p.Int(Signed(row.delta_id))
+      .Int(Signed(row.round_id))
+      .Bytes(row.statistics)
+      .Int(writer_);
+  return Run(kInsertDelta, p).status();
+}
+
 }  // namespace ldp::postgres_internal

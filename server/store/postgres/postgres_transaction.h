@@ -27,7 +27,8 @@ absl::StatusOr<AgentRow> AgentFromRow(const Result& r, int row);
 
 class Transaction final : public StoreTransaction {
  public:
-  // `writer`: the store's id, stamped on every report row it writes.
+  // `writer`: the store's id, stamped on every report and delta row it
+  // writes.
   Transaction(Connection& c, int64_t writer) : c_(c), writer_(writer) {}
 
   // The first storage error of this transaction. PostgreSQL refuses every
@@ -64,6 +65,9 @@ class Transaction final : public StoreTransaction {
   // See AppendBatch (postgres_append.h).
   absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
                              absl::Span<AppendResult> results) override;
+  // Stamped with the writer id, like reports. Not idempotent: a re-run
+  // after a lost COMMIT must bring a new delta_id (kInsertDelta).
+  absl::Status AppendDelta(const DeltaRow& row) override;
 
  private:
   Connection& c_;

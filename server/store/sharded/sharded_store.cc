@@ -122,14 +122,14 @@ absl::StatusOr<std::optional<AgentRow>> ShardedStore::FindAgent(
   return lanes_[map_.ShardOfAgent(agent_id)]->FindAgent(agent_id);
 }
 
-absl::Status ShardedStore::PollReports(
-    ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
-    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+absl::Status ShardedStore::PollLanes(
+    ReportCursor* cursor,
+    absl::FunctionRef<absl::Status(PostgresStore&, ReportCursor*)> poll) {
   cursor->resize(lanes_.size());
   absl::Status first_error;
   for (size_t k = 0; k < lanes_.size(); ++k) {
     ReportCursor one = {(*cursor)[k]};
-    absl::Status status = lanes_[k]->PollReports(&one, without_payload, visit);
+    absl::Status status = poll(*lanes_[k], &one);
     if (status.ok()) {
       (*cursor)[k] = one.front();
     } else if (first_error.ok()) {
@@ -138,6 +138,22 @@ absl::Status ShardedStore::PollReports(
     }
   }
   return first_error;
+}
+
+absl::Status ShardedStore::PollReports(
+    ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
+    absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+  return PollLanes(cursor, [&](PostgresStore& lane, ReportCursor* one) {
+    return lane.PollReports(one, without_payload, visit);
+  });
+}
+
+absl::Status ShardedStore::PollDeltas(
+    ReportCursor* cursor,
+    absl::FunctionRef<absl::Status(const DeltaRow&)> visit) {
+  return PollLanes(cursor, [&](PostgresStore& lane, ReportCursor* one) {
+    return lane.PollDeltas(one, visit);
+  });
 }
 
 absl::Status ShardedStore::Nest(

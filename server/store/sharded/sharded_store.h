@@ -78,6 +78,9 @@ class ShardedStore final : public Store {
   absl::Status PollReports(
       ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
       absl::FunctionRef<absl::Status(const ReportRow&)> visit) override;
+  absl::Status PollDeltas(
+      ReportCursor* cursor,
+      absl::FunctionRef<absl::Status(const DeltaRow&)> visit) override;
 
   absl::Status Transact(
       absl::FunctionRef<absl::Status(StoreTransaction&)> body) override;
@@ -118,6 +121,12 @@ class ShardedStore final : public Store {
 
   explicit ShardedStore(int shards)
       : map_(shards), down_until_(static_cast<size_t>(shards)) {}
+  // A poll of every lane (PollReports, PollDeltas): `poll` with lane k's
+  // own cursor position, (*cursor)[k]; past a lane that fails, whose
+  // position stays, and the first such error returned.
+  absl::Status PollLanes(
+      ReportCursor* cursor,
+      absl::FunctionRef<absl::Status(PostgresStore&, ReportCursor*)> poll);
   absl::Status Nest(size_t k, std::vector<StoreTransaction*>& open,
                     absl::FunctionRef<absl::Status(StoreTransaction&)> body);
   // `count` ids from logical shard `logical`'s block, reserving a new

@@ -74,6 +74,11 @@ absl::Status ShardTransaction::AppendReports(
   return inner_.AppendReports(rows, results);
 }
 
+absl::Status ShardTransaction::AppendDelta(const DeltaRow& row) {
+  RETURN_IF_ERROR(CheckAgent(row.agent_id));
+  return inner_.AppendDelta(row);
+}
+
 // ---- Every database -------------------------------------------------------
 
 absl::Status FanoutTransaction::InsertAgent(const AgentRow& row) {
@@ -163,6 +168,10 @@ absl::Status FanoutTransaction::AppendReports(
     for (size_t j = 0; j < part.size(); ++j) results[index[k][j]] = part[j];
   }
   return absl::OkStatus();
+}
+
+absl::Status FanoutTransaction::AppendDelta(const DeltaRow& row) {
+  return Of(row.agent_id).AppendDelta(row);
 }
 
 }  // namespace ldp::sharded_internal

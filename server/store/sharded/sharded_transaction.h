@@ -43,6 +43,8 @@ class ShardTransaction final : public StoreTransaction {
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override;
   absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
                              absl::Span<AppendResult> results) override;
+  // A delta of this shard's reports: its agent_id must be on the shard.
+  absl::Status AppendDelta(const DeltaRow& row) override;
 
  private:
   absl::Status CheckAgent(uint64_t agent_id) const;
@@ -79,6 +81,8 @@ class FanoutTransaction final : public StoreTransaction {
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override;
   absl::Status AppendReports(absl::Span<const ReportRow* const> rows,
                              absl::Span<AppendResult> results) override;
+  // To the shard of the delta's agent_id, beside the reports it counts.
+  absl::Status AppendDelta(const DeltaRow& row) override;
 
  private:
   StoreTransaction& Of(uint64_t agent_id) const {

@@ -1,8 +1,9 @@
 // The sharded store against real PostgreSQL: two databases of the
 // throwaway cluster of tests/postgres/with_postgres.sh, looked at behind
 // the store's back. Which rows live where, what a shard's lane refuses,
-// rounds closed on every shard, polls and summaries merged, and the
-// placement check that keeps a shard list from being reordered.
+// rounds closed on every shard, polls of reports and deltas and summaries
+// merged, and the placement check that keeps a shard list from being
+// reordered.
 #include "server/store/sharded/sharded_store.h"
 
 #include <memory>
@@ -241,6 +242,55 @@ TEST_F(ShardedStoreTest, PollsMergeEveryShardWithACursorEach) {
   ASSERT_OK(poll());
   EXPECT_THAT(tasks, ::testing::Contains(13));
   EXPECT_THAT(tasks, ::testing::Not(::testing::Contains(11)));
+}
+
+// A delta lives beside the reports it counts, on its agent's shard, and
+// a poll follows each shard's with a cursor of its own.
+TEST_F(ShardedStoreTest, DeltasLiveOnTheirAgentsShardAndArePolledFromEach) {
+  auto writer = OpenWithRound();
+  auto reader = Open();
+  ASSERT_NE(writer, nullptr);
+  ASSERT_NE(reader, nullptr);
+  auto delta = [](uint64_t id, uint64_t agent) {
+    return DeltaRow{.delta_id = id,
+                    .round_id = 1,
+                    .agent_id = agent,
+                    .statistics = absl::StrCat("delta ", id)};
+  };
+  auto append_on = [&](int shard, const DeltaRow& row) {
+    return writer->TransactShard(
+        shard, [&](StoreTransaction& t) { return t.AppendDelta(row); });
+  };
+  ASSERT_OK(append_on(0, delta(1, AgentOf(3))));
+  ASSERT_OK(append_on(1, delta(2, AgentOf(200))));
+  EXPECT_THAT(append_on(0, delta(9, AgentOf(200))),
+              StatusIs(absl::StatusCode::kInternal));
+  // Through every database: to the agent's shard.
+  ASSERT_OK(writer->Transact([&](StoreTransaction& t) {
+    return t.AppendDelta(delta(3, AgentOf(201)));
+  }));
+  EXPECT_EQ(Count(0, "report_deltas"), "1");
+  EXPECT_EQ(Count(1, "report_deltas"), "2");
+  EXPECT_EQ(Count(1, "report_deltas WHERE delta_id = 3"), "1");
+
+  ReportCursor cursor;
+  std::vector<uint64_t> ids;
+  auto poll = [&] {
+    ids.clear();
+    return reader->PollDeltas(&cursor, [&](const DeltaRow& row) {
+      ids.push_back(row.delta_id);
+      EXPECT_EQ(row.statistics, absl::StrCat("delta ", row.delta_id));
+      return absl::OkStatus();
+    });
+  };
+  ASSERT_OK(poll());
+  EXPECT_THAT(ids, ::testing::UnorderedElementsAre(1, 2, 3));
+  EXPECT_EQ(cursor.size(), 2u);
+  ASSERT_OK(poll());
+  EXPECT_THAT(ids, ::testing::IsEmpty());
+  ASSERT_OK(append_on(0, delta(4, AgentOf(4))));
+  ASSERT_OK(poll());
+  EXPECT_THAT(ids, ::testing::ElementsAre(4));
 }
 
 TEST_F(ShardedStoreTest, LedgerSummariesAddUpOverShards) {
