@@ -104,8 +104,18 @@ void CommitQueue::WaitForSubmitted() {
 
 absl::Status CommitQueue::Commit(
     absl::FunctionRef<absl::Status(StoreTransaction&)> body) {
-  return lane_.shard < 0 ? store_->Transact(body)
-                         : store_->TransactShard(lane_.shard, body);
+  CommitGroupWork* const work = group_work_.load(std::memory_order_acquire);
+  const auto whole = [&](StoreTransaction& transaction) -> absl::Status {
+    if (work != nullptr) work->Begin();
+    absl::Status status = body(transaction);
+    if (!status.ok() || work == nullptr) return status;
+    return work->End(transaction);
+  };
+  absl::Status status = lane_.shard < 0
+                            ? store_->Transact(whole)
+                            : store_->TransactShard(lane_.shard, whole);
+  if (work != nullptr) work->Finish(status);
+  return status;
 }
 
 CommitQueueStats CommitQueue::stats() const {

@@ -14,6 +14,7 @@
 #ifndef LDP_SERVER_COMMIT_COMMIT_QUEUE_H_
 #define LDP_SERVER_COMMIT_COMMIT_QUEUE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -44,6 +45,21 @@ class CommitJob {
 
   // Writer thread, exactly once: after the transaction holding the job's
   // writes committed (OK) or finally failed. Must not block on the queue.
+  virtual void Finish(const absl::Status& commit_status) = 0;
+};
+
+// What the jobs of one transaction share and write once for all of them
+// (an upload lane's sum of the reports its jobs stored,
+// server/core/batch_statistics.h). On the queue's writer thread: Begin
+// before a transaction's first Apply and End after its last, both inside
+// the transaction (and again if the store runs the body again), then
+// Finish with the transaction's outcome, before any of its jobs' Finish.
+class CommitGroupWork {
+ public:
+  virtual ~CommitGroupWork() = default;
+  virtual void Begin() = 0;
+  // An error fails the transaction, as a job's Apply does.
+  virtual absl::Status End(StoreTransaction& transaction) = 0;
   virtual void Finish(const absl::Status& commit_status) = 0;
 };
 
@@ -86,6 +102,11 @@ class CommitQueue {
   // without limit. UNAVAILABLE (the job left with the caller too) when the
   // commit in progress has stalled past the lane's refuse_after_stall.
   absl::Status TrySubmit(std::unique_ptr<CommitJob>& job);
+  // Every transaction from now on runs `work` around its jobs (null: none).
+  // `work` outlives the queue's use of it (Stop first).
+  void set_group_work(CommitGroupWork* work) {
+    group_work_.store(work, std::memory_order_release);
+  }
   // Writes waiting for a commit now.
   int64_t queued_writes() const;
   // Blocks until every job submitted before has finished. Not from the
@@ -112,6 +133,7 @@ class CommitQueue {
   const int64_t max_writes_per_commit_;
   const Clock* const clock_;
   const std::function<void(absl::Duration)> observe_commit_;
+  std::atomic<CommitGroupWork*> group_work_{nullptr};
   mutable absl::Mutex mutex_;
   std::deque<std::unique_ptr<CommitJob>> queue_ ABSL_GUARDED_BY(mutex_);
   int64_t queued_writes_ ABSL_GUARDED_BY(mutex_) = 0;

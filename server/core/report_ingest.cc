@@ -4,9 +4,10 @@
 // only immutable state (task ownership, the plan, payload validation, the
 // payload's stored bytes) runs on the calling thread, in parallel. What must
 // be serialized (round still open, dedupe, the ledger charge) runs on the
-// writer thread inside the group's transaction; accumulating runs on the
-// writer thread after the commit, so an estimate never includes a report
-// that is not durable.
+// writer thread inside the group's transaction, and so does summing the
+// stored reports (batch_statistics.h); merging that sum into the rounds
+// runs after the commit, so an estimate never includes a report that is
+// not durable.
 #include "server/core/report_ingest.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "server/core/batch_statistics.h"
 #include "server/core/ledger_charge.h"
 #include "server/core/task_id.h"
 #include "server/store/storage_codec.h"
@@ -51,9 +53,14 @@ struct UploadCall {
 
 class UploadJob final : public CommitJob {
  public:
-  UploadJob(ReportIngest* ingest, std::shared_ptr<UploadCall> call,
+  // `lane_batch`: the lane's the job is submitted to (null if it is not).
+  UploadJob(ReportIngest* ingest, LaneBatch* lane_batch,
+            std::shared_ptr<UploadCall> call,
             std::vector<PendingReport> pending)
-      : ingest_(ingest), call_(std::move(call)), pending_(std::move(pending)) {}
+      : ingest_(ingest),
+        call_(std::move(call)),
+        pending_(std::move(pending)),
+        lane_batch_(lane_batch) {}
 
   std::vector<absl::Status>& statuses() { return call_->statuses; }
   std::vector<PendingReport>& pending() { return pending_; }
@@ -92,8 +99,16 @@ class UploadJob final : public CommitJob {
     }
     std::vector<AppendResult> results(rows.size());
     RETURN_IF_ERROR(transaction.AppendReports(rows, absl::MakeSpan(results)));
-    for (size_t i = 0; i < admitted.size(); ++i)
-      admitted[i]->result = results[i];
+    // Summed for the whole transaction (LaneBatch), which the lane begins
+    // anew whenever the store runs the body again.
+    BatchStatistics& batch = lane_batch_->batch();
+    for (size_t i = 0; i < admitted.size(); ++i) {
+      PendingReport& p = *admitted[i];
+      p.result = results[i];
+      if (p.result.outcome != AppendOutcome::kStored) continue;
+      RETURN_IF_ERROR(
+          batch.Add(p.entry.round, p.question, p.row.agent_id, p.payload));
+    }
     return absl::OkStatus();
   }
 
@@ -136,12 +151,9 @@ class UploadJob final : public CommitJob {
     }
     switch (p.result.outcome) {
       case AppendOutcome::kStored:
-        Count(p);
-        return absl::OkStatus();
       case AppendOutcome::kIdenticalRetry:
-        // Usually counted already (Accumulate then does nothing); with a
-        // shared store it may be this server's own earlier write, whose
-        // commit reply was lost, which no poll here brings back.
+        // The payload of a retry is counted where it was first stored: by
+        // that transaction's own batch, or by its delta.
         Count(p);
         return absl::OkStatus();
       case AppendOutcome::kConflict:
@@ -163,9 +175,8 @@ class UploadJob final : public CommitJob {
   // counters take concurrent updates.
   static void Count(PendingReport& p) {
     StudyRuntime& study = *p.entry.study;
-    // Fails only when a server following a shared store already counted
-    // the report: admission validated the payload with the same mechanism.
-    if (p.entry.round->Accumulate(p.row.task_id, p.question, p.payload).ok()) {
+    // False when a server following a shared store marked it first.
+    if (p.entry.round->MarkReported(p.row.task_id)) {
       study.num_reports.fetch_add(1, std::memory_order_relaxed);
     }
     if (p.result.first_charge) {
@@ -181,7 +192,20 @@ class UploadJob final : public CommitJob {
   ReportIngest* ingest_;
   std::shared_ptr<UploadCall> call_;
   std::vector<PendingReport> pending_;
+  // Its lane's sum of what the transaction stored, counted (before this
+  // job's Finish) once it commits.
+  LaneBatch* lane_batch_;
 };
+
+ReportIngest::ReportIngest(const AggregatorContext& context,
+                           const StudyRegistry& studies,
+                           const AgentRegistry& agents, RoundLifecycle& rounds)
+    : context_(context), studies_(studies), agents_(agents), rounds_(rounds) {
+  for (int shard = 0; shard < context_.lanes.num_shards(); ++shard) {
+    lane_batches_.push_back(std::make_unique<LaneBatch>(context_));
+    context_.lanes.ForShard(shard).set_group_work(lane_batches_.back().get());
+  }
+}
 
 std::vector<ReportIngest::OpenRound> ReportIngest::OpenRoundsAt(
     absl::Time now) const {
@@ -275,7 +299,7 @@ void ReportIngest::UploadAsync(
       status = absl::InvalidArgumentError(
           absl::StrCat("at most ", max_reports, " reports per call"));
     }
-    UploadJob(this, std::move(call), {}).CompleteNow();
+    UploadJob(this, nullptr, std::move(call), {}).CompleteNow();
     return;
   }
   const absl::Time now = context_.clock().Now();
@@ -300,7 +324,8 @@ void ReportIngest::UploadAsync(
     const int shard =
         part.empty() ? 0
                      : context_.lanes.ShardOfAgent(part.front().row.agent_id);
-    auto job = std::make_unique<UploadJob>(this, call, std::move(part));
+    auto job = std::make_unique<UploadJob>(this, lane_batches_[shard].get(),
+                                           call, std::move(part));
     if (job->pending().empty()) {
       job->CompleteNow();
       continue;

@@ -11,6 +11,7 @@
 #define LDP_SERVER_CORE_REPORT_INGEST_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
@@ -21,6 +22,7 @@
 #include "server/core/agent_registry.h"
 #include "server/core/aggregator_context.h"
 #include "server/core/aggregator_types.h"
+#include "server/core/batch_statistics.h"
 #include "server/core/round_lifecycle.h"
 #include "server/core/study_registry.h"
 
@@ -32,12 +34,10 @@ struct PendingReport;
 class ReportIngest {
  public:
   // Everything passed outlives this.
+  // Each commit lane sums its transactions' reports in a LaneBatch of
+  // this object's: the lanes must stop before it is destroyed.
   ReportIngest(const AggregatorContext& context, const StudyRegistry& studies,
-               const AgentRegistry& agents, RoundLifecycle& rounds)
-      : context_(context),
-        studies_(studies),
-        agents_(agents),
-        rounds_(rounds) {}
+               const AgentRegistry& agents, RoundLifecycle& rounds);
   ReportIngest(const ReportIngest&) = delete;
   ReportIngest& operator=(const ReportIngest&) = delete;
 
@@ -83,6 +83,8 @@ class ReportIngest {
   const StudyRegistry& studies_;
   const AgentRegistry& agents_;
   RoundLifecycle& rounds_;
+  // One per commit lane, by shard.
+  std::vector<std::unique_ptr<LaneBatch>> lane_batches_;
 };
 
 }  // namespace ldp

@@ -205,8 +205,9 @@ absl::StatusOr<bool> Restorer::CountStoredReport(const ReportRow& row,
   const int q = static_cast<int>(key.question);
   if (cache.round == nullptr || q >= cache.round->num_questions()) return false;
   if (cache.round->HasReport(row.task_id)) return true;
-  // Counted by the round's statistics; its payload may not even be read.
-  if (cache.round->answers_from_statistics()) {
+  // Counted by a delta or by the round's statistics; its payload is not
+  // read.
+  if (row.in_delta || cache.round->answers_from_statistics()) {
     if (cache.round->MarkReported(row.task_id)) {
       cache.study->num_reports.fetch_add(1, std::memory_order_relaxed);
     }

@@ -5,21 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "server/core/round_states.h"
 #include "server/core/task_id.h"
-#include "server/store/statistics_codec.h"
 #include "server/store/storage_codec.h"
 
 namespace ldp {
 namespace {
-
-std::vector<TaskAccumulator> EmptyAccumulators(const RoundRuntime& round) {
-  std::vector<TaskAccumulator> accumulators;
-  accumulators.reserve(static_cast<size_t>(round.num_questions()));
-  for (int q = 0; q < round.num_questions(); ++q) {
-    accumulators.push_back(round.NewAccumulator(q));
-  }
-  return accumulators;
-}
 
 absl::Status Unfit(const ReportRow& row, const absl::Status& why) {
   return absl::DataLossError(
@@ -66,12 +57,7 @@ absl::StatusOr<std::string> RoundFolder::Fold(int database,
         absl::Status added = accumulators[key.question].Add(*payload);
         return added.ok() ? added : Unfit(row, added);
       }));
-  std::vector<AccumulatorState> states;
-  states.reserve(accumulators.size());
-  for (const TaskAccumulator& accumulator : accumulators) {
-    states.push_back(accumulator.State());
-  }
-  return EncodeRoundStatistics(states);
+  return EncodeAccumulators(accumulators);
 }
 
 absl::StatusOr<std::vector<TaskAccumulator>> RoundFolder::Merge(
@@ -87,17 +73,8 @@ absl::StatusOr<std::vector<TaskAccumulator>> RoundFolder::Merge(
     if (!stored[k].has_value()) {
       return damaged(absl::NotFoundError("missing after they were stored"));
     }
-    absl::StatusOr<std::vector<AccumulatorState>> states =
-        DecodeRoundStatistics(*stored[k]);
-    if (!states.ok()) return damaged(states.status());
-    if (states->size() != merged.size()) {
-      return damaged(absl::InvalidArgumentError(absl::StrCat(
-          states->size(), " questions, the round has ", merged.size())));
-    }
-    for (size_t q = 0; q < merged.size(); ++q) {
-      absl::Status status = merged[q].MergeState((*states)[q]);
-      if (!status.ok()) return damaged(status);
-    }
+    absl::Status status = MergeEncoded(*stored[k], merged);
+    if (!status.ok()) return damaged(status);
   }
   return merged;
 }

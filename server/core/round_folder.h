@@ -9,7 +9,8 @@
 // them, by whichever server gets there first, leaves a few rows that every
 // server merges instead. Integer counts merge exactly, so a sharded run and
 // a one-database run over the same reports answer alike, bit for bit.
-// Open rounds still answer from the reports each server follows.
+// Open rounds answer from the deltas each server follows
+// (batch_statistics.h).
 #ifndef LDP_SERVER_CORE_ROUND_FOLDER_H_
 #define LDP_SERVER_CORE_ROUND_FOLDER_H_
 

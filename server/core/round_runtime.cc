@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/tasks/task_fingerprint.h"
 #include "common/workload/strategies/workload_estimator.h"
@@ -77,6 +78,29 @@ absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,
   // Under the lock, so that AdoptStatistics's count is never added to.
   question.num_reports.fetch_add(1, std::memory_order_relaxed);
   return absl::OkStatus();
+}
+
+absl::StatusOr<bool> RoundRuntime::MergeDelta(
+    uint64_t delta_id, const std::vector<TaskAccumulator>& batch) {
+  if (batch.size() != questions_.size()) {
+    return absl::InternalError(absl::StrCat("a delta of ", batch.size(),
+                                            " questions for round ", round_id_,
+                                            " of ", questions_.size()));
+  }
+  {
+    absl::MutexLock lock(&deltas_mutex_);
+    if (!merged_deltas_.insert(delta_id).second) return false;
+  }
+  for (size_t q = 0; q < questions_.size(); ++q) {
+    Question& question = *questions_[q];
+    absl::MutexLock lock(&question.mutex);
+    // The stored statistics count it already.
+    if (question.from_statistics) continue;
+    RETURN_IF_ERROR(question.accumulator.MergeState(batch[q].State()));
+    question.num_reports.fetch_add(batch[q].num_reports(),
+                                   std::memory_order_relaxed);
+  }
+  return true;
 }
 
 TaskAccumulator RoundRuntime::NewAccumulator(int q) const {

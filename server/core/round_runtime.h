@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/task_estimation/task_accumulator.h"
@@ -73,6 +75,17 @@ class RoundRuntime {
   absl::Status Accumulate(uint64_t task_id, int q,
                           const ReportPayload& payload);
   bool HasReport(uint64_t task_id) const { return reported_.Contains(task_id); }
+  // Adds one batch's statistics (batch_statistics.h): `batch` holds one
+  // accumulator per question, every report in it durable, none of them
+  // counted by Accumulate. Does nothing if delta `delta_id` was merged
+  // before (its writer and the servers following the store may each offer
+  // it, and exactly one must count it) and returns false then. Internal
+  // for accumulators of another plan. Thread-safe.
+  absl::StatusOr<bool> MergeDelta(uint64_t delta_id,
+                                  const std::vector<TaskAccumulator>& batch);
+  // Marks a stored report's task as reported, once (false if it was): its
+  // payload is counted by a delta, or by the round's statistics.
+  bool MarkReported(uint64_t task_id) { return reported_.Insert(task_id); }
   // Shuffled studies: counts a stored report of a shuffled batch, which has
   // no task of its own (the store refused duplicates by report id).
   // Thread-safe.
@@ -104,10 +117,6 @@ class RoundRuntime {
   bool answers_from_statistics() const {
     return from_statistics_.load(std::memory_order_acquire);
   }
-  // A report of a round that answers from its statistics, which count it
-  // already: only marks its task as reported (for HasReport and the
-  // ledger's repeated-question rule). False if it was marked before.
-  bool MarkReported(uint64_t task_id) { return reported_.Insert(task_id); }
 
   // Repeated questions. An honest agent answers a question it answered
   // before (same canonical fingerprint, task_fingerprint.h) from memory,
@@ -162,6 +171,8 @@ class RoundRuntime {
   std::atomic<bool> advance_claimed_{false};
   std::atomic<bool> from_statistics_{false};
   TaskIdSet reported_;
+  absl::Mutex deltas_mutex_;
+  absl::flat_hash_set<uint64_t> merged_deltas_ ABSL_GUARDED_BY(deltas_mutex_);
 };
 
 }  // namespace ldp

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "server/core/round_states.h"
 
 namespace ldp {
 
@@ -45,13 +46,15 @@ absl::Status StoreFollower::Follow(bool with_ledger) {
   absl::MutexLock lock(&follow_mutex_);
   RETURN_IF_ERROR(FollowStudiesAndRounds());
   RETURN_IF_ERROR(FollowReports());
+  RETURN_IF_ERROR(FollowDeltas());
   if (with_ledger) RETURN_IF_ERROR(FollowLedger());
   return absl::OkStatus();
 }
 
 absl::Status StoreFollower::ReadAllReports() {
   absl::MutexLock lock(&follow_mutex_);
-  return FollowReports();
+  RETURN_IF_ERROR(FollowReports());
+  return FollowDeltas();
 }
 
 absl::Status StoreFollower::FollowLedger() {
@@ -215,6 +218,54 @@ absl::Status StoreFollower::FollowReports() {
   }
   for (const RoundEntry& entry : touched) rounds_.CheckQuorum(entry);
   return absl::OkStatus();
+}
+
+absl::Status StoreFollower::FollowDeltas() {
+  // As FollowReports: a delta of a round not read yet waits for the rounds
+  // to be read again.
+  std::vector<DeltaRow> early;
+  std::vector<RoundEntry> touched;
+  RETURN_IF_ERROR(context_.store.PollDeltas(
+      &delta_cursor_, [&](const DeltaRow& row) -> absl::Status {
+        RoundEntry entry;
+        ASSIGN_OR_RETURN(const bool known, CountDelta(row, entry));
+        if (!known) {
+          early.push_back(row);
+        } else if (entry.round != nullptr) {
+          touched.push_back(std::move(entry));
+        }
+        return absl::OkStatus();
+      }));
+  if (!early.empty()) RETURN_IF_ERROR(FollowStudiesAndRounds());
+  for (const DeltaRow& row : early) {
+    RoundEntry entry;
+    ASSIGN_OR_RETURN(const bool known, CountDelta(row, entry));
+    if (!known) {
+      return absl::DataLossError(absl::StrCat("stored delta ", row.delta_id,
+                                              " names round ", row.round_id,
+                                              " that is not stored"));
+    }
+    touched.push_back(std::move(entry));
+  }
+  for (const RoundEntry& entry : touched) rounds_.CheckQuorum(entry);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> StoreFollower::CountDelta(const DeltaRow& row,
+                                               RoundEntry& entry) {
+  entry = studies_.FindRound(row.round_id);
+  if (entry.round == nullptr) return false;
+  RoundRuntime& round = *entry.round;
+  // Its round's stored statistics count it already.
+  if (round.answers_from_statistics()) return true;
+  std::vector<TaskAccumulator> batch = EmptyAccumulators(round);
+  if (absl::Status fits = MergeEncoded(row.statistics, batch); !fits.ok()) {
+    return absl::DataLossError(
+        absl::StrCat("stored delta ", row.delta_id, " does not fit round ",
+                     row.round_id, ": ", fits.message()));
+  }
+  RETURN_IF_ERROR(round.MergeDelta(row.delta_id, batch).status());
+  return true;
 }
 
 }  // namespace ldp

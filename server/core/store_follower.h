@@ -5,10 +5,12 @@
 // what counts (it refuses a second report for a task, a charge past the
 // cap and a report into a round closed there); a server's memory is a
 // cache that follows it. Studies and rounds are re-read whole (they are
-// few), reports incrementally from a cursor that cannot skip a commit
-// (Store::PollReports), and RoundRuntime::Accumulate counts each task once
-// whichever path offers it first: this server's own commit or the poll.
-// One cursor, one mutex, one thread: they belong together.
+// few); reports and deltas incrementally, each from a cursor that cannot
+// skip a commit (Store::PollReports, Store::PollDeltas). A report row only
+// marks its task as reported; estimates grow by merging each batch's delta
+// (batch_statistics.h), counted once whichever path offers it first: this
+// server's own commit or the poll. Cursors, mutex and thread belong
+// together.
 #ifndef LDP_SERVER_CORE_STORE_FOLLOWER_H_
 #define LDP_SERVER_CORE_STORE_FOLLOWER_H_
 
@@ -73,8 +75,8 @@ class StoreFollower {
   // not tried again for kSettleBackoff, so that a database that does not
   // answer slows no call for long.
   void SettleClosedRounds();
-  // At load: every stored report, so later polls pick up exactly where
-  // this one ended.
+  // At load: every stored report and delta, so later polls pick up exactly
+  // where this one ended.
   absl::Status ReadAllReports();
 
  private:
@@ -91,6 +93,11 @@ class StoreFollower {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
   static void FollowClose(RoundRuntime& round, RoundState stored);
   absl::Status FollowReports() ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+  absl::Status FollowDeltas() ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+  // Merges a stored delta into its round; false if the round is not known
+  // here yet; DataLoss for a delta that does not fit its round.
+  absl::StatusOr<bool> CountDelta(const DeltaRow& row, RoundEntry& entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
   absl::Status FollowLedger() ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
 
   const AggregatorContext& context_;
@@ -105,6 +112,7 @@ class StoreFollower {
   // One Follow at a time, from where the last one stopped.
   absl::Mutex follow_mutex_;
   ReportCursor report_cursor_ ABSL_GUARDED_BY(follow_mutex_);
+  ReportCursor delta_cursor_ ABSL_GUARDED_BY(follow_mutex_);
   // Rounds whose settling failed, and when to try again.
   absl::flat_hash_map<uint64_t, absl::Time> settle_after_
       ABSL_GUARDED_BY(follow_mutex_);

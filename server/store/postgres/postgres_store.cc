@@ -199,13 +199,12 @@ absl::Status PostgresStore::Transact(
   Connection& c = *writer_;
   for (int attempt = 0;; ++attempt) {
     absl::Status status;
-    bool ran = false;
+    bool committing = false;
     if (!c.healthy()) status = c.Connect(absl::Now());
     if (status.ok()) {
       status = c.Exec("begin", "BEGIN ISOLATION LEVEL READ COMMITTED").status();
     }
     if (status.ok()) {
-      ran = true;
       Transaction transaction(c, writer_id_.load());
       status = body(transaction);
       // A failed statement aborts the transaction whatever the body made
@@ -215,6 +214,7 @@ absl::Status PostgresStore::Transact(
         status = failure;
       }
       if (status.ok()) {
+        committing = true;
         absl::StatusOr<Result> commit = c.Exec("commit", "COMMIT");
         // A lost COMMIT is ambiguous: the body runs again, and its
         // idempotent writes find what the first run committed, if it did.
@@ -223,15 +223,15 @@ absl::Status PostgresStore::Transact(
       }
     }
     c.Abandon();
-    // An attempt that failed after its body ran may have committed after
-    // all (a lost COMMIT reply), and then nothing counts its rows: the
-    // caller counts what a later attempt returns, in which those reports
-    // are identical retries that its delta leaves out, or nothing if every
-    // attempt fails. The rows carry this writer id, which this store's
-    // polls skip; so the next attempt writes under a new one, and the next
-    // polls read everything not written under it, from the start (callers
-    // dedupe by task and delta id).
-    if (ran) RenewWriterId();
+    // A failed COMMIT may have committed after all (a lost reply), and
+    // then nothing counts its rows: the caller counts what a later attempt
+    // returns, in which those reports are identical retries that its delta
+    // leaves out, or nothing if every attempt fails. The rows carry this
+    // writer id, which this store's polls skip; so the next attempt writes
+    // under a new one, and the next polls read everything not written
+    // under it, from the start (callers dedupe by task and delta id). Any
+    // earlier failure rolled everything back.
+    if (committing) RenewWriterId();
     if (!IsRetryable(status) || attempt >= max_retries_) {
       if (!IsRetryable(status)) return Final(status);
       return absl::UnavailableError(

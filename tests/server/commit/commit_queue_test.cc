@@ -2,9 +2,12 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
@@ -92,6 +95,12 @@ struct Log {
   absl::Mutex mutex;
   std::vector<int> finished;
   std::vector<absl::Status> statuses;
+  // Every call of the jobs and of the group work, in order.
+  std::vector<std::string> events;
+  void Event(std::string event) {
+    absl::MutexLock lock(&mutex);
+    events.push_back(std::move(event));
+  }
 };
 
 class RecordingJob final : public CommitJob {
@@ -101,9 +110,11 @@ class RecordingJob final : public CommitJob {
       : log_(log), id_(id), writes_(writes), fail_(fail), failure_(failure) {}
   int64_t NumWrites() const override { return writes_; }
   absl::Status Apply(StoreTransaction&) override {
+    log_->Event(absl::StrCat("apply ", id_));
     return fail_ ? absl::Status(failure_, "disk on fire") : absl::OkStatus();
   }
   void Finish(const absl::Status& status) override {
+    log_->Event(absl::StrCat("finish ", id_));
     absl::MutexLock lock(&log_->mutex);
     log_->finished.push_back(id_);
     log_->statuses.push_back(status);
@@ -221,6 +232,87 @@ TEST(CommitQueue, TrySubmitRefusesBeyondTheQueueBound) {
     EXPECT_OK(queue.TrySubmit(job));
   }
   EXPECT_EQ(log.finished, (std::vector<int>{0, 1, 2, 4}));
+}
+
+// Records its calls; End fails while `fail_end` is set.
+class RecordingGroupWork final : public CommitGroupWork {
+ public:
+  explicit RecordingGroupWork(Log* log) : log_(log) {}
+  void Begin() override { log_->Event("begin"); }
+  absl::Status End(StoreTransaction&) override {
+    log_->Event("end");
+    return fail_end ? absl::InternalError("no room for the sum")
+                    : absl::OkStatus();
+  }
+  void Finish(const absl::Status& status) override {
+    log_->Event(status.ok() ? "committed" : "failed");
+  }
+  std::atomic<bool> fail_end{false};
+
+ private:
+  Log* log_;
+};
+
+TEST(CommitQueue, GroupWorkWrapsEachTransactionOnce) {
+  FakeStore store;
+  store.HoldFirstTransaction();
+  Log log;
+  RecordingGroupWork work(&log);
+  {
+    CommitQueue queue(&store, 100);
+    queue.set_group_work(&work);
+    queue.Submit(std::make_unique<RecordingJob>(&log, 0));
+    store.WaitUntilHeld();
+    queue.Submit(std::make_unique<RecordingJob>(&log, 1));
+    queue.Submit(std::make_unique<RecordingJob>(&log, 2));
+    store.Release();
+  }
+  EXPECT_THAT(log.events,
+              ::testing::ElementsAre("begin", "apply 0", "end", "committed",
+                                     "finish 0",  //
+                                     "begin", "apply 1", "apply 2", "end",
+                                     "committed", "finish 1", "finish 2"));
+}
+
+TEST(CommitQueue, GroupWorkRunsAgainAroundEachIsolatedJob) {
+  FakeStore store;
+  store.HoldFirstTransaction();
+  Log log;
+  RecordingGroupWork work(&log);
+  {
+    CommitQueue queue(&store, 100);
+    queue.set_group_work(&work);
+    queue.Submit(std::make_unique<RecordingJob>(&log, 0));
+    store.WaitUntilHeld();
+    queue.Submit(std::make_unique<RecordingJob>(&log, 1));
+    queue.Submit(std::make_unique<RecordingJob>(&log, 2, 1, /*fail=*/true));
+    store.Release();
+  }
+  EXPECT_THAT(
+      log.events,
+      ::testing::ElementsAre(
+          "begin", "apply 0", "end", "committed", "finish 0",
+          // The group fails at job 2: End never runs, nothing is counted.
+          "begin", "apply 1", "apply 2", "failed",
+          // Then each job alone, inside the work again.
+          "begin", "apply 1", "end", "committed", "finish 1",  //
+          "begin", "apply 2", "failed", "finish 2"));
+}
+
+TEST(CommitQueue, AFailingGroupWorkFailsItsTransaction) {
+  FakeStore store;
+  Log log;
+  RecordingGroupWork work(&log);
+  work.fail_end = true;
+  {
+    CommitQueue queue(&store, 100);
+    queue.set_group_work(&work);
+    queue.Submit(std::make_unique<RecordingJob>(&log, 0));
+  }
+  ASSERT_EQ(log.statuses.size(), 1u);
+  EXPECT_EQ(log.statuses[0].code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(log.events, ::testing::ElementsAre("begin", "apply 0", "end",
+                                                 "failed", "finish 0"));
 }
 
 TEST(CommitQueue, AFailingJobDoesNotFailItsGroup) {

@@ -1,8 +1,9 @@
 // StoreFollower: the core under test (the fixture's collaborators) and
 // another server (an Aggregator) on one PostgreSQL database. What the other
 // server stores reaches this one through Follow: its study, its round, its
-// reports counted once however often they are offered, and its round's
-// close, and the statistics a closed round answers from. Run through
+// reports counted once however often they are offered (each batch's
+// delta, never a payload), its round's close, and the statistics a closed
+// round answers from. Run through
 // tests/postgres/with_postgres.sh (ctest does).
 #include "server/core/store_follower.h"
 
@@ -80,8 +81,8 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
   }
 
   // A histogram and a mean, `agents` agents' reports to the other server,
-  // and the round closed there at its deadline; the study id.
-  uint64_t ClosedStudyOfAgents(int agents) {
+  // each in an upload call of its own, the round still open; the study id.
+  uint64_t OpenStudyOfAgents(int agents) {
     absl::StatusOr<StudyInfo> study = other_->CreateStudy(
         MakeStudy(kNanosPerEpsilon,
                   {BucketHistogram("h"), MeanQuestion("m", "x", -1, 1)}));
@@ -102,9 +103,15 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
         EXPECT_OK(stored);
       }
     }
-    clock_.Advance(absl::Hours(2));
-    EXPECT_OK(other_->GetStudy(study->study_id));  // closes the round
     return study->study_id;
+  }
+
+  // OpenStudyOfAgents, and the round closed there at its deadline.
+  uint64_t ClosedStudyOfAgents(int agents) {
+    const uint64_t study_id = OpenStudyOfAgents(agents);
+    clock_.Advance(absl::Hours(2));
+    EXPECT_OK(other_->GetStudy(study_id));  // closes the round
+    return study_id;
   }
 
   // Another server on the database, started now.
@@ -178,6 +185,77 @@ void ExpectSameEstimates(const RoundEstimates& a, const RoundEstimates& b) {
   EXPECT_EQ(ma.num_reports, mb.num_reports);
   EXPECT_EQ(ma.value, mb.value);
   EXPECT_EQ(ma.standard_error, mb.standard_error);
+}
+
+TEST_F(StoreFollowerTest, AnOpenRoundGrowsByDeltasNotByPayloads) {
+  constexpr int kAgents = 9;
+  const uint64_t study_id = OpenStudyOfAgents(kAgents);
+  ASSERT_NE(study_id, 0u);
+  // One delta per upload transaction, each counting that call's report.
+  EXPECT_EQ(SqlValue(database_.url(), "SELECT count(*) FROM report_deltas"),
+            std::to_string(kAgents));
+  absl::StatusOr<RoundEstimates> theirs = other_->GetEstimates(study_id);
+  ASSERT_OK(theirs);
+  // No server reads these payloads any more: damaged, they change nothing.
+  Sql(database_.url(), "UPDATE reports SET payload = '\\x00'");
+
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  const std::shared_ptr<StudyRuntime> study = studies_->FindStudy(study_id);
+  ASSERT_NE(study, nullptr);
+  const std::shared_ptr<RoundRuntime> round = study->LatestRound();
+  ASSERT_EQ(round->state(), RoundState::kOpen);
+  EXPECT_EQ(round->num_reports(0) + round->num_reports(1), kAgents);
+  EXPECT_EQ(study->num_reports.load(), kAgents);
+  const auto mean = std::get<ScalarEstimate>(round->Estimate(1, 0.95));
+  const auto& their_mean =
+      std::get<ScalarEstimate>(theirs->questions[1].estimate);
+  EXPECT_EQ(mean.value, their_mean.value);
+  EXPECT_EQ(mean.standard_error, their_mean.standard_error);
+  // Every delta offered again (a rescan) is counted once.
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  EXPECT_EQ(round->num_reports(0) + round->num_reports(1), kAgents);
+
+  // A server started now reads the deltas too, and answers alike.
+  absl::StatusOr<std::unique_ptr<Aggregator>> fresh = FreshServer();
+  ASSERT_OK(fresh);
+  absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
+  ASSERT_OK(after);
+  ExpectSameEstimates(*after, *theirs);
+}
+
+TEST_F(StoreFollowerTest, ReportsStoredBeforeDeltasCountFromTheirPayloads) {
+  constexpr int kAgents = 7;
+  const uint64_t study_id = OpenStudyOfAgents(kAgents);
+  ASSERT_NE(study_id, 0u);
+  absl::StatusOr<RoundEstimates> theirs = other_->GetEstimates(study_id);
+  ASSERT_OK(theirs);
+  // As a database upgraded to deltas after these reports were stored: no
+  // delta counts them, and the schema says so.
+  Sql(database_.url(), "DELETE FROM report_deltas");
+  Sql(database_.url(), "UPDATE deltas_since SET xid = pg_current_xact_id()");
+  absl::StatusOr<std::unique_ptr<Aggregator>> fresh = FreshServer();
+  ASSERT_OK(fresh);
+  absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
+  ASSERT_OK(after);
+  ExpectSameEstimates(*after, *theirs);
+}
+
+TEST_F(StoreFollowerTest, ADeltaThatDoesNotFitItsRoundIsDataLoss) {
+  const uint64_t study_id = OpenStudyOfAgents(2);
+  ASSERT_NE(study_id, 0u);
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  const std::shared_ptr<RoundRuntime> round =
+      studies_->FindStudy(study_id)->LatestRound();
+  const int64_t counted = round->num_reports(0) + round->num_reports(1);
+  // A third report's delta, as some other writer left it: one question's
+  // state where the round has two.
+  Sql(database_.url(),
+      "INSERT INTO report_deltas(delta_id, round_id, statistics, writer) "
+      "VALUES (77, " +
+          std::to_string(round->round_id()) + ", '\\x0a00', 5)");
+  const absl::Status followed = follower_->Follow(/*with_ledger=*/false);
+  EXPECT_EQ(followed.code(), absl::StatusCode::kDataLoss) << followed;
+  EXPECT_EQ(round->num_reports(0) + round->num_reports(1), counted);
 }
 
 TEST_F(StoreFollowerTest, AnOpenRoundIsNotSettled) {

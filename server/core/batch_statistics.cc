@@ -1,0 +1,89 @@
+// One upload transaction's statistics; see the header.
+#include "server/core/batch_statistics.h"
+
+#include <utility>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "common/base/status_macros.h"
+#include "server/core/round_states.h"
+
+namespace ldp {
+namespace {
+
+// Ids name deltas, not people: they need to be unique, not secret. A
+// repeat among 2^63 is refused by the database (its primary key) and the
+// transaction runs again under new ones.
+uint64_t NewDeltaId() {
+  thread_local absl::BitGen bits;
+  return absl::Uniform<uint64_t>(bits, 1, uint64_t{1} << 63);
+}
+
+}  // namespace
+
+BatchStatistics::Part& BatchStatistics::PartOf(
+    const std::shared_ptr<RoundRuntime>& round, uint64_t agent_id) {
+  // A batch's reports come grouped by round: the last part is the usual one.
+  for (auto it = parts_.rbegin(); it != parts_.rend(); ++it) {
+    if (it->round == round) return *it;
+  }
+  Part& part = parts_.emplace_back();
+  part.round = round;
+  part.agent_id = agent_id;
+  part.questions = EmptyAccumulators(*round);
+  return part;
+}
+
+absl::Status BatchStatistics::Add(const std::shared_ptr<RoundRuntime>& round,
+                                  int q, uint64_t agent_id,
+                                  const ReportPayload& payload) {
+  absl::Status added = PartOf(round, agent_id).questions[q].Add(payload);
+  if (added.ok()) return added;
+  // Admission validated the payload with the same mechanism: a bug.
+  return absl::InternalError(absl::StrCat("a report admitted to round ",
+                                          round->round_id(),
+                                          " cannot be counted: ",
+                                          added.message()));
+}
+
+std::vector<DeltaRow> BatchStatistics::Deltas() {
+  std::vector<DeltaRow> rows;
+  rows.reserve(parts_.size());
+  for (Part& part : parts_) {
+    part.delta_id = NewDeltaId();
+    rows.push_back({.delta_id = part.delta_id,
+                    .round_id = part.round->round_id(),
+                    .agent_id = part.agent_id,
+                    .statistics = EncodeAccumulators(part.questions)});
+  }
+  return rows;
+}
+
+absl::Status BatchStatistics::MergeIntoRounds() {
+  for (Part& part : parts_) {
+    if (part.delta_id == 0) part.delta_id = NewDeltaId();
+    RETURN_IF_ERROR(
+        part.round->MergeDelta(part.delta_id, part.questions).status());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LaneBatch::End(StoreTransaction& transaction) {
+  if (!context_.shared_store()) return absl::OkStatus();
+  for (const DeltaRow& delta : batch_.Deltas()) {
+    RETURN_IF_ERROR(transaction.AppendDelta(delta));
+  }
+  return absl::OkStatus();
+}
+
+void LaneBatch::Finish(const absl::Status& commit_status) {
+  if (commit_status.ok()) {
+    if (absl::Status merged = batch_.MergeIntoRounds(); !merged.ok()) {
+      context_.Log(LogLevel::kError, "batch_not_counted",
+                   {{"error", std::string(merged.message())}});
+    }
+  }
+  batch_.Clear();
+}
+
+}  // namespace ldp

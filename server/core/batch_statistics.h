@@ -1,0 +1,83 @@
+// The sufficient statistics of the reports one transaction stored, one
+// accumulator per question of each round they belong to.
+//
+// Why: a server counts its own reports once they are durable, and on a
+// shared store every other server must count them too. Reading each
+// report's payload back from the database would make every server decode
+// every report; instead the transaction that stores a batch also stores
+// what the batch sums to, one row per round (a delta, Store::AppendDelta),
+// and the others merge that row (StoreFollower). The writer merges its own
+// accumulators after the commit; a delta id makes whoever comes first
+// count the batch, and the other skip it (RoundRuntime::MergeDelta).
+// Sums are exact, so merging deltas in any order answers as counting the
+// reports one by one does, bit for bit.
+#ifndef LDP_SERVER_CORE_BATCH_STATISTICS_H_
+#define LDP_SERVER_CORE_BATCH_STATISTICS_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/task_estimation/task_accumulator.h"
+#include "server/commit/commit_queue.h"
+#include "server/core/aggregator_context.h"
+#include "server/core/round_runtime.h"
+#include "server/store/store.h"
+
+namespace ldp {
+
+// Thread-compatible: one transaction's, on its writer thread.
+class BatchStatistics {
+ public:
+  // Forgets everything added (a transaction that runs its body again).
+  void Clear() { parts_.clear(); }
+  // Counts a report the transaction stored for question q of `round`, from
+  // `agent_id`.
+  absl::Status Add(const std::shared_ptr<RoundRuntime>& round, int q,
+                   uint64_t agent_id, const ReportPayload& payload);
+  // One delta per round with a report, each under a fresh random id.
+  std::vector<DeltaRow> Deltas();
+  // After the commit: each round takes its part, under the id Deltas gave
+  // it (a part never given an id gets one now).
+  absl::Status MergeIntoRounds();
+
+ private:
+  struct Part {
+    std::shared_ptr<RoundRuntime> round;
+    uint64_t agent_id = 0;
+    uint64_t delta_id = 0;
+    std::vector<TaskAccumulator> questions;
+  };
+  Part& PartOf(const std::shared_ptr<RoundRuntime>& round, uint64_t agent_id);
+
+  std::vector<Part> parts_;
+};
+
+// One commit lane's BatchStatistics, shared by the upload jobs of each of
+// its transactions (CommitGroupWork): a group commit of many agents'
+// uploads writes one delta per round, not one per upload call.
+class LaneBatch final : public CommitGroupWork {
+ public:
+  // `context` outlives this.
+  explicit LaneBatch(const AggregatorContext& context) : context_(context) {}
+
+  // The transaction's sum so far: for the jobs' Apply, on the writer
+  // thread.
+  BatchStatistics& batch() { return batch_; }
+
+  void Begin() override { batch_.Clear(); }
+  // Shared stores: the deltas, in the transaction.
+  absl::Status End(StoreTransaction& transaction) override;
+  // Committed: the rounds take the sum.
+  void Finish(const absl::Status& commit_status) override;
+
+ private:
+  const AggregatorContext& context_;
+  BatchStatistics batch_;
+};
+
+}  // namespace ldp
+
+#endif  // LDP_SERVER_CORE_BATCH_STATISTICS_H_
