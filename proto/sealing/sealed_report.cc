@@ -20,7 +20,7 @@ namespace {
 
 constexpr size_t kKeyIdBytes = 8;
 constexpr size_t kAadBytes = 3 * 8 + kKeyIdBytes + kSha256Bytes;
-// Restates server/core/task_id.h's layout (20 bits round, 32 bits agent,
+// Restates common/tasks/task_id.h's layout (20 bits round, 32 bits agent,
 // 12 bits question, high to low), which this library cannot include.
 constexpr int kRoundShift = 44;
 

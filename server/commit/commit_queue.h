@@ -50,7 +50,7 @@ class CommitJob {
 
 // What the jobs of one transaction share and write once for all of them
 // (an upload lane's sum of the reports its jobs stored,
-// server/core/batch_statistics.h). On the queue's writer thread: Begin
+// server/rounds/batch_statistics.h). On the queue's writer thread: Begin
 // before a transaction's first Apply and End after its last, both inside
 // the transaction (and again if the store runs the body again), then
 // Finish with the transaction's outcome, before any of its jobs' Finish.

@@ -1,8 +1,8 @@
 // In-memory agent credentials; see the header.
 #include "server/core/agent_directory.h"
 
+#include "common/tasks/task_id.h"
 #include "server/core/credential.h"
-#include "server/core/task_id.h"
 
 namespace ldp {
 namespace {

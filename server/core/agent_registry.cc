@@ -7,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/tasks/task_id.h"
 #include "server/core/credential.h"
-#include "server/core/task_id.h"
 
 namespace ldp {
 

@@ -12,9 +12,9 @@
 #include "absl/synchronization/notification.h"
 #include "common/base/status_macros.h"
 #include "common/estimation/confidence_interval.h"
+#include "common/tasks/task_id.h"
 #include "server/core/aggregator_impl.h"
 #include "server/core/credential.h"
-#include "server/core/task_id.h"
 #include "server/store/study_codec.h"
 
 namespace ldp {

@@ -17,9 +17,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "server/core/batch_statistics.h"
-#include "server/core/ledger_charge.h"
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
+#include "server/rounds/batch_statistics.h"
+#include "server/rounds/ledger_charge.h"
 #include "server/store/storage_codec.h"
 
 namespace ldp {

@@ -22,7 +22,7 @@
 #include "server/core/agent_registry.h"
 #include "server/core/aggregator_context.h"
 #include "server/core/aggregator_types.h"
-#include "server/core/batch_statistics.h"
+#include "server/core/lane_batch.h"
 #include "server/core/round_lifecycle.h"
 #include "server/core/study_registry.h"
 

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/tasks/task_id.h"
 #include "server/core/store_follower.h"
-#include "server/core/task_id.h"
 #include "server/store/storage_codec.h"
 #include "server/store/study_codec.h"
 

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "server/core/round_states.h"
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
+#include "server/rounds/round_states.h"
 #include "server/store/storage_codec.h"
 
 namespace ldp {

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/task_estimation/task_accumulator.h"
-#include "server/core/round_runtime.h"
+#include "server/rounds/round_runtime.h"
 #include "server/store/store.h"
 
 namespace ldp {

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/amplification/numerical_bound.h"
 #include "common/base/status_macros.h"
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
 #include "server/store/storage_codec.h"
 
 namespace ldp {

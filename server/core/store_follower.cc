@@ -9,7 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "server/core/round_states.h"
+#include "server/rounds/round_states.h"
 
 namespace ldp {
 

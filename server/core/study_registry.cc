@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "common/base/status_macros.h"
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
 #include "server/store/storage_codec.h"
 
 namespace ldp {

@@ -23,7 +23,7 @@
 #include "absl/time/time.h"
 #include "common/tasks/study_spec.h"
 #include "planning/programs/analyst_program.h"
-#include "server/core/round_runtime.h"
+#include "server/rounds/round_runtime.h"
 #include "server/store/store.h"
 
 namespace ldp {

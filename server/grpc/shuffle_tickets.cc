@@ -4,9 +4,9 @@
 #include <string>
 
 #include "common/base/status_macros.h"
+#include "common/tasks/task_id.h"
 #include "proto/convert/time_convert.h"
 #include "proto/sealing/sealed_report.h"
-#include "server/core/task_id.h"
 
 namespace ldp {
 

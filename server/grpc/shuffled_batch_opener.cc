@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/tasks/task_id.h"
 #include "proto/convert/report_convert.h"
 #include "proto/sealing/sealed_report.h"
-#include "server/core/task_id.h"
 #include "server/grpc/wire_question_cache.h"
 
 namespace ldp {

@@ -50,8 +50,8 @@ struct AppendFacts {
 bool ChargeFits(int64_t epsilon_nanos, int64_t spent_nanos, int64_t cap_nanos);
 
 // The answer to appending `row`, given what the store found. A zero charge
-// (a repeated question, server/core/ledger_charge.h) is stored at no charge and
-// reports no spend; a stored charge reports the running spend, and
+// (a repeated question, server/rounds/ledger_charge.h) is stored at no charge
+// and reports no spend; a stored charge reports the running spend, and
 // first_charge when the agent had spent nothing in the study (ledger rows
 // exist only with a positive spend).
 AppendResult DecideAppend(const ReportRow& row, const AppendFacts& facts);

@@ -102,7 +102,7 @@ struct ReportRow {
 // Shared stores: the sufficient statistics of the reports one transaction
 // stored for one round (statistics_codec.h), written in that transaction,
 // so that other servers merge one row per batch instead of reading each
-// report's payload (server/core/batch_statistics.h).
+// report's payload (server/rounds/batch_statistics.h).
 struct DeltaRow {
   // Unique among the database's deltas (the writer draws it at random; a
   // repeat fails the transaction); servers count each delta once by it.
@@ -126,7 +126,7 @@ enum class AppendOutcome {
 struct AppendResult {
   AppendOutcome outcome = AppendOutcome::kStored;
   // The agent's spend in the study after this call; 0 for a report stored
-  // at no charge (a repeated question, server/core/ledger_charge.h), which
+  // at no charge (a repeated question, server/rounds/ledger_charge.h), which
   // reads no ledger.
   int64_t spent_nanos = 0;
   // kStored and this was the agent's first charge in the study.

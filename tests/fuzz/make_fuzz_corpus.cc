@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tasks/task_id.h"
 #include "google/protobuf/text_format.h"
 #include "planning/planner.h"
 #include "proto/convert/query_convert.h"
@@ -19,7 +20,6 @@
 #include "proto/convert/task_convert.h"
 #include "proto/ldp/v1/agent_service.pb.h"
 #include "proto/ldp/v1/relay_service.pb.h"
-#include "server/core/task_id.h"
 #include "server/store/storage_codec.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 #include "tests/fuzz/relay_fixture.h"

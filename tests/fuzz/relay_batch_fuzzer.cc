@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "common/tasks/task_id.h"
 #include "proto/convert/report_convert.h"
 #include "proto/ldp/v1/relay_service.pb.h"
-#include "server/core/task_id.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 #include "tests/fuzz/relay_fixture.h"
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
 #include "server/store/sqlite/sqlite_store.h"
 #include "tests/fuzz/fuzz_fixtures.h"
 

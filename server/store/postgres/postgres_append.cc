@@ -349,7 +349,7 @@ absl::StatusOr<AppendResult> AppendOne(Transaction& t, const ReportRow& row) {
                                             row.task_id,
                                             " was neither inserted nor found"));
   }
-  // A repeated question (server/core/ledger_charge.h) is stored at no charge.
+  // A repeated question (server/rounds/ledger_charge.h) is stored at no charge.
   if (row.epsilon_nanos == 0) return DecideAppend(row, {});
   if (row.epsilon_nanos > 0) {
     Params charge;

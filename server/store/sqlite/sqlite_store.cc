@@ -166,7 +166,8 @@ class SqliteStore::Transaction final : public StoreTransaction {
   absl::StatusOr<AppendResult> AppendReport(const ReportRow& row) override {
     ASSIGN_OR_RETURN(const bool inserted, InsertReport(row));
     if (!inserted) return CompareWithStored(row);
-    // A repeated question (server/core/ledger_charge.h) is stored at no charge.
+    // A repeated question (server/rounds/ledger_charge.h) is stored at no
+    // charge.
     if (row.epsilon_nanos == 0) return DecideAppend(row, {});
     ASSIGN_OR_RETURN(const bool first, FirstCharge(row));
     if (first) return DecideAppend(row, {.spent_nanos = 0, .charged = true});

@@ -3,9 +3,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/tasks/task_id.h"
 #include "gtest/gtest.h"
 #include "server/core/credential.h"
-#include "server/core/task_id.h"
 
 namespace ldp {
 namespace {

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "common/tasks/task_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/core/task_id.h"
 #include "tests/server/core/core_fixture.h"
 #include "tests/testing/status_matchers.h"
 

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "common/tasks/task_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/core/task_id.h"
 #include "server/store/sqlite/sqlite_store.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/status_matchers.h"

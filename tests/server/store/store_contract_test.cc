@@ -118,8 +118,8 @@ TYPED_TEST(StoreContractTest, NeverChargesBeyondTheCapAndStoresNothingThen) {
             AppendOutcome::kOverCap);
   EXPECT_EQ(Append(*store, Report(7, 7, -1)).outcome, AppendOutcome::kOverCap);
   EXPECT_EQ(CountReports(*store), 3);
-  // A zero charge (a repeated question, server/core/ledger_charge.h) is stored
-  // even at the cap, and changes no spend.
+  // A zero charge (a repeated question, server/rounds/ledger_charge.h) is
+  // stored even at the cap, and changes no spend.
   EXPECT_EQ(Append(*store, Report(10, 10, 0)).outcome, AppendOutcome::kStored);
   EXPECT_EQ(Spent(*store), kCap);
   EXPECT_EQ(CountReports(*store), 4);

@@ -1,7 +1,7 @@
-#include "server/core/round_runtime.h"
+#include "server/rounds/round_runtime.h"
 
+#include "common/tasks/task_id.h"
 #include "gtest/gtest.h"
-#include "server/core/task_id.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"

@@ -19,13 +19,13 @@
 // show up as separate estimates whose reports are NOT independent across
 // rounds (the same agents sent the same payloads), which is why they are
 // not combined.
-#ifndef LDP_SERVER_CORE_LEDGER_CHARGE_H_
-#define LDP_SERVER_CORE_LEDGER_CHARGE_H_
+#ifndef LDP_SERVER_ROUNDS_LEDGER_CHARGE_H_
+#define LDP_SERVER_ROUNDS_LEDGER_CHARGE_H_
 
 #include <cstdint>
 #include <functional>
 
-#include "server/core/round_runtime.h"
+#include "server/rounds/round_runtime.h"
 
 namespace ldp {
 
@@ -36,4 +36,4 @@ int64_t LedgerCharge(const RoundRuntime& round, int question, uint64_t agent_id,
 
 }  // namespace ldp
 
-#endif  // LDP_SERVER_CORE_LEDGER_CHARGE_H_
+#endif  // LDP_SERVER_ROUNDS_LEDGER_CHARGE_H_

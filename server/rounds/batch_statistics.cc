@@ -1,12 +1,12 @@
 // One upload transaction's statistics; see the header.
-#include "server/core/batch_statistics.h"
+#include "server/rounds/batch_statistics.h"
 
 #include <utility>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
-#include "server/core/round_states.h"
+#include "server/rounds/round_states.h"
 
 namespace ldp {
 namespace {
@@ -40,10 +40,9 @@ absl::Status BatchStatistics::Add(const std::shared_ptr<RoundRuntime>& round,
   absl::Status added = PartOf(round, agent_id).questions[q].Add(payload);
   if (added.ok()) return added;
   // Admission validated the payload with the same mechanism: a bug.
-  return absl::InternalError(absl::StrCat("a report admitted to round ",
-                                          round->round_id(),
-                                          " cannot be counted: ",
-                                          added.message()));
+  return absl::InternalError(
+      absl::StrCat("a report admitted to round ", round->round_id(),
+                   " cannot be counted: ", added.message()));
 }
 
 std::vector<DeltaRow> BatchStatistics::Deltas() {
@@ -66,24 +65,6 @@ absl::Status BatchStatistics::MergeIntoRounds() {
         part.round->MergeDelta(part.delta_id, part.questions).status());
   }
   return absl::OkStatus();
-}
-
-absl::Status LaneBatch::End(StoreTransaction& transaction) {
-  if (!context_.shared_store()) return absl::OkStatus();
-  for (const DeltaRow& delta : batch_.Deltas()) {
-    RETURN_IF_ERROR(transaction.AppendDelta(delta));
-  }
-  return absl::OkStatus();
-}
-
-void LaneBatch::Finish(const absl::Status& commit_status) {
-  if (commit_status.ok()) {
-    if (absl::Status merged = batch_.MergeIntoRounds(); !merged.ok()) {
-      context_.Log(LogLevel::kError, "batch_not_counted",
-                   {{"error", std::string(merged.message())}});
-    }
-  }
-  batch_.Clear();
 }
 
 }  // namespace ldp

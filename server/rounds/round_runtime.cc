@@ -1,5 +1,5 @@
 // One round's in-memory state; see the header.
-#include "server/core/round_runtime.h"
+#include "server/rounds/round_runtime.h"
 
 #include <algorithm>
 #include <utility>

@@ -1,9 +1,9 @@
 // The ledger's charge for repeated questions; see the header.
-#include "server/core/ledger_charge.h"
+#include "server/rounds/ledger_charge.h"
 
 #include <algorithm>
 
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
 
 namespace ldp {
 

@@ -1,4 +1,4 @@
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
 // Paged bits for one round's task ids; see the header.
-#include "server/core/task_id_set.h"
+#include "server/rounds/task_id_set.h"
 
 #include <algorithm>
 

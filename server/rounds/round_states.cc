@@ -1,5 +1,5 @@
 // A round's accumulators as stored bytes; see the header.
-#include "server/core/round_states.h"
+#include "server/rounds/round_states.h"
 
 #include <utility>
 
@@ -32,8 +32,8 @@ absl::Status MergeEncoded(std::string_view bytes,
   ASSIGN_OR_RETURN(const std::vector<AccumulatorState> states,
                    DecodeRoundStatistics(bytes));
   if (states.size() != into.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        states.size(), " questions, the round has ", into.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(states.size(), " questions, the round has ", into.size()));
   }
   for (size_t q = 0; q < into.size(); ++q) {
     RETURN_IF_ERROR(into[q].MergeState(states[q]));

@@ -10,8 +10,8 @@
 // the writer and briefly by estimate readers, so ingestion never contends
 // on it; the set of reported tasks (task_id_set.h) takes no lock at all for
 // this round's ids.
-#ifndef LDP_SERVER_CORE_ROUND_RUNTIME_H_
-#define LDP_SERVER_CORE_ROUND_RUNTIME_H_
+#ifndef LDP_SERVER_ROUNDS_ROUND_RUNTIME_H_
+#define LDP_SERVER_ROUNDS_ROUND_RUNTIME_H_
 
 #include <atomic>
 #include <cstdint>
@@ -28,7 +28,7 @@
 #include "common/tasks/study_spec.h"
 #include "common/tasks/task_mechanism.h"
 #include "planning/planner.h"
-#include "server/core/task_id_set.h"
+#include "server/rounds/task_id_set.h"
 #include "server/store/store.h"
 
 namespace ldp {
@@ -177,4 +177,4 @@ class RoundRuntime {
 
 }  // namespace ldp
 
-#endif  // LDP_SERVER_CORE_ROUND_RUNTIME_H_
+#endif  // LDP_SERVER_ROUNDS_ROUND_RUNTIME_H_

@@ -1,8 +1,8 @@
 // A round's accumulators as stored bytes and back: what the stored round
 // statistics (round_folder.h) and the per-batch deltas
 // (batch_statistics.h) both are, one accumulator state per question.
-#ifndef LDP_SERVER_CORE_ROUND_STATES_H_
-#define LDP_SERVER_CORE_ROUND_STATES_H_
+#ifndef LDP_SERVER_ROUNDS_ROUND_STATES_H_
+#define LDP_SERVER_ROUNDS_ROUND_STATES_H_
 
 #include <string>
 #include <string_view>
@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "common/task_estimation/task_accumulator.h"
-#include "server/core/round_runtime.h"
+#include "server/rounds/round_runtime.h"
 
 namespace ldp {
 
@@ -29,4 +29,4 @@ absl::Status MergeEncoded(std::string_view bytes,
 
 }  // namespace ldp
 
-#endif  // LDP_SERVER_CORE_ROUND_STATES_H_
+#endif  // LDP_SERVER_ROUNDS_ROUND_STATES_H_

@@ -2,15 +2,15 @@
 // apart and merged into the round count exactly as the same reports
 // counted one by one, once per delta id, and as bytes (a delta another
 // server reads) they merge to the same again.
-#include "server/core/batch_statistics.h"
+#include "server/rounds/batch_statistics.h"
 
 #include <memory>
 #include <vector>
 
+#include "common/tasks/task_id.h"
 #include "gtest/gtest.h"
-#include "server/core/round_runtime.h"
-#include "server/core/round_states.h"
-#include "server/core/task_id.h"
+#include "server/rounds/round_runtime.h"
+#include "server/rounds/round_states.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/testing/statistics.h"
 #include "tests/testing/status_matchers.h"

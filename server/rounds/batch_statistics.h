@@ -11,8 +11,8 @@
 // count the batch, and the other skip it (RoundRuntime::MergeDelta).
 // Sums are exact, so merging deltas in any order answers as counting the
 // reports one by one does, bit for bit.
-#ifndef LDP_SERVER_CORE_BATCH_STATISTICS_H_
-#define LDP_SERVER_CORE_BATCH_STATISTICS_H_
+#ifndef LDP_SERVER_ROUNDS_BATCH_STATISTICS_H_
+#define LDP_SERVER_ROUNDS_BATCH_STATISTICS_H_
 
 #include <cstdint>
 #include <memory>
@@ -21,9 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/task_estimation/task_accumulator.h"
-#include "server/commit/commit_queue.h"
-#include "server/core/aggregator_context.h"
-#include "server/core/round_runtime.h"
+#include "server/rounds/round_runtime.h"
 #include "server/store/store.h"
 
 namespace ldp {
@@ -55,29 +53,6 @@ class BatchStatistics {
   std::vector<Part> parts_;
 };
 
-// One commit lane's BatchStatistics, shared by the upload jobs of each of
-// its transactions (CommitGroupWork): a group commit of many agents'
-// uploads writes one delta per round, not one per upload call.
-class LaneBatch final : public CommitGroupWork {
- public:
-  // `context` outlives this.
-  explicit LaneBatch(const AggregatorContext& context) : context_(context) {}
-
-  // The transaction's sum so far: for the jobs' Apply, on the writer
-  // thread.
-  BatchStatistics& batch() { return batch_; }
-
-  void Begin() override { batch_.Clear(); }
-  // Shared stores: the deltas, in the transaction.
-  absl::Status End(StoreTransaction& transaction) override;
-  // Committed: the rounds take the sum.
-  void Finish(const absl::Status& commit_status) override;
-
- private:
-  const AggregatorContext& context_;
-  BatchStatistics batch_;
-};
-
 }  // namespace ldp
 
-#endif  // LDP_SERVER_CORE_BATCH_STATISTICS_H_
+#endif  // LDP_SERVER_ROUNDS_BATCH_STATISTICS_H_

@@ -1,6 +1,6 @@
 // TaskIdSet: exact set semantics on every 64-bit id, paged or not, and one
 // winner per id when threads race to insert it.
-#include "server/core/task_id_set.h"
+#include "server/rounds/task_id_set.h"
 
 #include <atomic>
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/tasks/task_id.h"
 #include "gtest/gtest.h"
-#include "server/core/task_id.h"
 
 namespace ldp {
 namespace {

@@ -10,8 +10,8 @@
 //
 // Layout, high to low: 20 bits round id, 32 bits agent id, 12 bits question
 // index. Ids are not secret: reports carry the agent id anyway.
-#ifndef LDP_SERVER_CORE_TASK_ID_H_
-#define LDP_SERVER_CORE_TASK_ID_H_
+#ifndef LDP_COMMON_TASKS_TASK_ID_H_
+#define LDP_COMMON_TASKS_TASK_ID_H_
 
 #include <cstdint>
 
@@ -43,4 +43,4 @@ constexpr TaskKey UnpackTaskId(uint64_t task_id) {
 
 }  // namespace ldp
 
-#endif  // LDP_SERVER_CORE_TASK_ID_H_
+#endif  // LDP_COMMON_TASKS_TASK_ID_H_

@@ -9,8 +9,8 @@
 // call, no lock, and num_questions bits per agent (rounded up to 8, 16, 32 or
 // 64). Any other id (another round's, a question past 64) goes to a locked
 // hash set, so every 64-bit value keeps exact set semantics.
-#ifndef LDP_SERVER_CORE_TASK_ID_SET_H_
-#define LDP_SERVER_CORE_TASK_ID_SET_H_
+#ifndef LDP_SERVER_ROUNDS_TASK_ID_SET_H_
+#define LDP_SERVER_ROUNDS_TASK_ID_SET_H_
 
 #include <array>
 #include <atomic>
@@ -20,7 +20,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
-#include "server/core/task_id.h"
+#include "common/tasks/task_id.h"
 
 namespace ldp {
 
@@ -69,4 +69,4 @@ class TaskIdSet {
 
 }  // namespace ldp
 
-#endif  // LDP_SERVER_CORE_TASK_ID_SET_H_
+#endif  // LDP_SERVER_ROUNDS_TASK_ID_SET_H_
