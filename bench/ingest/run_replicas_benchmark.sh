@@ -22,9 +22,13 @@
 # (every process of the postgres user, so an idle cluster adds its little;
 # on SQLite the store is inside the server).
 #
+# With --baseline=DIR, each round also runs PostgreSQL with one and two
+# replicas on DIR's ldp-server (another build, say of an earlier commit;
+# the load generator stays BUILD's), rows labelled baseline-.
+#
 # Usage: bench/ingest/run_replicas_benchmark.sh [--agents=N] [--streams=S]
 #          [--batch=B] [--build=DIR] [--out_dir=DIR] [--no_build] [--shards]
-#          [--patroni]
+#          [--patroni] [--baseline=DIR]
 # Environment: AGENTS (default 1000000), STREAMS (32), BATCH (1000), BUILD
 # (build), OUT_DIR (ldp-loadtest reports and the table go there if set),
 # NO_BUILD=1, SHARDS=1, PATRONI=1, REPEAT (3: rounds of all three runs, interleaved), SERVER_FLAGS
@@ -44,6 +48,7 @@ for arg in "$@"; do
     --no_build) NO_BUILD=1 ;;
     --shards) SHARDS=1 ;;
     --patroni) PATRONI=1 ;;
+    --baseline=*) BASELINE="${arg#*=}" ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run_replicas_benchmark.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
@@ -52,6 +57,11 @@ cd "$(dirname "$0")/../.."
 export AGENTS="${AGENTS:-1000000}" STREAMS="${STREAMS:-32}" BATCH="${BATCH:-1000}"
 export BUILD="${BUILD:-build}" OUT_DIR="${OUT_DIR:-}" NO_BUILD="${NO_BUILD:-0}"
 export REPEAT="${REPEAT:-3}" PATRONI="${PATRONI:-0}" SHARDS="${SHARDS:-0}"
+export BASELINE="${BASELINE:-}"
+if [ -n "$BASELINE" ] && [ ! -x "$BASELINE/server/ldp-server" ]; then
+  echo "run_replicas_benchmark.sh: no $BASELINE/server/ldp-server (--baseline names a build directory)" >&2
+  exit 2
+fi
 for v in AGENTS STREAMS BATCH REPEAT; do
   if ! [[ "${!v}" =~ ^[1-9][0-9]*$ ]]; then
     echo "run_replicas_benchmark.sh: $v must be a positive integer, not '${!v}'" >&2; exit 2
@@ -96,12 +106,13 @@ echo "replicas-benchmark-analyst-token-0123456789" > "$WORK/analyst_token"
 BASE_URL="${LDP_TEST_POSTGRES_URL%/*}"  # postgresql://user@host:port
 
 PORT=""
+SERVER_BUILD="$BUILD"  # whose ldp-server start_server runs
 start_server() {  # start_server NAME DB: starts ldp-server, sets PORT
   # (not run in a $(...) subshell: PIDS must reach stop_servers)
   local name="$1" db="$2"
   rm -f "$WORK/port-$name"
   # shellcheck disable=SC2086  # SERVER_FLAGS is a list of flags
-  "$BUILD/server/ldp-server" --db="$db" --port=0 --port_file="$WORK/port-$name" \
+  "$SERVER_BUILD/server/ldp-server" --db="$db" --port=0 --port_file="$WORK/port-$name" \
     --analyst_token_file="$WORK/analyst_token" --relay_service \
     --strategy_cache_dir="$WORK/strategies" ${SERVER_FLAGS:-} \
     > "$WORK/server-$name.log" 2>&1 &
@@ -179,6 +190,21 @@ EOF
   if [ -n "$OUT_DIR" ]; then mkdir -p "$OUT_DIR"; cp -r "$out" "$OUT_DIR/$label-$ROUND"; fi
 }
 
+replica_runs() {  # replica_runs LABEL: PostgreSQL with one replica, then two
+  local label="$1" url port_a
+  url="$(fresh_database bench_one)"
+  start_server "$label-1" "$url"
+  run "$label-1-replica" "127.0.0.1:$PORT"
+  stop_servers
+
+  url="$(fresh_database bench_two)"
+  start_server "$label-2a" "$url"
+  port_a="$PORT"
+  start_server "$label-2b" "$url"
+  run "$label-2-replicas" "127.0.0.1:$port_a,127.0.0.1:$PORT"
+  stop_servers
+}
+
 # REPEAT rounds of the three (four), interleaved, so that a slow spell of a shared
 # machine hits all three alike; every run is a row.
 for ROUND in $(seq 1 "$REPEAT"); do
@@ -187,17 +213,12 @@ for ROUND in $(seq 1 "$REPEAT"); do
   run embedded-sqlite "127.0.0.1:$PORT"
   stop_servers
 
-  url="$(fresh_database bench_one)"
-  start_server pg1 "$url"
-  run postgresql-1-replica "127.0.0.1:$PORT"
-  stop_servers
-
-  url="$(fresh_database bench_two)"
-  start_server pg2a "$url"
-  port_a="$PORT"
-  start_server pg2b "$url"
-  run postgresql-2-replicas "127.0.0.1:$port_a,127.0.0.1:$PORT"
-  stop_servers
+  replica_runs postgresql
+  if [ -n "$BASELINE" ]; then
+    SERVER_BUILD="$BASELINE"
+    replica_runs baseline-pg
+    SERVER_BUILD="$BUILD"
+  fi
 
   if [ "$SHARDS" = 1 ]; then
     url="$(fresh_database bench_s1 bench_s2)"
@@ -228,6 +249,7 @@ CPU="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 {
   echo "# Scale-out benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "machine: $(nproc) CPUs, ${CPU:-unknown CPU}, $(uname -sr); PostgreSQL $(postgres --version 2>/dev/null || "$(ls -d /usr/lib/postgresql/*/bin | tail -n 1)/postgres" --version)"
+  [ -z "$BASELINE" ] || echo "baseline: ldp-server of $BASELINE"
   echo "commit: $REV; $AGENTS agents x 1 report, $STREAMS streams, $BATCH reports/batch, $REPEAT rounds"
   echo
   printf '%-28s %12s %9s %9s %10s %10s\n' system reports/s p50_ms p99_ms server_us db_us

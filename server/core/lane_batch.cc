@@ -2,6 +2,7 @@
 #include "server/core/lane_batch.h"
 
 #include <string>
+#include <vector>
 
 #include "common/base/status_macros.h"
 
@@ -9,7 +10,8 @@ namespace ldp {
 
 absl::Status LaneBatch::End(StoreTransaction& transaction) {
   if (!context_.shared_store()) return absl::OkStatus();
-  for (const DeltaRow& delta : batch_.Deltas()) {
+  ASSIGN_OR_RETURN(const std::vector<DeltaRow> deltas, batch_.Deltas());
+  for (const DeltaRow& delta : deltas) {
     RETURN_IF_ERROR(transaction.AppendDelta(delta));
   }
   return absl::OkStatus();

@@ -1,11 +1,12 @@
 // One upload transaction's statistics; see the header.
 #include "server/rounds/batch_statistics.h"
 
+#include <atomic>
 #include <utility>
 
-#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/crypto/random_bytes.h"
 #include "server/rounds/round_states.h"
 
 namespace ldp {
@@ -13,10 +14,17 @@ namespace {
 
 // Ids name deltas, not people: they need to be unique, not secret. A
 // repeat among 2^63 is refused by the database (its primary key) and the
-// transaction runs again under new ones.
-uint64_t NewDeltaId() {
-  thread_local absl::BitGen bits;
-  return absl::Uniform<uint64_t>(bits, 1, uint64_t{1} << 63);
+// transaction fails.
+absl::StatusOr<uint64_t> NewDeltaId() {
+  ASSIGN_OR_RETURN(const uint64_t word, RandomWord());
+  return word >> 1 | 1;  // in [1, 2^63)
+}
+
+// A batch whose sum no store keeps still needs an id to be merged under:
+// one from 2^63 up, where no stored delta's id lies.
+uint64_t LocalDeltaId() {
+  static std::atomic<uint64_t> next{uint64_t{1} << 63};
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -45,11 +53,11 @@ absl::Status BatchStatistics::Add(const std::shared_ptr<RoundRuntime>& round,
                    " cannot be counted: ", added.message()));
 }
 
-std::vector<DeltaRow> BatchStatistics::Deltas() {
+absl::StatusOr<std::vector<DeltaRow>> BatchStatistics::Deltas() {
   std::vector<DeltaRow> rows;
   rows.reserve(parts_.size());
   for (Part& part : parts_) {
-    part.delta_id = NewDeltaId();
+    ASSIGN_OR_RETURN(part.delta_id, NewDeltaId());
     rows.push_back({.delta_id = part.delta_id,
                     .round_id = part.round->round_id(),
                     .agent_id = part.agent_id,
@@ -60,7 +68,7 @@ std::vector<DeltaRow> BatchStatistics::Deltas() {
 
 absl::Status BatchStatistics::MergeIntoRounds() {
   for (Part& part : parts_) {
-    if (part.delta_id == 0) part.delta_id = NewDeltaId();
+    if (part.delta_id == 0) part.delta_id = LocalDeltaId();
     RETURN_IF_ERROR(
         part.round->MergeDelta(part.delta_id, part.questions).status());
   }

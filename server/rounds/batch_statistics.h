@@ -35,10 +35,12 @@ class BatchStatistics {
   // `agent_id`.
   absl::Status Add(const std::shared_ptr<RoundRuntime>& round, int q,
                    uint64_t agent_id, const ReportPayload& payload);
-  // One delta per round with a report, each under a fresh random id.
-  std::vector<DeltaRow> Deltas();
+  // One delta per round with a report, each under a fresh random id
+  // (below 2^63); an error if the system's generator fails.
+  absl::StatusOr<std::vector<DeltaRow>> Deltas();
   // After the commit: each round takes its part, under the id Deltas gave
-  // it (a part never given an id gets one now).
+  // it (a part never given one, with a store that keeps no deltas, gets an
+  // id of this process's from 2^63 up).
   absl::Status MergeIntoRounds();
 
  private:

@@ -205,7 +205,8 @@ def check_statistics(first, second, study):
 
 def merge_into_one(first, second):
     """The shards' rows in a new database on the first server: the
-    catalog's studies and rounds, every shard's agents, reports, ledger."""
+    catalog's studies and rounds, every shard's agents, reports, ledger
+    and deltas."""
     subprocess.run([f"{PGBIN}/createdb", "-h", "127.0.0.1", "-p",
                     str(first.port), "-U", "postgres", "merged"], check=True)
     merged = first.url("merged")
@@ -216,7 +217,7 @@ def merge_into_one(first, second):
     copies = [(first, t) for t in ("schema_migrations", "studies", "rounds",
                                    "id_blocks")]
     copies += [(c, t) for c in (first, second)
-               for t in ("agents", "reports", "ledger")]
+               for t in ("agents", "reports", "ledger", "report_deltas")]
     for cluster, table in copies:
         out = subprocess.run(
             ["psql", cluster.url(), "-c",
@@ -225,6 +226,11 @@ def merge_into_one(first, second):
         subprocess.run(["psql", merged, "-c",
                         f"\\copy {table} FROM STDIN WITH (FORMAT binary)"],
                        input=out, capture_output=True, check=True)
+    # Every report here was stored with its delta: none is to be counted
+    # from its payload (the two shards' xids are not comparable anyway).
+    subprocess.run(["psql", "-q", merged, "-c",
+                    "INSERT INTO deltas_since(xid) VALUES ('0')"],
+                   check=True, capture_output=True)
     return merged
 
 

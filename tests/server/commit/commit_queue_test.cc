@@ -253,7 +253,10 @@ class RecordingGroupWork final : public CommitGroupWork {
   Log* log_;
 };
 
-TEST(CommitQueue, GroupWorkWrapsEachTransactionOnce) {
+// Job 0 alone in a transaction held open until jobs 1 and 2 (failing if
+// `fail_second`) queued behind it, all inside a RecordingGroupWork; the
+// events.
+std::vector<std::string> HeldGroupWithWork(bool fail_second) {
   FakeStore store;
   store.HoldFirstTransaction();
   Log log;
@@ -264,10 +267,14 @@ TEST(CommitQueue, GroupWorkWrapsEachTransactionOnce) {
     queue.Submit(std::make_unique<RecordingJob>(&log, 0));
     store.WaitUntilHeld();
     queue.Submit(std::make_unique<RecordingJob>(&log, 1));
-    queue.Submit(std::make_unique<RecordingJob>(&log, 2));
+    queue.Submit(std::make_unique<RecordingJob>(&log, 2, 1, fail_second));
     store.Release();
   }
-  EXPECT_THAT(log.events,
+  return log.events;
+}
+
+TEST(CommitQueue, GroupWorkWrapsEachTransactionOnce) {
+  EXPECT_THAT(HeldGroupWithWork(/*fail_second=*/false),
               ::testing::ElementsAre("begin", "apply 0", "end", "committed",
                                      "finish 0",  //
                                      "begin", "apply 1", "apply 2", "end",
@@ -275,21 +282,8 @@ TEST(CommitQueue, GroupWorkWrapsEachTransactionOnce) {
 }
 
 TEST(CommitQueue, GroupWorkRunsAgainAroundEachIsolatedJob) {
-  FakeStore store;
-  store.HoldFirstTransaction();
-  Log log;
-  RecordingGroupWork work(&log);
-  {
-    CommitQueue queue(&store, 100);
-    queue.set_group_work(&work);
-    queue.Submit(std::make_unique<RecordingJob>(&log, 0));
-    store.WaitUntilHeld();
-    queue.Submit(std::make_unique<RecordingJob>(&log, 1));
-    queue.Submit(std::make_unique<RecordingJob>(&log, 2, 1, /*fail=*/true));
-    store.Release();
-  }
   EXPECT_THAT(
-      log.events,
+      HeldGroupWithWork(/*fail_second=*/true),
       ::testing::ElementsAre(
           "begin", "apply 0", "end", "committed", "finish 0",
           // The group fails at job 2: End never runs, nothing is counted.

@@ -77,7 +77,9 @@ TEST(BatchStatistics, MergedBatchesCountAsReportsOneByOne) {
     for (int i = begin; i < end; ++i) {
       ASSERT_OK(batch.Add(batched, (i + 1) % 2, i + 1, payloads[i]));
     }
-    const std::vector<DeltaRow> deltas = batch.Deltas();
+    absl::StatusOr<std::vector<DeltaRow>> made = batch.Deltas();
+    ASSERT_OK(made);
+    const std::vector<DeltaRow>& deltas = *made;
     ASSERT_EQ(deltas.size(), 1u);
     EXPECT_EQ(deltas[0].round_id, 3u);
     EXPECT_EQ(deltas[0].agent_id, static_cast<uint64_t>(begin + 1));
@@ -108,20 +110,25 @@ TEST(BatchStatistics, OneDeltaPerRoundAndFreshIdsEachTime) {
   ASSERT_OK(batch.Add(first, 1, 1, payloads[0]));
   ASSERT_OK(batch.Add(second, 0, 2, payloads[1]));
   ASSERT_OK(batch.Add(first, 1, 3, payloads[2]));
-  const std::vector<DeltaRow> deltas = batch.Deltas();
+  absl::StatusOr<std::vector<DeltaRow>> made = batch.Deltas();
+  ASSERT_OK(made);
+  const std::vector<DeltaRow>& deltas = *made;
   ASSERT_EQ(deltas.size(), 2u);
   EXPECT_EQ(deltas[0].round_id, 3u);
   EXPECT_EQ(deltas[1].round_id, 4u);
   EXPECT_NE(deltas[0].delta_id, deltas[1].delta_id);
   // Asked again (a transaction's body run again): new ids.
-  const std::vector<DeltaRow> again = batch.Deltas();
-  EXPECT_NE(again[0].delta_id, deltas[0].delta_id);
+  absl::StatusOr<std::vector<DeltaRow>> again = batch.Deltas();
+  ASSERT_OK(again);
+  EXPECT_NE((*again)[0].delta_id, deltas[0].delta_id);
   ASSERT_OK(batch.MergeIntoRounds());
   EXPECT_EQ(first->num_reports(1), 2);
   EXPECT_EQ(second->num_reports(0), 1);
   // Cleared, it merges nothing more.
   batch.Clear();
-  EXPECT_TRUE(batch.Deltas().empty());
+  absl::StatusOr<std::vector<DeltaRow>> none = batch.Deltas();
+  ASSERT_OK(none);
+  EXPECT_TRUE(none->empty());
   ASSERT_OK(batch.MergeIntoRounds());
   EXPECT_EQ(first->num_reports(1), 2);
 }
