@@ -35,7 +35,8 @@ namespace ldp::testing {
 namespace {
 
 constexpr int kAgents = 4'000, kStrong = 5, kWeak = 25, kCandidates = 2'000;
-constexpr double kStrongShare = 0.15, kWeakShare = 0.01, kFdr = 0.01;
+// The weak strings share what the strong ones leave: 0.01 each.
+constexpr double kStrongShare = 0.15, kFdr = 0.01;
 
 std::string HeldString(int i) { return absl::StrCat("held-", i); }
 
@@ -61,7 +62,7 @@ v1::StudySpec StringStudy() {
   return spec;
 }
 
-// Agent i's string: the first 60% hold the five strong ones in turn, the
+// Agent i's string: the first 75% hold the five strong ones in turn, the
 // rest the weak ones.
 std::vector<Record> StringRecords() {
   std::vector<Record> records(kAgents);
