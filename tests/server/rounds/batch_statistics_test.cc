@@ -22,7 +22,7 @@ using testing::BucketHistogram;
 using testing::MakeStudy;
 using testing::MeanQuestion;
 
-std::shared_ptr<RoundRuntime> MakeRound(uint64_t round_id = 3) {
+std::shared_ptr<RoundRuntime> SharedRound(uint64_t round_id = 3) {
   auto spec = std::make_shared<const StudySpec>(MakeStudy(
       kNanosPerEpsilon, {MeanQuestion("m", "x", -1, 1), BucketHistogram("h")}));
   const RoundRow row{.round_id = round_id,
@@ -34,7 +34,7 @@ std::shared_ptr<RoundRuntime> MakeRound(uint64_t round_id = 3) {
 }
 
 // `n` reports of agents 1..n, question (agent mod 2), randomized with seed 7.
-std::vector<ReportPayload> Payloads(const RoundRuntime& round, int n) {
+std::vector<ReportPayload> SeededPayloads(const RoundRuntime& round, int n) {
   testing::SeededGenerator gen(7);
   std::vector<ReportPayload> payloads;
   for (int agent = 1; agent <= n; ++agent) {
@@ -45,7 +45,7 @@ std::vector<ReportPayload> Payloads(const RoundRuntime& round, int n) {
   return payloads;
 }
 
-void ExpectSameEstimates(const RoundRuntime& a, const RoundRuntime& b) {
+void ExpectSameRoundEstimates(const RoundRuntime& a, const RoundRuntime& b) {
   const auto ma = std::get<ScalarEstimate>(a.Estimate(0, 0.95));
   const auto mb = std::get<ScalarEstimate>(b.Estimate(0, 0.95));
   EXPECT_EQ(ma.num_reports, mb.num_reports);
@@ -60,10 +60,11 @@ void ExpectSameEstimates(const RoundRuntime& a, const RoundRuntime& b) {
 
 TEST(BatchStatistics, MergedBatchesCountAsReportsOneByOne) {
   constexpr int kReports = 40;
-  const auto one_by_one = MakeRound();
-  const auto batched = MakeRound();
-  const auto from_bytes = MakeRound();
-  const std::vector<ReportPayload> payloads = Payloads(*one_by_one, kReports);
+  const auto one_by_one = SharedRound();
+  const auto batched = SharedRound();
+  const auto from_bytes = SharedRound();
+  const std::vector<ReportPayload> payloads =
+      SeededPayloads(*one_by_one, kReports);
   for (int i = 0; i < kReports; ++i) {
     const int agent = i + 1;
     const uint64_t task = PackTaskId({.round_id = 3,
@@ -96,16 +97,16 @@ TEST(BatchStatistics, MergedBatchesCountAsReportsOneByOne) {
     EXPECT_FALSE(*again);
   }
   EXPECT_EQ(batched->num_reports(0) + batched->num_reports(1), kReports);
-  ExpectSameEstimates(*batched, *one_by_one);
-  ExpectSameEstimates(*from_bytes, *one_by_one);
+  ExpectSameRoundEstimates(*batched, *one_by_one);
+  ExpectSameRoundEstimates(*from_bytes, *one_by_one);
   EXPECT_TRUE(batched->QuorumReached(kReports / 2));
   EXPECT_FALSE(batched->QuorumReached(kReports / 2 + 1));
 }
 
 TEST(BatchStatistics, OneDeltaPerRoundAndFreshIdsEachTime) {
-  const auto first = MakeRound(3);
-  const auto second = MakeRound(4);
-  const std::vector<ReportPayload> payloads = Payloads(*first, 3);
+  const auto first = SharedRound(3);
+  const auto second = SharedRound(4);
+  const std::vector<ReportPayload> payloads = SeededPayloads(*first, 3);
   BatchStatistics batch;
   ASSERT_OK(batch.Add(first, 1, 1, payloads[0]));
   ASSERT_OK(batch.Add(second, 0, 2, payloads[1]));
@@ -134,7 +135,7 @@ TEST(BatchStatistics, OneDeltaPerRoundAndFreshIdsEachTime) {
 }
 
 TEST(BatchStatistics, AReportTheMechanismRefusesIsInternal) {
-  const auto round = MakeRound();
+  const auto round = SharedRound();
   BatchStatistics batch;
   // A histogram question given a mean's report: admission would have
   // refused it, so reaching here is a bug.
@@ -143,7 +144,7 @@ TEST(BatchStatistics, AReportTheMechanismRefusesIsInternal) {
 }
 
 TEST(BatchStatistics, ADeltaOfAnotherShapeIsRefused) {
-  const auto round = MakeRound();
+  const auto round = SharedRound();
   std::vector<TaskAccumulator> one;
   one.push_back(round->NewAccumulator(0));
   EXPECT_EQ(round->MergeDelta(9, one).status().code(),
@@ -155,8 +156,8 @@ TEST(BatchStatistics, ADeltaOfAnotherShapeIsRefused) {
 }
 
 TEST(BatchStatistics, AfterTheRoundsStatisticsADeltaChangesNothing) {
-  const auto round = MakeRound();
-  const std::vector<ReportPayload> payloads = Payloads(*round, 4);
+  const auto round = SharedRound();
+  const std::vector<ReportPayload> payloads = SeededPayloads(*round, 4);
   round->AdoptStatistics(EmptyAccumulators(*round));
   BatchStatistics batch;
   for (int i = 0; i < 4; ++i) {
