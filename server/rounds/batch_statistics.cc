@@ -1,7 +1,6 @@
 // One upload transaction's statistics; see the header.
 #include "server/rounds/batch_statistics.h"
 
-#include <atomic>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -18,13 +17,6 @@ namespace {
 absl::StatusOr<uint64_t> NewDeltaId() {
   ASSIGN_OR_RETURN(const uint64_t word, RandomWord());
   return word >> 1 | 1;  // in [1, 2^63)
-}
-
-// A batch whose sum no store keeps still needs an id to be merged under:
-// one from 2^63 up, where no stored delta's id lies.
-uint64_t LocalDeltaId() {
-  static std::atomic<uint64_t> next{uint64_t{1} << 63};
-  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -68,9 +60,14 @@ absl::StatusOr<std::vector<DeltaRow>> BatchStatistics::Deltas() {
 
 absl::Status BatchStatistics::MergeIntoRounds() {
   for (Part& part : parts_) {
-    if (part.delta_id == 0) part.delta_id = LocalDeltaId();
-    RETURN_IF_ERROR(
-        part.round->MergeDelta(part.delta_id, part.questions).status());
+    // A sum no store keeps is offered by this server alone: nothing to
+    // count it twice, so it takes no place among the merged delta ids.
+    if (part.delta_id == 0) {
+      RETURN_IF_ERROR(part.round->MergeBatch(part.questions));
+    } else {
+      RETURN_IF_ERROR(
+          part.round->MergeDelta(part.delta_id, part.questions).status());
+    }
   }
   return absl::OkStatus();
 }

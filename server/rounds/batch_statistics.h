@@ -39,8 +39,8 @@ class BatchStatistics {
   // (below 2^63); an error if the system's generator fails.
   absl::StatusOr<std::vector<DeltaRow>> Deltas();
   // After the commit: each round takes its part, under the id Deltas gave
-  // it (a part never given one, with a store that keeps no deltas, gets an
-  // id of this process's from 2^63 up).
+  // it (a part never given one, with a store that keeps no deltas, is
+  // merged without).
   absl::Status MergeIntoRounds();
 
  private:

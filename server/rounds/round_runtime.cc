@@ -80,17 +80,28 @@ absl::Status RoundRuntime::Accumulate(uint64_t task_id, int q,
   return absl::OkStatus();
 }
 
+absl::Status RoundRuntime::CheckBatch(
+    const std::vector<TaskAccumulator>& batch) const {
+  if (batch.size() == questions_.size()) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("a batch of ", batch.size(),
+                                          " questions for round ", round_id_,
+                                          " of ", questions_.size()));
+}
+
 absl::StatusOr<bool> RoundRuntime::MergeDelta(
     uint64_t delta_id, const std::vector<TaskAccumulator>& batch) {
-  if (batch.size() != questions_.size()) {
-    return absl::InternalError(absl::StrCat("a delta of ", batch.size(),
-                                            " questions for round ", round_id_,
-                                            " of ", questions_.size()));
-  }
+  RETURN_IF_ERROR(CheckBatch(batch));
   {
     absl::MutexLock lock(&deltas_mutex_);
     if (!merged_deltas_.insert(delta_id).second) return false;
   }
+  RETURN_IF_ERROR(MergeBatch(batch));
+  return true;
+}
+
+absl::Status RoundRuntime::MergeBatch(
+    const std::vector<TaskAccumulator>& batch) {
+  RETURN_IF_ERROR(CheckBatch(batch));
   for (size_t q = 0; q < questions_.size(); ++q) {
     Question& question = *questions_[q];
     absl::MutexLock lock(&question.mutex);
@@ -100,7 +111,7 @@ absl::StatusOr<bool> RoundRuntime::MergeDelta(
     question.num_reports.fetch_add(batch[q].num_reports(),
                                    std::memory_order_relaxed);
   }
-  return true;
+  return absl::OkStatus();
 }
 
 TaskAccumulator RoundRuntime::NewAccumulator(int q) const {

@@ -77,10 +77,12 @@ class RoundRuntime {
   bool HasReport(uint64_t task_id) const { return reported_.Contains(task_id); }
   // Adds one batch's statistics (batch_statistics.h): `batch` holds one
   // accumulator per question, every report in it durable, none of them
-  // counted by Accumulate. Does nothing if delta `delta_id` was merged
-  // before (its writer and the servers following the store may each offer
-  // it, and exactly one must count it) and returns false then. Internal
-  // for accumulators of another plan. Thread-safe.
+  // counted by Accumulate. Internal for accumulators of another plan.
+  // Thread-safe.
+  absl::Status MergeBatch(const std::vector<TaskAccumulator>& batch);
+  // MergeBatch for a stored delta: does nothing if delta `delta_id` was
+  // merged before (its writer and the servers following the store may each
+  // offer it, and exactly one must count it) and returns false then.
   absl::StatusOr<bool> MergeDelta(uint64_t delta_id,
                                   const std::vector<TaskAccumulator>& batch);
   // Marks a stored report's task as reported, once (false if it was): its
@@ -171,6 +173,9 @@ class RoundRuntime {
   std::atomic<bool> advance_claimed_{false};
   std::atomic<bool> from_statistics_{false};
   TaskIdSet reported_;
+  absl::Status CheckBatch(const std::vector<TaskAccumulator>& batch) const;
+
+  // The stored deltas merged here (shared stores only).
   absl::Mutex deltas_mutex_;
   absl::flat_hash_set<uint64_t> merged_deltas_ ABSL_GUARDED_BY(deltas_mutex_);
 };

@@ -149,6 +149,11 @@ TEST(BatchStatistics, ADeltaOfAnotherShapeIsRefused) {
   one.push_back(round->NewAccumulator(0));
   EXPECT_EQ(round->MergeDelta(9, one).status().code(),
             absl::StatusCode::kInternal);
+  EXPECT_EQ(round->MergeBatch(one).code(), absl::StatusCode::kInternal);
+  // Refused, the delta was not taken as merged: right-shaped, it counts.
+  absl::StatusOr<bool> fits = round->MergeDelta(9, EmptyAccumulators(*round));
+  ASSERT_OK(fits);
+  EXPECT_TRUE(*fits);
   std::vector<TaskAccumulator> read = EmptyAccumulators(*round);
   // One question's state where the round has two.
   EXPECT_EQ(MergeEncoded(std::string("\x0a\x00", 2), read).code(),
