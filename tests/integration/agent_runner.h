@@ -52,7 +52,7 @@ inline std::vector<AgentOutcome> RunAgents(
                                     .period_nanos = agent_cap_nanos}},
                           std::make_unique<MemoryAgentStateStore>(), gen);
         auto client = AgentClient::CreateForChannel(
-            {.max_attempts = 3, .sleep = [](absl::Duration) {}}, channel, gen);
+            SimulatedAgentOptions(server, /*max_attempts=*/6), channel, gen);
         if (!agent.ok() || !client.ok()) {
           outcomes[i].error = !agent.ok() ? agent.status() : client.status();
           continue;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <utility>
 
@@ -80,6 +81,16 @@ bool ChildProcess::Running() {
   return pid_ > 0;
 }
 
+bool ChildProcess::Alive() const {
+  if (pid_ <= 0) return false;
+  siginfo_t info{};
+  // WNOWAIT: an exited child stays a zombie, for Reap to collect.
+  if (waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    return false;
+  }
+  return info.si_pid == 0;  // no state change: still running
+}
+
 std::optional<int> ChildProcess::Wait(absl::Duration timeout) {
   const absl::Time until = absl::Now() + timeout;
   while (Running()) {
@@ -99,8 +110,22 @@ void ChildProcess::Stop() {
 }
 
 void ChildProcess::Kill() {
+  // A child that failed on its own before the harness killed it crashed
+  // or quit mid-test: its log is the only account of why, and the caller's
+  // temporary directory (with the log) is about to go.
+  if (pid_ > 0 && !Running()) ReportUnexpectedExit();
   Signal(SIGKILL);
   Reap(0);
+}
+
+void ChildProcess::ReportUnexpectedExit() const {
+  const int status = wait_status_.value_or(0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;  // done, fine
+  const std::string how = WIFSIGNALED(status)
+                              ? absl::StrCat("signal ", WTERMSIG(status))
+                              : absl::StrCat("exit code ", WEXITSTATUS(status));
+  std::fprintf(stderr, "%s ended by itself (%s); its log:\n%s\n", name_.c_str(),
+               how.c_str(), ReadFileOrEmpty(log_).c_str());
 }
 
 void ChildProcess::Reap(int options) {

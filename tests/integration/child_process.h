@@ -44,6 +44,9 @@ class ChildProcess {
   bool HasChild() const { return pid_ > 0; }
   // Whether the child still runs; reaps it if it exited.
   bool Running();
+  // Whether the child still runs, leaving an exited one to be reaped (for
+  // callers that may only look, from any thread).
+  bool Alive() const;
   // Waits up to `timeout` for the child to exit: its wait status (as
   // waitpid reports it), or nullopt if it still runs or never started.
   std::optional<int> Wait(absl::Duration timeout);
@@ -57,6 +60,9 @@ class ChildProcess {
 
  private:
   void Reap(int options);
+  // Prints the log of a child found failed (a signal or a nonzero exit
+  // code) when the harness came to kill it.
+  void ReportUnexpectedExit() const;
 
   std::string name_;  // the program's file name, for errors
   std::string log_;

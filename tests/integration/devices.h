@@ -58,11 +58,9 @@ inline void RunDevices(const ServerProcess& server,
   auto channel = server.NewChannel();
   for (size_t i = begin; i < end; ++i) {
     Device& d = devices[i];
-    auto client =
-        AgentClient::CreateForChannel({.max_attempts = max_attempts,
-                                       .rpc_timeout = absl::Seconds(5),
-                                       .sleep = [](absl::Duration) {}},
-                                      channel, *d.gen);
+    AgentClientOptions options = SimulatedAgentOptions(server, max_attempts);
+    options.rpc_timeout = absl::Seconds(5);
+    auto client = AgentClient::CreateForChannel(options, channel, *d.gen);
     if (!client.ok() || !EnsureEnrolled(d, **client)) continue;
     const int accepted = (*client)->RunOnce(*d.agent).reports_accepted;
     d.accepted += accepted;
@@ -73,7 +71,7 @@ inline void RunDevices(const ServerProcess& server,
 // One cycle for every device, split over `threads` threads.
 inline void RunAllDevices(const ServerProcess& server,
                           std::vector<Device>& devices, int threads = 4,
-                          int max_attempts = 3) {
+                          int max_attempts = 6) {
   std::vector<std::thread> workers;
   const size_t n = devices.size();
   for (int t = 0; t < threads; ++t) {

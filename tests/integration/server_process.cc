@@ -97,6 +97,15 @@ std::string ServerProcess::analyst_token() const {
       ReadFileOrEmpty(directory_ + "/ldp.db.analyst_token")));
 }
 
+AgentClientOptions SimulatedAgentOptions(const ServerProcess& server,
+                                         int max_attempts) {
+  return {.max_attempts = max_attempts,
+          .send_window = absl::ZeroDuration(),
+          .sleep = [&server](absl::Duration delay) {
+            if (server.Alive()) absl::SleepFor(delay);
+          }};
+}
+
 AnalystClient::AnalystClient(const ServerProcess& server)
     : stub_(v1::AnalystService::NewStub(server.NewChannel())),
       token_(server.analyst_token()) {}

@@ -32,6 +32,8 @@ class ServerProcess {
   void Stop();
   // SIGKILL and wait: the crash the durability invariant must survive.
   void Kill();
+  // Whether the server process still runs (callable from any thread).
+  bool Alive() const { return process_.Alive(); }
   // Sends `signal` to the running server without waiting (SIGTERM starts
   // its drain; a second one ends it).
   void SendSignal(int signal);
@@ -59,6 +61,17 @@ class ServerProcess {
   ChildProcess process_;
   int port_ = 0;
 };
+
+// Client options for simulated agents of `server` (which must outlive the
+// clients): `max_attempts` tries, with the client's own backoff between
+// them while the server lives and no pause once it has died, so a crash
+// fails a test in seconds. The pause matters: a connection attempt that
+// failed once leaves a shared channel refusing calls until gRPC's
+// reconnect backoff (about 1 s) ends, and six tries wait at least
+// 0.05 + 0.1 + 0.2 + 0.4 + 0.8 s. No send window: no one observes these
+// devices' timing.
+AgentClientOptions SimulatedAgentOptions(const ServerProcess& server,
+                                         int max_attempts);
 
 // Sends analyst calls with the server's analyst token.
 class AnalystClient {
