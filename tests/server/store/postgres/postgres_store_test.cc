@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <iostream>
 #include <random>
 #include <string>
 #include <thread>
@@ -871,43 +870,6 @@ TEST_F(PostgresStoreTest, OpenWaitsForADatabaseThatIsStillComingUp) {
   EXPECT_EQ(CountReports(**reopened), 1);
   EXPECT_EQ(Append(*store, Report(2, 2)).outcome, AppendOutcome::kStored);
   EXPECT_EQ(Spent(**reopened), 800'000'000);
-}
-
-// A throwaway throughput measurement (not a test of speed): run it with
-// --gtest_also_run_disabled_tests --gtest_filter=*Throughput*. 200,000
-// reports of distinct agents in transactions of 1,000, through one store,
-// then through two stores (replicas) side by side.
-TEST_F(PostgresStoreTest, DISABLED_Throughput) {
-  constexpr int kReports = 200'000;
-  constexpr int kBatch = 1'000;
-  auto run = [](PostgresStore& store, int first_task, int count) {
-    for (int first = first_task; first < first_task + count; first += kBatch) {
-      std::vector<ReportRow> rows;
-      for (int i = first; i < first + kBatch; ++i) {
-        ReportRow row =
-            Report(static_cast<uint64_t>(i), 1, 1, std::string(40, 'p'));
-        row.agent_id = static_cast<uint64_t>(i);
-        rows.push_back(std::move(row));
-      }
-      AppendBatch(store, rows);
-    }
-  };
-  auto a = Open();
-  auto b = Open();
-  absl::Time start = absl::Now();
-  run(*a, 1, kReports);
-  double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  std::cout << "one store: " << kReports / seconds << " reports/s (" << seconds
-            << " s)\n";
-  start = absl::Now();
-  std::thread ta([&] { run(*a, kReports + 1, kReports / 2); });
-  std::thread tb([&] { run(*b, kReports + 1 + kReports / 2, kReports / 2); });
-  ta.join();
-  tb.join();
-  seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  std::cout << "two stores: " << kReports / seconds << " reports/s (" << seconds
-            << " s)\n";
-  EXPECT_EQ(CountReports(*a), 2 * kReports);
 }
 
 }  // namespace
