@@ -73,7 +73,7 @@ absl::StatusOr<std::vector<TaskAccumulator>> RoundFolder::Merge(
     if (!stored[k].has_value()) {
       return damaged(absl::NotFoundError("missing after they were stored"));
     }
-    absl::Status status = MergeEncoded(*stored[k], merged);
+    absl::Status status = MergeEncoded(*stored[k], merged).status();
     if (!status.ok()) return damaged(status);
   }
   return merged;

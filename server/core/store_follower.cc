@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/tasks/task_id.h"
 #include "server/rounds/round_states.h"
 
 namespace ldp {
@@ -256,16 +257,54 @@ absl::StatusOr<bool> StoreFollower::CountDelta(const DeltaRow& row,
   entry = studies_.FindRound(row.round_id);
   if (entry.round == nullptr) return false;
   RoundRuntime& round = *entry.round;
-  // Its round's stored statistics count it already.
-  if (round.answers_from_statistics()) return true;
   std::vector<TaskAccumulator> batch = EmptyAccumulators(round);
-  if (absl::Status fits = MergeEncoded(row.statistics, batch); !fits.ok()) {
+  absl::StatusOr<std::vector<uint64_t>> task_ids =
+      MergeEncoded(row.statistics, batch);
+  if (!task_ids.ok()) {
     return absl::DataLossError(
         absl::StrCat("stored delta ", row.delta_id, " does not fit round ",
-                     row.round_id, ": ", fits.message()));
+                     row.round_id, ": ", task_ids.status().message()));
   }
+  RETURN_IF_ERROR(MarkDeltaTasks(row, entry, batch, *task_ids));
+  // Its round's stored statistics count it already.
+  if (round.answers_from_statistics()) return true;
   RETURN_IF_ERROR(round.MergeDelta(row.delta_id, batch).status());
   return true;
+}
+
+// The delta's tasks have a report (the charge rule and the task poll ask),
+// whether or not the round still counts the delta itself. Marking is
+// idempotent, so a delta read again, or this server's own, counts nothing
+// twice. A delta written before schema 9 names none: its rows are polled.
+absl::Status StoreFollower::MarkDeltaTasks(
+    const DeltaRow& row, const RoundEntry& entry,
+    const std::vector<TaskAccumulator>& batch,
+    const std::vector<uint64_t>& task_ids) {
+  if (task_ids.empty()) return absl::OkStatus();
+  const auto unfit = [&](absl::string_view why) {
+    return absl::DataLossError(absl::StrCat(
+        "stored delta ", row.delta_id, " of round ", row.round_id, " ", why));
+  };
+  std::vector<int64_t> named(batch.size(), 0);
+  for (const uint64_t task_id : task_ids) {
+    const TaskKey key = UnpackTaskId(task_id);
+    if (key.round_id != row.round_id || key.question >= named.size()) {
+      return unfit(absl::StrCat("names task ", task_id, " of another"));
+    }
+    ++named[key.question];
+  }
+  for (size_t q = 0; q < batch.size(); ++q) {
+    if (named[q] != batch[q].num_reports()) {
+      return unfit(absl::StrCat("names ", named[q], " tasks of question ", q,
+                                " but counts ", batch[q].num_reports()));
+    }
+  }
+  for (const uint64_t task_id : task_ids) {
+    if (entry.round->MarkReported(task_id)) {
+      entry.study->num_reports.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace ldp

@@ -5,12 +5,13 @@
 // what counts (it refuses a second report for a task, a charge past the
 // cap and a report into a round closed there); a server's memory is a
 // cache that follows it. Studies and rounds are re-read whole (they are
-// few); reports and deltas incrementally, each from a cursor that cannot
-// skip a commit (Store::PollReports, Store::PollDeltas). A report row only
-// marks its task as reported; estimates grow by merging each batch's delta
+// few); deltas incrementally, from a cursor that cannot skip a commit
+// (Store::PollDeltas). Each delta names the tasks it counts, which this
+// server marks as reported, and estimates grow by merging it
 // (batch_statistics.h), counted once whichever path offers it first: this
-// server's own commit or the poll. Cursors, mutex and thread belong
-// together.
+// server's own commit or the poll. Report rows are read only where no
+// delta names them (Store::PollReports: those of older schemas). Cursors,
+// mutex and thread belong together.
 #ifndef LDP_SERVER_CORE_STORE_FOLLOWER_H_
 #define LDP_SERVER_CORE_STORE_FOLLOWER_H_
 
@@ -97,6 +98,13 @@ class StoreFollower {
   // Merges a stored delta into its round; false if the round is not known
   // here yet; DataLoss for a delta that does not fit its round.
   absl::StatusOr<bool> CountDelta(const DeltaRow& row, RoundEntry& entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
+  // Marks the tasks a delta names as reported; DataLoss for a task of
+  // another round or question, or for a question with more or fewer tasks
+  // than `batch` (the delta's statistics) counts.
+  absl::Status MarkDeltaTasks(const DeltaRow& row, const RoundEntry& entry,
+                              const std::vector<TaskAccumulator>& batch,
+                              const std::vector<uint64_t>& task_ids)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
   absl::Status FollowLedger() ABSL_EXCLUSIVE_LOCKS_REQUIRED(follow_mutex_);
 

@@ -1,11 +1,13 @@
 // One upload transaction's statistics; see the header.
 #include "server/rounds/batch_statistics.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
 #include "common/crypto/random_bytes.h"
+#include "common/tasks/task_id.h"
 #include "server/rounds/round_states.h"
 
 namespace ldp {
@@ -37,8 +39,14 @@ BatchStatistics::Part& BatchStatistics::PartOf(
 absl::Status BatchStatistics::Add(const std::shared_ptr<RoundRuntime>& round,
                                   int q, uint64_t agent_id,
                                   const ReportPayload& payload) {
-  absl::Status added = PartOf(round, agent_id).questions[q].Add(payload);
-  if (added.ok()) return added;
+  Part& part = PartOf(round, agent_id);
+  absl::Status added = part.questions[q].Add(payload);
+  if (added.ok()) {
+    part.task_ids.push_back(PackTaskId({.round_id = round->round_id(),
+                                        .agent_id = agent_id,
+                                        .question = static_cast<uint32_t>(q)}));
+    return added;
+  }
   // Admission validated the payload with the same mechanism: a bug.
   return absl::InternalError(
       absl::StrCat("a report admitted to round ", round->round_id(),
@@ -50,10 +58,12 @@ absl::StatusOr<std::vector<DeltaRow>> BatchStatistics::Deltas() {
   rows.reserve(parts_.size());
   for (Part& part : parts_) {
     ASSIGN_OR_RETURN(part.delta_id, NewDeltaId());
-    rows.push_back({.delta_id = part.delta_id,
-                    .round_id = part.round->round_id(),
-                    .agent_id = part.agent_id,
-                    .statistics = EncodeAccumulators(part.questions)});
+    std::sort(part.task_ids.begin(), part.task_ids.end());
+    rows.push_back(
+        {.delta_id = part.delta_id,
+         .round_id = part.round->round_id(),
+         .agent_id = part.agent_id,
+         .statistics = EncodeAccumulators(part.questions, part.task_ids)});
   }
   return rows;
 }

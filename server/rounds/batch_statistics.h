@@ -6,11 +6,12 @@
 // report's payload back from the database would make every server decode
 // every report; instead the transaction that stores a batch also stores
 // what the batch sums to, one row per round (a delta, Store::AppendDelta),
-// and the others merge that row (StoreFollower). The writer merges its own
-// accumulators after the commit; a delta id makes whoever comes first
-// count the batch, and the other skip it (RoundRuntime::MergeDelta).
-// Sums are exact, so merging deltas in any order answers as counting the
-// reports one by one does, bit for bit.
+// with the ids of the tasks it counts, and the others merge that row and
+// mark those tasks (StoreFollower), never reading the reports themselves. The
+// writer merges its own accumulators after the commit; a delta id makes whoever
+// comes first count the batch, and the other skip it
+// (RoundRuntime::MergeDelta). Sums are exact, so merging deltas in any order
+// answers as counting the reports one by one does, bit for bit.
 #ifndef LDP_SERVER_ROUNDS_BATCH_STATISTICS_H_
 #define LDP_SERVER_ROUNDS_BATCH_STATISTICS_H_
 
@@ -36,7 +37,8 @@ class BatchStatistics {
   absl::Status Add(const std::shared_ptr<RoundRuntime>& round, int q,
                    uint64_t agent_id, const ReportPayload& payload);
   // One delta per round with a report, each under a fresh random id
-  // (below 2^63); an error if the system's generator fails.
+  // (below 2^63) and naming its reports' tasks; an error if the system's
+  // generator fails.
   absl::StatusOr<std::vector<DeltaRow>> Deltas();
   // After the commit: each round takes its part, under the id Deltas gave
   // it (a part never given one, with a store that keeps no deltas, is
@@ -49,6 +51,7 @@ class BatchStatistics {
     uint64_t agent_id = 0;
     uint64_t delta_id = 0;
     std::vector<TaskAccumulator> questions;
+    std::vector<uint64_t> task_ids;  // as added; sorted for the delta
   };
   Part& PartOf(const std::shared_ptr<RoundRuntime>& round, uint64_t agent_id);
 

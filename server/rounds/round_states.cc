@@ -18,27 +18,27 @@ std::vector<TaskAccumulator> EmptyAccumulators(const RoundRuntime& round) {
   return accumulators;
 }
 
-std::string EncodeAccumulators(const std::vector<TaskAccumulator>& questions) {
+std::string EncodeAccumulators(const std::vector<TaskAccumulator>& questions,
+                               absl::Span<const uint64_t> task_ids) {
   std::vector<AccumulatorState> states;
   states.reserve(questions.size());
   for (const TaskAccumulator& accumulator : questions) {
     states.push_back(accumulator.State());
   }
-  return EncodeRoundStatistics(states);
+  return EncodeRoundStatistics(states, task_ids);
 }
 
-absl::Status MergeEncoded(std::string_view bytes,
-                          std::vector<TaskAccumulator>& into) {
-  ASSIGN_OR_RETURN(const std::vector<AccumulatorState> states,
-                   DecodeRoundStatistics(bytes));
-  if (states.size() != into.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(states.size(), " questions, the round has ", into.size()));
+absl::StatusOr<std::vector<uint64_t>> MergeEncoded(
+    std::string_view bytes, std::vector<TaskAccumulator>& into) {
+  ASSIGN_OR_RETURN(StoredStatistics stored, DecodeStoredStatistics(bytes));
+  if (stored.states.size() != into.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        stored.states.size(), " questions, the round has ", into.size()));
   }
   for (size_t q = 0; q < into.size(); ++q) {
-    RETURN_IF_ERROR(into[q].MergeState(states[q]));
+    RETURN_IF_ERROR(into[q].MergeState(stored.states[q]));
   }
-  return absl::OkStatus();
+  return std::move(stored.task_ids);
 }
 
 }  // namespace ldp

@@ -1,6 +1,8 @@
 // Round statistics as protobuf; see the header.
 #include "server/store/statistics_codec.h"
 
+#include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "proto/convert/deterministic_bytes.h"
@@ -34,30 +36,42 @@ AccumulatorState ReadState(const pb::AccumulatorState& in) {
 
 }  // namespace
 
-std::string EncodeRoundStatistics(const std::vector<AccumulatorState>& states) {
+std::string EncodeRoundStatistics(const std::vector<AccumulatorState>& states,
+                                  absl::Span<const uint64_t> task_ids) {
   pb::RoundStatistics message;
   for (const AccumulatorState& state : states) {
     WriteState(state, *message.add_questions());
   }
+  message.mutable_task_ids()->Add(task_ids.begin(), task_ids.end());
   return DeterministicBytes(message);
 }
 
-absl::StatusOr<std::vector<AccumulatorState>> DecodeRoundStatistics(
+absl::StatusOr<StoredStatistics> DecodeStoredStatistics(
     std::string_view bytes) {
   pb::RoundStatistics message;
   if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::InvalidArgumentError("stored round statistics are malformed");
   }
-  std::vector<AccumulatorState> states;
-  states.reserve(static_cast<size_t>(message.questions_size()));
+  StoredStatistics stored;
+  stored.states.reserve(static_cast<size_t>(message.questions_size()));
   for (const pb::AccumulatorState& question : message.questions()) {
-    states.push_back(ReadState(question));
+    stored.states.push_back(ReadState(question));
   }
-  if (EncodeRoundStatistics(states) != bytes) {
+  stored.task_ids.assign(message.task_ids().begin(), message.task_ids().end());
+  if (std::adjacent_find(stored.task_ids.begin(), stored.task_ids.end(),
+                         std::greater_equal<>()) != stored.task_ids.end() ||
+      EncodeRoundStatistics(stored.states, stored.task_ids) != bytes) {
     return absl::InvalidArgumentError(
         "stored round statistics are not in the form this server writes");
   }
-  return states;
+  return stored;
+}
+
+absl::StatusOr<std::vector<AccumulatorState>> DecodeRoundStatistics(
+    std::string_view bytes) {
+  absl::StatusOr<StoredStatistics> stored = DecodeStoredStatistics(bytes);
+  if (!stored.ok()) return stored.status();
+  return std::move(stored->states);
 }
 
 }  // namespace ldp

@@ -226,10 +226,12 @@ def merge_into_one(first, second):
         subprocess.run(["psql", merged, "-c",
                         f"\\copy {table} FROM STDIN WITH (FORMAT binary)"],
                        input=out, capture_output=True, check=True)
-    # Every report here was stored with its delta: none is to be counted
-    # from its payload (the two shards' xids are not comparable anyway).
+    # Every report here was stored with its delta, which names its task:
+    # no report row is to be read (the two shards' xids are not comparable
+    # anyway).
     subprocess.run(["psql", "-q", merged, "-c",
-                    "INSERT INTO deltas_since(xid) VALUES ('0')"],
+                    "INSERT INTO deltas_since(xid, tasks_xid) "
+                    "VALUES ('0', '0')"],
                    check=True, capture_output=True)
     return merged
 

@@ -75,6 +75,7 @@ absl::Status PostgresStore::ForEachReport(
 // ≥ X that this poll saw are read again by the next one: callers dedupe.
 absl::Status PostgresStore::Follow(
     std::atomic<bool>& rescan, ReportCursor* cursor, absl::string_view select,
+    absl::string_view condition,
     absl::FunctionRef<absl::Status(const Result&, int)> visit) {
   uint64_t xmin = 0;
   cursor->resize(1);
@@ -85,7 +86,8 @@ absl::Status PostgresStore::Follow(
   const uint64_t from = from_start ? 0 : cursor->front();
   absl::Status status =
       Read(absl::StrCat(select, " WHERE xid >= '", from,
-                        "'::xid8 AND writer <> ", writer_id_.load()),
+                        "'::xid8 AND writer <> ", writer_id_.load(),
+                        condition.empty() ? "" : " AND ", condition),
            /*revisit_ok=*/true, &xmin, visit, [] {});
   if (!status.ok()) {
     if (from_start) rescan = true;
@@ -95,8 +97,10 @@ absl::Status PostgresStore::Follow(
   return absl::OkStatus();
 }
 
-// Reports from deltas_since on are counted by the deltas of the
-// transactions that stored them: their payloads are not shipped.
+// Reports from tasks_since on are named by the deltas of the transactions
+// that stored them: not read at all (the poll finds nothing past the
+// older rows). Those from deltas_since on are counted by such deltas:
+// their payloads are not shipped.
 absl::Status PostgresStore::PollReports(
     ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
     absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
@@ -114,6 +118,7 @@ absl::Status PostgresStore::PollReports(
       rescan_reports_, cursor,
       absl::StrCat("SELECT task_id, round_id, agent_id, report_id, ", payload,
                    ", received_at, ", in_delta, " FROM reports"),
+      absl::StrCat("xid < '", tasks_since_, "'::xid8"),
       [&](const Result& r, int i) {
         report.in_delta = r.Bool(i, 6);
         return VisitReport(r, i, report, visit);
@@ -125,7 +130,7 @@ absl::Status PostgresStore::PollDeltas(
     absl::FunctionRef<absl::Status(const DeltaRow&)> visit) {
   DeltaRow delta;
   return Follow(rescan_deltas_, cursor,
-                "SELECT delta_id, round_id, statistics FROM report_deltas",
+                "SELECT delta_id, round_id, statistics FROM report_deltas", "",
                 [&](const Result& r, int i) {
                   delta.delta_id = static_cast<uint64_t>(r.Int(i, 0));
                   delta.round_id = static_cast<uint64_t>(r.Int(i, 1));

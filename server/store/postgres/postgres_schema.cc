@@ -148,6 +148,18 @@ CREATE TABLE deltas_since(
 INSERT INTO deltas_since(xid) VALUES (pg_current_xact_id());
 )sql";
 
+// Deltas name the tasks they count (RoundStatistics.task_ids), so servers
+// learn from them which tasks have a report. deltas_since.tasks_xid is
+// the first transaction id whose deltas all do (by the argument of
+// version 8): report rows from it on are never read by the servers that
+// follow the store, and earlier ones only for their task ids (or, before
+// deltas_since.xid, their payloads).
+constexpr const char* kV9 = R"sql(
+ALTER TABLE deltas_since ADD COLUMN tasks_xid xid8;
+UPDATE deltas_since SET tasks_xid = pg_current_xact_id();
+ALTER TABLE deltas_since ALTER COLUMN tasks_xid SET NOT NULL;
+)sql";
+
 using postgres_internal::Connection;
 using postgres_internal::Params;
 using postgres_internal::Result;
@@ -209,7 +221,7 @@ absl::Status RewriteLegacyPayloadsAndPlans(Connection& c) {
 constexpr Migration kMigrations[] = {
     {1, kV1}, {2, kV2}, {3, "", &RewriteLegacyPayloadsAndPlans},
     {4, kV4}, {5, kV5}, {6, kV6},
-    {7, kV7}, {8, kV8},
+    {7, kV7}, {8, kV8}, {9, kV9},
 };
 
 }  // namespace
@@ -293,15 +305,16 @@ absl::Status Migrate(Connection& c) {
   return status;
 }
 
-absl::StatusOr<uint64_t> DeltasSince(Connection& c) {
+absl::StatusOr<Eras> ReadEras(Connection& c) {
   Params none;
-  ASSIGN_OR_RETURN(
-      Result since,
-      c.RunOnce("read deltas_since", "SELECT xid FROM deltas_since", none));
+  ASSIGN_OR_RETURN(Result since,
+                   c.RunOnce("read deltas_since",
+                             "SELECT xid, tasks_xid FROM deltas_since", none));
   if (since.rows() != 1) {
     return absl::DataLossError("table deltas_since has no row");
   }
-  return static_cast<uint64_t>(since.Int(0, 0));
+  return Eras{.deltas_since = static_cast<uint64_t>(since.Int(0, 0)),
+              .tasks_since = static_cast<uint64_t>(since.Int(0, 1))};
 }
 
 }  // namespace ldp::postgres_schema

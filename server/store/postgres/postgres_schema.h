@@ -48,10 +48,18 @@ inline constexpr int64_t kMigrationLockKey = 0x4C44505343484D;
 // something else.
 absl::Status Migrate(postgres_internal::Connection& c);
 
-// deltas_since.xid of a migrated database (version 8): every report
-// stored by a transaction with this id or a later one is counted by a
-// delta (Store::PollDeltas), and earlier ones only by their payload.
-absl::StatusOr<uint64_t> DeltasSince(postgres_internal::Connection& c);
+// Where a migrated database's reports changed how they are counted, as
+// transaction ids (table deltas_since).
+struct Eras {
+  // Reports stored by a transaction with this id or a later one are
+  // counted by a delta (Store::PollDeltas), earlier ones only by their
+  // payload (version 8).
+  uint64_t deltas_since = 0;
+  // From this id on, the deltas also name their reports' tasks, so the
+  // report rows need not be read (version 9).
+  uint64_t tasks_since = 0;
+};
+absl::StatusOr<Eras> ReadEras(postgres_internal::Connection& c);
 
 }  // namespace ldp::postgres_schema
 

@@ -167,10 +167,11 @@ absl::StatusOr<std::unique_ptr<PostgresStore>> PostgresStore::Open(
     store->writer_ = std::make_unique<Connection>(options.url, redacted);
     RETURN_IF_ERROR(Final(store->writer_->Connect(deadline)));
     RETURN_IF_ERROR(Final(postgres_schema::Migrate(*store->writer_)));
-    absl::StatusOr<uint64_t> since =
-        postgres_schema::DeltasSince(*store->writer_);
-    if (!since.ok()) return Final(since.status());
-    store->deltas_since_ = *since;
+    absl::StatusOr<postgres_schema::Eras> eras =
+        postgres_schema::ReadEras(*store->writer_);
+    if (!eras.ok()) return Final(eras.status());
+    store->deltas_since_ = eras->deltas_since;
+    store->tasks_since_ = eras->tasks_since;
   }
   {
     absl::MutexLock lock(&store->reader_mutex_);

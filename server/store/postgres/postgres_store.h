@@ -141,11 +141,13 @@ class PostgresStore final : public Store {
 
   // A poll (PollReports, PollDeltas): visits the rows of `select` (a
   // SELECT ... FROM a table with columns xid and writer) committed since
-  // `*cursor` by other writer ids, then advances the cursor; from the
-  // start instead when `rescan` is set, which it clears once that
-  // succeeded. postgres_report_reads.cc says why nothing is missed.
+  // `*cursor` by other writer ids and meeting `condition` (SQL, or empty),
+  // then advances the cursor; from the start instead when `rescan` is
+  // set, which it clears once that succeeded. postgres_report_reads.cc
+  // says why nothing is missed.
   absl::Status Follow(
       std::atomic<bool>& rescan, ReportCursor* cursor, absl::string_view select,
+      absl::string_view condition,
       absl::FunctionRef<absl::Status(const postgres_internal::Result&, int)>
           visit);
   // A new writer id, and a rescan for each poll (see Transact).
@@ -160,9 +162,11 @@ class PostgresStore final : public Store {
   std::atomic<int64_t> writer_id_{0};
   std::atomic<bool> rescan_reports_{false};
   std::atomic<bool> rescan_deltas_{false};
-  // deltas_since.xid, read at Open: PollReports leaves out the payloads
-  // of reports from this transaction id on, which deltas count.
+  // Read at Open (table deltas_since): PollReports leaves out the
+  // payloads of reports from deltas_since_ on, which deltas count, and the
+  // rows from tasks_since_ on, which deltas name.
   uint64_t deltas_since_ = 0;
+  uint64_t tasks_since_ = 0;
   absl::Mutex writer_mutex_;
   std::unique_ptr<postgres_internal::Connection> writer_
       ABSL_GUARDED_BY(writer_mutex_);

@@ -2,8 +2,8 @@
 // another server (an Aggregator) on one PostgreSQL database. What the other
 // server stores reaches this one through Follow: its study, its round, its
 // reports counted once however often they are offered (each batch's
-// delta, never a payload), its round's close, and the statistics a closed
-// round answers from. Run through
+// delta, which names their tasks; never a report row), its round's close,
+// and the statistics a closed round answers from. Run through
 // tests/postgres/with_postgres.sh (ctest does).
 #include "server/core/store_follower.h"
 
@@ -12,10 +12,15 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "common/base/status_macros.h"
+#include "common/tasks/task_id.h"
 #include "gtest/gtest.h"
 #include "server/core/aggregator.h"
+#include "server/rounds/round_states.h"
 #include "server/store/postgres/postgres_store.h"
+#include "server/store/statistics_codec.h"
 #include "tests/server/core/core_fixture.h"
 #include "tests/server/core/test_studies.h"
 #include "tests/server/store/postgres/postgres_test_database.h"
@@ -123,6 +128,11 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
                                .follow_interval = absl::Hours(1)},
                               std::move(store));
   }
+  // A server started now answers `study_id` as `theirs` does, and knows
+  // `num_reports` tasks of it to have a report.
+  void ExpectAFreshServerAnswersAlike(uint64_t study_id,
+                                      const RoundEstimates& theirs,
+                                      int64_t num_reports);
 
   ::ldp::store_testing::PostgresTestDatabase database_;
   std::unique_ptr<Aggregator> other_;
@@ -187,6 +197,18 @@ void ExpectSameEstimates(const RoundEstimates& a, const RoundEstimates& b) {
   EXPECT_EQ(ma.standard_error, mb.standard_error);
 }
 
+void StoreFollowerTest::ExpectAFreshServerAnswersAlike(
+    uint64_t study_id, const RoundEstimates& theirs, int64_t num_reports) {
+  absl::StatusOr<std::unique_ptr<Aggregator>> fresh = FreshServer();
+  ASSERT_OK(fresh);
+  absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
+  ASSERT_OK(after);
+  ExpectSameEstimates(*after, theirs);
+  absl::StatusOr<StudyInfo> info = (*fresh)->GetStudy(study_id);
+  ASSERT_OK(info);
+  EXPECT_EQ(info->num_reports, num_reports);
+}
+
 TEST_F(StoreFollowerTest, AnOpenRoundGrowsByDeltasNotByPayloads) {
   constexpr int kAgents = 9;
   const uint64_t study_id = OpenStudyOfAgents(kAgents);
@@ -196,8 +218,11 @@ TEST_F(StoreFollowerTest, AnOpenRoundGrowsByDeltasNotByPayloads) {
             std::to_string(kAgents));
   absl::StatusOr<RoundEstimates> theirs = other_->GetEstimates(study_id);
   ASSERT_OK(theirs);
-  // No server reads these payloads any more: damaged, they change nothing.
-  Sql(database_.url(), "UPDATE reports SET payload = '\\x00'");
+  // No server reads these rows any more: the deltas count their payloads
+  // and name their tasks. Gone, they change nothing.
+  const auto tasks = Sql(database_.url(), "SELECT task_id FROM reports");
+  ASSERT_EQ(tasks.size(), static_cast<size_t>(kAgents));
+  Sql(database_.url(), "DELETE FROM reports");
 
   ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
   const std::shared_ptr<StudyRuntime> study = studies_->FindStudy(study_id);
@@ -206,6 +231,9 @@ TEST_F(StoreFollowerTest, AnOpenRoundGrowsByDeltasNotByPayloads) {
   ASSERT_EQ(round->state(), RoundState::kOpen);
   EXPECT_EQ(round->num_reports(0) + round->num_reports(1), kAgents);
   EXPECT_EQ(study->num_reports.load(), kAgents);
+  for (const auto& task : tasks) {
+    EXPECT_TRUE(round->HasReport(std::stoull(task[0]))) << task[0];
+  }
   const auto mean = std::get<ScalarEstimate>(round->Estimate(1, 0.95));
   const auto& their_mean =
       std::get<ScalarEstimate>(theirs->questions[1].estimate);
@@ -216,11 +244,33 @@ TEST_F(StoreFollowerTest, AnOpenRoundGrowsByDeltasNotByPayloads) {
   EXPECT_EQ(round->num_reports(0) + round->num_reports(1), kAgents);
 
   // A server started now reads the deltas too, and answers alike.
-  absl::StatusOr<std::unique_ptr<Aggregator>> fresh = FreshServer();
-  ASSERT_OK(fresh);
-  absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
-  ASSERT_OK(after);
-  ExpectSameEstimates(*after, *theirs);
+  ExpectAFreshServerAnswersAlike(study_id, *theirs, kAgents);
+}
+
+// A database upgraded from schema 8 holds deltas that name no tasks: their
+// reports' rows are read for that, and counted once all the same.
+TEST_F(StoreFollowerTest, DeltasThatNameNoTasksLeaveThemToTheReportRows) {
+  constexpr int kAgents = 6;
+  const uint64_t study_id = OpenStudyOfAgents(kAgents);
+  ASSERT_NE(study_id, 0u);
+  absl::StatusOr<RoundEstimates> theirs = other_->GetEstimates(study_id);
+  ASSERT_OK(theirs);
+  for (const auto& row :
+       Sql(database_.url(),
+           "SELECT delta_id, encode(statistics, 'hex') FROM report_deltas")) {
+    absl::StatusOr<StoredStatistics> stored =
+        DecodeStoredStatistics(absl::HexStringToBytes(row[1]));
+    ASSERT_OK(stored);
+    ASSERT_FALSE(stored->task_ids.empty());
+    Sql(database_.url(),
+        absl::StrCat(
+            "UPDATE report_deltas SET statistics = '\\x",
+            absl::BytesToHexString(EncodeRoundStatistics(stored->states)),
+            "' WHERE delta_id = ", row[0]));
+  }
+  Sql(database_.url(),
+      "UPDATE deltas_since SET tasks_xid = pg_current_xact_id()");
+  ExpectAFreshServerAnswersAlike(study_id, *theirs, kAgents);
 }
 
 TEST_F(StoreFollowerTest, ReportsStoredBeforeDeltasCountFromTheirPayloads) {
@@ -232,12 +282,10 @@ TEST_F(StoreFollowerTest, ReportsStoredBeforeDeltasCountFromTheirPayloads) {
   // As a database upgraded to deltas after these reports were stored: no
   // delta counts them, and the schema says so.
   Sql(database_.url(), "DELETE FROM report_deltas");
-  Sql(database_.url(), "UPDATE deltas_since SET xid = pg_current_xact_id()");
-  absl::StatusOr<std::unique_ptr<Aggregator>> fresh = FreshServer();
-  ASSERT_OK(fresh);
-  absl::StatusOr<RoundEstimates> after = (*fresh)->GetEstimates(study_id);
-  ASSERT_OK(after);
-  ExpectSameEstimates(*after, *theirs);
+  Sql(database_.url(),
+      "UPDATE deltas_since SET xid = pg_current_xact_id(), "
+      "tasks_xid = pg_current_xact_id()");
+  ExpectAFreshServerAnswersAlike(study_id, *theirs, kAgents);
 }
 
 TEST_F(StoreFollowerTest, ADeltaThatDoesNotFitItsRoundIsDataLoss) {
@@ -256,6 +304,35 @@ TEST_F(StoreFollowerTest, ADeltaThatDoesNotFitItsRoundIsDataLoss) {
   const absl::Status followed = follower_->Follow(/*with_ledger=*/false);
   EXPECT_EQ(followed.code(), absl::StatusCode::kDataLoss) << followed;
   EXPECT_EQ(round->num_reports(0) + round->num_reports(1), counted);
+}
+
+TEST_F(StoreFollowerTest, ADeltaNamingAnotherRoundsTaskIsDataLoss) {
+  const uint64_t study_id = OpenStudyOfAgents(2);
+  ASSERT_NE(study_id, 0u);
+  ASSERT_OK(follower_->Follow(/*with_ledger=*/false));
+  const std::shared_ptr<StudyRuntime> study = studies_->FindStudy(study_id);
+  const std::shared_ptr<RoundRuntime> round = study->LatestRound();
+  const int64_t counted = study->num_reports.load();
+  // Right shape, but naming a task of the next round, then one of this
+  // round that its statistics do not count (they count none).
+  const uint64_t tasks[] = {
+      PackTaskId({.round_id = round->round_id() + 1, .agent_id = 1}),
+      PackTaskId({.round_id = round->round_id(), .agent_id = 99})};
+  for (const uint64_t task : tasks) {
+    SCOPED_TRACE(task);
+    const std::string bytes =
+        EncodeAccumulators(EmptyAccumulators(*round), {task});
+    Sql(database_.url(), "DELETE FROM report_deltas WHERE writer = 5");
+    Sql(database_.url(),
+        absl::StrCat("INSERT INTO report_deltas(delta_id, round_id, "
+                     "statistics, writer) VALUES (78, ",
+                     round->round_id(), ", '\\x", absl::BytesToHexString(bytes),
+                     "', 5)"));
+    const absl::Status followed = follower_->Follow(/*with_ledger=*/false);
+    EXPECT_EQ(followed.code(), absl::StatusCode::kDataLoss) << followed;
+    EXPECT_EQ(study->num_reports.load(), counted);
+    EXPECT_FALSE(round->HasReport(tasks[1]));
+  }
 }
 
 TEST_F(StoreFollowerTest, AnOpenRoundIsNotSettled) {

@@ -4,10 +4,12 @@
 // server reads) they merge to the same again.
 #include "server/rounds/batch_statistics.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "common/tasks/task_id.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/rounds/round_runtime.h"
 #include "server/rounds/round_states.h"
@@ -19,6 +21,8 @@ namespace ldp {
 namespace {
 
 using testing::BucketHistogram;
+using ::testing::ElementsAre;
+using testing::IsOkAndHolds;
 using testing::MakeStudy;
 using testing::MeanQuestion;
 
@@ -88,7 +92,18 @@ TEST(BatchStatistics, MergedBatchesCountAsReportsOneByOne) {
     EXPECT_LT(deltas[0].delta_id, uint64_t{1} << 63);
     ASSERT_OK(batch.MergeIntoRounds());
     std::vector<TaskAccumulator> read = EmptyAccumulators(*from_bytes);
-    ASSERT_OK(MergeEncoded(deltas[0].statistics, read));
+    absl::StatusOr<std::vector<uint64_t>> named =
+        MergeEncoded(deltas[0].statistics, read);
+    ASSERT_OK(named);
+    // The delta names exactly its reports' tasks, ascending.
+    std::vector<uint64_t> added;
+    for (int i = begin; i < end; ++i) {
+      added.push_back(PackTaskId({.round_id = 3,
+                                  .agent_id = static_cast<uint64_t>(i + 1),
+                                  .question = uint32_t((i + 1) % 2)}));
+    }
+    std::sort(added.begin(), added.end());
+    EXPECT_EQ(*named, added);
     ASSERT_OK(from_bytes->MergeDelta(deltas[0].delta_id, read));
     // The same delta offered again, say by the follower after the
     // writer's own merge: not counted twice.
@@ -108,9 +123,9 @@ TEST(BatchStatistics, OneDeltaPerRoundAndFreshIdsEachTime) {
   const auto second = SharedRound(4);
   const std::vector<ReportPayload> payloads = SeededPayloads(*first, 3);
   BatchStatistics batch;
-  ASSERT_OK(batch.Add(first, 1, 1, payloads[0]));
+  ASSERT_OK(batch.Add(first, 1, 3, payloads[0]));
   ASSERT_OK(batch.Add(second, 0, 2, payloads[1]));
-  ASSERT_OK(batch.Add(first, 1, 3, payloads[2]));
+  ASSERT_OK(batch.Add(first, 1, 1, payloads[2]));
   absl::StatusOr<std::vector<DeltaRow>> made = batch.Deltas();
   ASSERT_OK(made);
   const std::vector<DeltaRow>& deltas = *made;
@@ -118,6 +133,12 @@ TEST(BatchStatistics, OneDeltaPerRoundAndFreshIdsEachTime) {
   EXPECT_EQ(deltas[0].round_id, 3u);
   EXPECT_EQ(deltas[1].round_id, 4u);
   EXPECT_NE(deltas[0].delta_id, deltas[1].delta_id);
+  // Each names its own round's tasks only, ascending.
+  std::vector<TaskAccumulator> read = EmptyAccumulators(*first);
+  EXPECT_THAT(MergeEncoded(deltas[0].statistics, read),
+              IsOkAndHolds(ElementsAre(
+                  PackTaskId({.round_id = 3, .agent_id = 1, .question = 1}),
+                  PackTaskId({.round_id = 3, .agent_id = 3, .question = 1}))));
   // Asked again (a transaction's body run again): new ids.
   absl::StatusOr<std::vector<DeltaRow>> again = batch.Deltas();
   ASSERT_OK(again);
@@ -156,7 +177,7 @@ TEST(BatchStatistics, ADeltaOfAnotherShapeIsRefused) {
   EXPECT_TRUE(*fits);
   std::vector<TaskAccumulator> read = EmptyAccumulators(*round);
   // One question's state where the round has two.
-  EXPECT_EQ(MergeEncoded(std::string("\x0a\x00", 2), read).code(),
+  EXPECT_EQ(MergeEncoded(std::string("\x0a\x00", 2), read).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -34,6 +34,31 @@ TEST(StatisticsCodecTest, WhatItWritesReadsBackEqual) {
               IsOkAndHolds(std::vector<AccumulatorState>{}));
 }
 
+TEST(StatisticsCodecTest, ADeltasTaskIdsReadBackWithItsStates) {
+  const std::vector<AccumulatorState> states = Sample();
+  const std::vector<uint64_t> tasks = {3, 17, uint64_t{1} << 63};
+  const std::string bytes = EncodeRoundStatistics(states, tasks);
+  absl::StatusOr<StoredStatistics> stored = DecodeStoredStatistics(bytes);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->states, states);
+  EXPECT_EQ(stored->task_ids, tasks);
+  EXPECT_THAT(DecodeRoundStatistics(bytes), IsOkAndHolds(states));
+  // Statistics without tasks (a closed round's, an older delta's) name
+  // none.
+  absl::StatusOr<StoredStatistics> plain =
+      DecodeStoredStatistics(EncodeRoundStatistics(states));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_TRUE(plain->task_ids.empty());
+}
+
+TEST(StatisticsCodecTest, TaskIdsOutOfOrderOrRepeatedAreRefused) {
+  for (const std::vector<uint64_t>& tasks :
+       {std::vector<uint64_t>{5, 4}, std::vector<uint64_t>{4, 4}}) {
+    EXPECT_THAT(DecodeStoredStatistics(EncodeRoundStatistics(Sample(), tasks)),
+                StatusIs(absl::StatusCode::kInvalidArgument));
+  }
+}
+
 TEST(StatisticsCodecTest, BytesItCannotHaveWrittenAreRefused) {
   const std::string bytes = EncodeRoundStatistics(Sample());
   EXPECT_THAT(DecodeRoundStatistics(bytes.substr(0, bytes.size() - 3)),

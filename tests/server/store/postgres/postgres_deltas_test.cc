@@ -1,9 +1,9 @@
 // The PostgreSQL store's deltas (StoreTransaction::AppendDelta,
 // Store::PollDeltas) and what they change in PollReports: followed by
 // other instances only, never when rolled back, a repeated id failing its
-// transaction, payloads left out of the reports that deltas count but not
-// of those stored before deltas existed, and a delta whose COMMIT reply
-// was lost found by its own writer. Part of server_postgres_store_test,
+// transaction, the report rows that deltas name left out of the polls
+// (and the payloads of those that deltas count), and a delta whose COMMIT
+// reply was lost found by its own writer. Part of server_postgres_store_test,
 // through tests/postgres/with_postgres.sh.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -283,38 +283,38 @@ TEST_F(PostgresDeltasTest, ARepeatedDeltaIdFailsItsWholeTransaction) {
   EXPECT_EQ(Spent(*store), 400'000'000);
 }
 
-// Reports stored from deltas_since on come without their payload; older
-// ones (a database upgraded to schema 8 holds them) with it, since no
-// delta counts them. Loads for folding read every payload.
-TEST_F(PostgresDeltasTest, PollsLeaveOutOnlyThePayloadsThatDeltasCount) {
+// Three eras of reports, as a database upgraded from schema 7 holds them:
+// before deltas_since, counted only by their payload; then counted by
+// deltas that do not name them, polled without payload; from tasks_since
+// on, named by their deltas and never polled. Loads for folding read
+// every payload.
+TEST_F(PostgresDeltasTest, PollsReadOnlyTheReportRowsThatNoDeltaNames) {
   auto writer = Open();
   ASSERT_NE(writer, nullptr);
   Append(*writer, Report(1, 1, 1));
   {
     auto follower = Open();
     ReportCursor cursor;
-    EXPECT_THAT(PollReports(*follower, &cursor),
-                ElementsAre(ReportIs(1, true, "")));
+    EXPECT_THAT(PollReports(*follower, &cursor), IsEmpty());
   }
-  // As if report 1 had been stored before the upgrade: deltas_since moves
-  // past it. A store reads deltas_since when it opens.
+  // A store reads both marks when it opens.
   Sql("UPDATE deltas_since SET xid = pg_current_xact_id()");
   Append(*writer, Report(2, 2, 1));
+  Sql("UPDATE deltas_since SET tasks_xid = pg_current_xact_id()");
+  Append(*writer, Report(3, 3, 1));
   auto follower = Open();
   ASSERT_NE(follower, nullptr);
   ReportCursor cursor;
   EXPECT_THAT(PollReports(*follower, &cursor),
               UnorderedElementsAre(ReportIs(1, false, "payload"),
                                    ReportIs(2, true, "")));
-  Append(*writer, Report(3, 3, 1));
-  EXPECT_THAT(PollReports(*follower, &cursor),
-              ElementsAre(ReportIs(3, true, "")));
+  Append(*writer, Report(4, 4, 1));
+  EXPECT_THAT(PollReports(*follower, &cursor), IsEmpty());
   ReportCursor again;
   const uint64_t closed[] = {1};
   EXPECT_THAT(
       PollReports(*follower, &again, closed),
-      UnorderedElementsAre(ReportIs(1, false, ""), ReportIs(2, true, ""),
-                           ReportIs(3, true, "")));
+      UnorderedElementsAre(ReportIs(1, false, ""), ReportIs(2, true, "")));
   std::vector<ReportRow> loaded;
   ASSERT_OK(follower->ForEachReport([&](const ReportRow& row) {
     loaded.push_back(row);
@@ -322,7 +322,8 @@ TEST_F(PostgresDeltasTest, PollsLeaveOutOnlyThePayloadsThatDeltasCount) {
   }));
   EXPECT_THAT(loaded, ElementsAre(ReportIs(1, false, "payload"),
                                   ReportIs(2, false, "payload"),
-                                  ReportIs(3, false, "payload")));
+                                  ReportIs(3, false, "payload"),
+                                  ReportIs(4, false, "payload")));
 }
 
 // A COMMIT that landed though its reply was lost: the re-run finds its
@@ -357,8 +358,8 @@ TEST_F(PostgresDeltasTest, ADeltaWhoseCommitReplyWasLostIsPolledByItsWriter) {
   EXPECT_EQ(Sql("SELECT count(DISTINCT writer) FROM report_deltas"), "2");
   // Delta 102 is the re-run's, which the caller counted; 101 is not.
   EXPECT_THAT(DeltaIds(*store, &deltas), ElementsAre(101));
-  EXPECT_THAT(PollReports(*store, &reports),
-              ElementsAre(ReportIs(1, true, "")));
+  // The report's row is named by its delta, so no poll reads it.
+  EXPECT_THAT(PollReports(*store, &reports), IsEmpty());
   EXPECT_THAT(DeltaIds(*store, &deltas), IsEmpty());
 }
 

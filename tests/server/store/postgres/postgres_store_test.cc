@@ -44,6 +44,7 @@ namespace {
 using store_testing::Append;
 using store_testing::AppendBatch;
 using store_testing::CountReports;
+using store_testing::FollowEveryReportRow;
 using store_testing::Report;
 using store_testing::Spent;
 using store_testing::Sql;
@@ -445,7 +446,9 @@ TEST_F(PostgresStoreTest, LoadsStreamLargeTables) {
     return absl::OkStatus();
   }));
   EXPECT_EQ(count, kReports);
-  // Another instance (say this replica restarted) polls them all.
+  // Another instance (say this replica restarted) polls them all, where
+  // no delta names them.
+  FollowEveryReportRow(url_);
   auto reader = Open();
   ReportCursor cursor;
   count = 0;
@@ -719,7 +722,9 @@ TEST_F(PostgresStoreTest, AnEnrollmentRunAgainIsCountedOnce) {
 }
 
 // Every report here is stored after schema 8: a delta counts it (had its
-// writer appended one), so it comes without its payload.
+// writer appended one), so it comes without its payload. The tests that
+// poll report rows run on databases whose deltas name no tasks
+// (FollowEveryReportRow), where every row is followed.
 absl::flat_hash_set<uint64_t> Poll(Store& store, ReportCursor* cursor) {
   absl::flat_hash_set<uint64_t> tasks;
   EXPECT_OK(store.PollReports(cursor, [&](const ReportRow& row) {
@@ -733,6 +738,8 @@ absl::flat_hash_set<uint64_t> Poll(Store& store, ReportCursor* cursor) {
 }
 
 TEST_F(PostgresStoreTest, PollingMissesNoCommit) {
+  ASSERT_NE(Open(), nullptr);
+  FollowEveryReportRow(url_);
   auto a = Open();
   auto b = Open();
   Append(*a, Report(1, 1, 1));
@@ -798,6 +805,7 @@ TEST_F(PostgresStoreTest, ReconnectsAfterItsConnectionsAreKilled) {
   EXPECT_EQ(Spent(*store), 800'000'000);
   EXPECT_THAT(store->ReserveIds(IdKind::kRound, 1), IsOkAndHolds(1u));
   KillConnections();
+  FollowEveryReportRow(url_);
   auto other = Open();
   ReportCursor cursor;
   EXPECT_EQ(Poll(*other, &cursor).size(), 2u);
@@ -828,6 +836,7 @@ TEST_F(PostgresStoreTest, ATransactionCutOffBeforeItsCommitRunsAgain) {
 // included: whatever it wrote is then counted once the caller dedupes.
 TEST_F(PostgresStoreTest, AFailedTransactionMakesTheNextPollReadOwnRowsToo) {
   auto first = Open();  // creates round 1
+  FollowEveryReportRow(url_);
   auto opened = PostgresStore::Open({.url = url_, .max_retries = 1});
   ASSERT_OK(opened);
   PostgresStore& store = **opened;

@@ -23,6 +23,7 @@
 namespace ldp {
 namespace {
 
+using store_testing::FollowEveryReportRow;
 using store_testing::PostgresTestDatabase;
 using store_testing::Report;
 using store_testing::SqlValue;
@@ -220,10 +221,11 @@ TEST_F(ShardedStoreTest, AnAppendMeetingACloseIsRefusedWithoutWaiting) {
 }
 
 TEST_F(ShardedStoreTest, PollsMergeEveryShardWithACursorEach) {
-  auto reader = OpenWithRound();
-  auto writer = Open();
-  ASSERT_NE(reader, nullptr);
+  auto writer = OpenWithRound();
   ASSERT_NE(writer, nullptr);
+  for (auto& db : dbs_) FollowEveryReportRow(db.url());
+  auto reader = Open();
+  ASSERT_NE(reader, nullptr);
   ASSERT_OK(AppendOn(*writer, 0, ReportOf(AgentOf(3), 11)).status());
   ASSERT_OK(AppendOn(*writer, 1, ReportOf(AgentOf(200), 12)).status());
   ReportCursor cursor;
