@@ -161,6 +161,9 @@ class RoundRuntime {
     std::atomic<int64_t> num_reports{0};
   };
 
+  // Internal unless `batch` has one accumulator per question.
+  absl::Status CheckBatch(const std::vector<TaskAccumulator>& batch) const;
+
   const uint64_t round_id_;
   const uint64_t study_id_;
   const std::shared_ptr<const StudySpec> study_;
@@ -173,8 +176,6 @@ class RoundRuntime {
   std::atomic<bool> advance_claimed_{false};
   std::atomic<bool> from_statistics_{false};
   TaskIdSet reported_;
-  absl::Status CheckBatch(const std::vector<TaskAccumulator>& batch) const;
-
   // The stored deltas merged here (shared stores only).
   absl::Mutex deltas_mutex_;
   absl::flat_hash_set<uint64_t> merged_deltas_ ABSL_GUARDED_BY(deltas_mutex_);

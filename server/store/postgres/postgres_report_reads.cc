@@ -104,6 +104,13 @@ absl::Status PostgresStore::Follow(
 absl::Status PostgresStore::PollReports(
     ReportCursor* cursor, absl::Span<const uint64_t> without_payload,
     absl::FunctionRef<absl::Status(const ReportRow&)> visit) {
+  // Once a poll's snapshot had every transaction before tasks_since_
+  // ended, no row it could return is left to come: no query at all. Nor
+  // would a rescan find any, since this instance's own rows are all newer.
+  if (!cursor->empty() && cursor->front() >= tasks_since_) {
+    rescan_reports_ = false;
+    return absl::OkStatus();
+  }
   const std::string in_delta =
       absl::StrCat("xid >= '", deltas_since_, "'::xid8");
   const std::string payload =

@@ -111,6 +111,15 @@ class StoreFollowerTest : public ::ldp::testing::CoreTest {
     return study->study_id;
   }
 
+  // OpenStudyOfAgents into `study_id`, and what the other server answers
+  // for it.
+  absl::StatusOr<RoundEstimates> OpenStudyAndTheirEstimates(
+      int agents, uint64_t& study_id) {
+    study_id = OpenStudyOfAgents(agents);
+    if (study_id == 0) return absl::InternalError("the study did not open");
+    return other_->GetEstimates(study_id);
+  }
+
   // OpenStudyOfAgents, and the round closed there at its deadline.
   uint64_t ClosedStudyOfAgents(int agents) {
     const uint64_t study_id = OpenStudyOfAgents(agents);
@@ -251,9 +260,9 @@ TEST_F(StoreFollowerTest, AnOpenRoundGrowsByDeltasNotByPayloads) {
 // reports' rows are read for that, and counted once all the same.
 TEST_F(StoreFollowerTest, DeltasThatNameNoTasksLeaveThemToTheReportRows) {
   constexpr int kAgents = 6;
-  const uint64_t study_id = OpenStudyOfAgents(kAgents);
-  ASSERT_NE(study_id, 0u);
-  absl::StatusOr<RoundEstimates> theirs = other_->GetEstimates(study_id);
+  uint64_t study_id = 0;
+  absl::StatusOr<RoundEstimates> theirs =
+      OpenStudyAndTheirEstimates(kAgents, study_id);
   ASSERT_OK(theirs);
   for (const auto& row :
        Sql(database_.url(),
@@ -275,9 +284,9 @@ TEST_F(StoreFollowerTest, DeltasThatNameNoTasksLeaveThemToTheReportRows) {
 
 TEST_F(StoreFollowerTest, ReportsStoredBeforeDeltasCountFromTheirPayloads) {
   constexpr int kAgents = 7;
-  const uint64_t study_id = OpenStudyOfAgents(kAgents);
-  ASSERT_NE(study_id, 0u);
-  absl::StatusOr<RoundEstimates> theirs = other_->GetEstimates(study_id);
+  uint64_t study_id = 0;
+  absl::StatusOr<RoundEstimates> theirs =
+      OpenStudyAndTheirEstimates(kAgents, study_id);
   ASSERT_OK(theirs);
   // As a database upgraded to deltas after these reports were stored: no
   // delta counts them, and the schema says so.
